@@ -1,0 +1,34 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { RalphError } from '../errors.ts';
+import { FAKE_AGENT_MAIN } from '../paths-package.ts';
+import { createStreamJsonParser } from './stream-json.ts';
+import type { Backend } from './types.ts';
+
+/**
+ * The scripted agent shipped with Ralph (src/fake-agent): runs `node fake-agent --script FILE`, reads
+ * the prompt on stdin and prints plain text and/or Claude-style stream-json, as its script says.
+ */
+export const fakeBackend: Backend = {
+  name: 'fake',
+  buildInvocation({ config, workspace, prompt, extraArgs }) {
+    const script = config.cli.fake_script ?? process.env.RALPH_FAKE_SCRIPT;
+    if (!script) {
+      throw new RalphError(
+        'config_invalid',
+        'the fake backend needs a script: set cli.fake_script (or RALPH_FAKE_SCRIPT) to a fake-agent YAML file',
+      );
+    }
+    const scriptPath = resolve(workspace, script);
+    if (!existsSync(scriptPath)) {
+      throw new RalphError('config_invalid', `fake agent script not found: ${scriptPath} (cli.fake_script)`);
+    }
+    return {
+      command: process.execPath,
+      args: [FAKE_AGENT_MAIN, '--script', scriptPath, ...extraArgs],
+      stdin: prompt,
+      env: {},
+    };
+  },
+  createParser: createStreamJsonParser,
+};

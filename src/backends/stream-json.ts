@@ -1,0 +1,155 @@
+import type { AgentEvent, OutputParser, Usage } from './types.ts';
+
+type Json = Record<string, unknown>;
+
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** Reads Anthropic-style usage (`input_tokens`, `cache_read_input_tokens`, …). */
+export function readUsage(raw: unknown): Usage | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const u = raw as Json;
+  return {
+    inputTokens: num(u.input_tokens),
+    outputTokens: num(u.output_tokens),
+    cacheReadTokens: num(u.cache_read_input_tokens),
+    cacheWriteTokens: num(u.cache_creation_input_tokens),
+  };
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((c) =>
+      typeof c === 'object' && c !== null && (c as Json).type === 'text'
+        ? String((c as Json).text ?? '')
+        : '',
+    )
+    .join('');
+}
+
+/** Parses one Claude Code `--output-format stream-json` object into normalized events. */
+export function parseStreamJsonObject(obj: Json): AgentEvent[] {
+  switch (obj.type) {
+    case 'system':
+      return [
+        {
+          type: 'system',
+          model: obj.model as string | undefined,
+          sessionId: obj.session_id as string | undefined,
+        },
+      ];
+    case 'assistant': {
+      const message = (obj.message ?? {}) as Json;
+      const events: AgentEvent[] = [];
+      for (const block of Array.isArray(message.content) ? (message.content as Json[]) : []) {
+        if (block.type === 'text' && typeof block.text === 'string')
+          events.push({ type: 'text', text: block.text });
+        else if (block.type === 'tool_use')
+          events.push({
+            type: 'tool_call',
+            name: String(block.name ?? '?'),
+            id: block.id as string | undefined,
+            input: block.input,
+          });
+      }
+      const usage = readUsage(message.usage);
+      if (usage)
+        events.push({
+          type: 'usage',
+          usage,
+          messageId: message.id as string | undefined,
+          model: message.model as string | undefined,
+        });
+      return events;
+    }
+    case 'user': {
+      const message = (obj.message ?? {}) as Json;
+      const out: AgentEvent[] = [];
+      for (const block of Array.isArray(message.content) ? (message.content as Json[]) : []) {
+        if (block.type === 'tool_result')
+          out.push({
+            type: 'tool_result',
+            id: block.tool_use_id as string | undefined,
+            output: contentText(block.content),
+            isError: block.is_error === true,
+          });
+      }
+      return out;
+    }
+    case 'result':
+      return [
+        {
+          type: 'result',
+          text: typeof obj.result === 'string' ? obj.result : '',
+          // A result with is_error: true is an error even when its subtype says success.
+          isError:
+            obj.is_error === true || (typeof obj.subtype === 'string' && obj.subtype.startsWith('error')),
+          usage: readUsage(obj.usage),
+          costUsd: typeof obj.total_cost_usd === 'number' ? obj.total_cost_usd : undefined,
+          model: obj.model as string | undefined,
+        },
+      ];
+    case 'error':
+      return [
+        {
+          type: 'error',
+          message: String((obj.error as Json | undefined)?.message ?? obj.message ?? 'error'),
+        },
+      ];
+    default:
+      return [];
+  }
+}
+
+/**
+ * Parser for Claude-style stream-json output. Lines that are not JSON objects are plain text, so
+ * agents that mix both (the fake agent, custom scripts) are read correctly.
+ */
+export function createStreamJsonParser(): OutputParser {
+  let resultText: string | undefined;
+  const plain: string[] = [];
+  let lastAssistant = '';
+  return {
+    parseLine(line) {
+      const trimmed = line.trimStart();
+      if (trimmed.startsWith('{')) {
+        try {
+          const obj = JSON.parse(trimmed) as unknown;
+          if (typeof obj === 'object' && obj !== null && typeof (obj as Json).type === 'string') {
+            const events = parseStreamJsonObject(obj as Json);
+            for (const e of events) {
+              if (e.type === 'result') resultText = e.text;
+            }
+            const text = events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text);
+            if (text.length > 0) lastAssistant = text.join('\n');
+            return events;
+          }
+        } catch {
+          // Not JSON after all: plain text.
+        }
+      }
+      plain.push(line);
+      if (plain.length > 2000) plain.splice(0, plain.length - 1000);
+      return [{ type: 'text', text: line }];
+    },
+    finalText() {
+      if (resultText !== undefined) return resultText;
+      if (plain.length > 0) return plain.join('\n');
+      return lastAssistant;
+    },
+  };
+}
+
+/** Parser for agents that print plain text: every line is text, the final answer is all of it. */
+export function createTextParser(): OutputParser {
+  const lines: string[] = [];
+  return {
+    parseLine(line) {
+      lines.push(line);
+      if (lines.length > 2000) lines.splice(0, lines.length - 1000);
+      return [{ type: 'text', text: line }];
+    },
+    finalText: () => lines.join('\n'),
+  };
+}

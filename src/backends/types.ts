@@ -1,0 +1,70 @@
+import type { RalphConfig } from '../config/schema.ts';
+
+/** Token counts as agent CLIs report them. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** A normalized event parsed from one line of agent output. */
+export type AgentEvent =
+  | { type: 'system'; model?: string | undefined; sessionId?: string | undefined }
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; name: string; id?: string | undefined; input?: unknown }
+  | { type: 'tool_result'; id?: string | undefined; output: string; isError: boolean }
+  /** Usage of one model call; `messageId` lets repeated reports of the same call replace each other. */
+  | { type: 'usage'; usage: Usage; messageId?: string | undefined; model?: string | undefined }
+  | {
+      type: 'result';
+      text: string;
+      isError: boolean;
+      usage?: Usage | undefined;
+      costUsd?: number | undefined;
+      model?: string | undefined;
+    }
+  | { type: 'error'; message: string };
+
+/** Reads an agent's stdout line by line and keeps what the loop needs at the end. */
+export interface OutputParser {
+  parseLine(line: string): AgentEvent[];
+  /** The agent's final answer: the result text, or all plain text it printed. */
+  finalText(): string;
+}
+
+/** The exact command Ralph runs for one iteration. */
+export interface AgentInvocation {
+  command: string;
+  args: string[];
+  /** Prompt delivered on stdin, or null when it is passed as an argument. */
+  stdin: string | null;
+  /** Extra environment for the agent (on top of Ralph's agent environment). */
+  env: Record<string, string>;
+}
+
+export interface InvocationContext {
+  prompt: string;
+  config: RalphConfig;
+  workspace: string;
+  /** Arguments after `--` on the ralph command line. */
+  extraArgs: readonly string[];
+}
+
+/** One agent CLI: how to invoke it and how to read it. */
+export interface Backend {
+  readonly name: string;
+  buildInvocation(ctx: InvocationContext): AgentInvocation;
+  createParser(): OutputParser;
+}
+
+export const emptyUsage = (): Usage => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+});
+
+export function totalTokens(u: Usage): number {
+  return u.inputTokens + u.outputTokens + u.cacheReadTokens + u.cacheWriteTokens;
+}

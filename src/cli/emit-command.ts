@@ -1,0 +1,44 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { RalphError, UsageError } from '../errors.ts';
+
+/** Finds the events file: $RALPH_EVENTS_FILE, else the one named in `.ralph/current-events`. */
+export function resolveEventsFile(cwd: string, env: NodeJS.ProcessEnv): string {
+  if (env.RALPH_EVENTS_FILE) return env.RALPH_EVENTS_FILE;
+  const root = env.RALPH_WORKSPACE_ROOT ?? cwd;
+  let rel: string;
+  try {
+    rel = readFileSync(join(root, '.ralph', 'current-events'), 'utf8').trim();
+  } catch {
+    throw new RalphError(
+      'no_events_file',
+      'no events file: RALPH_EVENTS_FILE is unset and .ralph/current-events does not exist (run inside a ralph loop)',
+    );
+  }
+  return isAbsolute(rel) ? rel : join(root, rel);
+}
+
+/**
+ * `ralph emit <topic> [payload] [--json]`: appends one event line. Kept dependency-free: it runs inside
+ * agent tool calls, so it must start fast.
+ */
+export function emitCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv): string {
+  const json = args.includes('--json');
+  const positional = args.filter((a) => a !== '--json');
+  const [topic, payloadText] = positional;
+  if (!topic || topic.startsWith('-') || positional.length > 2) {
+    throw new UsageError('usage: ralph emit <topic> [payload] [--json]');
+  }
+  let payload: unknown = payloadText ?? null;
+  if (json && payloadText !== undefined) {
+    try {
+      payload = JSON.parse(payloadText);
+    } catch (error) {
+      throw new UsageError(`--json payload is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  const file = resolveEventsFile(cwd, env);
+  const line = `${JSON.stringify({ topic, payload, ts: new Date().toISOString() })}\n`;
+  appendFileSync(file, line); // O_APPEND: concurrent emitters never interleave within a line
+  return file;
+}

@@ -1,0 +1,147 @@
+import { Command, CommanderError, Option } from '@commander-js/extra-typings';
+import { ConfigError, ExitCode, RalphError } from '../errors.ts';
+import { configShowCommand, configValidateCommand } from './config-command.ts';
+import { demoCommand } from './demo-command.ts';
+import { emitCommand } from './emit-command.ts';
+import type { CliIO } from './io.ts';
+import { runCommand } from './run-command.ts';
+import { statusCommand, stopCommand } from './status-command.ts';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** `ralph` → `ralph run`; `ralph 20 …` → `ralph run --max-iterations 20 …` (seed 002). */
+export function normalizeArgv(args: readonly string[]): string[] {
+  const [first, ...rest] = args;
+  if (first === undefined) return ['run'];
+  if (/^\d+$/.test(first)) return ['run', '--max-iterations', first, ...rest];
+  if (first.startsWith('-') && !['-h', '--help', '-V', '--version'].includes(first)) return ['run', ...args];
+  return [...args];
+}
+
+function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
+  const program = new Command('ralph')
+    .description(
+      'Run an AI coding agent CLI in a loop: a fresh process per iteration, the harness owns limits and done.',
+    )
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showSuggestionAfterError();
+
+  program
+    .command('run')
+    .description('run the loop (default command)')
+    .option('-c, --config <file>', 'config file (default: ralph.yml when present)')
+    .option('-P, --prompt-file <file>', 'prompt file (default: event_loop.prompt_file, then PROMPT.md)')
+    .option('-p, --prompt <text>', 'inline prompt text')
+    .option('-b, --backend <name>', 'agent backend (custom, fake, …)')
+    .option('--max-iterations <n>', 'stop after N iterations (exit 2)')
+    .option('--max-runtime <seconds>', 'stop after this much runtime, enforced during an iteration (exit 2)')
+    .option('--max-cost <usd>', 'stop when the reported cost reaches this (exit 2)')
+    .option('--completion-promise <text>', 'the line that ends the loop (default LOOP_COMPLETE)')
+    .option('--set <key.path=value>', 'override any config value (repeatable)', collect, [] as string[])
+    .option('--no-tui', 'plain line output (the default when not on a TTY)')
+    .addOption(new Option('-v, --verbose', 'stream the agent output').conflicts('quiet'))
+    .addOption(new Option('-q, --quiet', 'print only the end summary'))
+    .addOption(
+      new Option('--resume', 'continue the unfinished run (re-runs the interrupted iteration)').conflicts(
+        'fresh',
+      ),
+    )
+    .option('--fresh', 'discard the unfinished run and start over')
+    .option('--dry-run', 'print the resolved config, the first prompt and the agent command; run nothing')
+    .argument('[agent-args...]', 'extra arguments for the agent, after --')
+    .action(async (agentArgs, opts) => setCode(await runCommand(opts, agentArgs, io)));
+
+  program
+    .command('status')
+    .description('show the loop state of this workspace (works while a loop runs)')
+    .option('--json', 'machine-readable output')
+    .action((opts) => setCode(statusCommand(opts, io)));
+
+  program
+    .command('stop')
+    .description('ask the running loop to stop at the next iteration boundary')
+    .option('--now', 'kill the current agent now (state is saved; resume with --resume)')
+    .action((opts) => setCode(stopCommand(opts, io)));
+
+  const config = program.command('config').description('inspect and check ralph.yml');
+  config
+    .command('validate')
+    .description('check the config; every problem is reported as file:line:col')
+    .option('-c, --config <file>', 'config file (default: ralph.yml)')
+    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .action((opts) => setCode(configValidateCommand(opts, io)));
+  config
+    .command('show')
+    .description('print the resolved config with every default')
+    .option('-c, --config <file>', 'config file (default: ralph.yml)')
+    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .action((opts) => setCode(configShowCommand(opts, io)));
+
+  program
+    .command('emit')
+    .description('append an event to the current events file (used by agents inside a loop)')
+    .argument('<topic>')
+    .argument('[payload]')
+    .option('--json', 'the payload is JSON')
+    .action((topic, payload, opts) => {
+      emitCommand(
+        [topic, ...(payload === undefined ? [] : [payload]), ...(opts.json ? ['--json'] : [])],
+        io.cwd,
+        io.env,
+      );
+      setCode(ExitCode.ok);
+    });
+
+  program
+    .command('demo')
+    .description('build an example workspace in a temp dir and run a real loop with the fake agent')
+    .option('--dir <path>', 'build the workspace here instead of a temp dir')
+    .option('-q, --quiet', 'print only the end summary')
+    .action(async (opts) => setCode(await demoCommand(opts, io)));
+
+  return program;
+}
+
+/** Runs the CLI in-process and returns the exit code; only `bin/ralph` exits the process. */
+export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
+  // Fast path: `ralph emit` runs inside agent tool calls, possibly many times per iteration.
+  if (args[0] === 'emit' && !args.includes('-h') && !args.includes('--help')) {
+    try {
+      emitCommand(args.slice(1), io.cwd, io.env);
+      return ExitCode.ok;
+    } catch (error) {
+      return reportError(error, io);
+    }
+  }
+  let code: number = ExitCode.ok;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(normalizeArgv(args), { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successful exits; parse errors were already printed by commander.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.failure;
+    }
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: CliIO): number {
+  if (error instanceof ConfigError) {
+    io.err(
+      `ralph: invalid config:\n${error.issues.length > 0 ? error.message.replace(/^/gm, '  ') : error.message}\n`,
+    );
+    return error.exitCode;
+  }
+  if (error instanceof RalphError) {
+    io.err(`ralph: ${error.message}\n`);
+    return error.exitCode;
+  }
+  io.err(`ralph: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+  return ExitCode.failure;
+}

@@ -1,0 +1,126 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { resolveBackend } from '../backends/registry.ts';
+import type { Backend } from '../backends/types.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { type ConfigOverride, parseSetOverride } from '../config/overrides.ts';
+import type { RalphConfig } from '../config/schema.ts';
+import { RalphError, UsageError } from '../errors.ts';
+
+/** The flags of `ralph run` that shape config, prompt and backend. */
+export interface RunFlags {
+  config?: string | undefined;
+  promptFile?: string | undefined;
+  prompt?: string | undefined;
+  backend?: string | undefined;
+  maxIterations?: string | undefined;
+  maxRuntime?: string | undefined;
+  maxCost?: string | undefined;
+  completionPromise?: string | undefined;
+  set?: string[] | undefined;
+}
+
+export interface ResolvedRun {
+  config: RalphConfig;
+  configFile: string | undefined;
+  prompt: string;
+  promptSource: string;
+  backend: Backend;
+}
+
+function numberFlag(flag: string, value: string, integer: boolean): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flag} expects a positive ${integer ? 'integer' : 'number'}, got "${value}"`);
+  }
+  return n;
+}
+
+/** Finds the project config: `-c FILE` (must exist) or `ralph.yml` / `ralph.yaml` in the workspace. */
+export function findConfigFile(cwd: string, flag: string | undefined): string | undefined {
+  if (flag !== undefined) {
+    const path = resolve(cwd, flag);
+    if (!existsSync(path)) throw new RalphError('config_missing', `config file not found: ${flag}`);
+    return path;
+  }
+  for (const name of ['ralph.yml', 'ralph.yaml']) {
+    const path = resolve(cwd, name);
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/** The overrides of `--set` and of the dedicated flags, in that order (flags win). */
+export function overridesFromFlags(flags: RunFlags): ConfigOverride[] {
+  const out = (flags.set ?? []).map(parseSetOverride);
+  const add = (path: string, value: unknown, source: string) =>
+    out.push({ path: path.split('.'), value, source });
+  if (flags.backend !== undefined) add('cli.backend', flags.backend, `--backend ${flags.backend}`);
+  if (flags.maxIterations !== undefined)
+    add(
+      'event_loop.max_iterations',
+      numberFlag('--max-iterations', flags.maxIterations, true),
+      '--max-iterations',
+    );
+  if (flags.maxRuntime !== undefined)
+    add(
+      'event_loop.max_runtime_seconds',
+      numberFlag('--max-runtime', flags.maxRuntime, false),
+      '--max-runtime',
+    );
+  if (flags.maxCost !== undefined)
+    add('event_loop.max_cost_usd', numberFlag('--max-cost', flags.maxCost, false), '--max-cost');
+  if (flags.completionPromise !== undefined)
+    add('event_loop.completion_promise', flags.completionPromise, '--completion-promise');
+  return out;
+}
+
+function readPrompt(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new RalphError('prompt_unreadable', `cannot read ${what} ${path}: ${(cause as Error).message}`, {
+      cause,
+    });
+  }
+}
+
+/** Picks the prompt: -p, then -P, then event_loop.prompt, event_loop.prompt_file, then PROMPT.md. */
+export function resolvePrompt(
+  cwd: string,
+  flags: RunFlags,
+  config: RalphConfig,
+): { text: string; source: string } {
+  if (flags.prompt !== undefined && flags.promptFile !== undefined)
+    throw new UsageError('pass either -p TEXT or -P FILE, not both');
+  if (flags.prompt !== undefined) return { text: flags.prompt, source: '-p' };
+  if (flags.promptFile !== undefined)
+    return { text: readPrompt(resolve(cwd, flags.promptFile), 'prompt file'), source: flags.promptFile };
+  if (config.event_loop.prompt !== undefined)
+    return { text: config.event_loop.prompt, source: 'event_loop.prompt' };
+  if (config.event_loop.prompt_file !== undefined) {
+    return {
+      text: readPrompt(resolve(cwd, config.event_loop.prompt_file), 'event_loop.prompt_file'),
+      source: config.event_loop.prompt_file,
+    };
+  }
+  const fallback = resolve(cwd, 'PROMPT.md');
+  if (existsSync(fallback)) return { text: readPrompt(fallback, 'prompt file'), source: 'PROMPT.md' };
+  throw new UsageError(
+    'no prompt: pass -p "text" or -P FILE, set event_loop.prompt_file in ralph.yml, or create PROMPT.md',
+  );
+}
+
+export function resolveRun(cwd: string, flags: RunFlags): ResolvedRun {
+  const configFile = findConfigFile(cwd, flags.config);
+  const { config } = loadConfig({ file: configFile, cwd, overrides: overridesFromFlags(flags) });
+  const prompt = resolvePrompt(cwd, flags, config);
+  if (prompt.text.trim().length === 0) throw new UsageError(`the prompt (${prompt.source}) is empty`);
+  return {
+    config,
+    configFile,
+    prompt: prompt.text,
+    promptSource: prompt.source,
+    backend: resolveBackend(config.cli.backend, config),
+  };
+}

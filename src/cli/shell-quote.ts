@@ -1,0 +1,10 @@
+/** Quotes one argument for display as a POSIX shell word. */
+export function shellQuote(arg: string): string {
+  if (arg === '') return "''";
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+export function shellCommand(command: string, args: readonly string[]): string {
+  return [command, ...args].map(shellQuote).join(' ');
+}

@@ -1,0 +1,154 @@
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError, type ConfigIssue, RalphError } from '../errors.ts';
+import { applyOverrides, type ConfigOverride } from './overrides.ts';
+import { configSchema, type RalphConfig } from './schema.ts';
+import { knownKeysAt } from './schema-keys.ts';
+import { closestMatch } from './suggest.ts';
+
+/** Where a config came from, for `ralph config show` and error messages. */
+export interface LoadedConfig {
+  config: RalphConfig;
+  /** Path of the project file, or undefined when only defaults and flags were used. */
+  file: string | undefined;
+}
+
+interface SourceDoc {
+  label: string;
+  text: string;
+  lineCounter: LineCounter;
+  contents: unknown;
+}
+
+/** Finds the YAML node for `path` (and, with `key`, the key node of that child). */
+function locate(doc: SourceDoc, path: readonly PropertyKey[], key?: string): { line: number; col: number } {
+  let node = doc.contents as Node | null | undefined;
+  let best: [number, number, number] | undefined = (node as { range?: [number, number, number] } | null)
+    ?.range;
+  const segments = key === undefined ? path : [...path, key];
+  for (let i = 0; i < segments.length && node; i++) {
+    const segment = segments[i];
+    const wantKeyNode = key !== undefined && i === segments.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find(
+        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment),
+      );
+      if (!pair) break;
+      const target = (wantKeyNode ? pair.key : (pair.value ?? pair.key)) as Node | null;
+      best = (target as { range?: [number, number, number] } | null)?.range ?? best;
+      node = pair.value as Node | null;
+    } else if (isSeq(node)) {
+      const item = node.items[Number(segment)] as Node | undefined;
+      if (!item) break;
+      best = (item as { range?: [number, number, number] }).range ?? best;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  if (!best) return { line: 0, col: 0 };
+  return doc.lineCounter.linePos(best[0]);
+}
+
+function dotted(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+function overrideFor(
+  path: readonly PropertyKey[],
+  overrides: readonly ConfigOverride[],
+): ConfigOverride | undefined {
+  const joined = dotted(path);
+  return [...overrides].reverse().find((o) => {
+    const p = o.path.join('.');
+    return joined === p || joined.startsWith(`${p}.`) || p.startsWith(`${joined}.`);
+  });
+}
+
+function issuesFromZod(
+  error: z.ZodError,
+  doc: SourceDoc | undefined,
+  overrides: readonly ConfigOverride[],
+): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  const fileLabel = doc?.label ?? '(defaults)';
+  for (const issue of error.issues) {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+    for (const key of keys) {
+      const fullPath = key === undefined ? issue.path : [...issue.path, key];
+      const override = overrideFor(fullPath, overrides);
+      let message = issue.message;
+      if (key !== undefined) {
+        const suggestion = closestMatch(key, knownKeysAt(configSchema, issue.path));
+        message = `unknown key "${key}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`;
+      }
+      if (override) {
+        out.push({ file: override.source, line: 0, col: 0, path: dotted(fullPath), message });
+      } else {
+        const pos = doc ? locate(doc, issue.path, key) : { line: 0, col: 0 };
+        out.push({ file: fileLabel, line: pos.line, col: pos.col, path: dotted(fullPath), message });
+      }
+    }
+  }
+  return out;
+}
+
+/** Parses YAML text into a plain object, reporting syntax errors as `file:line:col`. */
+export function parseConfigText(text: string, label: string): SourceDoc & { raw: Record<string, unknown> } {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    throw new ConfigError(
+      document.errors.map((e) => {
+        const pos = e.linePos?.[0] ?? { line: 0, col: 0 };
+        return { file: label, line: pos.line, col: pos.col, path: '', message: e.message.split('\n')[0]! };
+      }),
+    );
+  }
+  const raw: unknown = document.toJS() ?? {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigError([
+      {
+        file: label,
+        line: 1,
+        col: 1,
+        path: '',
+        message: 'the config must be a YAML mapping of sections (event_loop:, cli:, …)',
+      },
+    ]);
+  }
+  return { label, text, lineCounter, contents: document.contents, raw: raw as Record<string, unknown> };
+}
+
+/**
+ * Loads and validates the configuration: schema defaults ← project file ← overrides (in order).
+ * Every problem is reported as `file:line:col` with the closest valid key suggested.
+ */
+export function loadConfig(options: {
+  file?: string | undefined;
+  cwd: string;
+  overrides?: readonly ConfigOverride[];
+}): LoadedConfig {
+  const overrides = options.overrides ?? [];
+  let doc: (SourceDoc & { raw: Record<string, unknown> }) | undefined;
+  if (options.file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(options.file, 'utf8');
+    } catch (cause) {
+      throw new RalphError(
+        'config_unreadable',
+        `cannot read config file ${options.file}: ${(cause as Error).message}`,
+        { cause },
+      );
+    }
+    const rel = relative(options.cwd, options.file);
+    doc = parseConfigText(text, rel.startsWith('..') ? options.file : rel);
+  }
+  const merged = applyOverrides(doc?.raw ?? {}, overrides);
+  const result = configSchema.safeParse(merged);
+  if (!result.success) throw new ConfigError(issuesFromZod(result.error, doc, overrides));
+  return { config: result.data, file: options.file };
+}

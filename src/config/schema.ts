@@ -1,0 +1,145 @@
+import { z } from 'zod';
+
+/** Backends Ralph knows by name. `custom` and `fake` run today; the others are the agent CLIs. */
+export const BACKEND_NAMES = [
+  'auto',
+  'claude',
+  'codex',
+  'gemini',
+  'opencode',
+  'copilot',
+  'cline',
+  'amp',
+  'cursor',
+  'qwen',
+  'kiro',
+  'custom',
+  'fake',
+] as const;
+export type BackendName = (typeof BACKEND_NAMES)[number];
+
+const positive = z.number().positive();
+const positiveInt = z.int().positive();
+const stringOrList = z.union([z.string(), z.array(z.string())]);
+
+export const eventLoopSchema = z.strictObject({
+  /** Prompt file used when neither -P nor -p is given. */
+  prompt_file: z.string().min(1).optional(),
+  /** Inline prompt text (lower priority than -p / -P). */
+  prompt: z.string().min(1).optional(),
+  completion_promise: z.string().min(1).default('LOOP_COMPLETE'),
+  max_iterations: positiveInt.default(100),
+  max_runtime_seconds: positive.default(14_400),
+  max_cost_usd: positive.optional(),
+  max_tokens: positiveInt.optional(),
+  max_consecutive_failures: positiveInt.default(3),
+  iteration_timeout_seconds: positive.default(1800),
+  idle_timeout_seconds: positive.default(600),
+  cooldown_delay_seconds: z.number().min(0).default(0),
+  /** Seconds between SIGTERM and SIGKILL when Ralph stops an agent's process group. */
+  kill_grace_seconds: positive.default(3),
+  starting_event: z.string().min(1).optional(),
+  /** Deprecated in ralph-orchestrator in favour of starting_event; accepted for existing files. */
+  starting_hat: z.string().min(1).optional(),
+  persistent: z.boolean().default(false),
+  required_events: z.array(z.string()).default([]),
+  cancellation_promise: z.string().optional(),
+  enforce_hat_scope: z.boolean().default(false),
+  checkpoint_interval: positiveInt.optional(),
+  mutation_score_warn_threshold: z.number().min(0).max(100).optional(),
+});
+
+export const cliSchema = z.strictObject({
+  backend: z.enum(BACKEND_NAMES).default('auto'),
+  /** Executable for the `custom` backend. */
+  command: z.string().min(1).optional(),
+  /** Extra arguments given to the agent (before the prompt, for `custom`). */
+  args: z.array(z.string()).default([]),
+  prompt_mode: z.enum(['stdin', 'arg']).default('stdin'),
+  /** Flag placed before the prompt when `prompt_mode: arg` (e.g. `-p`); omit for a bare argument. */
+  prompt_flag: z.string().min(1).optional(),
+  /** How the agent's stdout is read: plain text, or Claude-style stream-json lines. */
+  output_format: z.enum(['text', 'stream-json']).default('text'),
+  /** Script for the `fake` backend (path relative to the workspace). */
+  fake_script: z.string().min(1).optional(),
+  /** Model name passed to backends that take one. */
+  model: z.string().min(1).optional(),
+  /** Extra environment for the agent process. */
+  env: z.record(z.string(), z.string()).default({}),
+  default_mode: z.enum(['autonomous', 'interactive']).optional(),
+  idle_timeout_secs: z.number().min(0).optional(),
+});
+
+export const hatSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  triggers: z.array(z.string().min(1)).default([]),
+  publishes: z.array(z.string().min(1)).default([]),
+  default_publishes: stringOrList.optional(),
+  instructions: z.string().default(''),
+  extra_instructions: z.array(z.string()).default([]),
+  backend: z.enum(BACKEND_NAMES).optional(),
+  args: z.array(z.string()).optional(),
+  backend_args: z.array(z.string()).optional(),
+  max_activations: positiveInt.optional(),
+  /** Per-hat iteration timeout in seconds (overrides event_loop.iteration_timeout_seconds). */
+  timeout: positive.optional(),
+  disallowed_tools: z.array(z.string()).default([]),
+  scratchpad: z
+    .union([z.string(), z.strictObject({ enabled: z.boolean().default(true), path: z.string().optional() })])
+    .optional(),
+});
+
+export const tasksSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+});
+
+export const memoriesSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  inject: z.enum(['auto', 'manual', 'none']).default('auto'),
+  budget: z.int().min(0).default(2000),
+  filter: z
+    .strictObject({
+      types: z.array(z.string()).default([]),
+      tags: z.array(z.string()).default([]),
+      recent: z.int().min(0).default(0),
+    })
+    .optional(),
+});
+
+export const coreSchema = z.strictObject({
+  scratchpad: z
+    .union([z.string(), z.strictObject({ enabled: z.boolean().default(true), path: z.string().optional() })])
+    .optional(),
+  specs_dir: z.string().optional(),
+  guardrails: z.array(z.string()).optional(),
+});
+
+export const eventMetaSchema = z.strictObject({
+  description: z.string().default(''),
+  on_trigger: z.string().default(''),
+  on_publish: z.string().default(''),
+});
+
+export const robotSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  timeout_seconds: positive.optional(),
+  checkin_interval_seconds: positive.optional(),
+  telegram: z.strictObject({ bot_token: z.string().optional() }).optional(),
+});
+
+export const configSchema = z.strictObject({
+  event_loop: eventLoopSchema.default(eventLoopSchema.parse({})),
+  cli: cliSchema.default(cliSchema.parse({})),
+  hats: z.record(z.string().min(1), hatSchema).default({}),
+  tasks: tasksSchema.default(tasksSchema.parse({})),
+  memories: memoriesSchema.default(memoriesSchema.parse({})),
+  RObot: robotSchema.default(robotSchema.parse({})),
+  core: coreSchema.default(coreSchema.parse({})),
+  events: z.record(z.string().min(1), eventMetaSchema).default({}),
+});
+
+/** The fully resolved configuration (every default filled in). */
+export type RalphConfig = z.output<typeof configSchema>;
+export type RalphConfigInput = z.input<typeof configSchema>;
+export type HatConfig = z.output<typeof hatSchema>;

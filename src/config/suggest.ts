@@ -1,0 +1,28 @@
+/** Levenshtein distance, small inputs only (config keys). */
+export function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** The closest candidate to `word`, or undefined when nothing is plausibly what was meant. */
+export function closestMatch(word: string, candidates: readonly string[]): string | undefined {
+  const lower = word.toLowerCase();
+  let best: { name: string; d: number } | undefined;
+  for (const name of candidates) {
+    const d = editDistance(lower, name.toLowerCase());
+    if (best === undefined || d < best.d) best = { name, d };
+  }
+  if (best === undefined) return undefined;
+  const allowed = Math.max(2, Math.floor(word.length / 3));
+  const containment = best.name.includes(lower) || lower.includes(best.name.toLowerCase());
+  return best.d <= allowed || containment ? best.name : undefined;
+}

@@ -1,0 +1,33 @@
+import { delimiter } from 'node:path';
+
+/** Variables that make agent CLIs refuse to start inside another agent session. */
+const NESTING_GUARDS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'];
+
+export interface AgentEnvInput {
+  base: NodeJS.ProcessEnv;
+  eventsFile: string;
+  ralphBin: string;
+  ralphBinDir: string;
+  workspace: string;
+  iteration: number;
+  hat: string | null;
+  runId: string;
+  /** `cli.env`, then the backend's own additions (later wins). */
+  extra: Record<string, string>[];
+}
+
+/** The environment of every agent process (DESIGN.md §1): Ralph's variables, Ralph's bin first on PATH. */
+export function buildAgentEnv(input: AgentEnvInput): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...input.base };
+  for (const name of NESTING_GUARDS) delete env[name];
+  for (const extra of input.extra) Object.assign(env, extra);
+  env.RALPH_EVENTS_FILE = input.eventsFile;
+  env.RALPH_BIN = input.ralphBin;
+  env.RALPH_WORKSPACE_ROOT = input.workspace;
+  env.RALPH_ITERATION = String(input.iteration);
+  env.RALPH_HAT = input.hat ?? '';
+  env.RALPH_RUN_ID = input.runId;
+  const rest = (env.PATH ?? '').split(delimiter).filter((p) => p && p !== input.ralphBinDir);
+  env.PATH = [input.ralphBinDir, ...rest].join(delimiter);
+  return env;
+}

@@ -1,0 +1,37 @@
+/** Strips decoration an agent may put around a bare promise line: markdown emphasis, code ticks, a `<promise>` tag. */
+function normalizeLine(line: string): string {
+  let s = line.trim();
+  const tag = /^<promise>\s*(.*?)\s*<\/promise>$/i.exec(s);
+  if (tag) s = tag[1]!;
+  s = s.replace(/^[*_`>#\s]+|[*_`\s]+$/g, '');
+  return s.replace(/[.!]$/, '').trim();
+}
+
+/** The last non-empty line of `text`, or undefined. */
+export function lastNonEmptyLine(text: string): string | undefined {
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 1);
+    const line = text.slice(start + 1, end);
+    if (line.trim().length > 0) return line;
+    end = start < 0 ? 0 : start;
+  }
+  return undefined;
+}
+
+/**
+ * Solo completion: the promise counts only as the last non-empty line of the agent's final output.
+ * Text that merely repeats the prompt (an echo) is removed first, so a prompt that mentions or ends
+ * with the promise never completes the loop by being echoed; prose mentioning it is not a match.
+ */
+export function promiseFulfilled(finalOutput: string, promise: string, prompt: string): boolean {
+  if (promise.trim().length === 0) return false;
+  let text = finalOutput;
+  const body = prompt.trim();
+  if (body.length > 0) {
+    const at = text.lastIndexOf(body);
+    if (at >= 0) text = text.slice(0, at) + text.slice(at + body.length);
+  }
+  const last = lastNonEmptyLine(text);
+  return last !== undefined && normalizeLine(last) === promise.trim();
+}

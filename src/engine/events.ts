@@ -1,0 +1,78 @@
+import type { AgentEvent } from '../backends/types.ts';
+import type { StopReason } from './limits.ts';
+
+/** Token totals as recorded in state, records and summaries. */
+export interface TokenTotals {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  total: number;
+}
+
+/** One line of `.ralph/runs/<run-id>/iterations.jsonl`. */
+export interface IterationRecord {
+  run_id: string;
+  iteration: number;
+  hat: string | null;
+  backend: string;
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  exit_code: number | null;
+  signal: string | null;
+  killed_by: string | null;
+  tokens: TokenTotals;
+  cost_usd: number | null;
+  context_pct: number | null;
+  model: string | null;
+  head_before: string | null;
+  head_after: string | null;
+  /** complete | success | failure | limit | aborted */
+  verdict: string;
+  reason: string | null;
+  consecutive_failures: number;
+}
+
+/** The one typed event stream of the engine; every reporter, log and sink consumes it. */
+export type LoopEvent =
+  | {
+      type: 'loop.started';
+      runId: string;
+      resumed: boolean;
+      workspace: string;
+      backend: string;
+      maxIterations: number;
+      branch: string | undefined;
+      logFile: string;
+      at: number;
+    }
+  | { type: 'notice'; level: 'info' | 'warn'; message: string }
+  | {
+      type: 'iteration.started';
+      iteration: number;
+      maxIterations: number;
+      hat: string | null;
+      backend: string;
+      elapsedMs: number;
+      branch: string | undefined;
+      startedAt: number;
+    }
+  | { type: 'agent.spawned'; iteration: number; pid: number; command: string }
+  | { type: 'agent.output'; iteration: number; stream: 'stdout' | 'stderr'; text: string }
+  | { type: 'agent.event'; iteration: number; event: AgentEvent }
+  | { type: 'iteration.finished'; record: IterationRecord; totals: { costUsd: number; tokens: number } }
+  | {
+      type: 'loop.finished';
+      runId: string;
+      stopReason: StopReason;
+      message: string;
+      exitCode: number;
+      iterations: number;
+      elapsedMs: number;
+      tokens: TokenTotals;
+      costUsd: number;
+      logFile: string;
+    };
+
+export type LoopEventListener = (event: LoopEvent) => void;

@@ -1,0 +1,133 @@
+import { ExitCode, type ExitCodeValue } from '../errors.ts';
+
+/** The loop limits of `event_loop` (undefined = unlimited). */
+export interface Limits {
+  maxIterations: number;
+  maxRuntimeMs: number | undefined;
+  maxCostUsd: number | undefined;
+  maxTokens: number | undefined;
+  maxConsecutiveFailures: number;
+}
+
+/** Counters carried across iterations and across `--resume`. */
+export interface Counters {
+  iterations: number;
+  elapsedMs: number;
+  costUsd: number;
+  tokens: number;
+  consecutiveFailures: number;
+}
+
+/** Stable stop reasons recorded as `stop_reason`. */
+export type StopReason =
+  | 'completed'
+  | 'max_iterations'
+  | 'max_runtime'
+  | 'max_cost'
+  | 'max_tokens'
+  | 'consecutive_failures'
+  | 'interrupted'
+  | 'cancelled'
+  | 'error';
+
+export interface Stop {
+  reason: StopReason;
+  message: string;
+  exitCode: ExitCodeValue;
+}
+
+export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
+  completed: ExitCode.ok,
+  cancelled: ExitCode.ok,
+  max_iterations: ExitCode.limit,
+  max_runtime: ExitCode.limit,
+  max_cost: ExitCode.limit,
+  max_tokens: ExitCode.limit,
+  consecutive_failures: ExitCode.failure,
+  error: ExitCode.failure,
+  interrupted: ExitCode.interrupted,
+};
+
+export function stop(reason: StopReason, message: string): Stop {
+  return { reason, message, exitCode: EXIT_FOR_REASON[reason] };
+}
+
+/** The stop for one resource limit, with a message naming the configured value. */
+export function limitStop(
+  reason: 'max_iterations' | 'max_runtime' | 'max_cost' | 'max_tokens',
+  c: Counters,
+  l: Limits,
+): Stop {
+  switch (reason) {
+    case 'max_iterations':
+      return stop(reason, `reached max_iterations (${l.maxIterations})`);
+    case 'max_runtime':
+      return stop(reason, `reached max_runtime_seconds (${(l.maxRuntimeMs ?? 0) / 1000})`);
+    case 'max_cost':
+      return stop(reason, `reached max_cost_usd ($${l.maxCostUsd}; spent $${c.costUsd.toFixed(4)})`);
+    case 'max_tokens':
+      return stop(reason, `reached max_tokens (${l.maxTokens}; used ${c.tokens})`);
+  }
+}
+
+/** Which limit, if any, forbids starting another iteration (pure). */
+export function limitReached(c: Counters, l: Limits): Stop | undefined {
+  if (c.consecutiveFailures >= l.maxConsecutiveFailures)
+    return stop(
+      'consecutive_failures',
+      `${c.consecutiveFailures} consecutive failed iterations (max_consecutive_failures: ${l.maxConsecutiveFailures})`,
+    );
+  if (c.iterations >= l.maxIterations) return limitStop('max_iterations', c, l);
+  if (l.maxRuntimeMs !== undefined && c.elapsedMs >= l.maxRuntimeMs) return limitStop('max_runtime', c, l);
+  if (l.maxCostUsd !== undefined && c.costUsd >= l.maxCostUsd) return limitStop('max_cost', c, l);
+  if (l.maxTokens !== undefined && c.tokens >= l.maxTokens) return limitStop('max_tokens', c, l);
+  return undefined;
+}
+
+/** How one agent run ended, as the loop sees it. */
+export interface AgentOutcome {
+  exitCode: number | null;
+  signal: string | null;
+  /** Why Ralph killed the agent, or null when it ended by itself. */
+  killedBy: string | null;
+  spawnError: string | undefined;
+  /** The agent reported an error result (e.g. stream-json `is_error`). */
+  resultError: boolean;
+  promiseSeen: boolean;
+}
+
+export type IterationVerdict =
+  | { kind: 'complete' }
+  | { kind: 'success' }
+  | { kind: 'failure'; why: string }
+  /** The iteration did not finish and must be re-run on resume (Ctrl-C, `ralph stop --now`). */
+  | { kind: 'aborted'; stop: Stop }
+  /** A limit killed the agent mid-iteration: the iteration counts, the loop stops. */
+  | { kind: 'limit'; stop: Stop };
+
+const LIMIT_KILLS = new Set(['max_runtime', 'max_cost', 'max_tokens'] as const);
+type LimitKill = 'max_runtime' | 'max_cost' | 'max_tokens';
+
+/** Classifies a finished agent run; `counters` already include this iteration's usage (pure). */
+export function judgeIteration(o: AgentOutcome, limits: Limits, counters: Counters): IterationVerdict {
+  if (o.killedBy === 'interrupted')
+    return {
+      kind: 'aborted',
+      stop: stop('interrupted', 'interrupted (Ctrl-C); resume with `ralph run --resume`'),
+    };
+  if (o.killedBy === 'stop_requested')
+    return { kind: 'aborted', stop: stop('cancelled', 'stopped by `ralph stop --now`') };
+  if (o.killedBy && LIMIT_KILLS.has(o.killedBy as LimitKill)) {
+    return { kind: 'limit', stop: limitStop(o.killedBy as LimitKill, counters, limits) };
+  }
+  if (o.spawnError) return { kind: 'failure', why: `agent could not start: ${o.spawnError}` };
+  if (o.killedBy === 'iteration_timeout')
+    return { kind: 'failure', why: 'iteration timeout: the agent was killed' };
+  if (o.killedBy === 'idle_timeout')
+    return { kind: 'failure', why: 'idle timeout: no agent output, the agent was killed' };
+  if (o.killedBy) return { kind: 'failure', why: `agent killed (${o.killedBy})` };
+  if (o.signal) return { kind: 'failure', why: `agent died from ${o.signal}` };
+  if (o.exitCode !== 0) return { kind: 'failure', why: `agent exited with code ${o.exitCode}` };
+  if (o.resultError) return { kind: 'failure', why: 'agent reported an error result' };
+  return o.promiseSeen ? { kind: 'complete' } : { kind: 'success' };
+}

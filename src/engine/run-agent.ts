@@ -1,0 +1,93 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { AgentInvocation, OutputParser } from '../backends/types.ts';
+import { type SuperviseResult, supervise } from '../process/supervisor.ts';
+import type { LoopEvent } from './events.ts';
+import { UsageMeter } from './usage-meter.ts';
+
+export interface AgentRunInput {
+  iteration: number;
+  invocation: AgentInvocation;
+  parser: OutputParser;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  timeoutReason: string;
+  idleTimeoutMs: number;
+  killGraceMs: number;
+  /** Aborted with reason `interrupted` on Ctrl-C. */
+  signal: AbortSignal | undefined;
+  stopRequestFile: string;
+  /** Budget left for this iteration; crossing either kills the agent mid-iteration. */
+  costLeftUsd: number | undefined;
+  tokensLeft: number | undefined;
+  emit: (e: LoopEvent) => void;
+  onSpawn: (pid: number, startTime: string | undefined) => void;
+  /** Called about every 5 s while the agent runs (state heartbeat). */
+  onHeartbeat: () => void;
+}
+
+export interface AgentRunResult {
+  supervised: SuperviseResult;
+  meter: UsageMeter;
+  resultError: boolean;
+}
+
+function stopNowRequested(file: string): boolean {
+  if (!existsSync(file)) return false;
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { now?: boolean }).now === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs the agent for one iteration under every limit that applies during an iteration. */
+export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
+  const controller = new AbortController();
+  const abort = (reason: string) => {
+    if (!controller.signal.aborted) controller.abort(reason);
+  };
+  const onOuterAbort = () => abort('interrupted');
+  if (input.signal?.aborted) abort('interrupted');
+  input.signal?.addEventListener('abort', onOuterAbort, { once: true });
+
+  const meter = new UsageMeter();
+  let resultError = false;
+  let ticks = 0;
+  const poll = setInterval(() => {
+    if (stopNowRequested(input.stopRequestFile)) abort('stop_requested');
+    if (++ticks % 10 === 0) input.onHeartbeat();
+  }, 500);
+
+  try {
+    const supervised = await supervise({
+      command: input.invocation.command,
+      args: input.invocation.args,
+      cwd: input.cwd,
+      env: input.env,
+      stdin: input.invocation.stdin,
+      timeoutMs: input.timeoutMs,
+      timeoutReason: input.timeoutReason,
+      idleTimeoutMs: input.idleTimeoutMs,
+      killGraceMs: input.killGraceMs,
+      signal: controller.signal,
+      onSpawn: input.onSpawn,
+      onChunk: (stream, text) =>
+        input.emit({ type: 'agent.output', iteration: input.iteration, stream, text }),
+      onLine: (stream, line) => {
+        if (stream !== 'stdout') return;
+        for (const event of input.parser.parseLine(line)) {
+          meter.add(event);
+          if (event.type === 'result' && event.isError) resultError = true;
+          input.emit({ type: 'agent.event', iteration: input.iteration, event });
+        }
+        if (input.costLeftUsd !== undefined && (meter.costUsd ?? 0) >= input.costLeftUsd) abort('max_cost');
+        if (input.tokensLeft !== undefined && meter.totals().total >= input.tokensLeft) abort('max_tokens');
+      },
+    });
+    return { supervised, meter, resultError };
+  } finally {
+    clearInterval(poll);
+    input.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}

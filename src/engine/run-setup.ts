@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { UnfinishedRunError } from '../errors.ts';
+import { nextLogFile } from '../observe/run-log.ts';
+import { killGroup } from '../process/kill-group.ts';
+import { liveGroupMembers, readProcStat } from '../process/pids.ts';
+import { writeFileAtomicSync } from '../state/atomic-write.ts';
+import { acquireLock, type HeldLock } from '../state/lock.ts';
+import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../state/loop-state.ts';
+import type { RalphPaths } from '../state/paths.ts';
+
+/** How `ralph run` treats an earlier run in the workspace. */
+export type StartMode = 'auto' | 'resume' | 'fresh';
+
+export interface PreparedRun {
+  state: LoopState;
+  lock: HeldLock;
+  resumed: boolean;
+  notices: string[];
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+function compactStamp(d: Date): string {
+  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`;
+}
+
+export function newRunId(now: Date): string {
+  return `${compactStamp(now)}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Kills what is left of a crashed run's agent group, unless its pid now belongs to someone else. */
+export async function killOrphanedAgent(state: LoopState, graceMs: number): Promise<number> {
+  const pid = state.current?.agent_pid;
+  if (!pid) return 0;
+  const leader = readProcStat(pid);
+  const recorded = state.current?.agent_start_time;
+  // A live leader with another start time is an unrelated process that reused the pid.
+  if (leader && leader.state !== 'Z' && recorded && leader.startTime !== recorded) return 0;
+  const members = liveGroupMembers(pid);
+  if (members.length === 0) return 0;
+  await killGroup(pid, graceMs);
+  return members.length;
+}
+
+/**
+ * Takes the workspace lock and loads or creates the run state: refuses to clobber an unfinished run
+ * unless told `--resume` or `--fresh`, and on resume first kills the dead run's agent group.
+ */
+export async function prepareRun(opts: {
+  paths: RalphPaths;
+  mode: StartMode;
+  backend: string;
+  maxIterations: number;
+  killGraceMs: number;
+  now: Date;
+}): Promise<PreparedRun> {
+  const { paths } = opts;
+  mkdirSync(paths.dir, { recursive: true });
+  const runId = newRunId(opts.now);
+  const lock = acquireLock(paths.lock, runId);
+  try {
+    const notices: string[] = [];
+    if (lock.tookOver)
+      notices.push(`took over a stale lock left by pid ${lock.tookOver.pid} (no longer running)`);
+    const previous = readLoopState(paths.state);
+    if (previous && isUnfinished(previous) && opts.mode === 'auto') {
+      throw new UnfinishedRunError(previous.run_id, previous.current?.number ?? previous.iterations + 1);
+    }
+    // A stop request left from an earlier loop must not stop this one.
+    rmSync(paths.stopRequest, { force: true });
+
+    if (opts.mode === 'resume' && previous && previous.status !== 'completed') {
+      const killed = await killOrphanedAgent(previous, opts.killGraceMs);
+      if (killed > 0)
+        notices.push(
+          `killed ${killed} leftover process(es) of the interrupted run's agent (group ${previous.current?.agent_pid})`,
+        );
+      if (previous.current) previous.current.agent_pid = null;
+      const state: LoopState = {
+        ...previous,
+        status: 'running',
+        pid: process.pid,
+        backend: opts.backend,
+        max_iterations: opts.maxIterations,
+        stop_reason: null,
+        stop_message: null,
+        exit_code: null,
+      };
+      if (!existsSync(join(paths.root, state.log_file)))
+        state.log_file = relative(paths.root, nextLogFile(paths.logs, opts.now));
+      ensureEventsFile(paths, state.events_file);
+      writeLoopState(paths.state, state);
+      return { state, lock, resumed: true, notices };
+    }
+    if (opts.mode === 'resume') {
+      notices.push(
+        previous
+          ? `the previous run ${previous.run_id} completed; starting a new run`
+          : 'no earlier run to resume; starting a new run',
+      );
+    }
+    const eventsFile = join('.ralph', `events-${compactStamp(opts.now)}.jsonl`);
+    ensureEventsFile(paths, eventsFile);
+    const state: LoopState = {
+      version: 1,
+      run_id: runId,
+      status: 'running',
+      started_at: opts.now.toISOString(),
+      updated_at: opts.now.toISOString(),
+      pid: process.pid,
+      workspace: paths.root,
+      backend: opts.backend,
+      max_iterations: opts.maxIterations,
+      iterations: 0,
+      current: null,
+      consecutive_failures: 0,
+      cost_usd: 0,
+      tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
+      elapsed_ms: 0,
+      pending_events: [],
+      events_file: eventsFile,
+      log_file: relative(paths.root, nextLogFile(paths.logs, opts.now)),
+      stop_reason: null,
+      stop_message: null,
+      exit_code: null,
+    };
+    writeLoopState(paths.state, state);
+    return { state, lock, resumed: false, notices };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+function ensureEventsFile(paths: RalphPaths, relPath: string): void {
+  const abs = join(paths.root, relPath);
+  if (!existsSync(abs)) writeFileSync(abs, '');
+  writeFileAtomicSync(paths.currentEvents, `${relPath}\n`);
+}

@@ -1,0 +1,80 @@
+import { contextWindowFor } from '../backends/context-window.ts';
+import { type AgentEvent, emptyUsage, totalTokens, type Usage } from '../backends/types.ts';
+import type { TokenTotals } from './events.ts';
+
+/**
+ * Accumulates one iteration's token usage and cost from streamed agent events. Per-call usage is
+ * keyed by message id (CLIs repeat a message's usage once per content block); a final result's
+ * usage, when present, is authoritative.
+ */
+export class UsageMeter {
+  private perCall = new Map<string, Usage>();
+  private anonymous = emptyUsage();
+  private final: Usage | undefined;
+  costUsd: number | undefined;
+  model: string | undefined;
+  /** Prompt-side tokens of the latest model call: how full the context window was. */
+  private lastContext = 0;
+
+  add(event: AgentEvent): void {
+    if (event.type === 'system' && event.model) this.model = event.model;
+    if (event.type === 'usage') {
+      if (event.model) this.model = event.model;
+      if (event.messageId) this.perCall.set(event.messageId, event.usage);
+      else {
+        const a = this.anonymous;
+        a.inputTokens += event.usage.inputTokens;
+        a.outputTokens += event.usage.outputTokens;
+        a.cacheReadTokens += event.usage.cacheReadTokens;
+        a.cacheWriteTokens += event.usage.cacheWriteTokens;
+      }
+      this.lastContext = event.usage.inputTokens + event.usage.cacheReadTokens + event.usage.cacheWriteTokens;
+    } else if (event.type === 'result') {
+      if (event.usage && totalTokens(event.usage) > 0) this.final = event.usage;
+      if (event.costUsd !== undefined) this.costUsd = event.costUsd;
+      if (event.model) this.model = event.model;
+    }
+  }
+
+  usage(): Usage {
+    if (this.final) return this.final;
+    const sum = { ...this.anonymous };
+    for (const u of this.perCall.values()) {
+      sum.inputTokens += u.inputTokens;
+      sum.outputTokens += u.outputTokens;
+      sum.cacheReadTokens += u.cacheReadTokens;
+      sum.cacheWriteTokens += u.cacheWriteTokens;
+    }
+    return sum;
+  }
+
+  totals(): TokenTotals {
+    const u = this.usage();
+    return {
+      input: u.inputTokens,
+      output: u.outputTokens,
+      cache_read: u.cacheReadTokens,
+      cache_write: u.cacheWriteTokens,
+      total: totalTokens(u),
+    };
+  }
+
+  contextPct(): number | null {
+    const window = contextWindowFor(this.model);
+    const used =
+      this.lastContext ||
+      (this.final ? this.final.inputTokens + this.final.cacheReadTokens + this.final.cacheWriteTokens : 0);
+    if (!window || used === 0) return null;
+    return Math.round(Math.min(100, (used / window) * 100) * 10) / 10;
+  }
+}
+
+export function addTotals(a: TokenTotals, b: TokenTotals): TokenTotals {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cache_read: a.cache_read + b.cache_read,
+    cache_write: a.cache_write + b.cache_write,
+    total: a.total + b.total,
+  };
+}

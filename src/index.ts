@@ -1,0 +1,42 @@
+// Ralph as a library: the engine, its contracts and its building blocks. The CLI in src/cli/ is a
+// thin adapter over these exports.
+export { resolveBackend } from './backends/registry.ts';
+export { createStreamJsonParser, createTextParser, parseStreamJsonObject } from './backends/stream-json.ts';
+export type {
+  AgentEvent,
+  AgentInvocation,
+  Backend,
+  InvocationContext,
+  OutputParser,
+  Usage,
+} from './backends/types.ts';
+export { loadConfig, parseConfigText } from './config/load-config.ts';
+export { applyOverrides, type ConfigOverride, parseSetOverride } from './config/overrides.ts';
+export {
+  BACKEND_NAMES,
+  type BackendName,
+  configSchema,
+  type HatConfig,
+  type RalphConfig,
+} from './config/schema.ts';
+export { createDemoWorkspace } from './demo/demo-workspace.ts';
+export { promiseFulfilled } from './engine/completion.ts';
+export type { IterationRecord, LoopEvent, LoopEventListener, TokenTotals } from './engine/events.ts';
+export {
+  type Counters,
+  judgeIteration,
+  type Limits,
+  limitReached,
+  type Stop,
+  type StopReason,
+} from './engine/limits.ts';
+export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engine/loop.ts';
+export type { StartMode } from './engine/run-setup.ts';
+export * from './errors.ts';
+export { createConsoleReporter } from './observe/console-reporter.ts';
+export { createRunLogSink } from './observe/run-log.ts';
+export { type SuperviseOptions, type SuperviseResult, supervise } from './process/supervisor.ts';
+export { assemblePrompt, type PromptInput } from './routing/prompt.ts';
+export { type Route, routeIteration } from './routing/route.ts';
+export { type LoopState, readLoopState } from './state/loop-state.ts';
+export { ralphPaths } from './state/paths.ts';

@@ -1,0 +1,89 @@
+import pc from 'picocolors';
+import type { LoopEvent, LoopEventListener } from '../engine/events.ts';
+import { formatCost, formatDuration, formatNumber } from './format.ts';
+
+export type Verbosity = 'quiet' | 'normal' | 'verbose';
+
+export interface ConsoleReporterOptions {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  verbosity: Verbosity;
+  color: boolean;
+}
+
+/**
+ * The plain line reporter: a banner per iteration (N/M, backend, elapsed), the agent's output with
+ * -v, one result line per iteration, and an end summary. With -q only the summary is printed.
+ */
+export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListener {
+  const c = pc.createColors(o.color);
+  const quiet = o.verbosity === 'quiet';
+  const verbose = o.verbosity === 'verbose';
+  const line = (text: string) => o.out(`${text}\n`);
+  return (e: LoopEvent) => {
+    switch (e.type) {
+      case 'loop.started':
+        if (!quiet)
+          line(
+            c.bold(`ralph ${e.resumed ? 'resuming' : 'starting'} run ${e.runId}`) +
+              c.dim(` · backend ${e.backend} · branch ${e.branch ?? 'n/a'} · log ${e.logFile}`),
+          );
+        break;
+      case 'notice':
+        if (e.level === 'warn') o.err(`${c.yellow('ralph: warning:')} ${e.message}\n`);
+        else if (!quiet) line(c.dim(`ralph: ${e.message}`));
+        break;
+      case 'iteration.started':
+        if (!quiet)
+          line(
+            c.cyan(
+              `── iteration ${e.iteration}/${e.maxIterations} · ${e.hat ? `${e.hat} · ` : ''}${e.backend} · ${formatDuration(e.elapsedMs)} elapsed ──`,
+            ),
+          );
+        break;
+      case 'agent.event':
+        if (!verbose) break;
+        if (e.event.type === 'text') line(e.event.text);
+        else if (e.event.type === 'tool_call') line(c.dim(`  → ${e.event.name} ${summarize(e.event.input)}`));
+        else if (e.event.type === 'result' && e.event.text.trim()) line(c.bold(e.event.text.trimEnd()));
+        else if (e.event.type === 'error') line(c.red(`  agent error: ${e.event.message}`));
+        break;
+      case 'agent.output':
+        if (verbose && e.stream === 'stderr') {
+          o.err(c.dim(e.text));
+        }
+        break;
+      case 'iteration.finished': {
+        if (quiet) break;
+        const r = e.record;
+        const ok = r.verdict === 'success' || r.verdict === 'complete';
+        const mark = ok ? c.green('✓') : r.verdict === 'failure' ? c.red('✗') : c.yellow('■');
+        const cost = r.cost_usd === null ? '' : ` · ${formatCost(r.cost_usd)}`;
+        const reason = r.reason ? ` — ${r.reason}` : '';
+        line(
+          `${mark} iteration ${r.iteration} ${r.verdict}${reason} · ${formatDuration(r.duration_ms)} · ${formatNumber(r.tokens.total)} tokens${cost}` +
+            c.dim(` · total ${formatNumber(e.totals.tokens)} tokens, ${formatCost(e.totals.costUsd)}`),
+        );
+        break;
+      }
+      case 'loop.finished': {
+        const color = e.exitCode === 0 ? c.green : e.exitCode === 2 ? c.yellow : c.red;
+        line(
+          `${color(c.bold(`ralph: ${e.stopReason}`))} — ${e.message}\n` +
+            `  iterations ${e.iterations} · duration ${formatDuration(e.elapsedMs)} · tokens ${formatNumber(e.tokens.total)} ` +
+            `(in ${formatNumber(e.tokens.input)}, out ${formatNumber(e.tokens.output)}) · cost ${formatCost(e.costUsd)} · exit ${e.exitCode}\n` +
+            c.dim(`  log ${e.logFile}`),
+        );
+        break;
+      }
+      default:
+        break;
+    }
+  };
+}
+
+function summarize(input: unknown): string {
+  if (input === undefined) return '';
+  const text = JSON.stringify(input);
+  return text.length > 100 ? `${text.slice(0, 97)}...` : text;
+}

@@ -1,0 +1,82 @@
+import { closeSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoopEvent } from '../engine/events.ts';
+import { formatDuration, formatNumber } from './format.ts';
+
+const RULE = '━'.repeat(40);
+
+function localStamp(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** Picks the next free `YYYY-MM-DD_NNN.log` in `dir` for the given day. */
+export function nextLogFile(dir: string, now: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  const day = `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}`;
+  mkdirSync(dir, { recursive: true });
+  let max = 0;
+  for (const name of readdirSync(dir)) {
+    const m = /^(\d{4}-\d{2}-\d{2})_(\d{3,})\.log$/.exec(name);
+    if (m && m[1] === day) max = Math.max(max, Number(m[2]));
+  }
+  return join(dir, `${day}_${String(max + 1).padStart(3, '0')}.log`);
+}
+
+/**
+ * The human log of a run (seed 002 format): per iteration a header (iteration, mode, branch,
+ * start), the full agent output, and a footer (end, duration, commit, tokens, context %, cost).
+ * Written synchronously so it survives a crash of Ralph itself.
+ */
+export function createRunLogSink(file: string): { listener: (e: LoopEvent) => void; close(): void } {
+  const fd = openSync(file, 'a');
+  const write = (s: string) => writeSync(fd, s);
+  let needsNewline = false;
+  return {
+    listener(e) {
+      switch (e.type) {
+        case 'loop.started':
+          write(
+            `# ralph run ${e.runId}${e.resumed ? ' (resumed)' : ''} · backend ${e.backend} · ${localStamp(e.at)}\n\n`,
+          );
+          break;
+        case 'notice':
+          write(`[ralph ${e.level}] ${e.message}\n`);
+          break;
+        case 'iteration.started':
+          write(
+            `${RULE}\nIteration: ${e.iteration}\nMode: ${e.hat ?? 'solo'}\nBranch: ${e.branch ?? '(not a git repository)'}\nStarted: ${localStamp(e.startedAt)}\n${RULE}\n\n`,
+          );
+          needsNewline = false;
+          break;
+        case 'agent.output':
+          write(e.text);
+          needsNewline = !e.text.endsWith('\n');
+          break;
+        case 'iteration.finished': {
+          const r = e.record;
+          const ctx = r.context_pct === null ? 'n/a' : `${r.context_pct.toFixed(1)}%`;
+          write(
+            `${needsNewline ? '\n' : ''}\n${RULE}\nCompleted: ${localStamp(Date.parse(r.finished_at))}\n` +
+              `Duration: ${formatDuration(r.duration_ms)}\nCommit: ${r.head_after?.slice(0, 7) ?? 'n/a'}\n` +
+              `Tokens: ${formatNumber(r.tokens.total)} (in ${formatNumber(r.tokens.input)}, out ${formatNumber(r.tokens.output)}, cache ${formatNumber(r.tokens.cache_read + r.tokens.cache_write)})\n` +
+              `Context: ${ctx}\nCost: ${r.cost_usd === null ? 'n/a' : `$${r.cost_usd.toFixed(4)}`}\n` +
+              `Result: ${r.verdict}${r.reason ? ` — ${r.reason}` : ''}\n${RULE}\n\n`,
+          );
+          break;
+        }
+        case 'loop.finished':
+          write(
+            `# stopped: ${e.stopReason} — ${e.message} · exit ${e.exitCode} · ${e.iterations} iterations · ${formatDuration(e.elapsedMs)} · $${e.costUsd.toFixed(4)}\n`,
+          );
+          break;
+        default:
+          break;
+      }
+    },
+    close() {
+      closeSync(fd);
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { liveGroupMembers } from './pids.ts';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/**
+ * Stops a whole process group: SIGTERM, then SIGKILL after `graceMs` if anything is still alive.
+ * Resolves with the pids that had to be SIGKILLed (empty when SIGTERM sufficed).
+ */
+export async function killGroup(pgid: number, graceMs: number): Promise<{ forced: number[] }> {
+  if (liveGroupMembers(pgid).length === 0) return { forced: [] };
+  signalGroup(pgid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+    if (liveGroupMembers(pgid).length === 0) return { forced: [] };
+  }
+  const forced = liveGroupMembers(pgid);
+  signalGroup(pgid, 'SIGKILL');
+  for (let i = 0; i < 40 && liveGroupMembers(pgid).length > 0; i++) await sleep(25);
+  return { forced };
+}
+
+/** Immediate SIGKILL of a group, for the second Ctrl-C. */
+export function killGroupNow(pgid: number): void {
+  signalGroup(pgid, 'SIGKILL');
+}

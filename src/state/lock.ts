@@ -1,0 +1,87 @@
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { LockHeldError, RalphError } from '../errors.ts';
+import { isPidAlive } from '../process/pids.ts';
+import { writeJsonAtomicSync } from './atomic-write.ts';
+
+/** Content of `.ralph/loop.lock`. */
+export interface LockInfo {
+  pid: number;
+  host: string;
+  started_at: string;
+  run_id?: string;
+}
+
+export function readLock(path: string): LockInfo | undefined {
+  try {
+    const info = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
+    return typeof info.pid === 'number' ? info : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the lock's holder is a live process (on another host we cannot tell, so assume it is). */
+export function lockHolderAlive(info: LockInfo): boolean {
+  return info.host !== hostname() || isPidAlive(info.pid);
+}
+
+/** A held workspace lock; `release()` is idempotent and only removes the lock if it is still ours. */
+export interface HeldLock {
+  info: LockInfo;
+  /** True when a lock left by a dead process was taken over. */
+  tookOver: LockInfo | undefined;
+  release(): void;
+}
+
+/**
+ * Takes the one-loop-per-workspace lock. A live holder → LockHeldError naming its pid; a lock left
+ * by a dead process is taken over.
+ */
+export function acquireLock(path: string, runId: string): HeldLock {
+  const info: LockInfo = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    run_id: runId,
+  };
+  let tookOver: LockInfo | undefined;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, `${JSON.stringify(info)}\n`);
+      closeSync(fd);
+      return makeHeld(path, info, tookOver);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new RalphError('lock_failed', `cannot create ${path}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    }
+    const holder = readLock(path);
+    if (holder && lockHolderAlive(holder)) throw new LockHeldError(holder.pid, holder.host, path);
+    // Stale (or unreadable, half-written) lock: replace it atomically, then confirm we won any race.
+    tookOver = holder;
+    writeJsonAtomicSync(path, info);
+    const now = readLock(path);
+    if (now && now.pid === info.pid && now.started_at === info.started_at)
+      return makeHeld(path, info, tookOver);
+  }
+  throw new RalphError('lock_failed', `could not take the workspace lock ${path}; another loop is starting`);
+}
+
+function makeHeld(path: string, info: LockInfo, tookOver: LockInfo | undefined): HeldLock {
+  let released = false;
+  return {
+    info,
+    tookOver,
+    release() {
+      if (released) return;
+      released = true;
+      const current = readLock(path);
+      if (current && current.pid === info.pid && current.started_at === info.started_at)
+        rmSync(path, { force: true });
+    },
+  };
+}

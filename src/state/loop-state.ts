@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { RalphError } from '../errors.ts';
+import { writeJsonAtomicSync } from './atomic-write.ts';
+
+/** Lifecycle of a run recorded in state.json. */
+export type RunStatus =
+  /** A loop is (or was, if it crashed) running this run. */
+  | 'running'
+  /** Ctrl-C: the interrupted iteration re-runs on --resume. */
+  | 'interrupted'
+  /** Stopped by a limit, failures, or `ralph stop`: can be continued with --resume. */
+  | 'stopped'
+  | 'completed';
+
+/** The iteration in progress; kept until it finishes so a crashed run re-runs it. */
+export interface CurrentIteration {
+  number: number;
+  hat: string | null;
+  started_at: string;
+  /** Agent process (= process group) id and its /proc start time, to kill a crashed run's agent. */
+  agent_pid: number | null;
+  agent_start_time: string | null;
+}
+
+/** `.ralph/state.json`: durable loop state, written atomically after every step. */
+export interface LoopState {
+  version: 1;
+  run_id: string;
+  status: RunStatus;
+  started_at: string;
+  updated_at: string;
+  /** Pid of the ralph process that last ran this loop. */
+  pid: number;
+  workspace: string;
+  backend: string;
+  max_iterations: number;
+  /** Iterations finished (a re-run after a crash does not count twice). */
+  iterations: number;
+  current: CurrentIteration | null;
+  consecutive_failures: number;
+  cost_usd: number;
+  tokens: { input: number; output: number; cache_read: number; cache_write: number; total: number };
+  /** Runtime used so far, summed over every session of this run (resume included). */
+  elapsed_ms: number;
+  /** Events waiting to be routed (the hat engine's input). */
+  pending_events: { topic: string; payload: unknown }[];
+  events_file: string;
+  log_file: string;
+  stop_reason: string | null;
+  stop_message: string | null;
+  exit_code: number | null;
+}
+
+export function readLoopState(path: string): LoopState | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const state = JSON.parse(text) as LoopState;
+    if (state.version !== 1 || typeof state.run_id !== 'string') throw new Error('unknown format');
+    return state;
+  } catch (cause) {
+    throw new RalphError(
+      'state_corrupt',
+      `${path} is not a valid Ralph state file (${(cause as Error).message}); move it away and start with --fresh`,
+      { cause },
+    );
+  }
+}
+
+export function writeLoopState(path: string, state: LoopState): void {
+  state.updated_at = new Date().toISOString();
+  writeJsonAtomicSync(path, state);
+}
+
+/** A run is unfinished when it crashed mid-loop or was interrupted: a plain `ralph run` must not clobber it. */
+export function isUnfinished(state: LoopState): boolean {
+  return state.status === 'running' || state.status === 'interrupted';
+}
