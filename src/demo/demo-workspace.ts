@@ -68,10 +68,10 @@ const SCRIPT = `turns:
             import assert from 'node:assert';
             import { greet } from './greet.js';
             assert.strictEqual(greet('Ralph'), 'Hello, Ralph!');
-            console.log('test.js: 1 passed');
       - tool: { name: Bash, input: { command: "node test.js" } }
       - write: { path: package.json, content: "{ \\"type\\": \\"module\\" }\\n" }
       - run: node test.js
+      - print: "test.js: 1 passed"
       - write: { path: PLAN.md, content: "# Plan\\n- [x] greet.js exporting greet(name)\\n- [x] test.js checking greet\\n- [ ] README.md with usage\\n" }
       - sleep: 0.4
       - result: { text: "Added test.js; it passes.", cost_usd: 0.0172, input_tokens: 2900, output_tokens: 280, model: claude-sonnet-4-5 }

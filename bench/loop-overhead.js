@@ -1,0 +1,362 @@
+#!/usr/bin/env node
+// Loop-overhead benchmark for Ralph. Prints figures only: it never asserts on timings and exits 0
+// unless something crashes. See bench/README.md for what is measured and the targets.
+//
+//   npm run bench                      (builds first, via prebench)
+//   BENCH_REPS=5 node bench/loop-overhead.js
+//
+// Knobs (environment): BENCH_REPS (repetitions per measurement, median reported; default 3),
+// BENCH_EMIT_RUNS (default 50).
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, resolveBackend, runLoop } from '../dist/index.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const RALPH_BIN = join(ROOT, 'bin', 'ralph');
+const NODE = process.execPath;
+const REPS = positiveInt(process.env.BENCH_REPS, 3);
+const EMIT_RUNS = positiveInt(process.env.BENCH_EMIT_RUNS, 50);
+const SIZES = [100, 200, 400];
+const PROMPT = 'Benchmark prompt: do nothing and exit.';
+
+const TARGET_OVERHEAD_MS = 5;
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+function positiveInt(text, fallback) {
+  const n = Number(text);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+const tempDirs = [];
+function tempDir(tag) {
+  const dir = mkdtempSync(join(tmpdir(), `ralph-bench-${tag}-`));
+  tempDirs.push(dir);
+  return dir;
+}
+function cleanup() {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    cleanup();
+    process.exit(130);
+  });
+}
+
+/** The no-op agent: /bin/true, or a tiny sh script that exits 0 where /bin/true is missing. */
+function noopAgent() {
+  try {
+    accessSync('/bin/true', constants.X_OK);
+    return '/bin/true';
+  } catch {
+    const dir = tempDir('agent');
+    const script = join(dir, 'noop-agent.sh');
+    writeFileSync(script, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    return script;
+  }
+}
+
+function shQuote(s) {
+  return `'${s.replaceAll("'", "'\\''")}'`;
+}
+
+function writeWorkspace(agent, iterations) {
+  const ws = tempDir('ws');
+  writeFileSync(
+    join(ws, 'ralph.yml'),
+    [
+      'event_loop:',
+      `  prompt: ${JSON.stringify(PROMPT)}`,
+      `  max_iterations: ${iterations}`,
+      '  cooldown_delay_seconds: 0',
+      'cli:',
+      '  backend: custom',
+      `  command: ${JSON.stringify(agent)}`,
+      '  prompt_mode: stdin',
+      '',
+    ].join('\n'),
+  );
+  return ws;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** Nearest-rank percentile. */
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+
+const f = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : Number.NaN);
+
+/** Renders rows (arrays of strings) as an aligned table; numbers right-aligned. */
+function table(header, rows) {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));
+  const fmt = (r) =>
+    r
+      .map((cell, i) => {
+        const s = String(cell);
+        return i === 0 ? s.padEnd(widths[i]) : s.padStart(widths[i]);
+      })
+      .join('  ');
+  const lines = [fmt(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(fmt)];
+  return lines.map((l) => `  ${l}`).join('\n');
+}
+
+const out = (s = '') => process.stdout.write(`${s}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// measurements
+
+/**
+ * Runs the loop in-process via runLoop; times from the first `iteration.started` to `loop.finished`
+ * (performance.now() in the event listener). Returns ms per iteration and per-iteration start stamps.
+ */
+async function ralphInProcess(agent, iterations) {
+  const ws = writeWorkspace(agent, iterations);
+  const { config } = loadConfig({ file: join(ws, 'ralph.yml'), cwd: ws });
+  const backend = resolveBackend(config.cli.backend, config);
+  const starts = [];
+  let finishedAt;
+  const result = await runLoop({
+    workspace: ws,
+    config,
+    prompt: PROMPT,
+    backend,
+    mode: 'fresh',
+    env: process.env,
+    onEvent: (e) => {
+      if (e.type === 'iteration.started') starts.push(performance.now());
+      else if (e.type === 'loop.finished') finishedAt = performance.now();
+    },
+  });
+  if (result.state.iterations !== iterations) {
+    throw new Error(
+      `ralph ran ${result.state.iterations}/${iterations} iterations (${result.stopReason}: ${result.message})`,
+    );
+  }
+  const totalMs = finishedAt - starts[0];
+  rmSync(ws, { recursive: true, force: true });
+  return { msPerIter: totalMs / iterations, starts, finishedAt };
+}
+
+/** The same agent, N times, from a bare shell `while` loop; ms per iteration. */
+function bareLoop(agent, iterations) {
+  const script = `i=0; while [ $i -lt ${iterations} ]; do printf %s ${shQuote(PROMPT)} | ${shQuote(agent)}; i=$((i+1)); done`;
+  const t0 = performance.now();
+  const r = spawnSync('/bin/sh', ['-c', script], { stdio: 'ignore' });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`bare loop failed: status ${r.status} ${r.error ?? ''}`);
+  return ms / iterations;
+}
+
+function readVmHWM(pid) {
+  try {
+    const m = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let gnuTime;
+function hasGnuTime() {
+  if (gnuTime !== undefined) return gnuTime;
+  gnuTime = false;
+  if (existsSync('/usr/bin/time')) {
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', '/bin/sh', '-c', 'exit 0'], { encoding: 'utf8' });
+    gnuTime = r.status === 0 && /^\d+\s*$/m.test(r.stderr);
+  }
+  return gnuTime;
+}
+
+/**
+ * Runs the CLI (`node bin/ralph run -q --fresh --max-iterations N`) as a child process; returns
+ * its peak RSS in kB (GNU time %M, else the last VmHWM sampled every 50 ms) and its wall time.
+ */
+function ralphCli(agent, iterations) {
+  const ws = writeWorkspace(agent, iterations);
+  const cliArgs = [RALPH_BIN, 'run', '-q', '--fresh', '--max-iterations', String(iterations)];
+  const useTime = hasGnuTime();
+  const rssFile = join(ws, 'peak-rss.txt');
+  const [cmd, args] = useTime
+    ? ['/usr/bin/time', ['-f', '%M', '-o', rssFile, NODE, ...cliArgs]]
+    : [NODE, cliArgs];
+  return new Promise((resolvePromise, reject) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { cwd: ws, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    let hwm;
+    const poll = useTime
+      ? undefined
+      : setInterval(() => {
+          hwm = readVmHWM(child.pid) ?? hwm;
+        }, 50);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const wallMs = performance.now() - t0;
+      if (poll) clearInterval(poll);
+      // 2 = a limit was reached, the expected end here.
+      if (code !== 2 && code !== 0) {
+        reject(new Error(`ralph run exited ${code}:\n${stderr}`));
+        return;
+      }
+      let peakKb = hwm;
+      if (useTime) peakKb = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
+      rmSync(ws, { recursive: true, force: true });
+      resolvePromise({ peakKb, wallMs, method: useTime ? '/usr/bin/time %M' : '/proc VmHWM (50 ms poll)' });
+    });
+  });
+}
+
+/** Wall time of `runs` sequential spawns of a command; ms samples. */
+function timeSpawns(cmd, args, runs, options) {
+  spawnSync(cmd, args, options); // warm the page cache once, not counted
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(cmd, args, options);
+    samples.push(performance.now() - t0);
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr ?? ''}`);
+  }
+  return samples;
+}
+
+// ---------------------------------------------------------------------------------------------
+// main
+
+async function main() {
+  const agent = noopAgent();
+  const wall0 = performance.now();
+  out(`Ralph loop-overhead bench · node ${process.version} · ${process.platform}/${process.arch}`);
+  out(`agent: ${agent} (prompt on stdin) · cooldown 0 · ${REPS} rep(s) per figure, median shown`);
+  out();
+
+  // Warm-up: JIT, module graph, page cache. Not reported.
+  await ralphInProcess(agent, 20);
+  bareLoop(agent, 20);
+
+  // 1 + 2: in-process runLoop vs the bare shell loop at each N, interleaved per repetition.
+  const perN = new Map(SIZES.map((n) => [n, { ralph: [], bare: [], last: undefined }]));
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const n of SIZES) {
+      const slot = perN.get(n);
+      const r = await ralphInProcess(agent, n);
+      slot.ralph.push(r.msPerIter);
+      slot.last = r;
+      slot.bare.push(bareLoop(agent, n));
+    }
+  }
+  const rows = [];
+  const overhead = new Map();
+  for (const n of SIZES) {
+    const { ralph, bare } = perN.get(n);
+    const rm = median(ralph);
+    const bm = median(bare);
+    overhead.set(n, rm - bm);
+    rows.push([
+      `N=${n}`,
+      f(rm),
+      f(bm),
+      f(rm - bm),
+      `${f(ratio(rm, bm), 1)}x`,
+      `${f(Math.min(...ralph))}–${f(Math.max(...ralph))}`,
+    ]);
+  }
+  out('1+2. Harness overhead per iteration (in-process runLoop, first iteration.started → loop.finished)');
+  out(
+    table(['iterations', 'ralph ms/it', 'bare ms/it', 'overhead ms/it', 'ratio', 'ralph range'], rows),
+  );
+  const o200 = overhead.get(200);
+  out(
+    `  overhead @200: ${f(o200)} ms/iteration — target ≤ ${TARGET_OVERHEAD_MS} ms/iteration over the bare loop` +
+      ` (${o200 <= TARGET_OVERHEAD_MS ? 'within' : 'ABOVE'} target)`,
+  );
+  const flat = ratio(overhead.get(400), overhead.get(100));
+  out(`  flatness: overhead(400)/overhead(100) = ${f(flat)} — target ≈ 1 (flat)`);
+  // Growth inside one run: first vs last quarter of the last N=400 run.
+  const { starts, finishedAt } = perN.get(400).last;
+  const stamps = [...starts, finishedAt];
+  const q = Math.floor(starts.length / 4);
+  const firstQ = (stamps[q] - stamps[0]) / q;
+  const lastQ = (stamps[stamps.length - 1] - stamps[stamps.length - 1 - q]) / q;
+  out(
+    `  within one 400-iteration run: iterations 1–${q} ${f(firstQ)} ms/it, last ${q} ${f(lastQ)} ms/it` +
+      ` (ratio ${f(ratio(lastQ, firstQ))})`,
+  );
+  out();
+
+  // 3: peak RSS of the CLI process at 100 and 400 iterations.
+  const rss = new Map();
+  let method = '';
+  for (const n of [100, 400]) {
+    const samples = [];
+    for (let rep = 0; rep < Math.min(REPS, 2); rep++) samples.push(await ralphCli(agent, n));
+    method = samples[0].method;
+    rss.set(n, { kb: Math.max(...samples.map((s) => s.peakKb)), wall: median(samples.map((s) => s.wallMs)) });
+  }
+  out(`3. Peak RSS of \`node bin/ralph run -q --fresh --max-iterations N\` (${method})`);
+  out(
+    table(
+      ['iterations', 'peak RSS MB', 'CLI wall ms', 'CLI ms/it (incl. startup)'],
+      [100, 400].map((n) => [
+        `N=${n}`,
+        f(rss.get(n).kb / 1024, 1),
+        f(rss.get(n).wall, 0),
+        f(rss.get(n).wall / n),
+      ]),
+    ),
+  );
+  out(`  RSS(400)/RSS(100) = ${f(ratio(rss.get(400).kb, rss.get(100).kb))} — target ≈ 1 (flat)`);
+  out();
+
+  // 4: `ralph emit` latency vs a bare node startup.
+  const ws = tempDir('emit');
+  const eventsFile = join(ws, 'events.jsonl');
+  writeFileSync(eventsFile, '');
+  const env = { ...process.env, RALPH_EVENTS_FILE: eventsFile };
+  const emit = timeSpawns(NODE, [RALPH_BIN, 'emit', 'bench.topic', 'payload'], EMIT_RUNS, {
+    cwd: ws,
+    env,
+    encoding: 'utf8',
+  });
+  const bare = timeSpawns(NODE, ['-e', ''], EMIT_RUNS, { cwd: ws, env, encoding: 'utf8' });
+  const lines = readFileSync(eventsFile, 'utf8').split('\n').filter(Boolean).length;
+  out(`4. Startup latency, ${EMIT_RUNS} sequential runs each`);
+  out(
+    table(
+      ['command', 'mean ms', 'p50 ms', 'p95 ms'],
+      [
+        ['ralph emit bench.topic payload', f(mean(emit), 1), f(percentile(emit, 50), 1), f(percentile(emit, 95), 1)],
+        ["node -e ''", f(mean(bare), 1), f(percentile(bare, 50), 1), f(percentile(bare, 95), 1)],
+      ],
+    ),
+  );
+  out(
+    `  emit cost over bare node: ${f(percentile(emit, 50) - percentile(bare, 50), 1)} ms (p50) · ` +
+      `events written: ${lines}/${EMIT_RUNS + 1} (incl. 1 warm-up)`,
+  );
+  out();
+  out(`bench wall time: ${f((performance.now() - wall0) / 1000, 1)} s`);
+}
+
+try {
+  await main();
+} finally {
+  cleanup();
+}

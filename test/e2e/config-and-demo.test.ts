@@ -1,0 +1,73 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cleanupWorkspaces, makeWorkspace, readState, ROOT, runRalph } from '../helpers/workspace.ts';
+
+afterAll(cleanupWorkspaces);
+
+const seed000 = (name: string) => readFileSync(join(ROOT, 'test', 'fixtures', 'seed-000', name), 'utf8');
+
+describe('config errors', () => {
+  it('reports a misspelled key as ralph.yml:L:C with the closest valid key, for run and config validate', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'x\n',
+      'ralph.yml': 'event_loop:\n  max_iterations: 5\n  cooldown_delay_secs: 3\ncli:\n  backend: fake\n',
+    });
+    for (const args of [['run'], ['config', 'validate']]) {
+      const r = await runRalph(args, dir);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('ralph.yml:3:3');
+      expect(r.stderr).toContain('did you mean "cooldown_delay_seconds"');
+    }
+    expect(existsSync(join(dir, '.ralph'))).toBe(false);
+  });
+
+  it('reports a bad value at its position and a bad --set by its flag', async () => {
+    const dir = makeWorkspace({ 'ralph.yml': 'event_loop:\n  max_iterations: many\n' });
+    const r = await runRalph(['config', 'validate'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/ralph\.yml:2:19: event_loop\.max_iterations: .*number/);
+    const dir2 = makeWorkspace({});
+    const r2 = await runRalph(['config', 'validate', '--set', 'event_loop.max_iterations=-1'], dir2);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toContain('--set event_loop.max_iterations=-1');
+  });
+
+  it("accepts seed 000's ralph.yml unchanged", async () => {
+    const dir = makeWorkspace({ 'ralph.yml': seed000('ralph.yml'), 'PROMPT.md': seed000('PROMPT.md') });
+    const r = await runRalph(['config', 'validate'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('valid (backend claude, 3 hats)');
+    const show = await runRalph(['config', 'show', '--set', 'event_loop.cooldown_delay_seconds=1'], dir);
+    expect(show.stdout).toContain('cooldown_delay_seconds: 1');
+    expect(show.stdout).toContain('persistent: true');
+  });
+});
+
+describe('ralph demo', () => {
+  it('runs a real multi-iteration loop to completion by itself and says where the artifacts are', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-demo-test-'));
+    try {
+      const r = await runRalph(['demo', '--dir', dir], ROOT);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('iteration 4/10');
+      expect(r.stdout).toContain(`Artifacts in ${dir}`);
+      const state = readState(dir);
+      expect(state).toMatchObject({ status: 'completed', stop_reason: 'completed', iterations: 4 });
+      expect(readFileSync(join(dir, 'PLAN.md'), 'utf8')).not.toContain('[ ]');
+      expect(readdirSync(join(dir, '.ralph', 'logs'))).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('help', () => {
+  it('lists the commands and exits 0', async () => {
+    const r = await runRalph(['--help'], ROOT);
+    expect(r.code).toBe(0);
+    for (const cmd of ['run', 'status', 'stop', 'config', 'emit', 'demo']) expect(r.stdout).toContain(cmd);
+  });
+});

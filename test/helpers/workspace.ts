@@ -1,0 +1,110 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const RALPH = join(ROOT, 'bin', 'ralph');
+
+const created: string[] = [];
+
+/** A temp workspace with the given files; removed by `cleanupWorkspaces()`. */
+export function makeWorkspace(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ralph-test-'));
+  created.push(dir);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+export function cleanupWorkspaces(): void {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** ralph.yml for the fake backend with `fake-agent.yml`, plus extra event_loop settings. */
+export function fakeConfig(eventLoop: Record<string, unknown> = {}): string {
+  const lines = ['event_loop:', '  prompt_file: PROMPT.md'];
+  for (const [k, v] of Object.entries(eventLoop)) lines.push(`  ${k}: ${JSON.stringify(v)}`);
+  lines.push('cli:', '  backend: fake', '  fake_script: fake-agent.yml');
+  return `${lines.join('\n')}\n`;
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A running `ralph` process with its collected output. */
+export interface RalphProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  done: Promise<RunResult>;
+}
+
+export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): RalphProcess {
+  const child = spawn(process.execPath, [RALPH, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    err += b.toString();
+  });
+  const done = new Promise<RunResult>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout: out, stderr: err }));
+  });
+  return { child, stdout: () => out, stderr: () => err, done };
+}
+
+export function runRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  return startRalph(args, cwd, env).done;
+}
+
+export function readState(dir: string): Record<string, any> {
+  return JSON.parse(readFileSync(join(dir, '.ralph', 'state.json'), 'utf8'));
+}
+
+export function readRecords(dir: string): Record<string, any>[] {
+  const runs = join(dir, '.ralph', 'runs');
+  const out: Record<string, any>[] = [];
+  for (const run of readdirSync(runs)) {
+    const file = join(runs, run, 'iterations.jsonl');
+    if (!existsSync(file)) continue;
+    for (const line of readFileSync(file, 'utf8').split('\n')) if (line.trim()) out.push(JSON.parse(line));
+  }
+  return out;
+}
+
+export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
