@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UnfinishedRunError } from '../errors.ts';
 import { nextLogFile } from '../observe/run-log.ts';
@@ -63,7 +63,7 @@ export async function prepareRun(opts: {
     const notices: string[] = [];
     if (lock.tookOver)
       notices.push(`took over a stale lock left by pid ${lock.tookOver.pid} (no longer running)`);
-    const previous = readLoopState(paths.state);
+    const previous = readPreviousState(paths.state, opts.mode);
     if (previous && isUnfinished(previous) && opts.mode === 'auto') {
       throw new UnfinishedRunError(previous.run_id, previous.current?.number ?? previous.iterations + 1);
     }
@@ -100,7 +100,9 @@ export async function prepareRun(opts: {
           : 'no earlier run to resume; starting a new run',
       );
     }
-    const eventsFile = join('.ralph', `events-${compactStamp(opts.now)}.jsonl`);
+    let eventsFile = join('.ralph', `events-${compactStamp(opts.now)}.jsonl`);
+    // Two runs started in the same second must not share an event log.
+    if (existsSync(join(paths.root, eventsFile))) eventsFile = join('.ralph', `events-${runId}.jsonl`);
     ensureEventsFile(paths, eventsFile);
     const state: LoopState = {
       version: 1,
@@ -130,6 +132,17 @@ export async function prepareRun(opts: {
   } catch (error) {
     lock.release();
     throw error;
+  }
+}
+
+/** The earlier run's state; with --fresh an unreadable state file is set aside instead of failing. */
+function readPreviousState(path: string, mode: StartMode): LoopState | undefined {
+  try {
+    return readLoopState(path);
+  } catch (error) {
+    if (mode !== 'fresh') throw error;
+    renameSync(path, `${path}.corrupt-${Date.now()}`);
+    return undefined;
   }
 }
 

@@ -65,7 +65,7 @@ export function readLoopState(path: string): LoopState | undefined {
   } catch (cause) {
     throw new RalphError(
       'state_corrupt',
-      `${path} is not a valid Ralph state file (${(cause as Error).message}); move it away and start with --fresh`,
+      `${path} is not a valid Ralph state file (${(cause as Error).message}); start over with --fresh (the file is kept aside as state.json.corrupt-*)`,
       { cause },
     );
   }

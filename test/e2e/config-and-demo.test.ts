@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, readState, ROOT, runRalph } from '../helpers/workspace.ts';
+import { cleanupWorkspaces, makeWorkspace, ROOT, readState, runRalph } from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,11 @@ describe('durable state: kill -9 and --resume', () => {
       ].join('\n'),
     });
     const first = startRalph(['run'], dir);
-    await waitFor(() => existsSync(join(dir, 'grandchild.pid')) && stateOf(dir)?.current?.agent_pid > 0, 15_000, 'iteration 2 agent');
+    await waitFor(
+      () => existsSync(join(dir, 'grandchild.pid')) && stateOf(dir)?.current?.agent_pid > 0,
+      15_000,
+      'iteration 2 agent',
+    );
     const before = readState(dir);
     expect(before.current.number).toBe(2);
     expect(before.iterations).toBe(1);
@@ -91,7 +95,13 @@ describe('durable state: kill -9 and --resume', () => {
         status: 'running',
         pid: 999999,
         iterations: 7,
-        current: { number: 8, hat: null, started_at: new Date().toISOString(), agent_pid: null, agent_start_time: null },
+        current: {
+          number: 8,
+          hat: null,
+          started_at: new Date().toISOString(),
+          agent_pid: null,
+          agent_start_time: null,
+        },
         tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
       }),
     });
@@ -100,6 +110,23 @@ describe('durable state: kill -9 and --resume', () => {
     const state = readState(dir);
     expect(state.run_id).not.toBe('old-run');
     expect(state.iterations).toBe(1);
+  });
+
+  it('a corrupt state.json is reported with what to do; --fresh keeps it aside and starts over', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      'fake-agent.yml': 'turns:\n  - do: [{ print: ok }]\n',
+      '.ralph/state.json': '{"version": 1, "run_id": "half-writ',
+    });
+    const refused = await runRalph(['run'], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('state.json is not a valid Ralph state file');
+    expect(refused.stderr).toContain('--fresh');
+    const fresh = await runRalph(['run', '--fresh'], dir);
+    expect(fresh.code).toBe(2);
+    expect(readState(dir).iterations).toBe(1);
+    expect(readdirSync(join(dir, '.ralph')).some((n) => n.startsWith('state.json.corrupt-'))).toBe(true);
   });
 
   it('a finished run does not block a plain `ralph run`', async () => {
@@ -170,7 +197,11 @@ describe('one loop per workspace', () => {
       'PROMPT.md': 'work\n',
       'ralph.yml': fakeConfig({ max_iterations: 1 }),
       'fake-agent.yml': 'turns:\n  - do: [{ print: ok }]\n',
-      '.ralph/loop.lock': JSON.stringify({ pid: deadPid, host: hostname(), started_at: new Date().toISOString() }),
+      '.ralph/loop.lock': JSON.stringify({
+        pid: deadPid,
+        host: hostname(),
+        started_at: new Date().toISOString(),
+      }),
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(2);
@@ -233,6 +264,10 @@ describe('Ctrl-C', () => {
     loop.child.kill('SIGINT');
     const r = await loop.done;
     expect(r.code).toBe(130);
-    await waitFor(() => !pidAlive(Number(readFileSync(join(dir, 'stubborn.pid'), 'utf8'))), 5000, 'stubborn child killed');
+    await waitFor(
+      () => !pidAlive(Number(readFileSync(join(dir, 'stubborn.pid'), 'utf8'))),
+      5000,
+      'stubborn child killed',
+    );
   });
 });

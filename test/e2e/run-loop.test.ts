@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
+import {
+  cleanupWorkspaces,
+  fakeConfig,
+  makeWorkspace,
+  readRecords,
+  readState,
+  runRalph,
+} from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);
 
@@ -98,11 +105,24 @@ describe('ralph run (solo mode, fake backend)', () => {
     expect(records.map((x) => x.consecutive_failures)).toEqual([1, 2, 3]);
   });
 
+  it('counts a crashed agent (killed by a signal) as a failed iteration', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': PROMPT,
+      'ralph.yml': fakeConfig({ max_consecutive_failures: 1 }),
+      'fake-agent.yml': 'turns:\n  - do:\n      - print: "about to crash"\n      - crash: true\n',
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(1);
+    expect(readRecords(dir)[0]).toMatchObject({ verdict: 'failure', signal: 'SIGKILL', exit_code: null });
+    expect(readRecords(dir)[0]?.reason).toContain('SIGKILL');
+  });
+
   it('a success resets the consecutive failure count', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': PROMPT,
       'ralph.yml': fakeConfig({ max_consecutive_failures: 2, max_iterations: 5 }),
-      'fake-agent.yml': 'turns:\n  - when: { iteration: [2, 4] }\n    do: [{ print: ok }]\n  - do: [{ exit: 1 }]\n',
+      'fake-agent.yml':
+        'turns:\n  - when: { iteration: [2, 4] }\n    do: [{ print: ok }]\n  - do: [{ exit: 1 }]\n',
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(2);
@@ -128,7 +148,18 @@ describe('ralph run (solo mode, fake backend)', () => {
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatch(/^\d{4}-\d{2}-\d{2}_001\.log$/);
     const log = readFileSync(join(dir, '.ralph', 'logs', logs[0]!), 'utf8');
-    for (const field of ['Iteration: 1', 'Iteration: 2', 'Mode: solo', 'Branch:', 'Started:', 'Completed:', 'Duration:', 'Commit:', 'Context: 0.5%', 'Cost: $0.2500']) {
+    for (const field of [
+      'Iteration: 1',
+      'Iteration: 2',
+      'Mode: solo',
+      'Branch:',
+      'Started:',
+      'Completed:',
+      'Duration:',
+      'Commit:',
+      'Context: 0.5%',
+      'Cost: $0.2500',
+    ]) {
       expect(log).toContain(field);
     }
     expect(log).toContain('"result":"did step 2"');
@@ -138,7 +169,13 @@ describe('ralph run (solo mode, fake backend)', () => {
     expect(state.tokens.total).toBe(2200);
     const records = readRecords(dir);
     expect(records).toHaveLength(2);
-    expect(records[1]).toMatchObject({ iteration: 2, backend: 'fake', cost_usd: 0.25, model: 'claude-sonnet-4-5', verdict: 'success' });
+    expect(records[1]).toMatchObject({
+      iteration: 2,
+      backend: 'fake',
+      cost_usd: 0.25,
+      model: 'claude-sonnet-4-5',
+      verdict: 'success',
+    });
     expect(records[1]?.tokens.total).toBe(1100);
     expect(r.stdout).toMatch(/cost \$0\.50/);
   });
@@ -149,7 +186,10 @@ describe('ralph run (solo mode, fake backend)', () => {
       'ralph.yml': fakeConfig(),
       'fake-agent.yml': 'turns:\n  - do:\n      - write: { path: ran.txt, content: x }\n',
     });
-    const r = await runRalph(['run', '--dry-run', '--set', 'event_loop.cooldown_delay_seconds=7', '--max-iterations', '4'], dir);
+    const r = await runRalph(
+      ['run', '--dry-run', '--set', 'event_loop.cooldown_delay_seconds=7', '--max-iterations', '4'],
+      dir,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('cooldown_delay_seconds: 7');
     expect(r.stdout).toContain('max_iterations: 4');
@@ -202,7 +242,10 @@ describe('ralph run (solo mode, fake backend)', () => {
     expect(env).toContain('CLAUDECODE=unset');
     expect(readFileSync(join(dir, 'cwd.txt'), 'utf8').trim()).toBe(dir);
     expect(readFileSync(join(dir, 'which.txt'), 'utf8').trim()).toMatch(/bin\/ralph$/);
-    const events = readFileSync(join(dir, state.events_file), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const events = readFileSync(join(dir, state.events_file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ topic: 'work.done', payload: 'item-1.txt' });
     expect(Date.parse(events[0].ts)).not.toBeNaN();

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace, pidAlive, readRecords, readState, runRalph } from '../helpers/workspace.ts';
+import {
+  cleanupWorkspaces,
+  fakeConfig,
+  makeWorkspace,
+  pidAlive,
+  readRecords,
+  readState,
+  runRalph,
+} from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);
 
@@ -11,7 +19,11 @@ describe('process supervision and in-iteration limits', () => {
   it('kills a hung agent and the grandchild holding its stdout at the iteration timeout', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
-      'ralph.yml': fakeConfig({ iteration_timeout_seconds: 1, kill_grace_seconds: 0.5, max_consecutive_failures: 1 }),
+      'ralph.yml': fakeConfig({
+        iteration_timeout_seconds: 1,
+        kill_grace_seconds: 0.5,
+        max_consecutive_failures: 1,
+      }),
       'fake-agent.yml': [
         'turns:',
         '  - do:',
@@ -35,7 +47,8 @@ describe('process supervision and in-iteration limits', () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
       'ralph.yml': fakeConfig({ max_iterations: 1 }),
-      'fake-agent.yml': 'turns:\n  - do:\n      - spawn_grandchild: { pid_file: grandchild.pid, seconds: 600 }\n      - print: done\n',
+      'fake-agent.yml':
+        'turns:\n  - do:\n      - spawn_grandchild: { pid_file: grandchild.pid, seconds: 600 }\n      - print: done\n',
     });
     const started = Date.now();
     const r = await runRalph(['run'], dir);
@@ -49,7 +62,11 @@ describe('process supervision and in-iteration limits', () => {
   it('kills an agent that stays silent longer than idle_timeout_seconds', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
-      'ralph.yml': fakeConfig({ idle_timeout_seconds: 0.5, max_consecutive_failures: 1, kill_grace_seconds: 0.5 }),
+      'ralph.yml': fakeConfig({
+        idle_timeout_seconds: 0.5,
+        max_consecutive_failures: 1,
+        kill_grace_seconds: 0.5,
+      }),
       'fake-agent.yml': 'turns:\n  - do:\n      - print: thinking\n      - sleep: 60\n',
     });
     const r = await runRalph(['run'], dir);
@@ -113,7 +130,8 @@ describe('process supervision and in-iteration limits', () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
       'ralph.yml': fakeConfig({ max_iterations: 1 }),
-      'fake-agent.yml': 'turns:\n  - do:\n      - run: "i=0; while [ $i -lt 20000 ]; do echo line-$i-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; i=$((i+1)); done"\n',
+      'fake-agent.yml':
+        'turns:\n  - do:\n      - run: "i=0; while [ $i -lt 20000 ]; do echo line-$i-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; i=$((i+1)); done"\n',
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(2);

@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type LoopEvent, loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
+import { cleanupWorkspaces, fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
+
+afterAll(cleanupWorkspaces);
+
+describe('runLoop (library API)', () => {
+  it('emits one typed event stream: started, iterations with agent events, finished', async () => {
+    const dir = makeWorkspace({
+      'ralph.yml': fakeConfig({ max_iterations: 5 }),
+      'fake-agent.yml': [
+        'turns:',
+        '  - when: { iteration: 2 }',
+        '    do:',
+        '      - assistant: "finishing"',
+        '        usage: { input_tokens: 10, output_tokens: 5 }',
+        '      - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.01 }',
+        '  - do: [{ print: "step {{iteration}}" }]',
+      ].join('\n'),
+    });
+    const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
+    const events: LoopEvent[] = [];
+    const result = await runLoop({
+      workspace: dir,
+      config,
+      prompt: 'build it',
+      backend: resolveBackend(config.cli.backend, config),
+      onEvent: (e) => events.push(e),
+    });
+    expect(result).toMatchObject({ exitCode: 0, stopReason: 'completed' });
+    const kinds = events
+      .filter((e) => e.type !== 'agent.output' && e.type !== 'agent.event')
+      .map((e) => e.type);
+    expect(kinds).toEqual([
+      'loop.started',
+      'iteration.started',
+      'agent.spawned',
+      'iteration.finished',
+      'iteration.started',
+      'agent.spawned',
+      'iteration.finished',
+      'loop.finished',
+    ]);
+    const agentEvents = events.flatMap((e) => (e.type === 'agent.event' ? [e.event.type] : []));
+    expect(agentEvents).toEqual(['text', 'text', 'usage', 'result']);
+    const finished = events.at(-1);
+    expect(finished).toMatchObject({ type: 'loop.finished', iterations: 2, costUsd: 0.01 });
+    // The same stream fed the run log.
+    expect(readFileSync(result.logFile, 'utf8')).toContain('step 1');
+  });
+});
