@@ -98,12 +98,14 @@ function issuesFromZod(
 /** Parses YAML text into a plain object, reporting syntax errors as `file:line:col`. */
 export function parseConfigText(text: string, label: string): SourceDoc & { raw: Record<string, unknown> } {
   const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (document.errors.length > 0) {
     throw new ConfigError(
       document.errors.map((e) => {
         const pos = e.linePos?.[0] ?? { line: 0, col: 0 };
-        return { file: label, line: pos.line, col: pos.col, path: '', message: e.message.split('\n')[0]! };
+        // prettyErrors appends " at line L, column C:" and a code frame; the location is reported separately.
+        const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+        return { file: label, line: pos.line, col: pos.col, path: '', message };
       }),
     );
   }
@@ -149,6 +151,9 @@ export function loadConfig(options: {
   }
   const merged = applyOverrides(doc?.raw ?? {}, overrides);
   const result = configSchema.safeParse(merged);
-  if (!result.success) throw new ConfigError(issuesFromZod(result.error, doc, overrides));
+  if (!result.success) {
+    const issues = issuesFromZod(result.error, doc, overrides).sort((a, b) => a.line - b.line || a.col - b.col);
+    throw new ConfigError(issues);
+  }
   return { config: result.data, file: options.file };
 }

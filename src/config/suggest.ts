@@ -23,6 +23,11 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
   }
   if (best === undefined) return undefined;
   const allowed = Math.max(2, Math.floor(word.length / 3));
-  const containment = best.name.includes(lower) || lower.includes(best.name.toLowerCase());
-  return best.d <= allowed || containment ? best.name : undefined;
+  if (best.d <= allowed) return best.name;
+  // A fragment of a real key (`max_runtime` for `max_runtime_seconds`): suggest it when unambiguous.
+  const containing = candidates.filter((name) => {
+    const n = name.toLowerCase();
+    return n.includes(lower) || lower.includes(n);
+  });
+  return containing.length === 1 ? containing[0] : undefined;
 }

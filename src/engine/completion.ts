@@ -33,5 +33,6 @@ export function promiseFulfilled(finalOutput: string, promise: string, prompt: s
     if (at >= 0) text = text.slice(0, at) + text.slice(at + body.length);
   }
   const last = lastNonEmptyLine(text);
-  return last !== undefined && normalizeLine(last) === promise.trim();
+  if (last === undefined) return false;
+  return last.trim() === promise.trim() || normalizeLine(last) === normalizeLine(promise);
 }

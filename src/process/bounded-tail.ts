@@ -17,7 +17,7 @@ export class BoundedTail {
 
   private compact(): void {
     const joined = this.chunks.join('');
-    const kept = joined.slice(-this.limit);
+    const kept = this.limit > 0 ? joined.slice(-this.limit) : '';
     this.dropped ||= kept.length < joined.length;
     this.chunks = [kept];
     this.length = kept.length;
@@ -49,17 +49,22 @@ export class LineSplitter {
   push(chunk: string): void {
     let start = 0;
     for (let nl = chunk.indexOf('\n', start); nl !== -1; nl = chunk.indexOf('\n', start)) {
-      this.emit(this.partial + chunk.slice(start, nl));
+      this.append(chunk.slice(start, nl));
+      this.emit(this.partial);
       this.partial = '';
       this.overflow = false;
       start = nl + 1;
     }
-    if (start < chunk.length && !this.overflow) {
-      this.partial += chunk.slice(start);
-      if (this.partial.length > this.maxLine) {
-        this.partial = this.partial.slice(0, this.maxLine);
-        this.overflow = true;
-      }
+    if (start < chunk.length) this.append(chunk.slice(start));
+  }
+
+  /** Adds text to the current line, cutting it at `maxLine` and dropping the rest of that line. */
+  private append(text: string): void {
+    if (this.overflow) return;
+    this.partial += text;
+    if (this.partial.length > this.maxLine) {
+      this.partial = this.partial.slice(0, this.maxLine);
+      this.overflow = true;
     }
   }
 

@@ -21,11 +21,14 @@ describe('architecture', () => {
     expect(core.length).toBeGreaterThan(20);
   });
 
-  it.each(core.map((f) => [relative(SRC, f), f]))('%s does no console I/O, never exits, never imports the CLI', (_name, file) => {
-    const text = readFileSync(file, 'utf8');
-    expect(text).not.toMatch(/\bconsole\./);
-    expect(text).not.toMatch(/process\.exit\b/);
-    expect(text).not.toMatch(/process\.(stdout|stderr)\.write/);
-    expect(text).not.toMatch(/from '\.\.\/cli\//);
-  });
+  it.each(core.map((f) => [relative(SRC, f), f]))(
+    '%s does no console I/O, never exits, never imports the CLI',
+    (_name, file) => {
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toMatch(/\bconsole\./);
+      expect(text).not.toMatch(/process\.exit\b/);
+      expect(text).not.toMatch(/process\.(stdout|stderr)\.write/);
+      expect(text).not.toMatch(/from '\.\.\/cli\//);
+    },
+  );
 });

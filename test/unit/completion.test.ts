@@ -110,15 +110,12 @@ describe('promiseFulfilled', () => {
   describe('promises that contain decoration characters', () => {
     // A completion promise is any non-empty string (schema: z.string().min(1)); when the agent prints it
     // verbatim as its last line the loop must complete.
-    it.each([
-      ['<promise>COMPLETE</promise>'],
-      ['ALL DONE!'],
-      ['Done.'],
-      ['**FINISHED**'],
-      ['#done'],
-    ])('promise %j printed verbatim as the last line → true', (promise) => {
-      expect(promiseFulfilled(`Work finished.\n${promise}\n`, promise, PROMPT)).toBe(true);
-    });
+    it.each([['<promise>COMPLETE</promise>'], ['ALL DONE!'], ['Done.'], ['**FINISHED**'], ['#done']])(
+      'promise %j printed verbatim as the last line → true',
+      (promise) => {
+        expect(promiseFulfilled(`Work finished.\n${promise}\n`, promise, PROMPT)).toBe(true);
+      },
+    );
   });
 
   describe('properties', () => {

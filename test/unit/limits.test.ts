@@ -82,13 +82,24 @@ describe('limitReached', () => {
   });
 
   it('treats undefined runtime/cost/token limits as unlimited', () => {
-    const unlimited: Limits = { ...limits, maxRuntimeMs: undefined, maxCostUsd: undefined, maxTokens: undefined };
+    const unlimited: Limits = {
+      ...limits,
+      maxRuntimeMs: undefined,
+      maxCostUsd: undefined,
+      maxTokens: undefined,
+    };
     const big: Counters = { ...zero, elapsedMs: 1e12, costUsd: 1e9, tokens: 1e12 };
     expect(limitReached(big, unlimited)).toBeUndefined();
   });
 
   it('consecutive failures take precedence over resource limits', () => {
-    const all: Counters = { iterations: 10, elapsedMs: 60_000, costUsd: 5, tokens: 100_000, consecutiveFailures: 3 };
+    const all: Counters = {
+      iterations: 10,
+      elapsedMs: 60_000,
+      costUsd: 5,
+      tokens: 100_000,
+      consecutiveFailures: 3,
+    };
     expect(limitReached(all, limits)?.reason).toBe('consecutive_failures');
   });
 
@@ -167,7 +178,11 @@ describe('judgeIteration', () => {
   });
 
   it('interruption aborts with exit 130; stop --now cancels with exit 0', () => {
-    const v = judgeIteration({ ...ok, killedBy: 'interrupted', exitCode: null, signal: 'SIGTERM' }, limits, zero);
+    const v = judgeIteration(
+      { ...ok, killedBy: 'interrupted', exitCode: null, signal: 'SIGTERM' },
+      limits,
+      zero,
+    );
     expect(v).toMatchObject({ kind: 'aborted', stop: { reason: 'interrupted', exitCode: 130 } });
     const s = judgeIteration({ ...ok, killedBy: 'stop_requested' }, limits, zero);
     expect(s).toMatchObject({ kind: 'aborted', stop: { reason: 'cancelled', exitCode: 0 } });
