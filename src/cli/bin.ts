@@ -1,6 +1,17 @@
 import { processIO } from './io.ts';
-import { runCli } from './main.ts';
 
-// The only place that exits the process.
-const code = await runCli(process.argv.slice(2), processIO());
-process.exitCode = code;
+// The only place that exits the process. `ralph emit` runs inside agent tool calls, so it loads
+// only its own module, not the CLI framework, config schema and engine.
+const args = process.argv.slice(2);
+if (args[0] === 'emit' && !args.includes('-h') && !args.includes('--help')) {
+  const { emitCommand } = await import('./emit-command.ts');
+  try {
+    emitCommand(args.slice(1), process.cwd(), process.env);
+  } catch (error) {
+    process.stderr.write(`ralph: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  }
+} else {
+  const { runCli } = await import('./main.ts');
+  process.exitCode = await runCli(args, processIO());
+}

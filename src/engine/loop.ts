@@ -224,8 +224,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       agent_pid: null,
       agent_start_time: null,
     };
-    state.status = 'running';
-    persist();
+    // Persisted once the agent's pid is known (onSpawn); a crash before that re-runs the same number anyway.
     emit({
       type: 'iteration.started',
       iteration: number,
