@@ -23,7 +23,9 @@ describe('workspace lock', () => {
   it('takes over a lock whose holder is dead, and a half-written one', () => {
     const dir = makeWorkspace();
     const file = join(dir, 'loop.lock');
-    const deadPid = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString());
+    const deadPid = Number(
+      spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString(),
+    );
     writeFileSync(file, JSON.stringify({ pid: deadPid, host: hostname(), started_at: 'x' }));
     const held = acquireLock(file, 'run');
     expect(held.tookOver?.pid).toBe(deadPid);
