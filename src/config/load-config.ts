@@ -152,7 +152,9 @@ export function loadConfig(options: {
   const merged = applyOverrides(doc?.raw ?? {}, overrides);
   const result = configSchema.safeParse(merged);
   if (!result.success) {
-    const issues = issuesFromZod(result.error, doc, overrides).sort((a, b) => a.line - b.line || a.col - b.col);
+    const issues = issuesFromZod(result.error, doc, overrides).sort(
+      (a, b) => a.line - b.line || a.col - b.col,
+    );
     throw new ConfigError(issues);
   }
   return { config: result.data, file: options.file };
