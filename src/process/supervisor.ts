@@ -67,8 +67,10 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
     });
     const pid = child.pid;
 
+    let exited = false;
     const kill = (reason: string) => {
-      if (killedBy !== null || pid === undefined) return;
+      // An agent that already exited on its own is not "killed" by a timer firing just after.
+      if (killedBy !== null || pid === undefined || exited) return;
       killedBy = reason;
       killing = killGroup(pid, options.killGraceMs);
     };
@@ -138,6 +140,7 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
 
     child.on('exit', (code, signal) => {
       exit = { code, signal };
+      exited = true;
       // Whatever the agent left behind in its group (a grandchild holding stdout, a dev server)
       // must not outlive the iteration.
       void (async () => {

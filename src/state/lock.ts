@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { LockHeldError, RalphError } from '../errors.ts';
-import { isPidAlive } from '../process/pids.ts';
+import { isPidAlive, readProcStat } from '../process/pids.ts';
 import { writeJsonAtomicSync } from './atomic-write.ts';
 
 /** Content of `.ralph/loop.lock`. */
@@ -10,6 +10,8 @@ export interface LockInfo {
   host: string;
   started_at: string;
   run_id?: string;
+  /** The holder's /proc start time: tells a live holder from an unrelated process that reused its pid. */
+  start_time?: string;
 }
 
 export function readLock(path: string): LockInfo | undefined {
@@ -23,7 +25,10 @@ export function readLock(path: string): LockInfo | undefined {
 
 /** True when the lock's holder is a live process (on another host we cannot tell, so assume it is). */
 export function lockHolderAlive(info: LockInfo): boolean {
-  return info.host !== hostname() || isPidAlive(info.pid);
+  if (info.host !== hostname()) return true;
+  if (!isPidAlive(info.pid)) return false;
+  const now = readProcStat(info.pid)?.startTime;
+  return info.start_time === undefined || now === undefined || now === info.start_time;
 }
 
 /** A held workspace lock; `release()` is idempotent and only removes the lock if it is still ours. */

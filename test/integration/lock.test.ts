@@ -37,6 +37,18 @@ describe('workspace lock', () => {
     again.release();
   });
 
+  it('treats a lock whose pid now belongs to another process as stale', () => {
+    const file = join(makeWorkspace(), 'loop.lock');
+    // Our own pid, but a start time that is not ours: the holder died and the pid was reused.
+    writeFileSync(
+      file,
+      JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'x', start_time: '1' }),
+    );
+    const held = acquireLock(file, 'run');
+    expect(held.tookOver?.start_time).toBe('1');
+    held.release();
+  });
+
   it('release does not remove a lock that now belongs to someone else', () => {
     const file = join(makeWorkspace(), 'loop.lock');
     const held = acquireLock(file, 'run');
