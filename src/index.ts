@@ -37,6 +37,5 @@ export { createConsoleReporter } from './observe/console-reporter.ts';
 export { createRunLogSink } from './observe/run-log.ts';
 export { type SuperviseOptions, type SuperviseResult, supervise } from './process/supervisor.ts';
 export { assemblePrompt, type PromptInput } from './routing/prompt.ts';
-export { type Route, routeIteration } from './routing/route.ts';
 export { type LoopState, readLoopState } from './state/loop-state.ts';
 export { ralphPaths } from './state/paths.ts';

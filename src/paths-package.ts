@@ -8,3 +8,5 @@ export const RALPH_BIN = fileURLToPath(new URL('../bin/ralph', import.meta.url))
 export const RALPH_BIN_DIR = fileURLToPath(new URL('../bin/', import.meta.url)).replace(/\/$/, '');
 /** The compiled scripted fake agent. */
 export const FAKE_AGENT_MAIN = fileURLToPath(new URL('../dist/fake-agent/main.js', import.meta.url));
+/** Preset templates shipped with the package (`presets/<name>/`). */
+export const PRESETS_DIR = fileURLToPath(new URL('../presets/', import.meta.url)).replace(/\/$/, '');

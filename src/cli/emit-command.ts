@@ -38,7 +38,12 @@ export function emitCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv)
     }
   }
   const file = resolveEventsFile(cwd, env);
-  const line = `${JSON.stringify({ topic, payload, ts: new Date().toISOString() })}\n`;
+  const event: Record<string, unknown> = { topic, payload, ts: new Date().toISOString() };
+  // Inside a loop, say which iteration and hat published it (for `ralph events --iteration`).
+  const iteration = Number(env.RALPH_ITERATION);
+  if (Number.isInteger(iteration) && iteration > 0) event.iteration = iteration;
+  if (env.RALPH_HAT) event.hat = env.RALPH_HAT;
+  const line = `${JSON.stringify(event)}\n`;
   appendFileSync(file, line); // O_APPEND: concurrent emitters never interleave within a line
   return file;
 }

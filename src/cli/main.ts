@@ -3,9 +3,13 @@ import { ConfigError, ExitCode, RalphError } from '../errors.ts';
 import { configShowCommand, configValidateCommand } from './config-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { emitCommand } from './emit-command.ts';
+import { registerEventsCommand } from './events-command.ts';
+import { registerHatsCommand } from './hats-command.ts';
+import { registerInitCommands } from './init-command.ts';
 import type { CliIO } from './io.ts';
 import { runCommand } from './run-command.ts';
 import { statusCommand, stopCommand } from './status-command.ts';
+import { registerToolsCommand } from './tools-command.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -93,6 +97,11 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
       );
       setCode(ExitCode.ok);
     });
+
+  registerInitCommands(program, io, setCode);
+  registerEventsCommand(program, io, setCode);
+  registerHatsCommand(program, io, setCode);
+  registerToolsCommand(program, io, setCode);
 
   program
     .command('demo')

@@ -1,11 +1,13 @@
 import { stringify } from 'yaml';
-import { runLoop } from '../engine/loop.ts';
+import { initialEvents, runLoop } from '../engine/loop.ts';
 import type { StartMode } from '../engine/run-setup.ts';
+import { readWorkspaceContext } from '../engine/workspace-context.ts';
 import { ExitCode, UsageError } from '../errors.ts';
 import { createConsoleReporter, type Verbosity } from '../observe/console-reporter.ts';
 import { killGroupNow } from '../process/kill-group.ts';
 import { assemblePrompt } from '../routing/prompt.ts';
-import { routeIteration } from '../routing/route.ts';
+import { selectHat } from '../routing/select-hat.ts';
+import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
 import { type RunFlags, resolveRun } from './resolve-run.ts';
 import { shellCommand } from './shell-quote.ts';
@@ -32,11 +34,29 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
   const { config, backend } = resolved;
 
   if (flags.dryRun) {
-    const route = routeIteration(config, []);
+    const pending = initialEvents(config);
+    const route = selectHat(config.hats, pending, { activations: {} });
+    const paths = ralphPaths(io.cwd);
+    const context = readWorkspaceContext(config, paths);
     const prompt = assemblePrompt({
       base: resolved.prompt,
       completionPromise: config.event_loop.completion_promise,
-      hatInstructions: route.hat ? route.hat.instructions : null,
+      hat:
+        route.hat && route.hatId
+          ? {
+              id: route.hatId,
+              name: route.hat.name ?? route.hatId,
+              instructions: route.hat.instructions,
+              publishes: route.hat.publishes,
+            }
+          : null,
+      hatsMode: Object.keys(config.hats).length > 0,
+      events: route.consumed,
+      // A new run starts with an empty scratchpad.
+      scratchpad: null,
+      scratchpadBudget: 0,
+      memories: context.memories,
+      readyTasks: context.readyTasks,
     });
     const inv = backend.buildInvocation({ prompt, config, workspace: io.cwd, extraArgs });
     io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(config)}\n`);

@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigIssue, RalphError } from '../errors.ts';
+import { hatConfigIssues } from '../routing/hat-checks.ts';
 import { applyOverrides, type ConfigOverride } from './overrides.ts';
 import { configSchema, type RalphConfig } from './schema.ts';
 import { knownKeysAt } from './schema-keys.ts';
@@ -95,6 +96,19 @@ function issuesFromZod(
   return out;
 }
 
+/** Locates a problem found after schema validation the way schema issues are located. */
+function locatedIssue(
+  path: readonly PropertyKey[],
+  message: string,
+  doc: SourceDoc | undefined,
+  overrides: readonly ConfigOverride[],
+): ConfigIssue {
+  const override = overrideFor(path, overrides);
+  if (override) return { file: override.source, line: 0, col: 0, path: dotted(path), message };
+  const pos = doc ? locate(doc, path) : { line: 0, col: 0 };
+  return { file: doc?.label ?? '(defaults)', line: pos.line, col: pos.col, path: dotted(path), message };
+}
+
 /** Parses YAML text into a plain object, reporting syntax errors as `file:line:col`. */
 export function parseConfigText(text: string, label: string): SourceDoc & { raw: Record<string, unknown> } {
   const lineCounter = new LineCounter();
@@ -156,6 +170,14 @@ export function loadConfig(options: {
       (a, b) => a.line - b.line || a.col - b.col,
     );
     throw new ConfigError(issues);
+  }
+  const hatIssues = hatConfigIssues(result.data);
+  if (hatIssues.length > 0) {
+    throw new ConfigError(
+      hatIssues
+        .map(({ path, message }) => locatedIssue(path, message, doc, overrides))
+        .sort((a, b) => a.line - b.line || a.col - b.col),
+    );
   }
   return { config: result.data, file: options.file };
 }

@@ -42,6 +42,8 @@ export const eventLoopSchema = z.strictObject({
   /** Deprecated in ralph-orchestrator in favour of starting_event; accepted for existing files. */
   starting_hat: z.string().min(1).optional(),
   persistent: z.boolean().default(false),
+  /** Persistent mode: while idle, wait for a change under these paths (or a new event) before calling the agent. */
+  idle_watch: z.array(z.string().min(1)).default([]),
   required_events: z.array(z.string()).default([]),
   cancellation_promise: z.string().optional(),
   enforce_hat_scope: z.boolean().default(false),

@@ -28,6 +28,8 @@ export interface IterationRecord {
   model: string | null;
   head_before: string | null;
   head_after: string | null;
+  /** Topics the agent published in this iteration. */
+  events: string[];
   /** complete | success | failure | limit | aborted */
   verdict: string;
   reason: string | null;
@@ -58,7 +60,36 @@ export type LoopEvent =
       branch: string | undefined;
       startedAt: number;
     }
+  | { type: 'hat.activated'; iteration: number; hatId: string; hatName: string; triggeredBy: string[] }
+  /** The prompt of an iteration, and the scratchpad as it was read from disk for it. */
+  | {
+      type: 'prompt.assembled';
+      iteration: number;
+      hat: string | null;
+      prompt: string;
+      bytes: number;
+      scratchpad: string | null;
+    }
   | { type: 'agent.spawned'; iteration: number; pid: number; command: string }
+  /** An event entered the run: published by the agent, a tag, or injected by Ralph (`source`). */
+  | {
+      type: 'event.published';
+      iteration: number;
+      hat: string | null;
+      topic: string;
+      payload: unknown;
+      source: string;
+    }
+  | { type: 'event.malformed'; iteration: number; line: string; error: string }
+  | {
+      type: 'completion.decided';
+      iteration: number;
+      accepted: boolean;
+      reasons: string[];
+      persistent: boolean;
+    }
+  | { type: 'loop.idle'; iteration: number; watch: readonly string[]; cooldownMs: number }
+  | { type: 'loop.woke'; iteration: number; reason: string }
   | { type: 'agent.output'; iteration: number; stream: 'stdout' | 'stderr'; text: string }
   | { type: 'agent.event'; iteration: number; event: AgentEvent }
   | { type: 'iteration.finished'; record: IterationRecord; totals: { costUsd: number; tokens: number } }

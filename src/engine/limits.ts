@@ -26,6 +26,9 @@ export type StopReason =
   | 'max_cost'
   | 'max_tokens'
   | 'consecutive_failures'
+  | 'stale_loop'
+  | 'no_events'
+  | 'malformed_events'
   | 'interrupted'
   | 'cancelled'
   | 'error';
@@ -44,6 +47,9 @@ export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   max_cost: ExitCode.limit,
   max_tokens: ExitCode.limit,
   consecutive_failures: ExitCode.failure,
+  stale_loop: ExitCode.failure,
+  no_events: ExitCode.failure,
+  malformed_events: ExitCode.failure,
   error: ExitCode.failure,
   interrupted: ExitCode.interrupted,
 };

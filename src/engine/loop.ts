@@ -1,21 +1,34 @@
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { resolveBackend } from '../backends/registry.ts';
 import type { Backend } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { readGitHead } from '../git/head.ts';
+import { createDiagnosticsSink } from '../observe/diagnostics.ts';
 import { createRunLogSink } from '../observe/run-log.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
 import { assemblePrompt } from '../routing/prompt.ts';
-import { routeIteration } from '../routing/route.ts';
+import { selectHat } from '../routing/select-hat.ts';
+import { appendEvent } from '../state/events-log.ts';
 import { type LoopState, writeLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { buildAgentEnv } from './agent-env.ts';
+import { collectEvents } from './collect-events.ts';
 import { promiseFulfilled } from './completion.ts';
+import {
+  decideEvents,
+  eventSignature,
+  type PendingEvent,
+  STALE_REPEATS,
+  TASK_START,
+} from './event-decisions.ts';
 import type { IterationRecord, LoopEvent, LoopEventListener } from './events.ts';
+import { waitWhileIdle } from './idle-wait.ts';
 import { type Counters, judgeIteration, type Limits, limitReached, type Stop, stop } from './limits.ts';
 import { runAgent } from './run-agent.ts';
 import { prepareRun, type StartMode } from './run-setup.ts';
 import { addTotals } from './usage-meter.ts';
+import { countOpenTasks, readWorkspaceContext, scratchpadPath } from './workspace-context.ts';
 
 export interface RunLoopOptions {
   workspace: string;
@@ -43,6 +56,11 @@ export interface LoopResult {
   logFile: string;
 }
 
+/** Characters of the scratchpad's newest part put in the prompt. */
+const SCRATCHPAD_BUDGET = 6000;
+/** Malformed event lines in a row that stop the loop. */
+const MAX_MALFORMED = 3;
+
 /** Limits of a config, in the units the engine uses. */
 export function limitsOf(config: RalphConfig): Limits {
   const l = config.event_loop;
@@ -55,53 +73,58 @@ export function limitsOf(config: RalphConfig): Limits {
   };
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined, stopFile: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      clearInterval(poll);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const poll = setInterval(() => existsSync(stopFile) && done(), 250);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+/** The events a new run starts with: the starting event in hats mode, nothing in solo mode. */
+export function initialEvents(config: RalphConfig): PendingEvent[] {
+  if (Object.keys(config.hats).length === 0) return [];
+  const topic = config.event_loop.starting_event ?? TASK_START;
+  return [{ topic, payload: null, source: 'starting_event', iteration: null }];
 }
 
 /**
  * Runs the loop until completion, a limit, repeated failure, a stop request or an interrupt.
  * Never writes to the console and never exits the process: everything observable goes through
- * `onEvent`, `.ralph/state.json`, the run log and the iteration records.
+ * `onEvent`, `.ralph/state.json`, the events file, the run log and the iteration records.
  */
 export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const now = options.now ?? Date.now;
-  const { config, backend } = options;
+  const { config } = options;
   const paths = ralphPaths(options.workspace);
   const limits = limitsOf(config);
   const graceMs = config.event_loop.kill_grace_seconds * 1000;
+  const hatsMode = Object.keys(config.hats).length > 0;
+  const extraArgs = options.extraArgs ?? [];
 
   // Fail on an unusable backend before touching any state.
-  backend.buildInvocation({
+  options.backend.buildInvocation({
     prompt: options.prompt,
     config,
     workspace: options.workspace,
-    extraArgs: options.extraArgs ?? [],
+    extraArgs,
   });
 
   const prepared = await prepareRun({
     paths,
     mode: options.mode ?? 'auto',
-    backend: backend.name,
+    backend: options.backend.name,
     maxIterations: limits.maxIterations,
     killGraceMs: graceMs,
     now: new Date(now()),
+    initialEvents: initialEvents(config),
+    scratchpadFile: scratchpadPath(config, paths),
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
+  const eventsFile = join(options.workspace, state.events_file);
   const log = createRunLogSink(logFile);
-  const listeners = [log.listener, ...(options.onEvent ? [options.onEvent] : [])];
+  const diagnostics =
+    (options.env ?? process.env).RALPH_DIAGNOSTICS === '1'
+      ? createDiagnosticsSink(options.workspace, { now })
+      : undefined;
+  const listeners = [
+    log.listener,
+    ...(diagnostics ? [diagnostics.listener] : []),
+    ...(options.onEvent ? [options.onEvent] : []),
+  ];
   const emit = (event: LoopEvent) => {
     for (const l of listeners) l(event);
   };
@@ -119,6 +142,25 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     tokens: state.tokens.total,
     consecutiveFailures: state.consecutive_failures,
   });
+  /** Records an event Ralph publishes itself, in the events file and the event stream. */
+  const publish = (e: PendingEvent, hat: string | null) => {
+    appendEvent(eventsFile, {
+      topic: e.topic,
+      payload: e.payload,
+      ts: new Date(now()).toISOString(),
+      iteration: e.iteration ?? state.iterations,
+      hat,
+      source: e.source,
+    });
+    emit({
+      type: 'event.published',
+      iteration: e.iteration ?? state.iterations,
+      hat,
+      topic: e.topic,
+      payload: e.payload,
+      source: e.source,
+    });
+  };
 
   let final: Stop | undefined;
   try {
@@ -128,38 +170,28 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       runId: state.run_id,
       resumed: prepared.resumed,
       workspace: options.workspace,
-      backend: backend.name,
+      backend: options.backend.name,
       maxIterations: limits.maxIterations,
       branch: head.branch,
       logFile,
       at: now(),
     });
     for (const message of prepared.notices) emit({ type: 'notice', level: 'info', message });
-    if (Object.keys(config.hats).length > 0) {
-      emit({
-        type: 'notice',
-        level: 'warn',
-        message: 'hats are configured but this version runs solo mode only; the hats are not used',
-      });
-    }
+    if (!prepared.resumed) for (const e of state.pending_events) publish(e, null);
 
     while (final === undefined) {
-      if (options.signal?.aborted) {
-        final = stop('interrupted', 'interrupted (Ctrl-C); resume with `ralph run --resume`');
-        break;
-      }
-      if (existsSync(paths.stopRequest)) {
-        rmSync(paths.stopRequest, { force: true });
-        final = stop('cancelled', 'stopped by `ralph stop`');
-        break;
-      }
-      final = limitReached(counters(), limits);
+      final = boundaryStop();
       if (final) break;
+      if (state.idle) {
+        final = await idle();
+        if (final) break;
+      }
       final = await runIteration();
       if (final) break;
       final = limitReached(counters(), limits);
       if (final) break;
-      await sleep(config.event_loop.cooldown_delay_seconds * 1000, options.signal, paths.stopRequest);
+      // Solo mode paces every iteration; with hats, hand-offs never wait (only the idle path does).
+      if (!hatsMode && !state.idle) await sleepUnlessStopped(config.event_loop.cooldown_delay_seconds * 1000);
     }
   } catch (error) {
     final = stop('error', `internal error: ${(error as Error).message}`);
@@ -186,6 +218,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       logFile,
     });
     log.close();
+    diagnostics?.close();
     lock.release();
   }
   return {
@@ -197,46 +230,173 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     logFile,
   };
 
+  /** Checks made before every iteration: Ctrl-C, `ralph stop`, limits. */
+  function boundaryStop(): Stop | undefined {
+    if (options.signal?.aborted)
+      return stop('interrupted', 'interrupted (Ctrl-C); resume with `ralph run --resume`');
+    if (existsSync(paths.stopRequest)) {
+      rmSync(paths.stopRequest, { force: true });
+      return stop('cancelled', 'stopped by `ralph stop`');
+    }
+    return limitReached(counters(), limits);
+  }
+
+  function sleepUnlessStopped(ms: number): Promise<unknown> {
+    if (ms <= 0) return Promise.resolve();
+    return waitWhileIdle({
+      workspace: options.workspace,
+      watch: [],
+      eventsFile,
+      eventsOffset: Number.POSITIVE_INFINITY,
+      cooldownMs: ms,
+      maxWaitMs: Math.max(0, (limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - elapsed()),
+      signal: options.signal,
+      stopFile: paths.stopRequest,
+    });
+  }
+
+  /** Persistent idle path: no agent call until something changes or the cooldown heartbeat. */
+  async function idle(): Promise<Stop | undefined> {
+    const watch = config.event_loop.idle_watch;
+    // Ralph's own lines are skipped; an event someone published meanwhile ends the idle at once.
+    const meanwhile = collectEvents({
+      eventsFile,
+      offset: state.events_offset,
+      streak: state.malformed_streak,
+      iteration: null,
+      hat: null,
+      finalText: null,
+      defaultSource: 'external',
+    });
+    state.events_offset = meanwhile.nextOffset;
+    state.malformed_streak = meanwhile.streak;
+    if (meanwhile.published.length > 0) {
+      state.pending_events.push(...meanwhile.published);
+      state.idle = false;
+      return boundaryStop();
+    }
+    emit({
+      type: 'loop.idle',
+      iteration: state.iterations,
+      watch,
+      cooldownMs: config.event_loop.cooldown_delay_seconds * 1000,
+    });
+    const reason = await waitWhileIdle({
+      workspace: options.workspace,
+      watch,
+      eventsFile,
+      eventsOffset: state.events_offset,
+      cooldownMs: config.event_loop.cooldown_delay_seconds * 1000,
+      maxWaitMs: Math.max(0, (limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - elapsed()),
+      signal: options.signal,
+      stopFile: paths.stopRequest,
+    });
+    emit({ type: 'loop.woke', iteration: state.iterations, reason });
+    state.idle = false;
+    persist();
+    return boundaryStop();
+  }
+
   /** One iteration; returns a Stop when the loop must end because of it. */
   async function runIteration(): Promise<Stop | undefined> {
     const number = state.current?.number ?? state.iterations + 1;
-    const route = routeIteration(
-      config,
-      state.pending_events.map((e) => e.topic),
-    );
+
+    // Events published from outside an iteration (e.g. `ralph emit` in another terminal).
+    const external = collectEvents({
+      eventsFile,
+      offset: state.events_offset,
+      streak: state.malformed_streak,
+      iteration: null,
+      hat: null,
+      finalText: null,
+      defaultSource: 'external',
+    });
+    state.events_offset = external.nextOffset;
+    state.pending_events.push(...external.published);
+
+    const route = selectHat(config.hats, state.pending_events, { activations: state.hat_activations });
+    for (const hatId of route.exhausted)
+      publish(
+        { topic: `${hatId}.exhausted`, payload: null, source: 'max_activations', iteration: number },
+        hatId,
+      );
+    if (route.unmatched.length > 0 && hatsMode) {
+      emit({
+        type: 'notice',
+        level: 'info',
+        message: `no hat triggers on ${route.unmatched.map((e) => e.topic).join(', ')}; dropped`,
+      });
+    }
+    const hatId = route.hatId;
+    const hat = route.hat;
+    if (hatId) state.hat_activations[hatId] = (state.hat_activations[hatId] ?? 0) + 1;
+    const backend = hat?.backend ? resolveBackend(hat.backend, config) : options.backend;
+    const hatArgs = hat?.args ?? hat?.backend_args ?? [];
+
+    const context = readWorkspaceContext(config, paths);
     const prompt = assemblePrompt({
       base: options.prompt,
       completionPromise: config.event_loop.completion_promise,
-      hatInstructions: route.hat ? route.hat.instructions : null,
+      hat:
+        hat && hatId
+          ? {
+              id: hatId,
+              name: hat.name ?? hatId,
+              instructions: [hat.instructions, ...hat.extra_instructions].join('\n'),
+              publishes: hat.publishes,
+            }
+          : null,
+      hatsMode,
+      events: route.consumed,
+      scratchpad: context.scratchpad,
+      scratchpadBudget: SCRATCHPAD_BUDGET,
+      memories: context.memories,
+      readyTasks: context.readyTasks,
     });
     const invocation = backend.buildInvocation({
       prompt,
       config,
       workspace: options.workspace,
-      extraArgs: options.extraArgs ?? [],
+      extraArgs: [...hatArgs, ...extraArgs],
     });
     const startedAt = now();
     const headBefore = readGitHead(options.workspace);
+    // Persisted once the agent's pid is known (onSpawn); a crash before that re-runs the same number anyway.
     state.current = {
       number,
-      hat: route.hatId,
+      hat: hatId,
       started_at: new Date(startedAt).toISOString(),
       agent_pid: null,
       agent_start_time: null,
     };
-    // Persisted once the agent's pid is known (onSpawn); a crash before that re-runs the same number anyway.
     emit({
       type: 'iteration.started',
       iteration: number,
       maxIterations: limits.maxIterations,
-      hat: route.hatId,
+      hat: hatId,
       backend: backend.name,
       elapsedMs: elapsed(),
       branch: headBefore.branch,
       startedAt,
     });
+    if (hatId)
+      emit({
+        type: 'hat.activated',
+        iteration: number,
+        hatId,
+        hatName: hat?.name ?? hatId,
+        triggeredBy: route.consumed.map((e) => e.topic),
+      });
+    emit({
+      type: 'prompt.assembled',
+      iteration: number,
+      hat: hatId,
+      prompt,
+      bytes: Buffer.byteLength(prompt),
+      scratchpad: context.scratchpad,
+    });
 
-    const iterationMs = (route.hat?.timeout ?? config.event_loop.iteration_timeout_seconds) * 1000;
+    const iterationMs = (hat?.timeout ?? config.event_loop.iteration_timeout_seconds) * 1000;
     const runtimeLeft = (limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - elapsed();
     const parser = backend.createParser();
     const run = await runAgent({
@@ -246,12 +406,12 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       cwd: options.workspace,
       env: buildAgentEnv({
         base: options.env ?? process.env,
-        eventsFile: join(options.workspace, state.events_file),
+        eventsFile,
         ralphBin: RALPH_BIN,
         ralphBinDir: RALPH_BIN_DIR,
         workspace: options.workspace,
         iteration: number,
-        hat: route.hatId,
+        hat: hatId,
         runId: state.run_id,
         extra: [config.cli.env, invocation.env],
       }),
@@ -283,6 +443,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     state.tokens = addTotals(state.tokens, tokens);
     state.cost_usd += run.meter.costUsd ?? 0;
     state.elapsed_ms = elapsed();
+    const finalText = parser.finalText();
+    const promiseSeen = promiseFulfilled(finalText, config.event_loop.completion_promise, prompt);
     const verdict = judgeIteration(
       {
         exitCode: sup.exitCode,
@@ -290,23 +452,136 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
         killedBy: sup.killedBy,
         spawnError: sup.spawnError?.message,
         resultError: run.resultError,
-        promiseSeen: promiseFulfilled(parser.finalText(), config.event_loop.completion_promise, prompt),
+        promiseSeen,
       },
       limits,
       counters(),
     );
+
+    // What the agent published: `ralph emit` lines and `<event>` tags in its final text.
+    const collected = collectEvents({
+      eventsFile,
+      offset: state.events_offset,
+      streak: state.malformed_streak,
+      iteration: number,
+      hat: hatId,
+      finalText: verdict.kind === 'aborted' ? null : finalText,
+      defaultSource: 'agent',
+    });
+    state.events_offset = collected.nextOffset;
+    state.malformed_streak = collected.streak;
+    for (const m of collected.malformed) {
+      emit({ type: 'event.malformed', iteration: number, line: m.line, error: m.error });
+      publish(
+        { topic: 'event.malformed', payload: `${m.error}: ${m.line}`, source: 'loop', iteration: number },
+        hatId,
+      );
+    }
+    for (const e of collected.published)
+      emit({
+        type: 'event.published',
+        iteration: number,
+        hat: hatId,
+        topic: e.topic,
+        payload: e.payload,
+        source: e.source,
+      });
+    for (const e of collected.published)
+      if (!state.seen_topics.includes(e.topic)) state.seen_topics.push(e.topic);
+
+    let stopAfter: Stop | undefined;
+    let completion: { accepted: boolean; reasons: string[] } | undefined;
     if (verdict.kind === 'aborted') {
-      if (state.current) state.current.agent_pid = null; // re-run on --resume
+      // Re-run on --resume with the same events.
+      if (state.current) state.current.agent_pid = null;
+      state.pending_events = [...route.consumed, ...route.remaining, ...collected.published];
+      if (hatId) state.hat_activations[hatId] = Math.max(0, (state.hat_activations[hatId] ?? 1) - 1);
+      stopAfter = verdict.stop;
     } else {
       state.iterations = Math.max(state.iterations, number);
       state.current = null;
       state.consecutive_failures = verdict.kind === 'failure' ? state.consecutive_failures + 1 : 0;
+      const decision = decideEvents({
+        iteration: number,
+        hatsMode,
+        hatId,
+        hat,
+        succeeded: verdict.kind === 'success' || verdict.kind === 'complete',
+        published: collected.published,
+        consumed: route.consumed,
+        queued: route.remaining,
+        promiseInOutput: promiseSeen,
+        completionPromise: config.event_loop.completion_promise,
+        persistent: config.event_loop.persistent,
+        requiredEvents: config.event_loop.required_events,
+        seenTopics: new Set(state.seen_topics),
+        // Read again: the agent may have opened or closed tasks during the iteration.
+        openTasks: countOpenTasks(config, paths),
+        recoveries: state.recoveries,
+      });
+      for (const e of decision.injected) {
+        publish(e, hatId);
+        if (!state.seen_topics.includes(e.topic)) state.seen_topics.push(e.topic);
+      }
+      if (decision.stale.length > 0) {
+        emit({
+          type: 'notice',
+          level: 'info',
+          message: `ignoring stale events from the finished cycle: ${decision.stale.map((e) => e.topic).join(', ')}`,
+        });
+      }
+      if (decision.completion.requested) {
+        completion = { accepted: decision.completion.accepted, reasons: decision.completion.reasons };
+        emit({
+          type: 'completion.decided',
+          iteration: number,
+          accepted: decision.completion.accepted,
+          reasons: decision.completion.reasons,
+          persistent: decision.idle,
+        });
+      }
+      state.pending_events = decision.pending;
+      state.recoveries = decision.recoveries;
+      state.idle = decision.idle;
+
+      if (verdict.kind === 'limit') stopAfter = verdict.stop;
+      else if (decision.complete)
+        stopAfter = stop(
+          'completed',
+          `completion promise "${config.event_loop.completion_promise}" accepted`,
+        );
+      else if (decision.giveUp) stopAfter = stop('no_events', decision.giveUp);
+      else if (state.malformed_streak >= MAX_MALFORMED) {
+        stopAfter = stop(
+          'malformed_events',
+          `${state.malformed_streak} malformed lines in a row in ${state.events_file}; each line must be a JSON object with a "topic" (use \`ralph emit\`)`,
+        );
+      } else if (sup.spawnError && (sup.spawnError as NodeJS.ErrnoException).code === 'ENOENT') {
+        stopAfter = stop(
+          'error',
+          `agent command not found: ${invocation.command} — install it or fix cli.command / cli.backend`,
+        );
+      } else if (collected.published.length > 0 && !decision.idle) {
+        const signature = eventSignature(hatId, collected.published);
+        state.signature_repeats = signature === state.last_signature ? state.signature_repeats + 1 : 1;
+        state.last_signature = signature;
+        if (state.signature_repeats >= STALE_REPEATS) {
+          stopAfter = stop(
+            'stale_loop',
+            `stale loop: ${hatId ?? 'the agent'} published the same events ${STALE_REPEATS} times in a row (${signature.split('|')[1]})`,
+          );
+        }
+      } else if (decision.idle) {
+        state.last_signature = null;
+        state.signature_repeats = 0;
+      }
     }
+
     const finishedAt = now();
     const record: IterationRecord = {
       run_id: state.run_id,
       iteration: number,
-      hat: route.hatId,
+      hat: hatId,
       backend: backend.name,
       started_at: new Date(startedAt).toISOString(),
       finished_at: new Date(finishedAt).toISOString(),
@@ -320,13 +595,16 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       model: run.meter.model ?? null,
       head_before: headBefore.commit ?? null,
       head_after: readGitHead(options.workspace).commit ?? null,
-      verdict: verdict.kind,
+      events: collected.published.map((e) => e.topic),
+      verdict: completion?.accepted ? 'complete' : verdict.kind === 'complete' ? 'success' : verdict.kind,
       reason:
         verdict.kind === 'failure'
           ? verdict.why
           : verdict.kind === 'aborted' || verdict.kind === 'limit'
             ? verdict.stop.message
-            : null,
+            : completion && !completion.accepted
+              ? `completion rejected: ${completion.reasons.join('; ')}`
+              : null,
       consecutive_failures: state.consecutive_failures,
     };
     appendFileSync(recordsFile, `${JSON.stringify(record)}\n`);
@@ -336,16 +614,6 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       record,
       totals: { costUsd: state.cost_usd, tokens: state.tokens.total },
     });
-
-    if (verdict.kind === 'complete')
-      return stop('completed', `completion promise "${config.event_loop.completion_promise}" received`);
-    if (verdict.kind === 'aborted' || verdict.kind === 'limit') return verdict.stop;
-    if (sup.spawnError && (sup.spawnError as NodeJS.ErrnoException).code === 'ENOENT') {
-      return stop(
-        'error',
-        `agent command not found: ${invocation.command} — install it or fix cli.command / cli.backend`,
-      );
-    }
-    return undefined;
+    return stopAfter;
   }
 }

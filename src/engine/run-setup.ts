@@ -9,6 +9,20 @@ import { writeFileAtomicSync } from '../state/atomic-write.ts';
 import { acquireLock, type HeldLock } from '../state/lock.ts';
 import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../state/loop-state.ts';
 import type { RalphPaths } from '../state/paths.ts';
+import type { PendingEvent } from './event-decisions.ts';
+
+/** Fields a state file written by an older Ralph may lack. */
+const RUN_DEFAULTS = {
+  pending_events: [],
+  events_offset: 0,
+  seen_topics: [],
+  hat_activations: {},
+  recoveries: 0,
+  last_signature: null,
+  signature_repeats: 0,
+  malformed_streak: 0,
+  idle: false,
+} satisfies Partial<LoopState>;
 
 /** How `ralph run` treats an earlier run in the workspace. */
 export type StartMode = 'auto' | 'resume' | 'fresh';
@@ -54,6 +68,9 @@ export async function prepareRun(opts: {
   maxIterations: number;
   killGraceMs: number;
   now: Date;
+  /** Events a new run starts with (the starting event in hats mode). */
+  initialEvents: PendingEvent[];
+  scratchpadFile: string;
 }): Promise<PreparedRun> {
   const { paths } = opts;
   mkdirSync(paths.dir, { recursive: true });
@@ -78,6 +95,7 @@ export async function prepareRun(opts: {
         );
       if (previous.current) previous.current.agent_pid = null;
       const state: LoopState = {
+        ...RUN_DEFAULTS,
         ...previous,
         status: 'running',
         pid: process.pid,
@@ -100,6 +118,8 @@ export async function prepareRun(opts: {
           : 'no earlier run to resume; starting a new run',
       );
     }
+    // A new run starts with a clean scratchpad; --resume keeps it. Memories and tasks are kept.
+    rmSync(opts.scratchpadFile, { force: true });
     let eventsFile = join('.ralph', `events-${compactStamp(opts.now)}.jsonl`);
     // Two runs started in the same second must not share an event log.
     if (existsSync(join(paths.root, eventsFile))) eventsFile = join('.ralph', `events-${runId}.jsonl`);
@@ -120,8 +140,16 @@ export async function prepareRun(opts: {
       cost_usd: 0,
       tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
       elapsed_ms: 0,
-      pending_events: [],
+      pending_events: opts.initialEvents,
       events_file: eventsFile,
+      events_offset: 0,
+      seen_topics: [],
+      hat_activations: {},
+      recoveries: 0,
+      last_signature: null,
+      signature_repeats: 0,
+      malformed_streak: 0,
+      idle: false,
       log_file: relative(paths.root, nextLogFile(paths.logs, opts.now)),
       stop_reason: null,
       stop_message: null,

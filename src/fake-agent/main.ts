@@ -3,7 +3,8 @@
 // first matching turn of the script, so whole Ralph workflows run deterministically in tests and demos.
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { expand, type FakeAction, fakeScriptSchema, selectTurn } from './script.ts';
 
@@ -111,8 +112,10 @@ async function play(
     );
     if (action.spawn_grandchild.pid_file) writeFileSync(at(action.spawn_grandchild.pid_file), String(g.pid));
     g.unref();
-  } else if ('crash' in action) process.kill(process.pid, 'SIGKILL');
-  else if ('exit' in action) process.exit(action.exit);
+  } else if ('crash' in action) {
+    rmSync(process.env.RALPH_FAKE_PROMPT ?? '', { force: true });
+    process.kill(process.pid, 'SIGKILL');
+  } else if ('exit' in action) process.exit(action.exit);
 }
 
 async function main() {
@@ -135,6 +138,19 @@ async function main() {
   const iteration = Number(process.env.RALPH_ITERATION ?? '1');
   const hat = process.env.RALPH_HAT ?? '';
   const prompt = readStdin();
+  // Shell actions can read the prompt (e.g. an event payload) from this file.
+  const promptFile = join(tmpdir(), `ralph-fake-prompt-${process.pid}.md`);
+  writeFileSync(promptFile, prompt);
+  process.env.RALPH_FAKE_PROMPT = promptFile;
+  const cleanup = () => rmSync(promptFile, { force: true });
+  process.on('exit', cleanup);
+  // Killed by Ralph: clean up, then die from the same signal so the exit status is unchanged.
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(sig, () => {
+      cleanup();
+      process.kill(process.pid, sig);
+    });
+  }
   const turn = selectTurn(parsed.data, {
     iteration,
     prompt,

@@ -81,7 +81,13 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
       else options.signal.addEventListener('abort', abortListener, { once: true });
     }
     if (options.timeoutMs !== undefined) {
-      timers.push(setTimeout(() => kill(options.timeoutReason ?? 'timeout'), Math.max(0, options.timeoutMs)));
+      // Clamped to setTimeout's ceiling (~24.8 days): a larger value would fire at once.
+      timers.push(
+        setTimeout(
+          () => kill(options.timeoutReason ?? 'timeout'),
+          Math.min(Math.max(0, options.timeoutMs), 2_147_483_647),
+        ),
+      );
     }
     if (options.idleTimeoutMs !== undefined) {
       const idleMs = options.idleTimeoutMs;

@@ -1,20 +1,78 @@
+/** A task shown to the agent. */
+export interface PromptTask {
+  id: string;
+  title: string;
+  priority: number;
+}
+
 /** Everything the prompt of one iteration is built from (pure data). */
 export interface PromptInput {
   /** The user's prompt (PROMPT.md, -p text). */
   base: string;
   completionPromise: string;
-  /** Hat instructions; when null the DONE section is included (solo mode). */
-  hatInstructions: string | null;
+  /** The active hat, or null (solo mode, or no hat matched: the DONE section is included). */
+  hat: { id: string; name: string; instructions: string; publishes: readonly string[] } | null;
+  /** The config has hats: tell the agent how to publish events. */
+  hatsMode: boolean;
+  /** Pending events routed to this iteration. */
+  events: readonly { topic: string; payload: unknown }[];
+  /** Scratchpad text as read from disk (null when the file does not exist). */
+  scratchpad: string | null;
+  /** Characters of the scratchpad kept (its newest part). */
+  scratchpadBudget: number;
+  /** Memories already rendered within their budget ('' for none). */
+  memories: string;
+  readyTasks: readonly PromptTask[];
+}
+
+/** The newest part of `text` within `budget` characters, cut at a line start. */
+export function tailWithin(text: string, budget: number): { text: string; omitted: boolean } {
+  if (text.length <= budget) return { text, omitted: false };
+  const cut = text.slice(text.length - budget);
+  const nl = cut.indexOf('\n');
+  return { text: nl >= 0 && nl < cut.length - 1 ? cut.slice(nl + 1) : cut, omitted: true };
+}
+
+function payloadText(payload: unknown): string {
+  if (payload === null || payload === undefined || payload === '') return '';
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }
 
 /**
- * Assembles the prompt of one iteration. Ralph's own text is kept to a few lines: every byte is paid
- * for on every iteration.
+ * Assembles the prompt of one iteration (pure). Ralph's own text is kept to a few short lines:
+ * every byte is paid for on every iteration.
  */
 export function assemblePrompt(input: PromptInput): string {
   const parts = [input.base.trimEnd()];
-  if (input.hatInstructions !== null) parts.push(input.hatInstructions.trimEnd());
-  else {
+  if (input.hat) parts.push(input.hat.instructions.trimEnd());
+  if (input.events.length > 0) {
+    const lines = input.events.map((e) => {
+      const p = payloadText(e.payload);
+      return p.includes('\n')
+        ? `- ${e.topic}:\n${p.replace(/^/gm, '  ')}`
+        : `- ${e.topic}${p ? `: ${p}` : ''}`;
+    });
+    parts.push(`## Events\n${lines.join('\n')}`);
+  }
+  if (input.scratchpad !== null && input.scratchpad.trim() !== '') {
+    const { text, omitted } = tailWithin(input.scratchpad.trimEnd(), input.scratchpadBudget);
+    parts.push(`## Scratchpad (.ralph/agent/scratchpad.md${omitted ? ', newest part' : ''})\n${text}`);
+  }
+  if (input.memories.trim() !== '') parts.push(`## Memories\n${input.memories.trimEnd()}`);
+  if (input.readyTasks.length > 0) {
+    parts.push(
+      `## Ready tasks\n${input.readyTasks.map((t) => `- ${t.id} [P${t.priority}] ${t.title}`).join('\n')}`,
+    );
+  }
+  if (input.hatsMode) {
+    const allowed =
+      input.hat && input.hat.publishes.length > 0
+        ? ` This hat publishes: ${input.hat.publishes.join(', ')}.`
+        : '';
+    parts.push(`## Publishing\nPublish events with \`ralph emit <topic> [payload]\`.${allowed}`);
+  }
+  if (!input.hat) {
     parts.push(
       [
         '## DONE',

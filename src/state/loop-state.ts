@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { PendingEvent } from '../engine/event-decisions.ts';
 import { RalphError } from '../errors.ts';
 import { writeJsonAtomicSync } from './atomic-write.ts';
 
@@ -43,8 +44,23 @@ export interface LoopState {
   /** Runtime used so far, summed over every session of this run (resume included). */
   elapsed_ms: number;
   /** Events waiting to be routed (the hat engine's input). */
-  pending_events: { topic: string; payload: unknown }[];
+  pending_events: PendingEvent[];
   events_file: string;
+  /** Bytes of the events file already read by the loop. */
+  events_offset: number;
+  /** Topics seen in this run (for required_events). */
+  seen_topics: string[];
+  /** Activations per hat (for max_activations). */
+  hat_activations: Record<string, number>;
+  /** Recovery task.resume injections in a row. */
+  recoveries: number;
+  /** Stale-loop detection: the last event signature and how often it repeated in a row. */
+  last_signature: string | null;
+  signature_repeats: number;
+  /** Malformed event lines in a row. */
+  malformed_streak: number;
+  /** Persistent mode: the next iteration waits for a change (or the cooldown) first. */
+  idle: boolean;
   log_file: string;
   stop_reason: string | null;
   stop_message: string | null;

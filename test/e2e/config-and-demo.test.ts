@@ -47,17 +47,19 @@ describe('config errors', () => {
 });
 
 describe('ralph demo', () => {
-  it('runs a real multi-iteration loop to completion by itself and says where the artifacts are', async () => {
+  it("runs seed 000's board with the scripted agent to completion by itself and says where the artifacts are", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ralph-demo-test-'));
     try {
       const r = await runRalph(['demo', '--dir', dir], ROOT);
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('iteration 4/10');
+      expect(r.stdout).toContain('iteration 13/20 · board_scanner');
       expect(r.stdout).toContain(`Artifacts in ${dir}`);
       const state = readState(dir);
-      expect(state).toMatchObject({ status: 'completed', stop_reason: 'completed', iterations: 4 });
-      expect(readFileSync(join(dir, 'PLAN.md'), 'utf8')).not.toContain('[ ]');
-      expect(readdirSync(join(dir, '.ralph', 'logs'))).toHaveLength(1);
+      expect(state).toMatchObject({ status: 'completed', stop_reason: 'completed', iterations: 13 });
+      expect(readdirSync(join(dir, 'done')).sort()).toEqual(['item-1.txt', 'item-2.txt', 'item-3.txt']);
+      expect(readdirSync(join(dir, 'work'))).toEqual([]);
+      // The seed's ralph.yml is used unchanged; the demo's choices are --set overrides.
+      expect(readFileSync(join(dir, 'ralph.yml'), 'utf8')).toBe(seed000('ralph.yml'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

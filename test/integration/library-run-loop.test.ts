@@ -36,10 +36,13 @@ describe('runLoop (library API)', () => {
     expect(kinds).toEqual([
       'loop.started',
       'iteration.started',
+      'prompt.assembled',
       'agent.spawned',
       'iteration.finished',
       'iteration.started',
+      'prompt.assembled',
       'agent.spawned',
+      'completion.decided',
       'iteration.finished',
       'loop.finished',
     ]);

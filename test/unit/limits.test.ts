@@ -41,6 +41,9 @@ describe('EXIT_FOR_REASON', () => {
       max_cost: 2,
       max_tokens: 2,
       consecutive_failures: 1,
+      stale_loop: 1,
+      no_events: 1,
+      malformed_events: 1,
       error: 1,
       interrupted: 130,
     };

@@ -1,0 +1,89 @@
+import type { Command } from '@commander-js/extra-typings';
+import { ExitCode, UsageError } from '../errors.ts';
+import { type EventLine, readEventsSince } from '../state/events-log.ts';
+import { resolveEventsFile } from './emit-command.ts';
+import type { CliIO } from './io.ts';
+
+interface EventsFlags {
+  last?: string | undefined;
+  topic?: string | undefined;
+  iteration?: string | undefined;
+  format?: string | undefined;
+  follow?: boolean | undefined;
+}
+
+function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new UsageError(`${flag} expects a non-negative integer, got "${value}"`);
+  return n;
+}
+
+function formatRow(e: EventLine): string {
+  const payload =
+    e.payload === null || e.payload === undefined
+      ? ''
+      : typeof e.payload === 'string'
+        ? e.payload
+        : JSON.stringify(e.payload);
+  const oneLine = payload.replace(/\s+/g, ' ');
+  const meta = [e.iteration ? `#${e.iteration}` : '', e.hat ?? '', e.source ?? 'agent']
+    .filter(Boolean)
+    .join(' ');
+  return `${e.ts.slice(11, 19) || '--:--:--'}  ${e.topic.padEnd(20)} ${meta.padEnd(28)} ${oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine}`;
+}
+
+/** `ralph events`: the run's event log, filtered; `-f` keeps printing new events. */
+export async function eventsCommand(flags: EventsFlags, io: CliIO, signal?: AbortSignal): Promise<number> {
+  const format = flags.format ?? 'table';
+  if (format !== 'table' && format !== 'json')
+    throw new UsageError(`--format must be table or json, got "${format}"`);
+  if (flags.follow && format === 'json')
+    throw new UsageError('-f prints a table; use --format table (or omit -f)');
+  const last = positiveInt('--last', flags.last);
+  const iteration = positiveInt('--iteration', flags.iteration);
+  const file = resolveEventsFile(io.cwd, { ...io.env, RALPH_EVENTS_FILE: undefined });
+  const keep = (e: EventLine) =>
+    (flags.topic === undefined || e.topic === flags.topic) &&
+    (iteration === undefined || e.iteration === iteration);
+
+  const chunk = readEventsSince(file, 0);
+  let events = chunk.items.flatMap((i) => (i.ok ? [i.event] : [])).filter(keep);
+  if (last !== undefined) events = events.slice(-last);
+  if (format === 'json') {
+    io.out(`${JSON.stringify(events, null, 2)}\n`);
+    return ExitCode.ok;
+  }
+  for (const e of events) io.out(`${formatRow(e)}\n`);
+  if (!flags.follow) return ExitCode.ok;
+  let offset = chunk.nextOffset;
+  while (!signal?.aborted) {
+    await new Promise((r) => setTimeout(r, 250));
+    const next = readEventsSince(file, offset);
+    offset = next.nextOffset;
+    for (const item of next.items) if (item.ok && keep(item.event)) io.out(`${formatRow(item.event)}\n`);
+  }
+  return ExitCode.ok;
+}
+
+export function registerEventsCommand(program: Command, io: CliIO, setCode: (c: number) => void): void {
+  program
+    .command('events')
+    .description("show the run's events (ralph emit, event tags, and what the loop injected)")
+    .option('--last <n>', 'only the last N events')
+    .option('--topic <topic>', 'only this topic')
+    .option('--iteration <n>', 'only events of this iteration')
+    .option('--format <format>', 'table or json (a JSON array)', 'table')
+    .option('-f, --follow', 'keep printing new events')
+    .action(async (opts) => {
+      const controller = new AbortController();
+      const onInt = () => controller.abort();
+      process.once('SIGINT', onInt);
+      try {
+        setCode(await eventsCommand(opts, io, controller.signal));
+      } finally {
+        process.off('SIGINT', onInt);
+      }
+    });
+}

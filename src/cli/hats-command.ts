@@ -1,0 +1,61 @@
+import { relative } from 'node:path';
+import { type Command, Option } from '@commander-js/extra-typings';
+import { loadConfig } from '../config/load-config.ts';
+import { parseSetOverride } from '../config/overrides.ts';
+import { ExitCode } from '../errors.ts';
+import { renderHatGraph } from '../routing/hat-graph.ts';
+import type { CliIO } from './io.ts';
+import { findConfigFile } from './resolve-run.ts';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+interface HatsFlags {
+  config?: string | undefined;
+  set?: string[] | undefined;
+}
+
+/** Loads the config; hat problems come back as a ConfigError (file:line:col) from loadConfig. */
+function load(flags: HatsFlags, io: CliIO) {
+  const file = findConfigFile(io.cwd, flags.config);
+  const loaded = loadConfig({ file, cwd: io.cwd, overrides: (flags.set ?? []).map(parseSetOverride) });
+  const rel = file === undefined ? undefined : relative(io.cwd, file);
+  const label = rel === undefined ? '(no ralph.yml; defaults)' : rel.startsWith('..') ? file : rel;
+  return { ...loaded, label };
+}
+
+/** `ralph hats validate`: a one-line OK, or the ConfigError propagates to the CLI's error report. */
+export function hatsValidateCommand(flags: HatsFlags, io: CliIO): number {
+  const { config, label } = load(flags, io);
+  const n = Object.keys(config.hats).length;
+  io.out(`${label}: ${n} ${n === 1 ? 'hat' : 'hats'} valid${n === 0 ? ' (solo mode)' : ''}\n`);
+  return ExitCode.ok;
+}
+
+/** `ralph hats graph`: the hat topology as text or a Mermaid `graph LR`. */
+export function hatsGraphCommand(flags: HatsFlags & { format: 'text' | 'mermaid' }, io: CliIO): number {
+  const { config } = load(flags, io);
+  io.out(renderHatGraph(config, flags.format));
+  return ExitCode.ok;
+}
+
+/** Adds `ralph hats validate|graph` to the program. */
+export function registerHatsCommand(program: Command, io: CliIO, setCode: (c: number) => void): void {
+  const hats = program.command('hats').description('check and draw the hats of ralph.yml');
+  hats
+    .command('validate')
+    .description('check the hats (ambiguous triggers, default_publishes, starting_event) as file:line:col')
+    .option('-c, --config <file>', 'config file (default: ralph.yml)')
+    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .action((opts) => setCode(hatsValidateCommand(opts, io)));
+  hats
+    .command('graph')
+    .description('print the hat topology: triggers, publishes and hand-offs')
+    .option('-c, --config <file>', 'config file (default: ralph.yml)')
+    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .addOption(
+      new Option('--format <format>', 'text, or a Mermaid graph')
+        .choices(['text', 'mermaid'] as const)
+        .default('text'),
+    )
+    .action((opts) => setCode(hatsGraphCommand(opts, io)));
+}

@@ -1,0 +1,88 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseDocument } from 'yaml';
+import { RalphError } from '../errors.ts';
+import { PRESETS_DIR } from '../paths-package.ts';
+import { BACKEND_NAMES, type BackendName } from './schema.ts';
+
+/** A workflow template written by `ralph init --preset NAME`. */
+export interface Preset {
+  name: string;
+  description: string;
+  /** Files copied from presets/<name>/ (relative paths, kept as is). */
+  files: string[];
+  /** Empty directories created. */
+  dirs: string[];
+}
+
+export const PRESETS: readonly Preset[] = [
+  {
+    name: 'solo',
+    description: 'one prompt in a loop until the agent prints the completion promise',
+    files: ['ralph.yml', 'PROMPT.md'],
+    dirs: [],
+  },
+  {
+    name: 'board',
+    description:
+      'seed 000: persistent board scanner + proposal writer + finisher over work/ → proposed/ → done/',
+    files: ['ralph.yml', 'PROMPT.md', 'work/item-1.txt', 'work/item-2.txt', 'work/item-3.txt'],
+    dirs: ['proposed', 'done'],
+  },
+];
+
+export function findPreset(name: string): Preset {
+  const preset = PRESETS.find((p) => p.name === name);
+  if (!preset)
+    throw new RalphError(
+      'unknown_preset',
+      `unknown preset "${name}"; available: ${PRESETS.map((p) => p.name).join(', ')} (see \`ralph presets\`)`,
+    );
+  return preset;
+}
+
+export function presetFile(preset: string, file: string): string {
+  return join(PRESETS_DIR, preset, file);
+}
+
+/**
+ * Writes a preset into `dir`. Existing files are never overwritten unless `force` is set; the
+ * check happens before anything is written, so a refusal leaves the directory untouched.
+ */
+export function initPreset(
+  dir: string,
+  name: string,
+  opts: { force?: boolean; backend?: string | undefined } = {},
+): string[] {
+  const preset = findPreset(name);
+  if (opts.backend !== undefined && !(BACKEND_NAMES as readonly string[]).includes(opts.backend)) {
+    throw new RalphError(
+      'usage',
+      `unknown backend "${opts.backend}"; choose one of ${BACKEND_NAMES.join(', ')}`,
+    );
+  }
+  const clashes = preset.files.filter((f) => existsSync(join(dir, f)));
+  if (clashes.length > 0 && !opts.force) {
+    throw new RalphError(
+      'init_exists',
+      `${clashes.join(', ')} already exist in ${dir}; pass --force to overwrite`,
+    );
+  }
+  const written: string[] = [];
+  for (const file of preset.files) {
+    const target = join(dir, file);
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(presetFile(preset.name, file), target);
+    written.push(file);
+  }
+  for (const d of preset.dirs) mkdirSync(join(dir, d), { recursive: true });
+  if (opts.backend !== undefined) setBackend(join(dir, 'ralph.yml'), opts.backend as BackendName);
+  return written;
+}
+
+/** Sets cli.backend in a ralph.yml, keeping its comments and layout. */
+function setBackend(file: string, backend: BackendName): void {
+  const doc = parseDocument(readFileSync(file, 'utf8'));
+  doc.setIn(['cli', 'backend'], backend);
+  writeFileSync(file, String(doc));
+}

@@ -1,0 +1,62 @@
+import { appendEvent, type MalformedLine, parseEventTags, readEventsSince } from '../state/events-log.ts';
+import type { PendingEvent } from './event-decisions.ts';
+
+export interface Collected {
+  /** Events published since the last read, in order (agent `ralph emit` lines and event tags). */
+  published: PendingEvent[];
+  malformed: MalformedLine[];
+  /** Malformed lines in a row at the end of this read (continuing `streak`). */
+  streak: number;
+  nextOffset: number;
+}
+
+/**
+ * Reads what was appended to the events file since `offset`, plus `<event topic>` tags in the agent's
+ * final text (which are appended to the file so `ralph events` shows them). Lines Ralph wrote itself
+ * (they carry a `source`) are skipped: they are already in the pending queue.
+ */
+export function collectEvents(opts: {
+  eventsFile: string;
+  offset: number;
+  streak: number;
+  iteration: number | null;
+  hat: string | null;
+  finalText: string | null;
+  defaultSource: string;
+}): Collected {
+  const chunk = readEventsSince(opts.eventsFile, opts.offset);
+  const published: PendingEvent[] = [];
+  const malformed: MalformedLine[] = [];
+  let streak = opts.streak;
+  for (const item of chunk.items) {
+    if (!item.ok) {
+      malformed.push(item.malformed);
+      streak++;
+      continue;
+    }
+    streak = 0;
+    if (item.event.source !== undefined) continue;
+    published.push({
+      topic: item.event.topic,
+      payload: item.event.payload,
+      source: opts.defaultSource,
+      iteration: opts.iteration,
+    });
+  }
+  if (opts.finalText) {
+    const tags = parseEventTags(opts.finalText);
+    for (const tag of tags) {
+      appendEvent(opts.eventsFile, {
+        topic: tag.topic,
+        payload: tag.payload,
+        ts: new Date().toISOString(),
+        iteration: opts.iteration ?? undefined,
+        hat: opts.hat,
+        source: 'tag',
+      });
+      published.push({ ...tag, source: 'tag', iteration: opts.iteration });
+    }
+  }
+  // Lines appended here carry a source, so the next read skips them.
+  return { published, malformed, streak, nextOffset: chunk.nextOffset };
+}

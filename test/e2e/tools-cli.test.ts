@@ -1,0 +1,171 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupWorkspaces, makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
+
+afterAll(cleanupWorkspaces);
+
+beforeAll(() => {
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'bin.js'))) throw new Error('run `npm run build` first');
+});
+
+/** Runs `ralph tools …` and expects success; returns stdout. */
+async function tools(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const r = await runRalph(['tools', ...args], dir, env);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout;
+}
+
+describe('ralph tools task', () => {
+  it('adds, lists, starts, closes and unblocks tasks', async () => {
+    const dir = makeWorkspace();
+    const env = { RALPH_RUN_ID: 'run-e2e' };
+    const a = (await tools(dir, ['task', 'add', 'Write the parser', '-p', '2', '-d', 'lenient'], env)).trim();
+    expect(a).toMatch(/^task-[0-9a-f]{8}$/);
+    const b = JSON.parse(
+      await tools(dir, ['task', 'add', 'Test the parser', '--blocked-by', a, '--format', 'json'], env),
+    );
+    expect(b).toMatchObject({ title: 'Test the parser', status: 'open', priority: 3, blocked_by: [a] });
+    expect(b.loop_id).toBe('run-e2e');
+
+    const lines = readFileSync(join(dir, '.ralph', 'agent', 'tasks.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n');
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual([a, b.id]);
+
+    const table = await tools(dir, ['task', 'list']);
+    expect(table.split('\n')[0]).toMatch(/^ID\s+STATUS\s+PRI\s+TITLE\s+BLOCKED BY$/);
+    expect(table).toMatch(new RegExp(`${a}\\s+open\\s+2\\s+Write the parser`));
+    expect(table).toMatch(new RegExp(`${b.id}\\s+open\\s+3\\s+Test the parser\\s+${a}`));
+
+    const ready = async () =>
+      JSON.parse(await tools(dir, ['task', 'ready', '--format', 'json'])).map((t: any) => t.id);
+    expect(await ready()).toEqual([a]);
+    expect((await tools(dir, ['task', 'start', a])).trim()).toBe(`${a} in_progress`);
+    expect(await ready()).toEqual([]);
+    expect((await tools(dir, ['task', 'close', a])).trim()).toBe(`${a} closed`);
+    expect(await ready()).toEqual([b.id]);
+
+    const open = JSON.parse(await tools(dir, ['task', 'list', '--status', 'open', '--format', 'json']));
+    expect(open.map((t: any) => t.id)).toEqual([b.id]);
+    const shown = await tools(dir, ['task', 'show', a]);
+    expect(shown).toMatch(/^id:\s+task-/);
+    expect(shown).toMatch(/status:\s+closed/);
+    expect(shown).toMatch(/description:\s+lenient/);
+  });
+
+  it('ensure is idempotent by key; fail records a reason; reopen clears it', async () => {
+    const dir = makeWorkspace();
+    const first = (await tools(dir, ['task', 'ensure', 'build', 'Build it'])).trim();
+    expect((await tools(dir, ['task', 'ensure', 'build', 'Build it again'])).trim()).toBe(first);
+    const failed = JSON.parse(
+      await tools(dir, ['task', 'fail', first, '--reason', 'compiler crashed', '--format', 'json']),
+    );
+    expect(failed).toMatchObject({ id: first, status: 'failed', reason: 'compiler crashed', key: 'build' });
+    expect((await tools(dir, ['task', 'reopen', first])).trim()).toBe(`${first} open`);
+    const shown = JSON.parse(await tools(dir, ['task', 'show', first, '--format', 'json']));
+    expect(shown.reason).toBeUndefined();
+    expect(JSON.parse(await tools(dir, ['task', 'list', '--format', 'json']))).toHaveLength(1);
+  });
+
+  it('uses RALPH_WORKSPACE_ROOT over the current directory', async () => {
+    const root = makeWorkspace();
+    const elsewhere = makeWorkspace();
+    const id = (await tools(elsewhere, ['task', 'add', 'Rooted'], { RALPH_WORKSPACE_ROOT: root })).trim();
+    expect(readFileSync(join(root, '.ralph', 'agent', 'tasks.jsonl'), 'utf8')).toContain(id);
+    expect(existsSync(join(elsewhere, '.ralph'))).toBe(false);
+  });
+
+  it('prints "no tasks" and [] for an empty list', async () => {
+    const dir = makeWorkspace();
+    expect(await tools(dir, ['task', 'list'])).toBe('no tasks\n');
+    expect(JSON.parse(await tools(dir, ['task', 'ready', '--format', 'json']))).toEqual([]);
+  });
+
+  it('rejects bad input with exit 1 and a message that says what to do', async () => {
+    const dir = makeWorkspace();
+    const badPriority = await runRalph(['tools', 'task', 'add', 'x', '-p', '9'], dir);
+    expect(badPriority.code).toBe(1);
+    expect(badPriority.stderr).toContain('priority must be a whole number from 1 (most urgent) to 5');
+    const badBlocker = await runRalph(['tools', 'task', 'add', 'x', '--blocked-by', 'task-12345678'], dir);
+    expect(badBlocker.code).toBe(1);
+    expect(badBlocker.stderr).toContain('unknown task task-12345678');
+    const unknown = await runRalph(['tools', 'task', 'close', 'task-deadbeef'], dir);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('ralph tools task list');
+    const badFormat = await runRalph(['tools', 'task', 'list', '--format', 'xml'], dir);
+    expect(badFormat.code).toBe(1);
+    expect(badFormat.stderr).toMatch(/xml/);
+  });
+});
+
+describe('ralph tools memory', () => {
+  it('adds, lists, searches, primes and deletes memories', async () => {
+    const dir = makeWorkspace();
+    const p = (await tools(dir, ['memory', 'add', 'Uses barrel exports', '--tags', 'structure'])).trim();
+    expect(p).toMatch(/^mem-\d+-[0-9a-f]{4}$/);
+    const f = JSON.parse(
+      await tools(dir, [
+        'memory',
+        'add',
+        'ECONNREFUSED: start postgres',
+        '-t',
+        'fix',
+        '--tags',
+        'db,docker',
+        '--format',
+        'json',
+      ]),
+    );
+    expect(f).toMatchObject({ type: 'fix', content: 'ECONNREFUSED: start postgres', tags: ['db', 'docker'] });
+
+    const file = readFileSync(join(dir, '.ralph', 'agent', 'memories.md'), 'utf8');
+    expect(file).toMatch(/^# Memories\n/);
+    expect(file).toContain(
+      `## Patterns\n\n### ${p}\n> Uses barrel exports\n<!-- tags: structure | created: `,
+    );
+    expect(file).toContain(
+      `## Fixes\n\n### ${f.id}\n> ECONNREFUSED: start postgres\n<!-- tags: db, docker | created: `,
+    );
+
+    const list = await tools(dir, ['memory', 'list']);
+    expect(list.split('\n')[0]).toMatch(/^ID\s+TYPE\s+TAGS\s+CREATED\s+CONTENT$/);
+    expect(list).toContain('Uses barrel exports');
+    const fixes = JSON.parse(await tools(dir, ['memory', 'list', '--type', 'fix', '--format', 'json']));
+    expect(fixes.map((m: any) => m.id)).toEqual([f.id]);
+    const found = JSON.parse(await tools(dir, ['memory', 'search', 'postgres', '--format', 'json']));
+    expect(found.map((m: any) => m.id)).toEqual([f.id]);
+    const byTag = JSON.parse(
+      await tools(dir, ['memory', 'search', '', '--tags', 'structure', '--format', 'json']),
+    );
+    expect(byTag.map((m: any) => m.id)).toEqual([p]);
+    expect(await tools(dir, ['memory', 'search', 'nothing-like-this'])).toBe('no matching memories\n');
+
+    const prime = await tools(dir, ['memory', 'prime']);
+    expect(prime).toMatch(/^# Memories\n\n## Patterns\n/);
+    expect(prime).toContain('Uses barrel exports');
+    expect(prime).toContain('ECONNREFUSED');
+    const small = await tools(dir, ['memory', 'prime', '--budget', '45']);
+    expect(small.length).toBeLessThanOrEqual(180);
+    expect(small).toContain(f.id); // the newest one fits
+    expect(small).not.toContain(p);
+
+    expect((await tools(dir, ['memory', 'delete', p])).trim()).toBe(`deleted ${p}`);
+    expect(
+      JSON.parse(await tools(dir, ['memory', 'list', '--format', 'json'])).map((m: any) => m.id),
+    ).toEqual([f.id]);
+  });
+
+  it('rejects an unknown type and an unknown id with exit 1', async () => {
+    const dir = makeWorkspace();
+    const badType = await runRalph(['tools', 'memory', 'add', 'x', '-t', 'idea'], dir);
+    expect(badType.code).toBe(1);
+    expect(badType.stderr).toMatch(/idea/);
+    const missing = await runRalph(['tools', 'memory', 'delete', 'mem-1-abcd'], dir);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no memory "mem-1-abcd"');
+    const badBudget = await runRalph(['tools', 'memory', 'prime', '--budget', 'lots'], dir);
+    expect(badBudget.code).toBe(1);
+  });
+});
