@@ -59,7 +59,11 @@ export function assemblePrompt(input: PromptInput): string {
     const { text, omitted } = tailWithin(input.scratchpad.trimEnd(), input.scratchpadBudget);
     parts.push(`## Scratchpad (.ralph/agent/scratchpad.md${omitted ? ', newest part' : ''})\n${text}`);
   }
-  if (input.memories.trim() !== '') parts.push(`## Memories\n${input.memories.trimEnd()}`);
+  if (input.memories.trim() !== '') {
+    // Rendered memories carry their own `# Memories` heading (the memories.md format).
+    const text = input.memories.trimEnd();
+    parts.push(text.startsWith('# Memories') ? text : `## Memories\n${text}`);
+  }
   if (input.readyTasks.length > 0) {
     parts.push(
       `## Ready tasks\n${input.readyTasks.map((t) => `- ${t.id} [P${t.priority}] ${t.title}`).join('\n')}`,
