@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { loadConfig, resolveBackend, runLoop } from '../dist/index.js';
+import { assemblePrompt, loadConfig, resolveBackend, runLoop } from '../dist/index.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RALPH_BIN = join(ROOT, 'bin', 'ralph');
@@ -343,10 +343,12 @@ async function main() {
   );
   out();
 
-  // 3: peak RSS of the CLI process at 100 and 400 iterations.
+  // 3: peak RSS of the CLI process at 100, 400 and 1600 iterations (V8 sizes its heap during the
+  // first few hundred iterations; after that a leak-free loop stays flat).
+  const RSS_SIZES = [100, 400, 1600];
   const rss = new Map();
   let method = '';
-  for (const n of [100, 400]) {
+  for (const n of RSS_SIZES) {
     const samples = [];
     for (let rep = 0; rep < Math.min(REPS, 2); rep++) samples.push(await ralphCli(agent, n));
     method = samples[0].method;
@@ -356,7 +358,7 @@ async function main() {
   out(
     table(
       ['iterations', 'peak RSS MB', 'CLI wall ms', 'CLI ms/it (incl. startup)'],
-      [100, 400].map((n) => [
+      RSS_SIZES.map((n) => [
         `N=${n}`,
         f(rss.get(n).kb / 1024, 1),
         f(rss.get(n).wall, 0),
@@ -364,7 +366,10 @@ async function main() {
       ]),
     ),
   );
-  out(`  RSS(400)/RSS(100) = ${f(ratio(rss.get(400).kb, rss.get(100).kb))} — target ≈ 1 (flat)`);
+  out(
+    `  RSS(400)/RSS(100) = ${f(ratio(rss.get(400).kb, rss.get(100).kb))}, RSS(1600)/RSS(400) = ` +
+      `${f(ratio(rss.get(1600).kb, rss.get(400).kb))} — target ≈ 1 (flat)`,
+  );
   if (heapBefore !== undefined && heapAfter !== undefined) {
     out(
       `  live JS heap after full GC (in-process runs of §1): ${f(heapBefore)} MB after warm-up → ` +
@@ -403,6 +408,45 @@ async function main() {
   out(
     `  emit cost over bare node: ${f(percentile(emit, 50) - percentile(bare, 50), 1)} ms (p50) · ` +
       `events written: ${lines}/${EMIT_RUNS + 1} (incl. 1 warm-up)`,
+  );
+  out();
+
+  // 5. What Ralph adds to each prompt: seed 000's first board-scanner iteration.
+  const seedDir = join(ROOT, 'presets', 'board');
+  const { config: seed } = loadConfig({ file: join(seedDir, 'ralph.yml'), cwd: seedDir });
+  const scanner = seed.hats.board_scanner;
+  const base = readFileSync(join(seedDir, 'PROMPT.md'), 'utf8');
+  const prompt = assemblePrompt({
+    base,
+    completionPromise: seed.event_loop.completion_promise,
+    hat: {
+      id: 'board_scanner',
+      name: scanner.name,
+      instructions: scanner.instructions,
+      publishes: scanner.publishes,
+    },
+    hatsMode: true,
+    events: [{ topic: 'board.scan', payload: null }],
+    scratchpad: null,
+    scratchpadBudget: 6000,
+    memories: '',
+    readyTasks: [],
+  });
+  const userBytes = Buffer.byteLength(base.trimEnd()) + Buffer.byteLength(scanner.instructions.trimEnd());
+  const ownBytes = Buffer.byteLength(prompt) - userBytes;
+  out("5. Prompt size, seed 000's first iteration (board_scanner on board.scan)");
+  out(
+    table(
+      ['part', 'bytes'],
+      [
+        ["user's PROMPT.md + hat instructions", String(userBytes)],
+        ["Ralph's own text", String(ownBytes)],
+        ['whole prompt', String(Buffer.byteLength(prompt))],
+      ],
+    ),
+  );
+  out(
+    `  Ralph's own text: ${ownBytes} B — target ≤ 1536 B (ralph-orchestrator adds 17.6 KB to the same iteration)`,
   );
   out();
   out(`bench wall time: ${f((performance.now() - wall0) / 1000, 1)} s`);
