@@ -329,7 +329,6 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     }
     const hatId = route.hatId;
     const hat = route.hat;
-    if (hatId) state.hat_activations[hatId] = (state.hat_activations[hatId] ?? 0) + 1;
     const backend = hat?.backend ? resolveBackend(hat.backend, config) : options.backend;
     const hatArgs = hat?.args ?? hat?.backend_args ?? [];
 
@@ -495,11 +494,12 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       // Re-run on --resume with the same events.
       if (state.current) state.current.agent_pid = null;
       state.pending_events = [...route.consumed, ...route.remaining, ...collected.published];
-      if (hatId) state.hat_activations[hatId] = Math.max(0, (state.hat_activations[hatId] ?? 1) - 1);
       stopAfter = verdict.stop;
     } else {
       state.iterations = Math.max(state.iterations, number);
       state.current = null;
+      // Counted once the activation is over, so a crashed and re-run iteration counts once.
+      if (hatId) state.hat_activations[hatId] = (state.hat_activations[hatId] ?? 0) + 1;
       state.consecutive_failures = verdict.kind === 'failure' ? state.consecutive_failures + 1 : 0;
       const decision = decideEvents({
         iteration: number,

@@ -279,6 +279,42 @@ describe('hat routing and events', () => {
   });
 });
 
+describe('hats and --resume', () => {
+  it('re-runs the interrupted hat with the same events after kill -9', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'x\n',
+      'ralph.yml': hatsConfig(
+        PLANNER_BUILDER.replace(
+          '    instructions: Build the task.',
+          '    instructions: Build the task.\n    max_activations: 1',
+        ),
+      ),
+      'fake-agent.yml': [
+        'turns:',
+        '  - when: { hat: planner, prompt: "build.done" }',
+        '    do: [{ run: "ralph emit LOOP_COMPLETE" }]',
+        '  - when: { hat: planner }',
+        '    do: [{ run: "ralph emit build.task \\"the payload\\"" }]',
+        '  - when: { hat: builder, file_missing: go.flag }',
+        '    do: [{ run: "echo $PPID > agent.pid" }, { hang: true }]',
+        '  - when: { hat: builder, prompt: "- build.task: the payload" }',
+        '    do: [{ run: "ralph emit build.done" }]',
+      ].join('\n'),
+    });
+    const first = startRalph(['run'], dir);
+    await waitFor(() => existsSync(join(dir, 'agent.pid')), 15_000, 'builder running');
+    await waitFor(() => readState(dir).current?.agent_pid > 0, 5000, 'agent pid recorded');
+    first.child.kill('SIGKILL');
+    await first.done;
+    writeFileSync(join(dir, 'go.flag'), '');
+    const r = await runRalph(['run', '--resume'], dir);
+    expect(r.code).toBe(0);
+    // The builder ran once (its max_activations is 1), with the event it was given before the crash.
+    expect(readRecords(dir).map((x) => x.hat)).toEqual(['planner', 'builder', 'planner']);
+    expect(readState(dir).hat_activations).toEqual({ planner: 2, builder: 1 });
+  });
+});
+
 describe('persistent mode idle', () => {
   it('with idle_watch makes no agent call while nothing changes, and wakes on a change', async () => {
     const dir = makeWorkspace({
