@@ -157,6 +157,14 @@ describe('seed 000: the board spike, run unchanged with the scripted agent', () 
     }
   });
 
+  it('the scanner deletes tasks.jsonl before dispatching: open tasks of one phase never reach the next (§7 state hygiene)', () => {
+    // The proposal writer leaves a task open; the scanner sees it, then self-clears before dispatching.
+    const prompts = readFileSync(join(diagnostics, 'prompt-log.md'), 'utf8');
+    expect(prompts).toMatch(/## Ready tasks\n- task-\w+ \[P2\] Finish item-1\.txt/);
+    // The finisher exits non-zero if it finds tasks.jsonl; every iteration succeeded.
+    expect(readRecords(dir).filter((r) => r.hat === 'finisher').every((r) => r.verdict === 'success')).toBe(true);
+  });
+
   it('logs idle scans in poll-log.txt after all items are done (check 8)', () => {
     const log = readFileSync(join(dir, 'poll-log.txt'), 'utf8').trim().split('\n');
     const lastFinish = log.findLastIndex((l) => l.includes('dispatching: work.finish'));
