@@ -48,6 +48,8 @@ export const eventLoopSchema = z.strictObject({
   cancellation_promise: z.string().optional(),
   enforce_hat_scope: z.boolean().default(false),
   checkpoint_interval: positiveInt.optional(),
+  /** `retry`: a timed-out iteration counts as a failure; `stop`: it is fatal (seed 002). */
+  on_iteration_timeout: z.enum(['retry', 'stop']).default('retry'),
   mutation_score_warn_threshold: z.number().min(0).max(100).optional(),
 });
 
@@ -130,6 +132,50 @@ export const robotSchema = z.strictObject({
   telegram: z.strictObject({ bot_token: z.string().optional() }).optional(),
 });
 
+export const completionSchema = z.strictObject({
+  /** Complete when this file contains this text, checked by Ralph after every iteration (and at start). */
+  marker: z.strictObject({ file: z.string().min(1), text: z.string().min(1) }).optional(),
+});
+
+export const gatesSchema = z.strictObject({
+  /**
+   * Command run after each iteration (sh -c, in the workspace); non-zero is fatal. Default: run
+   * `.ralph/validate.sh` when it exists and is executable; `false` turns that off.
+   */
+  validate: z.union([z.string().min(1), z.literal(false)]).optional(),
+  validate_timeout_seconds: positive.default(600),
+  /** The project's tests, run after each iteration; the result is recorded (and published as an event). */
+  tests: z
+    .strictObject({
+      command: z.string().min(1),
+      timeout_seconds: positive.default(300),
+      report_file: z.string().min(1).optional(),
+    })
+    .optional(),
+});
+
+export const healthSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Below this much free disk space: a warning; none at all: fatal. */
+  min_free_disk_mb: positive.default(1024),
+  /** Require a git repository (fatal when missing). Default: when git.commit is on. */
+  require_git: z.boolean().optional(),
+  /** Directory that must be readable before each iteration (e.g. specs). */
+  specs_dir: z.string().min(1).optional(),
+});
+
+export const gitSchema = z.strictObject({
+  /** Commit what each successful iteration changed (`ralph: <task>` + details). */
+  commit: z.boolean().default(false),
+  /** Push the current branch after each commit: 3 attempts 5 s apart, then fatal. */
+  push: z.boolean().default(false),
+  remote: z.string().min(1).default('origin'),
+  push_attempts: positiveInt.default(3),
+  push_retry_delay_seconds: z.number().min(0).default(5),
+  /** Refuse to start (or continue) with uncommitted changes. Default: when commit is on. */
+  require_clean: z.boolean().optional(),
+});
+
 export const configSchema = z.strictObject({
   event_loop: eventLoopSchema.default(eventLoopSchema.parse({})),
   cli: cliSchema.default(cliSchema.parse({})),
@@ -138,6 +184,10 @@ export const configSchema = z.strictObject({
   memories: memoriesSchema.default(memoriesSchema.parse({})),
   RObot: robotSchema.default(robotSchema.parse({})),
   core: coreSchema.default(coreSchema.parse({})),
+  completion: completionSchema.default(completionSchema.parse({})),
+  gates: gatesSchema.default(gatesSchema.parse({})),
+  health: healthSchema.default(healthSchema.parse({})),
+  git: gitSchema.default(gitSchema.parse({})),
   events: z.record(z.string().min(1), eventMetaSchema).default({}),
 });
 
