@@ -2,11 +2,13 @@ import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ConfigError, ExitCode, RalphError } from '../errors.ts';
 import { configShowCommand, configValidateCommand } from './config-command.ts';
 import { demoCommand } from './demo-command.ts';
+import { registerDoctorCommand } from './doctor-command.ts';
 import { emitCommand } from './emit-command.ts';
 import { registerEventsCommand } from './events-command.ts';
 import { registerHatsCommand } from './hats-command.ts';
 import { registerInitCommands } from './init-command.ts';
 import type { CliIO } from './io.ts';
+import { registerPlanCommand } from './plan-command.ts';
 import { runCommand } from './run-command.ts';
 import { statusCommand, stopCommand } from './status-command.ts';
 import { registerToolsCommand } from './tools-command.ts';
@@ -99,9 +101,11 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
     });
 
   registerInitCommands(program, io, setCode);
+  registerPlanCommand(program, io, setCode);
   registerEventsCommand(program, io, setCode);
   registerHatsCommand(program, io, setCode);
   registerToolsCommand(program, io, setCode);
+  registerDoctorCommand(program, io, setCode);
 
   program
     .command('demo')

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { RalphError } from '../errors.ts';
@@ -9,10 +9,15 @@ import { BACKEND_NAMES, type BackendName } from './schema.ts';
 export interface Preset {
   name: string;
   description: string;
-  /** Files copied from presets/<name>/ (relative paths, kept as is). */
+  /**
+   * Files written into the workspace (relative paths). Each is copied from presets/<name>/ where a
+   * path segment starting with `.` is stored as `dot-…` (see `presetSource`).
+   */
   files: string[];
   /** Empty directories created. */
   dirs: string[];
+  /** Files (among `files`) made executable (0o755) after copying. */
+  executable?: string[];
 }
 
 export const PRESETS: readonly Preset[] = [
@@ -29,6 +34,22 @@ export const PRESETS: readonly Preset[] = [
     files: ['ralph.yml', 'PROMPT.md', 'work/item-1.txt', 'work/item-2.txt', 'work/item-3.txt'],
     dirs: ['proposed', 'done'],
   },
+  {
+    name: 'spec',
+    description:
+      'seed 002: specs/ → IMPLEMENTATION_PLAN.md → one task per iteration, PROGRESS.md, git commits; ./ralph plan NAME',
+    files: [
+      'ralph.yml',
+      'ralph',
+      'specs/README.md',
+      '.ralph/prompts/PROMPT_build.md',
+      '.ralph/prompts/PROMPT_plan.md',
+      '.ralph/validate.sh',
+      '.ralph/.gitignore',
+    ],
+    dirs: [],
+    executable: ['ralph', '.ralph/validate.sh'],
+  },
 ];
 
 export function findPreset(name: string): Preset {
@@ -41,8 +62,20 @@ export function findPreset(name: string): Preset {
   return preset;
 }
 
+/**
+ * Where a workspace path is stored in the package: `.ralph/.gitignore` → `dot-ralph/dot-gitignore`.
+ * Dot paths would be hidden by the repository's own `.gitignore` (`.ralph/`) and npm drops
+ * `.gitignore` files from packages, so presets keep them under `dot-` names.
+ */
+export function presetSource(file: string): string {
+  return file
+    .split('/')
+    .map((segment) => (segment.startsWith('.') ? `dot-${segment.slice(1)}` : segment))
+    .join('/');
+}
+
 export function presetFile(preset: string, file: string): string {
-  return join(PRESETS_DIR, preset, file);
+  return join(PRESETS_DIR, preset, presetSource(file));
 }
 
 /**
@@ -73,6 +106,8 @@ export function initPreset(
     const target = join(dir, file);
     mkdirSync(dirname(target), { recursive: true });
     copyFileSync(presetFile(preset.name, file), target);
+    // Set the mode explicitly: a packed or unzipped package may have lost the executable bit.
+    if (preset.executable?.includes(file)) chmodSync(target, 0o755);
     written.push(file);
   }
   for (const d of preset.dirs) mkdirSync(join(dir, d), { recursive: true });

@@ -16,6 +16,13 @@ export function editDistance(a: string, b: string): number {
 /** The closest candidate to `word`, or undefined when nothing is plausibly what was meant. */
 export function closestMatch(word: string, candidates: readonly string[]): string | undefined {
   const lower = word.toLowerCase();
+  const exact = candidates.find((name) => name.toLowerCase() === lower);
+  if (exact !== undefined) return exact;
+  // A key typed without its unit suffix (`max_runtime`, `iteration_timeout`): the one key it starts.
+  const extended = candidates.filter(
+    (name) => name.toLowerCase().startsWith(lower) && name.length > lower.length,
+  );
+  if (extended.length === 1) return extended[0];
   let best: { name: string; d: number } | undefined;
   for (const name of candidates) {
     const d = editDistance(lower, name.toLowerCase());

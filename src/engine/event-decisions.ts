@@ -27,6 +27,10 @@ export interface EventDecisionInput {
   queued: PendingEvent[];
   /** The promise is the last non-empty line of the agent's final output. */
   promiseInOutput: boolean;
+  /** The completion marker (e.g. PROJECT_COMPLETE in IMPLEMENTATION_PLAN.md) is present. */
+  markerReached?: boolean | undefined;
+  /** Other reasons completion must wait (e.g. failing tests). */
+  blockers?: readonly string[] | undefined;
   completionPromise: string;
   persistent: boolean;
   requiredEvents: readonly string[];
@@ -88,7 +92,8 @@ export function decideEvents(input: EventDecisionInput): EventDecision {
 
   let effective = input.published;
   let recoveries = 0;
-  if (effective.length === 0 && !input.promiseInOutput) {
+  const outputDone = input.promiseInOutput || input.markerReached === true;
+  if (effective.length === 0 && !outputDone) {
     const defaults = defaultPublishes(input.hat);
     if (defaults.length > 0) {
       effective = defaults.map((t) => inj(t, null, 'default_publishes'));
@@ -115,7 +120,7 @@ export function decideEvents(input: EventDecisionInput): EventDecision {
   }
 
   const last = effective.at(-1);
-  const requested = last?.topic === input.completionPromise || input.promiseInOutput;
+  const requested = last?.topic === input.completionPromise || outputDone;
   const others = effective.filter((e) => e.topic !== input.completionPromise);
   if (!requested) {
     return { ...base, pending: [...input.queued, ...others], completion: none, recoveries };
@@ -125,6 +130,7 @@ export function decideEvents(input: EventDecisionInput): EventDecision {
   const missing = input.requiredEvents.filter((t) => !input.seenTopics.has(t));
   if (missing.length > 0) reasons.push(`required events not seen yet: ${missing.join(', ')}`);
   if (input.openTasks > 0) reasons.push(`${input.openTasks} task(s) still open (ralph tools task list)`);
+  reasons.push(...(input.blockers ?? []));
   if (reasons.length > 0) {
     const resume = inj(
       TASK_RESUME,

@@ -10,6 +10,15 @@ export interface TokenTotals {
   total: number;
 }
 
+/** A gate's result as recorded per iteration. */
+export interface GateSummary {
+  command: string;
+  passed: boolean;
+  exit_code: number | null;
+  timed_out: boolean;
+  duration_ms: number;
+}
+
 /** One line of `.ralph/runs/<run-id>/iterations.jsonl`. */
 export interface IterationRecord {
   run_id: string;
@@ -30,6 +39,12 @@ export interface IterationRecord {
   head_after: string | null;
   /** Topics the agent published in this iteration. */
   events: string[];
+  /** Files the iteration changed (git repositories only). */
+  files_changed: string[] | null;
+  /** The commit Ralph made for it (git.commit), if any. */
+  commit: string | null;
+  /** Gate results: validate hook and tests. */
+  gates: { validate?: GateSummary; tests?: GateSummary };
   /** complete | success | failure | limit | aborted */
   verdict: string;
   reason: string | null;
@@ -88,6 +103,17 @@ export type LoopEvent =
       reasons: string[];
       persistent: boolean;
     }
+  | { type: 'gate.started'; iteration: number; gate: 'validate' | 'tests'; command: string }
+  | { type: 'gate.output'; iteration: number; gate: 'validate' | 'tests'; text: string }
+  | {
+      type: 'gate.finished';
+      iteration: number;
+      gate: 'validate' | 'tests';
+      summary: GateSummary;
+      output: string;
+    }
+  | { type: 'git.committed'; iteration: number; commit: string; message: string }
+  | { type: 'git.pushed'; iteration: number; remote: string; branch: string }
   | { type: 'loop.idle'; iteration: number; watch: readonly string[]; cooldownMs: number }
   | { type: 'loop.woke'; iteration: number; reason: string }
   | { type: 'agent.output'; iteration: number; stream: 'stdout' | 'stderr'; text: string }

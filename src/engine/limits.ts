@@ -29,6 +29,11 @@ export type StopReason =
   | 'stale_loop'
   | 'no_events'
   | 'malformed_events'
+  | 'iteration_timeout'
+  | 'validation_failed'
+  | 'push_failed'
+  | 'health_check'
+  | 'dirty_tree'
   | 'interrupted'
   | 'cancelled'
   | 'error';
@@ -50,6 +55,11 @@ export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   stale_loop: ExitCode.failure,
   no_events: ExitCode.failure,
   malformed_events: ExitCode.failure,
+  iteration_timeout: ExitCode.failure,
+  validation_failed: ExitCode.failure,
+  push_failed: ExitCode.failure,
+  health_check: ExitCode.failure,
+  dirty_tree: ExitCode.failure,
   error: ExitCode.failure,
   interrupted: ExitCode.interrupted,
 };

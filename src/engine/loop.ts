@@ -1,20 +1,25 @@
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { resolveBackend } from '../backends/registry.ts';
 import type { Backend } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
+import { healthFatal, runHealthChecks } from '../gates/health.ts';
+import { type GateResult, runGate, testsReport, validateCommand } from '../gates/run-gate.ts';
+import { isGitRepo, pushWithRetry } from '../git/git.ts';
 import { readGitHead } from '../git/head.ts';
 import { createDiagnosticsSink } from '../observe/diagnostics.ts';
 import { createRunLogSink } from '../observe/run-log.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
 import { assemblePrompt } from '../routing/prompt.ts';
 import { selectHat } from '../routing/select-hat.ts';
+import { writeFileAtomicSync } from '../state/atomic-write.ts';
 import { appendEvent } from '../state/events-log.ts';
 import { type LoopState, writeLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { buildAgentEnv } from './agent-env.ts';
 import { collectEvents } from './collect-events.ts';
 import { promiseFulfilled } from './completion.ts';
+import { markerReached, summarize } from './completion-marker.ts';
 import {
   decideEvents,
   eventSignature,
@@ -23,6 +28,14 @@ import {
   TASK_START,
 } from './event-decisions.ts';
 import type { IterationRecord, LoopEvent, LoopEventListener } from './events.ts';
+import {
+  commitIteration,
+  commitMessage,
+  dirtyTreeMessage,
+  filesChanged,
+  gitPreflight,
+  requireClean,
+} from './git-step.ts';
 import { waitWhileIdle } from './idle-wait.ts';
 import { type Counters, judgeIteration, type Limits, limitReached, type Stop, stop } from './limits.ts';
 import { runAgent } from './run-agent.ts';
@@ -94,13 +107,16 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const hatsMode = Object.keys(config.hats).length > 0;
   const extraArgs = options.extraArgs ?? [];
 
-  // Fail on an unusable backend before touching any state.
+  // Fail on an unusable backend, or a repository Ralph must not touch, before touching any state.
   options.backend.buildInvocation({
     prompt: options.prompt,
     config,
     workspace: options.workspace,
     extraArgs,
   });
+  await gitPreflight(options.workspace, config);
+  const inRepo = await isGitRepo(options.workspace);
+  const warned = new Set<string>();
 
   const prepared = await prepareRun({
     paths,
@@ -178,9 +194,20 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     });
     for (const message of prepared.notices) emit({ type: 'notice', level: 'info', message });
     if (!prepared.resumed) for (const e of state.pending_events) publish(e, null);
+    const marker = config.completion.marker;
+    if (marker && markerReached(options.workspace, marker)) {
+      final = stop(
+        'completed',
+        `${marker.file} already contains ${marker.text}: nothing to do (remove the marker if work remains)`,
+      );
+    }
 
+    let first = true;
     while (final === undefined) {
       final = boundaryStop();
+      if (final) break;
+      final = await preIterationStop(first);
+      first = false;
       if (final) break;
       if (state.idle) {
         final = await idle();
@@ -295,6 +322,121 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     state.idle = false;
     persist();
     return boundaryStop();
+  }
+
+  async function runGateStep(
+    iteration: number,
+    hat: string | null,
+    gate: GateResult['gate'],
+    command: string,
+    timeoutMs: number,
+  ): Promise<GateResult> {
+    emit({ type: 'gate.started', iteration, gate, command });
+    const result = await runGate({
+      gate,
+      command,
+      workspace: options.workspace,
+      env: buildAgentEnv({
+        base: options.env ?? process.env,
+        eventsFile,
+        ralphBin: RALPH_BIN,
+        ralphBinDir: RALPH_BIN_DIR,
+        workspace: options.workspace,
+        iteration,
+        hat,
+        runId: state.run_id,
+        extra: [config.cli.env],
+      }),
+      timeoutMs,
+      killGraceMs: graceMs,
+      signal: options.signal,
+      onOutput: (text) => emit({ type: 'gate.output', iteration, gate, text }),
+    });
+    emit({ type: 'gate.finished', iteration, gate, summary: summarize(result), output: result.output });
+    return result;
+  }
+
+  async function runTestsGate(iteration: number, hat: string | null): Promise<GateResult | undefined> {
+    const tests = config.gates.tests;
+    if (!tests) return undefined;
+    const result = await runGateStep(iteration, hat, 'tests', tests.command, tests.timeout_seconds * 1000);
+    if (tests.report_file) {
+      writeFileAtomicSync(
+        resolve(options.workspace, tests.report_file),
+        testsReport(result, iteration, new Date(now())),
+      );
+    }
+    return result;
+  }
+
+  function runValidateGate(iteration: number, hat: string | null, command: string): Promise<GateResult> {
+    return runGateStep(iteration, hat, 'validate', command, config.gates.validate_timeout_seconds * 1000);
+  }
+
+  async function commitStep(
+    iteration: number,
+    hat: string | null,
+    backendName: string,
+    summary: string,
+    before: string | null,
+    tests: GateResult | undefined,
+  ): Promise<string | null> {
+    const files = await filesChanged(
+      options.workspace,
+      before,
+      readGitHead(options.workspace).commit ?? null,
+    );
+    const testsLine = tests ? (tests.passed ? 'passing' : `failing (exit ${tests.exitCode})`) : null;
+    const message = commitMessage({ summary, iteration, hat, backend: backendName, files, tests: testsLine });
+    const made = await commitIteration(options.workspace, message);
+    if (made) emit({ type: 'git.committed', iteration, commit: made, message });
+    return made;
+  }
+
+  /** Pushes the current branch; returns an error message when every attempt failed. */
+  async function pushStep(iteration: number): Promise<string | undefined> {
+    const branch = readGitHead(options.workspace).branch;
+    if (!branch || branch === '(detached)') return 'cannot push: HEAD is detached';
+    try {
+      await pushWithRetry(options.workspace, {
+        remote: config.git.remote,
+        branch,
+        attempts: config.git.push_attempts,
+        delayMs: config.git.push_retry_delay_seconds * 1000,
+        onAttempt: (n, error) =>
+          emit({
+            type: 'notice',
+            level: 'warn',
+            message: `git push failed (attempt ${n}/${config.git.push_attempts}): ${error.message.split('\n')[0]}`,
+          }),
+      });
+      emit({ type: 'git.pushed', iteration, remote: config.git.remote, branch });
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
+  /** Checks before every iteration: health (disk, git, specs, agent) and, with git, a clean tree. */
+  async function preIterationStop(first: boolean): Promise<Stop | undefined> {
+    const results = runHealthChecks({
+      workspace: options.workspace,
+      config,
+      env: options.env ?? process.env,
+    });
+    for (const r of results) {
+      if (r.level === 'warn' && !warned.has(r.message)) {
+        warned.add(r.message);
+        emit({ type: 'notice', level: 'warn', message: r.message });
+      }
+    }
+    const fatal = healthFatal(results);
+    if (fatal) return stop('health_check', `health check failed (${fatal.check}): ${fatal.message}`);
+    if (!first && requireClean(config)) {
+      const dirty = await dirtyTreeMessage(options.workspace);
+      if (dirty) return stop('dirty_tree', dirty);
+    }
+    return undefined;
   }
 
   /** One iteration; returns a Stop when the loop must end because of it. */
@@ -490,6 +632,14 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
 
     let stopAfter: Stop | undefined;
     let completion: { accepted: boolean; reasons: string[] } | undefined;
+    const agentOk = verdict.kind === 'success' || verdict.kind === 'complete';
+    const gates: IterationRecord['gates'] = {};
+    let commit: string | null = null;
+    // The project's tests run after every successful agent run; failing tests block completion.
+    const testsGate = agentOk && config.gates.tests ? await runTestsGate(number, hatId) : undefined;
+    if (testsGate) gates.tests = summarize(testsGate);
+    const marker = config.completion.marker;
+    const markerHit = agentOk && marker !== undefined && markerReached(options.workspace, marker);
     if (verdict.kind === 'aborted') {
       // Re-run on --resume with the same events.
       if (state.current) state.current.agent_pid = null;
@@ -511,6 +661,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
         consumed: route.consumed,
         queued: route.remaining,
         promiseInOutput: promiseSeen,
+        markerReached: markerHit,
+        blockers:
+          testsGate && !testsGate.passed
+            ? [`the tests are failing (${testsGate.command}, exit ${testsGate.exitCode ?? 'killed'})`]
+            : [],
         completionPromise: config.event_loop.completion_promise,
         persistent: config.event_loop.persistent,
         requiredEvents: config.event_loop.required_events,
@@ -544,11 +699,55 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       state.recoveries = decision.recoveries;
       state.idle = decision.idle;
 
+      if (testsGate) {
+        const ev = {
+          topic: testsGate.passed ? 'tests.passed' : 'tests.failed',
+          payload: testsGate.passed ? null : `exit ${testsGate.exitCode ?? 'killed'}: ${testsGate.command}`,
+          source: 'gate',
+          iteration: number,
+        };
+        publish(ev, hatId);
+        if (!decision.complete && !decision.idle) state.pending_events.push(ev);
+      }
+      // Git and the validate hook: commit first so a fatal gate leaves the work committed locally.
+      if (agentOk && config.git.commit) {
+        commit = await commitStep(
+          number,
+          hatId,
+          backend.name,
+          finalText,
+          headBefore.commit ?? null,
+          testsGate,
+        );
+      }
+      const validate = agentOk ? validateCommand(config, options.workspace) : undefined;
+      const validateGate = validate ? await runValidateGate(number, hatId, validate) : undefined;
+      if (validateGate) gates.validate = summarize(validateGate);
+      const validateFailed = validateGate !== undefined && !validateGate.passed;
+      const pushError = agentOk && config.git.push && !validateFailed ? await pushStep(number) : undefined;
+
       if (verdict.kind === 'limit') stopAfter = verdict.stop;
+      else if (validateGate && validateFailed)
+        stopAfter = stop(
+          'validation_failed',
+          `validation failed: \`${validateGate.command}\` ${validateGate.timedOut ? 'timed out' : `exited with ${validateGate.exitCode}`}; its output is in the log — fix it, then run ralph again${commit ? ` (this iteration's work is committed as ${commit.slice(0, 7)})` : ''}`,
+        );
+      else if (pushError) stopAfter = stop('push_failed', pushError);
+      else if (
+        verdict.kind === 'failure' &&
+        sup.killedBy === 'iteration_timeout' &&
+        config.event_loop.on_iteration_timeout === 'stop'
+      )
+        stopAfter = stop(
+          'iteration_timeout',
+          `iteration timeout: the agent ran longer than ${iterationMs / 1000} s and was killed (on_iteration_timeout: stop); break the task into smaller ones, then run ralph again`,
+        );
       else if (decision.complete)
         stopAfter = stop(
           'completed',
-          `completion promise "${config.event_loop.completion_promise}" accepted`,
+          markerHit && marker
+            ? `${marker.file} contains ${marker.text}`
+            : `completion promise "${config.event_loop.completion_promise}" accepted`,
         );
       else if (decision.giveUp) stopAfter = stop('no_events', decision.giveUp);
       else if (state.malformed_streak >= MAX_MALFORMED) {
@@ -596,6 +795,15 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       head_before: headBefore.commit ?? null,
       head_after: readGitHead(options.workspace).commit ?? null,
       events: collected.published.map((e) => e.topic),
+      files_changed: inRepo
+        ? await filesChanged(
+            options.workspace,
+            headBefore.commit ?? null,
+            readGitHead(options.workspace).commit ?? null,
+          )
+        : null,
+      commit,
+      gates,
       verdict: completion?.accepted ? 'complete' : verdict.kind === 'complete' ? 'success' : verdict.kind,
       reason:
         verdict.kind === 'failure'

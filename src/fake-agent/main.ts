@@ -137,7 +137,9 @@ async function main() {
   const cwd = process.cwd();
   const iteration = Number(process.env.RALPH_ITERATION ?? '1');
   const hat = process.env.RALPH_HAT ?? '';
-  const prompt = readStdin();
+  // `--prompt TEXT` (interactive sessions such as `ralph plan`, where stdin is the terminal).
+  const p = process.argv.indexOf('--prompt');
+  const prompt = p >= 0 ? (process.argv[p + 1] ?? '') : readStdin();
   // Shell actions can read the prompt (e.g. an event payload) from this file.
   const promptFile = join(tmpdir(), `ralph-fake-prompt-${process.pid}.md`);
   writeFileSync(promptFile, prompt);

@@ -176,6 +176,16 @@ function logSummary(e: Exclude<LoopEvent, { type: 'agent.output' }>): string {
       return `loop idle, watching ${e.watch.join(', ') || '(nothing)'}`;
     case 'loop.woke':
       return `loop woke: ${e.reason}`;
+    case 'gate.started':
+      return `gate ${e.gate} started: ${short(e.command)}`;
+    case 'gate.output':
+      return `gate ${e.gate}| ${short(e.text.trimEnd())}`;
+    case 'gate.finished':
+      return `gate ${e.gate} ${e.summary.passed ? 'passed' : 'FAILED'} (exit ${e.summary.exit_code}, ${e.summary.duration_ms} ms)`;
+    case 'git.committed':
+      return `git commit ${e.commit.slice(0, 7)}: ${short(e.message.split('\n')[0] ?? '')}`;
+    case 'git.pushed':
+      return `git push ${e.remote} ${e.branch}`;
     case 'agent.event':
       return agentSummary(e.event);
     case 'iteration.finished': {
@@ -342,6 +352,21 @@ export function createDiagnosticsSink(workspace: string, options: DiagnosticsOpt
         break;
       case 'loop.woke':
         orchestration('loop.woke', { reason: e.reason });
+        break;
+      case 'gate.finished':
+        orchestration('gate.finished', { gate: e.gate, ...e.summary });
+        if (!e.summary.passed)
+          record(
+            files.errors,
+            { event: 'gate.failed', gate: e.gate, ...e.summary, output: e.output },
+            TRACE_MAX_STRING,
+          );
+        break;
+      case 'git.committed':
+        orchestration('git.committed', { commit: e.commit, message: e.message });
+        break;
+      case 'git.pushed':
+        orchestration('git.pushed', { remote: e.remote, branch: e.branch });
         break;
       case 'agent.event':
         record(files.agent, { ...e.event });

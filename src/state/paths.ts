@@ -33,3 +33,21 @@ export function ralphPaths(workspaceRoot: string): RalphPaths {
     memories: join(dir, 'agent', 'memories.md'),
   };
 }
+
+/**
+ * Ralph's runtime files (workspace-relative prefixes): never committed, never counted as a dirty
+ * tree. Prompts, validate.sh and memories under .ralph/ are the user's and stay tracked. A trailing
+ * `*` matches any name starting with the part before it.
+ */
+export const RUNTIME_PATHS = [
+  '.ralph/state.json',
+  '.ralph/loop.lock',
+  '.ralph/logs/',
+  '.ralph/runs/',
+  '.ralph/events-*',
+  '.ralph/current-events',
+  '.ralph/diagnostics/',
+  '.ralph/stop-requested',
+  '.ralph/agent/scratchpad.md',
+  '.ralph/agent/tasks.jsonl',
+] as const;

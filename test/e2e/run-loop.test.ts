@@ -258,6 +258,6 @@ describe('ralph run (solo mode, fake backend)', () => {
     });
     const r = await runRalph(['run', '-p', 'x'], dir);
     expect(r.code).toBe(1);
-    expect(r.stdout + r.stderr).toContain('agent command not found: definitely-not-an-agent-xyz');
+    expect(r.stdout + r.stderr).toContain('agent binary not found: definitely-not-an-agent-xyz');
   });
 });

@@ -162,7 +162,11 @@ describe('seed 000: the board spike, run unchanged with the scripted agent', () 
     const prompts = readFileSync(join(diagnostics, 'prompt-log.md'), 'utf8');
     expect(prompts).toMatch(/## Ready tasks\n- task-\w+ \[P2\] Finish item-1\.txt/);
     // The finisher exits non-zero if it finds tasks.jsonl; every iteration succeeded.
-    expect(readRecords(dir).filter((r) => r.hat === 'finisher').every((r) => r.verdict === 'success')).toBe(true);
+    expect(
+      readRecords(dir)
+        .filter((r) => r.hat === 'finisher')
+        .every((r) => r.verdict === 'success'),
+    ).toBe(true);
   });
 
   it('logs idle scans in poll-log.txt after all items are done (check 8)', () => {

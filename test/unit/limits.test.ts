@@ -44,6 +44,11 @@ describe('EXIT_FOR_REASON', () => {
       stale_loop: 1,
       no_events: 1,
       malformed_events: 1,
+      iteration_timeout: 1,
+      validation_failed: 1,
+      push_failed: 1,
+      health_check: 1,
+      dirty_tree: 1,
       error: 1,
       interrupted: 130,
     };

@@ -1,0 +1,92 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RalphConfig } from '../config/schema.ts';
+import { supervise } from '../process/supervisor.ts';
+
+/** The outcome of one gate command (validate hook or tests). */
+export interface GateResult {
+  gate: 'validate' | 'tests';
+  command: string;
+  exitCode: number | null;
+  passed: boolean;
+  timedOut: boolean;
+  durationMs: number;
+  /** The last part of its combined output. */
+  output: string;
+}
+
+/** The validate command: `gates.validate`, else `.ralph/validate.sh` when it exists and is executable. */
+export function validateCommand(config: RalphConfig, workspace: string): string | undefined {
+  const v = config.gates.validate;
+  if (v === false) return undefined;
+  if (typeof v === 'string') return v;
+  const script = join(workspace, '.ralph', 'validate.sh');
+  if (!existsSync(script)) return undefined;
+  try {
+    accessSync(script, constants.X_OK);
+  } catch {
+    return undefined;
+  }
+  return './.ralph/validate.sh';
+}
+
+/**
+ * Runs a gate command with `sh -c` in the workspace, in its own process group, under a timeout.
+ * Output is streamed to `onOutput` (the run log and console) and its tail kept for the record.
+ */
+export async function runGate(opts: {
+  gate: GateResult['gate'];
+  command: string;
+  workspace: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  killGraceMs: number;
+  signal?: AbortSignal | undefined;
+  onOutput?: ((text: string) => void) | undefined;
+}): Promise<GateResult> {
+  const r = await supervise({
+    command: 'sh',
+    args: ['-c', opts.command],
+    cwd: opts.workspace,
+    env: opts.env,
+    stdin: null,
+    timeoutMs: opts.timeoutMs,
+    timeoutReason: 'gate_timeout',
+    killGraceMs: opts.killGraceMs,
+    signal: opts.signal,
+    tailChars: 16 * 1024,
+    onChunk: (_stream, text) => opts.onOutput?.(text),
+  });
+  const timedOut = r.killedBy === 'gate_timeout';
+  const output = `${r.stdoutTail}${r.stderrTail ? `${r.stdoutTail ? '\n' : ''}${r.stderrTail}` : ''}`;
+  return {
+    gate: opts.gate,
+    command: opts.command,
+    exitCode: r.spawnError ? 127 : r.exitCode,
+    passed: !timedOut && r.killedBy === null && r.exitCode === 0,
+    timedOut,
+    durationMs: r.durationMs,
+    output: r.spawnError ? `could not run: ${r.spawnError.message}` : output,
+  };
+}
+
+/** The markdown report written to `gates.tests.report_file`. */
+export function testsReport(result: GateResult, iteration: number, at: Date): string {
+  const fence = '```';
+  return [
+    `# Test results — iteration ${iteration}`,
+    '',
+    `- Status: ${result.passed ? 'PASSED' : result.timedOut ? 'TIMED OUT' : 'FAILED'}`,
+    `- Command: \`${result.command}\``,
+    `- Exit code: ${result.exitCode ?? 'none (killed)'}`,
+    `- Duration: ${(result.durationMs / 1000).toFixed(1)} s`,
+    `- Date: ${at.toISOString()}`,
+    '',
+    '## Output (last part)',
+    '',
+    fence,
+    result.output.trimEnd(),
+    fence,
+    '',
+  ].join('\n');
+}

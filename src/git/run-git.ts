@@ -1,0 +1,119 @@
+import { execa } from 'execa';
+import { RalphError } from '../errors.ts';
+
+/** Outcome of one `git -C <root> …` call that ran (whatever its exit code). */
+export interface GitResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface RunGitOptions {
+  /** Written to git's stdin (e.g. a commit message for `commit -F -`). */
+  input?: string;
+  /** Kill git after this long; the result then has `timedOut: true`. */
+  timeoutMs?: number;
+}
+
+// These would point git at another repository than `-C <root>` (e.g. when run from a git hook).
+const REPO_LOCATING_ENV = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_COMMON_DIR',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+];
+
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of REPO_LOCATING_ENV) delete env[name];
+  env.LC_ALL = 'C'; // stable, parseable messages
+  env.GIT_TERMINAL_PROMPT = '0'; // a push fails instead of waiting for credentials forever
+  env.GIT_OPTIONAL_LOCKS = '0'; // `status` must not take index.lock while the agent uses git
+  return env;
+}
+
+/**
+ * The telling part of git's stderr in one line: from the first `fatal:`/`error:` line on (git
+ * prints advice before it), else the last few lines.
+ */
+export function stderrTail(stderr: string, maxLines = 5, maxChars = 600): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
+  const first = lines.findIndex((l) => /^(fatal|error):/.test(l));
+  const picked = first >= 0 ? lines.slice(first, first + maxLines) : lines.slice(-maxLines);
+  const tail = picked.join(' ');
+  if (tail.length === 0) return '(no output)';
+  return tail.length > maxChars ? `${tail.slice(0, maxChars)}…` : tail;
+}
+
+/** Runs `git -C <root> <args>`; resolves with any exit code, throws only when git cannot run. */
+export async function runGitRaw(
+  root: string,
+  args: string[],
+  options: RunGitOptions = {},
+): Promise<GitResult> {
+  const result = await execa('git', ['-C', root, ...args], {
+    env: gitEnv(),
+    extendEnv: false,
+    reject: false,
+    stripFinalNewline: false,
+    input: options.input ?? '',
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+  });
+  if (result.code === 'ENOENT') {
+    throw new RalphError(
+      'git_missing',
+      'git is not installed or not on PATH; install git and run ralph again',
+      {
+        cause: result,
+      },
+    );
+  }
+  return {
+    exitCode: result.exitCode ?? -1,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    timedOut: result.timedOut,
+  };
+}
+
+/** Builds the error for a git command that failed: which command, its stderr tail, what to do. */
+export function gitFailure(root: string, args: string[], result: GitResult, hint?: string): RalphError {
+  const how = result.timedOut ? 'timed out' : `failed (exit ${result.exitCode})`;
+  const what =
+    hint ?? hintFor(result.stderr) ?? 'check the repository and run the command yourself to see why';
+  return new RalphError(
+    'git_failed',
+    `\`git ${args.join(' ')}\` ${how} in ${root}: ${stderrTail(result.stderr)}; ${what}`,
+    {
+      cause: result,
+    },
+  );
+}
+
+function hintFor(stderr: string): string | undefined {
+  if (
+    /Please tell me who you are|unable to auto-detect email address|auto-detection is disabled/.test(stderr)
+  ) {
+    return 'set an identity with `git config user.name …` and `git config user.email …`';
+  }
+  if (/index\.lock': File exists/.test(stderr)) {
+    return 'another git process holds the index lock; wait for it, or remove .git/index.lock if none is running';
+  }
+  if (/not a git repository/.test(stderr)) return 'run ralph inside a git repository (or `git init` first)';
+  return undefined;
+}
+
+/** Runs git and returns stdout; throws a `RalphError` naming the command when it exits non-zero. */
+export async function runGit(root: string, args: string[], options: RunGitOptions = {}): Promise<string> {
+  const result = await runGitRaw(root, args, options);
+  if (result.exitCode !== 0) throw gitFailure(root, args, result);
+  return result.stdout;
+}
