@@ -168,7 +168,18 @@ export async function commitAll(
   if (message.trim().length === 0) {
     throw new RalphError('git_commit_message', 'refusing to commit with an empty message; pass a message');
   }
-  await runGit(root, ['add', '-A', '--', ...allExcept(exclude)]);
+  // Only exclusions that match a change: git refuses a pathspec naming an ignored path (a
+  // .gitignore'd .ralph/ is common), even in an exclusion.
+  const [out, prefix] = await Promise.all([
+    runGit(root, ['status', '--porcelain=v2', '-z', '--untracked-files=all']),
+    runGit(root, ['rev-parse', '--show-prefix']),
+  ]);
+  const top = prefix.replace(/\n$/, '');
+  const changed = parsePorcelainV2(out);
+  const relevant = exclude.filter((e) =>
+    changed.some((c) => isExcludedPath(c.path, [`${top}${e.replace(/^\.\//, '')}`])),
+  );
+  await runGit(root, ['add', '-A', '--', ...allExcept(relevant)]);
   const staged = await runGitRaw(root, ['diff', '--cached', '--quiet']);
   if (staged.exitCode === 0) return { commit: null };
   if (staged.exitCode !== 1) throw gitFailure(root, ['diff', '--cached', '--quiet'], staged);

@@ -48,6 +48,25 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
         else if (e.event.type === 'result' && e.event.text.trim()) line(c.bold(e.event.text.trimEnd()));
         else if (e.event.type === 'error') line(c.red(`  agent error: ${e.event.message}`));
         break;
+      case 'gate.output':
+        if (verbose) o.out(e.text);
+        break;
+      case 'gate.finished': {
+        const g = e.summary;
+        if (g.passed) {
+          if (!quiet) line(c.dim(`  ${e.gate} passed (${g.command})`));
+          break;
+        }
+        // A failed gate is always shown with its output: it may stop the loop.
+        const why = g.timed_out ? 'timed out' : `exit ${g.exit_code}`;
+        o.err(
+          `${c.red(`ralph: ${e.gate} failed (${why}): ${g.command}`)}\n${verbose ? '' : e.output.trimEnd().replace(/^/gm, '  | ')}${verbose ? '' : '\n'}`,
+        );
+        break;
+      }
+      case 'git.committed':
+        if (!quiet) line(c.dim(`  committed ${e.commit.slice(0, 7)} ${e.message.split('\n')[0]}`));
+        break;
       case 'agent.output':
         if (verbose && e.stream === 'stderr') {
           o.err(c.dim(e.text));

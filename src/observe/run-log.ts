@@ -51,8 +51,25 @@ export function createRunLogSink(file: string): { listener: (e: LoopEvent) => vo
           needsNewline = false;
           break;
         case 'agent.output':
+        case 'gate.output':
           write(e.text);
           needsNewline = !e.text.endsWith('\n');
+          break;
+        case 'gate.started':
+          write(`${needsNewline ? '\n' : ''}[ralph] ${e.gate}: ${e.command}\n`);
+          needsNewline = false;
+          break;
+        case 'gate.finished':
+          write(
+            `${needsNewline ? '\n' : ''}[ralph] ${e.gate} ${e.summary.passed ? 'passed' : e.summary.timed_out ? 'TIMED OUT' : `FAILED (exit ${e.summary.exit_code})`}\n`,
+          );
+          needsNewline = false;
+          break;
+        case 'git.committed':
+          write(`[ralph] committed ${e.commit.slice(0, 7)}: ${e.message.split('\n')[0]}\n`);
+          break;
+        case 'git.pushed':
+          write(`[ralph] pushed to ${e.remote}/${e.branch}\n`);
           break;
         case 'iteration.finished': {
           const r = e.record;

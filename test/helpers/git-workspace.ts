@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { makeWorkspace } from './workspace.ts';
+
+/** Runs git in `dir` and returns its stdout. */
+export function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', dir, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** A temp git repository (branch main) with `files` committed as the initial commit. */
+export function makeGitWorkspace(files: Record<string, string>): string {
+  const dir = makeWorkspace(files);
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'user.name', 'Ralph Test');
+  git(dir, 'config', 'user.email', 'ralph@example.invalid');
+  git(dir, 'config', 'commit.gpgsign', 'false');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'initial');
+  return dir;
+}
+
+/** Subjects of the commits on HEAD, newest first. */
+export function subjects(dir: string): string[] {
+  return git(dir, 'log', '--format=%s').trim().split('\n');
+}
