@@ -1,5 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
-import { initPreset, PRESETS } from '../config/presets.ts';
+import { findPreset, initPreset, PRESETS } from '../config/presets.ts';
 import { ExitCode } from '../errors.ts';
 import type { CliIO } from './io.ts';
 
@@ -12,9 +12,7 @@ export function registerInitCommands(program: Command, io: CliIO, setCode: (c: n
     .option('--force', 'overwrite existing files')
     .action((opts) => {
       const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
-      io.out(
-        `wrote preset ${opts.preset}: ${written.join(', ')}\nnext: review ralph.yml and PROMPT.md, then run \`ralph run\`\n`,
-      );
+      io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
       setCode(ExitCode.ok);
     });
   program

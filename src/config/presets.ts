@@ -18,6 +18,8 @@ export interface Preset {
   dirs: string[];
   /** Files (among `files`) made executable (0o755) after copying. */
   executable?: string[];
+  /** What to do after `ralph init`. */
+  next: string;
 }
 
 export const PRESETS: readonly Preset[] = [
@@ -26,6 +28,7 @@ export const PRESETS: readonly Preset[] = [
     description: 'one prompt in a loop until the agent prints the completion promise',
     files: ['ralph.yml', 'PROMPT.md'],
     dirs: [],
+    next: 'describe the task in PROMPT.md, check cli.backend in ralph.yml, then run `ralph run`',
   },
   {
     name: 'board',
@@ -33,6 +36,7 @@ export const PRESETS: readonly Preset[] = [
       'seed 000: persistent board scanner + proposal writer + finisher over work/ → proposed/ → done/',
     files: ['ralph.yml', 'PROMPT.md', 'work/item-1.txt', 'work/item-2.txt', 'work/item-3.txt'],
     dirs: ['proposed', 'done'],
+    next: 'check cli.backend in ralph.yml, then run `ralph run -v --no-tui -P PROMPT.md` (`ralph hats graph` shows the flow)',
   },
   {
     name: 'spec',
@@ -49,6 +53,7 @@ export const PRESETS: readonly Preset[] = [
     ],
     dirs: [],
     executable: ['ralph', '.ralph/validate.sh'],
+    next: 'commit these files, write a spec in specs/ (or `./ralph plan NAME` for an interactive session), check cli.backend in ralph.yml, then `./ralph` or `./ralph 20`',
   },
 ];
 
