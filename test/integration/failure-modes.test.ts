@@ -213,3 +213,29 @@ describe('seed 002 failure modes', () => {
     expect(state.stop_message).toContain('specs');
   });
 });
+
+describe('git states Ralph refuses to start in', () => {
+  const script = 'turns:\n  - do: [{ write: { path: x.txt, content: x } }]\n';
+
+  it('refuses a detached HEAD and a merge in progress, touching nothing', async () => {
+    const dir = project(script);
+    git(dir, 'checkout', '-q', '--detach');
+    const detached = await runRalph(['run'], dir);
+    expect(detached.code).toBe(1);
+    expect(detached.stderr).toContain('HEAD is detached');
+    expect(existsSync(join(dir, '.ralph', 'state.json'))).toBe(false);
+
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'checkout', '-q', '-b', 'other');
+    writeFileSync(join(dir, 'specs', 'feature.md'), 'theirs\n');
+    git(dir, 'commit', '-qam', 'theirs');
+    git(dir, 'checkout', '-q', 'main');
+    writeFileSync(join(dir, 'specs', 'feature.md'), 'ours\n');
+    git(dir, 'commit', '-qam', 'ours');
+    expect(() => git(dir, 'merge', '-q', 'other')).toThrow();
+    const merging = await runRalph(['run'], dir);
+    expect(merging.code).toBe(1);
+    expect(merging.stderr).toContain('merge is in progress');
+    expect(existsSync(join(dir, 'x.txt'))).toBe(false);
+  });
+});
