@@ -135,6 +135,48 @@ export const robotSchema = z.strictObject({
 export const completionSchema = z.strictObject({
   /** Complete when this file contains this text, checked by Ralph after every iteration (and at start). */
   marker: z.strictObject({ file: z.string().min(1), text: z.string().min(1) }).optional(),
+  /** A design document with `## Milestone N: …` sections and `- [ ]` tasks, parsed by Ralph (seed 003). */
+  checklist: z.string().min(1).optional(),
+  /** With a checklist: `all_tasks` (default), `milestone` (the current one), or `promise` (the agent's last line). */
+  condition: z.enum(['all_tasks', 'milestone', 'promise']).optional(),
+  /** The promise for `condition: promise` (default: event_loop.completion_promise). */
+  promise: z.string().min(1).optional(),
+});
+
+export const contextSchema = z.strictObject({
+  /** A journal file whose newest entries (`## …` headings) go into each prompt's context block. */
+  journal: z.string().min(1).optional(),
+  journal_entries: z.int().min(0).default(5),
+  /** Write `## --- Iteration N Start (ts) ---` into the journal before each iteration. */
+  iteration_markers: z.boolean().default(false),
+});
+
+export const TDD_REPORT_SECTIONS = [
+  'Iteration',
+  'Status',
+  'Actions',
+  'Changes',
+  'Tests',
+  'Current state',
+  'Next',
+  'Notes',
+] as const;
+
+export const tddSchema = z.strictObject({
+  /** Goal / Current task / Constraints (+ the history Ralph appends); restored from the last good copy if corrupted. */
+  state_file: z.string().min(1).default('loop/state.md'),
+  /** The agent's report of each iteration; Ralph checks its required sections. */
+  report_file: z.string().min(1).default('loop/last_output.md'),
+  required_sections: z.array(z.string().min(1)).default([...TDD_REPORT_SECTIONS]),
+  /** A report missing sections this many iterations in a row counts as a failed iteration. */
+  report_misses_before_failure: positiveInt.default(2),
+  /** The same failing-test signature this many iterations in a row stops the loop as stuck. */
+  stuck_iterations: positiveInt.default(50),
+  /** Move old reports to archive_dir after this many iterations. */
+  archive_after: positiveInt.default(100),
+  archive_dir: z.string().min(1).default('loop/archive'),
+  /** Directories the agent may change; anything else is recorded as a scope violation (empty: no check). */
+  allowed_paths: z.array(z.string().min(1)).default([]),
 });
 
 export const gatesSchema = z.strictObject({
@@ -185,6 +227,9 @@ export const configSchema = z.strictObject({
   RObot: robotSchema.default(robotSchema.parse({})),
   core: coreSchema.default(coreSchema.parse({})),
   completion: completionSchema.default(completionSchema.parse({})),
+  context: contextSchema.default(contextSchema.parse({})),
+  /** The TDD state loop (seed 004); present only in configs that use it. */
+  tdd: tddSchema.optional(),
   gates: gatesSchema.default(gatesSchema.parse({})),
   health: healthSchema.default(healthSchema.parse({})),
   git: gitSchema.default(gitSchema.parse({})),
