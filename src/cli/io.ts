@@ -6,6 +6,18 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   /** Colours only on a TTY and when NO_COLOR is unset. */
   color: boolean;
+  /** Asks the user a question when stdin and stdout are a terminal; undefined otherwise. */
+  ask?: ((question: string) => Promise<string>) | undefined;
+}
+
+async function askOnTerminal(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
 }
 
 export function processIO(): CliIO {
@@ -15,5 +27,6 @@ export function processIO(): CliIO {
     cwd: process.cwd(),
     env: process.env,
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    ask: process.stdin.isTTY && process.stdout.isTTY ? askOnTerminal : undefined,
   };
 }

@@ -1,12 +1,14 @@
 import { stringify } from 'yaml';
+import { checklistCondition, checklistContextBlock, readChecklist } from '../engine/checklist-step.ts';
 import { initialEvents, runLoop } from '../engine/loop.ts';
 import type { StartMode } from '../engine/run-setup.ts';
 import { readWorkspaceContext } from '../engine/workspace-context.ts';
-import { ExitCode, UsageError } from '../errors.ts';
+import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { createConsoleReporter, type Verbosity } from '../observe/console-reporter.ts';
 import { killGroupNow } from '../process/kill-group.ts';
 import { assemblePrompt } from '../routing/prompt.ts';
 import { selectHat } from '../routing/select-hat.ts';
+import { readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
 import { type RunFlags, resolveRun } from './resolve-run.ts';
@@ -38,9 +40,22 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
     const route = selectHat(config.hats, pending, { activations: {} });
     const paths = ralphPaths(io.cwd);
     const context = readWorkspaceContext(config, paths);
+    const view = readChecklist(io.cwd, config, null);
+    const promise = config.completion.promise ?? config.event_loop.completion_promise;
+    const contextBlock = view
+      ? checklistContextBlock(
+          io.cwd,
+          config,
+          view,
+          1,
+          config.event_loop.max_iterations,
+          checklistCondition(config) === 'promise' ? promise : null,
+        )
+      : null;
     const prompt = assemblePrompt({
+      context: contextBlock,
       base: resolved.prompt,
-      completionPromise: config.event_loop.completion_promise,
+      completionPromise: promise,
       hat:
         route.hat && route.hatId
           ? {
@@ -67,6 +82,7 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
     return ExitCode.ok;
   }
 
+  const chosenMode = mode === 'auto' ? await checklistResumeChoice(config.completion.checklist, io) : mode;
   const verbosity: Verbosity = flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal';
   const reporter = createConsoleReporter({ out: io.out, err: io.err, verbosity, color: io.color });
   const controller = new AbortController();
@@ -92,7 +108,7 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
       config,
       prompt: resolved.prompt,
       backend,
-      mode,
+      mode: chosenMode,
       extraArgs,
       signal: controller.signal,
       env: io.env,
@@ -105,5 +121,40 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/**
+ * Checklist workflow (seed 003): an earlier run for the same design document that did not complete
+ * is resumed or restarted as the user says — asked in a terminal, otherwise --resume / --fresh.
+ */
+async function checklistResumeChoice(checklist: string | undefined, io: CliIO): Promise<StartMode> {
+  if (!checklist) return 'auto';
+  let previous: ReturnType<typeof readLoopState>;
+  try {
+    previous = readLoopState(ralphPaths(io.cwd).state);
+  } catch {
+    return 'auto'; // a corrupt state file is reported by the loop itself
+  }
+  if (!previous || previous.status === 'completed' || previous.checklist !== checklist) return 'auto';
+  const where = `iteration ${previous.current?.number ?? previous.iterations} of ${previous.max_iterations}${previous.stop_reason ? `, stopped: ${previous.stop_reason}` : ''}`;
+  if (!io.ask) {
+    throw new RalphError(
+      'resume_or_fresh',
+      `an earlier run on ${checklist} exists (${where}); pass --resume to continue it or --fresh to start over`,
+    );
+  }
+  for (;;) {
+    const answer = (
+      await io.ask(
+        `An earlier run on ${checklist} exists (${where}). Resume it? [Y]es / [n]o, start over / [q]uit: `,
+      )
+    )
+      .trim()
+      .toLowerCase();
+    if (answer === '' || answer === 'y' || answer === 'yes') return 'resume';
+    if (answer === 'n' || answer === 'no') return 'fresh';
+    if (answer === 'q' || answer === 'quit')
+      throw new RalphError('cancelled', 'nothing started', { exitCode: ExitCode.ok });
   }
 }

@@ -55,6 +55,14 @@ export const PRESETS: readonly Preset[] = [
     executable: ['ralph', '.ralph/validate.sh'],
     next: 'commit these files, write a spec in specs/ (or `./ralph plan NAME` for an interactive session), check cli.backend in ralph.yml, then `./ralph` or `./ralph 20`',
   },
+  {
+    name: 'checklist',
+    description:
+      'seed 003: DESIGN.md milestones with `- [ ]` tasks, one task per iteration, JOURNAL.md; done when every task is checked',
+    files: ['ralph.yml', 'PROMPT.md', 'DESIGN.md', 'JOURNAL.md'],
+    dirs: [],
+    next: 'replace the example DESIGN.md with your own milestones and `- [ ]` tasks, check cli.backend and completion.condition in ralph.yml, then `ralph run` (`ralph run --dry-run` shows the first prompt)',
+  },
 ];
 
 export function findPreset(name: string): Preset {

@@ -1,6 +1,17 @@
 import type { AgentEvent } from '../backends/types.ts';
 import type { StopReason } from './limits.ts';
 
+/** Checklist progress (seed 003) shown in banners and the end summary. */
+export interface ChecklistProgress {
+  milestone: string | null;
+  milestoneDone: number;
+  milestoneTotal: number;
+  tasksDone: number;
+  tasksTotal: number;
+  milestonesDone: number;
+  milestonesTotal: number;
+}
+
 /** Token totals as recorded in state, records and summaries. */
 export interface TokenTotals {
   input: number;
@@ -49,6 +60,9 @@ export interface IterationRecord {
   verdict: string;
   reason: string | null;
   consecutive_failures: number;
+  /** TDD loop: report sections missing, files changed outside tdd.allowed_paths. */
+  report_missing?: string[];
+  scope_violations?: string[];
 }
 
 /** The one typed event stream of the engine; every reporter, log and sink consumes it. */
@@ -65,6 +79,8 @@ export type LoopEvent =
       at: number;
     }
   | { type: 'notice'; level: 'info' | 'warn'; message: string }
+  /** Pre-flight checks run before the first iteration. */
+  | { type: 'preflight'; checks: { check: string; level: 'ok' | 'warn' | 'fatal'; message: string }[] }
   | {
       type: 'iteration.started';
       iteration: number;
@@ -74,6 +90,7 @@ export type LoopEvent =
       elapsedMs: number;
       branch: string | undefined;
       startedAt: number;
+      progress?: ChecklistProgress | undefined;
     }
   | { type: 'hat.activated'; iteration: number; hatId: string; hatName: string; triggeredBy: string[] }
   /** The prompt of an iteration, and the scratchpad as it was read from disk for it. */
@@ -130,6 +147,10 @@ export type LoopEvent =
       tokens: TokenTotals;
       costUsd: number;
       logFile: string;
+      /** With a checklist: progress at the end and what this run completed. */
+      progress?:
+        | (ChecklistProgress & { tasksCompletedThisRun: number; milestonesCompletedThisRun: number })
+        | undefined;
     };
 
 export type LoopEventListener = (event: LoopEvent) => void;

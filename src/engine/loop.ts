@@ -17,6 +17,13 @@ import { appendEvent } from '../state/events-log.ts';
 import { type LoopState, writeLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { buildAgentEnv } from './agent-env.ts';
+import {
+  checklistCondition,
+  checklistContextBlock,
+  currentMilestoneTitle,
+  readChecklist,
+  writeIterationMarker,
+} from './checklist-step.ts';
 import { collectEvents } from './collect-events.ts';
 import { promiseFulfilled } from './completion.ts';
 import { markerReached, summarize } from './completion-marker.ts';
@@ -105,6 +112,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const limits = limitsOf(config);
   const graceMs = config.event_loop.kill_grace_seconds * 1000;
   const hatsMode = Object.keys(config.hats).length > 0;
+  // The line that completes the loop (`completion.promise` for the checklist's promise condition).
+  const promise = config.completion.promise ?? config.event_loop.completion_promise;
+  const condition = checklistCondition(config);
+  // With a checklist, only the condition chosen completes: an agent saying "done" is not enough.
+  const outputPromiseCounts = condition === undefined || condition === 'promise';
   const extraArgs = options.extraArgs ?? [];
 
   // Fail on an unusable backend, or a repository Ralph must not touch, before touching any state.
@@ -117,6 +129,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   await gitPreflight(options.workspace, config);
   const inRepo = await isGitRepo(options.workspace);
   const warned = new Set<string>();
+  const startProgress = readChecklist(options.workspace, config, null)?.progress;
 
   const prepared = await prepareRun({
     paths,
@@ -194,8 +207,31 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     });
     for (const message of prepared.notices) emit({ type: 'notice', level: 'info', message });
     if (!prepared.resumed) for (const e of state.pending_events) publish(e, null);
+    const startView = readChecklist(options.workspace, config, state.start_milestone ?? null);
+    if (config.completion.checklist && !prepared.resumed) {
+      state.checklist = config.completion.checklist;
+      state.start_milestone = currentMilestoneTitle(startView);
+    }
+    if (config.completion.checklist && !startView) {
+      emit({
+        type: 'notice',
+        level: 'warn',
+        message: `design document ${config.completion.checklist} not found; the loop cannot complete until it exists`,
+      });
+    } else if (startView && startView.progress.tasksTotal === 0) {
+      emit({
+        type: 'notice',
+        level: 'warn',
+        message: `${config.completion.checklist} has no \`- [ ]\` tasks; the loop cannot complete by checklist`,
+      });
+    }
     const marker = config.completion.marker;
-    if (marker && markerReached(options.workspace, marker)) {
+    if (startView?.complete && condition !== 'promise') {
+      final = stop(
+        'completed',
+        `every task in ${config.completion.checklist} is already checked: nothing to do`,
+      );
+    } else if (marker && markerReached(options.workspace, marker)) {
       final = stop(
         'completed',
         `${marker.file} already contains ${marker.text}: nothing to do (remove the marker if work remains)`,
@@ -243,6 +279,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       tokens: state.tokens,
       costUsd: state.cost_usd,
       logFile,
+      progress: endProgress(),
     });
     log.close();
     diagnostics?.close();
@@ -256,6 +293,18 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     state,
     logFile,
   };
+
+  /** Checklist progress at the end of the run, with what this run completed. */
+  function endProgress() {
+    const end = readChecklist(options.workspace, config, state.start_milestone ?? null);
+    if (!end) return undefined;
+    const start = startProgress ?? end.progress;
+    return {
+      ...end.progress,
+      tasksCompletedThisRun: Math.max(0, end.progress.tasksDone - start.tasksDone),
+      milestonesCompletedThisRun: Math.max(0, end.progress.milestonesDone - start.milestonesDone),
+    };
+  }
 
   /** Checks made before every iteration: Ctrl-C, `ralph stop`, limits. */
   function boundaryStop(): Stop | undefined {
@@ -424,6 +473,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       config,
       env: options.env ?? process.env,
     });
+    if (first) emit({ type: 'preflight', checks: results });
     for (const r of results) {
       if (r.level === 'warn' && !warned.has(r.message)) {
         warned.add(r.message);
@@ -475,9 +525,27 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     const hatArgs = hat?.args ?? hat?.backend_args ?? [];
 
     const context = readWorkspaceContext(config, paths);
+    writeIterationMarker(options.workspace, config, number, new Date(now()));
+    const view = readChecklist(options.workspace, config, state.start_milestone ?? null);
+    const contextBlock = [
+      view
+        ? checklistContextBlock(
+            options.workspace,
+            config,
+            view,
+            number,
+            limits.maxIterations,
+            condition === 'promise' ? promise : null,
+          )
+        : '',
+      state.tdd?.report_feedback ?? '',
+    ]
+      .filter((t) => t.length > 0)
+      .join('\n\n');
     const prompt = assemblePrompt({
+      context: contextBlock || null,
       base: options.prompt,
-      completionPromise: config.event_loop.completion_promise,
+      completionPromise: promise,
       hat:
         hat && hatId
           ? {
@@ -519,6 +587,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       elapsedMs: elapsed(),
       branch: headBefore.branch,
       startedAt,
+      progress: view?.progress,
     });
     if (hatId)
       emit({
@@ -585,7 +654,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     state.cost_usd += run.meter.costUsd ?? 0;
     state.elapsed_ms = elapsed();
     const finalText = parser.finalText();
-    const promiseSeen = promiseFulfilled(finalText, config.event_loop.completion_promise, prompt);
+    const promiseSeen = promiseFulfilled(finalText, promise, prompt);
     const verdict = judgeIteration(
       {
         exitCode: sup.exitCode,
@@ -639,7 +708,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     const testsGate = agentOk && config.gates.tests ? await runTestsGate(number, hatId) : undefined;
     if (testsGate) gates.tests = summarize(testsGate);
     const marker = config.completion.marker;
-    const markerHit = agentOk && marker !== undefined && markerReached(options.workspace, marker);
+    const markerHit =
+      agentOk &&
+      ((marker !== undefined && markerReached(options.workspace, marker)) ||
+        readChecklist(options.workspace, config, state.start_milestone ?? null)?.complete === true);
     if (verdict.kind === 'aborted') {
       // Re-run on --resume with the same events.
       if (state.current) state.current.agent_pid = null;
@@ -660,13 +732,13 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
         published: collected.published,
         consumed: route.consumed,
         queued: route.remaining,
-        promiseInOutput: promiseSeen,
+        promiseInOutput: outputPromiseCounts && promiseSeen,
         markerReached: markerHit,
         blockers:
           testsGate && !testsGate.passed
             ? [`the tests are failing (${testsGate.command}, exit ${testsGate.exitCode ?? 'killed'})`]
             : [],
-        completionPromise: config.event_loop.completion_promise,
+        completionPromise: promise,
         persistent: config.event_loop.persistent,
         requiredEvents: config.event_loop.required_events,
         seenTopics: new Set(state.seen_topics),
@@ -745,9 +817,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       else if (decision.complete)
         stopAfter = stop(
           'completed',
-          markerHit && marker
-            ? `${marker.file} contains ${marker.text}`
-            : `completion promise "${config.event_loop.completion_promise}" accepted`,
+          markerHit
+            ? marker && markerReached(options.workspace, marker)
+              ? `${marker.file} contains ${marker.text}`
+              : `${config.completion.checklist}: ${condition === 'milestone' ? `milestone "${state.start_milestone}" is complete` : 'every task is checked'}`
+            : `completion promise "${promise}" accepted`,
         );
       else if (decision.giveUp) stopAfter = stop('no_events', decision.giveUp);
       else if (state.malformed_streak >= MAX_MALFORMED) {

@@ -33,14 +33,27 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
         if (e.level === 'warn') o.err(`${c.yellow('ralph: warning:')} ${e.message}\n`);
         else if (!quiet) line(c.dim(`ralph: ${e.message}`));
         break;
-      case 'iteration.started':
-        if (!quiet)
-          line(
-            c.cyan(
-              `── iteration ${e.iteration}/${e.maxIterations} · ${e.hat ? `${e.hat} · ` : ''}${e.backend} · ${formatDuration(e.elapsedMs)} elapsed ──`,
-            ),
-          );
+      case 'preflight':
+        if (quiet || e.checks.length === 0) break;
+        line(c.bold('Pre-flight checks'));
+        for (const ch of e.checks) {
+          const mark = ch.level === 'ok' ? c.green('✓') : ch.level === 'warn' ? c.yellow('!') : c.red('✗');
+          line(`${mark} ${ch.check}: ${ch.message}`);
+        }
         break;
+      case 'iteration.started': {
+        if (quiet) break;
+        const p = e.progress;
+        const checklist = p
+          ? ` · ${p.milestone ?? 'all milestones done'} · tasks ${p.tasksDone}/${p.tasksTotal}`
+          : '';
+        line(
+          c.cyan(
+            `── iteration ${e.iteration}/${e.maxIterations} · ${e.hat ? `${e.hat} · ` : ''}${e.backend}${checklist} · ${formatDuration(e.elapsedMs)} elapsed ──`,
+          ),
+        );
+        break;
+      }
       case 'agent.event':
         if (!verbose) break;
         if (e.event.type === 'text') line(e.event.text);
@@ -91,6 +104,10 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
           `${color(c.bold(`ralph: ${e.stopReason}`))} — ${e.message}\n` +
             `  iterations ${e.iterations} · duration ${formatDuration(e.elapsedMs)} · tokens ${formatNumber(e.tokens.total)} ` +
             `(in ${formatNumber(e.tokens.input)}, out ${formatNumber(e.tokens.output)}) · cost ${formatCost(e.costUsd)} · exit ${e.exitCode}\n` +
+            (e.progress
+              ? `  milestones completed ${e.progress.milestonesCompletedThisRun} (${e.progress.milestonesDone}/${e.progress.milestonesTotal} done) · ` +
+                `tasks completed ${e.progress.tasksCompletedThisRun} (${e.progress.tasksDone}/${e.progress.tasksTotal} done)\n`
+              : '') +
             c.dim(`  log ${e.logFile}`),
         );
         break;

@@ -158,6 +158,8 @@ function logSummary(e: Exclude<LoopEvent, { type: 'agent.output' }>): string {
       return `loop started run=${e.runId} backend=${e.backend} max_iterations=${e.maxIterations}${e.resumed ? ' (resumed)' : ''}`;
     case 'notice':
       return `${e.level}: ${e.message}`;
+    case 'preflight':
+      return `preflight: ${e.checks.map((c) => `${c.level} ${c.check}`).join(', ')}`;
     case 'iteration.started':
       return `iteration ${e.iteration}/${e.maxIterations} started hat=${e.hat ?? 'solo'} backend=${e.backend}`;
     case 'hat.activated':

@@ -7,6 +7,8 @@ export interface PromptTask {
 
 /** Everything the prompt of one iteration is built from (pure data). */
 export interface PromptInput {
+  /** Ralph's context block (iteration N of M, checklist progress, recent journal), put first; null for none. */
+  context?: string | null | undefined;
   /** The user's prompt (PROMPT.md, -p text). */
   base: string;
   completionPromise: string;
@@ -44,7 +46,7 @@ function payloadText(payload: unknown): string {
  * every byte is paid for on every iteration.
  */
 export function assemblePrompt(input: PromptInput): string {
-  const parts = [input.base.trimEnd()];
+  const parts = input.context ? [input.context.trimEnd(), input.base.trimEnd()] : [input.base.trimEnd()];
   if (input.hat) parts.push(input.hat.instructions.trimEnd());
   if (input.events.length > 0) {
     const lines = input.events.map((e) => {

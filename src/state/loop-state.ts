@@ -61,6 +61,17 @@ export interface LoopState {
   malformed_streak: number;
   /** Persistent mode: the next iteration waits for a change (or the cooldown) first. */
   idle: boolean;
+  /** The design document this run works through (checklist workflow), for resume matching. */
+  checklist?: string | null;
+  /** The milestone that was current when the run started (completion.condition: milestone). */
+  start_milestone?: string | null;
+  /** TDD loop bookkeeping: missing-report streak, last failing-test signature and its repeats. */
+  tdd?: {
+    report_misses: number;
+    report_feedback: string | null;
+    last_signature: string | null;
+    signature_repeats: number;
+  };
   log_file: string;
   stop_reason: string | null;
   stop_message: string | null;

@@ -1,0 +1,97 @@
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { RalphConfig } from '../config/schema.ts';
+import {
+  type Checklist,
+  checklistComplete,
+  checklistContext,
+  currentMilestone,
+  iterationMarker,
+  parseChecklist,
+  progress,
+  recentJournalEntries,
+} from '../workflows/checklist.ts';
+import type { ChecklistProgress } from './events.ts';
+
+/** The checklist workflow's view of the design document, read fresh from disk. */
+export interface ChecklistView {
+  checklist: Checklist;
+  progress: ChecklistProgress;
+  /** The configured condition (all_tasks / milestone) holds. */
+  complete: boolean;
+}
+
+function readOptional(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+export function checklistCondition(config: RalphConfig): 'all_tasks' | 'milestone' | 'promise' | undefined {
+  if (!config.completion.checklist) return undefined;
+  return config.completion.condition ?? 'all_tasks';
+}
+
+/** Reads and evaluates the design document; undefined without `completion.checklist` or when it is missing. */
+export function readChecklist(
+  workspace: string,
+  config: RalphConfig,
+  startMilestone: string | null,
+): ChecklistView | undefined {
+  const file = config.completion.checklist;
+  if (!file) return undefined;
+  const text = readOptional(resolve(workspace, file));
+  if (text === null) return undefined;
+  const checklist = parseChecklist(text);
+  const condition = checklistCondition(config);
+  const complete =
+    condition === 'promise'
+      ? false
+      : checklistComplete(checklist, condition ?? 'all_tasks', startMilestone).complete;
+  return { checklist, progress: progress(checklist), complete };
+}
+
+export function currentMilestoneTitle(view: ChecklistView | undefined): string | null {
+  return view ? (currentMilestone(view.checklist)?.title ?? null) : null;
+}
+
+/** The context block that starts every prompt of a checklist run (seed 003 §2.4). */
+export function checklistContextBlock(
+  workspace: string,
+  config: RalphConfig,
+  view: ChecklistView,
+  iteration: number,
+  maxIterations: number,
+  promise: string | null,
+): string {
+  const journal = config.context.journal;
+  const journalText = journal ? readOptional(resolve(workspace, journal)) : null;
+  return checklistContext({
+    iteration,
+    maxIterations,
+    checklistPath: config.completion.checklist ?? '',
+    checklist: view.checklist,
+    journalPath: journal ?? null,
+    recentJournal: journalText ? recentJournalEntries(journalText, config.context.journal_entries) : '',
+    completionPromise: promise,
+  });
+}
+
+/** Appends `## --- Iteration N Start (ts) ---` to the journal when asked to. */
+export function writeIterationMarker(
+  workspace: string,
+  config: RalphConfig,
+  iteration: number,
+  at: Date,
+): void {
+  const journal = config.context.journal;
+  if (!journal || !config.context.iteration_markers) return;
+  const path = resolve(workspace, journal);
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  appendFileSync(
+    path,
+    `${text.length > 0 && !text.endsWith('\n') ? '\n' : ''}\n${iterationMarker(iteration, at)}\n`,
+  );
+}
