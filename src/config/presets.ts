@@ -63,6 +63,14 @@ export const PRESETS: readonly Preset[] = [
     dirs: [],
     next: 'replace the example DESIGN.md with your own milestones and `- [ ]` tasks, check cli.backend and completion.condition in ralph.yml, then `ralph run` (`ralph run --dry-run` shows the first prompt)',
   },
+  {
+    name: 'tdd',
+    description:
+      'seed 004: loop/state.md + a report per iteration; Ralph runs the tests and routes red → engineering, green → creative',
+    files: ['ralph.yml', 'loop/state.md', 'loop/agent-prompt.md', 'loop/last_output.md'],
+    dirs: [],
+    next: 'fill in Goal, Current task and Constraints (and any Creative tasks) in loop/state.md, set gates.tests.command and cli.backend in ralph.yml, then `ralph run` (`ralph hats graph` shows the flow)',
+  },
 ];
 
 export function findPreset(name: string): Preset {

@@ -34,6 +34,8 @@ export type StopReason =
   | 'push_failed'
   | 'health_check'
   | 'dirty_tree'
+  | 'stuck'
+  | 'tdd_state'
   | 'interrupted'
   | 'cancelled'
   | 'error';
@@ -60,6 +62,8 @@ export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   push_failed: ExitCode.failure,
   health_check: ExitCode.failure,
   dirty_tree: ExitCode.failure,
+  stuck: ExitCode.failure,
+  tdd_state: ExitCode.failure,
   error: ExitCode.failure,
   interrupted: ExitCode.interrupted,
 };

@@ -47,6 +47,7 @@ import { waitWhileIdle } from './idle-wait.ts';
 import { type Counters, judgeIteration, type Limits, limitReached, type Stop, stop } from './limits.ts';
 import { runAgent } from './run-agent.ts';
 import { prepareRun, type StartMode } from './run-setup.ts';
+import { checkTddStateAtStart, freshTddBook, tddAfterIteration, tddScopeViolations } from './tdd-step.ts';
 import { addTotals } from './usage-meter.ts';
 import { countOpenTasks, readWorkspaceContext, scratchpadPath } from './workspace-context.ts';
 
@@ -207,6 +208,12 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     });
     for (const message of prepared.notices) emit({ type: 'notice', level: 'info', message });
     if (!prepared.resumed) for (const e of state.pending_events) publish(e, null);
+    if (config.tdd) {
+      state.tdd ??= freshTddBook();
+      const check = checkTddStateAtStart(options.workspace, config.tdd);
+      if (check.warning) emit({ type: 'notice', level: 'warn', message: check.warning });
+      if (check.fatal) final = stop('tdd_state', check.fatal);
+    }
     const startView = readChecklist(options.workspace, config, state.start_milestone ?? null);
     if (config.completion.checklist && !prepared.resumed) {
       state.checklist = config.completion.checklist;
@@ -512,11 +519,13 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
         { topic: `${hatId}.exhausted`, payload: null, source: 'max_activations', iteration: number },
         hatId,
       );
-    if (route.unmatched.length > 0 && hatsMode) {
+    // Ralph's own informational events (gate results, default_publishes) may well have no hat.
+    const droppedFromAgent = route.unmatched.filter((e) => ['agent', 'tag', 'external'].includes(e.source));
+    if (droppedFromAgent.length > 0 && hatsMode) {
       emit({
         type: 'notice',
         level: 'info',
-        message: `no hat triggers on ${route.unmatched.map((e) => e.topic).join(', ')}; dropped`,
+        message: `no hat triggers on ${droppedFromAgent.map((e) => e.topic).join(', ')}; dropped`,
       });
     }
     const hatId = route.hatId;
@@ -707,6 +716,23 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     // The project's tests run after every successful agent run; failing tests block completion.
     const testsGate = agentOk && config.gates.tests ? await runTestsGate(number, hatId) : undefined;
     if (testsGate) gates.tests = summarize(testsGate);
+    const tddStep =
+      agentOk && config.tdd
+        ? tddAfterIteration({
+            workspace: options.workspace,
+            tdd: config.tdd,
+            iteration: number,
+            tests: testsGate,
+            summary: finalText,
+            book: state.tdd ?? freshTddBook(),
+            now: new Date(now()),
+          })
+        : undefined;
+    if (tddStep) {
+      state.tdd = tddStep.book;
+      for (const message of tddStep.warnings) emit({ type: 'notice', level: 'warn', message });
+    }
+    const forcedFailure = tddStep?.forceFailure;
     const marker = config.completion.marker;
     const markerHit =
       agentOk &&
@@ -722,22 +748,25 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       state.current = null;
       // Counted once the activation is over, so a crashed and re-run iteration counts once.
       if (hatId) state.hat_activations[hatId] = (state.hat_activations[hatId] ?? 0) + 1;
-      state.consecutive_failures = verdict.kind === 'failure' ? state.consecutive_failures + 1 : 0;
+      state.consecutive_failures =
+        verdict.kind === 'failure' || forcedFailure ? state.consecutive_failures + 1 : 0;
       const decision = decideEvents({
         iteration: number,
         hatsMode,
         hatId,
         hat,
-        succeeded: verdict.kind === 'success' || verdict.kind === 'complete',
+        succeeded: (verdict.kind === 'success' || verdict.kind === 'complete') && !forcedFailure,
         published: collected.published,
         consumed: route.consumed,
         queued: route.remaining,
         promiseInOutput: outputPromiseCounts && promiseSeen,
         markerReached: markerHit,
-        blockers:
-          testsGate && !testsGate.passed
+        blockers: [
+          ...(testsGate && !testsGate.passed
             ? [`the tests are failing (${testsGate.command}, exit ${testsGate.exitCode ?? 'killed'})`]
-            : [],
+            : []),
+          ...(tddStep?.completionBlockers ?? []),
+        ],
         completionPromise: promise,
         persistent: config.event_loop.persistent,
         requiredEvents: config.event_loop.required_events,
@@ -781,6 +810,12 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
         publish(ev, hatId);
         if (!decision.complete && !decision.idle) state.pending_events.push(ev);
       }
+      // TDD: the mode for the next iteration (red → engineering, green with creative tasks → creative).
+      if (tddStep?.modeEvent && !decision.complete && !decision.idle) {
+        const ev = { topic: tddStep.modeEvent, payload: null, source: 'tdd', iteration: number };
+        publish(ev, hatId);
+        state.pending_events.push(ev);
+      }
       // Git and the validate hook: commit first so a fatal gate leaves the work committed locally.
       if (agentOk && config.git.commit) {
         commit = await commitStep(
@@ -805,6 +840,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
           `validation failed: \`${validateGate.command}\` ${validateGate.timedOut ? 'timed out' : `exited with ${validateGate.exitCode}`}; its output is in the log — fix it, then run ralph again${commit ? ` (this iteration's work is committed as ${commit.slice(0, 7)})` : ''}`,
         );
       else if (pushError) stopAfter = stop('push_failed', pushError);
+      else if (tddStep?.stuck) stopAfter = stop('stuck', tddStep.stuck);
       else if (
         verdict.kind === 'failure' &&
         sup.killedBy === 'iteration_timeout' &&
@@ -851,6 +887,13 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     }
 
     const finishedAt = now();
+    const filesChangedList = inRepo
+      ? await filesChanged(
+          options.workspace,
+          headBefore.commit ?? null,
+          readGitHead(options.workspace).commit ?? null,
+        )
+      : null;
     const record: IterationRecord = {
       run_id: state.run_id,
       iteration: number,
@@ -869,25 +912,33 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       head_before: headBefore.commit ?? null,
       head_after: readGitHead(options.workspace).commit ?? null,
       events: collected.published.map((e) => e.topic),
-      files_changed: inRepo
-        ? await filesChanged(
-            options.workspace,
-            headBefore.commit ?? null,
-            readGitHead(options.workspace).commit ?? null,
-          )
-        : null,
+      files_changed: filesChangedList,
       commit,
       gates,
-      verdict: completion?.accepted ? 'complete' : verdict.kind === 'complete' ? 'success' : verdict.kind,
+      verdict: completion?.accepted
+        ? 'complete'
+        : forcedFailure
+          ? 'failure'
+          : verdict.kind === 'complete'
+            ? 'success'
+            : verdict.kind,
       reason:
         verdict.kind === 'failure'
           ? verdict.why
-          : verdict.kind === 'aborted' || verdict.kind === 'limit'
-            ? verdict.stop.message
-            : completion && !completion.accepted
-              ? `completion rejected: ${completion.reasons.join('; ')}`
-              : null,
+          : forcedFailure
+            ? forcedFailure
+            : verdict.kind === 'aborted' || verdict.kind === 'limit'
+              ? verdict.stop.message
+              : completion && !completion.accepted
+                ? `completion rejected: ${completion.reasons.join('; ')}`
+                : null,
       consecutive_failures: state.consecutive_failures,
+      ...(tddStep
+        ? {
+            report_missing: tddStep.reportMissing,
+            scope_violations: tddScopeViolations(config, filesChangedList),
+          }
+        : {}),
     };
     appendFileSync(recordsFile, `${JSON.stringify(record)}\n`);
     persist();

@@ -49,6 +49,8 @@ describe('EXIT_FOR_REASON', () => {
       push_failed: 1,
       health_check: 1,
       dirty_tree: 1,
+      stuck: 1,
+      tdd_state: 1,
       error: 1,
       interrupted: 130,
     };
