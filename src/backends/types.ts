@@ -24,7 +24,9 @@ export type AgentEvent =
       costUsd?: number | undefined;
       model?: string | undefined;
     }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string }
+  /** The CLI reported a rate or usage limit (from its structured output, never from text it read). */
+  | { type: 'rate_limit'; message: string; resetAt?: number | undefined; retrying?: boolean | undefined };
 
 /** Reads an agent's stdout line by line and keeps what the loop needs at the end. */
 export interface OutputParser {
@@ -51,11 +53,34 @@ export interface InvocationContext {
   extraArgs: readonly string[];
 }
 
+/** How an agent run ended, as the backend reads it. */
+export type ExitClass =
+  | { kind: 'success' }
+  | { kind: 'agent_error'; message: string }
+  | { kind: 'auth_error'; message: string }
+  /** A rate or usage limit: park until `resetAt` (epoch ms) when known, re-run the same iteration. */
+  | { kind: 'rate_limit'; message: string; resetAt?: number | undefined }
+  | { kind: 'context_overflow'; message: string }
+  | { kind: 'killed'; reason: string };
+
+/** What a backend sees of a finished run to classify it. */
+export interface ExitInfo {
+  exitCode: number | null;
+  signal: string | null;
+  killedBy: string | null;
+  stdoutTail: string;
+  stderrTail: string;
+  /** The normalized events parsed from its output (most recent last). */
+  events: readonly AgentEvent[];
+}
+
 /** One agent CLI: how to invoke it and how to read it. */
 export interface Backend {
   readonly name: string;
   buildInvocation(ctx: InvocationContext): AgentInvocation;
   createParser(): OutputParser;
+  /** Classifies the end of a run (success, errors, limits); absent: exit code 0 is success. */
+  classifyExit?(info: ExitInfo): ExitClass;
 }
 
 export const emptyUsage = (): Usage => ({
