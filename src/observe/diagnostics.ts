@@ -148,6 +148,8 @@ function agentSummary(a: AgentEvent): string {
       return `agent result${a.isError ? ' (error)' : ''}${a.costUsd === undefined ? '' : ` $${a.costUsd}`}: ${short(a.text)}`;
     case 'error':
       return `agent error: ${short(a.message)}`;
+    case 'rate_limit':
+      return `agent rate limit${a.resetAt ? ` until ${new Date(a.resetAt).toISOString()}` : ''}: ${short(a.message)}`;
   }
 }
 
