@@ -168,3 +168,35 @@ describe('checklist loop (seed 003)', () => {
     expect(r.stdout).toMatch(/✓ .*disk/i);
   });
 });
+
+describe('checklist resume on a terminal', () => {
+  it('asks whether to resume or start over, and does what the answer says', async () => {
+    const { runCli } = await import('../../src/cli/main.ts');
+    const dir = checklistProject({ maxIterations: 1 });
+    const io = (answers: string[], out: string[]) => ({
+      out: (t: string) => out.push(t),
+      err: (t: string) => out.push(t),
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1' },
+      color: false,
+      ask: async (q: string) => {
+        out.push(q);
+        return answers.shift() ?? 'q';
+      },
+    });
+    expect(await runCli(['run', '-q'], io([], []))).toBe(2);
+    const first = readState(dir).run_id;
+
+    const resumed: string[] = [];
+    expect(await runCli(['run', '-q', '--max-iterations', '2'], io(['maybe', 'y'], resumed))).toBe(2);
+    expect(resumed.join('')).toContain(
+      'An earlier run on DESIGN.md exists (iteration 1 of 1, stopped: max_iterations). Resume it?',
+    );
+    expect(readState(dir)).toMatchObject({ run_id: first, iterations: 2 });
+
+    const restarted: string[] = [];
+    expect(await runCli(['run', '-q', '--max-iterations', '1'], io(['n'], restarted))).toBe(2);
+    expect(readState(dir).run_id).not.toBe(first);
+    expect(readState(dir).iterations).toBe(1);
+  });
+});

@@ -212,3 +212,16 @@ describe('TDD state loop (seed 004)', () => {
     expect(readFileSync(join(dir, 'loop', 'state.md'), 'utf8').match(/^- Iteration \d/gm)).toHaveLength(3);
   });
 });
+
+describe('TDD report archive', () => {
+  it('archives the gathered reports every archive_after iterations', async () => {
+    const dir = tddProject(`turns:\n  - do:\n${report('ENGINEERING')}\n`, '{ archive_after: 2 }');
+    await runRalph(['run', '--max-iterations', '4'], dir);
+    const archive = join(dir, 'loop', 'archive');
+    expect(readFileSync(join(archive, 'last_output-iteration-0002.md'), 'utf8')).toContain('# Iteration 1');
+    const second = readFileSync(join(archive, 'last_output-iteration-0004.md'), 'utf8');
+    expect(second).toContain('# Iteration 3');
+    expect(second).toContain('# Iteration 4');
+    expect(second).not.toContain('# Iteration 2 ');
+  });
+});
