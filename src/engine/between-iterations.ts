@@ -1,0 +1,110 @@
+import { existsSync, rmSync } from 'node:fs';
+import { healthFatal, runHealthChecks } from '../gates/health.ts';
+import { type Collected, collectEvents } from './collect-events.ts';
+import { dirtyTreeMessage, requireClean } from './git-step.ts';
+import { waitWhileIdle } from './idle-wait.ts';
+import { limitReached, type Stop, stop } from './limits.ts';
+import type { RunContext } from './run-context.ts';
+
+/** Checks made before every iteration: Ctrl-C, `ralph stop`, limits. */
+export function boundaryStop(ctx: RunContext): Stop | undefined {
+  if (ctx.options.signal?.aborted)
+    return stop('interrupted', 'interrupted (Ctrl-C); resume with `ralph run --resume`');
+  if (existsSync(ctx.paths.stopRequest)) {
+    rmSync(ctx.paths.stopRequest, { force: true });
+    return stop('cancelled', 'stopped by `ralph stop`');
+  }
+  return limitReached(ctx.counters(), ctx.limits);
+}
+
+/** Checks before every iteration: health (disk, git, specs, agent) and, with git, a clean tree. */
+export async function preIterationStop(ctx: RunContext, first: boolean): Promise<Stop | undefined> {
+  const { options, config, warned, emit } = ctx;
+  const results = runHealthChecks({
+    workspace: options.workspace,
+    config,
+    env: options.env ?? process.env,
+  });
+  if (first) emit({ type: 'preflight', checks: results });
+  for (const r of results) {
+    if (r.level === 'warn' && !warned.has(r.message)) {
+      warned.add(r.message);
+      emit({ type: 'notice', level: 'warn', message: r.message });
+    }
+  }
+  const fatal = healthFatal(results);
+  if (fatal) return stop('health_check', `health check failed (${fatal.check}): ${fatal.message}`);
+  if (!first && requireClean(config)) {
+    const dirty = await dirtyTreeMessage(options.workspace);
+    if (dirty) return stop('dirty_tree', dirty);
+  }
+  return undefined;
+}
+
+/** Events published from outside an iteration (e.g. `ralph emit` in another terminal) since the last read. */
+export function readExternalEvents(ctx: RunContext): Collected {
+  return collectEvents({
+    eventsFile: ctx.eventsFile,
+    offset: ctx.state.events_offset,
+    streak: ctx.state.malformed_streak,
+    iteration: null,
+    hat: null,
+    finalText: null,
+    defaultSource: 'external',
+  });
+}
+
+/** How long a wait may last without crossing the runtime limit. */
+function runtimeLeftMs(ctx: RunContext): number {
+  return Math.max(0, (ctx.limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - ctx.elapsed());
+}
+
+/** The solo-mode cooldown: waits `ms` unless the loop is interrupted or stopped meanwhile. */
+export function sleepUnlessStopped(ctx: RunContext, ms: number): Promise<unknown> {
+  if (ms <= 0) return Promise.resolve();
+  return waitWhileIdle({
+    workspace: ctx.options.workspace,
+    watch: [],
+    eventsFile: ctx.eventsFile,
+    eventsOffset: Number.POSITIVE_INFINITY,
+    cooldownMs: ms,
+    maxWaitMs: runtimeLeftMs(ctx),
+    signal: ctx.options.signal,
+    stopFile: ctx.paths.stopRequest,
+  });
+}
+
+/** Persistent idle path: no agent call until something changes or the cooldown heartbeat. */
+export async function waitForWork(ctx: RunContext): Promise<Stop | undefined> {
+  const { config, state, emit } = ctx;
+  const watch = config.event_loop.idle_watch;
+  // Ralph's own lines are skipped; an event someone published meanwhile ends the idle at once.
+  const meanwhile = readExternalEvents(ctx);
+  state.events_offset = meanwhile.nextOffset;
+  state.malformed_streak = meanwhile.streak;
+  if (meanwhile.published.length > 0) {
+    state.pending_events.push(...meanwhile.published);
+    state.idle = false;
+    return boundaryStop(ctx);
+  }
+  emit({
+    type: 'loop.idle',
+    iteration: state.iterations,
+    watch,
+    cooldownMs: config.event_loop.cooldown_delay_seconds * 1000,
+  });
+  const reason = await waitWhileIdle({
+    workspace: ctx.options.workspace,
+    watch,
+    eventsFile: ctx.eventsFile,
+    eventsOffset: state.events_offset,
+    cooldownMs: config.event_loop.cooldown_delay_seconds * 1000,
+    maxWaitMs: runtimeLeftMs(ctx),
+    signal: ctx.options.signal,
+    stopFile: ctx.paths.stopRequest,
+  });
+  emit({ type: 'loop.woke', iteration: state.iterations, reason });
+  state.idle = false;
+  ctx.persist();
+  return boundaryStop(ctx);
+}

@@ -1,0 +1,60 @@
+import type { GateResult } from '../gates/run-gate.ts';
+import { pushWithRetry } from '../git/git.ts';
+import { readGitHead } from '../git/head.ts';
+import { commitIteration, commitMessage, filesChanged } from './git-step.ts';
+import type { RunContext } from './run-context.ts';
+
+export interface CommitInput {
+  iteration: number;
+  hat: string | null;
+  backendName: string;
+  /** The agent's final text: the commit message's summary. */
+  summary: string;
+  /** HEAD before the iteration, to list the files it changed. */
+  before: string | null;
+  tests: GateResult | undefined;
+}
+
+/** Commits the iteration's work (`git.commit`); returns the commit, or null when nothing changed. */
+export async function commitStep(ctx: RunContext, input: CommitInput): Promise<string | null> {
+  const { iteration, hat, tests } = input;
+  const workspace = ctx.options.workspace;
+  const files = await filesChanged(workspace, input.before, readGitHead(workspace).commit ?? null);
+  const testsLine = tests ? (tests.passed ? 'passing' : `failing (exit ${tests.exitCode})`) : null;
+  const message = commitMessage({
+    summary: input.summary,
+    iteration,
+    hat,
+    backend: input.backendName,
+    files,
+    tests: testsLine,
+  });
+  const made = await commitIteration(workspace, message);
+  if (made) ctx.emit({ type: 'git.committed', iteration, commit: made, message });
+  return made;
+}
+
+/** Pushes the current branch; returns an error message when every attempt failed. */
+export async function pushStep(ctx: RunContext, iteration: number): Promise<string | undefined> {
+  const { config, emit } = ctx;
+  const branch = readGitHead(ctx.options.workspace).branch;
+  if (!branch || branch === '(detached)') return 'cannot push: HEAD is detached';
+  try {
+    await pushWithRetry(ctx.options.workspace, {
+      remote: config.git.remote,
+      branch,
+      attempts: config.git.push_attempts,
+      delayMs: config.git.push_retry_delay_seconds * 1000,
+      onAttempt: (n, error) =>
+        emit({
+          type: 'notice',
+          level: 'warn',
+          message: `git push failed (attempt ${n}/${config.git.push_attempts}): ${error.message.split('\n')[0]}`,
+        }),
+    });
+    emit({ type: 'git.pushed', iteration, remote: config.git.remote, branch });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

@@ -1,0 +1,59 @@
+import { resolve } from 'node:path';
+import { type GateResult, runGate, testsReport } from '../gates/run-gate.ts';
+import { writeFileAtomicSync } from '../state/atomic-write.ts';
+import { summarize } from './completion-marker.ts';
+import { type RunContext, ralphEnv } from './run-context.ts';
+
+/** Runs one gate command with Ralph's environment, streaming its output into the event stream. */
+async function runGateStep(
+  ctx: RunContext,
+  iteration: number,
+  hat: string | null,
+  gate: GateResult['gate'],
+  command: string,
+  timeoutMs: number,
+): Promise<GateResult> {
+  const { emit } = ctx;
+  emit({ type: 'gate.started', iteration, gate, command });
+  const result = await runGate({
+    gate,
+    command,
+    workspace: ctx.options.workspace,
+    env: ralphEnv(ctx, iteration, hat, [ctx.config.cli.env]),
+    timeoutMs,
+    killGraceMs: ctx.graceMs,
+    signal: ctx.options.signal,
+    onOutput: (text) => emit({ type: 'gate.output', iteration, gate, text }),
+  });
+  emit({ type: 'gate.finished', iteration, gate, summary: summarize(result), output: result.output });
+  return result;
+}
+
+/** The project's tests (`gates.tests`), with the report file written when configured. */
+export async function runTestsGate(
+  ctx: RunContext,
+  iteration: number,
+  hat: string | null,
+): Promise<GateResult | undefined> {
+  const tests = ctx.config.gates.tests;
+  if (!tests) return undefined;
+  const result = await runGateStep(ctx, iteration, hat, 'tests', tests.command, tests.timeout_seconds * 1000);
+  if (tests.report_file) {
+    writeFileAtomicSync(
+      resolve(ctx.options.workspace, tests.report_file),
+      testsReport(result, iteration, new Date(ctx.now())),
+    );
+  }
+  return result;
+}
+
+/** The validate hook: a failure stops the loop. */
+export function runValidateGate(
+  ctx: RunContext,
+  iteration: number,
+  hat: string | null,
+  command: string,
+): Promise<GateResult> {
+  const timeoutMs = ctx.config.gates.validate_timeout_seconds * 1000;
+  return runGateStep(ctx, iteration, hat, 'validate', command, timeoutMs);
+}

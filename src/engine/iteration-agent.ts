@@ -1,0 +1,137 @@
+import type { AgentInvocation } from '../backends/types.ts';
+import { type Collected, collectEvents } from './collect-events.ts';
+import { promiseFulfilled } from './completion.ts';
+import type { TokenTotals } from './events.ts';
+import type { IterationRoute } from './iteration-prompt.ts';
+import { type IterationVerdict, judgeIteration } from './limits.ts';
+import { type AgentRunResult, runAgent } from './run-agent.ts';
+import { type RunContext, ralphEnv } from './run-context.ts';
+import { addTotals } from './usage-meter.ts';
+
+/** An iteration whose prompt is built and whose start is announced. */
+export interface StartedIteration {
+  number: number;
+  route: IterationRoute;
+  prompt: string;
+  invocation: AgentInvocation;
+  startedAt: number;
+  /** HEAD when the iteration started. */
+  headBefore: string | null;
+}
+
+/** An iteration after its agent run: what the agent did, how it ended, what it published. */
+export interface AgentPhase extends StartedIteration {
+  /** The iteration timeout that applied (the hat's own, or event_loop's). */
+  iterationMs: number;
+  run: AgentRunResult;
+  /** This iteration's usage. */
+  tokens: TokenTotals;
+  finalText: string;
+  promiseSeen: boolean;
+  verdict: IterationVerdict;
+  collected: Collected;
+}
+
+/** Runs the agent under the iteration's limits, books its usage and judges how it ended. */
+export async function runIterationAgent(ctx: RunContext, it: StartedIteration): Promise<AgentPhase> {
+  const { options, config, state, limits, emit } = ctx;
+  const { number, route, invocation } = it;
+  const iterationMs = (route.hat?.timeout ?? config.event_loop.iteration_timeout_seconds) * 1000;
+  const runtimeLeft = (limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - ctx.elapsed();
+  const parser = route.backend.createParser();
+  const run = await runAgent({
+    iteration: number,
+    invocation,
+    parser,
+    cwd: options.workspace,
+    env: ralphEnv(ctx, number, route.hatId, [config.cli.env, invocation.env]),
+    timeoutMs: Math.max(0, Math.min(iterationMs, runtimeLeft)),
+    timeoutReason: runtimeLeft < iterationMs ? 'max_runtime' : 'iteration_timeout',
+    idleTimeoutMs: config.event_loop.idle_timeout_seconds * 1000,
+    killGraceMs: ctx.graceMs,
+    signal: options.signal,
+    stopRequestFile: ctx.paths.stopRequest,
+    costLeftUsd: limits.maxCostUsd === undefined ? undefined : limits.maxCostUsd - state.cost_usd,
+    tokensLeft: limits.maxTokens === undefined ? undefined : limits.maxTokens - state.tokens.total,
+    emit,
+    onSpawn: (pid, startTime) => {
+      if (state.current) {
+        state.current.agent_pid = pid;
+        state.current.agent_start_time = startTime ?? null;
+      }
+      ctx.persist();
+      emit({ type: 'agent.spawned', iteration: number, pid, command: invocation.command });
+    },
+    onHeartbeat: () => {
+      state.elapsed_ms = ctx.elapsed();
+      ctx.persist();
+    },
+  });
+
+  const sup = run.supervised;
+  const tokens = run.meter.totals();
+  state.tokens = addTotals(state.tokens, tokens);
+  state.cost_usd += run.meter.costUsd ?? 0;
+  state.elapsed_ms = ctx.elapsed();
+  const finalText = parser.finalText();
+  const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);
+  const verdict = judgeIteration(
+    {
+      exitCode: sup.exitCode,
+      signal: sup.signal,
+      killedBy: sup.killedBy,
+      spawnError: sup.spawnError?.message,
+      resultError: run.resultError,
+      promiseSeen,
+    },
+    limits,
+    ctx.counters(),
+  );
+  const collected = collectAgentEvents(
+    ctx,
+    number,
+    route.hatId,
+    verdict.kind === 'aborted' ? null : finalText,
+  );
+  return { ...it, iterationMs, run, tokens, finalText, promiseSeen, verdict, collected };
+}
+
+/** What the agent published: `ralph emit` lines and `<event>` tags in its final text. */
+function collectAgentEvents(
+  ctx: RunContext,
+  number: number,
+  hatId: string | null,
+  finalText: string | null,
+): Collected {
+  const { state, emit } = ctx;
+  const collected = collectEvents({
+    eventsFile: ctx.eventsFile,
+    offset: state.events_offset,
+    streak: state.malformed_streak,
+    iteration: number,
+    hat: hatId,
+    finalText,
+    defaultSource: 'agent',
+  });
+  state.events_offset = collected.nextOffset;
+  state.malformed_streak = collected.streak;
+  for (const m of collected.malformed) {
+    emit({ type: 'event.malformed', iteration: number, line: m.line, error: m.error });
+    ctx.publish(
+      { topic: 'event.malformed', payload: `${m.error}: ${m.line}`, source: 'loop', iteration: number },
+      hatId,
+    );
+  }
+  for (const e of collected.published)
+    emit({
+      type: 'event.published',
+      iteration: number,
+      hat: hatId,
+      topic: e.topic,
+      payload: e.payload,
+      source: e.source,
+    });
+  for (const e of collected.published)
+    if (!state.seen_topics.includes(e.topic)) state.seen_topics.push(e.topic);
+  return collected;
+}

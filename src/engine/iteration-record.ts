@@ -1,0 +1,81 @@
+import { appendFileSync } from 'node:fs';
+import { readGitHead } from '../git/head.ts';
+import type { IterationRecord } from './events.ts';
+import { filesChanged } from './git-step.ts';
+import type { AgentPhase } from './iteration-agent.ts';
+import type { IterationOutcome } from './iteration-outcome.ts';
+import type { RunContext } from './run-context.ts';
+import { tddScopeViolations } from './tdd-step.ts';
+
+/** Appends the iteration record, saves the state and announces the iteration's end. */
+export async function recordIteration(
+  ctx: RunContext,
+  phase: AgentPhase,
+  outcome: IterationOutcome,
+): Promise<void> {
+  const { state, options } = ctx;
+  const finishedAt = ctx.now();
+  const filesChangedList = ctx.inRepo
+    ? await filesChanged(options.workspace, phase.headBefore, readGitHead(options.workspace).commit ?? null)
+    : null;
+  const { run } = phase;
+  const sup = run.supervised;
+  const { tddStep } = outcome;
+  const record: IterationRecord = {
+    run_id: state.run_id,
+    iteration: phase.number,
+    hat: phase.route.hatId,
+    backend: phase.route.backend.name,
+    started_at: new Date(phase.startedAt).toISOString(),
+    finished_at: new Date(finishedAt).toISOString(),
+    duration_ms: finishedAt - phase.startedAt,
+    exit_code: sup.exitCode,
+    signal: sup.signal,
+    killed_by: sup.killedBy,
+    tokens: phase.tokens,
+    cost_usd: run.meter.costUsd ?? null,
+    context_pct: run.meter.contextPct(),
+    model: run.meter.model ?? null,
+    head_before: phase.headBefore,
+    head_after: readGitHead(options.workspace).commit ?? null,
+    events: phase.collected.published.map((e) => e.topic),
+    files_changed: filesChangedList,
+    commit: outcome.commit,
+    gates: outcome.gates,
+    verdict: recordVerdict(phase, outcome),
+    reason: recordReason(phase, outcome),
+    consecutive_failures: state.consecutive_failures,
+    ...(tddStep
+      ? {
+          report_missing: tddStep.reportMissing,
+          scope_violations: tddScopeViolations(ctx.config, filesChangedList),
+        }
+      : {}),
+  };
+  appendFileSync(ctx.recordsFile, `${JSON.stringify(record)}\n`);
+  ctx.persist();
+  ctx.emit({
+    type: 'iteration.finished',
+    record,
+    totals: { costUsd: state.cost_usd, tokens: state.tokens.total },
+  });
+}
+
+function recordVerdict(phase: AgentPhase, outcome: IterationOutcome): IterationRecord['verdict'] {
+  const { verdict } = phase;
+  if (outcome.completion?.accepted) return 'complete';
+  if (outcome.tddStep?.forceFailure) return 'failure';
+  return verdict.kind === 'complete' ? 'success' : verdict.kind;
+}
+
+/** Why the iteration failed, was cut short, or had its completion rejected; null otherwise. */
+function recordReason(phase: AgentPhase, outcome: IterationOutcome): string | null {
+  const { verdict } = phase;
+  const { completion } = outcome;
+  const forcedFailure = outcome.tddStep?.forceFailure;
+  if (verdict.kind === 'failure') return verdict.why;
+  if (forcedFailure) return forcedFailure;
+  if (verdict.kind === 'aborted' || verdict.kind === 'limit') return verdict.stop.message;
+  if (completion && !completion.accepted) return `completion rejected: ${completion.reasons.join('; ')}`;
+  return null;
+}

@@ -1,0 +1,96 @@
+import type { GateResult } from '../gates/run-gate.ts';
+import type { PendingEvent } from '../routing/select-hat.ts';
+import { markerReached } from './completion-marker.ts';
+import { type EventDecision, eventSignature, STALE_REPEATS } from './event-decisions.ts';
+import type { AgentPhase } from './iteration-agent.ts';
+import { type Stop, stop } from './limits.ts';
+import type { RunContext } from './run-context.ts';
+import type { TddStepResult } from './tdd-step.ts';
+
+/** Malformed event lines in a row that stop the loop. */
+const MAX_MALFORMED = 3;
+
+/** What a finished (not aborted) iteration produced that can end the loop. */
+export interface StopInput {
+  phase: AgentPhase;
+  decision: EventDecision;
+  markerHit: boolean;
+  tddStep: TddStepResult | undefined;
+  commit: string | null;
+  validateGate: GateResult | undefined;
+  pushError: string | undefined;
+}
+
+/** Why the loop ends after a finished iteration, first reason first; undefined when it goes on. */
+export function stopAfterIteration(ctx: RunContext, s: StopInput): Stop | undefined {
+  const { config, state } = ctx;
+  const { verdict, invocation } = s.phase;
+  const sup = s.phase.run.supervised;
+  const { validateGate, decision } = s;
+  if (verdict.kind === 'limit') return verdict.stop;
+  if (validateGate && !validateGate.passed) return validationStop(validateGate, s.commit);
+  if (s.pushError) return stop('push_failed', s.pushError);
+  if (s.tddStep?.stuck) return stop('stuck', s.tddStep.stuck);
+  if (
+    verdict.kind === 'failure' &&
+    sup.killedBy === 'iteration_timeout' &&
+    config.event_loop.on_iteration_timeout === 'stop'
+  )
+    return stop(
+      'iteration_timeout',
+      `iteration timeout: the agent ran longer than ${s.phase.iterationMs / 1000} s and was killed (on_iteration_timeout: stop); break the task into smaller ones, then run ralph again`,
+    );
+  if (decision.complete) return stop('completed', completedMessage(ctx, s.markerHit));
+  if (decision.giveUp) return stop('no_events', decision.giveUp);
+  if (state.malformed_streak >= MAX_MALFORMED)
+    return stop(
+      'malformed_events',
+      `${state.malformed_streak} malformed lines in a row in ${state.events_file}; each line must be a JSON object with a "topic" (use \`ralph emit\`)`,
+    );
+  if (sup.spawnError && (sup.spawnError as NodeJS.ErrnoException).code === 'ENOENT')
+    return stop(
+      'error',
+      `agent command not found: ${invocation.command} — install it or fix cli.command / cli.backend`,
+    );
+  return staleLoopStop(ctx, s.phase.route.hatId, s.phase.collected.published, decision.idle);
+}
+
+function validationStop(gate: GateResult, commit: string | null): Stop {
+  return stop(
+    'validation_failed',
+    `validation failed: \`${gate.command}\` ${gate.timedOut ? 'timed out' : `exited with ${gate.exitCode}`}; its output is in the log — fix it, then run ralph again${commit ? ` (this iteration's work is committed as ${commit.slice(0, 7)})` : ''}`,
+  );
+}
+
+/** Says what completed the loop: the marker, the checklist condition, or the promise. */
+function completedMessage(ctx: RunContext, markerHit: boolean): string {
+  const { config } = ctx;
+  const marker = config.completion.marker;
+  if (!markerHit) return `completion promise "${ctx.promise}" accepted`;
+  if (marker && markerReached(ctx.options.workspace, marker)) return `${marker.file} contains ${marker.text}`;
+  return `${config.completion.checklist}: ${ctx.condition === 'milestone' ? `milestone "${ctx.state.start_milestone}" is complete` : 'every task is checked'}`;
+}
+
+/** Stale-loop detection: the same event signature from the same hat too many times in a row. */
+function staleLoopStop(
+  ctx: RunContext,
+  hatId: string | null,
+  published: readonly PendingEvent[],
+  idle: boolean,
+): Stop | undefined {
+  const { state } = ctx;
+  if (published.length > 0 && !idle) {
+    const signature = eventSignature(hatId, published);
+    state.signature_repeats = signature === state.last_signature ? state.signature_repeats + 1 : 1;
+    state.last_signature = signature;
+    if (state.signature_repeats >= STALE_REPEATS)
+      return stop(
+        'stale_loop',
+        `stale loop: ${hatId ?? 'the agent'} published the same events ${STALE_REPEATS} times in a row (${signature.split('|')[1]})`,
+      );
+  } else if (idle) {
+    state.last_signature = null;
+    state.signature_repeats = 0;
+  }
+  return undefined;
+}

@@ -1,0 +1,90 @@
+import { readGitHead } from '../git/head.ts';
+import { readExternalEvents } from './between-iterations.ts';
+import { runIterationAgent, type StartedIteration } from './iteration-agent.ts';
+import { settleIteration } from './iteration-outcome.ts';
+import {
+  assembleIterationPrompt,
+  type IterationPrompt,
+  type IterationRoute,
+  routeIteration,
+} from './iteration-prompt.ts';
+import { recordIteration } from './iteration-record.ts';
+import type { Stop } from './limits.ts';
+import type { RunContext } from './run-context.ts';
+
+/**
+ * One iteration (DESIGN.md §2): route → prompt → agent → collect → gates → decide → record.
+ * Returns a Stop when the loop must end because of it.
+ */
+export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
+  const { state } = ctx;
+  const number = state.current?.number ?? state.iterations + 1;
+
+  // Events published from outside an iteration (e.g. `ralph emit` in another terminal).
+  const external = readExternalEvents(ctx);
+  state.events_offset = external.nextOffset;
+  state.pending_events.push(...external.published);
+
+  const route = routeIteration(ctx, number);
+  const prompt = assembleIterationPrompt(ctx, number, route);
+  const started = startIteration(ctx, number, route, prompt);
+  const phase = await runIterationAgent(ctx, started);
+  const outcome = await settleIteration(ctx, phase);
+  await recordIteration(ctx, phase, outcome);
+  return outcome.stopAfter;
+}
+
+/** Builds the agent's invocation, marks the iteration as current and announces it. */
+function startIteration(
+  ctx: RunContext,
+  number: number,
+  route: IterationRoute,
+  { prompt, view, scratchpad }: IterationPrompt,
+): StartedIteration {
+  const { options, state, emit } = ctx;
+  const { hatId, hat, backend } = route;
+  const invocation = backend.buildInvocation({
+    prompt,
+    config: ctx.config,
+    workspace: options.workspace,
+    extraArgs: [...route.hatArgs, ...ctx.extraArgs],
+  });
+  const startedAt = ctx.now();
+  const headBefore = readGitHead(options.workspace);
+  // Persisted once the agent's pid is known (onSpawn); a crash before that re-runs the same number anyway.
+  state.current = {
+    number,
+    hat: hatId,
+    started_at: new Date(startedAt).toISOString(),
+    agent_pid: null,
+    agent_start_time: null,
+  };
+  emit({
+    type: 'iteration.started',
+    iteration: number,
+    maxIterations: ctx.limits.maxIterations,
+    hat: hatId,
+    backend: backend.name,
+    elapsedMs: ctx.elapsed(),
+    branch: headBefore.branch,
+    startedAt,
+    progress: view?.progress,
+  });
+  if (hatId)
+    emit({
+      type: 'hat.activated',
+      iteration: number,
+      hatId,
+      hatName: hat?.name ?? hatId,
+      triggeredBy: route.selection.consumed.map((e) => e.topic),
+    });
+  emit({
+    type: 'prompt.assembled',
+    iteration: number,
+    hat: hatId,
+    prompt,
+    bytes: Buffer.byteLength(prompt),
+    scratchpad,
+  });
+  return { number, route, prompt, invocation, startedAt, headBefore: headBefore.commit ?? null };
+}

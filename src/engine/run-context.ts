@@ -1,0 +1,153 @@
+import { join } from 'node:path';
+import type { Backend } from '../backends/types.ts';
+import type { RalphConfig } from '../config/schema.ts';
+import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
+import { appendEvent } from '../state/events-log.ts';
+import { type LoopState, writeLoopState } from '../state/loop-state.ts';
+import type { RalphPaths } from '../state/paths.ts';
+import { buildAgentEnv } from './agent-env.ts';
+import { checklistCondition } from './checklist-step.ts';
+import type { PendingEvent } from './event-decisions.ts';
+import type { ChecklistProgress, LoopEvent, LoopEventListener } from './events.ts';
+import type { Counters, Limits } from './limits.ts';
+import type { StartMode } from './run-setup.ts';
+
+export interface RunLoopOptions {
+  workspace: string;
+  config: RalphConfig;
+  /** The user's prompt text (from -p, -P, or event_loop.prompt_file). */
+  prompt: string;
+  backend: Backend;
+  mode?: StartMode | undefined;
+  /** Arguments given after `--`, passed to the agent. */
+  extraArgs?: readonly string[] | undefined;
+  /** Abort to stop gracefully (Ctrl-C): the agent group is killed, state saved, exit 130. */
+  signal?: AbortSignal | undefined;
+  onEvent?: LoopEventListener | undefined;
+  /** Injected clock (ms since epoch). */
+  now?: (() => number) | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
+}
+
+/** What every step of one run shares: created once by `runLoop`, after the run's state is prepared. */
+export interface RunContext {
+  readonly options: RunLoopOptions;
+  readonly config: RalphConfig;
+  readonly paths: RalphPaths;
+  /** The run's durable state, mutated in place by the steps and written by `persist`. */
+  readonly state: LoopState;
+  readonly limits: Limits;
+  readonly graceMs: number;
+  readonly hatsMode: boolean;
+  /** The line that completes the loop (`completion.promise` for the checklist's promise condition). */
+  readonly promise: string;
+  readonly condition: ReturnType<typeof checklistCondition>;
+  /** With a checklist, only the condition chosen completes: an agent saying "done" is not enough. */
+  readonly outputPromiseCounts: boolean;
+  readonly extraArgs: readonly string[];
+  readonly eventsFile: string;
+  /** `.ralph/runs/<run>/iterations.jsonl`: one record per finished iteration. */
+  readonly recordsFile: string;
+  readonly inRepo: boolean;
+  /** Health warnings already shown in this session (each is shown once). */
+  readonly warned: Set<string>;
+  /** Checklist progress before the run touched anything, for the end-of-run summary. */
+  readonly startProgress: ChecklistProgress | undefined;
+  readonly now: () => number;
+  emit(event: LoopEvent): void;
+  persist(): void;
+  /** Records an event Ralph publishes itself, in the events file and the event stream. */
+  publish(e: PendingEvent, hat: string | null): void;
+  /** Runtime used by the run, previous sessions included. */
+  elapsed(): number;
+  counters(): Counters;
+}
+
+export interface RunContextInput {
+  options: RunLoopOptions;
+  paths: RalphPaths;
+  state: LoopState;
+  limits: Limits;
+  inRepo: boolean;
+  startProgress: ChecklistProgress | undefined;
+  emit: (event: LoopEvent) => void;
+}
+
+/** Builds the shared context; the session clock starts now. */
+export function createRunContext(input: RunContextInput): RunContext {
+  const { options, paths, state, limits, emit } = input;
+  const { config } = options;
+  const now = options.now ?? Date.now;
+  const condition = checklistCondition(config);
+  const eventsFile = join(options.workspace, state.events_file);
+  const sessionStart = now();
+  const baseElapsed = state.elapsed_ms;
+  const elapsed = () => baseElapsed + (now() - sessionStart);
+  return {
+    options,
+    config,
+    paths,
+    state,
+    limits,
+    graceMs: config.event_loop.kill_grace_seconds * 1000,
+    hatsMode: Object.keys(config.hats).length > 0,
+    promise: config.completion.promise ?? config.event_loop.completion_promise,
+    condition,
+    outputPromiseCounts: condition === undefined || condition === 'promise',
+    extraArgs: options.extraArgs ?? [],
+    eventsFile,
+    recordsFile: join(paths.runs, state.run_id, 'iterations.jsonl'),
+    inRepo: input.inRepo,
+    warned: new Set<string>(),
+    startProgress: input.startProgress,
+    now,
+    emit,
+    persist: () => writeLoopState(paths.state, state),
+    publish: (e, hat) => {
+      appendEvent(eventsFile, {
+        topic: e.topic,
+        payload: e.payload,
+        ts: new Date(now()).toISOString(),
+        iteration: e.iteration ?? state.iterations,
+        hat,
+        source: e.source,
+      });
+      emit({
+        type: 'event.published',
+        iteration: e.iteration ?? state.iterations,
+        hat,
+        topic: e.topic,
+        payload: e.payload,
+        source: e.source,
+      });
+    },
+    elapsed,
+    counters: () => ({
+      iterations: state.iterations,
+      elapsedMs: elapsed(),
+      costUsd: state.cost_usd,
+      tokens: state.tokens.total,
+      consecutiveFailures: state.consecutive_failures,
+    }),
+  };
+}
+
+/** The environment of an agent or gate command run for `iteration`, with Ralph's variables. */
+export function ralphEnv(
+  ctx: RunContext,
+  iteration: number,
+  hat: string | null,
+  extra: Record<string, string>[],
+): NodeJS.ProcessEnv {
+  return buildAgentEnv({
+    base: ctx.options.env ?? process.env,
+    eventsFile: ctx.eventsFile,
+    ralphBin: RALPH_BIN,
+    ralphBinDir: RALPH_BIN_DIR,
+    workspace: ctx.options.workspace,
+    iteration,
+    hat,
+    runId: ctx.state.run_id,
+    extra,
+  });
+}
