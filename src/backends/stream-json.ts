@@ -28,20 +28,90 @@ function contentText(content: unknown): string {
     .join('');
 }
 
+/** HTTP statuses and Claude Code error kinds that mean "rate limited / overloaded, wait and retry". */
+const LIMIT_STATUSES = new Set([429, 529]);
+const LIMIT_KINDS = new Set(['rate_limit', 'overloaded']);
+
+/** Epoch seconds (as Claude Code reports `resetsAt`) → epoch ms; anything else → undefined. */
+function resetMs(seconds: unknown): number | undefined {
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+}
+
+/**
+ * `system` lines: `init` names the model; `api_retry` is Claude Code retrying a failed API call
+ * itself (a 429/529 is a rate limit it is still handling, anything else a transient API error).
+ */
+function systemEvents(obj: Json): AgentEvent[] {
+  if (obj.subtype !== 'api_retry')
+    return [
+      {
+        type: 'system',
+        model: obj.model as string | undefined,
+        sessionId: obj.session_id as string | undefined,
+      },
+    ];
+  const status = typeof obj.error_status === 'number' ? obj.error_status : undefined;
+  const kind = typeof obj.error === 'string' ? obj.error : 'api_error';
+  const delay = num(obj.retry_delay_ms);
+  const message =
+    `API ${status ?? 'error'} ${kind}: retry ${num(obj.attempt)}/${num(obj.max_retries)}` +
+    ` in ${(delay / 1000).toFixed(1)} s`;
+  if ((status !== undefined && LIMIT_STATUSES.has(status)) || LIMIT_KINDS.has(kind))
+    return [{ type: 'rate_limit', message, retrying: true }];
+  return [{ type: 'error', message }];
+}
+
+/**
+ * `rate_limit_event` lines (subscription auth): `rejected` means the usage limit is reached until
+ * `resetsAt`; `allowed` / `allowed_warning` are status reports, not limits.
+ */
+function rateLimitEvents(obj: Json): AgentEvent[] {
+  const info = (obj.rate_limit_info ?? {}) as Json;
+  if (info.status !== 'rejected') return [];
+  const kind = typeof info.rateLimitType === 'string' ? info.rateLimitType : 'usage';
+  return [
+    {
+      type: 'rate_limit',
+      message: `${kind} limit reached`,
+      resetAt: resetMs(info.resetsAt),
+      retrying: false,
+    },
+  ];
+}
+
+/**
+ * The message Claude Code synthesizes when an API call finally failed (`is_api_error_message`,
+ * model `<synthetic>`): its `error` kind and HTTP status are structured, so they become an `error`
+ * event, or a `rate_limit` one for 429/529.
+ */
+function apiErrorEvent(obj: Json, text: string): AgentEvent {
+  const status = typeof obj.api_error_status === 'number' ? obj.api_error_status : undefined;
+  const kind = typeof obj.error === 'string' ? obj.error : 'api_error';
+  if ((status !== undefined && LIMIT_STATUSES.has(status)) || LIMIT_KINDS.has(kind)) {
+    const params = (obj.api_error_params ?? {}) as Json;
+    const info = (params.rate_limit_info ?? {}) as Json;
+    return { type: 'rate_limit', message: text || kind, resetAt: resetMs(info.resetsAt), retrying: false };
+  }
+  return { type: 'error', message: `${kind}${status === undefined ? '' : ` (HTTP ${status})`}: ${text}` };
+}
+
 /** Parses one Claude Code `--output-format stream-json` object into normalized events. */
 export function parseStreamJsonObject(obj: Json): AgentEvent[] {
   switch (obj.type) {
     case 'system':
-      return [
-        {
-          type: 'system',
-          model: obj.model as string | undefined,
-          sessionId: obj.session_id as string | undefined,
-        },
-      ];
+      return systemEvents(obj);
+    case 'rate_limit_event':
+      return rateLimitEvents(obj);
     case 'assistant': {
       const message = (obj.message ?? {}) as Json;
       const events: AgentEvent[] = [];
+      if (obj.is_api_error_message === true) {
+        const text = contentText(message.content);
+        // Its usage is all zeros and its model `<synthetic>`: nothing to meter.
+        if (text) events.push({ type: 'text', text });
+        events.push(apiErrorEvent(obj, text));
+        return events;
+      }
       for (const block of Array.isArray(message.content) ? (message.content as Json[]) : []) {
         if (block.type === 'text' && typeof block.text === 'string')
           events.push({ type: 'text', text: block.text });

@@ -1,0 +1,197 @@
+import { createStreamJsonParser } from './stream-json.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo } from './types.ts';
+
+/**
+ * Claude Code (`claude`), headless. Checked against `claude --help` of @anthropic-ai/claude-code
+ * 2.1.329. The prompt goes on stdin (`claude -p` reads it there when no prompt argument is given),
+ * so a prompt of any size reaches the agent intact.
+ */
+export const claudeBackend: Backend = {
+  name: 'claude',
+  buildInvocation({ prompt, config, extraArgs }) {
+    const args = [
+      // --print: answer the prompt and exit (non-interactive, skips the workspace trust dialog).
+      '-p',
+      // One JSON object per line: init, assistant/user messages, retries, and a final result with usage and cost.
+      '--output-format',
+      'stream-json',
+      // Required by --print with --output-format stream-json (the CLI refuses it otherwise).
+      '--verbose',
+      // Run every tool without asking: nobody is there to answer a permission prompt.
+      '--dangerously-skip-permissions',
+    ];
+    // --model: the model for this session (an alias such as `sonnet`, or a full model name).
+    if (config.cli.model) args.push('--model', config.cli.model);
+    args.push(...config.cli.args, ...extraArgs);
+    return {
+      command: config.cli.command ?? 'claude',
+      args,
+      stdin: prompt,
+      env: claudeEnv(),
+    };
+  },
+  createParser: createStreamJsonParser,
+  classifyExit: classifyClaudeExit,
+};
+
+/** True when Ralph runs as root, where Claude Code refuses --dangerously-skip-permissions. */
+export const runningAsRoot = (): boolean => process.getuid?.() === 0;
+
+/** Claude Code's environment additions: `IS_SANDBOX=1` lets it skip permissions as root. */
+export function claudeEnv(root: boolean = runningAsRoot()): Record<string, string> {
+  return root ? { IS_SANDBOX: '1' } : {};
+}
+
+type ResultEvent = Extract<AgentEvent, { type: 'result' }>;
+type RateLimitEvent = Extract<AgentEvent, { type: 'rate_limit' }>;
+
+/** Old CLI versions print a usage limit as the whole result: `Claude AI usage limit reached|<epoch s>`. */
+const LEGACY_LIMIT = /^\s*Claude AI usage limit reached\|(\d{9,11})\s*$/;
+const AUTH =
+  /\bauthentication_failed\b|\bauthentication_error\b|\bHTTP 401\b|invalid api key|invalid x-api-key|not logged in|oauth token (?:has )?(?:expired|revoked)|please run \/login/i;
+const CONTEXT =
+  /prompt is too long|context (?:window|length) exceeded|context_length_exceeded|input is too long/i;
+/** Claude Code's own wording for a limit it gave up on (older versions report no structured event). */
+const LIMIT_TEXT =
+  /usage limit reached|you've hit your (?:[\w-]+ )*limit|API Error: (?:Request rejected )?\(?(?:429|529)\b|rate_limit_error|overloaded_error/i;
+
+/**
+ * How a Claude Code run ended. Only structured output counts: the `result` object (its text only
+ * when the result itself is an error), the API errors and rate-limit events the CLI reports, and
+ * the exit — never assistant text or tool results, which may quote anything the agent read.
+ */
+export function classifyClaudeExit(info: ExitInfo, now: number = Date.now()): ExitClass {
+  if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
+  const result = [...info.events].reverse().find((e): e is ResultEvent => e.type === 'result');
+  const legacy = result ? LEGACY_LIMIT.exec(result.text) : null;
+  if (legacy)
+    return {
+      kind: 'rate_limit',
+      message: 'Claude AI usage limit reached',
+      resetAt: Number(legacy[1]) * 1000,
+    };
+  if (info.signal) return { kind: 'agent_error', message: `claude was terminated by ${info.signal}` };
+  if (result && !result.isError && info.exitCode === 0) return { kind: 'success' };
+
+  // A limit the CLI is still retrying (api_retry) is not how the run ended; a final one is.
+  const finalLimit = info.events
+    .filter((e): e is RateLimitEvent => e.type === 'rate_limit' && e.retrying !== true)
+    .at(-1);
+  const errors = info.events.flatMap((e) => (e.type === 'error' ? [e.message] : []));
+  const resultText = result?.isError ? result.text : '';
+  const message =
+    resultText || errors.at(-1) || lastLine(info.stderrTail) || `claude exited with ${info.exitCode}`;
+
+  if (finalLimit) {
+    const resetAt = finalLimit.resetAt ?? parseResetTime(`${finalLimit.message}\n${resultText}`, now);
+    return { kind: 'rate_limit', message: resultText || finalLimit.message, resetAt };
+  }
+  const structured = [...errors, resultText].join('\n');
+  if (AUTH.test(structured)) return { kind: 'auth_error', message };
+  if (CONTEXT.test(structured)) return { kind: 'context_overflow', message };
+  // The CLI gave up on a 429/529 without a final rate-limit report (older versions).
+  if (LIMIT_TEXT.test(resultText))
+    return { kind: 'rate_limit', message, resetAt: parseResetTime(resultText, now) };
+  if (!result && info.exitCode === 0)
+    return { kind: 'agent_error', message: 'claude exited without a result' };
+  return { kind: 'agent_error', message };
+}
+
+function lastLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1) ?? ''
+  );
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * Reads the reset time out of Claude Code's limit message: `resets 7:53am (UTC)`,
+ * `resets Nov 24, 7:07am (UTC)`, `resets 3pm (America/New_York)`, or `…|<epoch seconds>`.
+ * Returns epoch ms, or undefined when the text names no time.
+ */
+export function parseResetTime(text: string, now: number = Date.now()): number | undefined {
+  const epoch = /\|(\d{9,11})\b/.exec(text);
+  if (epoch) return Number(epoch[1]) * 1000;
+  const m =
+    /resets\s+(?:at\s+)?(?:([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2}),?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b(?:\s*\(([^)]+)\))?/i.exec(
+      text,
+    );
+  if (!m) return undefined;
+  const [, monthName, day, hourText, minuteText, ampm, zoneText] = m;
+  const hour = (Number(hourText) % 12) + (ampm?.toLowerCase() === 'pm' ? 12 : 0);
+  const minute = Number(minuteText ?? 0);
+  const zone = zoneText?.trim() || 'UTC';
+  const month = monthName ? MONTHS.indexOf(monthName.toLowerCase()) : -1;
+  const today = wallClock(now, zone);
+  if (!today) return undefined;
+  if (month >= 0 && day) {
+    // A date without a year: this year's, or next year's if that is already well past.
+    let at = zonedTime(today.year, month, Number(day), hour, minute, zone);
+    if (at < now - 86_400_000) at = zonedTime(today.year + 1, month, Number(day), hour, minute, zone);
+    return at;
+  }
+  // A time of day only: its next occurrence (today, or tomorrow when it has passed).
+  let at = zonedTime(today.year, today.month, today.day, hour, minute, zone);
+  if (at < now - 60_000) at = zonedTime(today.year, today.month, today.day + 1, hour, minute, zone);
+  return at;
+}
+
+/** The calendar date at `ms` in an IANA zone, or undefined for a zone Intl does not know. */
+function wallClock(ms: number, zone: string): { year: number; month: number; day: number } | undefined {
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+    }).formatToParts(ms);
+    const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+    return { year: get('year'), month: get('month') - 1, day: get('day') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Epoch ms of a wall-clock time in an IANA zone (month 0-based; day may overflow). */
+function zonedTime(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  zone: string,
+): number {
+  const asUtc = Date.UTC(year, month, day, hour, minute);
+  // The zone's offset at that instant, applied twice to settle across a DST change.
+  let at = asUtc - offsetMs(asUtc, zone);
+  at = asUtc - offsetMs(at, zone);
+  return at;
+}
+
+function offsetMs(ms: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(ms);
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+  const local = Date.UTC(
+    get('year'),
+    get('month') - 1,
+    get('day'),
+    get('hour'),
+    get('minute'),
+    get('second'),
+  );
+  return local - Math.floor(ms / 1000) * 1000;
+}

@@ -1,0 +1,241 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  cleanupWorkspaces,
+  makeWorkspace,
+  ROOT,
+  readRecords,
+  readState,
+  runRalph,
+} from '../helpers/workspace.ts';
+import { openAiResponses, responsesView } from '../support/model-server/openai-responses.ts';
+import type { Script } from '../support/model-server/script.ts';
+import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
+
+/**
+ * The real codex CLI (the pinned @openai/codex devDependency) driven by Ralph against the scripted
+ * model server on 127.0.0.1. Nothing leaves the machine: proxies point at a dead loopback port.
+ */
+const CODEX = join(ROOT, 'node_modules', '.bin', 'codex');
+const KEY_VAR = 'RALPH_TEST_OPENAI_KEY';
+
+let server: ModelServer;
+
+beforeAll(async () => {
+  server = await startModelServer([openAiResponses], { rules: [] });
+});
+
+afterAll(async () => {
+  await server?.close();
+  cleanupWorkspaces();
+});
+
+/** A private HOME and CODEX_HOME whose config.toml points codex at the scripted server. */
+function codexEnv(): NodeJS.ProcessEnv {
+  const home = makeWorkspace();
+  const codexHome = join(home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(
+    join(codexHome, 'config.toml'),
+    [
+      'model = "gpt-5.5"', // a model name codex knows
+      'model_provider = "ralphtest"',
+      '',
+      '[model_providers.ralphtest]',
+      'name = "ralph scripted model server"',
+      `base_url = "${server.url}/v1"`,
+      'wire_api = "responses"',
+      `env_key = "${KEY_VAR}"`,
+      '',
+      '[analytics]',
+      'enabled = false',
+      '',
+      '[features]',
+      'plugins = false',
+      '',
+    ].join('\n'),
+  );
+  const dead = 'http://127.0.0.1:9';
+  return {
+    HOME: home,
+    CODEX_HOME: codexHome,
+    [KEY_VAR]: 'test-key',
+    HTTPS_PROXY: dead,
+    HTTP_PROXY: dead,
+    ALL_PROXY: dead,
+    https_proxy: dead,
+    http_proxy: dead,
+    all_proxy: dead,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+    OPENAI_API_KEY: '',
+    OPENAI_BASE_URL: '',
+  };
+}
+
+function ralphYml(extra = '', eventLoop = 'max_iterations: 6'): string {
+  return [
+    'event_loop:',
+    `  ${eventLoop}`,
+    '  iteration_timeout_seconds: 120',
+    'cli:',
+    '  backend: codex',
+    `  command: ${JSON.stringify(CODEX)}`,
+    extra,
+  ].join('\n');
+}
+
+/** Requests the server answered since `from`, as the script saw them. */
+function viewsSince(from: number) {
+  return server.requests.slice(from).map((r) => ({ path: r.path, ...responsesView(r.body as never) }));
+}
+
+describe('real codex driven by ralph', () => {
+  it('a solo loop: codex runs shell commands over two iterations, then completes with the promise', async () => {
+    const script: Script = {
+      rules: [
+        {
+          // Iteration 2: the scratchpad (in the prompt) says step one is done.
+          match: 'step-1-done',
+          reply: {
+            tools: [{ kind: 'shell', command: 'echo two >> progress.txt' }],
+            text: 'Wrote step two; both steps are in progress.txt.\nLOOP_COMPLETE',
+            usage: { input: 900, output: 30 },
+          },
+        },
+        {
+          match: 'Append the steps',
+          reply: {
+            tools: [
+              {
+                kind: 'shell',
+                command: 'echo one >> progress.txt && echo step-1-done >> .ralph/agent/scratchpad.md',
+              },
+            ],
+            text: 'Wrote step one. Step two is next.',
+            usage: { input: 800, output: 20 },
+          },
+        },
+      ],
+    };
+    server.setScript(script);
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Append the steps to progress.txt, one per iteration.\n' });
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml());
+    mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
+    const r = await runRalph(['run'], dir, codexEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'progress.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(readState(dir).stop_reason).toBe('completed');
+    const records = readRecords(dir);
+    expect(records).toHaveLength(2);
+    // Two model calls per iteration (tool call, then the answer), each reporting its usage.
+    expect(records.map((x) => x.tokens.total)).toEqual([2 * 820, 2 * 930]);
+    expect(records.every((x) => x.backend === 'codex')).toBe(true);
+    const views = viewsSince(from);
+    expect(views.map((v) => v.path)).toEqual(Array(4).fill('/v1/responses'));
+    expect(views.map((v) => v.toolRounds)).toEqual([0, 1, 0, 1]);
+  }, 120_000);
+
+  it('a two-hat workflow: the agent publishes with `ralph emit` through codex’s shell tool', async () => {
+    server.setScript({
+      rules: [
+        {
+          match: 'You are the PLANNER[\\s\\S]*- build\\.done',
+          reply: {
+            tools: [{ kind: 'shell', command: 'ralph emit LOOP_COMPLETE' }],
+            text: 'Everything is built.',
+          },
+        },
+        {
+          match: 'You are the PLANNER',
+          reply: {
+            tools: [{ kind: 'shell', command: 'ralph emit build.task "write BUILD.md"' }],
+            text: 'Planned one task.',
+          },
+        },
+        {
+          match: 'You are the BUILDER[\\s\\S]*- build\\.task: write BUILD\\.md',
+          reply: {
+            tools: [
+              { kind: 'write_file', path: 'BUILD.md', content: '# Built\nby codex\n' },
+              // The variable works too, should a login profile ever reset PATH.
+              { kind: 'shell', command: '"$RALPH_BIN" emit build.done BUILD.md' },
+            ],
+            text: 'Built BUILD.md.',
+          },
+        },
+      ],
+    });
+    const dir = makeWorkspace({ 'PROMPT.md': 'Build the project.\n' });
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      ralphYml(
+        [
+          'hats:',
+          '  planner:',
+          '    name: Planner',
+          '    description: plans',
+          '    triggers: [task.start, task.resume, build.done]',
+          '    publishes: [build.task, LOOP_COMPLETE]',
+          '    instructions: You are the PLANNER.',
+          '  builder:',
+          '    name: Builder',
+          '    description: builds',
+          '    triggers: [build.task]',
+          '    publishes: [build.done]',
+          '    instructions: You are the BUILDER.',
+        ].join('\n'),
+      ),
+    );
+    const r = await runRalph(['run'], dir, codexEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readState(dir).stop_reason).toBe('completed');
+    expect(readRecords(dir).map((x) => x.hat)).toEqual(['planner', 'builder', 'planner']);
+    expect(readFileSync(join(dir, 'BUILD.md'), 'utf8')).toBe('# Built\nby codex\n');
+    const events = JSON.parse((await runRalph(['events', '--format', 'json'], dir)).stdout) as {
+      topic: string;
+      payload: unknown;
+    }[];
+    expect(events.map((e) => e.topic)).toEqual(['task.start', 'build.task', 'build.done', 'LOOP_COMPLETE']);
+    expect(events[1]?.payload).toBe('write BUILD.md');
+    expect(events[2]?.payload).toBe('BUILD.md');
+    expect(readRecords(dir).every((x) => x.tokens.total > 0)).toBe(true);
+  }, 180_000);
+
+  it('a 429 that codex retries succeeds within the same iteration', async () => {
+    server.setScript({
+      rules: [
+        { match: 'Say done', times: 1, reply: { status: 429, headers: { 'retry-after': '0' } } },
+        { match: 'Say done', reply: { text: 'Done.\nLOOP_COMPLETE' } },
+      ],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Say done.\n' });
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml('', 'max_iterations: 3'));
+    const r = await runRalph(['run'], dir, codexEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(viewsSince(from)).toHaveLength(2);
+    expect(readRecords(dir).map((x) => x.verdict)).toEqual(['complete']);
+  }, 120_000);
+
+  it('a prompt longer than the argument limit reaches the model intact', async () => {
+    const line = 'the quick brown fox jumps over the lazy dog 0123456789\n';
+    const body = `# Big prompt\n${line.repeat(Math.ceil(250_000 / line.length))}END-OF-BIG-PROMPT\n`;
+    expect(body.length).toBeGreaterThan(200_000);
+    server.setScript({
+      rules: [{ match: 'END-OF-BIG-PROMPT', reply: { text: 'Read it all.\nLOOP_COMPLETE' } }],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': body });
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml('', 'max_iterations: 2'));
+    const r = await runRalph(['run'], dir, codexEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const views = viewsSince(from);
+    expect(views).toHaveLength(1);
+    const received = views[0]!.prompt;
+    expect(received.startsWith(body.trimEnd())).toBe(true);
+    expect(received).toContain('## DONE');
+  }, 120_000);
+});
