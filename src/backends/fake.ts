@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { FAKE_AGENT_MAIN } from '../paths-package.ts';
+import { classifyClaudeExit } from './claude.ts';
 import { createStreamJsonParser } from './stream-json.ts';
 import type { Backend } from './types.ts';
 
@@ -31,4 +32,6 @@ export const fakeBackend: Backend = {
     };
   },
   createParser: createStreamJsonParser,
+  // It speaks Claude's stream-json, limits included, so it ends the way Claude Code does.
+  classifyExit: (info) => classifyClaudeExit(info),
 };

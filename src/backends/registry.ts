@@ -1,10 +1,22 @@
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import { RalphError } from '../errors.ts';
+import { findExecutable } from '../gates/health.ts';
 import { claudeBackend } from './claude.ts';
 import { createCodexBackend } from './codex.ts';
 import { createCustomBackend } from './custom.ts';
 import { fakeBackend } from './fake.ts';
 import type { Backend } from './types.ts';
+
+/** The agent CLIs `cli.backend: auto` looks for on PATH, in this order: backend → executable. */
+export const AUTO_ORDER: readonly (readonly [BackendName, string])[] = [
+  ['claude', 'claude'],
+  ['codex', 'codex'],
+];
+
+/** The first backend of AUTO_ORDER whose executable is on PATH, or undefined. */
+export function pickAutoBackend(env: NodeJS.ProcessEnv, cwd: string): BackendName | undefined {
+  return AUTO_ORDER.find(([, command]) => findExecutable(command, env.PATH, cwd).found)?.[0];
+}
 
 /** Resolves `cli.backend` (or a hat's override) to an adapter. */
 export function resolveBackend(name: BackendName, config: RalphConfig): Backend {
@@ -20,7 +32,7 @@ export function resolveBackend(name: BackendName, config: RalphConfig): Backend 
     case 'auto':
       throw new RalphError(
         'backend_unavailable',
-        'no backend selected: set cli.backend in ralph.yml or pass -b (available in this version: claude, codex, custom, fake)',
+        `cli.backend is auto but none of ${AUTO_ORDER.map(([, c]) => c).join(', ')} is on PATH: install one, or set cli.backend / RALPH_AGENT / -b (available: ${[...AUTO_ORDER.map(([b]) => b), 'custom', 'fake'].join(', ')})`,
       );
     default:
       throw new RalphError(

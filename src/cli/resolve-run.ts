@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { resolveBackend } from '../backends/registry.ts';
+import { pickAutoBackend, resolveBackend } from '../backends/registry.ts';
 import type { Backend } from '../backends/types.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { type ConfigOverride, parseSetOverride } from '../config/overrides.ts';
@@ -111,9 +111,19 @@ export function resolvePrompt(
   );
 }
 
-export function resolveRun(cwd: string, flags: RunFlags): ResolvedRun {
+export function resolveRun(cwd: string, flags: RunFlags, env: NodeJS.ProcessEnv = process.env): ResolvedRun {
   const configFile = findConfigFile(cwd, flags.config);
-  const { config } = loadConfig({ file: configFile, cwd, overrides: overridesFromFlags(flags) });
+  // RALPH_AGENT picks the agent (seed 002) over ralph.yml; -b and --set still win.
+  const agentEnv = env.RALPH_AGENT?.trim();
+  const envOverrides = agentEnv
+    ? [{ path: ['cli', 'backend'], value: agentEnv, source: `RALPH_AGENT=${agentEnv}` }]
+    : [];
+  const loaded = loadConfig({
+    file: configFile,
+    cwd,
+    overrides: [...envOverrides, ...overridesFromFlags(flags)],
+  });
+  const config = withAutoBackend(loaded.config, cwd, env);
   const prompt = resolvePrompt(cwd, flags, config);
   if (prompt.text.trim().length === 0) throw new UsageError(`the prompt (${prompt.source}) is empty`);
   return {
@@ -123,4 +133,12 @@ export function resolveRun(cwd: string, flags: RunFlags): ResolvedRun {
     promptSource: prompt.source,
     backend: resolveBackend(config.cli.backend, config),
   };
+}
+
+/** `cli.backend: auto` becomes the first agent CLI installed on PATH (see AUTO_ORDER). */
+export function withAutoBackend(config: RalphConfig, cwd: string, env: NodeJS.ProcessEnv): RalphConfig {
+  if (config.cli.backend !== 'auto') return config;
+  const picked = pickAutoBackend(env, cwd);
+  if (!picked) return config; // resolveBackend explains what to install or set
+  return { ...config, cli: { ...config.cli, backend: picked } };
 }

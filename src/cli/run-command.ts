@@ -32,7 +32,7 @@ function startMode(flags: RunCommandFlags): StartMode {
 export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io: CliIO): Promise<number> {
   if (flags.verbose && flags.quiet) throw new UsageError('pass either -v or -q, not both');
   const mode = startMode(flags);
-  const resolved = resolveRun(io.cwd, flags);
+  const resolved = resolveRun(io.cwd, flags, io.env);
   const { config, backend } = resolved;
 
   if (flags.dryRun) {

@@ -25,8 +25,9 @@ export function statusCommand(flags: { json?: boolean | undefined }, io: CliIO):
     io.out(`no Ralph run in ${io.cwd}\n`);
     return ExitCode.ok;
   }
+  const parked = state.parked && state.parked.until > Date.now() ? state.parked : null;
   const what = running
-    ? `running (pid ${lock?.pid})${stopRequested ? ', stop requested' : ''}`
+    ? `running (pid ${lock?.pid})${parked ? `, parked until ${new Date(parked.until).toISOString()} (${parked.message})` : ''}${stopRequested ? ', stop requested' : ''}`
     : crashed
       ? `not running — the loop (pid ${state.pid}) died mid-run; continue with \`ralph run --resume\` or start over with --fresh`
       : `${state.status}${state.stop_reason ? ` (${state.stop_reason}: ${state.stop_message})` : ''}`;

@@ -108,3 +108,33 @@ export async function waitForWork(ctx: RunContext): Promise<Stop | undefined> {
   ctx.persist();
   return boundaryStop(ctx);
 }
+
+/**
+ * Waits out a rate or usage limit (bounded by the runtime limit), announcing a countdown every
+ * minute; `ralph stop` and Ctrl-C end the wait. The parked iteration then runs again.
+ */
+export async function waitWhileParked(ctx: RunContext): Promise<Stop | undefined> {
+  const { state } = ctx;
+  const parked = state.parked;
+  if (!parked) return undefined;
+  for (;;) {
+    const remainingMs = parked.until - ctx.now();
+    if (remainingMs <= 0) break;
+    ctx.emit({
+      type: 'loop.parked',
+      iteration: state.current?.number ?? state.iterations + 1,
+      until: parked.until,
+      remainingMs,
+      message: parked.message,
+    });
+    const chunk = Math.min(remainingMs, 60_000, runtimeLeftMs(ctx));
+    await sleepUnlessStopped(ctx, chunk);
+    state.elapsed_ms = ctx.elapsed();
+    ctx.persist();
+    const stopNow = boundaryStop(ctx);
+    if (stopNow) return stopNow;
+  }
+  state.parked = null;
+  ctx.persist();
+  return undefined;
+}

@@ -131,6 +131,8 @@ export type LoopEvent =
     }
   | { type: 'git.committed'; iteration: number; commit: string; message: string }
   | { type: 'git.pushed'; iteration: number; remote: string; branch: string }
+  /** Waiting for a rate/usage limit to reset (sent again as a countdown while parked). */
+  | { type: 'loop.parked'; iteration: number; until: number; remainingMs: number; message: string }
   | { type: 'loop.idle'; iteration: number; watch: readonly string[]; cooldownMs: number }
   | { type: 'loop.woke'; iteration: number; reason: string }
   | { type: 'agent.output'; iteration: number; stream: 'stdout' | 'stderr'; text: string }

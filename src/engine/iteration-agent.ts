@@ -3,7 +3,7 @@ import { type Collected, collectEvents } from './collect-events.ts';
 import { promiseFulfilled } from './completion.ts';
 import type { TokenTotals } from './events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
-import { type IterationVerdict, judgeIteration } from './limits.ts';
+import { type IterationVerdict, judgeIteration, verdictFromExitClass } from './limits.ts';
 import { type AgentRunResult, runAgent } from './run-agent.ts';
 import { type RunContext, ralphEnv } from './run-context.ts';
 import { addTotals } from './usage-meter.ts';
@@ -75,7 +75,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   state.elapsed_ms = ctx.elapsed();
   const finalText = parser.finalText();
   const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);
-  const verdict = judgeIteration(
+  const judged = judgeIteration(
     {
       exitCode: sup.exitCode,
       signal: sup.signal,
@@ -87,6 +87,19 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     limits,
     ctx.counters(),
   );
+  // The backend reads how its CLI ended: a rate limit parks the loop, an auth error stops it.
+  const cls =
+    judged.kind === 'failure'
+      ? route.backend.classifyExit?.({
+          exitCode: sup.exitCode,
+          signal: sup.signal,
+          killedBy: sup.killedBy,
+          stdoutTail: sup.stdoutTail,
+          stderrTail: sup.stderrTail,
+          events: run.events,
+        })
+      : undefined;
+  const verdict = verdictFromExitClass(judged, cls, ctx.now(), state.parks ?? { rateLimit: 0, transient: 0 });
   const collected = collectAgentEvents(
     ctx,
     number,

@@ -49,6 +49,26 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       commit: null,
     };
   }
+  if (phase.verdict.kind === 'parked') {
+    // Not a failure and not counted: the same iteration runs again once the limit resets.
+    const { verdict } = phase;
+    if (state.current) state.current.agent_pid = null;
+    const { selection } = phase.route;
+    state.pending_events = [...selection.consumed, ...selection.remaining, ...phase.collected.published];
+    const parks = state.parks ?? { rateLimit: 0, transient: 0 };
+    state.parks = verdict.transient
+      ? { ...parks, transient: parks.transient + 1 }
+      : { ...parks, rateLimit: parks.rateLimit + 1 };
+    state.parked = { until: verdict.until, message: verdict.message, transient: verdict.transient };
+    return {
+      stopAfter: undefined,
+      completion: undefined,
+      gates: checks.gates,
+      tddStep: checks.tddStep,
+      commit: null,
+    };
+  }
+  state.parks = { rateLimit: 0, transient: 0 };
   countIteration(ctx, phase, checks.tddStep?.forceFailure);
   const decision = decide(ctx, phase, checks);
   const completion = applyDecision(ctx, phase, decision);

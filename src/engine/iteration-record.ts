@@ -76,6 +76,8 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome): string | nu
   if (verdict.kind === 'failure') return verdict.why;
   if (forcedFailure) return forcedFailure;
   if (verdict.kind === 'aborted' || verdict.kind === 'limit') return verdict.stop.message;
+  if (verdict.kind === 'parked')
+    return `${verdict.transient ? 'transient API error' : 'rate/usage limit'}: ${verdict.message}; parked until ${new Date(verdict.until).toISOString()}`;
   if (completion && !completion.accepted) return `completion rejected: ${completion.reasons.join('; ')}`;
   return null;
 }

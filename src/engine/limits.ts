@@ -36,6 +36,7 @@ export type StopReason =
   | 'dirty_tree'
   | 'stuck'
   | 'tdd_state'
+  | 'auth_error'
   | 'interrupted'
   | 'cancelled'
   | 'error';
@@ -63,6 +64,7 @@ export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   health_check: ExitCode.failure,
   dirty_tree: ExitCode.failure,
   stuck: ExitCode.failure,
+  auth_error: ExitCode.failure,
   tdd_state: ExitCode.failure,
   error: ExitCode.failure,
   interrupted: ExitCode.interrupted,
@@ -123,7 +125,9 @@ export type IterationVerdict =
   /** The iteration did not finish and must be re-run on resume (Ctrl-C, `ralph stop --now`). */
   | { kind: 'aborted'; stop: Stop }
   /** A limit killed the agent mid-iteration: the iteration counts, the loop stops. */
-  | { kind: 'limit'; stop: Stop };
+  | { kind: 'limit'; stop: Stop }
+  /** A rate or usage limit (or a transient API error): wait until `until`, then re-run the same iteration. */
+  | { kind: 'parked'; until: number; message: string; transient: boolean };
 
 const LIMIT_KILLS = new Set(['max_runtime', 'max_cost', 'max_tokens'] as const);
 type LimitKill = 'max_runtime' | 'max_cost' | 'max_tokens';
@@ -151,3 +155,56 @@ export function judgeIteration(o: AgentOutcome, limits: Limits, counters: Counte
   if (o.resultError) return { kind: 'failure', why: 'agent reported an error result' };
   return o.promiseSeen ? { kind: 'complete' } : { kind: 'success' };
 }
+
+/** Transient API trouble worth a retry after a pause (never counted as a failure). */
+export const MAX_TRANSIENT_RETRIES = 3;
+
+function looksTransient(message: string): boolean {
+  return /\b(5\d\d|overloaded|temporar\w*|unavailable|ECONN\w+|ETIMEDOUT|EAI_AGAIN|socket hang up|network)\b/i.test(
+    message,
+  );
+}
+
+/**
+ * Reads a backend's exit classification (pure): a rate/usage limit parks until its reset time
+ * (or a growing pause when none is given); a transient API error parks briefly, a few times; an
+ * auth error stops the loop. Anything else keeps the verdict it had.
+ */
+export function verdictFromExitClass(
+  verdict: IterationVerdict,
+  cls: ExitClassLike | undefined,
+  now: number,
+  parks: { rateLimit: number; transient: number },
+): IterationVerdict {
+  if (verdict.kind !== 'failure' || !cls) return verdict;
+  if (cls.kind === 'rate_limit') {
+    const pause = Math.min(60_000 * 2 ** parks.rateLimit, 15 * 60_000);
+    const until = cls.resetAt !== undefined && cls.resetAt > now ? cls.resetAt : now + pause;
+    return { kind: 'parked', until, message: cls.message, transient: false };
+  }
+  if (cls.kind === 'auth_error') {
+    return {
+      kind: 'aborted',
+      stop: stop(
+        'auth_error',
+        `the agent could not authenticate: ${cls.message}; check its credentials (\`ralph doctor\`), then \`ralph run --resume\``,
+      ),
+    };
+  }
+  if (cls.kind === 'agent_error' && looksTransient(cls.message) && parks.transient < MAX_TRANSIENT_RETRIES) {
+    return {
+      kind: 'parked',
+      until: now + 15_000 * 2 ** parks.transient,
+      message: cls.message,
+      transient: true,
+    };
+  }
+  return verdict;
+}
+
+/** The part of a backend's ExitClass the engine acts on. */
+export type ExitClassLike =
+  | { kind: 'rate_limit'; message: string; resetAt?: number | undefined }
+  | { kind: 'auth_error'; message: string }
+  | { kind: 'agent_error'; message: string }
+  | { kind: 'success' | 'context_overflow' | 'killed'; message?: string };

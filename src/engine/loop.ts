@@ -6,7 +6,13 @@ import { createDiagnosticsSink } from '../observe/diagnostics.ts';
 import { createRunLogSink } from '../observe/run-log.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
-import { boundaryStop, preIterationStop, sleepUnlessStopped, waitForWork } from './between-iterations.ts';
+import {
+  boundaryStop,
+  preIterationStop,
+  sleepUnlessStopped,
+  waitForWork,
+  waitWhileParked,
+} from './between-iterations.ts';
 import { readChecklist } from './checklist-step.ts';
 import { type PendingEvent, TASK_START } from './event-decisions.ts';
 import type { LoopEvent } from './events.ts';
@@ -129,6 +135,10 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
     const before = boundaryStop(ctx) ?? (await preIterationStop(ctx, first));
     first = false;
     if (before) return before;
+    if (state.parked) {
+      const woke = await waitWhileParked(ctx);
+      if (woke) return woke;
+    }
     if (state.idle) {
       const woke = await waitForWork(ctx);
       if (woke) return woke;

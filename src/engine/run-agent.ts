@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { AgentInvocation, OutputParser } from '../backends/types.ts';
+import type { AgentEvent, AgentInvocation, OutputParser } from '../backends/types.ts';
 import { type SuperviseResult, supervise } from '../process/supervisor.ts';
 import type { LoopEvent } from './events.ts';
 import { UsageMeter } from './usage-meter.ts';
@@ -30,6 +30,8 @@ export interface AgentRunResult {
   supervised: SuperviseResult;
   meter: UsageMeter;
   resultError: boolean;
+  /** The most recent normalized events (bounded), for the backend's exit classification. */
+  events: AgentEvent[];
 }
 
 function stopNowRequested(file: string): boolean {
@@ -52,6 +54,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
   input.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
   const meter = new UsageMeter();
+  const recent: AgentEvent[] = [];
   let resultError = false;
   let ticks = 0;
   const poll = setInterval(() => {
@@ -77,6 +80,8 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
       onLine: (stream, line) => {
         if (stream !== 'stdout') return;
         for (const event of input.parser.parseLine(line)) {
+          recent.push(event);
+          if (recent.length > 200) recent.splice(0, recent.length - 100);
           meter.add(event);
           if (event.type === 'result' && event.isError) resultError = true;
           input.emit({ type: 'agent.event', iteration: input.iteration, event });
@@ -85,7 +90,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
         if (input.tokensLeft !== undefined && meter.totals().total >= input.tokensLeft) abort('max_tokens');
       },
     });
-    return { supervised, meter, resultError };
+    return { supervised, meter, resultError, events: recent };
   } finally {
     clearInterval(poll);
     input.signal?.removeEventListener('abort', onOuterAbort);

@@ -98,6 +98,17 @@ async function play(
     if (r.cost_usd !== undefined) line.total_cost_usd = r.cost_usd;
     if (r.model !== undefined) line.model = r.model;
     writeOut(JSON.stringify(line));
+  } else if ('rate_limit' in action) {
+    const resetsAt = Math.ceil(Date.now() / 1000 + action.rate_limit.resets_in_seconds);
+    writeOut(
+      JSON.stringify({
+        type: 'rate_limit_event',
+        rate_limit_info: { status: 'rejected', rateLimitType: 'five_hour', resetsAt },
+      }),
+    );
+    writeOut(
+      JSON.stringify({ type: 'result', subtype: 'success', is_error: true, result: "You've hit your limit" }),
+    );
   } else if ('sleep' in action) await sleep(action.sleep * 1000);
   else if ('hang' in action) {
     setInterval(() => {}, 1 << 30);

@@ -38,6 +38,8 @@ export const actionSchema = z.union([
     }),
   }),
   z.strictObject({ sleep: z.number().min(0) }),
+  /** Claude-style usage limit: a rejected rate_limit_event resetting after N seconds, then an error result. */
+  z.strictObject({ rate_limit: z.strictObject({ resets_in_seconds: z.number().min(0) }) }),
   /** Never exit on its own (Ralph's timeouts must kill it). */
   z.strictObject({ hang: z.literal(true) }),
   /** Leave a background process in the agent's group that keeps stdout open. */

@@ -61,6 +61,13 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
         else if (e.event.type === 'result' && e.event.text.trim()) line(c.bold(e.event.text.trimEnd()));
         else if (e.event.type === 'error') line(c.red(`  agent error: ${e.event.message}`));
         break;
+      case 'loop.parked': {
+        const at = new Date(e.until).toLocaleTimeString();
+        o.err(
+          `${c.yellow('ralph: parked')} — ${e.message}; resuming iteration ${e.iteration} at ${at} (in ${formatDuration(e.remainingMs)}); \`ralph stop\` ends the wait\n`,
+        );
+        break;
+      }
       case 'gate.output':
         if (verbose) o.out(e.text);
         break;

@@ -180,6 +180,8 @@ function logSummary(e: Exclude<LoopEvent, { type: 'agent.output' }>): string {
       return `loop idle, watching ${e.watch.join(', ') || '(nothing)'}`;
     case 'loop.woke':
       return `loop woke: ${e.reason}`;
+    case 'loop.parked':
+      return `parked until ${new Date(e.until).toISOString()}: ${short(e.message)}`;
     case 'gate.started':
       return `gate ${e.gate} started: ${short(e.command)}`;
     case 'gate.output':

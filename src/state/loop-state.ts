@@ -61,6 +61,10 @@ export interface LoopState {
   malformed_streak: number;
   /** Persistent mode: the next iteration waits for a change (or the cooldown) first. */
   idle: boolean;
+  /** A rate/usage limit (or transient API error) parked the loop until `until` (epoch ms); the interrupted iteration re-runs. */
+  parked?: { until: number; message: string; transient: boolean } | null;
+  /** Parks in a row (reset by a successful iteration): rate limits back off longer each time. */
+  parks?: { rateLimit: number; transient: number };
   /** The design document this run works through (checklist workflow), for resume matching. */
   checklist?: string | null;
   /** The milestone that was current when the run started (completion.condition: milestone). */

@@ -108,7 +108,7 @@ describe('ralph doctor', () => {
     const r = await runRalph(['doctor'], noConfig);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('config     (no ralph.yml; defaults)');
-    expect(r.stdout).toMatch(/^✗ backend +no backend selected/m);
+    expect(r.stdout).toMatch(/^✗ backend +cli\.backend is auto but none of/m);
     const bad = makeWorkspace({ 'ralph.yml': 'health:\n  min_free_disk: 5\n' });
     const r2 = await runRalph(['doctor'], bad);
     expect(r2.code).toBe(1);

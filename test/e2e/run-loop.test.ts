@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -259,5 +259,30 @@ describe('ralph run (solo mode, fake backend)', () => {
     const r = await runRalph(['run', '-p', 'x'], dir);
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('agent binary not found: definitely-not-an-agent-xyz');
+  });
+});
+
+describe('choosing the agent', () => {
+  it('RALPH_AGENT selects the backend over ralph.yml, -b over both; auto takes the first CLI on PATH', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': PROMPT,
+      'ralph.yml': 'cli:\n  backend: custom\n  command: my-agent\n  fake_script: fake-agent.yml\n',
+      'fake-agent.yml': 'turns:\n  - do: [{ print: hi }]\n',
+      'bin/codex': '#!/bin/sh\nexit 0\n',
+    });
+    const dry = async (args: string[], env: NodeJS.ProcessEnv = {}) => (await runRalph(['run', '--dry-run', ...args], dir, env)).stdout;
+    expect(await dry([])).toMatch(/# agent command[^\n]*\nmy-agent\n/);
+    expect(await dry([], { RALPH_AGENT: 'fake' })).toContain('fake-agent/main.js --script');
+    expect(await dry(['-b', 'custom'], { RALPH_AGENT: 'fake' })).toMatch(/\nmy-agent\n/);
+
+    const { chmodSync } = await import('node:fs');
+    chmodSync(join(dir, 'bin', 'codex'), 0o755);
+    writeFileSync(join(dir, 'ralph.yml'), 'cli:\n  backend: auto\n');
+    const auto = await dry([], { PATH: `${join(dir, 'bin')}:/usr/bin:/bin` });
+    expect(auto).toContain('backend: codex');
+    expect(auto).toMatch(/\ncodex exec --json/);
+    const none = await runRalph(['run', '--dry-run'], dir, { PATH: '/usr/bin:/bin' });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('cli.backend is auto but none of claude, codex');
   });
 });

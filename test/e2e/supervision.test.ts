@@ -141,3 +141,33 @@ describe('process supervision and in-iteration limits', () => {
     expect(log).toContain('line-19999-');
   });
 });
+
+describe('rate and usage limits', () => {
+  it('parks until the reset time and re-runs the same iteration, without counting a failure', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 3, max_consecutive_failures: 1 }),
+      'fake-agent.yml': [
+        'turns:',
+        '  - when: { iteration: 1, file_missing: limited.flag }',
+        '    do:',
+        '      - write: { path: limited.flag, content: x }',
+        '      - rate_limit: { resets_in_seconds: 2 }',
+        '      - exit: 1',
+        '  - when: { iteration: 1 }',
+        '    do: [{ append: { path: runs.txt, content: "1\\n" } }]',
+        '  - do: [{ append: { path: runs.txt, content: "{{iteration}}\\n" } }, { print: LOOP_COMPLETE }]',
+      ].join('\n'),
+    });
+    const started = Date.now();
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    expect(r.stderr).toContain('ralph: parked');
+    const records = readRecords(dir);
+    expect(records.map((x) => `${x.iteration}:${x.verdict}`)).toEqual(['1:parked', '1:success', '2:complete']);
+    expect(records[0]?.reason).toContain('rate/usage limit');
+    expect(readState(dir)).toMatchObject({ iterations: 2, consecutive_failures: 0, stop_reason: 'completed' });
+    expect(readFileSync(join(dir, 'runs.txt'), 'utf8')).toBe('1\n2\n');
+  });
+});

@@ -51,6 +51,7 @@ describe('EXIT_FOR_REASON', () => {
       dirty_tree: 1,
       stuck: 1,
       tdd_state: 1,
+      auth_error: 1,
       error: 1,
       interrupted: 130,
     };
