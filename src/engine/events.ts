@@ -44,6 +44,8 @@ export interface IterationRecord {
   killed_by: string | null;
   tokens: TokenTotals;
   cost_usd: number | null;
+  /** The CLI reported no cost: cost_usd is estimated from the tokens and the model's list price. */
+  cost_estimated?: boolean;
   context_pct: number | null;
   model: string | null;
   head_before: string | null;

@@ -71,7 +71,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const sup = run.supervised;
   const tokens = run.meter.totals();
   state.tokens = addTotals(state.tokens, tokens);
-  state.cost_usd += run.meter.costUsd ?? 0;
+  state.cost_usd += run.meter.spentUsd() ?? 0;
   state.elapsed_ms = ctx.elapsed();
   const finalText = parser.finalText();
   const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);

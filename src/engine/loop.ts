@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import { isGitRepo } from '../git/git.ts';
 import { createDiagnosticsSink } from '../observe/diagnostics.ts';
+import { createRedactor, redactDeep } from '../observe/redact.ts';
 import { createRunLogSink } from '../observe/run-log.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -93,12 +94,13 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     (options.env ?? process.env).RALPH_DIAGNOSTICS === '1'
       ? createDiagnosticsSink(options.workspace, { now })
       : undefined;
-  const listeners = [
-    log.listener,
-    ...(diagnostics ? [diagnostics.listener] : []),
-    ...(options.onEvent ? [options.onEvent] : []),
-  ];
+  // API keys never reach the files Ralph writes: the run log and diagnostics see redacted events.
+  const redact = createRedactor(options.env ?? process.env);
+  const fileSinks = [log.listener, ...(diagnostics ? [diagnostics.listener] : [])];
+  const listeners = options.onEvent ? [options.onEvent] : [];
   const emit = (event: LoopEvent) => {
+    const safe = redactDeep(event, redact);
+    for (const l of fileSinks) l(safe);
     for (const l of listeners) l(event);
   };
   mkdirSync(join(paths.runs, state.run_id), { recursive: true });

@@ -86,7 +86,8 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
           if (event.type === 'result' && event.isError) resultError = true;
           input.emit({ type: 'agent.event', iteration: input.iteration, event });
         }
-        if (input.costLeftUsd !== undefined && (meter.costUsd ?? 0) >= input.costLeftUsd) abort('max_cost');
+        if (input.costLeftUsd !== undefined && (meter.spentUsd() ?? 0) >= input.costLeftUsd)
+          abort('max_cost');
         if (input.tokensLeft !== undefined && meter.totals().total >= input.tokensLeft) abort('max_tokens');
       },
     });

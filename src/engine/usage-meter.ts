@@ -1,4 +1,5 @@
 import { contextWindowFor } from '../backends/context-window.ts';
+import { estimateCostUsd } from '../backends/pricing.ts';
 import { type AgentEvent, emptyUsage, totalTokens, type Usage } from '../backends/types.ts';
 import type { TokenTotals } from './events.ts';
 
@@ -34,6 +35,14 @@ export class UsageMeter {
       if (event.costUsd !== undefined) this.costUsd = event.costUsd;
       if (event.model) this.model = event.model;
     }
+  }
+
+  /**
+   * The cost so far: what the CLI reported, else an estimate from the usage and the model's list
+   * price (so max_cost_usd can stop an agent between its model calls), else undefined.
+   */
+  spentUsd(): number | undefined {
+    return this.costUsd ?? estimateCostUsd(this.model, this.usage());
   }
 
   usage(): Usage {

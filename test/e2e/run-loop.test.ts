@@ -286,3 +286,26 @@ describe('choosing the agent', () => {
     expect(none.stderr).toContain('cli.backend is auto but none of claude, codex');
   });
 });
+
+describe('secrets', () => {
+  it('never writes API keys to the run log or diagnostics', async () => {
+    const secret = 'sk-ant-api03-THIS-IS-A-TEST-KEY-0123456789abcdef';
+    const dir = makeWorkspace({
+      'PROMPT.md': PROMPT,
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      'fake-agent.yml': 'turns:\n  - do:\n      - run: "echo using key $ANTHROPIC_API_KEY and $MY_SERVICE_TOKEN"\n',
+    });
+    const r = await runRalph(['run'], dir, { ANTHROPIC_API_KEY: secret, MY_SERVICE_TOKEN: 'tok-1234567890', RALPH_DIAGNOSTICS: '1' });
+    expect(r.code).toBe(2);
+    const state = readState(dir);
+    const log = readFileSync(join(dir, state.log_file), 'utf8');
+    expect(log).toContain('using key [redacted] and [redacted]');
+    const diag = join(dir, '.ralph', 'diagnostics');
+    const files = readdirSync(diag, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+    for (const f of files) {
+      const text = readFileSync(join(f.parentPath, f.name), 'utf8');
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain('tok-1234567890');
+    }
+  });
+});
