@@ -270,7 +270,8 @@ describe('choosing the agent', () => {
       'fake-agent.yml': 'turns:\n  - do: [{ print: hi }]\n',
       'bin/codex': '#!/bin/sh\nexit 0\n',
     });
-    const dry = async (args: string[], env: NodeJS.ProcessEnv = {}) => (await runRalph(['run', '--dry-run', ...args], dir, env)).stdout;
+    const dry = async (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      (await runRalph(['run', '--dry-run', ...args], dir, env)).stdout;
     expect(await dry([])).toMatch(/# agent command[^\n]*\nmy-agent\n/);
     expect(await dry([], { RALPH_AGENT: 'fake' })).toContain('fake-agent/main.js --script');
     expect(await dry(['-b', 'custom'], { RALPH_AGENT: 'fake' })).toMatch(/\nmy-agent\n/);
@@ -293,9 +294,14 @@ describe('secrets', () => {
     const dir = makeWorkspace({
       'PROMPT.md': PROMPT,
       'ralph.yml': fakeConfig({ max_iterations: 1 }),
-      'fake-agent.yml': 'turns:\n  - do:\n      - run: "echo using key $ANTHROPIC_API_KEY and $MY_SERVICE_TOKEN"\n',
+      'fake-agent.yml':
+        'turns:\n  - do:\n      - run: "echo using key $ANTHROPIC_API_KEY and $MY_SERVICE_TOKEN"\n',
     });
-    const r = await runRalph(['run'], dir, { ANTHROPIC_API_KEY: secret, MY_SERVICE_TOKEN: 'tok-1234567890', RALPH_DIAGNOSTICS: '1' });
+    const r = await runRalph(['run'], dir, {
+      ANTHROPIC_API_KEY: secret,
+      MY_SERVICE_TOKEN: 'tok-1234567890',
+      RALPH_DIAGNOSTICS: '1',
+    });
     expect(r.code).toBe(2);
     const state = readState(dir);
     const log = readFileSync(join(dir, state.log_file), 'utf8');
