@@ -165,9 +165,17 @@ describe('rate and usage limits', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
     expect(r.stderr).toContain('ralph: parked');
     const records = readRecords(dir);
-    expect(records.map((x) => `${x.iteration}:${x.verdict}`)).toEqual(['1:parked', '1:success', '2:complete']);
+    expect(records.map((x) => `${x.iteration}:${x.verdict}`)).toEqual([
+      '1:parked',
+      '1:success',
+      '2:complete',
+    ]);
     expect(records[0]?.reason).toContain('rate/usage limit');
-    expect(readState(dir)).toMatchObject({ iterations: 2, consecutive_failures: 0, stop_reason: 'completed' });
+    expect(readState(dir)).toMatchObject({
+      iterations: 2,
+      consecutive_failures: 0,
+      stop_reason: 'completed',
+    });
     expect(readFileSync(join(dir, 'runs.txt'), 'utf8')).toBe('1\n2\n');
   });
 });
