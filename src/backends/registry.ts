@@ -5,12 +5,14 @@ import { claudeBackend } from './claude.ts';
 import { createCodexBackend } from './codex.ts';
 import { createCustomBackend } from './custom.ts';
 import { fakeBackend } from './fake.ts';
+import { geminiBackend } from './gemini.ts';
 import type { Backend } from './types.ts';
 
 /** The agent CLIs `cli.backend: auto` looks for on PATH, in this order: backend → executable. */
 export const AUTO_ORDER: readonly (readonly [BackendName, string])[] = [
   ['claude', 'claude'],
   ['codex', 'codex'],
+  ['gemini', 'gemini'],
 ];
 
 /** The first backend of AUTO_ORDER whose executable is on PATH, or undefined. */
@@ -29,6 +31,8 @@ export function resolveBackend(name: BackendName, config: RalphConfig): Backend 
       return claudeBackend;
     case 'codex':
       return createCodexBackend({ model: config.cli.model });
+    case 'gemini':
+      return geminiBackend;
     case 'auto':
       throw new RalphError(
         'backend_unavailable',
@@ -37,7 +41,7 @@ export function resolveBackend(name: BackendName, config: RalphConfig): Backend 
     default:
       throw new RalphError(
         'backend_unavailable',
-        `backend "${name}" is not supported by this version of ralph yet (available: claude, codex, custom, fake); ` +
+        `backend "${name}" is not supported by this version of ralph yet (available: claude, codex, gemini, custom, fake); ` +
           'to drive that CLI now, use cli.backend: custom with cli.command',
       );
   }

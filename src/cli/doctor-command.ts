@@ -1,20 +1,34 @@
-import { relative } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import pc from 'picocolors';
+import { type BackendInspection, inspectBackends, knownBackends } from '../backends/backend-info.ts';
+import { runningAsRoot } from '../backends/claude.ts';
+import { pickAutoBackend, resolveBackend } from '../backends/registry.ts';
+import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../backends/types.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
 import { configSchema, type RalphConfig } from '../config/schema.ts';
+import { buildAgentEnv } from '../engine/agent-env.ts';
+import type { TokenTotals } from '../engine/events.ts';
+import { UsageMeter } from '../engine/usage-meter.ts';
 import { ExitCode } from '../errors.ts';
 import {
   checkDiskSpace,
   findExecutable,
   type HealthResult,
   healthFatal,
+  installHint,
   resolveAgentCommand,
   runHealthChecks,
 } from '../gates/health.ts';
+import { formatCost, formatDuration, formatNumber } from '../observe/format.ts';
+import { createRedactor, redactDeep } from '../observe/redact.ts';
+import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
+import { type SuperviseResult, supervise } from '../process/supervisor.ts';
 import type { CliIO } from './io.ts';
-import { findConfigFile } from './resolve-run.ts';
+import { findConfigFile, withAutoBackend } from './resolve-run.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -22,6 +36,7 @@ interface DoctorFlags {
   config?: string | undefined;
   set?: string[] | undefined;
   json?: boolean | undefined;
+  probe?: boolean | undefined;
 }
 
 /** The configured backend and whether its agent binary can be started. */
@@ -33,7 +48,31 @@ export interface DoctorBackend {
   detail: string;
 }
 
-/** What `ralph doctor --json` prints. */
+/** One agent CLI in the backends table. */
+export interface DoctorBackendRow extends BackendInspection {
+  /** It is `cli.backend` (or what `auto` resolves to, when that is configured). */
+  configured: boolean;
+  /** `cli.backend: auto` would pick it. */
+  auto_pick: boolean;
+}
+
+/** `ralph doctor --probe`: one headless turn of the configured backend through the real supervisor. */
+export interface DoctorProbe {
+  backend: string;
+  command: string | null;
+  ok: boolean;
+  /** `success`, the backend's exit class (`auth_error`, `rate_limit`, …), or `unavailable`. */
+  kind: string;
+  /** The agent's final text when ok, else why it failed. */
+  message: string;
+  /** When a rate or usage limit resets (ISO 8601), when the CLI said. */
+  reset_at: string | null;
+  tokens: TokenTotals | null;
+  cost_usd: number | null;
+  duration_ms: number | null;
+}
+
+/** What `ralph doctor --json` prints (secrets redacted). */
 export interface DoctorReport {
   ok: boolean;
   node: string;
@@ -42,7 +81,22 @@ export interface DoctorReport {
   health_enabled: boolean;
   backend: DoctorBackend | null;
   checks: HealthResult[];
+  backends: DoctorBackendRow[];
+  /** What `cli.backend: auto` would pick, or null when no agent CLI of AUTO_ORDER is on PATH. */
+  auto_backend: string | null;
+  running_as_root: boolean;
+  notes: string[];
+  /** Null unless `--probe`. */
+  probe: DoctorProbe | null;
 }
+
+/** The health part of the report, and the config it was judged against (undefined when it failed to load). */
+type HealthReport = Omit<
+  DoctorReport,
+  'backends' | 'auto_backend' | 'running_as_root' | 'notes' | 'probe'
+> & {
+  loaded: RalphConfig | undefined;
+};
 
 function backendStatus(config: RalphConfig, io: CliIO): { backend: DoctorBackend; problem?: HealthResult } {
   const agent = resolveAgentCommand(config, io.cwd, io.env);
@@ -64,13 +118,19 @@ function backendStatus(config: RalphConfig, io: CliIO): { backend: DoctorBackend
 }
 
 /** Runs every health check (even with `health.enabled: false`, which only skips them before iterations). */
-export function buildDoctorReport(flags: DoctorFlags, io: CliIO): DoctorReport {
+function buildHealthReport(flags: DoctorFlags, io: CliIO): HealthReport {
   const base = { node: process.version, workspace: io.cwd };
   let file: string | undefined;
   let config: RalphConfig;
   try {
     file = findConfigFile(io.cwd, flags.config);
-    config = loadConfig({ file, cwd: io.cwd, overrides: (flags.set ?? []).map(parseSetOverride) }).config;
+    // The agent `ralph run` would use: RALPH_AGENT over ralph.yml, --set over both, auto resolved.
+    const agent = io.env.RALPH_AGENT?.trim();
+    const overrides = [
+      ...(agent ? [{ path: ['cli', 'backend'], value: agent, source: `RALPH_AGENT=${agent}` }] : []),
+      ...(flags.set ?? []).map(parseSetOverride),
+    ];
+    config = withAutoBackend(loadConfig({ file, cwd: io.cwd, overrides }).config, io.cwd, io.env);
   } catch (error) {
     // Without a config only the disk can be judged; the config problem itself is the fatal finding.
     const defaults = configSchema.parse({});
@@ -85,6 +145,7 @@ export function buildDoctorReport(flags: DoctorFlags, io: CliIO): DoctorReport {
       health_enabled: true,
       backend: null,
       checks,
+      loaded: undefined,
     };
   }
   const forced: RalphConfig = { ...config, health: { ...config.health, enabled: true } };
@@ -98,7 +159,193 @@ export function buildDoctorReport(flags: DoctorFlags, io: CliIO): DoctorReport {
     health_enabled: config.health.enabled,
     backend,
     checks,
+    loaded: config,
   };
+}
+
+const ROOT_NOTE =
+  'running as root: Ralph sets IS_SANDBOX=1 for Claude Code, which refuses --dangerously-skip-permissions as root';
+
+/** The whole report: health checks, every known agent CLI, and the probe when asked for. */
+export async function buildDoctorReport(flags: DoctorFlags, io: CliIO): Promise<DoctorReport> {
+  return (await gatherDoctor(flags, io)).report;
+}
+
+/** The report, and `cli.env` (which may hold keys the output must not show). */
+async function gatherDoctor(
+  flags: DoctorFlags,
+  io: CliIO,
+): Promise<{ report: DoctorReport; cliEnv: Record<string, string> }> {
+  const { loaded, ...health } = buildHealthReport(flags, io);
+  const auto = pickAutoBackend(io.env, io.cwd) ?? null;
+  const configured = loaded?.cli.backend === 'auto' ? auto : (loaded?.cli.backend ?? null);
+  const backends = (await inspectBackends(io.env, io.cwd)).map((b) => ({
+    ...b,
+    configured: b.name === configured,
+    auto_pick: b.name === auto,
+  }));
+  const root = runningAsRoot();
+  const probe = flags.probe
+    ? loaded
+      ? await runProbe(loaded, io)
+      : probeFailure('(config)', 'unavailable', 'the config could not be loaded; fix it first')
+    : null;
+  return {
+    report: {
+      ...health,
+      backends,
+      auto_backend: auto,
+      running_as_root: root,
+      notes: root ? [ROOT_NOTE] : [],
+      probe,
+    },
+    cliEnv: loaded?.cli.env ?? {},
+  };
+}
+
+const PROBE_PROMPT = 'Reply with the single word OK.';
+const PROBE_TIMEOUT_MS = 120_000;
+
+function probeFailure(
+  backend: string,
+  kind: string,
+  message: string,
+  command: string | null = null,
+): DoctorProbe {
+  return {
+    backend,
+    command,
+    ok: false,
+    kind,
+    message,
+    reset_at: null,
+    tokens: null,
+    cost_usd: null,
+    duration_ms: null,
+  };
+}
+
+function lastLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1) ?? ''
+  );
+}
+
+/** How the probe ended: success only on a clean exit; otherwise the backend's own reading of it. */
+function classifyProbe(
+  backend: Backend,
+  sup: SuperviseResult,
+  resultError: boolean,
+  events: readonly AgentEvent[],
+): ExitClass {
+  if (sup.killedBy !== null) return { kind: 'killed', reason: sup.killedBy };
+  if (sup.signal === null && sup.exitCode === 0 && !resultError) return { kind: 'success' };
+  const cls = backend.classifyExit?.({ ...sup, events });
+  const why = sup.signal
+    ? `the agent died from ${sup.signal}`
+    : resultError
+      ? 'the agent reported an error result'
+      : `the agent exited with code ${sup.exitCode}`;
+  const fallback = lastLine(sup.stderrTail) || why;
+  if (!cls || cls.kind === 'success' || cls.kind === 'killed')
+    return { kind: 'agent_error', message: fallback };
+  return cls.message ? cls : { ...cls, message: fallback };
+}
+
+/** Runs the configured backend (auto already resolved) once, headless, the way an iteration runs it. */
+async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorProbe> {
+  const name = config.cli.backend;
+  let backend: Backend;
+  let invocation: AgentInvocation;
+  try {
+    backend = resolveBackend(name, config);
+    invocation = backend.buildInvocation({
+      prompt: PROBE_PROMPT,
+      config,
+      workspace: io.cwd,
+      extraArgs: [],
+    });
+  } catch (error) {
+    return probeFailure(name, 'unavailable', (error as Error).message);
+  }
+  const parser = backend.createParser();
+  const meter = new UsageMeter();
+  const events: AgentEvent[] = [];
+  let resultError = false;
+  const scratch = mkdtempSync(join(tmpdir(), 'ralph-probe-'));
+  // The agent runs in its own process group: Ctrl-C must kill it rather than orphan it.
+  const controller = new AbortController();
+  const onSignal = () => controller.abort('interrupted');
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const sup = await supervise({
+      command: invocation.command,
+      args: invocation.args,
+      cwd: io.cwd,
+      env: buildAgentEnv({
+        base: io.env,
+        eventsFile: join(scratch, 'events.jsonl'),
+        ralphBin: RALPH_BIN,
+        ralphBinDir: RALPH_BIN_DIR,
+        workspace: io.cwd,
+        iteration: 1,
+        hat: null,
+        runId: 'doctor-probe',
+        extra: [config.cli.env, invocation.env],
+      }),
+      stdin: invocation.stdin,
+      timeoutMs: PROBE_TIMEOUT_MS,
+      timeoutReason: 'probe_timeout',
+      killGraceMs: config.event_loop.kill_grace_seconds * 1000,
+      signal: controller.signal,
+      onLine: (stream, line) => {
+        if (stream !== 'stdout') return;
+        for (const event of parser.parseLine(line)) {
+          events.push(event);
+          if (events.length > 200) events.splice(0, 100);
+          meter.add(event);
+          if (event.type === 'result' && event.isError) resultError = true;
+        }
+      },
+    });
+    if (sup.spawnError) {
+      const message = `could not start ${invocation.command}: ${sup.spawnError.message} — install it (${installHint(invocation.command)}) or set cli.command`;
+      return probeFailure(name, 'unavailable', message, invocation.command);
+    }
+    const cls = classifyProbe(backend, sup, resultError, events);
+    const interrupted = cls.kind === 'killed' && cls.reason === 'interrupted';
+    const message =
+      cls.kind === 'success'
+        ? parser.finalText().trim()
+        : cls.kind !== 'killed'
+          ? cls.message
+          : cls.reason === 'probe_timeout'
+            ? `no answer within ${PROBE_TIMEOUT_MS / 1000} s`
+            : interrupted
+              ? 'stopped by Ctrl-C (or SIGTERM)'
+              : cls.reason;
+    return {
+      backend: name,
+      command: invocation.command,
+      ok: cls.kind === 'success',
+      kind: interrupted ? 'interrupted' : cls.kind,
+      message,
+      reset_at:
+        cls.kind === 'rate_limit' && cls.resetAt !== undefined ? new Date(cls.resetAt).toISOString() : null,
+      tokens: meter.totals(),
+      cost_usd: meter.costUsd ?? null,
+      duration_ms: sup.durationMs,
+    };
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 function label(path: string, cwd: string): string {
@@ -127,6 +374,7 @@ function renderReport(report: DoctorReport, io: CliIO): string {
           : `not found (${b.detail})`;
     lines.push(`  backend    ${b.name}${b.command === null ? '' : ` → ${b.command}`} (${state})`);
   }
+  for (const note of report.notes) lines.push(`  root       ${note}`);
   if (!report.health_enabled) {
     lines.push('  health     health.enabled is false: these checks do not run before iterations');
   }
@@ -135,6 +383,8 @@ function renderReport(report: DoctorReport, io: CliIO): string {
   for (const r of report.checks) {
     lines.push(`${mark[r.level]} ${r.check.padEnd(width)}  ${r.message.replace(/\n/g, indent)}`);
   }
+  if (report.probe) lines.push(probeLine(report.probe, width, mark));
+  lines.push(...backendsTable(report, mark));
   const fatal = report.checks.filter((r) => r.level === 'fatal').length;
   const warn = report.checks.filter((r) => r.level === 'warn').length;
   lines.push(
@@ -142,25 +392,94 @@ function renderReport(report: DoctorReport, io: CliIO): string {
       ? c.red(
           `${fatal} fatal ${fatal === 1 ? 'problem' : 'problems'}: ralph run would stop before its first iteration`,
         )
-      : `ready to run${warn > 0 ? ` (${warn} ${warn === 1 ? 'warning' : 'warnings'})` : ''}`,
+      : report.probe && !report.probe.ok
+        ? c.red('the probe failed: ralph run would fail its first iteration')
+        : `ready to run${warn > 0 ? ` (${warn} ${warn === 1 ? 'warning' : 'warnings'})` : ''}`,
   );
   return `${lines.join('\n')}\n`;
 }
 
-/** `ralph doctor [--json]`: exit 1 when any check is fatal. */
-export function doctorCommand(flags: DoctorFlags, io: CliIO): number {
-  const report = buildDoctorReport(flags, io);
-  io.out(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, io));
-  return report.ok ? ExitCode.ok : ExitCode.failure;
+type Marks = Record<'ok' | 'warn' | 'fatal', string>;
+
+const KIND_LABEL: Record<string, string> = {
+  agent_error: 'agent error',
+  auth_error: 'auth error',
+  rate_limit: 'rate limit',
+  context_overflow: 'context overflow',
+  killed: 'killed',
+  interrupted: 'interrupted',
+  unavailable: 'cannot run',
+};
+
+function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function probeLine(p: DoctorProbe, width: number, mark: Marks): string {
+  const label = 'probe'.padEnd(Math.max(width, 5));
+  if (p.ok) {
+    const t = p.tokens;
+    const facts = [
+      t && t.total > 0
+        ? `tokens ${formatNumber(t.input)} in / ${formatNumber(t.output)} out`
+        : 'no token usage reported',
+      p.cost_usd === null ? undefined : formatCost(p.cost_usd),
+      p.duration_ms === null ? undefined : formatDuration(p.duration_ms),
+    ].filter(Boolean);
+    return `${mark.ok} ${label}  ${p.backend} answered: ${oneLine(p.message) || '(no text)'} (${facts.join(', ')})`;
+  }
+  const kind = KIND_LABEL[p.kind] ?? p.kind;
+  const reset = p.reset_at ? ` (resets ${p.reset_at})` : '';
+  const login = knownBackends().find((b) => b.name === p.backend)?.login;
+  const hint = p.kind === 'auth_error' && login ? ` — ${login}` : '';
+  return `${mark.fatal} ${label}  ${p.backend}: ${kind}: ${oneLine(p.message)}${reset}${hint}`;
+}
+
+/** One line per known agent CLI: installed, version, credentials, adapter, configured / auto. */
+function backendsTable(report: DoctorReport, mark: Marks): string[] {
+  const rows = report.backends;
+  const nameWidth = Math.max(...rows.map((b) => b.name.length));
+  const version = (b: DoctorBackendRow) => (b.installed ? (b.version ?? 'version unknown') : 'not installed');
+  const versionWidth = Math.max(...rows.map((b) => version(b).length));
+  const lines = ['backends'];
+  for (const b of rows) {
+    const tags = [
+      b.implemented ? '' : '(not supported by this ralph yet)',
+      b.installed ? '' : `install: ${b.install}`,
+      b.configured ? '← configured' : '',
+      b.auto_pick ? '← auto would pick' : '',
+    ].filter(Boolean);
+    lines.push(
+      `  ${b.installed ? mark.ok : mark.fatal} ${b.name.padEnd(nameWidth)}  ${version(b).padEnd(versionWidth)}  ` +
+        `auth ${`${b.auth}:`.padEnd(11)} ${b.authDetail}${tags.length > 0 ? `  ${tags.join('  ')}` : ''}`,
+    );
+  }
+  return lines;
+}
+
+/** `ralph doctor [--probe] [--json]`: exit 1 when any check is fatal or the probe fails. */
+export async function doctorCommand(flags: DoctorFlags, io: CliIO): Promise<number> {
+  const { report, cliEnv } = await gatherDoctor(flags, io);
+  // API keys never reach the screen, whether they come from the environment or from cli.env.
+  const redact = createRedactor({ ...io.env, ...cliEnv });
+  io.out(
+    flags.json
+      ? `${JSON.stringify(redactDeep(report, redact), null, 2)}\n`
+      : redact(renderReport(report, io)),
+  );
+  if (report.probe?.kind === 'interrupted') return ExitCode.interrupted;
+  return report.ok && (report.probe === null || report.probe.ok) ? ExitCode.ok : ExitCode.failure;
 }
 
 /** Adds `ralph doctor` to the program. */
 export function registerDoctorCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program
     .command('doctor')
-    .description('check that ralph can run here: disk space, git, specs, the agent binary')
+    .description('check that ralph can run here: disk space, git, specs, the agent CLIs and their logins')
     .option('-c, --config <file>', 'config file (default: ralph.yml when present)')
     .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .option('--probe', 'also run the configured agent once with a one-word prompt (a real, billed turn)')
     .option('--json', 'machine-readable output')
-    .action((opts) => setCode(doctorCommand(opts, io)));
+    .action(async (opts) => setCode(await doctorCommand(opts, io)));
 }

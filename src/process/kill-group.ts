@@ -1,4 +1,4 @@
-import { liveGroupMembers } from './pids.ts';
+import { escapedDescendantGroups, liveGroupMembers } from './pids.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -15,16 +15,19 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
  * Resolves with the pids that had to be SIGKILLed (empty when SIGTERM sufficed).
  */
 export async function killGroup(pgid: number, graceMs: number): Promise<{ forced: number[] }> {
-  if (liveGroupMembers(pgid).length === 0) return { forced: [] };
-  signalGroup(pgid, 'SIGTERM');
+  // Descendants that moved to groups of their own die with the agent too.
+  const groups = [pgid, ...escapedDescendantGroups(pgid)];
+  const alive = () => groups.flatMap((g) => liveGroupMembers(g));
+  if (alive().length === 0) return { forced: [] };
+  for (const g of groups) signalGroup(g, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
-    if (liveGroupMembers(pgid).length === 0) return { forced: [] };
+    if (alive().length === 0) return { forced: [] };
   }
-  const forced = liveGroupMembers(pgid);
-  signalGroup(pgid, 'SIGKILL');
-  for (let i = 0; i < 40 && liveGroupMembers(pgid).length > 0; i++) await sleep(25);
+  const forced = alive();
+  for (const g of groups) signalGroup(g, 'SIGKILL');
+  for (let i = 0; i < 40 && alive().length > 0; i++) await sleep(25);
   return { forced };
 }
 

@@ -15,6 +15,7 @@ export function isPidAlive(pid: number): boolean {
 interface ProcStat {
   pid: number;
   state: string;
+  ppid: number;
   pgrp: number;
   /** Start time in clock ticks after boot: with the pid, identifies one process across pid reuse. */
   startTime: string;
@@ -30,7 +31,13 @@ export function readProcStat(pid: number): ProcStat | undefined {
   }
   // The command name may contain spaces and parentheses; fields resume after the last ')'.
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { pid, state: rest[0] ?? '?', pgrp: Number(rest[2]), startTime: rest[19] ?? '' };
+  return {
+    pid,
+    state: rest[0] ?? '?',
+    ppid: Number(rest[1]),
+    pgrp: Number(rest[2]),
+    startTime: rest[19] ?? '',
+  };
 }
 
 /** Live (non-zombie) members of a process group. Uses /proc on Linux, kill(-pgid, 0) elsewhere. */
@@ -54,4 +61,43 @@ export function liveGroupMembers(pgid: number): number[] {
     if (stat && stat.pgrp === pgid && stat.state !== 'Z') members.push(pid);
   }
   return members;
+}
+
+/**
+ * Process groups of the live descendants of a group's members that left it (a CLI that starts its
+ * tools with `detached: true`, or `setsid`): killing only the agent's own group would miss them.
+ */
+export function escapedDescendantGroups(pgid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const table: ProcStat[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    const stat = readProcStat(pid);
+    if (stat && stat.state !== 'Z') table.push(stat);
+  }
+  const children = new Map<number, ProcStat[]>();
+  for (const p of table) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const groups = new Set<number>();
+  const leader = table.find((p) => p.pid === pgid);
+  if (leader && leader.pgrp !== pgid && leader.pgrp > 1 && leader.pgrp !== process.pid)
+    groups.add(leader.pgrp);
+  // The leader too: a CLI that moved itself to another group still has the agent's pid.
+  const queue = table.filter((p) => p.pgrp === pgid || p.pid === pgid).map((p) => p.pid);
+  const seen = new Set(queue);
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    for (const child of children.get(pid) ?? []) {
+      if (seen.has(child.pid)) continue;
+      seen.add(child.pid);
+      if (child.pgrp !== pgid && child.pgrp > 1 && child.pgrp !== process.pid) groups.add(child.pgrp);
+      queue.push(child.pid);
+    }
+  }
+  return [...groups];
 }

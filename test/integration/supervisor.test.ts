@@ -100,3 +100,33 @@ describe('supervise (real processes)', () => {
     expect((r.spawnError as NodeJS.ErrnoException).code).toBe('ENOENT');
   });
 });
+
+describe('kill tree', () => {
+  it('also kills descendants that moved to a session of their own (setsid / detached tools)', async () => {
+    const dir = makeWorkspace();
+    const script = [
+      "const { spawn } = require('node:child_process');",
+      "const t = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });",
+      "console.log('tool ' + t.pid);",
+      'setInterval(() => {}, 1000);',
+    ].join('\n');
+    const pids: number[] = [];
+    const r = await supervise({
+      command: node,
+      args: ['-e', script],
+      cwd: dir,
+      env: process.env,
+      stdin: null,
+      timeoutMs: 500,
+      timeoutReason: 'iteration_timeout',
+      killGraceMs: 300,
+      onLine: (_s, line) => {
+        const m = /^tool (\d+)/.exec(line);
+        if (m) pids.push(Number(m[1]));
+      },
+    });
+    expect(r.killedBy).toBe('iteration_timeout');
+    expect(pids).toHaveLength(1);
+    expect(pidAlive(pids[0]!)).toBe(false);
+  });
+});

@@ -1,0 +1,398 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  cleanupWorkspaces,
+  makeWorkspace,
+  ROOT,
+  readRecords,
+  readState,
+  runRalph,
+} from '../helpers/workspace.ts';
+import { geminiApi, geminiView } from '../support/model-server/gemini.ts';
+import type { Script } from '../support/model-server/script.ts';
+import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
+
+/**
+ * The real Gemini CLI (the pinned @google/gemini-cli devDependency) driven by the built `ralph`
+ * against the scripted model server on 127.0.0.1. Nothing leaves the machine: proxies point at a
+ * dead loopback port, and settings.json turns off usage statistics, telemetry and update checks
+ * (measured with strace: then gemini connects to nothing but the model server).
+ */
+const GEMINI = join(ROOT, 'node_modules', '.bin', 'gemini');
+
+let server: ModelServer;
+
+beforeAll(async () => {
+  server = await startModelServer([geminiApi], { rules: [] });
+});
+
+afterAll(async () => {
+  await server?.close();
+  cleanupWorkspaces();
+});
+
+/** Variables of the outer environment that would change gemini's auth, model, config or prompt. */
+const STRIPPED = [
+  'GOOGLE_API_KEY',
+  'GOOGLE_GENAI_USE_VERTEXAI',
+  'GOOGLE_GENAI_USE_GCA',
+  'GOOGLE_CLOUD_PROJECT',
+  'GOOGLE_CLOUD_LOCATION',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'GEMINI_CLI_HOME',
+  'GEMINI_MODEL',
+  'GEMINI_SYSTEM_MD',
+  'GEMINI_CLI_SYSTEM_SETTINGS_PATH',
+  'GEMINI_CLI_SYSTEM_DEFAULTS_PATH',
+  'GITHUB_SHA',
+  'SURFACE',
+  'CI',
+  'GITHUB_ACTIONS',
+  'RALPH_DIAGNOSTICS',
+];
+
+/**
+ * A private HOME whose ~/.gemini/settings.json selects API-key auth (without it gemini exits 41)
+ * and turns off everything that would phone home; GOOGLE_GEMINI_BASE_URL points the Gemini API at
+ * the scripted server. TMPDIR is private too: gemini writes error reports there.
+ */
+function geminiEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of STRIPPED) delete env[k];
+  const home = makeWorkspace();
+  mkdirSync(join(home, '.gemini'));
+  mkdirSync(join(home, 'tmp'));
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+      telemetry: { enabled: false },
+    }),
+  );
+  const dead = 'http://127.0.0.1:9';
+  return {
+    ...env,
+    HOME: home,
+    TMPDIR: join(home, 'tmp'),
+    GEMINI_API_KEY: 'test-key',
+    GOOGLE_GEMINI_BASE_URL: server.url,
+    HTTPS_PROXY: dead,
+    HTTP_PROXY: dead,
+    ALL_PROXY: dead,
+    https_proxy: dead,
+    http_proxy: dead,
+    all_proxy: dead,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+    ...extra,
+  };
+}
+
+function ralphYml(extra = '', eventLoop = 'max_iterations: 6', cli = ''): string {
+  return [
+    'event_loop:',
+    `  ${eventLoop}`,
+    '  iteration_timeout_seconds: 120',
+    'cli:',
+    '  backend: gemini',
+    `  command: ${JSON.stringify(GEMINI)}`,
+    cli,
+    extra,
+  ].join('\n');
+}
+
+/** The agent's model calls since `from` (`:streamGenerateContent`), as the script saw them. */
+function turnsSince(from: number) {
+  return server.requests
+    .slice(from)
+    .filter((r) => r.path.endsWith(':streamGenerateContent'))
+    .map((r) => ({ path: r.path, body: r.body as Record<string, any>, ...geminiView(r.body as never) }));
+}
+
+describe('real gemini driven by ralph', () => {
+  it('a solo loop: gemini runs a shell command, then writes a file, then completes with the promise', async () => {
+    const script: Script = {
+      rules: [
+        {
+          // Iteration 2: the scratchpad (in the prompt) says step one is done.
+          match: 'step-1-done',
+          reply: {
+            tools: [{ kind: 'write_file', path: 'step2.txt', content: 'two\n' }],
+            text: 'Wrote step two.\nLOOP_COMPLETE',
+            usage: { input: 900, output: 30 },
+          },
+        },
+        {
+          match: 'Write the steps',
+          reply: {
+            tools: [
+              {
+                kind: 'shell',
+                command: 'echo one > step1.txt && echo step-1-done >> .ralph/agent/scratchpad.md',
+              },
+            ],
+            text: 'Wrote step one. Step two is next.',
+            usage: { input: 800, output: 20 },
+          },
+        },
+      ],
+    };
+    server.setScript(script);
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Write the steps, one per iteration.\n' });
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml('', 'max_iterations: 6', '  model: gemini-2.5-pro'));
+    mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
+    const r = await runRalph(['run'], dir, geminiEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'step1.txt'), 'utf8')).toBe('one\n');
+    expect(readFileSync(join(dir, 'step2.txt'), 'utf8')).toBe('two\n');
+    const state = readState(dir);
+    expect(state.stop_reason).toBe('completed');
+    const records = readRecords(dir);
+    expect(records.map((x) => x.backend)).toEqual(['gemini', 'gemini']);
+    // Two model calls per iteration (the tool call, then the answer), reported as session totals.
+    expect(records.map((x) => x.tokens.total)).toEqual([2 * 820, 2 * 930]);
+    expect(records.map((x) => x.tokens.input)).toEqual([1600, 1800]);
+    expect(records.every((x) => x.model === 'gemini-2.5-pro')).toBe(true);
+    expect(state.tokens.total).toBe(2 * 820 + 2 * 930);
+    const turns = turnsSince(from);
+    // With -m there is no routing call: every request is an agent turn.
+    expect(server.requests.slice(from).map((q) => q.path)).toEqual(
+      Array(4).fill('/v1beta/models/gemini-2.5-pro:streamGenerateContent'),
+    );
+    expect(turns.map((t) => t.toolRounds)).toEqual([0, 1, 0, 1]);
+  }, 120_000);
+
+  it('a two-hat workflow: `ralph emit` from gemini’s shell tool, with RALPH_* stripped by strict sanitization', async () => {
+    server.setScript({
+      rules: [
+        {
+          match: 'You are the PLANNER[\\s\\S]*- build\\.done',
+          reply: {
+            tools: [{ kind: 'shell', command: 'ralph emit LOOP_COMPLETE' }],
+            text: 'Everything is built.',
+          },
+        },
+        {
+          match: 'You are the PLANNER',
+          reply: {
+            tools: [{ kind: 'shell', command: 'ralph emit build.task "write BUILD.md"' }],
+            text: 'Planned one task.',
+          },
+        },
+        {
+          match: 'You are the BUILDER[\\s\\S]*- build\\.task: write BUILD\\.md',
+          reply: {
+            tools: [
+              { kind: 'write_file', path: 'BUILD.md', content: '# Built\nby gemini\n' },
+              // What the shell tool sees of Ralph's variables ($VAR is allowed; $(…) is not).
+              {
+                kind: 'shell',
+                command: 'echo "events=[$RALPH_EVENTS_FILE] hat=[$RALPH_HAT]" > env-seen.txt',
+              },
+              { kind: 'shell', command: 'ralph emit build.done BUILD.md' },
+            ],
+            text: 'Built BUILD.md.',
+          },
+        },
+      ],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Build the project.\n' });
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      ralphYml(
+        [
+          'hats:',
+          '  planner:',
+          '    name: Planner',
+          '    description: plans',
+          '    triggers: [task.start, task.resume, build.done]',
+          '    publishes: [build.task, LOOP_COMPLETE]',
+          '    instructions: You are the PLANNER.',
+          '  builder:',
+          '    name: Builder',
+          '    description: builds',
+          '    triggers: [build.task]',
+          '    publishes: [build.done]',
+          '    instructions: You are the BUILDER.',
+        ].join('\n'),
+      ),
+    );
+    // GITHUB_SHA makes gemini's shell tool drop every variable but PATH/HOME and a few others.
+    const r = await runRalph(['run'], dir, geminiEnv({ GITHUB_SHA: '0123456789abcdef' }));
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readState(dir).stop_reason).toBe('completed');
+    const records = readRecords(dir);
+    expect(records.map((x) => [x.hat, x.events])).toEqual([
+      ['planner', ['build.task']],
+      ['builder', ['build.done']],
+      ['planner', ['LOOP_COMPLETE']],
+    ]);
+    expect(readFileSync(join(dir, 'BUILD.md'), 'utf8')).toBe('# Built\nby gemini\n');
+    // The variables did not reach the shell; `ralph emit` found the events file by the marker.
+    expect(readFileSync(join(dir, 'env-seen.txt'), 'utf8')).toBe('events=[] hat=[]\n');
+    const events = JSON.parse((await runRalph(['events', '--format', 'json'], dir)).stdout) as {
+      topic: string;
+      payload: unknown;
+    }[];
+    expect(events.map((e) => e.topic)).toEqual(['task.start', 'build.task', 'build.done', 'LOOP_COMPLETE']);
+    expect(events[1]?.payload).toBe('write BUILD.md');
+    expect(events[2]?.payload).toBe('BUILD.md');
+    // Tokens are recorded for every iteration; without cli.model gemini routes each prompt itself
+    // (a `:generateContent` classifier call, answered by the server) and names the model it chose.
+    expect(records.every((x) => x.tokens.total > 0)).toBe(true);
+    expect(records.every((x) => typeof x.model === 'string' && x.model.startsWith('gemini-'))).toBe(true);
+    expect(server.requests.slice(from).some((q) => q.path.endsWith(':generateContent'))).toBe(true);
+  }, 180_000);
+
+  it('a 429 that gemini retries succeeds within the same iteration', async () => {
+    server.setScript({
+      rules: [
+        { match: 'Say done', times: 1, reply: { status: 429 } },
+        { match: 'Say done', reply: { text: 'Done.\nLOOP_COMPLETE' } },
+      ],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Say done.\n' });
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml('', 'max_iterations: 3', '  model: gemini-2.5-pro'));
+    const r = await runRalph(['run'], dir, geminiEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(turnsSince(from)).toHaveLength(2);
+    expect(readRecords(dir).map((x) => x.verdict)).toEqual(['complete']);
+    expect(readState(dir).consecutive_failures).toBe(0);
+  }, 120_000);
+
+  it('a quota with a retry delay parks the loop (not a failure) until the runtime limit ends it', async () => {
+    server.setScript({
+      rules: [
+        {
+          match: 'Use the quota',
+          reply: {
+            status: 429,
+            errorBody: {
+              error: {
+                code: 429,
+                message: 'You exceeded your current quota. Please retry in 3600s.',
+                status: 'RESOURCE_EXHAUSTED',
+                details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3600s' }],
+              },
+            },
+          },
+        },
+      ],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Use the quota.\n' });
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      ralphYml('', 'max_iterations: 3\n  max_runtime_seconds: 15', '  model: gemini-2.5-pro'),
+    );
+    const started = Date.now();
+    const r = await runRalph(['run'], dir, geminiEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const state = readState(dir);
+    expect(state.stop_reason).toBe('max_runtime');
+    expect(state.consecutive_failures).toBe(0);
+    // Parked until the reset time gemini reported, with the same iteration still to run.
+    expect(state.parked?.until).toBeGreaterThanOrEqual(started + 3_600_000);
+    expect(r.stderr).toMatch(/ralph: parked — \[API Error: You exceeded your current quota/);
+    // A terminal quota: gemini itself does not retry it.
+    expect(turnsSince(from)).toHaveLength(1);
+  }, 120_000);
+
+  /** A solo run whose shell tool sleeps past a 4 s iteration timeout; the tool's shell writes its pid. */
+  async function timedOutRun() {
+    server.setScript({
+      rules: [
+        {
+          match: 'Sleep now',
+          reply: {
+            // `$$` (allowed; `$(…)` is not): the pid of gemini's wrapper shell, which leads its own group.
+            tools: [{ kind: 'shell', command: 'echo $$ > tool.pid; sleep 30; echo late > late.txt' }],
+            text: 'Slept.',
+          },
+        },
+      ],
+    });
+    const dir = makeWorkspace({ 'PROMPT.md': 'Sleep now.\n' });
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      [
+        'event_loop:',
+        '  max_iterations: 1',
+        '  iteration_timeout_seconds: 4',
+        '  kill_grace_seconds: 1',
+        'cli:',
+        '  backend: gemini',
+        `  command: ${JSON.stringify(GEMINI)}`,
+        '  model: gemini-2.5-pro',
+      ].join('\n'),
+    );
+    const started = Date.now();
+    const r = await runRalph(['run'], dir, geminiEnv());
+    return {
+      dir,
+      r,
+      ms: Date.now() - started,
+      toolGroup: Number(readFileSync(join(dir, 'tool.pid'), 'utf8')),
+    };
+  }
+
+  const groupAlive = (pgid: number): boolean => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('an iteration timeout kills gemini and records the iteration as timed out', async () => {
+    const { r, ms, toolGroup } = await timedOutRun();
+    try {
+      expect(ms).toBeLessThan(20_000);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.stdout).toMatch(/iteration timeout: the agent was killed/);
+    } finally {
+      if (groupAlive(toolGroup)) process.kill(-toolGroup, 'SIGKILL'); // see the next test
+    }
+  }, 60_000);
+
+  // Known gap, for the engine: gemini spawns each shell command with `detached: true` (a session of
+  // its own), so killing gemini's process group leaves the command running — it would still write
+  // late.txt 30 s later. Measured with kill_grace_seconds 1 and 8 alike: gemini does not stop its
+  // tools on SIGTERM. Drop `.fails` once the supervisor also kills the agent's descendants.
+  it.fails('no shell command of gemini outlives the kill', async () => {
+    const { toolGroup } = await timedOutRun();
+    const alive = groupAlive(toolGroup);
+    if (alive) process.kill(-toolGroup, 'SIGKILL');
+    expect(alive).toBe(false);
+  }, 60_000);
+
+  it('a prompt longer than the argument limit reaches the model intact (stdin)', async () => {
+    const line = 'the quick brown fox jumps over the lazy dog 0123456789\n';
+    const body = `# Big prompt\n${line.repeat(Math.ceil(250_000 / line.length))}END-OF-BIG-PROMPT\n`;
+    expect(body.length).toBeGreaterThan(200_000);
+    server.setScript({
+      rules: [{ match: 'END-OF-BIG-PROMPT', reply: { text: 'Read it all.\nLOOP_COMPLETE' } }],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': body });
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml('', 'max_iterations: 2', '  model: gemini-2.5-pro'));
+    const r = await runRalph(['run'], dir, geminiEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const turns = turnsSince(from);
+    expect(turns).toHaveLength(1);
+    // gemini sends its <session_context> and the prompt as two parts of the first user turn.
+    const parts = turns[0]!.body.contents[0].parts as { text: string }[];
+    expect(parts).toHaveLength(2);
+    expect(parts[0]!.text).toMatch(/^<session_context>/);
+    const received = parts[1]!.text;
+    expect(received.startsWith(body.trimEnd())).toBe(true);
+    expect(received).toContain('## DONE');
+  }, 120_000);
+});
