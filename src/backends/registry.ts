@@ -6,6 +6,7 @@ import { createCodexBackend } from './codex.ts';
 import { createCustomBackend } from './custom.ts';
 import { fakeBackend } from './fake.ts';
 import { geminiBackend } from './gemini.ts';
+import { createOpencodeBackend } from './opencode.ts';
 import type { Backend } from './types.ts';
 
 /** The agent CLIs `cli.backend: auto` looks for on PATH, in this order: backend → executable. */
@@ -13,6 +14,7 @@ export const AUTO_ORDER: readonly (readonly [BackendName, string])[] = [
   ['claude', 'claude'],
   ['codex', 'codex'],
   ['gemini', 'gemini'],
+  ['opencode', 'opencode'],
 ];
 
 /** The first backend of AUTO_ORDER whose executable is on PATH, or undefined. */
@@ -33,6 +35,8 @@ export function resolveBackend(name: BackendName, config: RalphConfig): Backend 
       return createCodexBackend({ model: config.cli.model });
     case 'gemini':
       return geminiBackend;
+    case 'opencode':
+      return createOpencodeBackend({ model: config.cli.model });
     case 'auto':
       throw new RalphError(
         'backend_unavailable',
@@ -41,7 +45,7 @@ export function resolveBackend(name: BackendName, config: RalphConfig): Backend 
     default:
       throw new RalphError(
         'backend_unavailable',
-        `backend "${name}" is not supported by this version of ralph yet (available: claude, codex, gemini, custom, fake); ` +
+        `backend "${name}" is not supported by this version of ralph yet (available: claude, codex, gemini, opencode, custom, fake); ` +
           'to drive that CLI now, use cli.backend: custom with cli.command',
       );
   }
