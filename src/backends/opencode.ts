@@ -98,14 +98,15 @@ export function createOpencodeParser(model?: string): OutputParser {
   const stepFinish = (part: Json): AgentEvent[] => {
     const out: AgentEvent[] = [];
     const usage = readOpencodeUsage(part.tokens);
+    const stepCost = typeof part.cost === 'number' && Number.isFinite(part.cost) ? part.cost : undefined;
     if (usage) {
       total.inputTokens += usage.inputTokens;
       total.outputTokens += usage.outputTokens;
       total.cacheReadTokens += usage.cacheReadTokens;
       total.cacheWriteTokens += usage.cacheWriteTokens;
-      out.push({ type: 'usage', usage, messageId: str(part.id) || undefined, model });
+      out.push({ type: 'usage', usage, messageId: str(part.id) || undefined, model, costUsd: stepCost });
     }
-    if (typeof part.cost === 'number' && Number.isFinite(part.cost)) costUsd = (costUsd ?? 0) + part.cost;
+    if (stepCost !== undefined) costUsd = (costUsd ?? 0) + stepCost;
     // A step that ends in tool calls is followed by another; any other reason ends the answer.
     if (part.reason !== 'tool-calls') {
       finalText = stepText.join('\n');

@@ -14,8 +14,17 @@ export type AgentEvent =
   | { type: 'text'; text: string }
   | { type: 'tool_call'; name: string; id?: string | undefined; input?: unknown }
   | { type: 'tool_result'; id?: string | undefined; output: string; isError: boolean }
-  /** Usage of one model call; `messageId` lets repeated reports of the same call replace each other. */
-  | { type: 'usage'; usage: Usage; messageId?: string | undefined; model?: string | undefined }
+  /**
+   * Usage of one model call; `messageId` lets repeated reports of the same call replace each other.
+   * `costUsd`: that call's cost, for CLIs that report it per call (summed until a final result).
+   */
+  | {
+      type: 'usage';
+      usage: Usage;
+      messageId?: string | undefined;
+      model?: string | undefined;
+      costUsd?: number | undefined;
+    }
   | {
       type: 'result';
       text: string;

@@ -34,7 +34,7 @@ export async function recordIteration(
     killed_by: sup.killedBy,
     tokens: phase.tokens,
     cost_usd: run.meter.spentUsd() ?? null,
-    cost_estimated: run.meter.costUsd === undefined && run.meter.spentUsd() !== undefined,
+    cost_estimated: run.meter.costIsEstimate(),
     context_pct: run.meter.contextPct(),
     model: run.meter.model ?? null,
     head_before: phase.headBefore,

@@ -10,6 +10,8 @@ import type { TokenTotals } from './events.ts';
  */
 export class UsageMeter {
   private perCall = new Map<string, Usage>();
+  /** Costs reported per model call (CLIs that report cost per step). */
+  private perCallCost = new Map<string, number>();
   private anonymous = emptyUsage();
   private final: Usage | undefined;
   costUsd: number | undefined;
@@ -21,6 +23,8 @@ export class UsageMeter {
     if (event.type === 'system' && event.model) this.model = event.model;
     if (event.type === 'usage') {
       if (event.model) this.model = event.model;
+      if (event.costUsd !== undefined)
+        this.perCallCost.set(event.messageId ?? `call-${this.perCallCost.size}`, event.costUsd);
       if (event.messageId) this.perCall.set(event.messageId, event.usage);
       else {
         const a = this.anonymous;
@@ -42,7 +46,14 @@ export class UsageMeter {
    * price (so max_cost_usd can stop an agent between its model calls), else undefined.
    */
   spentUsd(): number | undefined {
-    return this.costUsd ?? estimateCostUsd(this.model, this.usage());
+    if (this.costUsd !== undefined) return this.costUsd;
+    if (this.perCallCost.size > 0) return [...this.perCallCost.values()].reduce((a, b) => a + b, 0);
+    return estimateCostUsd(this.model, this.usage());
+  }
+
+  /** True when spentUsd() is a list-price estimate rather than what the CLI reported. */
+  costIsEstimate(): boolean {
+    return this.costUsd === undefined && this.perCallCost.size === 0 && this.spentUsd() !== undefined;
   }
 
   usage(): Usage {

@@ -324,3 +324,31 @@ describe('addTotals', () => {
     expect(addTotals(a, a)).toEqual({ input: 2, output: 4, cache_read: 6, cache_write: 8, total: 20 });
   });
 });
+
+describe('UsageMeter cost while an agent runs', () => {
+  it('sums per-call costs, prefers the final reported cost, and otherwise estimates from list prices', async () => {
+    const { UsageMeter } = await import('../../src/engine/usage-meter.ts');
+    const u = (input: number, output: number) => ({
+      inputTokens: input,
+      outputTokens: output,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    const perStep = new UsageMeter();
+    perStep.add({ type: 'usage', usage: u(100, 10), messageId: 's1', costUsd: 0.2 });
+    perStep.add({ type: 'usage', usage: u(100, 10), messageId: 's2', costUsd: 0.3 });
+    expect(perStep.spentUsd()).toBeCloseTo(0.5);
+    expect(perStep.costIsEstimate()).toBe(false);
+    perStep.add({ type: 'result', text: 'done', isError: false, costUsd: 0.55 });
+    expect(perStep.spentUsd()).toBeCloseTo(0.55);
+
+    const estimated = new UsageMeter();
+    estimated.add({ type: 'usage', usage: u(1_000_000, 0), messageId: 'm1', model: 'claude-sonnet-4-5' });
+    expect(estimated.spentUsd()).toBeCloseTo(3);
+    expect(estimated.costIsEstimate()).toBe(true);
+
+    const unknown = new UsageMeter();
+    unknown.add({ type: 'usage', usage: u(1000, 0), messageId: 'm1', model: 'some-local-model' });
+    expect(unknown.spentUsd()).toBeUndefined();
+  });
+});
