@@ -82,7 +82,7 @@ export function createQwenParser(): OutputParser {
         }
         lastWasApiError = false;
         // Claude-shaped content; the usage is re-read with the cached tokens split out.
-        const events = parseStreamJsonObject(obj).filter((e) => e.type !== 'usage');
+        const events: AgentEvent[] = parseStreamJsonObject(obj).filter((e) => e.type !== 'usage');
         const usage = readQwenUsage(message.usage);
         if (usage)
           events.push({
