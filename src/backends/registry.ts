@@ -1,12 +1,17 @@
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import { RalphError } from '../errors.ts';
 import { findExecutable } from '../gates/health.ts';
+import { ampBackend } from './amp.ts';
 import { claudeBackend } from './claude.ts';
+import { clineBackend } from './cline.ts';
 import { createCodexBackend } from './codex.ts';
+import { copilotBackend } from './copilot.ts';
+import { cursorBackend } from './cursor.ts';
 import { createCustomBackend } from './custom.ts';
 import { fakeBackend } from './fake.ts';
 import { geminiBackend } from './gemini.ts';
 import { createOpencodeBackend } from './opencode.ts';
+import { qwenBackend } from './qwen.ts';
 import type { Backend } from './types.ts';
 
 /** The agent CLIs `cli.backend: auto` looks for on PATH, in this order: backend → executable. */
@@ -15,6 +20,12 @@ export const AUTO_ORDER: readonly (readonly [BackendName, string])[] = [
   ['codex', 'codex'],
   ['gemini', 'gemini'],
   ['opencode', 'opencode'],
+  ['qwen', 'qwen'],
+  ['copilot', 'copilot'],
+  ['cline', 'cline'],
+  ['cursor', 'cursor-agent'],
+  // Last: without AMP_API_KEY it waits for a login on stdout.
+  ['amp', 'amp'],
 ];
 
 /** The first backend of AUTO_ORDER whose executable is on PATH, or undefined. */
@@ -37,6 +48,16 @@ export function resolveBackend(name: BackendName, config: RalphConfig): Backend 
       return geminiBackend;
     case 'opencode':
       return createOpencodeBackend({ model: config.cli.model });
+    case 'copilot':
+      return copilotBackend;
+    case 'cline':
+      return clineBackend;
+    case 'amp':
+      return ampBackend;
+    case 'cursor':
+      return cursorBackend;
+    case 'qwen':
+      return qwenBackend;
     case 'auto':
       throw new RalphError(
         'backend_unavailable',
@@ -45,7 +66,7 @@ export function resolveBackend(name: BackendName, config: RalphConfig): Backend 
     default:
       throw new RalphError(
         'backend_unavailable',
-        `backend "${name}" is not supported by this version of ralph yet (available: claude, codex, gemini, opencode, custom, fake); ` +
+        `backend "${name}" is not supported by this version of ralph yet (available: claude, codex, gemini, opencode, qwen, copilot, cline, cursor, amp, custom, fake); ` +
           'to drive that CLI now, use cli.backend: custom with cli.command',
       );
   }

@@ -1,0 +1,109 @@
+import { parseStreamJsonObject } from './stream-json.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from './types.ts';
+
+type Json = Record<string, unknown>;
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+const RATE_LIMIT = /\b429\b|rate.?limit|too many requests/i;
+const AUTH = /invalid or missing api key|amp login|unauthori[sz]ed|\b401\b|no api key found/i;
+const CONTEXT = /prompt is too long|context (?:window|length)|context_length_exceeded|too many tokens/i;
+/** How Amp reports a failure before (or instead of) the JSON stream: `Error: …` on stderr, exit 1. */
+const STDERR_ERROR = /^Error: (.+)$/m;
+
+/**
+ * Parser for `amp --execute --stream-json` (Claude Code-compatible lines: system init, assistant and
+ * user messages with per-message usage, a final result). An error result carries its message in
+ * `error` rather than `result`. Amp reports tokens but no cost.
+ */
+export function createAmpParser(): OutputParser {
+  let resultText: string | undefined;
+  let lastAssistant = '';
+  const plain: string[] = [];
+
+  const parseObject = (o: Json): AgentEvent[] => {
+    const events = parseStreamJsonObject(o);
+    if (o.type === 'assistant' && o.parent_tool_use_id == null) {
+      const text = events.flatMap((e) => (e.type === 'text' ? [e.text] : [])).join('\n');
+      if (text) lastAssistant = text;
+    }
+    if (o.type !== 'result') return events;
+    // parseStreamJsonObject reads `result`; an error result says what went wrong in `error`.
+    resultText = str(o.result) || str(o.error);
+    return events.map((e) => (e.type === 'result' ? { ...e, text: resultText ?? '' } : e));
+  };
+
+  return {
+    parseLine(line) {
+      const trimmed = line.trim();
+      if (trimmed === '') return [];
+      if (trimmed.startsWith('{')) {
+        try {
+          const o = JSON.parse(trimmed) as unknown;
+          if (typeof o === 'object' && o !== null && typeof (o as Json).type === 'string')
+            return parseObject(o as Json);
+        } catch {
+          // Not JSON after all: plain text.
+        }
+      }
+      plain.push(line);
+      if (plain.length > 2000) plain.splice(0, plain.length - 1000);
+      return [{ type: 'text', text: line }];
+    },
+    finalText: () => resultText ?? (lastAssistant || plain.join('\n')),
+  };
+}
+
+/** A failure Amp reported (an error result's text, or its stderr `Error:` line) as an exit class. */
+function classifyMessage(message: string): ExitClass {
+  if (AUTH.test(message)) return { kind: 'auth_error', message };
+  if (CONTEXT.test(message)) return { kind: 'context_overflow', message };
+  if (RATE_LIMIT.test(message)) return { kind: 'rate_limit', message };
+  return { kind: 'agent_error', message };
+}
+
+/**
+ * How an Amp run ended, from its structured output only: the `result` line (an error result's
+ * `error`), and, when Amp failed before printing any JSON (no key, server unreachable), its
+ * `Error:` line on stderr; never assistant text or tool results.
+ */
+export function classifyAmpExit(info: ExitInfo): ExitClass {
+  if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
+  const result = info.events.findLast((e) => e.type === 'result');
+  if (result?.type === 'result' && !result.isError && info.exitCode === 0 && info.signal === null)
+    return { kind: 'success' };
+  if (result?.type === 'result' && result.isError) return classifyMessage(result.text || 'amp run failed');
+  if (info.signal) return { kind: 'agent_error', message: `amp was killed by ${info.signal}` };
+  const stderrError = STDERR_ERROR.exec(info.stderrTail)?.[1]?.trim();
+  if (!result && stderrError) return classifyMessage(stderrError);
+  if (!result && info.exitCode === 0) return { kind: 'agent_error', message: 'amp exited without a result' };
+  return { kind: 'agent_error', message: `amp exited with code ${info.exitCode}` };
+}
+
+/**
+ * Amp (`amp`, npm @sourcegraph/amp → @ampcode/cli), execute mode. Flags checked against `amp --help`
+ * of 0.0.1790142911 (`--dangerously-allow-all` is not listed there but is accepted, unlike an
+ * unknown option, and is what Amp's own SDK passes). The prompt goes on stdin, as the SDK sends it.
+ * Amp needs AMP_API_KEY (or a stored login): without one it waits for an interactive login.
+ */
+export const ampBackend: Backend = {
+  name: 'amp',
+  buildInvocation({ prompt, config, extraArgs }) {
+    const args = [
+      // -x/--execute: run the prompt (read from stdin) and exit.
+      '--execute',
+      // Claude Code-compatible stream JSON instead of only the last message.
+      '--stream-json',
+      // Run every tool without asking (the amp.dangerouslyAllowAll setting, for this run).
+      '--dangerously-allow-all',
+      // No IDE connection: an open editor's files and selection do not leak into the iteration's context.
+      '--no-ide',
+    ];
+    // -m/--mode: Amp picks the model by agent mode (low, medium, high, ultra, or a plugin mode).
+    if (config.cli.model) args.push('--mode', config.cli.model);
+    args.push(...config.cli.args, ...extraArgs);
+    return { command: config.cli.command ?? 'amp', args, stdin: prompt, env: {} };
+  },
+  createParser: createAmpParser,
+  classifyExit: classifyAmpExit,
+};
