@@ -1,9 +1,7 @@
+import { classifyMessage, endedCleanly } from './classify-exit.ts';
+import { createJsonLinesParser, type Json, str } from './json-lines.ts';
 import { parseStreamJsonObject } from './stream-json.ts';
 import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from './types.ts';
-
-type Json = Record<string, unknown>;
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const RATE_LIMIT = /\b429\b|rate.?limit|too many requests/i;
 const AUTH = /invalid or missing api key|amp login|unauthori[sz]ed|\b401\b|no api key found/i;
@@ -19,7 +17,6 @@ const STDERR_ERROR = /^Error: (.+)$/m;
 export function createAmpParser(): OutputParser {
   let resultText: string | undefined;
   let lastAssistant = '';
-  const plain: string[] = [];
 
   const parseObject = (o: Json): AgentEvent[] => {
     const events = parseStreamJsonObject(o);
@@ -33,33 +30,15 @@ export function createAmpParser(): OutputParser {
     return events.map((e) => (e.type === 'result' ? { ...e, text: resultText ?? '' } : e));
   };
 
-  return {
-    parseLine(line) {
-      const trimmed = line.trim();
-      if (trimmed === '') return [];
-      if (trimmed.startsWith('{')) {
-        try {
-          const o = JSON.parse(trimmed) as unknown;
-          if (typeof o === 'object' && o !== null && typeof (o as Json).type === 'string')
-            return parseObject(o as Json);
-        } catch {
-          // Not JSON after all: plain text.
-        }
-      }
-      plain.push(line);
-      if (plain.length > 2000) plain.splice(0, plain.length - 1000);
-      return [{ type: 'text', text: line }];
-    },
-    finalText: () => resultText ?? (lastAssistant || plain.join('\n')),
-  };
+  return createJsonLinesParser({
+    parseObject,
+    finalText: (plainText) => resultText ?? (lastAssistant || plainText()),
+  });
 }
 
 /** A failure Amp reported (an error result's text, or its stderr `Error:` line) as an exit class. */
-function classifyMessage(message: string): ExitClass {
-  if (AUTH.test(message)) return { kind: 'auth_error', message };
-  if (CONTEXT.test(message)) return { kind: 'context_overflow', message };
-  if (RATE_LIMIT.test(message)) return { kind: 'rate_limit', message };
-  return { kind: 'agent_error', message };
+function classifyFailure(message: string): ExitClass {
+  return classifyMessage(message, { auth: AUTH, context: CONTEXT, rateLimit: RATE_LIMIT });
 }
 
 /**
@@ -70,12 +49,11 @@ function classifyMessage(message: string): ExitClass {
 export function classifyAmpExit(info: ExitInfo): ExitClass {
   if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
   const result = info.events.findLast((e) => e.type === 'result');
-  if (result?.type === 'result' && !result.isError && info.exitCode === 0 && info.signal === null)
-    return { kind: 'success' };
-  if (result?.type === 'result' && result.isError) return classifyMessage(result.text || 'amp run failed');
+  if (endedCleanly(result, info)) return { kind: 'success' };
+  if (result?.type === 'result' && result.isError) return classifyFailure(result.text || 'amp run failed');
   if (info.signal) return { kind: 'agent_error', message: `amp was killed by ${info.signal}` };
   const stderrError = STDERR_ERROR.exec(info.stderrTail)?.[1]?.trim();
-  if (!result && stderrError) return classifyMessage(stderrError);
+  if (!result && stderrError) return classifyFailure(stderrError);
   if (!result && info.exitCode === 0) return { kind: 'agent_error', message: 'amp exited without a result' };
   return { kind: 'agent_error', message: `amp exited with code ${info.exitCode}` };
 }

@@ -1,11 +1,7 @@
+import { endedCleanly, finalRateLimit } from './classify-exit.ts';
 import { parseCopilotResetTime } from './copilot.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
-
-type Json = Record<string, unknown>;
-
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
+import { createJsonLinesParser, type Json, num, obj, readCamelCaseUsage, str } from './json-lines.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from './types.ts';
 
 /**
  * The prompt argument's size limit: longer prompts are split, the rest going on stdin (cline
@@ -47,18 +43,6 @@ export function splitClinePrompt(
   return [head, prompt.slice(end)];
 }
 
-/** cline's usage objects (`inputTokens`, `cacheReadTokens`, …) → Ralph's usage. */
-function readClineUsage(raw: unknown): Usage | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const u = raw as Json;
-  return {
-    inputTokens: num(u.inputTokens),
-    outputTokens: num(u.outputTokens),
-    cacheReadTokens: num(u.cacheReadTokens),
-    cacheWriteTokens: num(u.cacheWriteTokens),
-  };
-}
-
 /** A tool's `output` (a list of `{query, result, error, success}`) as text, and whether any part failed. */
 function toolOutput(output: unknown): { text: string; failed: boolean } {
   if (typeof output === 'string') return { text: output, failed: false };
@@ -80,7 +64,6 @@ export function createClineParser(): OutputParser {
   let sessionId = '';
   let calls = 0;
   let costSoFar = 0;
-  const plain: string[] = [];
 
   const agentEvent = (event: Json): AgentEvent[] => {
     switch (event.type) {
@@ -114,7 +97,7 @@ export function createClineParser(): OutputParser {
         ];
       }
       case 'usage': {
-        const usage = readClineUsage(event);
+        const usage = readCamelCaseUsage(event);
         if (!usage) return [];
         calls++;
         // totalCost is the run's running total: this call's cost is what it added (0 = not priced).
@@ -155,7 +138,7 @@ export function createClineParser(): OutputParser {
             type: 'result',
             text: resultText,
             isError: o.finishReason !== 'completed',
-            usage: readClineUsage(totals),
+            usage: readCamelCaseUsage(totals),
             // cline reports 0 for a model it has no prices for: that is "unknown", not free.
             costUsd: cost > 0 ? cost : undefined,
             model,
@@ -170,25 +153,10 @@ export function createClineParser(): OutputParser {
     }
   };
 
-  return {
-    parseLine(line) {
-      const trimmed = line.trim();
-      if (trimmed === '') return [];
-      if (trimmed.startsWith('{')) {
-        try {
-          const o = JSON.parse(trimmed) as unknown;
-          if (typeof o === 'object' && o !== null && typeof (o as Json).type === 'string')
-            return parseObject(o as Json);
-        } catch {
-          // Not JSON after all: plain text.
-        }
-      }
-      plain.push(line);
-      if (plain.length > 2000) plain.splice(0, plain.length - 1000);
-      return [{ type: 'text', text: line }];
-    },
-    finalText: () => resultText ?? (lastText || plain.join('\n')),
-  };
+  return createJsonLinesParser({
+    parseObject,
+    finalText: (plainText) => resultText ?? (lastText || plainText()),
+  });
 }
 
 /**
@@ -198,12 +166,10 @@ export function createClineParser(): OutputParser {
  */
 export function classifyClineExit(info: ExitInfo): ExitClass {
   if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
-  const limit = info.events.findLast((e) => e.type === 'rate_limit' && e.retrying !== true);
-  if (limit?.type === 'rate_limit')
-    return { kind: 'rate_limit', message: limit.message, resetAt: limit.resetAt };
+  const limit = finalRateLimit(info.events);
+  if (limit) return limit;
   const result = info.events.findLast((e) => e.type === 'result');
-  if (result?.type === 'result' && !result.isError && info.exitCode === 0 && info.signal === null)
-    return { kind: 'success' };
+  if (endedCleanly(result, info)) return { kind: 'success' };
   const error = info.events
     .flatMap((e) => (e.type === 'error' ? [CLINE_ERROR.exec(e.message)] : []))
     .findLast((m) => m !== null);

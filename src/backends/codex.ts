@@ -1,6 +1,6 @@
+import { finalRateLimit } from './classify-exit.ts';
+import { createJsonLinesParser, type Json, lastLine, num, str } from './json-lines.ts';
 import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
-
-type Json = Record<string, unknown>;
 
 /**
  * Prompts up to this many bytes go as the trailing argument; longer ones go on stdin (`codex exec -`),
@@ -10,9 +10,6 @@ export const CODEX_ARG_PROMPT_MAX_BYTES = 100_000;
 
 /** Flags of `codex exec` that already choose a sandbox/approval mode: then Ralph adds none of its own. */
 const SANDBOX_FLAGS = /^(-s|--sandbox(=.*)?|--approve-for-me|--dangerously-bypass-approvals-and-sandbox)$/;
-
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** codex's own retry notices (`Reconnecting... 2/5 (…)`): the CLI is still retrying, not failing. */
 const RETRY_NOTICE = /^Reconnecting\.\.\./;
@@ -205,23 +202,10 @@ export function createCodexParser(model?: string): OutputParser {
     }
   };
 
-  return {
-    parseLine(line) {
-      const trimmed = line.trim();
-      if (trimmed === '') return [];
-      if (trimmed.startsWith('{')) {
-        try {
-          const obj = JSON.parse(trimmed) as unknown;
-          if (typeof obj === 'object' && obj !== null && typeof (obj as Json).type === 'string')
-            return parseObject(obj as Json);
-        } catch {
-          // Not JSON after all: plain text.
-        }
-      }
-      return [{ type: 'text', text: line }];
-    },
+  return createJsonLinesParser({
+    parseObject,
     finalText: () => lastMessage,
-  };
+  });
 }
 
 /** Reads a failed message of codex's structured output (or its own stderr) as an exit class. */
@@ -242,9 +226,8 @@ function classifyMessage(message: string): ExitClass | undefined {
  */
 export function classifyCodexExit(info: ExitInfo): ExitClass {
   if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
-  const limit = info.events.findLast((e) => e.type === 'rate_limit' && e.retrying !== true);
-  if (limit?.type === 'rate_limit')
-    return { kind: 'rate_limit', message: limit.message, resetAt: limit.resetAt };
+  const limit = finalRateLimit(info.events);
+  if (limit) return limit;
   const result = info.events.findLast((e) => e.type === 'result');
   if (info.exitCode === 0 && info.signal === null && !(result?.type === 'result' && result.isError))
     return { kind: 'success' };
@@ -265,13 +248,7 @@ export function classifyCodexExit(info: ExitInfo): ExitClass {
     if (cls) return cls;
   }
   if (info.signal) return { kind: 'agent_error', message: `codex was killed by ${info.signal}` };
-  const last =
-    messages.at(-1) ??
-    info.stderrTail
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .at(-1);
+  const last = messages.at(-1) ?? lastLine(info.stderrTail);
   return { kind: 'agent_error', message: last ?? `codex exited with code ${info.exitCode}` };
 }
 

@@ -1,10 +1,6 @@
+import { endedCleanly, finalRateLimit } from './classify-exit.ts';
+import { createJsonLinesParser, type Json, num, obj, str } from './json-lines.ts';
 import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from './types.ts';
-
-type Json = Record<string, unknown>;
-
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
 
 /**
  * Prompts up to this many bytes go as the `--prompt=` argument; longer ones go on stdin (copilot reads a
@@ -57,7 +53,6 @@ function toolOutput(data: Json): string {
  */
 export function createCopilotParser(): OutputParser {
   let lastText = '';
-  const plain: string[] = [];
 
   const parseObject = (o: Json): AgentEvent[] => {
     const data = obj(o.data);
@@ -142,25 +137,10 @@ export function createCopilotParser(): OutputParser {
     }
   };
 
-  return {
-    parseLine(line) {
-      const trimmed = line.trim();
-      if (trimmed === '') return [];
-      if (trimmed.startsWith('{')) {
-        try {
-          const o = JSON.parse(trimmed) as unknown;
-          if (typeof o === 'object' && o !== null && typeof (o as Json).type === 'string')
-            return parseObject(o as Json);
-        } catch {
-          // Not JSON after all: plain text.
-        }
-      }
-      plain.push(line);
-      if (plain.length > 2000) plain.splice(0, plain.length - 1000);
-      return [{ type: 'text', text: line }];
-    },
-    finalText: () => lastText || plain.join('\n'),
-  };
+  return createJsonLinesParser({
+    parseObject,
+    finalText: (plainText) => lastText || plainText(),
+  });
 }
 
 /** A `session.error` (its type and message) as an exit class. */
@@ -178,17 +158,15 @@ function classifySessionError(errorType: string, message: string): ExitClass {
  */
 export function classifyCopilotExit(info: ExitInfo): ExitClass {
   if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
-  const limit = info.events.findLast((e) => e.type === 'rate_limit' && e.retrying !== true);
-  if (limit?.type === 'rate_limit')
-    return { kind: 'rate_limit', message: limit.message, resetAt: limit.resetAt };
+  const limit = finalRateLimit(info.events);
+  if (limit) return limit;
   const result = info.events.findLast((e) => e.type === 'result');
   const sessionError = info.events
     .flatMap((e) => (e.type === 'error' ? [SESSION_ERROR.exec(e.message)] : []))
     .findLast((m) => m !== null);
   if (sessionError)
     return classifySessionError(sessionError[1]!, sessionError.input.slice(sessionError[0].length));
-  if (result?.type === 'result' && !result.isError && info.exitCode === 0 && info.signal === null)
-    return { kind: 'success' };
+  if (endedCleanly(result, info)) return { kind: 'success' };
   if (info.signal) return { kind: 'agent_error', message: `copilot was killed by ${info.signal}` };
   if (!result) {
     const stderrError = STDERR_ERROR.exec(info.stderrTail)?.[1]?.trim();

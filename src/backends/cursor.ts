@@ -1,10 +1,6 @@
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
-
-type Json = Record<string, unknown>;
-
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
+import { endedCleanly } from './classify-exit.ts';
+import { createJsonLinesParser, type Json, num, obj, readCamelCaseUsage, str } from './json-lines.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from './types.ts';
 
 /**
  * Prompts up to this many bytes go as the positional argument; longer ones are piped on stdin
@@ -29,18 +25,6 @@ export function parseCursorResetTime(message: string): number | undefined {
   if (!m) return undefined;
   const at = new Date(Number(m[3]), Number(m[1]) - 1, Number(m[2])).getTime();
   return Number.isFinite(at) ? at : undefined;
-}
-
-/** `result.usage` → Ralph's usage; cursor counts fresh and cached input separately. */
-function readCursorUsage(raw: unknown): Usage | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const u = raw as Json;
-  return {
-    inputTokens: num(u.inputTokens),
-    outputTokens: num(u.outputTokens),
-    cacheReadTokens: num(u.cacheReadTokens),
-    cacheWriteTokens: num(u.cacheWriteTokens),
-  };
 }
 
 /** The tool of a `tool_call` object: its one `<name>ToolCall` key (`shellToolCall` → `shell`), or `function`'s name. */
@@ -81,7 +65,6 @@ function toolResult(call: Json): { output: string; isError: boolean } {
 export function createCursorParser(): OutputParser {
   let resultText: string | undefined;
   let lastText = '';
-  const plain: string[] = [];
 
   const parseObject = (o: Json): AgentEvent[] => {
     switch (o.type) {
@@ -113,7 +96,7 @@ export function createCursorParser(): OutputParser {
             type: 'result',
             text: resultText,
             isError: o.is_error === true || (typeof o.subtype === 'string' && o.subtype !== 'success'),
-            usage: readCursorUsage(o.usage),
+            usage: readCamelCaseUsage(o.usage),
           },
         ];
       }
@@ -123,25 +106,10 @@ export function createCursorParser(): OutputParser {
     }
   };
 
-  return {
-    parseLine(line) {
-      const trimmed = line.trim();
-      if (trimmed === '') return [];
-      if (trimmed.startsWith('{')) {
-        try {
-          const o = JSON.parse(trimmed) as unknown;
-          if (typeof o === 'object' && o !== null && typeof (o as Json).type === 'string')
-            return parseObject(o as Json);
-        } catch {
-          // Not JSON after all: plain text.
-        }
-      }
-      plain.push(line);
-      if (plain.length > 2000) plain.splice(0, plain.length - 1000);
-      return [{ type: 'text', text: line }];
-    },
-    finalText: () => resultText ?? (lastText || plain.join('\n')),
-  };
+  return createJsonLinesParser({
+    parseObject,
+    finalText: (plainText) => resultText ?? (lastText || plainText()),
+  });
 }
 
 /**
@@ -153,8 +121,7 @@ export function createCursorParser(): OutputParser {
 export function classifyCursorExit(info: ExitInfo): ExitClass {
   if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
   const result = info.events.findLast((e) => e.type === 'result');
-  if (result?.type === 'result' && !result.isError && info.exitCode === 0 && info.signal === null)
-    return { kind: 'success' };
+  if (endedCleanly(result, info)) return { kind: 'success' };
   if (info.signal) return { kind: 'agent_error', message: `cursor-agent was killed by ${info.signal}` };
   if (result?.type === 'result' && result.isError)
     return { kind: 'agent_error', message: result.text || 'cursor-agent reported an error' };

@@ -1,7 +1,7 @@
+import { finalRateLimit } from './classify-exit.ts';
 import { parseResetTime } from './claude.ts';
+import { createJsonLinesParser, type Json, num, str } from './json-lines.ts';
 import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
-
-type Json = Record<string, unknown>;
 
 /**
  * Prompts up to this many bytes go as the `--prompt=` argument; longer ones go on stdin, since Linux
@@ -31,8 +31,6 @@ export const GEMINI_EXIT = {
   http429: 429 & 0xff, // 173
 } as const;
 
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
 
@@ -201,23 +199,12 @@ export function createGeminiParser(): OutputParser {
     }
   };
 
-  return {
-    parseLine(line) {
-      const trimmed = line.trim();
-      if (trimmed === '') return [];
-      if (trimmed.startsWith('{')) {
-        try {
-          const obj = JSON.parse(trimmed) as unknown;
-          if (isObj(obj) && typeof obj.type === 'string') return parseObject(obj);
-        } catch {
-          // A prompt echo cut short (gemini exited before stdout drained) is not agent output.
-          if (/^\{"type":"message","timestamp":"[^"]*","role":"user"/.test(trimmed)) return [];
-        }
-      }
-      return [{ type: 'text', text: line }];
-    },
+  return createJsonLinesParser({
+    parseObject,
+    // A prompt echo cut short (gemini exited before stdout drained) is not agent output.
+    isNoise: (trimmed) => /^\{"type":"message","timestamp":"[^"]*","role":"user"/.test(trimmed),
     finalText: () => current,
-  };
+  });
 }
 
 /** Noise gemini prints on stderr on every run, and stack frames: never the reason it failed. */
@@ -244,9 +231,8 @@ export function classifyGeminiExit(info: ExitInfo, now: number = Date.now()): Ex
   const failed = result?.type === 'result' && result.isError;
   if (info.exitCode === 0 && info.signal === null && result && !failed) return { kind: 'success' };
 
-  const limit = info.events.findLast((e) => e.type === 'rate_limit' && e.retrying !== true);
-  if (limit?.type === 'rate_limit')
-    return { kind: 'rate_limit', message: limit.message, resetAt: limit.resetAt };
+  const limit = finalRateLimit(info.events);
+  if (limit) return limit;
 
   const messages: string[] = [];
   for (const e of info.events) {

@@ -1,10 +1,8 @@
+import { finalRateLimit } from './classify-exit.ts';
+import { createJsonLinesParser, type Json, num, str } from './json-lines.ts';
 import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
 
-type Json = Record<string, unknown>;
-
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null;
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** The session title Ralph gives every run: with a title set, opencode makes no extra (unreported) title model call. */
 export const OPENCODE_SESSION_TITLE = 'Ralph loop iteration';
@@ -155,22 +153,10 @@ export function createOpencodeParser(model?: string): OutputParser {
     }
   };
 
-  return {
-    parseLine(line) {
-      const trimmed = line.trim();
-      if (trimmed === '') return [];
-      if (trimmed.startsWith('{')) {
-        try {
-          const obj = JSON.parse(trimmed) as unknown;
-          if (isObj(obj) && typeof obj.type === 'string') return parseObject(obj);
-        } catch {
-          // Not JSON after all: plain text.
-        }
-      }
-      return [{ type: 'text', text: line }];
-    },
+  return createJsonLinesParser({
+    parseObject,
     finalText: () => finalText,
-  };
+  });
 }
 
 const AUTH = /^(?:ProviderAuthError\b|APIError \(HTTP 40[13]\))/;
@@ -187,9 +173,8 @@ const ANSI = /\u001b\[[0-9;]*m/g;
  */
 export function classifyOpencodeExit(info: ExitInfo): ExitClass {
   if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
-  const limit = info.events.findLast((e) => e.type === 'rate_limit' && e.retrying !== true);
-  if (limit?.type === 'rate_limit')
-    return { kind: 'rate_limit', message: limit.message, resetAt: limit.resetAt };
+  const limit = finalRateLimit(info.events);
+  if (limit) return limit;
   const errors = info.events.flatMap((e) => (e.type === 'error' ? [e.message] : []));
   const finished = info.events.some((e) => e.type === 'result');
   if (info.exitCode === 0 && info.signal === null && errors.length === 0) {

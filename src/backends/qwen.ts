@@ -1,10 +1,7 @@
+import { classifyMessage, endedCleanly } from './classify-exit.ts';
+import { createJsonLinesParser, type Json, lastLine, num, str } from './json-lines.ts';
 import { parseStreamJsonObject } from './stream-json.ts';
 import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
-
-type Json = Record<string, unknown>;
-
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
  * The prefix Qwen Code writes in front of an API error it reports as assistant text
@@ -69,7 +66,6 @@ export function createQwenParser(): OutputParser {
   let lastAssistant = '';
   /** The last assistant message was an API error Qwen Code wrote itself. */
   let lastWasApiError = false;
-  const plain: string[] = [];
 
   const parseObject = (obj: Json): AgentEvent[] => {
     switch (obj.type) {
@@ -116,41 +112,16 @@ export function createQwenParser(): OutputParser {
     }
   };
 
-  return {
-    parseLine(line) {
-      const trimmed = line.trim();
-      if (trimmed === '') return [];
-      if (trimmed.startsWith('{')) {
-        try {
-          const obj = JSON.parse(trimmed) as unknown;
-          if (typeof obj === 'object' && obj !== null && typeof (obj as Json).type === 'string')
-            return parseObject(obj as Json);
-        } catch {
-          // Not JSON after all: plain text.
-        }
-      }
-      plain.push(line);
-      if (plain.length > 2000) plain.splice(0, plain.length - 1000);
-      return [{ type: 'text', text: line }];
-    },
-    finalText: () => resultText ?? (lastAssistant || plain.join('\n')),
-  };
+  return createJsonLinesParser({
+    parseObject,
+    finalText: (plainText) => resultText ?? (lastAssistant || plainText()),
+  });
 }
 
 /** A failed message of Qwen Code's structured output as an exit class. */
-function classifyMessage(message: string): ExitClass {
-  if (AUTH.test(message)) return { kind: 'auth_error', message };
-  if (CONTEXT.test(message)) return { kind: 'context_overflow', message };
-  if (RATE_LIMIT.test(message)) return { kind: 'rate_limit', message };
-  return { kind: 'agent_error', message };
+function classifyFailure(message: string): ExitClass {
+  return classifyMessage(message, { auth: AUTH, context: CONTEXT, rateLimit: RATE_LIMIT });
 }
-
-const lastLine = (text: string): string | undefined =>
-  text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .at(-1);
 
 /**
  * How a Qwen Code run ended, from its structured output only: the final `result` (an error result,
@@ -161,12 +132,11 @@ const lastLine = (text: string): string | undefined =>
 export function classifyQwenExit(info: ExitInfo): ExitClass {
   if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
   const result = info.events.findLast((e) => e.type === 'result');
-  if (result?.type === 'result' && !result.isError && info.exitCode === 0 && info.signal === null)
-    return { kind: 'success' };
+  if (endedCleanly(result, info)) return { kind: 'success' };
   if (result?.type === 'result' && result.isError) {
     const apiError = info.events.findLast((e) => e.type === 'rate_limit' || e.type === 'error');
     if (apiError?.type === 'rate_limit') return { kind: 'rate_limit', message: apiError.message };
-    return classifyMessage(result.text || (apiError?.type === 'error' ? apiError.message : ''));
+    return classifyFailure(result.text || (apiError?.type === 'error' ? apiError.message : ''));
   }
   if (info.signal) return { kind: 'agent_error', message: `qwen was killed by ${info.signal}` };
   if (!result && info.exitCode === 0) return { kind: 'agent_error', message: 'qwen exited without a result' };

@@ -1,8 +1,5 @@
+import { type Json, num } from './json-lines.ts';
 import type { AgentEvent, OutputParser, Usage } from './types.ts';
-
-type Json = Record<string, unknown>;
-
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /** Reads Anthropic-style usage (`input_tokens`, `cache_read_input_tokens`, …). */
 export function readUsage(raw: unknown): Usage | undefined {

@@ -279,8 +279,9 @@ describe('real claude driven by ralph', () => {
     expect(state.stop_reason).toBe('max_cost');
     expect(state.cost_usd).toBeGreaterThan(0.001);
     // Claude Code reports cost only in its final `result` line, so Ralph estimates it from the streamed
-    // usage and the model's list price: the cap kills the agent right after its first model call.
-    expect(messageCalls()).toHaveLength(1);
+    // usage and the model's list price: the cap kills the agent after its first model call (on a
+    // loaded machine the CLI may already have sent its second request when the kill lands).
+    expect(messageCalls().length).toBeLessThanOrEqual(2);
     expect(readRecords(dir)[0]).toMatchObject({ killed_by: 'max_cost', cost_estimated: true });
   }, 60_000);
 
