@@ -25,9 +25,15 @@ export async function demoCommand(
       '  .ralph/events-*.jsonl                   every event (`ralph events` there)',
       '  .ralph/agent/memories.md                memories written across items',
       '  .ralph/state.json, .ralph/logs/, .ralph/runs/<run-id>/iterations.jsonl',
-      `Try: cd ${root} && ralph events && ralph hats graph`,
+      `Try: cd ${root} && ${ralphCommand()} events && ${ralphCommand()} hats graph`,
       '',
     ].join('\n'),
   );
   return code;
+}
+
+/** How to call this same ralph again from any shell (it need not be on PATH). */
+function ralphCommand(): string {
+  const script = process.argv[1];
+  return script ? `node ${script}` : 'ralph';
 }
