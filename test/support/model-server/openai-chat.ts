@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
+import { sendOpenAiError } from './openai-errors.ts';
 import { pickReply, type RequestView, type ScriptedReply, type ScriptedToolCall } from './script.ts';
 import { type Protocol, sse } from './server.ts';
 
@@ -183,22 +183,6 @@ export function chatChunks(
   return out;
 }
 
-function sendStatus(res: ServerResponse, reply: ScriptedReply): void {
-  const status = reply.status ?? 500;
-  res.writeHead(status, { 'content-type': 'application/json', ...reply.headers });
-  res.end(
-    JSON.stringify(
-      reply.errorBody ?? {
-        error: {
-          message: `scripted error ${status}`,
-          type: status === 429 ? 'rate_limit_exceeded' : 'server_error',
-          code: status === 429 ? 'rate_limit_exceeded' : null,
-        },
-      },
-    ),
-  );
-}
-
 const estimate = (v: unknown): number => Math.max(1, Math.ceil(JSON.stringify(v ?? '').length / 4));
 
 /** A non-streamed `chat.completion` (for clients that do not ask for a stream). */
@@ -271,7 +255,7 @@ export const openAiChat: Protocol = {
       const view = chatView(request);
       const { reply } = pickReply(script, view, used);
       if (reply.status !== undefined && reply.status >= 400) {
-        sendStatus(res, reply);
+        sendOpenAiError(res, reply);
         return;
       }
       const step = sequentialStep(reply, view);

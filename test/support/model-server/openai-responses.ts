@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import { sendOpenAiError } from './openai-errors.ts';
 import { pickReply, type RequestView, type ScriptedReply, type ScriptedToolCall } from './script.ts';
 import { type Protocol, sse } from './server.ts';
 
@@ -151,22 +151,6 @@ export function responseEvents(
   return events;
 }
 
-function sendStatus(res: ServerResponse, reply: ScriptedReply): void {
-  const status = reply.status ?? 500;
-  res.writeHead(status, { 'content-type': 'application/json', ...reply.headers });
-  res.end(
-    JSON.stringify(
-      reply.errorBody ?? {
-        error: {
-          message: `scripted error ${status}`,
-          type: status === 429 ? 'rate_limit_exceeded' : 'server_error',
-          code: status === 429 ? 'rate_limit_exceeded' : null,
-        },
-      },
-    ),
-  );
-}
-
 /** OpenAI Responses API (`POST /v1/responses`, streamed as SSE), as codex speaks it. */
 export const openAiResponses: Protocol = {
   name: 'openai-responses',
@@ -187,7 +171,7 @@ export const openAiResponses: Protocol = {
     const view = responsesView(request);
     const { reply } = pickReply(script, view, used);
     if (reply.status !== undefined && reply.status >= 400) {
-      sendStatus(res, reply);
+      sendOpenAiError(res, reply);
       return;
     }
     const step = sequentialStep(reply, view);
