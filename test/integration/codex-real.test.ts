@@ -9,6 +9,7 @@ import {
   readState,
   runRalph,
 } from '../helpers/workspace.ts';
+import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import { openAiResponses, responsesView } from '../support/model-server/openai-responses.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
@@ -139,61 +140,19 @@ describe('real codex driven by ralph', () => {
   }, 120_000);
 
   it('a two-hat workflow: the agent publishes with `ralph emit` through codex’s shell tool', async () => {
-    server.setScript({
-      rules: [
-        {
-          match: 'You are the PLANNER[\\s\\S]*- build\\.done',
-          reply: {
-            tools: [{ kind: 'shell', command: 'ralph emit LOOP_COMPLETE' }],
-            text: 'Everything is built.',
-          },
-        },
-        {
-          match: 'You are the PLANNER',
-          reply: {
-            tools: [{ kind: 'shell', command: 'ralph emit build.task "write BUILD.md"' }],
-            text: 'Planned one task.',
-          },
-        },
-        {
-          match: 'You are the BUILDER[\\s\\S]*- build\\.task: write BUILD\\.md',
-          reply: {
-            tools: [
-              { kind: 'write_file', path: 'BUILD.md', content: '# Built\nby codex\n' },
-              // The variable works too, should a login profile ever reset PATH.
-              { kind: 'shell', command: '"$RALPH_BIN" emit build.done BUILD.md' },
-            ],
-            text: 'Built BUILD.md.',
-          },
-        },
-      ],
-    });
-    const dir = makeWorkspace({ 'PROMPT.md': 'Build the project.\n' });
-    writeFileSync(
-      join(dir, 'ralph.yml'),
-      ralphYml(
-        [
-          'hats:',
-          '  planner:',
-          '    name: Planner',
-          '    description: plans',
-          '    triggers: [task.start, task.resume, build.done]',
-          '    publishes: [build.task, LOOP_COMPLETE]',
-          '    instructions: You are the PLANNER.',
-          '  builder:',
-          '    name: Builder',
-          '    description: builds',
-          '    triggers: [build.task]',
-          '    publishes: [build.done]',
-          '    instructions: You are the BUILDER.',
-        ].join('\n'),
-      ),
+    server.setScript(
+      plannerBuilderScript('codex', [
+        // The variable works too, should a login profile ever reset PATH.
+        { kind: 'shell', command: '"$RALPH_BIN" emit build.done BUILD.md' },
+      ]),
     );
+    const dir = makeWorkspace({ 'PROMPT.md': 'Build the project.\n' });
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml(PLANNER_BUILDER_HATS));
     const r = await runRalph(['run'], dir, codexEnv());
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readState(dir).stop_reason).toBe('completed');
     expect(readRecords(dir).map((x) => x.hat)).toEqual(['planner', 'builder', 'planner']);
-    expect(readFileSync(join(dir, 'BUILD.md'), 'utf8')).toBe('# Built\nby codex\n');
+    expect(readFileSync(join(dir, 'BUILD.md'), 'utf8')).toBe(builtBy('codex'));
     const events = JSON.parse((await runRalph(['events', '--format', 'json'], dir)).stdout) as {
       topic: string;
       payload: unknown;

@@ -10,6 +10,7 @@ import {
   readState,
   runRalph,
 } from '../helpers/workspace.ts';
+import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import { geminiApi, geminiView } from '../support/model-server/gemini.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
@@ -168,61 +169,16 @@ describe('real gemini driven by ralph', () => {
   }, 120_000);
 
   it('a two-hat workflow: `ralph emit` from gemini’s shell tool, with RALPH_* stripped by strict sanitization', async () => {
-    server.setScript({
-      rules: [
-        {
-          match: 'You are the PLANNER[\\s\\S]*- build\\.done',
-          reply: {
-            tools: [{ kind: 'shell', command: 'ralph emit LOOP_COMPLETE' }],
-            text: 'Everything is built.',
-          },
-        },
-        {
-          match: 'You are the PLANNER',
-          reply: {
-            tools: [{ kind: 'shell', command: 'ralph emit build.task "write BUILD.md"' }],
-            text: 'Planned one task.',
-          },
-        },
-        {
-          match: 'You are the BUILDER[\\s\\S]*- build\\.task: write BUILD\\.md',
-          reply: {
-            tools: [
-              { kind: 'write_file', path: 'BUILD.md', content: '# Built\nby gemini\n' },
-              // What the shell tool sees of Ralph's variables ($VAR is allowed; $(…) is not).
-              {
-                kind: 'shell',
-                command: 'echo "events=[$RALPH_EVENTS_FILE] hat=[$RALPH_HAT]" > env-seen.txt',
-              },
-              { kind: 'shell', command: 'ralph emit build.done BUILD.md' },
-            ],
-            text: 'Built BUILD.md.',
-          },
-        },
-      ],
-    });
+    server.setScript(
+      plannerBuilderScript('gemini', [
+        // What the shell tool sees of Ralph's variables ($VAR is allowed; $(…) is not).
+        { kind: 'shell', command: 'echo "events=[$RALPH_EVENTS_FILE] hat=[$RALPH_HAT]" > env-seen.txt' },
+        { kind: 'shell', command: 'ralph emit build.done BUILD.md' },
+      ]),
+    );
     const from = server.requests.length;
     const dir = makeWorkspace({ 'PROMPT.md': 'Build the project.\n' });
-    writeFileSync(
-      join(dir, 'ralph.yml'),
-      ralphYml(
-        [
-          'hats:',
-          '  planner:',
-          '    name: Planner',
-          '    description: plans',
-          '    triggers: [task.start, task.resume, build.done]',
-          '    publishes: [build.task, LOOP_COMPLETE]',
-          '    instructions: You are the PLANNER.',
-          '  builder:',
-          '    name: Builder',
-          '    description: builds',
-          '    triggers: [build.task]',
-          '    publishes: [build.done]',
-          '    instructions: You are the BUILDER.',
-        ].join('\n'),
-      ),
-    );
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml(PLANNER_BUILDER_HATS));
     // GITHUB_SHA makes gemini's shell tool drop every variable but PATH/HOME and a few others.
     const r = await runRalph(['run'], dir, geminiEnv({ GITHUB_SHA: '0123456789abcdef' }));
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -233,7 +189,7 @@ describe('real gemini driven by ralph', () => {
       ['builder', ['build.done']],
       ['planner', ['LOOP_COMPLETE']],
     ]);
-    expect(readFileSync(join(dir, 'BUILD.md'), 'utf8')).toBe('# Built\nby gemini\n');
+    expect(readFileSync(join(dir, 'BUILD.md'), 'utf8')).toBe(builtBy('gemini'));
     // The variables did not reach the shell; `ralph emit` found the events file by the marker.
     expect(readFileSync(join(dir, 'env-seen.txt'), 'utf8')).toBe('events=[] hat=[]\n');
     const events = JSON.parse((await runRalph(['events', '--format', 'json'], dir)).stdout) as {

@@ -11,6 +11,7 @@ import {
   readState,
   runRalph,
 } from '../helpers/workspace.ts';
+import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import { chatView, isTitleRequest, openAiChat } from '../support/model-server/openai-chat.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
@@ -198,60 +199,14 @@ describe('real opencode driven by ralph', () => {
   }, 180_000);
 
   it('a two-hat workflow: the agent publishes with `ralph emit` through opencode’s bash tool', async () => {
-    server.setScript({
-      rules: [
-        {
-          match: 'You are the PLANNER[\\s\\S]*- build\\.done',
-          reply: {
-            tools: [{ kind: 'shell', command: 'ralph emit LOOP_COMPLETE' }],
-            text: 'Everything is built.',
-          },
-        },
-        {
-          match: 'You are the PLANNER',
-          reply: {
-            tools: [{ kind: 'shell', command: 'ralph emit build.task "write BUILD.md"' }],
-            text: 'Planned one task.',
-          },
-        },
-        {
-          match: 'You are the BUILDER[\\s\\S]*- build\\.task: write BUILD\\.md',
-          reply: {
-            tools: [
-              { kind: 'write_file', path: 'BUILD.md', content: '# Built\nby opencode\n' },
-              { kind: 'shell', command: 'ralph emit build.done BUILD.md' },
-            ],
-            text: 'Built BUILD.md.',
-          },
-        },
-      ],
-    });
+    server.setScript(plannerBuilderScript('opencode'));
     const dir = makeWorkspace({ 'PROMPT.md': 'Build the project.\n' });
-    writeFileSync(
-      join(dir, 'ralph.yml'),
-      ralphYml(
-        [
-          'hats:',
-          '  planner:',
-          '    name: Planner',
-          '    description: plans',
-          '    triggers: [task.start, task.resume, build.done]',
-          '    publishes: [build.task, LOOP_COMPLETE]',
-          '    instructions: You are the PLANNER.',
-          '  builder:',
-          '    name: Builder',
-          '    description: builds',
-          '    triggers: [build.task]',
-          '    publishes: [build.done]',
-          '    instructions: You are the BUILDER.',
-        ].join('\n'),
-      ),
-    );
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml(PLANNER_BUILDER_HATS));
     const r = await runRalph(['run'], dir, opencodeEnv());
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readState(dir).stop_reason).toBe('completed');
     expect(readRecords(dir).map((x) => x.hat)).toEqual(['planner', 'builder', 'planner']);
-    expect(readFileSync(join(dir, 'BUILD.md'), 'utf8')).toBe('# Built\nby opencode\n');
+    expect(readFileSync(join(dir, 'BUILD.md'), 'utf8')).toBe(builtBy('opencode'));
     const events = JSON.parse((await runRalph(['events', '--format', 'json'], dir)).stdout) as {
       topic: string;
       payload: unknown;
