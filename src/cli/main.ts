@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ConfigError, ExitCode, RalphError } from '../errors.ts';
 import { configShowCommand, configValidateCommand } from './config-command.ts';
@@ -15,6 +16,12 @@ import { registerToolsCommand } from './tools-command.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** The package's version: `src/cli/` and `dist/cli/` both sit two levels below package.json. */
+function packageVersion(): string {
+  const url = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
+
 /** `ralph` → `ralph run`; `ralph 20 …` → `ralph run --max-iterations 20 …` (seed 002). */
 export function normalizeArgv(args: readonly string[]): string[] {
   const [first, ...rest] = args;
@@ -29,7 +36,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
     .description(
       'Run an AI coding agent CLI in a loop: a fresh process per iteration, the harness owns limits and done.',
     )
-    .version('0.1.0')
+    .version(packageVersion())
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showSuggestionAfterError();

@@ -72,4 +72,15 @@ describe('help', () => {
     expect(r.code).toBe(0);
     for (const cmd of ['run', 'status', 'stop', 'config', 'emit', 'demo']) expect(r.stdout).toContain(cmd);
   });
+
+  it('prints the package version, and package.json installs the command from a file that exists', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    const r = await runRalph(['--version'], ROOT);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+    // `npm install -g` links bin.ralph; a path that does not exist gives no command at all.
+    expect(pkg.bin.ralph).toBeDefined();
+    expect(existsSync(join(ROOT, pkg.bin.ralph))).toBe(true);
+    expect(pkg.name).not.toBe('ralph');
+  });
 });
