@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
-import { ConfigError, ExitCode, RalphError } from '../errors.ts';
+import { ConfigError, ExitCode, RalphError, UsageError } from '../errors.ts';
 import { configShowCommand, configValidateCommand } from './config-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { registerDoctorCommand } from './doctor-command.ts';
@@ -22,16 +22,48 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
 }
 
-/** `ralph` → `ralph run`; `ralph 20 …` → `ralph run --max-iterations 20 …` (seed 002). */
+/**
+ * `ralph` → `ralph run`; `ralph 20 …` and `ralph run 20 …` → `ralph run --max-iterations 20 …`
+ * (seed 002, DESIGN §1).
+ */
 export function normalizeArgv(args: readonly string[]): string[] {
   const [first, ...rest] = args;
   if (first === undefined) return ['run'];
   if (/^\d+$/.test(first)) return ['run', '--max-iterations', first, ...rest];
+  if (first === 'run' && rest[0] !== undefined && /^\d+$/.test(rest[0]))
+    return ['run', '--max-iterations', rest[0], ...rest.slice(1)];
   if (first.startsWith('-') && !['-h', '--help', '-V', '--version'].includes(first)) return ['run', ...args];
   return [...args];
 }
 
-function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
+/** The arguments after the first `--`: the only place agent arguments may come from. */
+function afterDoubleDash(args: readonly string[]): string[] {
+  const at = args.indexOf('--');
+  return at === -1 ? [] : args.slice(at + 1);
+}
+
+/**
+ * An option that takes a value and swallowed the next flag (`--completion-promise --dry-run`): the
+ * user forgot the value, and the swallowed flag would silently not apply.
+ */
+function checkSwallowedFlags(command: Command): void {
+  const flags = new Set(command.options.flatMap((o) => [o.long, o.short].filter((f) => f !== undefined)));
+  for (const option of command.options) {
+    const key = option.attributeName();
+    const raw = command.getOptionValue(key) as unknown;
+    const values = Array.isArray(raw) ? raw : [raw];
+    for (const value of values) {
+      if (typeof value !== 'string') continue;
+      const flag = value.split('=')[0] as string;
+      if (flags.has(flag) || flag === '--help' || flag === '-h')
+        throw new UsageError(
+          `${option.long ?? option.short} expects a value but got the flag ${value}: give ${option.long ?? option.short} a value (quote it if it starts with "-")`,
+        );
+    }
+  }
+}
+
+function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: string[]): Command {
   const program = new Command('ralph')
     .description(
       'Run an AI coding agent CLI in a loop: a fresh process per iteration, the harness owns limits and done.',
@@ -39,7 +71,8 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
     .version(packageVersion())
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
-    .showSuggestionAfterError();
+    .showSuggestionAfterError()
+    .hook('preAction', (_program, action) => checkSwallowedFlags(action as unknown as Command));
 
   program
     .command('run')
@@ -64,7 +97,15 @@ function buildProgram(io: CliIO, setCode: (code: number) => void): Command {
     .option('--fresh', 'discard the unfinished run and start over')
     .option('--dry-run', 'print the resolved config, the first prompt and the agent command; run nothing')
     .argument('[agent-args...]', 'extra arguments for the agent, after --')
-    .action(async (agentArgs, opts) => setCode(await runCommand(opts, agentArgs, io)));
+    .action(async (operands, opts) => {
+      // Anything before `--` that is not an option is a mistake (`ralph run fix the bug`), not agent input.
+      const stray = operands.slice(0, operands.length - agentArgs.length);
+      if (stray.length > 0)
+        throw new UsageError(
+          `unexpected argument ${JSON.stringify(stray[0])}: arguments for the agent go after --, e.g. ralph run -- ${stray.join(' ')}; a prompt goes in -p "TEXT" or PROMPT.md`,
+        );
+      setCode(await runCommand(opts, agentArgs, io));
+    });
 
   program
     .command('status')
@@ -136,11 +177,16 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
     }
   }
   let code: number = ExitCode.ok;
-  const program = buildProgram(io, (c) => {
-    code = c;
-  });
+  const argv = normalizeArgv(args);
+  const program = buildProgram(
+    io,
+    (c) => {
+      code = c;
+    },
+    afterDoubleDash(argv),
+  );
   try {
-    await program.parseAsync(normalizeArgv(args), { from: 'user' });
+    await program.parseAsync(argv, { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
