@@ -4,10 +4,10 @@ import { runCommand } from './run-command.ts';
 
 /** `ralph demo`: seed 000's board workflow, run for real with the scripted agent in a temp workspace. */
 export async function demoCommand(
-  flags: { dir?: string | undefined; quiet?: boolean | undefined },
+  flags: { dir?: string | undefined; force?: boolean | undefined; quiet?: boolean | undefined },
   io: CliIO,
 ): Promise<number> {
-  const root = createDemoWorkspace(flags.dir);
+  const root = createDemoWorkspace(flags.dir, flags.force === true);
   io.out(
     `ralph demo: seed 000's board (work/ → proposed/ → done/) with the scripted agent\nworkspace ${root}\n\n`,
   );

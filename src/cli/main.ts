@@ -158,7 +158,8 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
   program
     .command('demo')
     .description('build an example workspace in a temp dir and run a real loop with the fake agent')
-    .option('--dir <path>', 'build the workspace here instead of a temp dir')
+    .option('--dir <path>', 'build the workspace here instead of a temp dir (must be new or empty)')
+    .option('--force', 'write the demo into a non-empty --dir, overwriting its files')
     .option('-q, --quiet', 'print only the end summary')
     .action(async (opts) => setCode(await demoCommand(opts, io)));
 

@@ -1,7 +1,8 @@
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initPreset, presetFile } from '../config/presets.ts';
+import { UsageError } from '../errors.ts';
 
 /** Overrides the demo runs the board preset with: the scripted agent, no idle polling. */
 export const DEMO_OVERRIDES = [
@@ -17,7 +18,12 @@ export const DEMO_OVERRIDES = [
  * Creates the demo workspace: seed 000's board preset (ralph.yml, PROMPT.md, three work items)
  * plus the fake agent's script acting out its hats. Returns its path.
  */
-export function createDemoWorkspace(dir?: string): string {
+export function createDemoWorkspace(dir?: string, force = false): string {
+  // The demo writes a board and runs an agent there: never over somebody's files unless told to.
+  if (dir !== undefined && !force && existsSync(dir) && readdirSync(dir).length > 0)
+    throw new UsageError(
+      `${dir} is not empty: ralph demo would overwrite files there. Pick a new or empty directory, or add --force`,
+    );
   const root = dir ?? mkdtempSync(join(tmpdir(), 'ralph-demo-'));
   mkdirSync(root, { recursive: true });
   initPreset(root, 'board', { force: true });

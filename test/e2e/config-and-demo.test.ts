@@ -66,6 +66,22 @@ describe('ralph demo', () => {
   });
 });
 
+describe('ralph demo --dir', () => {
+  it('refuses a non-empty directory without --force and leaves its files alone; --force writes there', async () => {
+    const dir = makeWorkspace({ 'PROMPT.md': 'my own prompt\n', 'notes.txt': 'keep\n' });
+    const r = await runRalph(['demo', '--dir', dir, '-q'], ROOT);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${dir} is not empty`);
+    expect(r.stderr).toContain('--force');
+    expect(readFileSync(join(dir, 'PROMPT.md'), 'utf8')).toBe('my own prompt\n');
+    expect(readdirSync(dir).sort()).toEqual(['PROMPT.md', 'notes.txt']);
+
+    const forced = await runRalph(['demo', '--dir', dir, '-q', '--force'], ROOT);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('keep\n');
+  });
+});
+
 describe('help', () => {
   it('lists the commands and exits 0', async () => {
     const r = await runRalph(['--help'], ROOT);
