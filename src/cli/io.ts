@@ -1,3 +1,5 @@
+import { RalphError } from '../errors.ts';
+
 /** What a CLI command may touch: injected so the CLI runs in-process in tests. */
 export interface CliIO {
   out: (text: string) => void;
@@ -10,11 +12,28 @@ export interface CliIO {
   ask?: ((question: string) => Promise<string>) | undefined;
 }
 
+/**
+ * Asks on the terminal. Ctrl-C (or Ctrl-D) at the prompt is an answer too: "stop here" — exit 130
+ * with one line, nothing changed, never a stack trace.
+ */
 async function askOnTerminal(question: string): Promise<string> {
-  const { createInterface } = await import('node:readline/promises');
+  const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    return await rl.question(question);
+    return await new Promise<string>((resolve, reject) => {
+      const interrupted = () => {
+        process.stdout.write('\n');
+        reject(
+          new RalphError('interrupted', 'interrupted at the prompt; nothing was changed', { exitCode: 130 }),
+        );
+      };
+      rl.on('SIGINT', interrupted);
+      rl.on('close', interrupted);
+      rl.question(question, (answer) => {
+        rl.off('close', interrupted);
+        resolve(answer);
+      });
+    });
   } finally {
     rl.close();
   }

@@ -1,0 +1,56 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { startRalphPty } from '../helpers/pty.ts';
+import { cleanupWorkspaces, makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
+
+afterAll(cleanupWorkspaces);
+
+/** A checklist project whose first run stopped on its iteration limit: the next run asks. */
+async function stoppedChecklistRun(): Promise<string> {
+  const dir = makeWorkspace({
+    'DESIGN.md': '# Design\n\n## Milestone 1: Only\n\n- [ ] one\n- [ ] two\n',
+    'PROMPT.md': 'Do the next unchecked task of DESIGN.md.\n',
+    'ralph.yml': [
+      'event_loop:',
+      '  prompt_file: PROMPT.md',
+      '  max_iterations: 1',
+      'cli:',
+      '  backend: fake',
+      '  fake_script: fake-agent.yml',
+      'completion:',
+      '  checklist: DESIGN.md',
+      '  condition: all_tasks',
+    ].join('\n'),
+    'fake-agent.yml': 'turns:\n  - do:\n      - run: sed -i "0,/- \\[ \\]/s//- [x]/" DESIGN.md\n',
+  });
+  const first = await runRalph(['run', '-q'], dir);
+  expect(first.code, first.stderr).toBe(2);
+  return dir;
+}
+
+describe('interactive prompts in a terminal', () => {
+  it.each([
+    ['Ctrl-C', '\x03'],
+    ['Ctrl-D', '\x04'],
+  ])(
+    '%s at the checklist resume question exits 130 with one line and changes nothing',
+    async (_key, keys) => {
+      const dir = await stoppedChecklistRun();
+      const before = readState(dir);
+      const term = await startRalphPty(['run', '-q'], dir);
+      await term.waitFor(/Resume it\? \[Y\]es/);
+      term.write(keys);
+      const { exitCode } = await term.exited;
+      expect(exitCode).toBe(130);
+      const after = term.output().split(/Resume it\?[^\n]*/)[1] ?? '';
+      expect(after).toContain('ralph: interrupted at the prompt; nothing was changed');
+      expect(after).not.toMatch(/\n\s+at /); // no stack trace
+      expect(
+        after
+          .trim()
+          .split(/\r?\n/)
+          .filter((l) => l.trim() !== '' && l.trim() !== '^C'),
+      ).toHaveLength(1);
+      expect(readState(dir)).toEqual(before);
+    },
+  );
+});
