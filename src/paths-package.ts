@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 // This module lives one level below the package root both as src/x.ts and dist/x.js,
@@ -10,3 +11,14 @@ export const RALPH_BIN_DIR = fileURLToPath(new URL('../bin/', import.meta.url)).
 export const FAKE_AGENT_MAIN = fileURLToPath(new URL('../dist/fake-agent/main.js', import.meta.url));
 /** Preset templates shipped with the package (`presets/<name>/`). */
 export const PRESETS_DIR = fileURLToPath(new URL('../presets/', import.meta.url)).replace(/\/$/, '');
+/** The package's own package.json. */
+export const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta.url));
+/** The JSON Schema of ralph.yml shipped in the package (kept equal to `ralph config schema`). */
+export const SHIPPED_SCHEMA = fileURLToPath(new URL('../schema/ralph.schema.json', import.meta.url));
+
+/** The package's version, read once. */
+export function packageVersion(): string {
+  cachedVersion ??= (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
+  return cachedVersion;
+}
+let cachedVersion: string | undefined;

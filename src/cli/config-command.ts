@@ -1,7 +1,9 @@
 import { stringify } from 'yaml';
+import { configJsonSchema } from '../config/json-schema.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
 import { ExitCode } from '../errors.ts';
+import { packageVersion } from '../paths-package.ts';
 import type { CliIO } from './io.ts';
 import { findConfigFile } from './resolve-run.ts';
 
@@ -29,5 +31,11 @@ export function configValidateCommand(flags: ConfigFlags, io: CliIO): number {
 export function configShowCommand(flags: ConfigFlags, io: CliIO): number {
   const { file, config } = load(flags, io);
   io.out(`# resolved from ${file ?? 'defaults'}\n${stringify(config)}`);
+  return ExitCode.ok;
+}
+
+/** `ralph config schema`: the JSON Schema of ralph.yml, generated from the validating schema. */
+export function configSchemaCommand(io: CliIO): number {
+  io.out(`${JSON.stringify(configJsonSchema(packageVersion()), null, 2)}\n`);
   return ExitCode.ok;
 }

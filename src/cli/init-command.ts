@@ -1,6 +1,10 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
+import { configJsonSchema, WORKSPACE_SCHEMA_PATH, withSchemaModeline } from '../config/json-schema.ts';
 import { findPreset, initPreset, PRESETS } from '../config/presets.ts';
 import { ExitCode } from '../errors.ts';
+import { packageVersion } from '../paths-package.ts';
 import type { CliIO } from './io.ts';
 
 export function registerInitCommands(program: Command, io: CliIO, setCode: (c: number) => void): void {
@@ -12,6 +16,7 @@ export function registerInitCommands(program: Command, io: CliIO, setCode: (c: n
     .option('--force', 'overwrite existing files')
     .action((opts) => {
       const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
+      written.push(writeEditorSchema(io.cwd));
       io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
       setCode(ExitCode.ok);
     });
@@ -22,4 +27,17 @@ export function registerInitCommands(program: Command, io: CliIO, setCode: (c: n
       for (const p of PRESETS) io.out(`${p.name.padEnd(10)} ${p.description}\n`);
       setCode(ExitCode.ok);
     });
+}
+
+/**
+ * Editor support: the JSON Schema of this version in `.ralph/`, and the yaml-language-server line in
+ * ralph.yml pointing at it (VS Code and other editors then complete and check the file).
+ */
+function writeEditorSchema(dir: string): string {
+  const schemaFile = join(dir, WORKSPACE_SCHEMA_PATH);
+  mkdirSync(dirname(schemaFile), { recursive: true });
+  writeFileSync(schemaFile, `${JSON.stringify(configJsonSchema(packageVersion()), null, 2)}\n`);
+  const configFile = join(dir, 'ralph.yml');
+  writeFileSync(configFile, withSchemaModeline(readFileSync(configFile, 'utf8')));
+  return WORKSPACE_SCHEMA_PATH;
 }

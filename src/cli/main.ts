@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ConfigError, ExitCode, RalphError, UsageError } from '../errors.ts';
-import { configShowCommand, configValidateCommand } from './config-command.ts';
+import { packageVersion } from '../paths-package.ts';
+import { configSchemaCommand, configShowCommand, configValidateCommand } from './config-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { registerDoctorCommand } from './doctor-command.ts';
 import { emitCommand } from './emit-command.ts';
@@ -15,12 +15,6 @@ import { statusCommand, stopCommand } from './status-command.ts';
 import { registerToolsCommand } from './tools-command.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
-
-/** The package's version: `src/cli/` and `dist/cli/` both sit two levels below package.json. */
-function packageVersion(): string {
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
 
 /**
  * `ralph` → `ralph run`; `ralph 20 …` and `ralph run 20 …` → `ralph run --max-iterations 20 …`
@@ -132,6 +126,10 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .option('-c, --config <file>', 'config file (default: ralph.yml)')
     .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
     .action((opts) => setCode(configShowCommand(opts, io)));
+  config
+    .command('schema')
+    .description('print the JSON Schema of ralph.yml (for editors; ralph init writes it to .ralph/)')
+    .action(() => setCode(configSchemaCommand(io)));
 
   program
     .command('emit')

@@ -65,8 +65,10 @@ describe('ralph init --preset spec (seed 002)', () => {
     const preset = PRESETS.find((p) => p.name === 'spec');
     expect(preset?.files.slice().sort()).toEqual(FILES.slice().sort());
     for (const file of FILES) {
+      const modeline =
+        file === 'ralph.yml' ? '# yaml-language-server: $schema=.ralph/ralph.schema.json\n' : '';
       expect(readFileSync(join(dir, file), 'utf8'), file).toBe(
-        readFileSync(presetFile('spec', file), 'utf8'),
+        modeline + readFileSync(presetFile('spec', file), 'utf8'),
       );
     }
     for (const file of ['ralph', '.ralph/validate.sh']) {
