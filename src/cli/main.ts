@@ -9,6 +9,7 @@ import { registerEventsCommand } from './events-command.ts';
 import { registerHatsCommand } from './hats-command.ts';
 import { registerInitCommands } from './init-command.ts';
 import type { CliIO } from './io.ts';
+import { registerLogsCommand } from './logs-command.ts';
 import { registerPlanCommand } from './plan-command.ts';
 import { runCommand } from './run-command.ts';
 import { statusCommand, stopCommand } from './status-command.ts';
@@ -149,6 +150,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
   registerInitCommands(program, io, setCode);
   registerPlanCommand(program, io, setCode);
   registerEventsCommand(program, io, setCode);
+  registerLogsCommand(program, io, setCode);
   registerHatsCommand(program, io, setCode);
   registerToolsCommand(program, io, setCode);
   registerDoctorCommand(program, io, setCode);
