@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ConfigError, ExitCode, RalphError, UsageError } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
+import { completionCommand } from './completion-command.ts';
 import { configSchemaCommand, configShowCommand, configValidateCommand } from './config-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { registerDoctorCommand } from './doctor-command.ts';
@@ -154,6 +155,12 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
   registerHatsCommand(program, io, setCode);
   registerToolsCommand(program, io, setCode);
   registerDoctorCommand(program, io, setCode);
+
+  program
+    .command('completion')
+    .description('print a shell completion script: eval "$(ralph completion bash)" (bash, zsh, fish)')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action((shell) => setCode(completionCommand(shell, program as never, io)));
 
   program
     .command('demo')
