@@ -46,3 +46,11 @@ describe('ralph run arguments', () => {
     expect(r.stdout).toBe('');
   });
 });
+
+describe('ralph run --help', () => {
+  it('says what --no-tui does in this version: output is always plain lines', async () => {
+    const r = await runRalph(['run', '--help'], workspace());
+    expect(r.code).toBe(0);
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain('--no-tui plain line output; this version has no terminal UI yet');
+  });
+});
