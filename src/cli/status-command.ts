@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { ExitCode, RalphError } from '../errors.ts';
-import { formatCost, formatDuration, formatNumber } from '../observe/format.ts';
+import { formatAge, formatCost, formatNumber, formatSpan } from '../observe/format.ts';
 import { writeJsonAtomicSync } from '../state/atomic-write.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
-import { readLoopState } from '../state/loop-state.ts';
+import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
 
@@ -25,23 +26,67 @@ export function statusCommand(flags: { json?: boolean | undefined }, io: CliIO):
     io.out(`no Ralph run in ${io.cwd}\n`);
     return ExitCode.ok;
   }
-  const parked = state.parked && state.parked.until > Date.now() ? state.parked : null;
-  const what = running
-    ? `running (pid ${lock?.pid})${parked ? `, parked until ${new Date(parked.until).toISOString()} (${parked.message})` : ''}${stopRequested ? ', stop requested' : ''}`
-    : crashed
-      ? `not running — the loop (pid ${state.pid}) died mid-run; continue with \`ralph run --resume\` or start over with --fresh`
-      : `${state.status}${state.stop_reason ? ` (${state.stop_reason}: ${state.stop_message})` : ''}`;
-  const lines = [
-    `run ${state.run_id}: ${what}`,
-    `  backend ${state.backend} · iterations ${state.iterations}/${state.max_iterations}` +
-      (state.current
-        ? ` · iteration ${state.current.number} in progress since ${state.current.started_at}`
-        : ''),
-    `  elapsed ${formatDuration(state.elapsed_ms)} · tokens ${formatNumber(state.tokens.total)} · cost ${formatCost(state.cost_usd)} · consecutive failures ${state.consecutive_failures}`,
+  io.out(
+    `${humanStatus(state, { running, crashed, stopRequested, pid: lock?.pid, now: Date.now(), lastEventAt: lastEventAt(io.cwd, state.events_file) }).join('\n')}\n`,
+  );
+  return ExitCode.ok;
+}
+
+/** When the run's events file last changed (an event appended), if it exists. */
+function lastEventAt(workspace: string, eventsFile: string | undefined): number | undefined {
+  if (!eventsFile) return undefined;
+  try {
+    const st = statSync(join(workspace, eventsFile));
+    return st.size > 0 ? st.mtimeMs : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The status lines a person reads: what the loop is doing and for how long ("running 4m12s,
+ * iteration 7/30, last event 12s ago"), with ages and durations in words, never raw timestamps.
+ */
+export function humanStatus(
+  state: LoopState,
+  o: {
+    running: boolean;
+    crashed: boolean;
+    stopRequested: boolean;
+    pid: number | undefined;
+    now: number;
+    lastEventAt: number | undefined;
+  },
+): string[] {
+  const updated = Date.parse(state.updated_at);
+  // elapsed_ms is saved at every step; while the loop runs, the time since that save counts too.
+  const elapsed =
+    state.elapsed_ms + (o.running && Number.isFinite(updated) ? Math.max(0, o.now - updated) : 0);
+  const iteration = state.current
+    ? `iteration ${state.current.number}/${state.max_iterations} (for ${formatSpan(o.now - Date.parse(state.current.started_at))})`
+    : `iteration ${state.iterations}/${state.max_iterations}`;
+  const parked = state.parked && state.parked.until > o.now ? state.parked : null;
+  const event =
+    o.lastEventAt === undefined ? 'no events yet' : `last event ${formatAge(o.now - o.lastEventAt)}`;
+  let head: string;
+  if (o.running) {
+    const doing = parked
+      ? `parked for another ${formatSpan(parked.until - o.now)} (${parked.message})`
+      : state.idle
+        ? 'idle — waiting for changes'
+        : 'running';
+    head = `${doing} ${formatSpan(elapsed)}, ${iteration}, ${event}${o.stopRequested ? ', stop requested' : ''} (pid ${o.pid})`;
+  } else if (o.crashed) {
+    head = `not running — the loop (pid ${state.pid}) died in ${iteration}; continue with \`ralph run --resume\` or start over with --fresh`;
+  } else {
+    const ended = Number.isFinite(updated) ? ` ${formatAge(o.now - updated)}` : '';
+    head = `${state.status}${ended} after ${state.iterations} iteration${state.iterations === 1 ? '' : 's'} in ${formatSpan(state.elapsed_ms)}${state.stop_reason ? ` — ${state.stop_reason}: ${state.stop_message}` : ''}`;
+  }
+  return [
+    `run ${state.run_id}: ${head}`,
+    `  backend ${state.backend} · tokens ${formatNumber(state.tokens.total)} · cost ${formatCost(state.cost_usd)} · consecutive failures ${state.consecutive_failures}`,
     `  log ${state.log_file}`,
   ];
-  io.out(`${lines.join('\n')}\n`);
-  return ExitCode.ok;
 }
 
 /** `ralph stop [--now]`: asks the running loop to stop at the next iteration boundary (or at once). */
