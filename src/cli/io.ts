@@ -39,10 +39,25 @@ async function askOnTerminal(question: string): Promise<string> {
   }
 }
 
+/**
+ * A console stream that may go away: `ralph run | head` closes the pipe after a few lines. Writing
+ * then fails with EPIPE; the loop must not die of it mid-iteration. From the first error on, output
+ * to that stream is dropped — the run goes on, and its log file keeps everything.
+ */
+function closableWriter(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', () => {
+    closed = true;
+  });
+  return (text) => {
+    if (!closed && !stream.destroyed) stream.write(text);
+  };
+}
+
 export function processIO(): CliIO {
   return {
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
+    out: closableWriter(process.stdout),
+    err: closableWriter(process.stderr),
     cwd: process.cwd(),
     env: process.env,
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,

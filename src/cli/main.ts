@@ -82,7 +82,10 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .option('--max-cost <usd>', 'stop when the reported cost reaches this (exit 2)')
     .option('--completion-promise <text>', 'the line that ends the loop (default LOOP_COMPLETE)')
     .option('--set <key.path=value>', 'override any config value (repeatable)', collect, [] as string[])
-    .option('--no-tui', 'plain line output; this version has no terminal UI yet, so output is always plain lines')
+    .option(
+      '--no-tui',
+      'plain line output; this version has no terminal UI yet, so output is always plain lines',
+    )
     .addOption(new Option('-v, --verbose', 'stream the agent output').conflicts('quiet'))
     .addOption(new Option('-q, --quiet', 'print only the end summary'))
     .addOption(
