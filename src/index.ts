@@ -21,7 +21,6 @@ export {
 } from './config/schema.ts';
 export { createDemoWorkspace } from './demo/demo-workspace.ts';
 export { promiseFulfilled } from './engine/completion.ts';
-export type { IterationRecord, LoopEvent, LoopEventListener, TokenTotals } from './engine/events.ts';
 export {
   type Counters,
   judgeIteration,
@@ -34,6 +33,7 @@ export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engin
 export type { StartMode } from './engine/run-setup.ts';
 export * from './errors.ts';
 export { createConsoleReporter } from './observe/console-reporter.ts';
+export type { IterationRecord, LoopEvent, LoopEventListener, TokenTotals } from './observe/events.ts';
 export { createRunLogSink } from './observe/run-log.ts';
 export { type SuperviseOptions, type SuperviseResult, supervise } from './process/supervisor.ts';
 export { assemblePrompt, type PromptInput } from './routing/prompt.ts';

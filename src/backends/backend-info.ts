@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type BackendName, configSchema } from '../config/schema.ts';
-import { findExecutable } from '../gates/health.ts';
+import { findExecutable } from '../process/find-executable.ts';
 import { resolveBackend } from './registry.ts';
 
 /** Whether a CLI has credentials, judged only by their presence (never read out, never printed). */

@@ -1,6 +1,6 @@
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import { RalphError } from '../errors.ts';
-import { findExecutable } from '../gates/health.ts';
+import { findExecutable } from '../process/find-executable.ts';
 import { ampBackend } from './amp.ts';
 import { claudeBackend } from './claude.ts';
 import { clineBackend } from './cline.ts';

@@ -10,7 +10,6 @@ import { configSchema, type RalphConfig } from '../config/schema.ts';
 import { ExitCode } from '../errors.ts';
 import {
   checkDiskSpace,
-  findExecutable,
   type HealthResult,
   healthFatal,
   resolveAgentCommand,
@@ -18,6 +17,7 @@ import {
 } from '../gates/health.ts';
 import { formatCost, formatDuration, formatNumber } from '../observe/format.ts';
 import { createRedactor, redactDeep } from '../observe/redact.ts';
+import { findExecutable } from '../process/find-executable.ts';
 import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
 import type { CliIO } from './io.ts';
 import { findConfigFile, withAutoBackend } from './resolve-run.ts';

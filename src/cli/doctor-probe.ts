@@ -5,10 +5,10 @@ import { resolveBackend } from '../backends/registry.ts';
 import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { buildAgentEnv } from '../engine/agent-env.ts';
-import type { TokenTotals } from '../engine/events.ts';
 import { UsageMeter } from '../engine/usage-meter.ts';
-import { installHint } from '../gates/health.ts';
+import type { TokenTotals } from '../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
+import { installHint } from '../process/find-executable.ts';
 import { type SuperviseResult, supervise } from '../process/supervisor.ts';
 import type { CliIO } from './io.ts';
 

@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigIssue, RalphError } from '../errors.ts';
-import { hatConfigIssues } from '../routing/hat-checks.ts';
+import { hatConfigIssues } from './hat-checks.ts';
 import { applyOverrides, type ConfigOverride } from './overrides.ts';
 import { configSchema, type RalphConfig } from './schema.ts';
 import { knownKeysAt } from './schema-keys.ts';

@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
+import type { ChecklistProgress } from '../observe/events.ts';
 import {
   type Checklist,
   checklistComplete,
@@ -11,7 +12,6 @@ import {
   progress,
   recentJournalEntries,
 } from '../workflows/checklist.ts';
-import type { ChecklistProgress } from './events.ts';
 
 /** The checklist workflow's view of the design document, read fresh from disk. */
 export interface ChecklistView {

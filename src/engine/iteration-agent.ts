@@ -1,7 +1,7 @@
 import type { AgentInvocation } from '../backends/types.ts';
+import type { TokenTotals } from '../observe/events.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import { promiseFulfilled } from './completion.ts';
-import type { TokenTotals } from './events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
 import { type IterationVerdict, judgeIteration, verdictFromExitClass } from './limits.ts';
 import { type AgentRunResult, runAgent } from './run-agent.ts';

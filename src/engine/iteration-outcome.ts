@@ -1,9 +1,9 @@
 import { type GateResult, validateCommand } from '../gates/run-gate.ts';
+import type { IterationRecord } from '../observe/events.ts';
 import { readChecklist } from './checklist-step.ts';
 import { commitStep, pushStep } from './commit-and-push.ts';
 import { markerReached, summarize } from './completion-marker.ts';
 import { decideEvents, type EventDecision } from './event-decisions.ts';
-import type { IterationRecord } from './events.ts';
 import { runTestsGate, runValidateGate } from './gate-steps.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import { stopAfterIteration } from './iteration-stop.ts';

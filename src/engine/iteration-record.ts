@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { readGitHead } from '../git/head.ts';
-import type { IterationRecord } from './events.ts';
+import type { IterationRecord } from '../observe/events.ts';
 import { filesChanged } from './git-step.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { IterationOutcome } from './iteration-outcome.ts';

@@ -1,4 +1,5 @@
 import { ExitCode, type ExitCodeValue } from '../errors.ts';
+import type { StopReason } from '../observe/events.ts';
 
 /** The loop limits of `event_loop` (undefined = unlimited). */
 export interface Limits {
@@ -18,28 +19,7 @@ export interface Counters {
   consecutiveFailures: number;
 }
 
-/** Stable stop reasons recorded as `stop_reason`. */
-export type StopReason =
-  | 'completed'
-  | 'max_iterations'
-  | 'max_runtime'
-  | 'max_cost'
-  | 'max_tokens'
-  | 'consecutive_failures'
-  | 'stale_loop'
-  | 'no_events'
-  | 'malformed_events'
-  | 'iteration_timeout'
-  | 'validation_failed'
-  | 'push_failed'
-  | 'health_check'
-  | 'dirty_tree'
-  | 'stuck'
-  | 'tdd_state'
-  | 'auth_error'
-  | 'interrupted'
-  | 'cancelled'
-  | 'error';
+export type { StopReason };
 
 export interface Stop {
   reason: StopReason;

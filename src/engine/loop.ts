@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import { isGitRepo } from '../git/git.ts';
 import { createDiagnosticsSink } from '../observe/diagnostics.ts';
+import type { LoopEvent } from '../observe/events.ts';
 import { createRedactor, redactDeep } from '../observe/redact.ts';
 import { createRunLogSink } from '../observe/run-log.ts';
 import type { LoopState } from '../state/loop-state.ts';
@@ -16,7 +17,6 @@ import {
 } from './between-iterations.ts';
 import { readChecklist } from './checklist-step.ts';
 import { type PendingEvent, TASK_START } from './event-decisions.ts';
-import type { LoopEvent } from './events.ts';
 import { gitPreflight } from './git-step.ts';
 import { runIteration } from './iteration.ts';
 import { type Limits, limitReached, type Stop, stop } from './limits.ts';

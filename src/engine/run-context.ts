@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Backend } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
+import type { ChecklistProgress, LoopEvent, LoopEventListener } from '../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
 import { appendEvent } from '../state/events-log.ts';
 import { type LoopState, writeLoopState } from '../state/loop-state.ts';
@@ -8,7 +9,6 @@ import type { RalphPaths } from '../state/paths.ts';
 import { buildAgentEnv } from './agent-env.ts';
 import { checklistCondition } from './checklist-step.ts';
 import type { PendingEvent } from './event-decisions.ts';
-import type { ChecklistProgress, LoopEvent, LoopEventListener } from './events.ts';
 import type { Counters, Limits } from './limits.ts';
 import type { StartMode } from './run-setup.ts';
 

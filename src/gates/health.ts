@@ -1,7 +1,5 @@
 import {
-  accessSync,
   closeSync,
-  constants,
   type Dirent,
   lstatSync,
   openSync,
@@ -11,9 +9,10 @@ import {
   statfsSync,
   statSync,
 } from 'node:fs';
-import { basename, delimiter, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { resolveBackend } from '../backends/registry.ts';
 import type { RalphConfig } from '../config/schema.ts';
+import { findExecutable, installHint } from '../process/find-executable.ts';
 
 /** The outcome of one health check: `warn` is reported and the loop goes on; `fatal` stops it. */
 export interface HealthResult {
@@ -196,62 +195,6 @@ export function checkSpecsReadable(dir: string): HealthResult {
   }
   const n = budget.files;
   return { check: 'specs', level: 'ok', message: `${root} readable (${n} ${n === 1 ? 'file' : 'files'})` };
-}
-
-/** Where a command resolves, the way spawn finds it. */
-export type ExecutableLookup = { found: true; path: string } | { found: false; detail: string };
-
-function executableStatus(path: string): 'ok' | 'missing' | 'not-executable' {
-  try {
-    if (!statSync(path).isFile()) return 'not-executable';
-  } catch {
-    return 'missing';
-  }
-  try {
-    accessSync(path, constants.X_OK);
-    return 'ok';
-  } catch {
-    return 'not-executable';
-  }
-}
-
-/**
- * Resolves `command` like execvp: a path (with `/`) relative to `cwd`, else the first executable
- * `PATH` entry (an empty entry is `cwd`; no PATH at all means /usr/bin:/bin).
- */
-export function findExecutable(command: string, pathEnv: string | undefined, cwd: string): ExecutableLookup {
-  if (command.includes('/')) {
-    const path = resolve(cwd, command);
-    const status = executableStatus(path);
-    if (status === 'ok') return { found: true, path };
-    return {
-      found: false,
-      detail: status === 'missing' ? `no such file: ${path}` : `not executable: ${path}`,
-    };
-  }
-  let notExecutable: string | undefined;
-  for (const entry of (pathEnv ?? '/usr/bin:/bin').split(delimiter)) {
-    const path = join(resolve(cwd, entry), command);
-    const status = executableStatus(path);
-    if (status === 'ok') return { found: true, path };
-    if (status === 'not-executable') notExecutable ??= path;
-  }
-  return {
-    found: false,
-    detail: notExecutable ? `${notExecutable} is not executable` : 'not on PATH',
-  };
-}
-
-const INSTALL_HINTS: Record<string, string> = {
-  claude: 'npm install -g @anthropic-ai/claude-code',
-  codex: 'npm install -g @openai/codex',
-  gemini: 'npm install -g @google/gemini-cli',
-  opencode: 'npm install -g opencode-ai',
-};
-
-/** How to install a well-known agent CLI, or a generic hint. */
-export function installHint(command: string): string {
-  return INSTALL_HINTS[basename(command)] ?? 'make sure it is on PATH';
 }
 
 /** The agent executable exists and is executable (a path, or a bare name looked up on env.PATH). */

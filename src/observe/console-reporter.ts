@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import type { LoopEvent, LoopEventListener } from '../engine/events.ts';
+import type { LoopEvent, LoopEventListener } from './events.ts';
 import { formatCost, formatDuration, formatNumber } from './format.ts';
 
 export type Verbosity = 'quiet' | 'normal' | 'verbose';

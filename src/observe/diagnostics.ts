@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentEvent } from '../backends/types.ts';
-import type { LoopEvent } from '../engine/events.ts';
+import type { LoopEvent } from './events.ts';
 
 /** Long strings in `trace.jsonl` (prompts, outputs, tool results) are cut to this many chars. */
 const TRACE_MAX_STRING = 2000;

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoopEvent } from '../engine/events.ts';
+import type { LoopEvent } from './events.ts';
 import { formatDuration, formatNumber } from './format.ts';
 
 const RULE = '━'.repeat(40);

@@ -1,6 +1,6 @@
 import type { HatConfig, RalphConfig } from '../config/schema.ts';
+import { patternsOverlap } from '../config/topic-match.ts';
 import { routeTopic } from './select-hat.ts';
-import { patternsOverlap } from './topic-match.ts';
 
 /** The topic the loop publishes first when `event_loop.starting_event` is not set. */
 const DEFAULT_START = 'task.start';

@@ -1,13 +1,8 @@
 import type { HatConfig, RalphConfig } from '../config/schema.ts';
-import { topicMatches, triggerSpecificity } from './topic-match.ts';
+import { topicMatches, triggerSpecificity } from '../config/topic-match.ts';
+import type { PendingEvent } from '../state/loop-state.ts';
 
-/** An event waiting to be routed. `source` says who published it (agent, tag, starting_event, …). */
-export interface PendingEvent {
-  topic: string;
-  payload: unknown;
-  source: string;
-  iteration: number | null;
-}
+export type { PendingEvent };
 
 /** What the next iteration runs, and what happens to every pending event. */
 export interface HatSelection {

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
-import type { PendingEvent } from '../engine/event-decisions.ts';
 import { RalphError } from '../errors.ts';
 import { writeJsonAtomicSync } from './atomic-write.ts';
+
+/** An event waiting to be routed (kept in state.json). `source` says who published it (agent, tag, starting_event, …). */
+export interface PendingEvent {
+  topic: string;
+  payload: unknown;
+  source: string;
+  iteration: number | null;
+}
 
 /** Lifecycle of a run recorded in state.json. */
 export type RunStatus =

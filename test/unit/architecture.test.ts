@@ -1,11 +1,39 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/workspace.ts';
 
 const SRC = join(ROOT, 'src');
-// Layers below the CLI: no console I/O, no process exit, no imports of the CLI or UIs.
-const CORE = ['engine', 'routing', 'backends', 'process', 'state', 'config', 'observe', 'git', 'demo'];
+
+/**
+ * DESIGN.md §3: imports point downwards only. The rank of every top-level folder of src/ (and of the
+ * two root files); a folder missing here fails the test, so a new folder must be placed on purpose.
+ */
+const LAYERS: Record<string, number> = {
+  'index.ts': 6, // the library's entry: re-exports the engine API
+  cli: 5,
+  tui: 4,
+  dashboard: 4,
+  fleet: 4,
+  parallel: 4,
+  demo: 4, // the demo workspace the CLI writes
+  'fake-agent': 4, // a stand-alone executable (the scripted agent)
+  engine: 3,
+  human: 3,
+  observe: 3,
+  routing: 2,
+  gates: 2,
+  backends: 2,
+  git: 2,
+  workflows: 2, // parsers of the workflow files (checklist, TDD state and reports)
+  process: 1,
+  state: 1,
+  config: 1,
+  'errors.ts': 0, // typed errors, used by every layer
+  'paths-package.ts': 0, // where the installed package's files are
+};
+/** Below the CLI: no console I/O, no process exit, no imports of the CLI or UIs. */
+const CORE_RANK = 3;
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -14,21 +42,108 @@ function files(dir: string): string[] {
   });
 }
 
-describe('architecture', () => {
-  const core = CORE.flatMap((d) => files(join(SRC, d)));
+/** The top-level folder (or root file) of src/ that holds a file. */
+const area = (file: string) => relative(SRC, file).split(sep)[0] as string;
 
-  it('covers the core layers', () => {
-    expect(core.length).toBeGreaterThan(20);
+/** Relative imports of a file (static, `export … from`, and dynamic `import()`), resolved to paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [...text.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1] as string);
+  return specs.map((s) => resolve(dirname(file), s));
+}
+
+const all = files(SRC);
+const graph = new Map(all.map((f) => [f, importsOf(f)]));
+
+/** Every cycle of a graph, each reported once as a path a → b → … → a. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const to of graph.get(f) ?? []) {
+      if (state.get(to) === 'open') found.push([...stack.slice(stack.indexOf(to)), to]);
+      else if (!state.has(to) && graph.has(to)) visit(to);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of graph.keys()) if (!state.has(f)) visit(f);
+  return found;
+}
+
+/** Imports that point up: into a higher layer than the importing file's. Same-layer imports are fine. */
+function upwardImports(graph: Map<string, string[]>): string[] {
+  const upward: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = area(file);
+    for (const target of targets) {
+      const to = area(target);
+      if (to !== from && (LAYERS[to] ?? 99) > (LAYERS[from] ?? -1))
+        upward.push(`${relative(SRC, file)} → ${relative(SRC, target)} (${from} ${LAYERS[from]} → ${to} ${LAYERS[to]})`);
+    }
+  }
+  return upward;
+}
+
+/** The folder graph: an edge from one top-level folder to another when any file imports across. */
+function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const edges = folders.get(area(file)) ?? new Set<string>();
+    for (const t of targets) if (area(t) !== area(file)) edges.add(area(t));
+    folders.set(area(file), edges);
+  }
+  return new Map([...folders].map(([k, v]) => [k, [...v]]));
+}
+
+const rel = (c: string[]) => c.map((f) => relative(SRC, f) || f);
+
+describe('architecture (DESIGN.md §3)', () => {
+  it('places every folder of src/ in a layer', () => {
+    const unplaced = [...new Set(all.map(area))].filter((a) => !(a in LAYERS));
+    expect(unplaced, 'add the folder to LAYERS at its DESIGN.md §3 rank').toEqual([]);
   });
 
+  it('has only downward imports: a file imports its own layer or a lower one', () => {
+    expect(upwardImports(graph)).toEqual([]);
+  });
+
+  it('has no import cycles between files', () => {
+    expect(cycles(graph).map(rel)).toEqual([]);
+  });
+
+  it('has no cycles between folders (two folders of one layer never import each other)', () => {
+    expect(cycles(folderGraph(graph))).toEqual([]);
+  });
+
+  it('resolves every relative import to a file', () => {
+    const missing = [...graph].flatMap(([f, ts]) => ts.filter((t) => !graph.has(t)).map((t) => `${relative(SRC, f)} → ${relative(SRC, t)}`));
+    expect(missing).toEqual([]);
+  });
+
+  const core = all.filter((f) => (LAYERS[area(f)] ?? 99) <= CORE_RANK);
   it.each(core.map((f) => [relative(SRC, f), f]))(
-    '%s does no console I/O, never exits, never imports the CLI',
+    '%s does no console I/O and never exits',
     (_name, file) => {
       const text = readFileSync(file, 'utf8');
       expect(text).not.toMatch(/\bconsole\./);
       expect(text).not.toMatch(/process\.exit\b/);
       expect(text).not.toMatch(/process\.(stdout|stderr)\.write/);
-      expect(text).not.toMatch(/from '\.\.\/cli\//);
     },
   );
+
+  it('would catch a planted upward import and a planted cycle', () => {
+    const low = join(SRC, 'state', 'planted.ts');
+    const high = join(SRC, 'engine', 'planted.ts');
+    const planted = new Map([
+      [low, [high]],
+      [high, [low]],
+    ]);
+    expect(upwardImports(planted)).toEqual(['state/planted.ts → engine/planted.ts (state 1 → engine 3)']);
+    expect(cycles(planted).map(rel)).toEqual([['state/planted.ts', 'engine/planted.ts', 'state/planted.ts']]);
+    expect(cycles(folderGraph(planted))).toEqual([['state', 'engine', 'state']]);
+  });
 });

@@ -10,7 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IterationRecord, LoopEvent } from '../../src/engine/events.ts';
+import type { IterationRecord, LoopEvent } from '../../src/observe/events.ts';
 import { createDiagnosticsSink, diagnosticsStamp, toJsonSafe } from '../../src/observe/diagnostics.ts';
 
 let ws: string;

@@ -10,8 +10,8 @@ import type { CliIO } from '../../src/cli/io.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { configSchema, type RalphConfigInput } from '../../src/config/schema.ts';
 import { ConfigError, formatConfigIssue } from '../../src/errors.ts';
-import { hatConfigIssues } from '../../src/routing/hat-checks.ts';
-import { patternsOverlap, triggerSpecificity } from '../../src/routing/topic-match.ts';
+import { hatConfigIssues } from '../../src/config/hat-checks.ts';
+import { patternsOverlap, triggerSpecificity } from '../../src/config/topic-match.ts';
 
 const seedDir = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/seed-000');
 

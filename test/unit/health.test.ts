@@ -9,14 +9,13 @@ import {
   checkDiskSpace,
   checkGitRepo,
   checkSpecsReadable,
-  findExecutable,
   type HealthResult,
   healthFatal,
-  installHint,
   isInsideGitRepo,
   runHealthChecks,
   statfsFreeBytes,
 } from '../../src/gates/health.ts';
+import { findExecutable, installHint } from '../../src/process/find-executable.ts';
 import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);

@@ -5,7 +5,7 @@ import {
   patternsOverlap,
   topicMatches,
   triggerSpecificity,
-} from '../../src/routing/topic-match.ts';
+} from '../../src/config/topic-match.ts';
 
 const literal = fc.constantFrom('a', 'b', 'work', 'propose');
 const topicArb = fc.array(literal, { minLength: 1, maxLength: 3 }).map((s) => s.join('.'));

@@ -1,5 +1,27 @@
 import type { AgentEvent } from '../backends/types.ts';
-import type { StopReason } from './limits.ts';
+
+/** Stable stop reasons recorded as `stop_reason`. */
+export type StopReason =
+  | 'completed'
+  | 'max_iterations'
+  | 'max_runtime'
+  | 'max_cost'
+  | 'max_tokens'
+  | 'consecutive_failures'
+  | 'stale_loop'
+  | 'no_events'
+  | 'malformed_events'
+  | 'iteration_timeout'
+  | 'validation_failed'
+  | 'push_failed'
+  | 'health_check'
+  | 'dirty_tree'
+  | 'stuck'
+  | 'tdd_state'
+  | 'auth_error'
+  | 'interrupted'
+  | 'cancelled'
+  | 'error';
 
 /** Checklist progress (seed 003) shown in banners and the end summary. */
 export interface ChecklistProgress {

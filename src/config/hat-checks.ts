@@ -1,5 +1,5 @@
-import type { HatConfig, RalphConfig } from '../config/schema.ts';
-import { closestMatch } from '../config/suggest.ts';
+import type { HatConfig, RalphConfig } from './schema.ts';
+import { closestMatch } from './suggest.ts';
 import { overlapWitness, topicMatches, triggerSpecificity } from './topic-match.ts';
 
 /** One problem in the hats of a schema-valid config; `path` is where it sits in the YAML. */

@@ -1,0 +1,58 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { basename, delimiter, join, resolve } from 'node:path';
+
+/** Where a command resolves, the way spawn finds it. */
+export type ExecutableLookup = { found: true; path: string } | { found: false; detail: string };
+
+function executableStatus(path: string): 'ok' | 'missing' | 'not-executable' {
+  try {
+    if (!statSync(path).isFile()) return 'not-executable';
+  } catch {
+    return 'missing';
+  }
+  try {
+    accessSync(path, constants.X_OK);
+    return 'ok';
+  } catch {
+    return 'not-executable';
+  }
+}
+
+/**
+ * Resolves `command` like execvp: a path (with `/`) relative to `cwd`, else the first executable
+ * `PATH` entry (an empty entry is `cwd`; no PATH at all means /usr/bin:/bin).
+ */
+export function findExecutable(command: string, pathEnv: string | undefined, cwd: string): ExecutableLookup {
+  if (command.includes('/')) {
+    const path = resolve(cwd, command);
+    const status = executableStatus(path);
+    if (status === 'ok') return { found: true, path };
+    return {
+      found: false,
+      detail: status === 'missing' ? `no such file: ${path}` : `not executable: ${path}`,
+    };
+  }
+  let notExecutable: string | undefined;
+  for (const entry of (pathEnv ?? '/usr/bin:/bin').split(delimiter)) {
+    const path = join(resolve(cwd, entry), command);
+    const status = executableStatus(path);
+    if (status === 'ok') return { found: true, path };
+    if (status === 'not-executable') notExecutable ??= path;
+  }
+  return {
+    found: false,
+    detail: notExecutable ? `${notExecutable} is not executable` : 'not on PATH',
+  };
+}
+
+const INSTALL_HINTS: Record<string, string> = {
+  claude: 'npm install -g @anthropic-ai/claude-code',
+  codex: 'npm install -g @openai/codex',
+  gemini: 'npm install -g @google/gemini-cli',
+  opencode: 'npm install -g opencode-ai',
+};
+
+/** How to install a well-known agent CLI, or a generic hint. */
+export function installHint(command: string): string {
+  return INSTALL_HINTS[basename(command)] ?? 'make sure it is on PATH';
+}
