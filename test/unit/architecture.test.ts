@@ -82,7 +82,9 @@ function upwardImports(graph: Map<string, string[]>): string[] {
     for (const target of targets) {
       const to = area(target);
       if (to !== from && (LAYERS[to] ?? 99) > (LAYERS[from] ?? -1))
-        upward.push(`${relative(SRC, file)} → ${relative(SRC, target)} (${from} ${LAYERS[from]} → ${to} ${LAYERS[to]})`);
+        upward.push(
+          `${relative(SRC, file)} → ${relative(SRC, target)} (${from} ${LAYERS[from]} → ${to} ${LAYERS[to]})`,
+        );
     }
   }
   return upward;
@@ -120,20 +122,19 @@ describe('architecture (DESIGN.md §3)', () => {
   });
 
   it('resolves every relative import to a file', () => {
-    const missing = [...graph].flatMap(([f, ts]) => ts.filter((t) => !graph.has(t)).map((t) => `${relative(SRC, f)} → ${relative(SRC, t)}`));
+    const missing = [...graph].flatMap(([f, ts]) =>
+      ts.filter((t) => !graph.has(t)).map((t) => `${relative(SRC, f)} → ${relative(SRC, t)}`),
+    );
     expect(missing).toEqual([]);
   });
 
   const core = all.filter((f) => (LAYERS[area(f)] ?? 99) <= CORE_RANK);
-  it.each(core.map((f) => [relative(SRC, f), f]))(
-    '%s does no console I/O and never exits',
-    (_name, file) => {
-      const text = readFileSync(file, 'utf8');
-      expect(text).not.toMatch(/\bconsole\./);
-      expect(text).not.toMatch(/process\.exit\b/);
-      expect(text).not.toMatch(/process\.(stdout|stderr)\.write/);
-    },
-  );
+  it.each(core.map((f) => [relative(SRC, f), f]))('%s does no console I/O and never exits', (_name, file) => {
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toMatch(/\bconsole\./);
+    expect(text).not.toMatch(/process\.exit\b/);
+    expect(text).not.toMatch(/process\.(stdout|stderr)\.write/);
+  });
 
   it('would catch a planted upward import and a planted cycle', () => {
     const low = join(SRC, 'state', 'planted.ts');

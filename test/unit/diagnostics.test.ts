@@ -10,8 +10,8 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IterationRecord, LoopEvent } from '../../src/observe/events.ts';
 import { createDiagnosticsSink, diagnosticsStamp, toJsonSafe } from '../../src/observe/diagnostics.ts';
+import type { IterationRecord, LoopEvent } from '../../src/observe/events.ts';
 
 let ws: string;
 let clock: number;

@@ -7,11 +7,11 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerHatsCommand } from '../../src/cli/hats-command.ts';
 import type { CliIO } from '../../src/cli/io.ts';
+import { hatConfigIssues } from '../../src/config/hat-checks.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { configSchema, type RalphConfigInput } from '../../src/config/schema.ts';
-import { ConfigError, formatConfigIssue } from '../../src/errors.ts';
-import { hatConfigIssues } from '../../src/config/hat-checks.ts';
 import { patternsOverlap, triggerSpecificity } from '../../src/config/topic-match.ts';
+import { ConfigError, formatConfigIssue } from '../../src/errors.ts';
 
 const seedDir = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/seed-000');
 

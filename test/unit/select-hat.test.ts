@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { type HatConfig, hatSchema, type RalphConfig } from '../../src/config/schema.ts';
-import { type PendingEvent, SYSTEM_TOPICS, selectHat } from '../../src/routing/select-hat.ts';
 import { topicMatches, triggerSpecificity } from '../../src/config/topic-match.ts';
+import { type PendingEvent, SYSTEM_TOPICS, selectHat } from '../../src/routing/select-hat.ts';
 
 const seedDir = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/seed-000');
 const seedHats = loadConfig({ file: join(seedDir, 'ralph.yml'), cwd: seedDir }).config.hats;
