@@ -20,20 +20,25 @@ export {
   type RalphConfig,
 } from './config/schema.ts';
 export { createDemoWorkspace } from './demo/demo-workspace.ts';
-export { promiseFulfilled } from './engine/completion.ts';
+export type { StartMode } from './engine/context/run-context.ts';
+export { promiseFulfilled } from './engine/decide/completion.ts';
 export {
   type Counters,
   judgeIteration,
   type Limits,
   limitReached,
   type Stop,
-  type StopReason,
-} from './engine/limits.ts';
-export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engine/loop.ts';
-export type { StartMode } from './engine/run-setup.ts';
+} from './engine/decide/limits.ts';
+export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engine/run/loop.ts';
 export * from './errors.ts';
 export { createConsoleReporter } from './observe/console-reporter.ts';
-export type { IterationRecord, LoopEvent, LoopEventListener, TokenTotals } from './observe/events.ts';
+export type {
+  IterationRecord,
+  LoopEvent,
+  LoopEventListener,
+  StopReason,
+  TokenTotals,
+} from './observe/events.ts';
 export { createRunLogSink } from './observe/run-log.ts';
 export { type SuperviseOptions, type SuperviseResult, supervise } from './process/supervisor.ts';
 export { assemblePrompt, type PromptInput } from './routing/prompt.ts';

@@ -1,8 +1,9 @@
 import { stringify } from 'yaml';
-import { checklistCondition, checklistContextBlock, readChecklist } from '../engine/checklist-step.ts';
-import { initialEvents, runLoop } from '../engine/loop.ts';
-import type { StartMode } from '../engine/run-setup.ts';
-import { readWorkspaceContext } from '../engine/workspace-context.ts';
+import type { StartMode } from '../engine/context/run-context.ts';
+import { checklistCondition } from '../engine/decide/completion.ts';
+import { initialEvents, runLoop } from '../engine/run/loop.ts';
+import { checklistContextBlock, readChecklist } from '../engine/steps/checklist-step.ts';
+import { readWorkspaceContext } from '../engine/steps/workspace-context.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { createConsoleReporter, type Verbosity } from '../observe/console-reporter.ts';
 import { killGroupNow } from '../process/kill-group.ts';

@@ -2,8 +2,6 @@ import type { HatConfig, RalphConfig } from '../config/schema.ts';
 import { topicMatches, triggerSpecificity } from '../config/topic-match.ts';
 import type { PendingEvent } from '../state/loop-state.ts';
 
-export type { PendingEvent };
-
 /** What the next iteration runs, and what happens to every pending event. */
 export interface HatSelection {
   /** The active hat, or null for solo/coordinator mode (no hats, or no event routes to one). */

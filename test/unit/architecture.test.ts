@@ -101,6 +101,29 @@ function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
   return new Map([...folders].map(([k, v]) => [k, [...v]]));
 }
 
+/**
+ * The engine is split by sub-domain (DESIGN.md §3): the run drives iterations, an iteration runs the
+ * steps, all of them share the run context, and the decisions (pure) sit at the bottom.
+ */
+const ENGINE_DOMAINS: Record<string, number> = { run: 4, iteration: 3, steps: 2, context: 1, decide: 0 };
+const ENGINE = join(SRC, 'engine');
+const engineDomain = (file: string) => relative(ENGINE, file).split(sep)[0] as string;
+
+function upwardEngineImports(graph: Map<string, string[]>): string[] {
+  const upward: string[] = [];
+  for (const [file, targets] of graph) {
+    if (area(file) !== 'engine') continue;
+    for (const target of targets) {
+      if (area(target) !== 'engine') continue;
+      const from = engineDomain(file);
+      const to = engineDomain(target);
+      if (to !== from && (ENGINE_DOMAINS[to] ?? 99) > (ENGINE_DOMAINS[from] ?? -1))
+        upward.push(`${relative(SRC, file)} → ${relative(SRC, target)} (${from} → ${to})`);
+    }
+  }
+  return upward;
+}
+
 const rel = (c: string[]) => c.map((f) => relative(SRC, f) || f);
 
 describe('architecture (DESIGN.md §3)', () => {
@@ -119,6 +142,15 @@ describe('architecture (DESIGN.md §3)', () => {
 
   it('has no cycles between folders (two folders of one layer never import each other)', () => {
     expect(cycles(folderGraph(graph))).toEqual([]);
+  });
+
+  it('keeps every engine file in a sub-domain folder, and imports between them point down', () => {
+    const loose = all.filter((f) => area(f) === 'engine' && !(engineDomain(f) in ENGINE_DOMAINS));
+    expect(
+      loose.map((f) => relative(SRC, f)),
+      'place the file in engine/{run,iteration,steps,context,decide}',
+    ).toEqual([]);
+    expect(upwardEngineImports(graph)).toEqual([]);
   });
 
   it('resolves every relative import to a file', () => {
@@ -146,5 +178,10 @@ describe('architecture (DESIGN.md §3)', () => {
     expect(upwardImports(planted)).toEqual(['state/planted.ts → engine/planted.ts (state 1 → engine 3)']);
     expect(cycles(planted).map(rel)).toEqual([['state/planted.ts', 'engine/planted.ts', 'state/planted.ts']]);
     expect(cycles(folderGraph(planted))).toEqual([['state', 'engine', 'state']]);
+    const decide = join(ENGINE, 'decide', 'planted.ts');
+    const run = join(ENGINE, 'run', 'planted.ts');
+    expect(upwardEngineImports(new Map([[decide, [run]]]))).toEqual([
+      'engine/decide/planted.ts → engine/run/planted.ts (decide → run)',
+    ]);
   });
 });

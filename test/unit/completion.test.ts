@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lastNonEmptyLine, promiseFulfilled } from '../../src/engine/completion.ts';
+import { lastNonEmptyLine, promiseFulfilled } from '../../src/engine/decide/completion.ts';
 
 const PROMISE = 'LOOP_COMPLETE';
 const PROMPT = 'Fix the failing tests in src/.\nWhen done, say so.';

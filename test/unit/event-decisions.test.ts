@@ -6,8 +6,8 @@ import {
   type EventDecisionInput,
   eventSignature,
   MAX_RECOVERIES,
-  type PendingEvent,
-} from '../../src/engine/event-decisions.ts';
+} from '../../src/engine/decide/event-decisions.ts';
+import type { PendingEvent } from '../../src/state/loop-state.ts';
 
 const ev = (topic: string, payload: unknown = null, source = 'agent'): PendingEvent => ({
   topic,

@@ -8,9 +8,9 @@ import {
   type Limits,
   limitReached,
   limitStop,
-  type StopReason,
-} from '../../src/engine/limits.ts';
+} from '../../src/engine/decide/limits.ts';
 import { ExitCode } from '../../src/errors.ts';
+import type { StopReason } from '../../src/observe/events.ts';
 
 const limits: Limits = {
   maxIterations: 10,

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { type HatConfig, hatSchema, type RalphConfig } from '../../src/config/schema.ts';
 import { topicMatches, triggerSpecificity } from '../../src/config/topic-match.ts';
-import { type PendingEvent, SYSTEM_TOPICS, selectHat } from '../../src/routing/select-hat.ts';
+import { SYSTEM_TOPICS, selectHat } from '../../src/routing/select-hat.ts';
+import type { PendingEvent } from '../../src/state/loop-state.ts';
 
 const seedDir = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/seed-000');
 const seedHats = loadConfig({ file: join(seedDir, 'ralph.yml'), cwd: seedDir }).config.hats;

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RalphConfig } from '../config/schema.ts';
-import type { GateResult } from '../gates/run-gate.ts';
-import { writeFileAtomicSync } from '../state/atomic-write.ts';
-import type { LoopState } from '../state/loop-state.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import type { GateResult } from '../../gates/run-gate.ts';
+import { writeFileAtomicSync } from '../../state/atomic-write.ts';
+import type { LoopState } from '../../state/loop-state.ts';
 import {
   appendHistory,
   archiveName,
@@ -19,7 +19,7 @@ import {
   scopeViolations,
   shouldArchive,
   tddOwnPaths,
-} from '../workflows/tdd.ts';
+} from '../../workflows/tdd.ts';
 
 type TddConfig = NonNullable<RalphConfig['tdd']>;
 export type TddBook = NonNullable<LoopState['tdd']> & { report_hash?: string | null };

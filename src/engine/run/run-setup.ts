@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { UnfinishedRunError } from '../errors.ts';
-import { nextLogFile } from '../observe/run-log.ts';
-import { killGroup } from '../process/kill-group.ts';
-import { liveGroupMembers, readProcStat } from '../process/pids.ts';
-import { writeFileAtomicSync } from '../state/atomic-write.ts';
-import { acquireLock, type HeldLock } from '../state/lock.ts';
-import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../state/loop-state.ts';
-import type { RalphPaths } from '../state/paths.ts';
-import type { PendingEvent } from './event-decisions.ts';
+import { UnfinishedRunError } from '../../errors.ts';
+import { nextLogFile } from '../../observe/run-log.ts';
+import { killGroup } from '../../process/kill-group.ts';
+import { liveGroupMembers, readProcStat } from '../../process/pids.ts';
+import { writeFileAtomicSync } from '../../state/atomic-write.ts';
+import { acquireLock, type HeldLock } from '../../state/lock.ts';
+import type { PendingEvent } from '../../state/loop-state.ts';
+import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../../state/loop-state.ts';
+import type { RalphPaths } from '../../state/paths.ts';
+import type { StartMode } from '../context/run-context.ts';
 
 /** Fields a state file written by an older Ralph may lack. */
 const RUN_DEFAULTS = {
@@ -25,7 +26,6 @@ const RUN_DEFAULTS = {
 } satisfies Partial<LoopState>;
 
 /** How `ralph run` treats an earlier run in the workspace. */
-export type StartMode = 'auto' | 'resume' | 'fresh';
 
 export interface PreparedRun {
   state: LoopState;

@@ -1,5 +1,5 @@
-import type { RalphConfig } from '../config/schema.ts';
-import { RalphError } from '../errors.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import { RalphError } from '../../errors.ts';
 import {
   changedFilesBetween,
   commitAll,
@@ -7,8 +7,8 @@ import {
   isGitRepo,
   repoState,
   workingTreeChanges,
-} from '../git/git.ts';
-import { RUNTIME_PATHS } from '../state/paths.ts';
+} from '../../git/git.ts';
+import { RUNTIME_PATHS } from '../../state/paths.ts';
 
 /** Ralph's runtime paths (workspace-relative; the git layer maps them for a workspace in a subdirectory). */
 async function runtimeExcludes(_workspace: string): Promise<readonly string[]> {

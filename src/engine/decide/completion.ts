@@ -1,3 +1,5 @@
+import type { RalphConfig } from '../../config/schema.ts';
+
 /** Strips decoration an agent may put around a bare promise line: markdown emphasis, code ticks, a `<promise>` tag. */
 function normalizeLine(line: string): string {
   let s = line.trim();
@@ -35,4 +37,10 @@ export function promiseFulfilled(finalOutput: string, promise: string, prompt: s
   const last = lastNonEmptyLine(text);
   if (last === undefined) return false;
   return last.trim() === promise.trim() || normalizeLine(last) === normalizeLine(promise);
+}
+
+/** The checklist's completion condition (seed 003), or undefined without `completion.checklist`. */
+export function checklistCondition(config: RalphConfig): 'all_tasks' | 'milestone' | 'promise' | undefined {
+  if (!config.completion.checklist) return undefined;
+  return config.completion.condition ?? 'all_tasks';
 }

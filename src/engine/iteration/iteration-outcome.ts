@@ -1,16 +1,16 @@
-import { type GateResult, validateCommand } from '../gates/run-gate.ts';
-import type { IterationRecord } from '../observe/events.ts';
-import { readChecklist } from './checklist-step.ts';
-import { commitStep, pushStep } from './commit-and-push.ts';
-import { markerReached, summarize } from './completion-marker.ts';
-import { decideEvents, type EventDecision } from './event-decisions.ts';
-import { runTestsGate, runValidateGate } from './gate-steps.ts';
+import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
+import type { IterationRecord } from '../../observe/events.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { markerReached, summarize } from '../decide/completion-marker.ts';
+import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
+import type { Stop } from '../decide/limits.ts';
+import { readChecklist } from '../steps/checklist-step.ts';
+import { commitStep, pushStep } from '../steps/commit-and-push.ts';
+import { runTestsGate, runValidateGate } from '../steps/gate-steps.ts';
+import { freshTddBook, type TddStepResult, tddAfterIteration } from '../steps/tdd-step.ts';
+import { countOpenTasks } from '../steps/workspace-context.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import { stopAfterIteration } from './iteration-stop.ts';
-import type { Stop } from './limits.ts';
-import type { RunContext } from './run-context.ts';
-import { freshTddBook, type TddStepResult, tddAfterIteration } from './tdd-step.ts';
-import { countOpenTasks } from './workspace-context.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
 export interface IterationOutcome {

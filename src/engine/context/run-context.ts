@@ -1,16 +1,18 @@
 import { join } from 'node:path';
-import type { Backend } from '../backends/types.ts';
-import type { RalphConfig } from '../config/schema.ts';
-import type { ChecklistProgress, LoopEvent, LoopEventListener } from '../observe/events.ts';
-import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
-import { appendEvent } from '../state/events-log.ts';
-import { type LoopState, writeLoopState } from '../state/loop-state.ts';
-import type { RalphPaths } from '../state/paths.ts';
+import type { Backend } from '../../backends/types.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import type { ChecklistProgress, LoopEvent, LoopEventListener } from '../../observe/events.ts';
+import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
+import { appendEvent } from '../../state/events-log.ts';
+import type { PendingEvent } from '../../state/loop-state.ts';
+import { type LoopState, writeLoopState } from '../../state/loop-state.ts';
+import type { RalphPaths } from '../../state/paths.ts';
+import { checklistCondition } from '../decide/completion.ts';
+import type { Counters, Limits } from '../decide/limits.ts';
 import { buildAgentEnv } from './agent-env.ts';
-import { checklistCondition } from './checklist-step.ts';
-import type { PendingEvent } from './event-decisions.ts';
-import type { Counters, Limits } from './limits.ts';
-import type { StartMode } from './run-setup.ts';
+
+/** How a run starts: continue a resumable run (auto), insist on one (resume), or start over (fresh). */
+export type StartMode = 'auto' | 'resume' | 'fresh';
 
 export interface RunLoopOptions {
   workspace: string;

@@ -1,8 +1,8 @@
-import type { GateResult } from '../gates/run-gate.ts';
-import { pushWithRetry } from '../git/git.ts';
-import { readGitHead } from '../git/head.ts';
+import type { GateResult } from '../../gates/run-gate.ts';
+import { pushWithRetry } from '../../git/git.ts';
+import { readGitHead } from '../../git/head.ts';
+import type { RunContext } from '../context/run-context.ts';
 import { commitIteration, commitMessage, filesChanged } from './git-step.ts';
-import type { RunContext } from './run-context.ts';
 
 export interface CommitInput {
   iteration: number;

@@ -1,10 +1,10 @@
 import { existsSync, rmSync } from 'node:fs';
-import { healthFatal, runHealthChecks } from '../gates/health.ts';
-import { type Collected, collectEvents } from './collect-events.ts';
-import { dirtyTreeMessage, requireClean } from './git-step.ts';
+import { healthFatal, runHealthChecks } from '../../gates/health.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { limitReached, type Stop, stop } from '../decide/limits.ts';
+import { readExternalEvents } from '../iteration/collect-events.ts';
+import { dirtyTreeMessage, requireClean } from '../steps/git-step.ts';
 import { waitWhileIdle } from './idle-wait.ts';
-import { limitReached, type Stop, stop } from './limits.ts';
-import type { RunContext } from './run-context.ts';
 
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, limits. */
 export function boundaryStop(ctx: RunContext): Stop | undefined {
@@ -39,19 +39,6 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
     if (dirty) return stop('dirty_tree', dirty);
   }
   return undefined;
-}
-
-/** Events published from outside an iteration (e.g. `ralph emit` in another terminal) since the last read. */
-export function readExternalEvents(ctx: RunContext): Collected {
-  return collectEvents({
-    eventsFile: ctx.eventsFile,
-    offset: ctx.state.events_offset,
-    streak: ctx.state.malformed_streak,
-    iteration: null,
-    hat: null,
-    finalText: null,
-    defaultSource: 'external',
-  });
 }
 
 /** How long a wait may last without crossing the runtime limit. */

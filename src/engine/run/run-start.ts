@@ -1,10 +1,10 @@
-import { readGitHead } from '../git/head.ts';
-import { currentMilestoneTitle, readChecklist } from './checklist-step.ts';
-import { markerReached } from './completion-marker.ts';
-import { type Stop, stop } from './limits.ts';
-import type { RunContext } from './run-context.ts';
+import { readGitHead } from '../../git/head.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { markerReached } from '../decide/completion-marker.ts';
+import { type Stop, stop } from '../decide/limits.ts';
+import { currentMilestoneTitle, readChecklist } from '../steps/checklist-step.ts';
+import { checkTddStateAtStart, freshTddBook } from '../steps/tdd-step.ts';
 import type { PreparedRun } from './run-setup.ts';
-import { checkTddStateAtStart, freshTddBook } from './tdd-step.ts';
 
 /**
  * Announces the run (`loop.started`, setup notices, the starting events) and checks what it starts

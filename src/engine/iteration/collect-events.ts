@@ -1,5 +1,6 @@
-import { appendEvent, type MalformedLine, parseEventTags, readEventsSince } from '../state/events-log.ts';
-import type { PendingEvent } from './event-decisions.ts';
+import { appendEvent, type MalformedLine, parseEventTags, readEventsSince } from '../../state/events-log.ts';
+import type { PendingEvent } from '../../state/loop-state.ts';
+import type { RunContext } from '../context/run-context.ts';
 
 export interface Collected {
   /** Events published since the last read, in order (agent `ralph emit` lines and event tags). */
@@ -59,4 +60,17 @@ export function collectEvents(opts: {
   }
   // Lines appended here carry a source, so the next read skips them.
   return { published, malformed, streak, nextOffset: chunk.nextOffset };
+}
+
+/** Events published from outside an iteration (e.g. `ralph emit` in another terminal) since the last read. */
+export function readExternalEvents(ctx: RunContext): Collected {
+  return collectEvents({
+    eventsFile: ctx.eventsFile,
+    offset: ctx.state.events_offset,
+    streak: ctx.state.malformed_streak,
+    iteration: null,
+    hat: null,
+    finalText: null,
+    defaultSource: 'external',
+  });
 }

@@ -1,11 +1,11 @@
 import { appendFileSync } from 'node:fs';
-import { readGitHead } from '../git/head.ts';
-import type { IterationRecord } from '../observe/events.ts';
-import { filesChanged } from './git-step.ts';
+import { readGitHead } from '../../git/head.ts';
+import type { IterationRecord } from '../../observe/events.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { filesChanged } from '../steps/git-step.ts';
+import { tddScopeViolations } from '../steps/tdd-step.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { IterationOutcome } from './iteration-outcome.ts';
-import type { RunContext } from './run-context.ts';
-import { tddScopeViolations } from './tdd-step.ts';
 
 /** Appends the iteration record, saves the state and announces the iteration's end. */
 export async function recordIteration(

@@ -1,13 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RalphConfig } from '../config/schema.ts';
-import { isGitRepo } from '../git/git.ts';
-import { createDiagnosticsSink } from '../observe/diagnostics.ts';
-import type { LoopEvent } from '../observe/events.ts';
-import { createRedactor, redactDeep } from '../observe/redact.ts';
-import { createRunLogSink } from '../observe/run-log.ts';
-import type { LoopState } from '../state/loop-state.ts';
-import { ralphPaths } from '../state/paths.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import { isGitRepo } from '../../git/git.ts';
+import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
+import type { LoopEvent } from '../../observe/events.ts';
+import { createRedactor, redactDeep } from '../../observe/redact.ts';
+import { createRunLogSink } from '../../observe/run-log.ts';
+import type { LoopState, PendingEvent } from '../../state/loop-state.ts';
+import { ralphPaths } from '../../state/paths.ts';
+import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
+import { TASK_START } from '../decide/event-decisions.ts';
+import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
+import { runIteration } from '../iteration/iteration.ts';
+import { readChecklist } from '../steps/checklist-step.ts';
+import { gitPreflight } from '../steps/git-step.ts';
+import { scratchpadPath } from '../steps/workspace-context.ts';
 import {
   boundaryStop,
   preIterationStop,
@@ -15,17 +22,10 @@ import {
   waitForWork,
   waitWhileParked,
 } from './between-iterations.ts';
-import { readChecklist } from './checklist-step.ts';
-import { type PendingEvent, TASK_START } from './event-decisions.ts';
-import { gitPreflight } from './git-step.ts';
-import { runIteration } from './iteration.ts';
-import { type Limits, limitReached, type Stop, stop } from './limits.ts';
-import { createRunContext, type RunContext, type RunLoopOptions } from './run-context.ts';
 import { prepareRun } from './run-setup.ts';
 import { startRun } from './run-start.ts';
-import { scratchpadPath } from './workspace-context.ts';
 
-export type { RunLoopOptions } from './run-context.ts';
+export type { RunLoopOptions } from '../context/run-context.ts';
 
 export interface LoopResult {
   runId: string;

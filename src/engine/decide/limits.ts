@@ -1,5 +1,5 @@
-import { ExitCode, type ExitCodeValue } from '../errors.ts';
-import type { StopReason } from '../observe/events.ts';
+import { ExitCode, type ExitCodeValue } from '../../errors.ts';
+import type { StopReason } from '../../observe/events.ts';
 
 /** The loop limits of `event_loop` (undefined = unlimited). */
 export interface Limits {
@@ -18,8 +18,6 @@ export interface Counters {
   tokens: number;
   consecutiveFailures: number;
 }
-
-export type { StopReason };
 
 export interface Stop {
   reason: StopReason;

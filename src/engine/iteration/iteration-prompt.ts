@@ -1,16 +1,16 @@
-import { resolveBackend } from '../backends/registry.ts';
-import type { Backend } from '../backends/types.ts';
-import type { HatConfig } from '../config/schema.ts';
-import { assemblePrompt } from '../routing/prompt.ts';
-import { type HatSelection, selectHat } from '../routing/select-hat.ts';
+import { resolveBackend } from '../../backends/registry.ts';
+import type { Backend } from '../../backends/types.ts';
+import type { HatConfig } from '../../config/schema.ts';
+import { assemblePrompt } from '../../routing/prompt.ts';
+import { type HatSelection, selectHat } from '../../routing/select-hat.ts';
+import type { RunContext } from '../context/run-context.ts';
 import {
   type ChecklistView,
   checklistContextBlock,
   readChecklist,
   writeIterationMarker,
-} from './checklist-step.ts';
-import type { RunContext } from './run-context.ts';
-import { readWorkspaceContext } from './workspace-context.ts';
+} from '../steps/checklist-step.ts';
+import { readWorkspaceContext } from '../steps/workspace-context.ts';
 
 /** Characters of the scratchpad's newest part put in the prompt. */
 const SCRATCHPAD_BUDGET = 6000;

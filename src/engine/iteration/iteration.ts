@@ -1,5 +1,7 @@
-import { readGitHead } from '../git/head.ts';
-import { readExternalEvents } from './between-iterations.ts';
+import { readGitHead } from '../../git/head.ts';
+import type { RunContext } from '../context/run-context.ts';
+import type { Stop } from '../decide/limits.ts';
+import { readExternalEvents } from './collect-events.ts';
 import { runIterationAgent, type StartedIteration } from './iteration-agent.ts';
 import { settleIteration } from './iteration-outcome.ts';
 import {
@@ -9,8 +11,6 @@ import {
   routeIteration,
 } from './iteration-prompt.ts';
 import { recordIteration } from './iteration-record.ts';
-import type { Stop } from './limits.ts';
-import type { RunContext } from './run-context.ts';
 
 /**
  * One iteration (DESIGN.md §2): route → prompt → agent → collect → gates → decide → record.

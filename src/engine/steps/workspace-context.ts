@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RalphConfig } from '../config/schema.ts';
-import type { PromptTask } from '../routing/prompt.ts';
-import { readMemories, renderMemoriesForPrompt } from '../state/memories.ts';
-import type { RalphPaths } from '../state/paths.ts';
-import { openTasks, readTasks, readyTasks } from '../state/tasks.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import type { PromptTask } from '../../routing/prompt.ts';
+import { readMemories, renderMemoriesForPrompt } from '../../state/memories.ts';
+import type { RalphPaths } from '../../state/paths.ts';
+import { openTasks, readTasks, readyTasks } from '../../state/tasks.ts';
 
 /** What an iteration's prompt and completion check read from disk, fresh every iteration. */
 export interface WorkspaceContext {

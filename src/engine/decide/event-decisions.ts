@@ -1,8 +1,6 @@
-import type { HatConfig } from '../config/schema.ts';
+import type { HatConfig } from '../../config/schema.ts';
 
-import type { PendingEvent } from '../routing/select-hat.ts';
-
-export type { PendingEvent };
+import type { PendingEvent } from '../../state/loop-state.ts';
 
 export const TASK_START = 'task.start';
 export const TASK_RESUME = 'task.resume';

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RalphConfig } from '../config/schema.ts';
-import type { ChecklistProgress } from '../observe/events.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import type { ChecklistProgress } from '../../observe/events.ts';
 import {
   type Checklist,
   checklistComplete,
@@ -11,7 +11,8 @@ import {
   parseChecklist,
   progress,
   recentJournalEntries,
-} from '../workflows/checklist.ts';
+} from '../../workflows/checklist.ts';
+import { checklistCondition } from '../decide/completion.ts';
 
 /** The checklist workflow's view of the design document, read fresh from disk. */
 export interface ChecklistView {
@@ -27,11 +28,6 @@ function readOptional(path: string): string | null {
   } catch {
     return null;
   }
-}
-
-export function checklistCondition(config: RalphConfig): 'all_tasks' | 'milestone' | 'promise' | undefined {
-  if (!config.completion.checklist) return undefined;
-  return config.completion.condition ?? 'all_tasks';
 }
 
 /** Reads and evaluates the design document; undefined without `completion.checklist` or when it is missing. */

@@ -1,11 +1,11 @@
-import type { GateResult } from '../gates/run-gate.ts';
-import type { PendingEvent } from '../routing/select-hat.ts';
-import { markerReached } from './completion-marker.ts';
-import { type EventDecision, eventSignature, STALE_REPEATS } from './event-decisions.ts';
+import type { GateResult } from '../../gates/run-gate.ts';
+import type { PendingEvent } from '../../state/loop-state.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { markerReached } from '../decide/completion-marker.ts';
+import { type EventDecision, eventSignature, STALE_REPEATS } from '../decide/event-decisions.ts';
+import { type Stop, stop } from '../decide/limits.ts';
+import type { TddStepResult } from '../steps/tdd-step.ts';
 import type { AgentPhase } from './iteration-agent.ts';
-import { type Stop, stop } from './limits.ts';
-import type { RunContext } from './run-context.ts';
-import type { TddStepResult } from './tdd-step.ts';
 
 /** Malformed event lines in a row that stop the loop. */
 const MAX_MALFORMED = 3;

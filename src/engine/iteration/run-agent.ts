@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { AgentEvent, AgentInvocation, OutputParser } from '../backends/types.ts';
-import type { LoopEvent } from '../observe/events.ts';
-import { type SuperviseResult, supervise } from '../process/supervisor.ts';
+import type { AgentEvent, AgentInvocation, OutputParser } from '../../backends/types.ts';
+import type { LoopEvent } from '../../observe/events.ts';
+import { type SuperviseResult, supervise } from '../../process/supervisor.ts';
 import { UsageMeter } from './usage-meter.ts';
 
 export interface AgentRunInput {

@@ -1,11 +1,11 @@
-import type { AgentInvocation } from '../backends/types.ts';
-import type { TokenTotals } from '../observe/events.ts';
+import type { AgentInvocation } from '../../backends/types.ts';
+import type { TokenTotals } from '../../observe/events.ts';
+import { type RunContext, ralphEnv } from '../context/run-context.ts';
+import { promiseFulfilled } from '../decide/completion.ts';
+import { type IterationVerdict, judgeIteration, verdictFromExitClass } from '../decide/limits.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
-import { promiseFulfilled } from './completion.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
-import { type IterationVerdict, judgeIteration, verdictFromExitClass } from './limits.ts';
 import { type AgentRunResult, runAgent } from './run-agent.ts';
-import { type RunContext, ralphEnv } from './run-context.ts';
 import { addTotals } from './usage-meter.ts';
 
 /** An iteration whose prompt is built and whose start is announced. */
