@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { type BackendName, configSchema } from '../config/schema.ts';
+import { AGENT_CLI_NAMES, type AgentCliName, type BackendName, configSchema } from '../config/schema.ts';
 import { findExecutable } from '../process/find-executable.ts';
 import { resolveBackend } from './registry.ts';
 
@@ -14,20 +14,6 @@ interface CredentialFile {
   path: string;
   holds?: (text: string) => boolean;
 }
-
-/** The agent CLIs Ralph knows by name (`cli.backend` values that run a third-party CLI). */
-export const AGENT_CLI_NAMES = [
-  'claude',
-  'codex',
-  'gemini',
-  'opencode',
-  'copilot',
-  'cline',
-  'amp',
-  'cursor',
-  'qwen',
-] as const satisfies readonly BackendName[];
-export type AgentCliName = (typeof AGENT_CLI_NAMES)[number];
 
 /** One agent CLI Ralph knows: how it is found, installed, and where its credentials live. */
 export interface KnownBackend {
@@ -221,9 +207,9 @@ const BACKENDS: readonly KnownBackend[] = [
   },
 ];
 
-/** The agent CLIs Ralph knows, in a stable order. */
+/** The agent CLIs Ralph knows, in the order of AGENT_CLI_NAMES. */
 export function knownBackends(): readonly KnownBackend[] {
-  return BACKENDS;
+  return AGENT_CLI_NAMES.flatMap((name) => BACKENDS.filter((b) => b.name === name));
 }
 
 /** Shows paths under HOME as `~/…`. */
@@ -335,7 +321,7 @@ export function inspectBackend(name: AgentCliName, env: NodeJS.ProcessEnv, cwd: 
 /** `inspectBackend` for every known CLI, their `--version` calls run in parallel. */
 export function inspectBackends(env: NodeJS.ProcessEnv, cwd: string): Promise<BackendInspection[]> {
   return Promise.all(
-    BACKENDS.map(async (backend) => {
+    knownBackends().map(async (backend) => {
       const info = locate(backend, env, cwd);
       return info.path ? { ...info, version: await readVersionAsync(info.path, env, cwd) } : info;
     }),

@@ -30,6 +30,9 @@ export const claudeBackend: Backend = {
       env: claudeEnv(),
     };
   },
+  // --disallowedTools: these tools are removed from the model's tool list (`Bash`, `Edit`, `Bash(git push:*)`).
+  // One comma-separated value after the prompt-less arguments, so it never swallows another argument.
+  denyTools: (inv, { tools }) => ({ ...inv, args: [...inv.args, '--disallowedTools', tools.join(',')] }),
   createParser: createStreamJsonParser,
   classifyExit: classifyClaudeExit,
 };

@@ -206,6 +206,8 @@ export const copilotBackend: Backend = {
     // Without -p, a piped prompt is read from stdin (same non-interactive mode, no size limit).
     return { command, args, stdin: prompt, env: {} };
   },
+  // --deny-tool: refused even with --allow-all (`shell`, `shell(git push)`, `write`); repeatable.
+  denyTools: (inv, { tools }) => ({ ...inv, args: [...inv.args, ...tools.map((t) => `--deny-tool=${t}`)] }),
   createParser: createCopilotParser,
   classifyExit: classifyCopilotExit,
 };

@@ -1,7 +1,18 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { finalRateLimit } from './classify-exit.ts';
 import { parseResetTime } from './claude.ts';
 import { createJsonLinesParser, type Json, num, str } from './json-lines.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
+import type {
+  AgentEvent,
+  Backend,
+  DenyToolsContext,
+  ExitClass,
+  ExitInfo,
+  OutputParser,
+  Usage,
+} from './types.ts';
 
 /**
  * Prompts up to this many bytes go as the `--prompt=` argument; longer ones go on stdin, since Linux
@@ -293,6 +304,23 @@ export const geminiBackend: Backend = {
     // Too long for an argument: stdin, with an empty --prompt= so gemini sends exactly the stdin text.
     return { command, args: [...args, '--prompt='], stdin: text, env: {} };
   },
+  denyTools: (inv, ctx) => ({ ...inv, args: [...inv.args, `--policy=${writeGeminiDenyPolicy(ctx)}`] }),
   createParser: createGeminiParser,
   classifyExit: (info) => classifyGeminiExit(info),
 };
+
+/**
+ * Gemini CLI's policy engine refuses tools by rule (`--policy FILE`, a TOML file of `[[rule]]`s;
+ * geminicli.com/docs/reference/policy-engine). A user-tier `deny` outranks the `--yolo` allow-all.
+ * Written under `.ralph/gemini/`, named by its content so concurrent hats never clash.
+ */
+function writeGeminiDenyPolicy({ tools, runtimeDir }: DenyToolsContext): string {
+  const toml = tools
+    .map((tool) => `[[rule]]\ntoolName = ${JSON.stringify(tool)}\ndecision = "deny"\npriority = 999\n`)
+    .join('\n');
+  const dir = join(runtimeDir, 'gemini');
+  const file = join(dir, `deny-${createHash('sha256').update(toml).digest('hex').slice(0, 12)}.toml`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, toml);
+  return file;
+}

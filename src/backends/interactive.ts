@@ -16,6 +16,16 @@ export interface InteractiveOptions {
   extraArgs?: readonly string[] | undefined;
 }
 
+/** The backends `ralph plan` can open interactively (the cases below). */
+export const INTERACTIVE_BACKENDS = [
+  'claude',
+  'codex',
+  'gemini',
+  'opencode',
+  'custom',
+  'fake',
+] as const satisfies readonly BackendName[];
+
 /**
  * Builds the command that opens `backendName` interactively with `prompt` as its first message (for
  * `ralph plan`). Flags checked against each CLI's own documentation (see the comments below).
@@ -76,12 +86,12 @@ export function interactiveInvocation(
     case 'auto':
       throw new RalphError(
         'backend_unavailable',
-        'no backend selected: an interactive session needs a named agent; set cli.backend in ralph.yml or pass -b (claude, codex, gemini, opencode, custom)',
+        `no backend selected: an interactive session needs a named agent; set cli.backend in ralph.yml or pass -b (${INTERACTIVE_BACKENDS.join(', ')})`,
       );
     default:
       throw new RalphError(
         'backend_unavailable',
-        `no interactive mode known for backend "${backendName}" (available: claude, codex, gemini, opencode, custom, fake); ` +
+        `no interactive mode known for backend "${backendName}" (available: ${INTERACTIVE_BACKENDS.join(', ')}); ` +
           'to open that CLI anyway, pass -b custom --set cli.command=<executable> (plus cli.prompt_flag if it takes one)',
       );
   }

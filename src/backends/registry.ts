@@ -1,4 +1,11 @@
-import type { BackendName, RalphConfig } from '../config/schema.ts';
+import type { ConfigCheckIssue } from '../config/load-config.ts';
+import {
+  AGENT_CLI_NAMES,
+  type AgentCliName,
+  BACKEND_NAMES,
+  type BackendName,
+  type RalphConfig,
+} from '../config/schema.ts';
 import { RalphError } from '../errors.ts';
 import { findExecutable } from '../process/find-executable.ts';
 import { ampBackend } from './amp.ts';
@@ -14,19 +21,13 @@ import { createOpencodeBackend } from './opencode.ts';
 import { qwenBackend } from './qwen.ts';
 import type { Backend } from './types.ts';
 
+/** Agent CLIs whose executable is not named like the backend. */
+const EXECUTABLES: Partial<Record<AgentCliName, string>> = { cursor: 'cursor-agent' };
+
 /** The agent CLIs `cli.backend: auto` looks for on PATH, in this order: backend → executable. */
-export const AUTO_ORDER: readonly (readonly [BackendName, string])[] = [
-  ['claude', 'claude'],
-  ['codex', 'codex'],
-  ['gemini', 'gemini'],
-  ['opencode', 'opencode'],
-  ['qwen', 'qwen'],
-  ['copilot', 'copilot'],
-  ['cline', 'cline'],
-  ['cursor', 'cursor-agent'],
-  // Last: without AMP_API_KEY it waits for a login on stdout.
-  ['amp', 'amp'],
-];
+export const AUTO_ORDER: readonly (readonly [AgentCliName, string])[] = AGENT_CLI_NAMES.map(
+  (name) => [name, EXECUTABLES[name] ?? name] as const,
+);
 
 /** The first backend of AUTO_ORDER whose executable is on PATH, or undefined. */
 export function pickAutoBackend(env: NodeJS.ProcessEnv, cwd: string): BackendName | undefined {
@@ -61,13 +62,37 @@ export function resolveBackend(name: BackendName, config: RalphConfig): Backend 
     case 'auto':
       throw new RalphError(
         'backend_unavailable',
-        `cli.backend is auto but none of ${AUTO_ORDER.map(([, c]) => c).join(', ')} is on PATH: install one, or set cli.backend / RALPH_AGENT / -b (available: ${[...AUTO_ORDER.map(([b]) => b), 'custom', 'fake'].join(', ')})`,
+        `cli.backend is auto but none of ${AUTO_ORDER.map(([, c]) => c).join(', ')} is on PATH: install one, or set cli.backend / RALPH_AGENT / -b (available: ${BACKEND_NAMES.filter((b) => b !== 'auto').join(', ')})`,
       );
     default:
       throw new RalphError(
         'backend_unavailable',
-        `backend "${name}" is not supported by this version of ralph yet (available: claude, codex, gemini, opencode, qwen, copilot, cline, cursor, amp, custom, fake); ` +
+        `backend "${name}" is not supported by this version of ralph (available: ${BACKEND_NAMES.filter((b) => b !== 'auto').join(', ')}); ` +
           'to drive that CLI now, use cli.backend: custom with cli.command',
       );
   }
+}
+
+/**
+ * Keys a backend cannot honour, as config problems: `hats.<hat>.disallowed_tools` on a backend whose
+ * CLI has no way to refuse tools. `auto` is judged as the backend it would pick (`autoPick`).
+ */
+export function backendCapabilityIssues(config: RalphConfig, autoPick?: BackendName): ConfigCheckIssue[] {
+  const issues: ConfigCheckIssue[] = [];
+  for (const [id, hat] of Object.entries(config.hats)) {
+    if (hat.disallowed_tools.length === 0) continue;
+    let name = hat.backend ?? config.cli.backend;
+    if (name === 'auto') name = autoPick ?? 'auto';
+    if (name === 'auto') continue; // resolveBackend explains what to install first
+    const backend = resolveBackend(name, config);
+    if (backend.denyTools) continue;
+    const able = BACKEND_NAMES.filter(
+      (b) => b !== 'auto' && resolveBackend(b, config).denyTools !== undefined,
+    );
+    issues.push({
+      path: ['hats', id, 'disallowed_tools'],
+      message: `backend ${name} cannot refuse tools (its CLI has no such option), so hat "${id}" would run unrestricted; use a backend that can (${able.join(', ')}) for this hat, or remove disallowed_tools`,
+    });
+  }
+  return issues;
 }

@@ -83,10 +83,23 @@ export interface ExitInfo {
   events: readonly AgentEvent[];
 }
 
+/** Where a backend may write the files its restrictions need (a policy file), and the tools to refuse. */
+export interface DenyToolsContext {
+  tools: readonly string[];
+  /** The workspace's `.ralph/` directory. */
+  runtimeDir: string;
+}
+
 /** One agent CLI: how to invoke it and how to read it. */
 export interface Backend {
   readonly name: string;
   buildInvocation(ctx: InvocationContext): AgentInvocation;
+  /**
+   * Refuses tools to the agent (`hats.<hat>.disallowed_tools`, tool names as the CLI spells them):
+   * the invocation with the CLI's own restriction added. Absent: the CLI has no way to do it, and a
+   * config that asks for it is an error naming the backend.
+   */
+  denyTools?(invocation: AgentInvocation, ctx: DenyToolsContext): AgentInvocation;
   createParser(): OutputParser;
   /** Classifies the end of a run (success, errors, limits); absent: exit code 0 is success. */
   classifyExit?(info: ExitInfo): ExitClass;

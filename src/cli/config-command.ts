@@ -5,7 +5,7 @@ import { parseSetOverride } from '../config/overrides.ts';
 import { ExitCode } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
 import type { CliIO } from './io.ts';
-import { findConfigFile } from './resolve-run.ts';
+import { configChecks, findConfigFile } from './resolve-run.ts';
 
 interface ConfigFlags {
   config?: string | undefined;
@@ -14,7 +14,12 @@ interface ConfigFlags {
 
 function load(flags: ConfigFlags, io: CliIO) {
   const file = findConfigFile(io.cwd, flags.config);
-  return loadConfig({ file, cwd: io.cwd, overrides: (flags.set ?? []).map(parseSetOverride) });
+  return loadConfig({
+    file,
+    cwd: io.cwd,
+    overrides: (flags.set ?? []).map(parseSetOverride),
+    checks: configChecks(io.cwd, io.env),
+  });
 }
 
 /** `ralph config validate`: every problem as file:line:col (thrown as ConfigError), or a one-line OK. */

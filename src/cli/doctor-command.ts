@@ -20,7 +20,7 @@ import { createRedactor, redactDeep } from '../observe/redact.ts';
 import { findExecutable } from '../process/find-executable.ts';
 import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
 import type { CliIO } from './io.ts';
-import { findConfigFile, withAutoBackend } from './resolve-run.ts';
+import { configChecks, findConfigFile, withAutoBackend } from './resolve-run.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -106,7 +106,11 @@ function buildHealthReport(flags: DoctorFlags, io: CliIO): HealthReport {
       ...(agent ? [{ path: ['cli', 'backend'], value: agent, source: `RALPH_AGENT=${agent}` }] : []),
       ...(flags.set ?? []).map(parseSetOverride),
     ];
-    config = withAutoBackend(loadConfig({ file, cwd: io.cwd, overrides }).config, io.cwd, io.env);
+    config = withAutoBackend(
+      loadConfig({ file, cwd: io.cwd, overrides, checks: configChecks(io.cwd, io.env) }).config,
+      io.cwd,
+      io.env,
+    );
   } catch (error) {
     // Without a config only the disk can be judged; the config problem itself is the fatal finding.
     const defaults = configSchema.parse({});

@@ -3,7 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { delimiter, isAbsolute, normalize, resolve } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
-import { type InteractiveInvocation, interactiveInvocation } from '../backends/interactive.ts';
+import {
+  INTERACTIVE_BACKENDS,
+  type InteractiveInvocation,
+  interactiveInvocation,
+} from '../backends/interactive.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
@@ -140,7 +144,7 @@ export function registerPlanCommand(program: Command, io: CliIO, setCode: (code:
     .argument('[spec]', 'spec to write or refine: feature-x, feature-x.md or specs/feature-x.md')
     .option('-c, --config <file>', 'config file (default: ralph.yml when present)')
     .option('-P, --prompt-file <file>', `plan prompt (default: ${DEFAULT_PLAN_PROMPT})`)
-    .option('-b, --backend <name>', 'agent backend (claude, codex, gemini, opencode, custom)')
+    .option('-b, --backend <name>', `agent backend (${INTERACTIVE_BACKENDS.join(', ')})`)
     .option('--set <key.path=value>', 'override any config value (repeatable)', collect, [] as string[])
     .option('--dry-run', 'print the agent command; start nothing')
     .argument('[agent-args...]', 'extra arguments for the agent, after --')

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pickAutoBackend, resolveBackend } from '../backends/registry.ts';
+import { backendCapabilityIssues, pickAutoBackend, resolveBackend } from '../backends/registry.ts';
 import type { Backend } from '../backends/types.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { type ConfigOverride, parseSetOverride } from '../config/overrides.ts';
@@ -122,6 +122,7 @@ export function resolveRun(cwd: string, flags: RunFlags, env: NodeJS.ProcessEnv 
     file: configFile,
     cwd,
     overrides: [...envOverrides, ...overridesFromFlags(flags)],
+    checks: configChecks(cwd, env),
   });
   const config = withAutoBackend(loaded.config, cwd, env);
   const prompt = resolvePrompt(cwd, flags, config);
@@ -133,6 +134,11 @@ export function resolveRun(cwd: string, flags: RunFlags, env: NodeJS.ProcessEnv 
     promptSource: prompt.source,
     backend: resolveBackend(config.cli.backend, config),
   };
+}
+
+/** The checks every command that loads ralph.yml runs beyond the schema: what the chosen backends can honour. */
+export function configChecks(cwd: string, env: NodeJS.ProcessEnv) {
+  return [(config: RalphConfig) => backendCapabilityIssues(config, pickAutoBackend(env, cwd))];
 }
 
 /** `cli.backend: auto` becomes the first agent CLI installed on PATH (see AUTO_ORDER). */

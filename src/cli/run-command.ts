@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import type { StartMode } from '../engine/context/run-context.ts';
 import { checklistCondition } from '../engine/decide/completion.ts';
+import { agentInvocation, configPromptParts, hatBackend } from '../engine/iteration/iteration-prompt.ts';
 import { initialEvents, runLoop } from '../engine/run/loop.ts';
 import { checklistContextBlock, readChecklist } from '../engine/steps/checklist-step.ts';
 import { readWorkspaceContext } from '../engine/steps/workspace-context.ts';
@@ -40,7 +41,7 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
     const pending = initialEvents(config);
     const route = selectHat(config.hats, pending, { activations: {} });
     const paths = ralphPaths(io.cwd);
-    const context = readWorkspaceContext(config, paths);
+    const context = readWorkspaceContext(config, paths, route.hat);
     const view = readChecklist(io.cwd, config, null);
     const promise = config.completion.promise ?? config.event_loop.completion_promise;
     const contextBlock = view
@@ -57,16 +58,7 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
       context: contextBlock,
       base: resolved.prompt,
       completionPromise: promise,
-      hat:
-        route.hat && route.hatId
-          ? {
-              id: route.hatId,
-              name: route.hat.name ?? route.hatId,
-              instructions: route.hat.instructions,
-              publishes: route.hat.publishes,
-            }
-          : null,
-      hatsMode: Object.keys(config.hats).length > 0,
+      ...configPromptParts(config, route.hatId, route.hat),
       events: route.consumed,
       // A new run starts with an empty scratchpad.
       scratchpad: null,
@@ -74,7 +66,10 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
       memories: context.memories,
       readyTasks: context.readyTasks,
     });
-    const inv = backend.buildInvocation({ prompt, config, workspace: io.cwd, extraArgs });
+    const inv = agentInvocation(
+      { hat: route.hat, ...hatBackend(config, route.hat, backend) },
+      { prompt, config, workspace: io.cwd, runtimeDir: paths.dir, extraArgs },
+    );
     io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(config)}\n`);
     io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
     io.out(

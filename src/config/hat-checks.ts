@@ -32,6 +32,54 @@ function ambiguity(later: string, earlier: string, earlierHat: string): string |
   );
 }
 
+/** The topic the loop publishes first in hats mode when neither starting key is set. */
+export const DEFAULT_START = 'task.start';
+
+/**
+ * The first event of a run with hats: `starting_event`, else the first exact trigger of
+ * `starting_hat` (ralph-orchestrator's older key), else `task.start`.
+ */
+export function startingTopic(config: RalphConfig): string {
+  const { starting_event: event, starting_hat: hatId } = config.event_loop;
+  if (event !== undefined) return event;
+  const hat = hatId === undefined ? undefined : config.hats[hatId];
+  return hat?.triggers.find((t) => !t.includes('*')) ?? DEFAULT_START;
+}
+
+/** `starting_hat` names a hat with an exact trigger, and is not combined with `starting_event`. */
+function startingHatIssues(config: RalphConfig): HatIssue[] {
+  const { starting_event: event, starting_hat: hatId } = config.event_loop;
+  if (hatId === undefined) return [];
+  const path = ['event_loop', 'starting_hat'];
+  if (event !== undefined)
+    return [
+      {
+        path,
+        message:
+          'set starting_event or starting_hat, not both (starting_event wins in ralph-orchestrator; remove one)',
+      },
+    ];
+  const hat = config.hats[hatId];
+  if (hat === undefined) {
+    const ids = Object.keys(config.hats);
+    const suggestion = closestMatch(hatId, ids);
+    return [
+      {
+        path,
+        message: `starting_hat "${hatId}" is not a hat of this config${suggestion ? ` — did you mean "${suggestion}"?` : ids.length > 0 ? ` (hats: ${ids.join(', ')})` : ' (it has no hats:)'}`,
+      },
+    ];
+  }
+  if (!hat.triggers.some((t) => !t.includes('*')))
+    return [
+      {
+        path,
+        message: `hat "${hatId}" has no exact trigger to start with; set event_loop.starting_event to a topic it handles`,
+      },
+    ];
+  return [];
+}
+
 /**
  * Checks the hats of a schema-valid config (pure): ambiguous triggers across hats, hats without
  * triggers, `default_publishes` outside `publishes`, and a `starting_event` no hat triggers on.
@@ -69,6 +117,7 @@ export function hatConfigIssues(config: RalphConfig): HatIssue[] {
     }
   });
 
+  issues.push(...startingHatIssues(config));
   const start = config.event_loop.starting_event;
   if (start !== undefined && hats.length > 0) {
     const triggers = hats.flatMap(([, hat]) => hat.triggers);

@@ -6,8 +6,14 @@ import { ConfigError, type ConfigIssue, RalphError } from '../errors.ts';
 import { hatConfigIssues } from './hat-checks.ts';
 import { applyOverrides, type ConfigOverride } from './overrides.ts';
 import { configSchema, type RalphConfig } from './schema.ts';
-import { knownKeysAt } from './schema-keys.ts';
+import { knownKeysAt, RETIRED_KEYS } from './schema-keys.ts';
 import { closestMatch } from './suggest.ts';
+
+/** A problem found in a schema-valid config: the key's path and what to do. */
+export interface ConfigCheckIssue {
+  path: readonly PropertyKey[];
+  message: string;
+}
 
 /** Where a config came from, for `ralph config show` and error messages. */
 export interface LoadedConfig {
@@ -81,7 +87,10 @@ function issuesFromZod(
       const fullPath = key === undefined ? issue.path : [...issue.path, key];
       const override = overrideFor(fullPath, overrides);
       let message = issue.message;
-      if (key !== undefined) {
+      const retired = key === undefined ? undefined : RETIRED_KEYS[dotted(fullPath)];
+      if (retired !== undefined) {
+        message = retired;
+      } else if (key !== undefined) {
         const suggestion = closestMatch(key, knownKeysAt(configSchema, issue.path));
         message = `unknown key "${key}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`;
       }
@@ -146,6 +155,8 @@ export function loadConfig(options: {
   file?: string | undefined;
   cwd: string;
   overrides?: readonly ConfigOverride[];
+  /** Checks a layer above config owns (e.g. what each backend can honour), located like schema problems. */
+  checks?: readonly ((config: RalphConfig) => ConfigCheckIssue[])[];
 }): LoadedConfig {
   const overrides = options.overrides ?? [];
   let doc: (SourceDoc & { raw: Record<string, unknown> }) | undefined;
@@ -171,7 +182,10 @@ export function loadConfig(options: {
     );
     throw new ConfigError(issues);
   }
-  const hatIssues = hatConfigIssues(result.data);
+  const hatIssues = [
+    ...hatConfigIssues(result.data),
+    ...(options.checks ?? []).flatMap((check) => check(result.data)),
+  ];
   if (hatIssues.length > 0) {
     throw new ConfigError(
       hatIssues

@@ -34,3 +34,17 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
   }
   return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
 }
+
+/**
+ * ralph-orchestrator keys Ralph does not implement: rejected with what to do instead, never
+ * silently accepted (the schema does not know them, so they are reported as unknown keys).
+ */
+export const RETIRED_KEYS: Readonly<Record<string, string>> = {
+  'event_loop.enforce_hat_scope':
+    "ralph-orchestrator's enforce_hat_scope is not supported: Ralph routes every published event by the hats' triggers; remove the key",
+  'event_loop.checkpoint_interval':
+    'checkpoint_interval is not supported: with git.commit: true Ralph commits after every successful iteration; remove the key',
+  'event_loop.mutation_score_warn_threshold':
+    'mutation_score_warn_threshold is not supported: Ralph runs no mutation testing (use gates.tests for your test command); remove the key',
+  'cli.idle_timeout_secs': 'use event_loop.idle_timeout_seconds (kill an agent that is silent this long)',
+};

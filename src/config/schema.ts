@@ -1,22 +1,41 @@
 import { z } from 'zod';
 
-/** Backends Ralph knows by name. `custom` and `fake` run today; the others are the agent CLIs. */
-export const BACKEND_NAMES = [
-  'auto',
+/**
+ * The agent CLIs Ralph drives, in the order `cli.backend: auto` looks for them on PATH (amp last:
+ * without AMP_API_KEY it waits for a login). The one list of names: every other list derives from it.
+ */
+export const AGENT_CLI_NAMES = [
   'claude',
   'codex',
   'gemini',
   'opencode',
+  'qwen',
   'copilot',
   'cline',
-  'amp',
   'cursor',
-  'qwen',
-  'kiro',
-  'custom',
-  'fake',
+  'amp',
 ] as const;
+export type AgentCliName = (typeof AGENT_CLI_NAMES)[number];
+
+/** Every `cli.backend` value: `auto`, the agent CLIs, `custom` (any command) and `fake` (scripted agent). */
+export const BACKEND_NAMES = ['auto', ...AGENT_CLI_NAMES, 'custom', 'fake'] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
+
+/** Names people try that Ralph cannot drive, with what to do instead. */
+const UNSUPPORTED_BACKENDS: Record<string, string> = {
+  kiro: 'Ralph has no headless driver for kiro-cli; run it with cli.backend: custom and cli.command: kiro-cli',
+};
+
+/** A backend name, with an error that lists the valid names (and says why a known-unsupported one is refused). */
+const backendName = z.enum(BACKEND_NAMES, {
+  error: (issue) => {
+    const input = String(issue.input);
+    const why = UNSUPPORTED_BACKENDS[input];
+    return why
+      ? `backend "${input}" is not supported: ${why}`
+      : `unknown backend "${input}"; use one of ${BACKEND_NAMES.join(', ')}`;
+  },
+});
 
 const positive = z.number().positive();
 const positiveInt = z.int().positive();
@@ -39,22 +58,20 @@ export const eventLoopSchema = z.strictObject({
   /** Seconds between SIGTERM and SIGKILL when Ralph stops an agent's process group. */
   kill_grace_seconds: positive.default(3),
   starting_event: z.string().min(1).optional(),
-  /** Deprecated in ralph-orchestrator in favour of starting_event; accepted for existing files. */
+  /** ralph-orchestrator's older form of starting_event: the first iteration runs this hat (its first trigger is published). */
   starting_hat: z.string().min(1).optional(),
   persistent: z.boolean().default(false),
   /** Persistent mode: while idle, wait for a change under these paths (or a new event) before calling the agent. */
   idle_watch: z.array(z.string().min(1)).default([]),
   required_events: z.array(z.string()).default([]),
-  cancellation_promise: z.string().optional(),
-  enforce_hat_scope: z.boolean().default(false),
-  checkpoint_interval: positiveInt.optional(),
+  /** The agent's last line (or last event) saying this stops the loop as cancelled (exit 0, not completed). */
+  cancellation_promise: z.string().min(1).optional(),
   /** `retry`: a timed-out iteration counts as a failure; `stop`: it is fatal (seed 002). */
   on_iteration_timeout: z.enum(['retry', 'stop']).default('retry'),
-  mutation_score_warn_threshold: z.number().min(0).max(100).optional(),
 });
 
 export const cliSchema = z.strictObject({
-  backend: z.enum(BACKEND_NAMES).default('auto'),
+  backend: backendName.default('auto'),
   /** Executable for the `custom` backend. */
   command: z.string().min(1).optional(),
   /** Extra arguments given to the agent (before the prompt, for `custom`). */
@@ -70,8 +87,13 @@ export const cliSchema = z.strictObject({
   model: z.string().min(1).optional(),
   /** Extra environment for the agent process. */
   env: z.record(z.string(), z.string()).default({}),
-  default_mode: z.enum(['autonomous', 'interactive']).optional(),
-  idle_timeout_secs: z.number().min(0).optional(),
+  /** ralph-orchestrator's mode key: `ralph run` is always autonomous (`ralph plan` is the interactive session). */
+  default_mode: z
+    .literal('autonomous', {
+      error:
+        'ralph run is always autonomous; for an interactive session use `ralph plan` (remove cli.default_mode or set it to autonomous)',
+    })
+    .optional(),
 });
 
 export const hatSchema = z.strictObject({
@@ -82,7 +104,7 @@ export const hatSchema = z.strictObject({
   default_publishes: stringOrList.optional(),
   instructions: z.string().default(''),
   extra_instructions: z.array(z.string()).default([]),
-  backend: z.enum(BACKEND_NAMES).optional(),
+  backend: backendName.optional(),
   args: z.array(z.string()).optional(),
   backend_args: z.array(z.string()).optional(),
   max_activations: positiveInt.optional(),
@@ -102,10 +124,11 @@ export const memoriesSchema = z.strictObject({
   enabled: z.boolean().default(true),
   inject: z.enum(['auto', 'manual', 'none']).default('auto'),
   budget: z.int().min(0).default(2000),
+  /** Which memories go into the prompt: only these types, only entries with any of these tags, only the `recent` newest (0: all). */
   filter: z
     .strictObject({
-      types: z.array(z.string()).default([]),
-      tags: z.array(z.string()).default([]),
+      types: z.array(z.enum(['pattern', 'decision', 'fix', 'context'])).default([]),
+      tags: z.array(z.string().min(1)).default([]),
       recent: z.int().min(0).default(0),
     })
     .optional(),
@@ -116,7 +139,8 @@ export const coreSchema = z.strictObject({
     .union([z.string(), z.strictObject({ enabled: z.boolean().default(true), path: z.string().optional() })])
     .optional(),
   specs_dir: z.string().optional(),
-  guardrails: z.array(z.string()).optional(),
+  /** Rules put into every prompt as a numbered `## Guardrails` list. */
+  guardrails: z.array(z.string().min(1)).default([]),
 });
 
 export const eventMetaSchema = z.strictObject({
@@ -125,8 +149,14 @@ export const eventMetaSchema = z.strictObject({
   on_publish: z.string().default(''),
 });
 
+/** ralph-orchestrator's Telegram human-in-the-loop: accepted only switched off (seed 000 has `enabled: false`). */
 export const robotSchema = z.strictObject({
-  enabled: z.boolean().default(false),
+  enabled: z
+    .literal(false, {
+      error:
+        'human-in-the-loop via Telegram (RObot) is not supported by Ralph; set RObot.enabled: false or remove the section',
+    })
+    .default(false),
   timeout_seconds: positive.optional(),
   checkin_interval_seconds: positive.optional(),
   telegram: z.strictObject({ bot_token: z.string().optional() }).optional(),

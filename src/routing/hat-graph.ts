@@ -1,9 +1,8 @@
+import { startingTopic } from '../config/hat-checks.ts';
 import type { HatConfig, RalphConfig } from '../config/schema.ts';
 import { patternsOverlap } from '../config/topic-match.ts';
 import { routeTopic } from './select-hat.ts';
 
-/** The topic the loop publishes first when `event_loop.starting_event` is not set. */
-const DEFAULT_START = 'task.start';
 const RESUME = 'task.resume';
 
 /** One hand-off: `from` publishes `topic`, which activates hat `to` (null: no hat, a terminal topic). */
@@ -39,10 +38,6 @@ function edges(config: RalphConfig): Edge[] {
   );
 }
 
-function startTopic(config: RalphConfig): string {
-  return config.event_loop.starting_event ?? DEFAULT_START;
-}
-
 function renderText(config: RalphConfig): string {
   const hats = Object.entries(config.hats);
   if (hats.length === 0) return 'no hats configured: solo mode (every iteration runs the base prompt)\n';
@@ -50,7 +45,7 @@ function renderText(config: RalphConfig): string {
   const persistent = config.event_loop.persistent;
   const list = (items: readonly string[], none: string) => (items.length > 0 ? items.join(', ') : none);
   const lines: string[] = [];
-  const start = startTopic(config);
+  const start = startingTopic(config);
   lines.push(`start: ${start} → ${list(targets(hats, start), '(no hat: coordinator mode)')}`);
   for (const [id, hat] of hats) {
     const label = hat.name ? `${id} (${hat.name})` : id;
@@ -86,7 +81,7 @@ function renderMermaid(config: RalphConfig): string {
   const hatNode = new Map(hats.map(([id], i) => [id, `h${i}`]));
   const topicNode = new Map<string, string>();
   const lines = ['graph LR'];
-  const start = startTopic(config);
+  const start = startingTopic(config);
   lines.push(`  START([${quote(`start: ${start}`)}])`);
   for (const [id, hat] of hats) {
     lines.push(`  ${hatNode.get(id)}[${quote(hat.name ? `${id}<br/>${hat.name}` : id)}]`);

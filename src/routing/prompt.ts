@@ -1,3 +1,10 @@
+/** `events.<topic>` of ralph.yml (ralph-orchestrator's event metadata). */
+export interface EventMeta {
+  description: string;
+  on_trigger: string;
+  on_publish: string;
+}
+
 /** A task shown to the agent. */
 export interface PromptTask {
   id: string;
@@ -13,13 +20,26 @@ export interface PromptInput {
   base: string;
   completionPromise: string;
   /** The active hat, or null (solo mode, or no hat matched: the DONE section is included). */
-  hat: { id: string; name: string; instructions: string; publishes: readonly string[] } | null;
+  hat: {
+    id: string;
+    name: string;
+    /** `hats.<id>.description`, shown above the instructions when set. */
+    description?: string | undefined;
+    instructions: string;
+    publishes: readonly string[];
+  } | null;
+  /** `core.guardrails`: rules every iteration sees, as a numbered list. */
+  guardrails?: readonly string[] | undefined;
+  /** `events.<topic>`: what a topic means, what to do when it arrives, when to publish it. */
+  eventMeta?: Readonly<Record<string, EventMeta>> | undefined;
   /** The config has hats: tell the agent how to publish events. */
   hatsMode: boolean;
   /** Pending events routed to this iteration. */
   events: readonly { topic: string; payload: unknown }[];
   /** Scratchpad text as read from disk (null when the file does not exist). */
   scratchpad: string | null;
+  /** Where the scratchpad lives, relative to the workspace (default `.ralph/agent/scratchpad.md`). */
+  scratchpadLabel?: string | undefined;
   /** Characters of the scratchpad kept (its newest part). */
   scratchpadBudget: number;
   /** Memories already rendered within their budget ('' for none). */
@@ -47,19 +67,29 @@ function payloadText(payload: unknown): string {
  */
 export function assemblePrompt(input: PromptInput): string {
   const parts = input.context ? [input.context.trimEnd(), input.base.trimEnd()] : [input.base.trimEnd()];
+  if (input.hat?.description?.trim())
+    parts.push(`## Hat: ${input.hat.name}\n${input.hat.description.trim()}`);
   if (input.hat) parts.push(input.hat.instructions.trimEnd());
+  const guardrails = (input.guardrails ?? []).filter((g) => g.trim() !== '');
+  if (guardrails.length > 0)
+    parts.push(`## Guardrails\n${guardrails.map((g, i) => `${i + 1}. ${g.trim()}`).join('\n')}`);
+  const meta = input.eventMeta ?? {};
   if (input.events.length > 0) {
     const lines = input.events.map((e) => {
       const p = payloadText(e.payload);
-      return p.includes('\n')
+      const line = p.includes('\n')
         ? `- ${e.topic}:\n${p.replace(/^/gm, '  ')}`
         : `- ${e.topic}${p ? `: ${p}` : ''}`;
+      const m = meta[e.topic];
+      const note = [m?.description, m?.on_trigger].filter((t) => t?.trim()).join(' ');
+      return note ? `${line}\n  ${note.trim()}` : line;
     });
     parts.push(`## Events\n${lines.join('\n')}`);
   }
   if (input.scratchpad !== null && input.scratchpad.trim() !== '') {
     const { text, omitted } = tailWithin(input.scratchpad.trimEnd(), input.scratchpadBudget);
-    parts.push(`## Scratchpad (.ralph/agent/scratchpad.md${omitted ? ', newest part' : ''})\n${text}`);
+    const label = input.scratchpadLabel ?? '.ralph/agent/scratchpad.md';
+    parts.push(`## Scratchpad (${label}${omitted ? ', newest part' : ''})\n${text}`);
   }
   if (input.memories.trim() !== '') {
     // Rendered memories carry their own `# Memories` heading (the memories.md format).
@@ -76,7 +106,14 @@ export function assemblePrompt(input: PromptInput): string {
       input.hat && input.hat.publishes.length > 0
         ? ` This hat publishes: ${input.hat.publishes.join(', ')}.`
         : '';
-    parts.push(`## Publishing\nPublish events with \`ralph emit <topic> [payload]\`.${allowed}`);
+    const when = (input.hat?.publishes ?? []).flatMap((topic) => {
+      const m = meta[topic];
+      const note = [m?.description, m?.on_publish].filter((t) => t?.trim()).join(' ');
+      return note ? [`- ${topic}: ${note.trim()}`] : [];
+    });
+    parts.push(
+      `## Publishing\nPublish events with \`ralph emit <topic> [payload]\`.${allowed}${when.length > 0 ? `\n${when.join('\n')}` : ''}`,
+    );
   }
   if (!input.hat) {
     parts.push(

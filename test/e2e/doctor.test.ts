@@ -204,11 +204,11 @@ describe('ralph doctor: backends', () => {
       'codex',
       'gemini',
       'opencode',
+      'qwen',
       'copilot',
       'cline',
-      'amp',
       'cursor',
-      'qwen',
+      'amp',
     ]);
     expect(report.backends[1]).toMatchObject({
       name: 'codex',

@@ -259,6 +259,29 @@ describe('real claude driven by ralph', () => {
     for (const rec of records) expect(rec.cost_usd).toBeGreaterThan(0);
   }, 60_000);
 
+  it("a hat's disallowed_tools never reach the model: Bash is not in Claude Code's tool list", async () => {
+    server = await startModelServer([anthropicMessages], {
+      rules: [{ match: 'NO-BASH', reply: { text: 'Nothing to run.\nLOOP_COMPLETE', usage: USAGE } }],
+    });
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Look around. NO-BASH\n',
+      'ralph.yml': ralphYml(
+        {},
+        'hats:\n  looker:\n    triggers: [task.start]\n    instructions: Look only.\n    disallowed_tools: [Bash]\n',
+      ),
+    });
+    const r = await ralph(dir, []);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const tools = messageCalls().map((c) =>
+      ((c.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name),
+    );
+    expect(tools.length).toBeGreaterThan(0);
+    for (const names of tools) {
+      expect(names).toContain('Write');
+      expect(names).not.toContain('Bash');
+    }
+  }, 120_000);
+
   it('a cost cap below the first iteration’s cost stops the run (exit 2, max_cost)', async () => {
     server = await startModelServer([anthropicMessages], {
       rules: [

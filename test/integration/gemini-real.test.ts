@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveGroupMembers } from '../../src/process/pids.ts';
@@ -205,6 +205,44 @@ describe('real gemini driven by ralph', () => {
     expect(records.every((x) => typeof x.model === 'string' && x.model.startsWith('gemini-'))).toBe(true);
     expect(server.requests.slice(from).some((q) => q.path.endsWith(':generateContent'))).toBe(true);
   }, 180_000);
+
+  it("a hat's disallowed_tools: the deny policy keeps gemini's shell tool from the model and from running", async () => {
+    server.setScript({
+      rules: [
+        {
+          match: 'NO-SHELL',
+          turn: 1,
+          reply: {
+            tools: [{ kind: 'shell', command: 'echo ran > shell-ran.txt' }],
+            usage: { input: 100, output: 10 },
+          },
+        },
+        { match: 'NO-SHELL', reply: { text: 'Done.\nLOOP_COMPLETE', usage: { input: 100, output: 10 } } },
+      ],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Look around. NO-SHELL\n' });
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      ralphYml(
+        'hats:\n  looker:\n    triggers: [task.start]\n    instructions: Look only.\n    disallowed_tools: [run_shell_command]',
+        'max_iterations: 2',
+        '  model: gemini-2.5-pro',
+      ),
+    );
+    const r = await runRalph(['run'], dir, geminiEnv());
+    expect(existsSync(join(dir, 'shell-ran.txt')), r.stdout + r.stderr).toBe(false);
+    const declared = turnsSince(from).map((t) =>
+      ((t.body.tools ?? []) as { functionDeclarations?: { name: string }[] }[]).flatMap((x) =>
+        (x.functionDeclarations ?? []).map((f) => f.name),
+      ),
+    );
+    expect(declared.length).toBeGreaterThan(0);
+    for (const names of declared) {
+      expect(names).toContain('write_file');
+      expect(names).not.toContain('run_shell_command');
+    }
+  }, 120_000);
 
   it('a 429 that gemini retries succeeds within the same iteration', async () => {
     server.setScript({

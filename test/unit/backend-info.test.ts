@@ -1,15 +1,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  AGENT_CLI_NAMES,
-  type AgentCliName,
-  inspectBackend,
-  inspectBackends,
-  knownBackends,
-} from '../../src/backends/backend-info.ts';
+import { inspectBackend, inspectBackends, knownBackends } from '../../src/backends/backend-info.ts';
 import { resolveBackend } from '../../src/backends/registry.ts';
-import { configSchema } from '../../src/config/schema.ts';
+import { AGENT_CLI_NAMES, type AgentCliName, configSchema } from '../../src/config/schema.ts';
 import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);

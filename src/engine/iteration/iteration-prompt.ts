@@ -1,7 +1,8 @@
 import { resolveBackend } from '../../backends/registry.ts';
-import type { Backend } from '../../backends/types.ts';
-import type { HatConfig } from '../../config/schema.ts';
-import { assemblePrompt } from '../../routing/prompt.ts';
+import type { AgentInvocation, Backend } from '../../backends/types.ts';
+import type { HatConfig, RalphConfig } from '../../config/schema.ts';
+import { RalphError } from '../../errors.ts';
+import { assemblePrompt, type PromptInput } from '../../routing/prompt.ts';
 import { type HatSelection, selectHat } from '../../routing/select-hat.ts';
 import type { RunContext } from '../context/run-context.ts';
 import {
@@ -55,9 +56,52 @@ export function routeIteration(ctx: RunContext, number: number): IterationRoute 
     selection,
     hatId: selection.hatId,
     hat,
-    backend: hat?.backend ? resolveBackend(hat.backend, config) : ctx.options.backend,
+    ...hatBackend(config, hat, ctx.options.backend),
+  };
+}
+
+/** The backend a hat runs on (its own `backend`, else the loop's) and its own agent arguments. */
+export function hatBackend(
+  config: RalphConfig,
+  hat: HatConfig | null,
+  loopBackend: Backend,
+): Pick<IterationRoute, 'backend' | 'hatArgs'> {
+  return {
+    backend: hat?.backend ? resolveBackend(hat.backend, config) : loopBackend,
     hatArgs: hat?.args ?? hat?.backend_args ?? [],
   };
+}
+
+/**
+ * The agent command of one iteration: the backend's invocation with the hat's arguments first, and
+ * the hat's `disallowed_tools` refused the backend's own way (validated at load: every backend that
+ * gets here can). Shared by the loop and `run --dry-run`, so the dry run shows the real command.
+ */
+export function agentInvocation(
+  route: Pick<IterationRoute, 'backend' | 'hat' | 'hatArgs'>,
+  opts: {
+    prompt: string;
+    config: RalphConfig;
+    workspace: string;
+    runtimeDir: string;
+    extraArgs: readonly string[];
+  },
+): AgentInvocation {
+  const { backend, hat } = route;
+  const invocation = backend.buildInvocation({
+    prompt: opts.prompt,
+    config: opts.config,
+    workspace: opts.workspace,
+    extraArgs: [...route.hatArgs, ...opts.extraArgs],
+  });
+  const tools = hat?.disallowed_tools ?? [];
+  if (tools.length === 0) return invocation;
+  if (!backend.denyTools)
+    throw new RalphError(
+      'config_invalid',
+      `backend ${backend.name} cannot refuse tools, so disallowed_tools cannot be honoured; use a backend that can, or remove the key`,
+    );
+  return backend.denyTools(invocation, { tools, runtimeDir: opts.runtimeDir });
 }
 
 /** The checklist context block and the TDD report feedback, or '' when there is neither. */
@@ -80,6 +124,29 @@ function contextBlockFor(ctx: RunContext, number: number, view: ChecklistView | 
     .join('\n\n');
 }
 
+/** The parts of a prompt the config and the active hat give (shared by the loop and `run --dry-run`). */
+export function configPromptParts(
+  config: RalphConfig,
+  hatId: string | null,
+  hat: HatConfig | null,
+): Pick<PromptInput, 'hat' | 'hatsMode' | 'guardrails' | 'eventMeta'> {
+  return {
+    hat:
+      hat && hatId
+        ? {
+            id: hatId,
+            name: hat.name ?? hatId,
+            description: hat.description,
+            instructions: [hat.instructions, ...hat.extra_instructions].join('\n'),
+            publishes: hat.publishes,
+          }
+        : null,
+    hatsMode: Object.keys(config.hats).length > 0,
+    guardrails: config.core.guardrails,
+    eventMeta: config.events,
+  };
+}
+
 /** Assembles the iteration's prompt from the workspace as it stands (marks the journal first). */
 export function assembleIterationPrompt(
   ctx: RunContext,
@@ -88,7 +155,7 @@ export function assembleIterationPrompt(
 ): IterationPrompt {
   const { options, config, state } = ctx;
   const { hat, hatId } = route;
-  const context = readWorkspaceContext(config, ctx.paths);
+  const context = readWorkspaceContext(config, ctx.paths, hat);
   writeIterationMarker(options.workspace, config, number, new Date(ctx.now()));
   const view = readChecklist(options.workspace, config, state.start_milestone ?? null);
   const contextBlock = contextBlockFor(ctx, number, view);
@@ -96,18 +163,10 @@ export function assembleIterationPrompt(
     context: contextBlock || null,
     base: options.prompt,
     completionPromise: ctx.promise,
-    hat:
-      hat && hatId
-        ? {
-            id: hatId,
-            name: hat.name ?? hatId,
-            instructions: [hat.instructions, ...hat.extra_instructions].join('\n'),
-            publishes: hat.publishes,
-          }
-        : null,
-    hatsMode: ctx.hatsMode,
+    ...configPromptParts(config, hatId, hat),
     events: route.selection.consumed,
     scratchpad: context.scratchpad,
+    scratchpadLabel: context.scratchpadLabel,
     scratchpadBudget: SCRATCHPAD_BUDGET,
     memories: context.memories,
     readyTasks: context.readyTasks,

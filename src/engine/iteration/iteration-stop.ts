@@ -1,6 +1,7 @@
 import type { GateResult } from '../../gates/run-gate.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { promiseFulfilled } from '../decide/completion.ts';
 import { markerReached } from '../decide/completion-marker.ts';
 import { type EventDecision, eventSignature, STALE_REPEATS } from '../decide/event-decisions.ts';
 import { type Stop, stop } from '../decide/limits.ts';
@@ -40,6 +41,8 @@ export function stopAfterIteration(ctx: RunContext, s: StopInput): Stop | undefi
       'iteration_timeout',
       `iteration timeout: the agent ran longer than ${s.phase.iterationMs / 1000} s and was killed (on_iteration_timeout: stop); break the task into smaller ones, then run ralph again`,
     );
+  const cancelled = cancellationSeen(ctx, s.phase);
+  if (cancelled) return stop('cancelled', cancelled);
   if (decision.complete) return stop('completed', completedMessage(ctx, s.markerHit));
   if (decision.giveUp) return stop('no_events', decision.giveUp);
   if (state.malformed_streak >= MAX_MALFORMED)
@@ -53,6 +56,19 @@ export function stopAfterIteration(ctx: RunContext, s: StopInput): Stop | undefi
       `agent command not found: ${invocation.command} — install it or fix cli.command / cli.backend`,
     );
   return staleLoopStop(ctx, s.phase.route.hatId, s.phase.collected.published, decision.idle);
+}
+
+/**
+ * `event_loop.cancellation_promise` as the agent's last line (an echo of the prompt never counts) or
+ * as the topic of its last event: the loop stops as cancelled, not completed.
+ */
+function cancellationSeen(ctx: RunContext, phase: AgentPhase): string | undefined {
+  const promise = ctx.config.event_loop.cancellation_promise;
+  if (promise === undefined || phase.verdict.kind === 'failure') return undefined;
+  const lastEvent = phase.collected.published.at(-1);
+  if (lastEvent?.topic === promise || promiseFulfilled(phase.finalText, promise, phase.prompt))
+    return `the agent cancelled the loop with "${promise}" (cancellation_promise); the work is not complete — see the log, then run ralph again`;
+  return undefined;
 }
 
 function validationStop(gate: GateResult, commit: string | null): Stop {

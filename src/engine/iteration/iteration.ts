@@ -5,6 +5,7 @@ import { readExternalEvents } from './collect-events.ts';
 import { runIterationAgent, type StartedIteration } from './iteration-agent.ts';
 import { settleIteration } from './iteration-outcome.ts';
 import {
+  agentInvocation,
   assembleIterationPrompt,
   type IterationPrompt,
   type IterationRoute,
@@ -43,11 +44,12 @@ function startIteration(
 ): StartedIteration {
   const { options, state, emit } = ctx;
   const { hatId, hat, backend } = route;
-  const invocation = backend.buildInvocation({
+  const invocation = agentInvocation(route, {
     prompt,
     config: ctx.config,
     workspace: options.workspace,
-    extraArgs: [...route.hatArgs, ...ctx.extraArgs],
+    runtimeDir: ctx.paths.dir,
+    extraArgs: ctx.extraArgs,
   });
   const startedAt = ctx.now();
   const headBefore = readGitHead(options.workspace);

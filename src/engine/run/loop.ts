@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { isGitRepo } from '../../git/git.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
@@ -9,12 +10,11 @@ import { createRunLogSink } from '../../observe/run-log.ts';
 import type { LoopState, PendingEvent } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
-import { TASK_START } from '../decide/event-decisions.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { runIteration } from '../iteration/iteration.ts';
 import { readChecklist } from '../steps/checklist-step.ts';
 import { gitPreflight } from '../steps/git-step.ts';
-import { scratchpadPath } from '../steps/workspace-context.ts';
+import { allScratchpadPaths } from '../steps/workspace-context.ts';
 import {
   boundaryStop,
   preIterationStop,
@@ -51,7 +51,7 @@ export function limitsOf(config: RalphConfig): Limits {
 /** The events a new run starts with: the starting event in hats mode, nothing in solo mode. */
 export function initialEvents(config: RalphConfig): PendingEvent[] {
   if (Object.keys(config.hats).length === 0) return [];
-  const topic = config.event_loop.starting_event ?? TASK_START;
+  const topic = startingTopic(config);
   return [{ topic, payload: null, source: 'starting_event', iteration: null }];
 }
 
@@ -85,7 +85,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     killGraceMs: config.event_loop.kill_grace_seconds * 1000,
     now: new Date(now()),
     initialEvents: initialEvents(config),
-    scratchpadFile: scratchpadPath(config, paths),
+    scratchpadFiles: allScratchpadPaths(config, paths),
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);

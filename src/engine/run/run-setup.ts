@@ -70,7 +70,8 @@ export async function prepareRun(opts: {
   now: Date;
   /** Events a new run starts with (the starting event in hats mode). */
   initialEvents: PendingEvent[];
-  scratchpadFile: string;
+  /** The scratchpad files a new run clears (the loop's and each hat's). */
+  scratchpadFiles: readonly string[];
 }): Promise<PreparedRun> {
   const { paths } = opts;
   mkdirSync(paths.dir, { recursive: true });
@@ -119,7 +120,7 @@ export async function prepareRun(opts: {
       );
     }
     // A new run starts with a clean scratchpad; --resume keeps it. Memories and tasks are kept.
-    rmSync(opts.scratchpadFile, { force: true });
+    for (const file of opts.scratchpadFiles) rmSync(file, { force: true });
     let eventsFile = join('.ralph', `events-${compactStamp(opts.now)}.jsonl`);
     // Two runs started in the same second must not share an event log.
     if (existsSync(join(paths.root, eventsFile))) eventsFile = join('.ralph', `events-${runId}.jsonl`);

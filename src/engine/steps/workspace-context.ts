@@ -1,24 +1,66 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { RalphConfig } from '../../config/schema.ts';
+import { relative, resolve } from 'node:path';
+import type { HatConfig, RalphConfig } from '../../config/schema.ts';
 import type { PromptTask } from '../../routing/prompt.ts';
-import { readMemories, renderMemoriesForPrompt } from '../../state/memories.ts';
+import {
+  type MemoryEntry,
+  newestFirst,
+  normalizeTags,
+  readMemories,
+  renderMemoriesForPrompt,
+} from '../../state/memories.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { openTasks, readTasks, readyTasks } from '../../state/tasks.ts';
 
 /** What an iteration's prompt and completion check read from disk, fresh every iteration. */
 export interface WorkspaceContext {
   scratchpad: string | null;
+  /** The scratchpad's path relative to the workspace, as the prompt names it. */
+  scratchpadLabel: string;
   memories: string;
   readyTasks: PromptTask[];
   openTasks: number;
 }
 
-/** The scratchpad file: `core.scratchpad` (string or {path}) or `.ralph/agent/scratchpad.md`. */
-export function scratchpadPath(config: RalphConfig, paths: RalphPaths): string {
-  const s = config.core.scratchpad;
-  const rel = typeof s === 'string' ? s : s?.path;
+type ScratchpadSetting = RalphConfig['core']['scratchpad'];
+
+/** The setting that applies: the active hat's `scratchpad` when it has one, else `core.scratchpad`. */
+function scratchpadSetting(config: RalphConfig, hat: HatConfig | null | undefined): ScratchpadSetting {
+  return hat?.scratchpad ?? config.core.scratchpad;
+}
+
+function settingPath(setting: ScratchpadSetting, paths: RalphPaths): string {
+  const rel = typeof setting === 'string' ? setting : setting?.path;
   return rel ? resolve(paths.root, rel) : paths.scratchpad;
+}
+
+/**
+ * The scratchpad file: the active hat's `scratchpad` (string or {path}), else `core.scratchpad`,
+ * else `.ralph/agent/scratchpad.md`.
+ */
+export function scratchpadPath(config: RalphConfig, paths: RalphPaths, hat?: HatConfig | null): string {
+  return settingPath(scratchpadSetting(config, hat), paths);
+}
+
+/** Every scratchpad file a run uses (the loop's and each hat's own): a new run clears them all. */
+export function allScratchpadPaths(config: RalphConfig, paths: RalphPaths): string[] {
+  const hats = Object.values(config.hats).filter((h) => h.scratchpad !== undefined);
+  return [...new Set([scratchpadPath(config, paths), ...hats.map((h) => scratchpadPath(config, paths, h))])];
+}
+
+/** Which memories the prompt gets: `memories.filter` types, tags (any of), and the `recent` newest. */
+export function filterMemories(
+  entries: readonly MemoryEntry[],
+  filter: RalphConfig['memories']['filter'],
+): MemoryEntry[] {
+  if (!filter) return [...entries];
+  const tags = normalizeTags(filter.tags);
+  const kept = newestFirst(entries).filter(
+    (e) =>
+      (filter.types.length === 0 || filter.types.includes(e.type)) &&
+      (tags.length === 0 || tags.some((t) => e.tags.includes(t))),
+  );
+  return filter.recent > 0 ? kept.slice(0, filter.recent) : kept;
 }
 
 function readOptional(path: string): string | null {
@@ -29,15 +71,26 @@ function readOptional(path: string): string | null {
   }
 }
 
-export function readWorkspaceContext(config: RalphConfig, paths: RalphPaths): WorkspaceContext {
-  const scratchpadEnabled = typeof config.core.scratchpad !== 'object' || config.core.scratchpad.enabled;
+/** What the prompt reads from disk; `hat` is the active hat (its own scratchpad, if it has one). */
+export function readWorkspaceContext(
+  config: RalphConfig,
+  paths: RalphPaths,
+  hat?: HatConfig | null,
+): WorkspaceContext {
+  const setting = scratchpadSetting(config, hat);
+  const scratchpadEnabled = typeof setting !== 'object' || setting.enabled;
+  const file = settingPath(setting, paths);
   const memories =
     config.memories.enabled && config.memories.inject === 'auto'
-      ? renderMemoriesForPrompt(readMemories(paths.memories), config.memories.budget)
+      ? renderMemoriesForPrompt(
+          filterMemories(readMemories(paths.memories), config.memories.filter),
+          config.memories.budget,
+        )
       : '';
   const tasks = config.tasks.enabled ? readTasks(paths.tasks) : [];
   return {
-    scratchpad: scratchpadEnabled ? readOptional(scratchpadPath(config, paths)) : null,
+    scratchpad: scratchpadEnabled ? readOptional(file) : null,
+    scratchpadLabel: relative(paths.root, file),
     memories,
     readyTasks: readyTasks(tasks).map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
     openTasks: openTasks(tasks).length,
