@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { AGENT_CLI_NAMES, type AgentCliName, type BackendName, configSchema } from '../config/schema.ts';
+import { AGENT_CLI_NAMES, type AgentCliName, configSchema } from '../config/schema.ts';
 import { findExecutable } from '../process/find-executable.ts';
 import { resolveBackend } from './registry.ts';
 
