@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { RalphError, UsageError } from '../errors.ts';
+import { ralphPaths } from '../state/paths.ts';
 
 /** Finds the events file: $RALPH_EVENTS_FILE, else the one named in `.ralph/current-events`. */
 export function resolveEventsFile(cwd: string, env: NodeJS.ProcessEnv): string {
@@ -8,7 +9,7 @@ export function resolveEventsFile(cwd: string, env: NodeJS.ProcessEnv): string {
   const root = env.RALPH_WORKSPACE_ROOT ?? cwd;
   let rel: string;
   try {
-    rel = readFileSync(join(root, '.ralph', 'current-events'), 'utf8').trim();
+    rel = readFileSync(ralphPaths(root).currentEvents, 'utf8').trim();
   } catch {
     throw new RalphError(
       'no_events_file',

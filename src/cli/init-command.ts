@@ -1,10 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { Command } from '@commander-js/extra-typings';
 import { configJsonSchema, WORKSPACE_SCHEMA_PATH, withSchemaModeline } from '../config/json-schema.ts';
 import { findPreset, initPreset, PRESETS } from '../config/presets.ts';
 import { ExitCode } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
+import { ralphPaths } from '../state/paths.ts';
+import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
 import type { CliIO } from './io.ts';
 
 export function registerInitCommands(program: Command, io: CliIO, setCode: (c: number) => void): void {
@@ -17,6 +19,9 @@ export function registerInitCommands(program: Command, io: CliIO, setCode: (c: n
     .action((opts) => {
       const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
       written.push(writeEditorSchema(io.cwd));
+      // Every preset: git ignores Ralph's runtime files before the first agent runs `git add -A`.
+      const paths = ralphPaths(io.cwd);
+      if (ensureRuntimeIgnored(paths).length > 0) written.push(relative(io.cwd, paths.gitignore));
       io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
       setCode(ExitCode.ok);
     });

@@ -49,7 +49,6 @@ export const PRESETS: readonly Preset[] = [
       '.ralph/prompts/PROMPT_build.md',
       '.ralph/prompts/PROMPT_plan.md',
       '.ralph/validate.sh',
-      '.ralph/.gitignore',
     ],
     dirs: [],
     executable: ['ralph', '.ralph/validate.sh'],

@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { relative } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import { supervise } from '../process/supervisor.ts';
+import { ralphPaths } from '../state/paths.ts';
 
 /** The outcome of one gate command (validate hook or tests). */
 export interface GateResult {
@@ -20,14 +21,14 @@ export function validateCommand(config: RalphConfig, workspace: string): string 
   const v = config.gates.validate;
   if (v === false) return undefined;
   if (typeof v === 'string') return v;
-  const script = join(workspace, '.ralph', 'validate.sh');
+  const script = ralphPaths(workspace).validateScript;
   if (!existsSync(script)) return undefined;
   try {
     accessSync(script, constants.X_OK);
   } catch {
     return undefined;
   }
-  return './.ralph/validate.sh';
+  return `./${relative(workspace, script)}`;
 }
 
 /**

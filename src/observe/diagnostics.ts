@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentEvent } from '../backends/types.ts';
+import { ralphPaths } from '../state/paths.ts';
 import type { LoopEvent } from './events.ts';
 
 /** Long strings in `trace.jsonl` (prompts, outputs, tool results) are cut to this many chars. */
@@ -212,7 +213,7 @@ function logSummary(e: Exclude<LoopEvent, { type: 'agent.output' }>): string {
 export function createDiagnosticsSink(workspace: string, options: DiagnosticsOptions = {}): DiagnosticsSink {
   const now = options.now ?? Date.now;
   const keepLogs = Math.max(1, Math.floor(options.keepLogs ?? 5));
-  const root = join(workspace, '.ralph', 'diagnostics');
+  const root = ralphPaths(workspace).diagnostics;
   const logsDir = join(root, 'logs');
   mkdirSync(logsDir, { recursive: true });
   const stamp = diagnosticsStamp(now());

@@ -1,9 +1,19 @@
 import { join } from 'node:path';
 
 /** The `.ralph/` layout of a workspace (DESIGN.md §1 "Files"). */
+/** Ralph's directory in a workspace; every path under it comes from `ralphPaths`. */
+export const RALPH_DIR = '.ralph';
+
 export interface RalphPaths {
   root: string;
   dir: string;
+  /** `.ralph/.gitignore`: keeps the runtime files below out of git (see runtime-ignore.ts). */
+  gitignore: string;
+  diagnostics: string;
+  /** The TDD loop's runtime copies (last good state, gathered reports). */
+  tdd: string;
+  /** The default validate hook. */
+  validateScript: string;
   state: string;
   lock: string;
   stopRequest: string;
@@ -17,10 +27,14 @@ export interface RalphPaths {
 }
 
 export function ralphPaths(workspaceRoot: string): RalphPaths {
-  const dir = join(workspaceRoot, '.ralph');
+  const dir = join(workspaceRoot, RALPH_DIR);
   return {
     root: workspaceRoot,
     dir,
+    gitignore: join(dir, '.gitignore'),
+    diagnostics: join(dir, 'diagnostics'),
+    tdd: join(dir, 'tdd'),
+    validateScript: join(dir, 'validate.sh'),
     state: join(dir, 'state.json'),
     lock: join(dir, 'loop.lock'),
     stopRequest: join(dir, 'stop-requested'),
@@ -40,8 +54,9 @@ export function ralphPaths(workspaceRoot: string): RalphPaths {
  * `*` matches any name starting with the part before it.
  */
 export const RUNTIME_PATHS = [
-  '.ralph/state.json',
-  '.ralph/loop.lock',
+  // Atomic writes leave `state.json.<n>` temp files behind when killed mid-write.
+  '.ralph/state.json*',
+  '.ralph/loop.lock*',
   '.ralph/logs/',
   '.ralph/runs/',
   '.ralph/events-*',
@@ -49,5 +64,7 @@ export const RUNTIME_PATHS = [
   '.ralph/diagnostics/',
   '.ralph/stop-requested',
   '.ralph/agent/scratchpad.md',
-  '.ralph/agent/tasks.jsonl',
+  '.ralph/agent/tasks.jsonl*',
+  '.ralph/tdd/',
+  '.ralph/gemini/',
 ] as const;

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { RALPH_DIR } from '../state/paths.ts';
 
 export { parseReport, type ReportCheck, type ReportStatus, reportProblem } from './tdd-report.ts';
 /**
@@ -86,7 +87,7 @@ export function tddOwnPaths(files: {
     const d = posix.dirname(p);
     return d === '.' ? p : d;
   };
-  const paths = ['.ralph', dirOf(files.stateFile), dirOf(files.reportFile), normalizePath(files.archiveDir)];
+  const paths = [RALPH_DIR, dirOf(files.stateFile), dirOf(files.reportFile), normalizePath(files.archiveDir)];
   if (files.testsReportFile) paths.push(dirOf(files.testsReportFile));
   return [...new Set(paths)];
 }

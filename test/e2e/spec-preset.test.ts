@@ -14,7 +14,6 @@ const FILES = [
   '.ralph/prompts/PROMPT_build.md',
   '.ralph/prompts/PROMPT_plan.md',
   '.ralph/validate.sh',
-  '.ralph/.gitignore',
 ];
 
 /** Runs an executable of the workspace (./ralph, .ralph/validate.sh) as a user would. */
@@ -167,7 +166,9 @@ describe('ralph init --preset spec (seed 002)', () => {
     writeFileSync(join(dir, '.ralph', 'agent', 'memories.md'), '# Memories\n');
     expect(spawnSync('git', ['add', '-A'], { cwd: dir }).status).toBe(0);
     const tracked = spawnSync('git', ['ls-files'], { cwd: dir, encoding: 'utf8' }).stdout.split('\n');
-    expect(tracked).toEqual(expect.arrayContaining([...FILES, '.ralph/agent/memories.md']));
+    expect(tracked).toEqual(
+      expect.arrayContaining([...FILES, '.ralph/.gitignore', '.ralph/agent/memories.md']),
+    );
     expect(tracked.filter((f) => /state\.json|loop\.lock|logs\/|runs\/|events-|scratchpad/.test(f))).toEqual(
       [],
     );

@@ -1,5 +1,6 @@
 import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { ralphPaths } from '../../state/paths.ts';
 
 /** setTimeout's ceiling (~24.8 days); longer waits are re-checked by the caller. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -43,7 +44,7 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
     if (o.signal?.aborted) return finish('interrupted');
     o.signal?.addEventListener('abort', onAbort, { once: true });
 
-    const ralphDir = resolve(o.workspace, '.ralph') + sep;
+    const ralphDir = ralphPaths(resolve(o.workspace)).dir + sep;
     const relevant = (abs: string) => !(abs + sep).startsWith(ralphDir);
     for (const entry of o.watch) {
       const abs = resolve(o.workspace, entry);

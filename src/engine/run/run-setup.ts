@@ -9,7 +9,8 @@ import { writeFileAtomicSync } from '../../state/atomic-write.ts';
 import { acquireLock, type HeldLock } from '../../state/lock.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../../state/loop-state.ts';
-import type { RalphPaths } from '../../state/paths.ts';
+import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
+import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
 import type { StartMode } from '../context/run-context.ts';
 
 /** Fields a state file written by an older Ralph may lack. */
@@ -81,6 +82,15 @@ export async function prepareRun(opts: {
     const notices: string[] = [];
     if (lock.tookOver)
       notices.push(`took over a stale lock left by pid ${lock.tookOver.pid} (no longer running)`);
+    // Before any agent runs `git add -A`: git must already ignore Ralph's runtime files.
+    const hadIgnore = existsSync(paths.gitignore);
+    const ignored = ensureRuntimeIgnored(paths);
+    if (ignored.length > 0)
+      notices.push(
+        hadIgnore
+          ? `added ${ignored.join(', ')} to .ralph/.gitignore (Ralph's runtime files are never committed)`
+          : "wrote .ralph/.gitignore: git ignores Ralph's runtime files (commit it with your project)",
+      );
     const previous = readPreviousState(paths.state, opts.mode);
     if (previous && isUnfinished(previous) && opts.mode === 'auto') {
       throw new UnfinishedRunError(previous.run_id, previous.current?.number ?? previous.iterations + 1);
@@ -121,9 +131,9 @@ export async function prepareRun(opts: {
     }
     // A new run starts with a clean scratchpad; --resume keeps it. Memories and tasks are kept.
     for (const file of opts.scratchpadFiles) rmSync(file, { force: true });
-    let eventsFile = join('.ralph', `events-${compactStamp(opts.now)}.jsonl`);
+    let eventsFile = join(RALPH_DIR, `events-${compactStamp(opts.now)}.jsonl`);
     // Two runs started in the same second must not share an event log.
-    if (existsSync(join(paths.root, eventsFile))) eventsFile = join('.ralph', `events-${runId}.jsonl`);
+    if (existsSync(join(paths.root, eventsFile))) eventsFile = join(RALPH_DIR, `events-${runId}.jsonl`);
     ensureEventsFile(paths, eventsFile);
     const state: LoopState = {
       version: 1,

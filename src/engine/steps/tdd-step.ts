@@ -5,6 +5,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import type { GateResult } from '../../gates/run-gate.ts';
 import { writeFileAtomicSync } from '../../state/atomic-write.ts';
 import type { LoopState } from '../../state/loop-state.ts';
+import { ralphPaths } from '../../state/paths.ts';
 import {
   appendHistory,
   archiveName,
@@ -42,7 +43,7 @@ function readOptional(path: string): string | null {
 
 /** Ralph's own copies: the last good state file and the reports gathered since the last archive. */
 function ownFiles(workspace: string) {
-  const dir = join(workspace, '.ralph', 'tdd');
+  const dir = ralphPaths(workspace).tdd;
   return { dir, goodState: join(dir, 'state.good.md'), reports: join(dir, 'reports.md') };
 }
 
