@@ -45,7 +45,9 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
         if (quiet) break;
         const p = e.progress;
         const checklist = p
-          ? ` · ${p.milestone ?? 'all milestones done'} · tasks ${p.tasksDone}/${p.tasksTotal}`
+          ? p.tasksTotal === 0
+            ? ' · no `- [ ]` tasks in the design document yet'
+            : ` · ${p.milestone ?? 'all milestones done'} · tasks ${p.tasksDone}/${p.tasksTotal}`
           : '';
         line(
           c.cyan(

@@ -76,6 +76,8 @@ export interface LoopState {
   checklist?: string | null;
   /** The milestone that was current when the run started (completion.condition: milestone). */
   start_milestone?: string | null;
+  /** Checklist counts when the run started (kept across --resume), for "completed this run". */
+  start_progress?: { tasks_done: number; milestones_done: number } | null;
   /** TDD loop bookkeeping: missing-report streak, last failing-test signature and its repeats. */
   tdd?: {
     report_misses: number;

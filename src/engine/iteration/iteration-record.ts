@@ -62,8 +62,17 @@ export async function recordIteration(
   });
 }
 
+/** `validation failed: …` when the validate hook ran after this iteration and failed. */
+function validateFailure(outcome: IterationOutcome): string | undefined {
+  const v = outcome.gates.validate;
+  if (!v || v.passed) return undefined;
+  return `validation failed: \`${v.command}\` ${v.timed_out ? 'timed out' : `exited with ${v.exit_code}`}`;
+}
+
 function recordVerdict(phase: AgentPhase, outcome: IterationOutcome): IterationRecord['verdict'] {
   const { verdict } = phase;
+  // A failed validate hook stops the loop: the iteration is not a success, whatever the agent said.
+  if (validateFailure(outcome)) return 'failure';
   if (outcome.completion?.accepted) return 'complete';
   if (outcome.tddStep?.forceFailure) return 'failure';
   return verdict.kind === 'complete' ? 'success' : verdict.kind;
@@ -75,6 +84,8 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome): string | nu
   const { completion } = outcome;
   const forcedFailure = outcome.tddStep?.forceFailure;
   if (verdict.kind === 'failure') return verdict.why;
+  const validate = validateFailure(outcome);
+  if (validate) return validate;
   if (forcedFailure) return forcedFailure;
   if (verdict.kind === 'aborted' || verdict.kind === 'limit') return verdict.stop.message;
   if (verdict.kind === 'parked')

@@ -182,10 +182,14 @@ function finishRun(ctx: RunContext, end: Stop, logFile: string): void {
 function endProgress(ctx: RunContext) {
   const end = readChecklist(ctx.options.workspace, ctx.config, ctx.state.start_milestone ?? null);
   if (!end) return undefined;
-  const start = ctx.startProgress ?? end.progress;
+  // The whole run's start (kept across --resume), like the iteration count beside it in the summary.
+  const start = ctx.state.start_progress ?? {
+    tasks_done: (ctx.startProgress ?? end.progress).tasksDone,
+    milestones_done: (ctx.startProgress ?? end.progress).milestonesDone,
+  };
   return {
     ...end.progress,
-    tasksCompletedThisRun: Math.max(0, end.progress.tasksDone - start.tasksDone),
-    milestonesCompletedThisRun: Math.max(0, end.progress.milestonesDone - start.milestonesDone),
+    tasksCompletedThisRun: Math.max(0, end.progress.tasksDone - start.tasks_done),
+    milestonesCompletedThisRun: Math.max(0, end.progress.milestonesDone - start.milestones_done),
   };
 }

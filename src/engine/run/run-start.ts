@@ -51,6 +51,9 @@ function checkChecklistAtStart(ctx: RunContext, resumed: boolean): Stop | undefi
   if (config.completion.checklist && !resumed) {
     state.checklist = config.completion.checklist;
     state.start_milestone = currentMilestoneTitle(startView);
+    state.start_progress = startView
+      ? { tasks_done: startView.progress.tasksDone, milestones_done: startView.progress.milestonesDone }
+      : null;
   }
   if (config.completion.checklist && !startView) {
     emit({
