@@ -299,7 +299,11 @@ describe('real gemini driven by ralph', () => {
     expect(turnsSince(from)).toHaveLength(1);
   }, 120_000);
 
-  /** A solo run whose shell tool sleeps past a 4 s iteration timeout; the tool's shell writes its pid. */
+  /**
+   * A solo run whose shell tool sleeps past the iteration timeout; the tool's shell writes its pid.
+   * The timeout leaves gemini ample time to start the tool even on a loaded machine (a 4 s one once
+   * fired before the tool ran, and tool.pid was missing).
+   */
   async function timedOutRun() {
     server.setScript({
       rules: [
@@ -307,7 +311,7 @@ describe('real gemini driven by ralph', () => {
           match: 'Sleep now',
           reply: {
             // `$$` (allowed; `$(…)` is not): the pid of gemini's wrapper shell, which leads its own group.
-            tools: [{ kind: 'shell', command: 'echo $$ > tool.pid; sleep 30; echo late > late.txt' }],
+            tools: [{ kind: 'shell', command: 'echo $$ > tool.pid; sleep 90; echo late > late.txt' }],
             text: 'Slept.',
           },
         },
@@ -319,7 +323,7 @@ describe('real gemini driven by ralph', () => {
       [
         'event_loop:',
         '  max_iterations: 1',
-        '  iteration_timeout_seconds: 4',
+        '  iteration_timeout_seconds: 15',
         '  kill_grace_seconds: 1',
         'cli:',
         '  backend: gemini',
@@ -329,12 +333,12 @@ describe('real gemini driven by ralph', () => {
     );
     const started = Date.now();
     const r = await runRalph(['run'], dir, geminiEnv());
-    return {
-      dir,
-      r,
-      ms: Date.now() - started,
-      toolGroup: Number(readFileSync(join(dir, 'tool.pid'), 'utf8')),
-    };
+    const pidFile = join(dir, 'tool.pid');
+    expect(
+      existsSync(pidFile),
+      `gemini never started its shell tool within the timeout\n${r.stdout}${r.stderr}`,
+    ).toBe(true);
+    return { dir, r, ms: Date.now() - started, toolGroup: Number(readFileSync(pidFile, 'utf8')) };
   }
 
   // Live (non-zombie) members only: a killed process reparented to a PID 1 that does not reap
@@ -344,7 +348,8 @@ describe('real gemini driven by ralph', () => {
   it('an iteration timeout kills gemini and records the iteration as timed out', async () => {
     const { r, ms, toolGroup } = await timedOutRun();
     try {
-      expect(ms).toBeLessThan(20_000);
+      // The timeout plus the kill grace, not the tool's 90 s.
+      expect(ms).toBeLessThan(40_000);
       expect(r.code, r.stdout + r.stderr).toBe(2);
       expect(r.stdout).toMatch(/iteration timeout: the agent was killed/);
     } finally {
