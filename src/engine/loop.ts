@@ -5,6 +5,7 @@ import { isGitRepo } from '../git/git.ts';
 import { createDiagnosticsSink } from '../observe/diagnostics.ts';
 import { createRedactor, redactDeep } from '../observe/redact.ts';
 import { createRunLogSink } from '../observe/run-log.ts';
+import { sweepMarkedProcesses } from '../process/marked-processes.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import {
@@ -86,6 +87,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     now: new Date(now()),
     initialEvents: initialEvents(config),
     scratchpadFile: scratchpadPath(config, paths),
+    sweep: options.sweep ?? sweepMarkedProcesses,
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
@@ -114,6 +116,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     final = stop('error', `internal error: ${(error as Error).message}`);
     throw error;
   } finally {
+    // Whatever an iteration cut short by an error left running goes with the run.
+    await ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000));
     finishRun(ctx, final ?? stop('error', 'the loop ended unexpectedly'), logFile);
     log.close();
     diagnostics?.close();
