@@ -12,6 +12,7 @@ import {
   boundaryStop,
   preIterationStop,
   sleepUnlessStopped,
+  stopAfterFinishing,
   waitForWork,
   waitWhileParked,
 } from './between-iterations.ts';
@@ -149,7 +150,10 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
       const woke = await waitForWork(ctx);
       if (woke) return woke;
     }
-    const after = (await runIteration(ctx)) ?? limitReached(ctx.counters(), ctx.limits);
+    const after = stopAfterFinishing(
+      ctx,
+      (await runIteration(ctx)) ?? limitReached(ctx.counters(), ctx.limits),
+    );
     if (after) return after;
     // Solo mode paces every iteration; with hats, hand-offs never wait (only the idle path does).
     if (!ctx.hatsMode && !state.idle)

@@ -22,7 +22,10 @@ export interface RunLoopOptions {
   mode?: StartMode | undefined;
   /** Arguments given after `--`, passed to the agent. */
   extraArgs?: readonly string[] | undefined;
-  /** Abort to stop gracefully (Ctrl-C): the agent group is killed, state saved, exit 130. */
+  /**
+   * Abort to stop gracefully (Ctrl-C): a running agent is killed, an iteration whose agent is done
+   * is finished and recorded, state saved, exit 130.
+   */
   signal?: AbortSignal | undefined;
   onEvent?: LoopEventListener | undefined;
   /** Injected clock (ms since epoch). */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
@@ -104,12 +104,90 @@ describe.runIf(linux)('a crashed run leaves nothing running, --resume or --fresh
 
   it.each([['--fresh'], ['--resume']])('%s kills the dead run agent and what it detached', async (flag) => {
     const { dir, runId, pids } = await crashWithDetachedAgent();
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'crashed.flag'), '');
     const r = await runRalph(['run', flag], dir);
     expect(r.code).toBe(2);
     for (const pid of pids) expect(pidAlive(pid), `pid ${pid}`).toBe(false);
     expect(markedProcesses(dir)).toEqual([]);
     expect(r.stdout).toContain(`left running by run ${runId}`);
+  });
+});
+
+describe('signals outside the agent phase', () => {
+  it('Ctrl-C while a gate runs after the agent exited: the iteration is finished and recorded once, exit 130, resumable', async () => {
+    const dir = workspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 2, kill_grace_seconds: 0.5 })}gates:\n  validate: "touch gate.started; while [ ! -f go ]; do sleep 0.05; done; touch gate.done"\n`,
+      'fake-agent.yml': 'turns:\n  - do: [{ print: "iteration {{iteration}}" }]\n',
+    });
+    const loop = startRalph(['run'], dir);
+    await waitFor(() => existsSync(join(dir, 'gate.started')), 15_000, 'the validate gate');
+    loop.child.kill('SIGINT');
+    // The gate goes on only once Ralph has taken the interrupt: the order is fixed, not timed.
+    await waitFor(() => loop.stderr().includes('stopping'), 10_000, 'the interrupt taken');
+    writeFileSync(join(dir, 'go'), '');
+    const r = await loop.done;
+    expect(r.code).toBe(130);
+    expect(readState(dir)).toMatchObject({
+      status: 'interrupted',
+      stop_reason: 'interrupted',
+      iterations: 1,
+    });
+    expect(existsSync(join(dir, 'gate.done'))).toBe(true);
+    expect(readRecords(dir)).toMatchObject([
+      { iteration: 1, verdict: 'success', gates: { validate: { passed: true } } },
+    ]);
+    const resumed = await runRalph(['run', '--resume'], dir);
+    expect(resumed.code).toBe(2);
+    expect(readRecords(dir).map((x) => `${x.iteration}:${x.verdict}`)).toEqual(['1:success', '2:success']);
+  });
+
+  it.runIf(linux)(
+    'SIGHUP while the agent runs stops like SIGTERM: agent and what it detached killed, exit 130, resumable',
+    async () => {
+      const dir = workspace({
+        'PROMPT.md': 'work\n',
+        'ralph.yml': fakeConfig({ kill_grace_seconds: 0.5 }),
+        'fake-agent.yml': [
+          'turns:',
+          '  - do:',
+          '      - run: "echo $PPID > agent.pid"',
+          ...DETACH,
+          '      - hang: true',
+        ].join('\n'),
+      });
+      const loop = startRalph(['run'], dir);
+      await waitFor(() => existsSync(join(dir, 'forked.pid')), 15_000, 'agent start');
+      loop.child.kill('SIGHUP');
+      const r = await loop.done;
+      expect(r.code).toBe(130);
+      expect(readState(dir)).toMatchObject({ status: 'interrupted', stop_reason: 'interrupted' });
+      expect(readState(dir).current.number).toBe(1);
+      for (const f of PID_FILES) expect(pidAlive(readPid(dir, f)), f).toBe(false);
+      expect(markedProcesses(dir)).toEqual([]);
+    },
+  );
+
+  it.runIf(linux)('a second Ctrl-C also kills at once what the agent detached', async () => {
+    const dir = workspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ kill_grace_seconds: 60 }),
+      'fake-agent.yml': [
+        'turns:',
+        '  - do:',
+        '      - run: "echo $PPID > agent.pid"',
+        `      - run: "setsid node -e \\"process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)\\" > /dev/null 2>&1 & echo $! > daemon.pid"`,
+        '      - hang: true',
+      ].join('\n'),
+    });
+    const loop = startRalph(['run'], dir);
+    await waitFor(() => existsSync(join(dir, 'daemon.pid')), 15_000, 'agent start');
+    loop.child.kill('SIGINT');
+    await new Promise((res) => setTimeout(res, 300));
+    loop.child.kill('SIGINT');
+    const r = await loop.done;
+    expect(r.code).toBe(130);
+    await waitFor(() => !pidAlive(readPid(dir, 'daemon.pid')), 2000, 'the detached daemon killed');
+    expect(markedProcesses(dir)).toEqual([]);
   });
 });
