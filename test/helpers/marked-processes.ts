@@ -25,7 +25,8 @@ export function markedProcesses(workspace: string): { pid: number; mark: string 
 /** Kills what a test left behind: every marked process of these workspaces, and these pids. */
 export function killLeftovers(workspaces: string[], pids: number[] = []): void {
   const targets = [...pids, ...workspaces.flatMap((w) => markedProcesses(w).map((p) => p.pid))];
-  for (const pid of targets) {
+  // Never 0 or 1: kill(0) would hit the test runner's own process group.
+  for (const pid of targets.filter((p) => Number.isInteger(p) && p > 1)) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
