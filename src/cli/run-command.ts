@@ -8,6 +8,7 @@ import { readWorkspaceContext } from '../engine/steps/workspace-context.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { createConsoleReporter, type Verbosity } from '../observe/console-reporter.ts';
 import { killGroupNow } from '../process/kill-group.ts';
+import { killMarkedNow } from '../process/marked-processes.ts';
 import { assemblePrompt } from '../routing/prompt.ts';
 import { selectHat } from '../routing/select-hat.ts';
 import { readLoopState } from '../state/loop-state.ts';
@@ -83,21 +84,29 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
   const reporter = createConsoleReporter({ out: io.out, err: io.err, verbosity, color: io.color });
   const controller = new AbortController();
   let agentPid: number | undefined;
+  let runId: string | undefined;
   let interrupts = 0;
-  const onSignal = () => {
+  const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
     if (interrupts === 1) {
-      io.err('\nralph: stopping — killing the agent and saving state (Ctrl-C again to force)\n');
+      const why = signal === 'SIGINT' ? '' : ` (${signal})`;
+      io.err(
+        `\nralph: stopping${why} — killing the agent, finishing the iteration's record and saving state (Ctrl-C again to force)\n`,
+      );
       controller.abort('interrupted');
       return;
     }
-    // Second Ctrl-C: no grace, no waiting; state.json still says where to resume.
+    // Second signal: no grace, no waiting; state.json still says where to resume.
     if (agentPid !== undefined) killGroupNow(agentPid);
+    // Gates and whatever the agent detached carry the run's mark.
+    if (runId !== undefined) killMarkedNow({ runId });
     io.err('ralph: forced stop\n');
     process.exit(ExitCode.interrupted);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // A closed terminal (SIGHUP) stops like Ctrl-C: the agent runs in a group of its own and would
+  // otherwise keep working after Ralph is gone.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const s of signals) process.on(s, onSignal);
   try {
     const result = await runLoop({
       workspace: io.cwd,
@@ -109,14 +118,14 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
       signal: controller.signal,
       env: io.env,
       onEvent: (event) => {
+        if (event.type === 'loop.started') runId = event.runId;
         if (event.type === 'agent.spawned') agentPid = event.pid;
         reporter(event);
       },
     });
     return result.exitCode;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const s of signals) process.off(s, onSignal);
   }
 }
 

@@ -84,6 +84,8 @@ export interface IterationRecord {
   verdict: string;
   reason: string | null;
   consecutive_failures: number;
+  /** Processes the iteration left running that Ralph killed at its end (the agent itself excluded). */
+  killed_processes: { pid: number; command: string }[];
   /** TDD loop: report sections missing, files changed outside tdd.allowed_paths. */
   report_missing?: string[];
   scope_violations?: string[];

@@ -1,4 +1,5 @@
-import { escapedDescendantGroups, liveGroupMembers } from './pids.ts';
+import type { KilledProcess } from './marked-processes.ts';
+import { escapedDescendantGroups, liveGroupMembers, processCommand } from './pids.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -12,23 +13,28 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 
 /**
  * Stops a whole process group: SIGTERM, then SIGKILL after `graceMs` if anything is still alive.
- * Resolves with the pids that had to be SIGKILLed (empty when SIGTERM sufficed).
+ * Resolves with the pids that had to be SIGKILLed (empty when SIGTERM sufficed) and every process
+ * that was alive when the kill began.
  */
-export async function killGroup(pgid: number, graceMs: number): Promise<{ forced: number[] }> {
+export async function killGroup(
+  pgid: number,
+  graceMs: number,
+): Promise<{ forced: number[]; killed: KilledProcess[] }> {
   // Descendants that moved to groups of their own die with the agent too.
   const groups = [pgid, ...escapedDescendantGroups(pgid)];
   const alive = () => groups.flatMap((g) => liveGroupMembers(g));
-  if (alive().length === 0) return { forced: [] };
+  const killed = alive().map((pid) => ({ pid, command: processCommand(pid) }));
+  if (killed.length === 0) return { forced: [], killed };
   for (const g of groups) signalGroup(g, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
-    if (alive().length === 0) return { forced: [] };
+    if (alive().length === 0) return { forced: [], killed };
   }
   const forced = alive();
   for (const g of groups) signalGroup(g, 'SIGKILL');
   for (let i = 0; i < 40 && alive().length > 0; i++) await sleep(25);
-  return { forced };
+  return { forced, killed };
 }
 
 /** Immediate SIGKILL of a group, for the second Ctrl-C. */

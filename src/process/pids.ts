@@ -101,3 +101,14 @@ export function escapedDescendantGroups(pgid: number): number[] {
   }
   return [...groups];
 }
+
+/** The command line of a process (shortened), for records that list what Ralph killed. */
+export function processCommand(pid: number): string {
+  let text = '';
+  try {
+    text = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replaceAll('\0', ' ');
+  } catch {
+    // gone meanwhile, or no /proc
+  }
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text || `pid ${pid}`;
+}

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { BoundedTail, LineSplitter } from './bounded-tail.ts';
 import { killGroup } from './kill-group.ts';
+import type { KilledProcess } from './marked-processes.ts';
 import { readProcStat } from './pids.ts';
 
 export type OutputStream = 'stdout' | 'stderr';
@@ -39,6 +40,8 @@ export interface SuperviseResult {
   spawnError: Error | undefined;
   /** Processes still in the group after the agent exited, which Ralph then killed. */
   leftoverKilled: number;
+  /** Every other process of the group (and its escaped descendants) Ralph killed, the agent excluded. */
+  killed: KilledProcess[];
   stdoutTail: string;
   stderrTail: string;
   durationMs: number;
@@ -55,7 +58,7 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
   const tails = { stdout: new BoundedTail(tailChars), stderr: new BoundedTail(tailChars) };
   return new Promise((resolve) => {
     let killedBy: string | null = null;
-    let killing: Promise<unknown> | undefined;
+    let killing: Promise<{ killed: KilledProcess[] }> | undefined;
     let lastOutput = Date.now();
     const timers: NodeJS.Timeout[] = [];
 
@@ -132,6 +135,7 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let spawnError: Error | undefined;
     let leftoverKilled = 0;
+    let killed: KilledProcess[] = [];
     let finished = false;
     let exitSettled = false;
     let streamCap: NodeJS.Timeout | undefined;
@@ -150,10 +154,11 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
       // Whatever the agent left behind in its group (a grandchild holding stdout, a dev server)
       // must not outlive the iteration.
       void (async () => {
-        if (killing) await killing;
+        if (killing) killed = (await killing).killed;
         else if (pid !== undefined) {
-          const { forced } = await killGroup(pid, Math.min(options.killGraceMs, 1000));
-          leftoverKilled = forced.length;
+          const group = await killGroup(pid, Math.min(options.killGraceMs, 1000));
+          leftoverKilled = group.forced.length;
+          killed = group.killed;
         }
         // Pipes close once every writer is gone; bound the wait in case a writer escaped the group.
         streamCap = setTimeout(() => {
@@ -181,6 +186,7 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
           killedBy,
           spawnError,
           leftoverKilled,
+          killed: killed.filter((p) => p.pid !== pid),
           stdoutTail: tails.stdout.text(),
           stderrTail: tails.stderr.text(),
           durationMs: Date.now() - started,

@@ -52,6 +52,7 @@ function record(over: Partial<IterationRecord> & { iteration: number }): Iterati
     verdict: 'success',
     reason: null,
     consecutive_failures: 0,
+    killed_processes: [],
     ...over,
   };
 }

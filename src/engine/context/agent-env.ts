@@ -1,4 +1,5 @@
 import { delimiter } from 'node:path';
+import { MARK_VAR, markFor } from '../../process/marked-processes.ts';
 
 /** Variables that make agent CLIs refuse to start inside another agent session. */
 const NESTING_GUARDS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'];
@@ -27,6 +28,8 @@ export function buildAgentEnv(input: AgentEnvInput): NodeJS.ProcessEnv {
   env.RALPH_ITERATION = String(input.iteration);
   env.RALPH_HAT = input.hat ?? '';
   env.RALPH_RUN_ID = input.runId;
+  // Found in /proc at the iteration's end, however far a process detached (setsid, daemons).
+  env[MARK_VAR] = markFor(input.runId, input.iteration);
   const rest = (env.PATH ?? '').split(delimiter).filter((p) => p && p !== input.ralphBinDir);
   env.PATH = [input.ralphBinDir, ...rest].join(delimiter);
   return env;

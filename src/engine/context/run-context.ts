@@ -3,6 +3,7 @@ import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { ChecklistProgress, LoopEvent, LoopEventListener } from '../../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
+import { type SweepMarked, sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { appendEvent } from '../../state/events-log.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { type LoopState, writeLoopState } from '../../state/loop-state.ts';
@@ -23,12 +24,17 @@ export interface RunLoopOptions {
   mode?: StartMode | undefined;
   /** Arguments given after `--`, passed to the agent. */
   extraArgs?: readonly string[] | undefined;
-  /** Abort to stop gracefully (Ctrl-C): the agent group is killed, state saved, exit 130. */
+  /**
+   * Abort to stop gracefully (Ctrl-C): a running agent is killed, an iteration whose agent is done
+   * is finished and recorded, state saved, exit 130.
+   */
   signal?: AbortSignal | undefined;
   onEvent?: LoopEventListener | undefined;
   /** Injected clock (ms since epoch). */
   now?: (() => number) | undefined;
   env?: NodeJS.ProcessEnv | undefined;
+  /** Kills the processes carrying a run's mark (default: a /proc sweep on Linux, nothing elsewhere). */
+  sweep?: SweepMarked | undefined;
 }
 
 /** What every step of one run shares: created once by `runLoop`, after the run's state is prepared. */
@@ -56,6 +62,8 @@ export interface RunContext {
   /** Checklist progress before the run touched anything, for the end-of-run summary. */
   readonly startProgress: ChecklistProgress | undefined;
   readonly now: () => number;
+  /** Kills what the run's iterations left running, whatever its session, group or parent. */
+  readonly sweep: SweepMarked;
   emit(event: LoopEvent): void;
   persist(): void;
   /** Records an event Ralph publishes itself, in the events file and the event stream. */
@@ -103,6 +111,7 @@ export function createRunContext(input: RunContextInput): RunContext {
     warned: new Set<string>(),
     startProgress: input.startProgress,
     now,
+    sweep: options.sweep ?? sweepMarkedProcesses,
     emit,
     persist: () => writeLoopState(paths.state, state),
     publish: (e, hat) => {

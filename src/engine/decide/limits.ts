@@ -52,6 +52,11 @@ export function stop(reason: StopReason, message: string): Stop {
   return { reason, message, exitCode: EXIT_FOR_REASON[reason] };
 }
 
+/** The stop for Ctrl-C, SIGTERM and SIGHUP (the loop's abort signal). */
+export function interruptedStop(): Stop {
+  return stop('interrupted', 'interrupted (Ctrl-C, SIGTERM or SIGHUP); resume with `ralph run --resume`');
+}
+
 /** The stop for one resource limit, with a message naming the configured value. */
 export function limitStop(
   reason: 'max_iterations' | 'max_runtime' | 'max_cost' | 'max_tokens',
@@ -112,11 +117,7 @@ type LimitKill = 'max_runtime' | 'max_cost' | 'max_tokens';
 
 /** Classifies a finished agent run; `counters` already include this iteration's usage (pure). */
 export function judgeIteration(o: AgentOutcome, limits: Limits, counters: Counters): IterationVerdict {
-  if (o.killedBy === 'interrupted')
-    return {
-      kind: 'aborted',
-      stop: stop('interrupted', 'interrupted (Ctrl-C); resume with `ralph run --resume`'),
-    };
+  if (o.killedBy === 'interrupted') return { kind: 'aborted', stop: interruptedStop() };
   if (o.killedBy === 'stop_requested')
     return { kind: 'aborted', stop: stop('cancelled', 'stopped by `ralph stop --now`') };
   if (o.killedBy && LIMIT_KILLS.has(o.killedBy as LimitKill)) {

@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { readGitHead } from '../../git/head.ts';
 import type { IterationRecord } from '../../observe/events.ts';
+import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../steps/git-step.ts';
 import { tddScopeViolations } from '../steps/tdd-step.ts';
@@ -12,6 +13,7 @@ export async function recordIteration(
   ctx: RunContext,
   phase: AgentPhase,
   outcome: IterationOutcome,
+  killed: KilledProcess[],
 ): Promise<void> {
   const { state, options } = ctx;
   const finishedAt = ctx.now();
@@ -46,6 +48,7 @@ export async function recordIteration(
     verdict: recordVerdict(phase, outcome),
     reason: recordReason(phase, outcome),
     consecutive_failures: state.consecutive_failures,
+    killed_processes: killed,
     ...(tddStep
       ? {
           report_missing: tddStep.reportMissing,

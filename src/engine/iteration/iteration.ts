@@ -1,4 +1,5 @@
 import { readGitHead } from '../../git/head.ts';
+import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
 import { readExternalEvents } from './collect-events.ts';
@@ -30,9 +31,25 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   const prompt = assembleIterationPrompt(ctx, number, route);
   const started = startIteration(ctx, number, route, prompt);
   const phase = await runIterationAgent(ctx, started);
+  // What the agent detached must not touch the workspace while Ralph checks and commits it.
+  const afterAgent = await sweepIteration(ctx, number);
   const outcome = await settleIteration(ctx, phase);
-  await recordIteration(ctx, phase, outcome);
+  const afterGates = await sweepIteration(ctx, number);
+  const killed = [...phase.run.supervised.killed, ...afterAgent, ...afterGates];
+  await recordIteration(ctx, phase, outcome, killed);
   return outcome.stopAfter;
+}
+
+/** Kills every process still carrying the run's mark (setsid'd, double-forked) and says so. */
+async function sweepIteration(ctx: RunContext, number: number): Promise<KilledProcess[]> {
+  const killed = await ctx.sweep({ runId: ctx.state.run_id }, Math.min(ctx.graceMs, 1000));
+  if (killed.length > 0)
+    ctx.emit({
+      type: 'notice',
+      level: 'info',
+      message: `iteration ${number} left ${killed.length} process(es) running; killed ${killed.map((p) => `${p.pid} (${p.command})`).join(', ')}`,
+    });
+  return killed;
 }
 
 /** Builds the agent's invocation, marks the iteration as current and announces it. */

@@ -1,20 +1,29 @@
 import { existsSync, rmSync } from 'node:fs';
 import { healthFatal, runHealthChecks } from '../../gates/health.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { limitReached, type Stop, stop } from '../decide/limits.ts';
+import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
 import { dirtyTreeMessage, requireClean } from '../steps/git-step.ts';
 import { waitWhileIdle } from './idle-wait.ts';
 
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, limits. */
 export function boundaryStop(ctx: RunContext): Stop | undefined {
-  if (ctx.options.signal?.aborted)
-    return stop('interrupted', 'interrupted (Ctrl-C); resume with `ralph run --resume`');
+  if (ctx.options.signal?.aborted) return interruptedStop();
   if (existsSync(ctx.paths.stopRequest)) {
     rmSync(ctx.paths.stopRequest, { force: true });
     return stop('cancelled', 'stopped by `ralph stop`');
   }
   return limitReached(ctx.counters(), ctx.limits);
+}
+
+/**
+ * The stop after an iteration: an interrupt that came while it was being finished (gates, commit,
+ * record) outranks every stop but completion, so Ctrl-C always ends as `interrupted` (exit 130).
+ */
+export function stopAfterFinishing(ctx: RunContext, after: Stop | undefined): Stop | undefined {
+  if (!ctx.options.signal?.aborted || after?.reason === 'completed' || after?.reason === 'interrupted')
+    return after;
+  return interruptedStop();
 }
 
 /** Checks before every iteration: health (disk, git, specs, agent) and, with git, a clean tree. */

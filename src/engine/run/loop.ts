@@ -7,6 +7,7 @@ import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { createRedactor, redactDeep } from '../../observe/redact.ts';
 import { createRunLogSink } from '../../observe/run-log.ts';
+import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import type { LoopState, PendingEvent } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
@@ -19,6 +20,7 @@ import {
   boundaryStop,
   preIterationStop,
   sleepUnlessStopped,
+  stopAfterFinishing,
   waitForWork,
   waitWhileParked,
 } from './between-iterations.ts';
@@ -86,6 +88,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     now: new Date(now()),
     initialEvents: initialEvents(config),
     scratchpadFiles: allScratchpadPaths(config, paths),
+    sweep: options.sweep ?? sweepMarkedProcesses,
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
@@ -114,6 +117,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     final = stop('error', `internal error: ${(error as Error).message}`);
     throw error;
   } finally {
+    // Whatever an iteration cut short by an error left running goes with the run.
+    await ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000));
     finishRun(ctx, final ?? stop('error', 'the loop ended unexpectedly'), logFile);
     log.close();
     diagnostics?.close();
@@ -145,7 +150,10 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
       const woke = await waitForWork(ctx);
       if (woke) return woke;
     }
-    const after = (await runIteration(ctx)) ?? limitReached(ctx.counters(), ctx.limits);
+    const after = stopAfterFinishing(
+      ctx,
+      (await runIteration(ctx)) ?? limitReached(ctx.counters(), ctx.limits),
+    );
     if (after) return after;
     // Solo mode paces every iteration; with hats, hand-offs never wait (only the idle path does).
     if (!ctx.hatsMode && !state.idle)

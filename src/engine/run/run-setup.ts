@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { UnfinishedRunError } from '../../errors.ts';
 import { nextLogFile } from '../../observe/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
+import type { SweepMarked } from '../../process/marked-processes.ts';
 import { liveGroupMembers, readProcStat } from '../../process/pids.ts';
 import { writeFileAtomicSync } from '../../state/atomic-write.ts';
 import { acquireLock, type HeldLock } from '../../state/lock.ts';
@@ -58,6 +59,22 @@ export async function killOrphanedAgent(state: LoopState, graceMs: number): Prom
   return members.length;
 }
 
+/** Kills the earlier run's agent group and every process carrying its mark; says what it killed. */
+async function killLeftovers(previous: LoopState, graceMs: number, sweep: SweepMarked): Promise<string[]> {
+  const notices: string[] = [];
+  const killed = await killOrphanedAgent(previous, graceMs);
+  if (killed > 0)
+    notices.push(
+      `killed ${killed} leftover process(es) of the interrupted run's agent (group ${previous.current?.agent_pid})`,
+    );
+  const swept = await sweep({ runId: previous.run_id }, graceMs);
+  if (swept.length > 0)
+    notices.push(
+      `killed ${swept.length} process(es) left running by run ${previous.run_id}: ${swept.map((p) => `${p.pid} (${p.command})`).join(', ')}`,
+    );
+  return notices;
+}
+
 /**
  * Takes the workspace lock and loads or creates the run state: refuses to clobber an unfinished run
  * unless told `--resume` or `--fresh`, and on resume first kills the dead run's agent group.
@@ -73,6 +90,8 @@ export async function prepareRun(opts: {
   initialEvents: PendingEvent[];
   /** The scratchpad files a new run clears (the loop's and each hat's). */
   scratchpadFiles: readonly string[];
+  /** Kills what a run's iterations left running (by the mark in their environment). */
+  sweep: SweepMarked;
 }): Promise<PreparedRun> {
   const { paths } = opts;
   mkdirSync(paths.dir, { recursive: true });
@@ -97,13 +116,10 @@ export async function prepareRun(opts: {
     }
     // A stop request left from an earlier loop must not stop this one.
     rmSync(paths.stopRequest, { force: true });
+    // Resumed or replaced, the earlier run's agent and whatever it detached must not work alongside.
+    if (previous) notices.push(...(await killLeftovers(previous, opts.killGraceMs, opts.sweep)));
 
     if (opts.mode === 'resume' && previous && previous.status !== 'completed') {
-      const killed = await killOrphanedAgent(previous, opts.killGraceMs);
-      if (killed > 0)
-        notices.push(
-          `killed ${killed} leftover process(es) of the interrupted run's agent (group ${previous.current?.agent_pid})`,
-        );
       if (previous.current) previous.current.agent_pid = null;
       const state: LoopState = {
         ...RUN_DEFAULTS,

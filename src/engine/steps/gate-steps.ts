@@ -22,7 +22,8 @@ async function runGateStep(
     env: ralphEnv(ctx, iteration, hat, [ctx.config.cli.env]),
     timeoutMs,
     killGraceMs: ctx.graceMs,
-    signal: ctx.options.signal,
+    // Not the interrupt: once the agent is done, Ctrl-C lets the iteration finish and be recorded
+    // (a killed gate would read as a failed one); a second Ctrl-C kills the gate with everything else.
     onOutput: (text) => emit({ type: 'gate.output', iteration, gate, text }),
   });
   emit({ type: 'gate.finished', iteration, gate, summary: summarize(result), output: result.output });

@@ -1,0 +1,145 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { processCommand, readProcStat } from './pids.ts';
+
+/**
+ * Every process of an iteration carries this variable (inherited through fork, setsid and daemons),
+ * so what escaped every process group is still found. Deliberately not named *TOKEN/*KEY/*SECRET:
+ * agent CLIs strip such variables from the environment of the tools they start.
+ */
+export const MARK_VAR = 'RALPH_ITERATION_MARK';
+
+/** A process Ralph killed, as the iteration record lists it. */
+export interface KilledProcess {
+  pid: number;
+  command: string;
+}
+
+/** Which marks to sweep: one run's (every iteration), or one iteration's. */
+export interface MarkSelector {
+  runId: string;
+  iteration?: number | undefined;
+}
+
+/** Kills the marked processes (SIGTERM, SIGKILL after the grace) and says which were found. */
+export type SweepMarked = (select: MarkSelector, graceMs: number) => Promise<KilledProcess[]>;
+
+/** The mark of one iteration of one run. */
+export function markFor(runId: string, iteration: number): string {
+  return `${runId}:${iteration}`;
+}
+
+/** The value of `name` in a /proc/<pid>/environ blob (NUL-separated NAME=value), or undefined. */
+export function environValue(environ: string, name: string): string | undefined {
+  const prefix = `${name}=`;
+  for (const entry of environ.split('\0')) if (entry.startsWith(prefix)) return entry.slice(prefix.length);
+  return undefined;
+}
+
+/** True when a mark belongs to the selection: the exact iteration, or any iteration of the run. */
+export function markSelected(mark: string, select: MarkSelector): boolean {
+  if (select.runId === '') return false;
+  if (select.iteration !== undefined) return mark === markFor(select.runId, select.iteration);
+  const rest = mark.startsWith(`${select.runId}:`) ? mark.slice(select.runId.length + 1) : undefined;
+  return rest !== undefined && /^\d+$/.test(rest);
+}
+
+/** Whether /proc can be swept here: Linux only; elsewhere the sweep finds nothing. */
+export function canSweep(): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    readdirSync('/proc');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Marked {
+  pid: number;
+  startTime: string;
+}
+
+/** Live processes (never Ralph itself) whose environment holds a selected mark. */
+function findMarked(select: MarkSelector): Marked[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const found: Marked[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {
+      continue; // gone, or another user's process
+    }
+    const mark = environValue(environ, MARK_VAR);
+    if (mark === undefined || !markSelected(mark, select)) continue;
+    const stat = readProcStat(pid);
+    if (stat && stat.state !== 'Z') found.push({ pid, startTime: stat.startTime });
+  }
+  return found;
+}
+
+/** Signals a process unless its pid now belongs to another process (start time changed). */
+function signalIfSame(p: Marked, signal: NodeJS.Signals): void {
+  if (readProcStat(p.pid)?.startTime !== p.startTime) return;
+  try {
+    process.kill(p.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Kills every live process with a selected mark, whatever its session, group or parent: SIGTERM,
+ * then SIGKILL after `graceMs`. Processes forked meanwhile inherit the mark and are found too.
+ */
+export const sweepMarkedProcesses: SweepMarked = async (select, graceMs) => {
+  if (!canSweep()) return [];
+  const killed = new Map<number, KilledProcess>();
+  const term = (found: Marked[]) => {
+    for (const p of found) {
+      if (!killed.has(p.pid)) killed.set(p.pid, { pid: p.pid, command: processCommand(p.pid) });
+      signalIfSame(p, 'SIGTERM');
+    }
+  };
+  let found = findMarked(select);
+  if (found.length === 0) return [];
+  term(found);
+  const deadline = Date.now() + graceMs;
+  while (found.length > 0 && Date.now() < deadline) {
+    await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+    found = findMarked(select);
+    term(found.filter((p) => !killed.has(p.pid)));
+  }
+  for (let i = 0; i < 80 && found.length > 0; i++) {
+    for (const p of found) {
+      if (!killed.has(p.pid)) killed.set(p.pid, { pid: p.pid, command: processCommand(p.pid) });
+      signalIfSame(p, 'SIGKILL');
+    }
+    await sleep(25);
+    found = findMarked(select);
+  }
+  return [...killed.values()];
+};
+
+/** SIGKILLs every marked process at once, synchronously: the forced stop (second Ctrl-C). */
+export function killMarkedNow(select: MarkSelector): number {
+  if (!canSweep()) return 0;
+  const pids = new Set<number>();
+  // A few passes: a process forking just before the kill leaves a child with the mark.
+  for (let pass = 0; pass < 3; pass++) {
+    for (const p of findMarked(select)) {
+      pids.add(p.pid);
+      signalIfSame(p, 'SIGKILL');
+    }
+  }
+  return pids.size;
+}

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  killMarkedNow,
+  MARK_VAR,
+  markFor,
+  sweepMarkedProcesses,
+} from '../../src/process/marked-processes.ts';
+import { pidAlive, waitFor } from '../helpers/workspace.ts';
+
+const spawned: number[] = [];
+afterEach(() => {
+  for (const pid of spawned.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+
+/** A detached process (own session) with a mark; `stubborn` ignores SIGTERM. */
+async function marked(mark: string, stubborn = false): Promise<number> {
+  const code = `${stubborn ? "process.on('SIGTERM', () => {});" : ''} console.log('up'); setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['-e', code], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, [MARK_VAR]: mark },
+  });
+  const pid = child.pid ?? 0;
+  spawned.push(pid);
+  // Up (and its SIGTERM handler installed) once it printed.
+  await new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
+  child.stdout?.destroy();
+  child.unref();
+  return pid;
+}
+
+const runId = () => `sweep-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+
+describe.runIf(process.platform === 'linux')('sweeping marked processes (real /proc)', () => {
+  it("kills the run's processes, SIGKILLing one that ignores SIGTERM, and spares another run's", async () => {
+    const run = runId();
+    const other = runId();
+    const polite = await marked(markFor(run, 1));
+    const stubborn = await marked(markFor(run, 2), true);
+    const bystander = await marked(markFor(other, 1));
+    const killed = await sweepMarkedProcesses({ runId: run }, 300);
+    expect(killed.map((p) => p.pid).sort()).toEqual([polite, stubborn].sort());
+    expect(killed[0]?.command).toContain(process.execPath);
+    await waitFor(() => !pidAlive(polite) && !pidAlive(stubborn), 5000, 'both gone');
+    expect(pidAlive(bystander)).toBe(true);
+  });
+
+  it('kills only the selected iteration when one is given; at once with killMarkedNow', async () => {
+    const run = runId();
+    const first = await marked(markFor(run, 1), true);
+    const second = await marked(markFor(run, 2), true);
+    expect(killMarkedNow({ runId: run, iteration: 2 })).toBe(1);
+    await waitFor(() => !pidAlive(second), 5000, 'iteration 2 gone');
+    expect(pidAlive(first)).toBe(true);
+  });
+});
