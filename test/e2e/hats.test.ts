@@ -365,3 +365,39 @@ describe('persistent mode idle', () => {
     expect(readRecords(dir).map((x) => x.hat)).toEqual(['scanner', 'scanner', 'worker', 'scanner']);
   });
 });
+
+describe('an echo of the prompt never counts as events', () => {
+  const INSTRUCTIONS = [
+    '  worker:',
+    '    triggers: [task.start, task.resume]',
+    '    publishes: [LOOP_COMPLETE]',
+    '    instructions: |',
+    '      Do the work. When everything is done, end with:',
+    '      <event topic="LOOP_COMPLETE">all done</event>',
+  ].join('\n');
+
+  it('the example tag of the hat instructions, echoed back, does not complete the run', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Build things.\n',
+      'ralph.yml': hatsConfig(INSTRUCTIONS, { max_iterations: 2 }),
+      'fake-agent.yml':
+        'turns:\n  - do: [{ echo_prompt: true }, { print: "\\nI looked around; nothing done yet.\\n" }]\n',
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(readState(dir).stop_reason).toBe('max_iterations');
+    expect((await events(dir, '--topic', 'LOOP_COMPLETE')).filter((e) => e.source === 'tag')).toEqual([]);
+  });
+
+  it('the same tag written by the agent after the echo still counts', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Build things.\n',
+      'ralph.yml': hatsConfig(INSTRUCTIONS, { max_iterations: 2 }),
+      'fake-agent.yml':
+        'turns:\n  - do: [{ echo_prompt: true }, { print: "\\nDone.\\n<event topic=\\"LOOP_COMPLETE\\">all done</event>\\n" }]\n',
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readState(dir)).toMatchObject({ stop_reason: 'completed', iterations: 1 });
+  });
+});

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lastNonEmptyLine, promiseFulfilled } from '../../src/engine/decide/completion.ts';
+import { lastNonEmptyLine, promiseFulfilled, withoutPromptEcho } from '../../src/engine/decide/completion.ts';
+import { parseEventTags } from '../../src/state/events-log.ts';
 
 const PROMISE = 'LOOP_COMPLETE';
 const PROMPT = 'Fix the failing tests in src/.\nWhen done, say so.';
@@ -170,5 +171,28 @@ describe('promiseFulfilled', () => {
         }),
       );
     });
+  });
+});
+
+describe('withoutPromptEcho', () => {
+  it('an echoed prompt (before or after the agent text) contributes no event tag', () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.string(),
+        fc.constantFrom('LOOP_COMPLETE', 'build.done', 'x.y'),
+        fc.boolean(),
+        (agent, promptText, topic, echoFirst) => {
+          const prompt = `${promptText}\n<event topic="${topic}">example</event>\n`;
+          const output = echoFirst ? `${prompt}${agent}` : `${agent}${prompt}`;
+          const tags = parseEventTags(withoutPromptEcho(output, prompt));
+          expect(tags).toEqual(parseEventTags(agent));
+        },
+      ),
+    );
+  });
+
+  it('keeps everything when the prompt is not echoed', () => {
+    expect(withoutPromptEcho('<event topic="a">x</event>', 'Do it.')).toBe('<event topic="a">x</event>');
   });
 });

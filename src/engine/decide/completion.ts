@@ -22,19 +22,24 @@ export function lastNonEmptyLine(text: string): string | undefined {
 }
 
 /**
+ * The agent's output with an echo of its prompt removed (some CLIs print the prompt back): nothing
+ * in the prompt — a promise, an example `<event>` tag — may count as if the agent had said it.
+ */
+export function withoutPromptEcho(output: string, prompt: string): string {
+  const body = prompt.trim();
+  if (body.length === 0) return output;
+  const at = output.lastIndexOf(body);
+  return at >= 0 ? output.slice(0, at) + output.slice(at + body.length) : output;
+}
+
+/**
  * Solo completion: the promise counts only as the last non-empty line of the agent's final output.
  * Text that merely repeats the prompt (an echo) is removed first, so a prompt that mentions or ends
  * with the promise never completes the loop by being echoed; prose mentioning it is not a match.
  */
 export function promiseFulfilled(finalOutput: string, promise: string, prompt: string): boolean {
   if (promise.trim().length === 0) return false;
-  let text = finalOutput;
-  const body = prompt.trim();
-  if (body.length > 0) {
-    const at = text.lastIndexOf(body);
-    if (at >= 0) text = text.slice(0, at) + text.slice(at + body.length);
-  }
-  const last = lastNonEmptyLine(text);
+  const last = lastNonEmptyLine(withoutPromptEcho(finalOutput, prompt));
   if (last === undefined) return false;
   return last.trim() === promise.trim() || normalizeLine(last) === normalizeLine(promise);
 }

@@ -1,6 +1,7 @@
 import { appendEvent, type MalformedLine, parseEventTags, readEventsSince } from '../../state/events-log.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { withoutPromptEcho } from '../decide/completion.ts';
 
 export interface Collected {
   /** Events published since the last read, in order (agent `ralph emit` lines and event tags). */
@@ -23,6 +24,8 @@ export function collectEvents(opts: {
   iteration: number | null;
   hat: string | null;
   finalText: string | null;
+  /** The iteration's prompt: `<event>` tags in an echo of it are not the agent's. */
+  prompt?: string | undefined;
   defaultSource: string;
 }): Collected {
   const chunk = readEventsSince(opts.eventsFile, opts.offset);
@@ -45,7 +48,7 @@ export function collectEvents(opts: {
     });
   }
   if (opts.finalText) {
-    const tags = parseEventTags(opts.finalText);
+    const tags = parseEventTags(withoutPromptEcho(opts.finalText, opts.prompt ?? ''));
     for (const tag of tags) {
       appendEvent(opts.eventsFile, {
         topic: tag.topic,

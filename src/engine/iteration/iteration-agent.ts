@@ -105,6 +105,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     number,
     route.hatId,
     verdict.kind === 'aborted' ? null : finalText,
+    it.prompt,
   );
   return { ...it, iterationMs, run, tokens, finalText, promiseSeen, verdict, collected };
 }
@@ -115,6 +116,7 @@ function collectAgentEvents(
   number: number,
   hatId: string | null,
   finalText: string | null,
+  prompt: string,
 ): Collected {
   const { state, emit } = ctx;
   const collected = collectEvents({
@@ -124,6 +126,7 @@ function collectAgentEvents(
     iteration: number,
     hat: hatId,
     finalText,
+    prompt,
     defaultSource: 'agent',
   });
   state.events_offset = collected.nextOffset;
