@@ -1,6 +1,7 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { RalphError, UsageError } from '../errors.ts';
+import { appendLine } from '../state/append-line.ts';
 import { ralphPaths } from '../state/paths.ts';
 
 /** Finds the events file: $RALPH_EVENTS_FILE, else the one named in `.ralph/current-events`. */
@@ -44,7 +45,7 @@ export function emitCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv)
   const iteration = Number(env.RALPH_ITERATION);
   if (Number.isInteger(iteration) && iteration > 0) event.iteration = iteration;
   if (env.RALPH_HAT) event.hat = env.RALPH_HAT;
-  const line = `${JSON.stringify(event)}\n`;
-  appendFileSync(file, line); // O_APPEND: concurrent emitters never interleave within a line
+  // O_APPEND: concurrent emitters never interleave within a line; a torn last line is not glued onto.
+  appendLine(file, JSON.stringify(event));
   return file;
 }

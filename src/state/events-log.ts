@@ -1,4 +1,5 @@
-import { appendFileSync, closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { appendLine } from './append-line.ts';
 
 /** One line of a run's events file (DESIGN.md §1): agent-emitted lines have topic/payload/ts only. */
 export interface EventLine {
@@ -84,7 +85,7 @@ export function readEventsSince(file: string, offset: number): EventsChunk {
 
 /** Appends one event line (loop-written events carry iteration, hat and source). */
 export function appendEvent(file: string, event: EventLine): void {
-  appendFileSync(file, `${JSON.stringify(event)}\n`);
+  appendLine(file, JSON.stringify(event));
 }
 
 /** `<event topic="t">payload</event>` tags in an agent's final text, in order. */

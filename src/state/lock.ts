@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { LockHeldError, RalphError } from '../errors.ts';
 import { isPidAlive, readProcStat } from '../process/pids.ts';
@@ -44,26 +45,17 @@ export interface HeldLock {
  * by a dead process is taken over.
  */
 export function acquireLock(path: string, runId: string): HeldLock {
+  const startTime = readProcStat(process.pid)?.startTime;
   const info: LockInfo = {
     pid: process.pid,
     host: hostname(),
     started_at: new Date().toISOString(),
     run_id: runId,
+    ...(startTime === undefined ? {} : { start_time: startTime }),
   };
   let tookOver: LockInfo | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, `${JSON.stringify(info)}\n`);
-      closeSync(fd);
-      return makeHeld(path, info, tookOver);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new RalphError('lock_failed', `cannot create ${path}: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
-    }
+    if (createComplete(path, info)) return makeHeld(path, info, tookOver);
     const holder = readLock(path);
     if (holder && lockHolderAlive(holder)) throw new LockHeldError(holder.pid, holder.host, path);
     // Stale (or unreadable, half-written) lock: replace it atomically, then confirm we won any race.
@@ -74,6 +66,29 @@ export function acquireLock(path: string, runId: string): HeldLock {
       return makeHeld(path, info, tookOver);
   }
   throw new RalphError('lock_failed', `could not take the workspace lock ${path}; another loop is starting`);
+}
+
+/**
+ * Creates the lock file with its whole content or not at all: written to a private temp file, then
+ * hard-linked into place (link fails if the lock exists), so another Ralph never reads a
+ * half-written lock and mistakes a starting holder for a dead one. False when the lock exists.
+ */
+function createComplete(path: string, info: LockInfo): boolean {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(tmp, `${JSON.stringify(info)}\n`, { flag: 'wx' });
+    linkSync(tmp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new RalphError(
+      'lock_failed',
+      `cannot create the workspace lock ${path}: ${(error as Error).message} — check that the directory is writable`,
+      { cause: error },
+    );
+  } finally {
+    rmSync(tmp, { force: true });
+  }
 }
 
 function makeHeld(path: string, info: LockInfo, tookOver: LockInfo | undefined): HeldLock {

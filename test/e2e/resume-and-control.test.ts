@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readProcStat } from '../../src/process/pids.ts';
 import {
   cleanupWorkspaces,
   fakeConfig,
@@ -206,6 +207,51 @@ describe('one loop per workspace', () => {
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(2);
     expect(r.stdout).toContain(`stale lock left by pid ${deadPid}`);
+  });
+
+  it('takes over a lock whose pid now belongs to an unrelated live process (pid reuse)', async () => {
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const dir = makeWorkspace({
+        'PROMPT.md': 'work\n',
+        'ralph.yml': fakeConfig({ max_iterations: 1 }),
+        'fake-agent.yml': 'turns:\n  - do: [{ print: ok }]\n',
+        '.ralph/loop.lock': JSON.stringify({
+          pid: other.pid,
+          host: hostname(),
+          started_at: new Date().toISOString(),
+          start_time: '1',
+        }),
+      });
+      const r = await runRalph(['run'], dir);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toContain(
+        `stale lock left by pid ${other.pid} (that pid now belongs to another process)`,
+      );
+    } finally {
+      other.kill('SIGKILL');
+    }
+  });
+
+  it('writes its own /proc start time into the lock, and respects a live holder', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      'fake-agent.yml': 'turns:\n  - do: [{ run: "touch started" }, { hang: true }]\n',
+    });
+    const first = startRalph(['run'], dir);
+    try {
+      await waitFor(() => existsSync(join(dir, 'started')), 15_000, 'the agent');
+      const lock = JSON.parse(readFileSync(join(dir, '.ralph', 'loop.lock'), 'utf8'));
+      expect(lock.pid).toBe(first.child.pid);
+      expect(lock.start_time).toBe(readProcStat(first.child.pid!)?.startTime);
+      const second = await runRalph(['run', '--fresh'], dir);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(`pid ${first.child.pid}`);
+    } finally {
+      first.child.kill('SIGINT');
+      await first.done;
+    }
   });
 
   it('`ralph stop` with no loop running says so (exit 1)', async () => {

@@ -35,6 +35,7 @@ describe('runLoop (library API)', () => {
       .map((e) => e.type);
     expect(kinds).toEqual([
       'loop.started',
+      'notice', // wrote .ralph/.gitignore (a new workspace)
       'preflight',
       'iteration.started',
       'prompt.assembled',

@@ -1,7 +1,7 @@
-import { appendFileSync } from 'node:fs';
 import { readGitHead } from '../../git/head.ts';
 import type { IterationRecord } from '../../observe/events.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
+import { appendLine } from '../../state/append-line.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../steps/git-step.ts';
 import { tddScopeViolations } from '../steps/tdd-step.ts';
@@ -56,7 +56,7 @@ export async function recordIteration(
         }
       : {}),
   };
-  appendFileSync(ctx.recordsFile, `${JSON.stringify(record)}\n`);
+  appendLine(ctx.recordsFile, JSON.stringify(record));
   ctx.persist();
   ctx.emit({
     type: 'iteration.finished',

@@ -5,7 +5,7 @@ import { UnfinishedRunError } from '../../errors.ts';
 import { nextLogFile } from '../../observe/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
-import { liveGroupMembers, readProcStat } from '../../process/pids.ts';
+import { isPidAlive, liveGroupMembers, readProcStat } from '../../process/pids.ts';
 import { writeFileAtomicSync } from '../../state/atomic-write.ts';
 import { acquireLock, type HeldLock } from '../../state/lock.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
@@ -100,7 +100,9 @@ export async function prepareRun(opts: {
   try {
     const notices: string[] = [];
     if (lock.tookOver)
-      notices.push(`took over a stale lock left by pid ${lock.tookOver.pid} (no longer running)`);
+      notices.push(
+        `took over a stale lock left by pid ${lock.tookOver.pid} (${isPidAlive(lock.tookOver.pid) ? 'that pid now belongs to another process' : 'no longer running'})`,
+      );
     // Before any agent runs `git add -A`: git must already ignore Ralph's runtime files.
     const hadIgnore = existsSync(paths.gitignore);
     const ignored = ensureRuntimeIgnored(paths);
