@@ -76,3 +76,29 @@ export class UnfinishedRunError extends RalphError {
     this.name = 'UnfinishedRunError';
   }
 }
+
+/** File-system failures a user can fix (space, permissions, a read-only disk), by errno code. */
+const FS_FIXES: Record<string, string> = {
+  ENOSPC: 'no space left on the device: free some space',
+  EDQUOT: 'the disk quota is exhausted: free some space',
+  EACCES: 'permission denied: make it writable (chmod u+w)',
+  EPERM: 'operation not permitted: make it writable (chmod u+w)',
+  EROFS: 'the file system is read-only: run Ralph where it can write',
+  EMFILE: 'too many open files: raise the limit (ulimit -n)',
+  ENOTDIR: 'a part of the path is a file, not a directory: move that file away',
+};
+
+/**
+ * A RalphError naming the file and what to do for a file-system failure (ENOSPC, EACCES, …), or
+ * undefined for anything else. `next` is the command that continues afterwards.
+ */
+export function fileSystemError(
+  error: unknown,
+  next = 'then run `ralph run --resume`',
+): RalphError | undefined {
+  const e = error as NodeJS.ErrnoException | undefined;
+  const fix = e?.code === undefined ? undefined : FS_FIXES[e.code];
+  if (fix === undefined) return undefined;
+  const where = e?.path ? `${e.path}: ` : '';
+  return new RalphError('fs_error', `cannot write ${where}${fix}, ${next}`, { cause: error });
+}

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
-import { ConfigError, ExitCode, RalphError, UsageError } from '../errors.ts';
+import { ConfigError, ExitCode, fileSystemError, RalphError, UsageError } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
 import { completionCommand } from './completion-command.ts';
 import { configSchemaCommand, configShowCommand, configValidateCommand } from './config-command.ts';
@@ -218,6 +218,11 @@ function reportError(error: unknown, io: CliIO): number {
   if (error instanceof RalphError) {
     io.err(`ralph: ${error.message}\n`);
     return error.exitCode;
+  }
+  const fsError = fileSystemError(error, 'then run the command again');
+  if (fsError) {
+    io.err(`ralph: ${fsError.message}\n`);
+    return fsError.exitCode;
   }
   io.err(`ralph: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
   return ExitCode.failure;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { RalphError } from '../errors.ts';
 import { writeJsonAtomicSync } from './atomic-write.ts';
 
@@ -91,6 +92,69 @@ export interface LoopState {
   exit_code: number | null;
 }
 
+const count = z.number().int().min(0);
+const nullableString = z.string().nullable();
+
+/**
+ * The fields every reader relies on (a state file that parses but lacks one would crash them);
+ * fields older Ralph versions did not write get their defaults, unknown fields are kept.
+ */
+const stateShape = z.looseObject({
+  version: z.literal(1),
+  run_id: z.string().min(1),
+  status: z.enum(['running', 'interrupted', 'stopped', 'completed']),
+  started_at: z.string(),
+  updated_at: z.string().default(''),
+  pid: z.number().int(),
+  workspace: z.string(),
+  backend: z.string(),
+  max_iterations: count,
+  iterations: count,
+  current: z
+    .looseObject({
+      number: z.number().int().positive(),
+      hat: nullableString,
+      started_at: z.string(),
+      agent_pid: z.number().int().nullable(),
+      agent_start_time: nullableString,
+    })
+    .nullable(),
+  consecutive_failures: count,
+  cost_usd: z.number().min(0),
+  tokens: z.looseObject({ input: count, output: count, cache_read: count, cache_write: count, total: count }),
+  elapsed_ms: z.number().min(0),
+  pending_events: z
+    .array(
+      z.looseObject({
+        topic: z.string(),
+        payload: z.unknown(),
+        source: z.string(),
+        iteration: z.number().nullable(),
+      }),
+    )
+    .default([]),
+  events_file: z.string().min(1),
+  events_offset: count.default(0),
+  seen_topics: z.array(z.string()).default([]),
+  hat_activations: z.record(z.string(), count).default({}),
+  recoveries: count.default(0),
+  last_signature: nullableString.default(null),
+  signature_repeats: count.default(0),
+  malformed_streak: count.default(0),
+  idle: z.boolean().default(false),
+  log_file: z.string().min(1),
+  stop_reason: nullableString.default(null),
+  stop_message: nullableString.default(null),
+  exit_code: z.number().int().nullable().default(null),
+});
+
+/** The first few schema problems as `field: what is wrong`. */
+function describeProblems(error: z.ZodError): string {
+  const list = error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
+  const more = error.issues.length > 3 ? `, and ${error.issues.length - 3} more` : '';
+  return `${list.join('; ')}${more}`;
+}
+
 export function readLoopState(path: string): LoopState | undefined {
   let text: string;
   try {
@@ -99,13 +163,14 @@ export function readLoopState(path: string): LoopState | undefined {
     return undefined;
   }
   try {
-    const state = JSON.parse(text) as LoopState;
-    if (state.version !== 1 || typeof state.run_id !== 'string') throw new Error('unknown format');
-    return state;
+    if (text.trim() === '') throw new Error('the file is empty');
+    const parsed = stateShape.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error(describeProblems(parsed.error));
+    return parsed.data as LoopState;
   } catch (cause) {
     throw new RalphError(
       'state_corrupt',
-      `${path} is not a valid Ralph state file (${(cause as Error).message}); start over with --fresh (the file is kept aside as state.json.corrupt-*)`,
+      `${path} is damaged (${(cause as Error).message}); nothing was changed — start over with \`ralph run --fresh\` (the damaged file is kept as state.json.corrupt-<time>), or restore it from a backup`,
       { cause },
     );
   }

@@ -122,7 +122,7 @@ describe('durable state: kill -9 and --resume', () => {
     });
     const refused = await runRalph(['run'], dir);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('state.json is not a valid Ralph state file');
+    expect(refused.stderr).toContain('state.json is damaged (');
     expect(refused.stderr).toContain('--fresh');
     const fresh = await runRalph(['run', '--fresh'], dir);
     expect(fresh.code).toBe(2);

@@ -2,13 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
+import { fileSystemError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { createRedactor, redactDeep } from '../../observe/redact.ts';
 import { createRunLogSink } from '../../observe/run-log.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
-import type { LoopState, PendingEvent } from '../../state/loop-state.ts';
+import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
@@ -92,7 +93,25 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
-  const log = createRunLogSink(logFile);
+  let log: ReturnType<typeof createRunLogSink>;
+  try {
+    log = createRunLogSink(logFile);
+    mkdirSync(join(paths.runs, state.run_id), { recursive: true });
+  } catch (error) {
+    // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
+    const user = fileSystemError(error) ?? error;
+    state.status = 'stopped';
+    state.stop_reason = 'error';
+    state.stop_message = (user as Error).message;
+    state.exit_code = 1;
+    try {
+      writeLoopState(paths.state, state);
+    } catch {
+      // The same disk problem: state.json keeps its last good content.
+    }
+    lock.release();
+    throw user;
+  }
   const diagnostics =
     (options.env ?? process.env).RALPH_DIAGNOSTICS === '1'
       ? createDiagnosticsSink(options.workspace, { now })
@@ -106,7 +125,6 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     for (const l of fileSinks) l(safe);
     for (const l of listeners) l(event);
   };
-  mkdirSync(join(paths.runs, state.run_id), { recursive: true });
   const ctx = createRunContext({ options, paths, state, limits, inRepo, startProgress, emit });
 
   let final: Stop | undefined;
@@ -114,15 +132,19 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     final = startRun(ctx, prepared, logFile);
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {
-    final = stop('error', `internal error: ${(error as Error).message}`);
-    throw error;
+    const user = fileSystemError(error);
+    final = stop('error', user ? user.message : `internal error: ${(error as Error).message}`);
+    throw user ?? error;
   } finally {
-    // Whatever an iteration cut short by an error left running goes with the run.
-    await ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000));
-    finishRun(ctx, final ?? stop('error', 'the loop ended unexpectedly'), logFile);
-    log.close();
-    diagnostics?.close();
-    lock.release();
+    try {
+      // Whatever an iteration cut short by an error left running goes with the run.
+      await ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000));
+      finishRun(ctx, final ?? stop('error', 'the loop ended unexpectedly'), logFile);
+    } finally {
+      log.close();
+      diagnostics?.close();
+      lock.release();
+    }
   }
   return {
     runId: state.run_id,

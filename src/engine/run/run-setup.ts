@@ -14,19 +14,6 @@ import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
 import type { StartMode } from '../context/run-context.ts';
 
-/** Fields a state file written by an older Ralph may lack. */
-const RUN_DEFAULTS = {
-  pending_events: [],
-  events_offset: 0,
-  seen_topics: [],
-  hat_activations: {},
-  recoveries: 0,
-  last_signature: null,
-  signature_repeats: 0,
-  malformed_streak: 0,
-  idle: false,
-} satisfies Partial<LoopState>;
-
 /** How `ralph run` treats an earlier run in the workspace. */
 
 export interface PreparedRun {
@@ -124,7 +111,6 @@ export async function prepareRun(opts: {
     if (opts.mode === 'resume' && previous && previous.status !== 'completed') {
       if (previous.current) previous.current.agent_pid = null;
       const state: LoopState = {
-        ...RUN_DEFAULTS,
         ...previous,
         status: 'running',
         pid: process.pid,
