@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { durableWrite } from './write-faults.ts';
 
 /**
  * Appends one line to a JSON-lines file. When the file's last line is torn (a crash mid-write left
@@ -6,6 +7,10 @@ import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
  * the torn one and lost with it; readers then see the torn line alone and report it.
  */
 export function appendLine(path: string, line: string): void {
+  durableWrite(() => appendLineNow(path, line));
+}
+
+function appendLineNow(path: string, line: string): void {
   const fd = openSync(path, 'a+');
   try {
     const size = fstatSync(fd).size;

@@ -86,6 +86,13 @@ export interface LoopState {
     last_signature: string | null;
     signature_repeats: number;
   };
+  /**
+   * The record of the last finished iteration, saved with the counters in one atomic write before
+   * it is appended to iterations.jsonl: a crash between the two appends it on the next start.
+   */
+  last_record?: ({ iteration: number } & Record<string, unknown>) | null;
+  /** The stop that iteration decided, saved with it: a crash before the run ended ends it on resume. */
+  pending_stop?: { reason: string; message: string; exit_code: number } | null;
   log_file: string;
   stop_reason: string | null;
   stop_message: string | null;

@@ -1,8 +1,16 @@
 import { delimiter } from 'node:path';
 import { MARK_VAR, markFor } from '../../process/marked-processes.ts';
 
-/** Variables that make agent CLIs refuse to start inside another agent session. */
-const NESTING_GUARDS = ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'];
+/**
+ * Removed from every agent's environment: variables that make agent CLIs refuse to start inside
+ * another agent session, and Ralph's own fault injection (meant for this Ralph, not a nested one).
+ */
+const NESTING_GUARDS = [
+  'CLAUDECODE',
+  'CLAUDE_CODE_ENTRYPOINT',
+  'RALPH_FAULT_KILL_BEFORE_WRITE',
+  'RALPH_FAULT_KILL_AFTER_WRITE',
+];
 
 export interface AgentEnvInput {
   base: NodeJS.ProcessEnv;

@@ -56,8 +56,13 @@ export async function recordIteration(
         }
       : {}),
   };
-  appendLine(ctx.recordsFile, JSON.stringify(record));
+  // Exactly once: the record and the counters (and the stop it decided) are saved in one atomic
+  // state write first; the append follows, and a crash between the two is repaired at the next start.
+  state.last_record = record as unknown as NonNullable<typeof state.last_record>;
+  const end = outcome.stopAfter;
+  state.pending_stop = end ? { reason: end.reason, message: end.message, exit_code: end.exitCode } : null;
   ctx.persist();
+  appendLine(ctx.recordsFile, JSON.stringify(record));
   ctx.emit({
     type: 'iteration.finished',
     record,

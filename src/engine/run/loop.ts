@@ -190,6 +190,7 @@ function finishRun(ctx: RunContext, end: Stop, logFile: string): void {
   state.status =
     end.reason === 'completed' ? 'completed' : end.reason === 'interrupted' ? 'interrupted' : 'stopped';
   state.stop_reason = end.reason;
+  state.pending_stop = null;
   state.stop_message = end.message;
   state.exit_code = end.exitCode;
   ctx.persist();

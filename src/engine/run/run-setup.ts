@@ -7,6 +7,7 @@ import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
 import { isPidAlive, liveGroupMembers, readProcStat } from '../../process/pids.ts';
 import { writeFileAtomicSync } from '../../state/atomic-write.ts';
+import { removeCrashLeftovers, repairLastRecord } from '../../state/crash-repair.ts';
 import { acquireLock, type HeldLock } from '../../state/lock.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../../state/loop-state.ts';
@@ -107,6 +108,13 @@ export async function prepareRun(opts: {
     rmSync(paths.stopRequest, { force: true });
     // Resumed or replaced, the earlier run's agent and whatever it detached must not work alongside.
     if (previous) notices.push(...(await killLeftovers(previous, opts.killGraceMs, opts.sweep)));
+    // A crash between two durable writes: finish the first's work, drop the temp files.
+    const leftovers = removeCrashLeftovers(paths);
+    if (leftovers.length > 0) notices.push(`removed ${leftovers.join(', ')} left by a crash`);
+    if (previous && repairLastRecord(paths, previous))
+      notices.push(
+        `recorded iteration ${previous.last_record?.iteration} of run ${previous.run_id}, which a crash had left unrecorded`,
+      );
 
     if (opts.mode === 'resume' && previous && previous.status !== 'completed') {
       if (previous.current) previous.current.agent_pid = null;

@@ -1,4 +1,6 @@
+import type { ExitCodeValue } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
+import type { StopReason } from '../../observe/events.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { markerReached } from '../decide/completion-marker.ts';
 import { type Stop, stop } from '../decide/limits.ts';
@@ -26,6 +28,15 @@ export function startRun(ctx: RunContext, prepared: PreparedRun, logFile: string
   });
   for (const message of prepared.notices) emit({ type: 'notice', level: 'info', message });
   if (!prepared.resumed) for (const e of state.pending_events) ctx.publish(e, null);
+  // The last iteration decided to stop, and Ralph died before it could: end the run the same way,
+  // without another agent call.
+  const decided = prepared.resumed ? state.pending_stop : null;
+  if (decided)
+    return {
+      reason: decided.reason as StopReason,
+      message: decided.message,
+      exitCode: decided.exit_code as ExitCodeValue,
+    };
   const tddStop = checkTddAtStart(ctx);
   // Nothing to do outranks a TDD state problem.
   return checkChecklistAtStart(ctx, prepared.resumed) ?? tddStop;
