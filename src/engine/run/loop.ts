@@ -6,8 +6,9 @@ import { fileSystemError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import type { LoopEvent } from '../../observe/events.ts';
-import { createRedactor, redactDeep } from '../../observe/redact.ts';
+import { createRedactor } from '../../observe/redact.ts';
 import { createRunLogSink } from '../../observe/run-log.ts';
+import { createStreamRedaction } from '../../observe/stream-redaction.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
@@ -116,14 +117,17 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     (options.env ?? process.env).RALPH_DIAGNOSTICS === '1'
       ? createDiagnosticsSink(options.workspace, { now })
       : undefined;
-  // API keys never reach the files Ralph writes: the run log and diagnostics see redacted events.
-  const redact = createRedactor(options.env ?? process.env);
-  const fileSinks = [log.listener, ...(diagnostics ? [diagnostics.listener] : [])];
-  const listeners = options.onEvent ? [options.onEvent] : [];
+  // API keys never reach a file Ralph writes or its console: every sink sees redacted events. The
+  // values of secret-named variables of the environment and of cli.env are redacted, and key shapes.
+  const redact = createRedactor({ ...(options.env ?? process.env), ...config.cli.env });
+  const redaction = createStreamRedaction(redact);
+  const sinks = [
+    log.listener,
+    ...(diagnostics ? [diagnostics.listener] : []),
+    ...(options.onEvent ? [options.onEvent] : []),
+  ];
   const emit = (event: LoopEvent) => {
-    const safe = redactDeep(event, redact);
-    for (const l of fileSinks) l(safe);
-    for (const l of listeners) l(event);
+    for (const safe of redaction(event)) for (const sink of sinks) sink(safe);
   };
   const ctx = createRunContext({ options, paths, state, limits, inRepo, startProgress, emit });
 
