@@ -132,7 +132,15 @@ export function parseConfigText(text: string, label: string): SourceDoc & { raw:
       }),
     );
   }
-  const raw: unknown = document.toJS() ?? {};
+  let raw: unknown;
+  try {
+    // toJS resolves aliases: an unknown anchor, or an alias bomb past the yaml library's limit, throws.
+    raw = document.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (cause) {
+    throw new ConfigError([
+      { file: label, line: 1, col: 1, path: '', message: `${(cause as Error).message} — fix the YAML anchors (&name) and aliases (*name)` },
+    ]);
+  }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError([
       {

@@ -110,10 +110,19 @@ function readLines(path: string): Line[] {
       cause: error,
     });
   }
+  return linesOf(text);
+}
+
+function linesOf(text: string): Line[] {
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => parseLine(l.replace(/\r$/, '')));
+}
+
+/** The tasks of a tasks.jsonl text, in order; unreadable lines are skipped (pure: the fuzz target). */
+export function parseTasksText(text: string): Task[] {
+  return tasksOf(linesOf(text));
 }
 
 function writeLines(path: string, lines: Line[]): void {
