@@ -11,6 +11,7 @@ import { killGroupNow } from '../process/kill-group.ts';
 import { killMarkedNow } from '../process/marked-processes.ts';
 import { assemblePrompt } from '../routing/prompt.ts';
 import { selectHat } from '../routing/select-hat.ts';
+import { markForcedStop } from '../state/force-stop.ts';
 import { readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
@@ -100,7 +101,8 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
     if (agentPid !== undefined) killGroupNow(agentPid);
     // Gates and whatever the agent detached carry the run's mark.
     if (runId !== undefined) killMarkedNow({ runId });
-    io.err('ralph: forced stop\n');
+    if (runId !== undefined) markForcedStop(ralphPaths(io.cwd), runId);
+    io.err('ralph: forced stop — the run is saved as interrupted; continue with `ralph run --resume`\n');
     process.exit(ExitCode.interrupted);
   };
   // A closed terminal (SIGHUP) stops like Ctrl-C: the agent runs in a group of its own and would

@@ -138,7 +138,13 @@ export function parseConfigText(text: string, label: string): SourceDoc & { raw:
     raw = document.toJS({ maxAliasCount: 100 }) ?? {};
   } catch (cause) {
     throw new ConfigError([
-      { file: label, line: 1, col: 1, path: '', message: `${(cause as Error).message} — fix the YAML anchors (&name) and aliases (*name)` },
+      {
+        file: label,
+        line: 1,
+        col: 1,
+        path: '',
+        message: `${(cause as Error).message} — fix the YAML anchors (&name) and aliases (*name)`,
+      },
     ]);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { markedProcesses } from '../helpers/marked-processes.ts';
 import { cleanupWorkspaces, makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);
@@ -37,12 +38,18 @@ function leftovers(dir: string): string[] {
   );
 }
 
+/**
+ * The iterations recorded as done. An attempt cut short by a signal is recorded too, with verdict
+ * `aborted` (the iteration then re-runs on --resume); it is not a completed iteration.
+ */
 function recordedIterations(dir: string): number[] {
   const file = join(dir, '.ralph', 'runs', readState(dir).run_id, 'iterations.jsonl');
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l).iteration);
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.verdict !== 'aborted')
+    .map((r) => r.iteration);
 }
 
 /** Kills Ralph at write `n` (`when` it), then resumes until the run ends; what the user sees. */
@@ -87,6 +94,44 @@ describe('kill -9 at every durable write of an iteration, then --resume', () => 
       }
       // The enumeration really covered a run's writes (lock, ignore file, state, events, records).
       expect(points).toBeGreaterThanOrEqual(8);
+    }, 180_000);
+  }
+});
+
+/** Ctrl-C (once or twice), SIGTERM and SIGHUP, each delivered right after a durable write. */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGINT,SIGINT'];
+
+describe('a signal at every phase of a run (right after each durable write), then --resume', () => {
+  for (const offset of [0, 2]) {
+    it(`signals ${SIGNALS.slice(offset).concat(SIGNALS.slice(0, offset)).join(' / ')} in turn: exit 130 or done, consistent state, resumable, nothing left running`, async () => {
+      let points = 0;
+      for (let n = 1; n < 60; n++) {
+        const signal = SIGNALS[(n + offset) % SIGNALS.length]!;
+        const dir = workspace();
+        const first = await runRalph(['run'], dir, { RALPH_FAULT_SIGNAL_AFTER_WRITE: `${n}:${signal}` });
+        const where = `${signal} after write ${n}`;
+        expect(first.signal, where).toBeNull();
+        expect(markedProcesses(dir), where).toEqual([]);
+        const state = readState(dir);
+        if (first.code === 0) {
+          // The signal came after the completing iteration was saved (only a completion outranks an
+          // interrupt), or there was no write n: the run is complete, and the enumeration done.
+          expect(state, where).toMatchObject({ status: 'completed', iterations: 2 });
+          expect(recordedIterations(dir), where).toEqual([1, 2]);
+          break;
+        }
+        points++;
+        expect(first.code, `${where}\n${first.stdout}${first.stderr}`).toBe(130);
+        expect(state.status, where).toBe('interrupted');
+        expect(existsSync(join(dir, '.ralph', 'loop.lock')), where).toBe(false);
+        const resumed = await runRalph(['run', '--resume'], dir);
+        expect(resumed.code, `${where}\n${resumed.stdout}${resumed.stderr}`).toBe(0);
+        expect(readState(dir), where).toMatchObject({ status: 'completed', iterations: 2 });
+        expect(recordedIterations(dir), where).toEqual([1, 2]);
+        expect(leftovers(dir), where).toEqual([]);
+      }
+      // Every write before the completing iteration is saved (the later ones end in a completed run).
+      expect(points).toBeGreaterThanOrEqual(6);
     }, 180_000);
   }
 });

@@ -1,0 +1,26 @@
+import { rmSync } from 'node:fs';
+import { readLock } from './lock.ts';
+import { readLoopState, writeLoopState } from './loop-state.ts';
+import type { RalphPaths } from './paths.ts';
+
+/**
+ * A forced stop (a second Ctrl-C) exits at once, but not as a crash: the run this process owns is
+ * saved as interrupted (resumable; the iteration in progress re-runs) and its lock given back.
+ * Synchronous, for a signal handler; anything it cannot do is left for the next start to repair.
+ */
+export function markForcedStop(paths: RalphPaths, runId: string): void {
+  try {
+    const state = readLoopState(paths.state);
+    if (state && state.run_id === runId && state.pid === process.pid && state.status === 'running') {
+      state.status = 'interrupted';
+      state.stop_reason = 'interrupted';
+      state.stop_message = 'forced stop (a second signal); resume with `ralph run --resume`';
+      state.exit_code = 130;
+      writeLoopState(paths.state, state);
+    }
+  } catch {
+    // A damaged or unwritable state: the next start reports it.
+  }
+  const lock = readLock(paths.lock);
+  if (lock && lock.pid === process.pid) rmSync(paths.lock, { force: true });
+}
