@@ -117,7 +117,8 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
               ? `  milestones completed ${e.progress.milestonesCompletedThisRun} (${e.progress.milestonesDone}/${e.progress.milestonesTotal} done) · ` +
                 `tasks completed ${e.progress.tasksCompletedThisRun} (${e.progress.tasksDone}/${e.progress.tasksTotal} done)\n`
               : '') +
-            c.dim(`  log ${e.logFile}`),
+            c.dim(`  log ${e.logFile}`) +
+            (e.next ? `\n  next: ${e.next}` : ''),
         );
         break;
       }

@@ -175,6 +175,8 @@ export type LoopEvent =
       tokens: TokenTotals;
       costUsd: number;
       logFile: string;
+      /** How to continue the run (a limit stop says which flag to raise); undefined when done. */
+      next?: string | undefined;
       /** With a checklist: progress at the end and what this run completed. */
       progress?:
         | (ChecklistProgress & { tasksCompletedThisRun: number; milestonesCompletedThisRun: number })

@@ -91,6 +91,8 @@ export interface LoopState {
    * it is appended to iterations.jsonl: a crash between the two appends it on the next start.
    */
   last_record?: ({ iteration: number } & Record<string, unknown>) | null;
+  /** Feedback on the last iteration for the next prompt (e.g. a promise not on the last line). */
+  feedback?: string | null;
   /** The stop that iteration decided, saved with it: a crash before the run ended ends it on resume. */
   pending_stop?: { reason: string; message: string; exit_code: number } | null;
   log_file: string;

@@ -70,3 +70,60 @@ describe('the console says what happened', () => {
     expect(plain(second)).toContain('tasks completed 2 (2/3 done)');
   });
 });
+
+describe('what to do next is the last thing said', () => {
+  it('a limit stop ends with the command that continues the run', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Do it.\n',
+      'ralph.yml':
+        'event_loop:\n  prompt_file: PROMPT.md\n  max_iterations: 1\ncli:\n  backend: fake\n  fake_script: agent.yml\n',
+      'agent.yml': 'turns:\n  - do: [{ print: "working" }]\n',
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('  next: ralph run --resume --max-iterations 2');
+    const more = await runRalph(['run', '--resume', '--max-iterations', '2'], dir);
+    expect(more.code).toBe(2);
+    expect(readState(dir).iterations).toBe(2);
+  });
+
+  it('a solo promise that is not on the last line: the reason and the next prompt say where it must be', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Do it.\n',
+      'ralph.yml':
+        'event_loop:\n  prompt_file: PROMPT.md\n  max_iterations: 2\ncli:\n  backend: fake\n  fake_script: agent.yml\n',
+      'agent.yml': [
+        'turns:',
+        '  - when: { prompt: "## Last iteration" }',
+        '    do: [{ print: "All done.\\nLOOP_COMPLETE" }]',
+        '  - do: [{ print: "All done.\\nLOOP_COMPLETE\\nThanks!" }]',
+      ].join('\n'),
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code, r.stdout).toBe(0);
+    const [first, second] = readRecords(dir);
+    expect(first.reason).toBe(
+      '"LOOP_COMPLETE" was on line 2 of 3 of the final message, not the last line, so it did not count; end the final message with a line containing only it',
+    );
+    expect(second.verdict).toBe('complete');
+  });
+});
+
+describe('a --resume that fails before any iteration', () => {
+  it('leaves the interrupted run resumable: the next plain ralph run refuses to start over it', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Do it.\n',
+      'ralph.yml': 'event_loop:\n  prompt_file: PROMPT.md\ncli:\n  backend: fake\n  fake_script: agent.yml\n',
+      'agent.yml': 'turns:\n  - do: [{ print: "working" }]\n',
+    });
+    const first = await runRalph(['run'], dir, { RALPH_FAULT_SIGNAL_AFTER_WRITE: '4:SIGINT' });
+    expect(first.code).toBe(130);
+    // The disk check fails on resume (no space left): the resumed session stops before an iteration.
+    const resumed = await runRalph(['run', '--resume'], dir, { RALPH_HEALTH_DISK_FREE_BYTES: '0' });
+    expect(resumed.code).toBe(1);
+    expect(readState(dir)).toMatchObject({ status: 'interrupted', stop_reason: 'health_check' });
+    const plain = await runRalph(['run'], dir);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toMatch(/--resume/);
+  });
+});

@@ -44,6 +44,26 @@ export function promiseFulfilled(finalOutput: string, promise: string, prompt: s
   return last.trim() === promise.trim() || normalizeLine(last) === normalizeLine(promise);
 }
 
+/**
+ * Where the promise stands when it is in the output but not its last non-empty line (an echo of the
+ * prompt removed first): 1-based line numbers among the non-empty lines; undefined otherwise.
+ */
+export function misplacedPromise(
+  finalOutput: string,
+  promise: string,
+  prompt: string,
+): { line: number; lines: number } | undefined {
+  if (promise.trim().length === 0) return undefined;
+  const lines = withoutPromptEcho(finalOutput, prompt)
+    .split('\n')
+    .filter((l) => l.trim().length > 0);
+  const at = lines.findLastIndex(
+    (l) => l.trim() === promise.trim() || normalizeLine(l) === normalizeLine(promise),
+  );
+  if (at < 0 || at === lines.length - 1) return undefined;
+  return { line: at + 1, lines: lines.length };
+}
+
 /** The checklist's completion condition (seed 003), or undefined without `completion.checklist`. */
 export function checklistCondition(config: RalphConfig): 'all_tasks' | 'milestone' | 'promise' | undefined {
   if (!config.completion.checklist) return undefined;

@@ -75,6 +75,33 @@ export function limitStop(
   }
 }
 
+/**
+ * The command that continues a run after this stop (pure), or undefined when there is nothing to
+ * continue. A limit is doubled: `--resume` keeps the run's counters, so the new limit is a total.
+ */
+export function nextStep(reason: StopReason, l: Limits): string | undefined {
+  const resume = 'ralph run --resume';
+  switch (reason) {
+    case 'completed':
+    case 'cancelled':
+      return undefined;
+    case 'max_iterations':
+      return `${resume} --max-iterations ${l.maxIterations * 2}`;
+    case 'max_runtime':
+      return `${resume} --max-runtime ${((l.maxRuntimeMs ?? 0) / 1000) * 2}`;
+    case 'max_cost':
+      return `${resume} --max-cost ${(l.maxCostUsd ?? 0) * 2}`;
+    case 'max_tokens':
+      return `${resume} --set event_loop.max_tokens=${(l.maxTokens ?? 0) * 2}`;
+    case 'interrupted':
+      return resume;
+    case 'auth_error':
+      return `log the agent CLI in (\`ralph doctor\` says how), then \`${resume}\``;
+    default:
+      return `fix what the message above names, then \`${resume}\` (or \`ralph run --fresh\` to start over)`;
+  }
+}
+
 /** Which limit, if any, forbids starting another iteration (pure). */
 export function limitReached(c: Counters, l: Limits): Stop | undefined {
   if (c.consecutiveFailures >= l.maxConsecutiveFailures)

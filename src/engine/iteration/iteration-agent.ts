@@ -1,7 +1,7 @@
 import type { AgentInvocation } from '../../backends/types.ts';
 import type { TokenTotals } from '../../observe/events.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
-import { promiseFulfilled } from '../decide/completion.ts';
+import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
 import { type IterationVerdict, judgeIteration, verdictFromExitClass } from '../decide/limits.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
@@ -28,6 +28,8 @@ export interface AgentPhase extends StartedIteration {
   tokens: TokenTotals;
   finalText: string;
   promiseSeen: boolean;
+  /** The promise was in the output, but not on its last line (so it did not count). */
+  promiseMisplaced: { line: number; lines: number } | undefined;
   verdict: IterationVerdict;
   collected: Collected;
 }
@@ -75,6 +77,8 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   state.elapsed_ms = ctx.elapsed();
   const finalText = parser.finalText();
   const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);
+  const promiseMisplaced =
+    promiseSeen || !ctx.outputPromiseCounts ? undefined : misplacedPromise(finalText, ctx.promise, it.prompt);
   const judged = judgeIteration(
     {
       exitCode: sup.exitCode,
@@ -107,7 +111,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     verdict.kind === 'aborted' ? null : finalText,
     it.prompt,
   );
-  return { ...it, iterationMs, run, tokens, finalText, promiseSeen, verdict, collected };
+  return { ...it, iterationMs, run, tokens, finalText, promiseSeen, promiseMisplaced, verdict, collected };
 }
 
 /** What the agent published: `ralph emit` lines and `<event>` tags in its final text. */

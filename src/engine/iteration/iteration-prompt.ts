@@ -119,6 +119,7 @@ function contextBlockFor(ctx: RunContext, number: number, view: ChecklistView | 
         )
       : '',
     ctx.state.tdd?.report_feedback ?? '',
+    ctx.state.feedback ? `## Last iteration\n${ctx.state.feedback}` : '',
   ]
     .filter((t) => t.length > 0)
     .join('\n\n');

@@ -46,7 +46,7 @@ export async function recordIteration(
     commit: outcome.commit,
     gates: outcome.gates,
     verdict: recordVerdict(phase, outcome),
-    reason: recordReason(phase, outcome),
+    reason: recordReason(phase, outcome, ctx.promise),
     consecutive_failures: state.consecutive_failures,
     killed_processes: killed,
     ...(tddStep
@@ -59,6 +59,8 @@ export async function recordIteration(
   // Exactly once: the record and the counters (and the stop it decided) are saved in one atomic
   // state write first; the append follows, and a crash between the two is repaired at the next start.
   state.last_record = record as unknown as NonNullable<typeof state.last_record>;
+  // What the next prompt must tell the agent (read and cleared when it is assembled).
+  state.feedback = misplacedPromiseReason(phase, ctx.promise);
   const end = outcome.stopAfter;
   state.pending_stop = end ? { reason: end.reason, message: end.message, exit_code: end.exitCode } : null;
   ctx.persist();
@@ -87,7 +89,7 @@ function recordVerdict(phase: AgentPhase, outcome: IterationOutcome): IterationR
 }
 
 /** Why the iteration failed, was cut short, or had its completion rejected; null otherwise. */
-function recordReason(phase: AgentPhase, outcome: IterationOutcome): string | null {
+function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: string): string | null {
   const { verdict } = phase;
   const { completion } = outcome;
   const forcedFailure = outcome.tddStep?.forceFailure;
@@ -99,5 +101,16 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome): string | nu
   if (verdict.kind === 'parked')
     return `${verdict.transient ? 'transient API error' : 'rate/usage limit'}: ${verdict.message}; parked until ${new Date(verdict.until).toISOString()}`;
   if (completion && !completion.accepted) return `completion rejected: ${completion.reasons.join('; ')}`;
-  return null;
+  return misplacedPromiseReason(phase, promise);
+}
+
+/** Says where the promise was when it did not count because it was not the last line. */
+export function misplacedPromiseReason(
+  phase: Pick<AgentPhase, 'promiseMisplaced'>,
+  promise?: string,
+): string | null {
+  const at = phase.promiseMisplaced;
+  if (!at) return null;
+  const what = promise ? `"${promise}"` : 'the completion promise';
+  return `${what} was on line ${at.line} of ${at.lines} of the final message, not the last line, so it did not count; end the final message with a line containing only it`;
 }

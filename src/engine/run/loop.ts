@@ -13,7 +13,7 @@ import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
-import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
+import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/limits.ts';
 import { runIteration } from '../iteration/iteration.ts';
 import { readChecklist } from '../steps/checklist-step.ts';
 import { gitPreflight } from '../steps/git-step.ts';
@@ -129,6 +129,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const emit = (event: LoopEvent) => {
     for (const safe of redaction(event)) for (const sink of sinks) sink(safe);
   };
+  const startIterations = state.iterations;
   const ctx = createRunContext({ options, paths, state, limits, inRepo, startProgress, emit });
 
   let final: Stop | undefined;
@@ -143,7 +144,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     try {
       // Whatever an iteration cut short by an error left running goes with the run.
       await ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000));
-      finishRun(ctx, final ?? stop('error', 'the loop ended unexpectedly'), logFile);
+      // A --resume that stops before finishing an iteration (a health check, a dirty tree) leaves
+      // an unfinished run unfinished: the next plain `ralph run` must not start over it.
+      const stillUnfinished = prepared.resumedUnfinished === true && state.iterations === startIterations;
+      finishRun(ctx, final ?? stop('error', 'the loop ended unexpectedly'), logFile, stillUnfinished);
     } finally {
       log.close();
       diagnostics?.close();
@@ -188,11 +192,15 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
 }
 
 /** Saves the final state and announces the end of the run. */
-function finishRun(ctx: RunContext, end: Stop, logFile: string): void {
+function finishRun(ctx: RunContext, end: Stop, logFile: string, stillUnfinished = false): void {
   const { state } = ctx;
   state.elapsed_ms = ctx.elapsed();
   state.status =
-    end.reason === 'completed' ? 'completed' : end.reason === 'interrupted' ? 'interrupted' : 'stopped';
+    end.reason === 'completed'
+      ? 'completed'
+      : end.reason === 'interrupted' || stillUnfinished
+        ? 'interrupted'
+        : 'stopped';
   state.stop_reason = end.reason;
   state.pending_stop = null;
   state.stop_message = end.message;
@@ -209,6 +217,7 @@ function finishRun(ctx: RunContext, end: Stop, logFile: string): void {
     tokens: state.tokens,
     costUsd: state.cost_usd,
     logFile,
+    next: nextStep(end.reason, ctx.limits),
     progress: endProgress(ctx),
   });
 }

@@ -19,6 +19,8 @@ import type { StartMode } from '../context/run-context.ts';
 
 export interface PreparedRun {
   state: LoopState;
+  /** The resumed run was unfinished (crashed or interrupted): a session that does nothing keeps it so. */
+  resumedUnfinished?: boolean;
   lock: HeldLock;
   resumed: boolean;
   notices: string[];
@@ -132,7 +134,7 @@ export async function prepareRun(opts: {
         state.log_file = relative(paths.root, nextLogFile(paths.logs, opts.now));
       ensureEventsFile(paths, state.events_file);
       writeLoopState(paths.state, state);
-      return { state, lock, resumed: true, notices };
+      return { state, lock, resumed: true, resumedUnfinished: isUnfinished(previous), notices };
     }
     if (opts.mode === 'resume') {
       notices.push(
