@@ -105,6 +105,8 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
           `${mark} iteration ${r.iteration} ${r.verdict}${reason} · ${formatDuration(r.duration_ms)} · ${formatNumber(r.tokens.total)} tokens${cost}` +
             c.dim(` · total ${formatNumber(e.totals.tokens)} tokens, ${formatCost(e.totals.costUsd)}`),
         );
+        // Why the agent failed, in its own words (with -v its stderr was already shown live).
+        if (r.stderr_tail && !verbose) line(c.dim(r.stderr_tail.replace(/^/gm, '  | ')));
         break;
       }
       case 'loop.finished': {

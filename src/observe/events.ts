@@ -86,6 +86,8 @@ export interface IterationRecord {
   consecutive_failures: number;
   /** Processes the iteration left running that Ralph killed at its end (the agent itself excluded). */
   killed_processes: { pid: number; command: string }[];
+  /** A failed run: the agent's last stderr lines (redacted). */
+  stderr_tail?: string;
   /** TDD loop: report sections missing, files changed outside tdd.allowed_paths. */
   report_missing?: string[];
   scope_violations?: string[];

@@ -1,3 +1,5 @@
+import { chmodSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupWorkspaces, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
@@ -102,10 +104,10 @@ describe('what to do next is the last thing said', () => {
     const r = await runRalph(['run'], dir);
     expect(r.code, r.stdout).toBe(0);
     const [first, second] = readRecords(dir);
-    expect(first.reason).toBe(
+    expect(first!.reason).toBe(
       '"LOOP_COMPLETE" was on line 2 of 3 of the final message, not the last line, so it did not count; end the final message with a line containing only it',
     );
-    expect(second.verdict).toBe('complete');
+    expect(second!.verdict).toBe('complete');
   });
 });
 
@@ -125,5 +127,26 @@ describe('a --resume that fails before any iteration', () => {
     const plain = await runRalph(['run'], dir);
     expect(plain.code).toBe(1);
     expect(plain.stderr).toMatch(/--resume/);
+  });
+});
+
+describe('a failed agent start says why, without -v', () => {
+  const cases: [string, string, RegExp][] = [
+    ['no such flag', 'error: unknown option --frobnicate', /check cli\.args and the arguments after `--`/],
+    ['not logged in', 'Error: Invalid API key · Please run /login', /not logged in or its key is refused/],
+    ['wrong model', 'API Error: model "claude-9" not found', /fix cli\.model/],
+  ];
+  it.each(cases)('%s: the agent stderr tail and the fix', async (_name, stderr, hint) => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Do it.\n',
+      'agent.sh': `#!/bin/sh\necho "starting"\necho '${stderr}' >&2\nexit 1\n`,
+      'ralph.yml':
+        'event_loop:\n  prompt_file: PROMPT.md\n  max_iterations: 1\ncli:\n  backend: custom\n  command: ./agent.sh\n',
+    });
+    chmodSync(join(dir, 'agent.sh'), 0o755);
+    const r = await runRalph(['run'], dir);
+    expect(r.stdout).toMatch(hint);
+    expect(r.stdout).toContain(`  | ${stderr}`);
+    expect(readRecords(dir)[0]).toMatchObject({ verdict: 'failure', stderr_tail: stderr });
   });
 });

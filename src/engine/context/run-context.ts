@@ -64,6 +64,8 @@ export interface RunContext {
   readonly now: () => number;
   /** Kills what the run's iterations left running, whatever its session, group or parent. */
   readonly sweep: SweepMarked;
+  /** Removes API keys from text Ralph writes outside the event stream (records, state messages). */
+  readonly redact: (text: string) => string;
   emit(event: LoopEvent): void;
   persist(): void;
   /** Records an event Ralph publishes itself, in the events file and the event stream. */
@@ -80,6 +82,7 @@ export interface RunContextInput {
   limits: Limits;
   inRepo: boolean;
   startProgress: ChecklistProgress | undefined;
+  redact?: ((text: string) => string) | undefined;
   emit: (event: LoopEvent) => void;
 }
 
@@ -112,6 +115,7 @@ export function createRunContext(input: RunContextInput): RunContext {
     startProgress: input.startProgress,
     now,
     sweep: options.sweep ?? sweepMarkedProcesses,
+    redact: input.redact ?? ((text: string) => text),
     emit,
     persist: () => writeLoopState(paths.state, state),
     publish: (e, hat) => {

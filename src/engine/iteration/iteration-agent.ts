@@ -2,6 +2,7 @@ import type { AgentInvocation } from '../../backends/types.ts';
 import type { TokenTotals } from '../../observe/events.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
+import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
 import { type IterationVerdict, judgeIteration, verdictFromExitClass } from '../decide/limits.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
@@ -30,6 +31,8 @@ export interface AgentPhase extends StartedIteration {
   promiseSeen: boolean;
   /** The promise was in the output, but not on its last line (so it did not count). */
   promiseMisplaced: { line: number; lines: number } | undefined;
+  /** A failed run: the agent's last stderr lines and what to do about them. */
+  failure: FailureDetail | undefined;
   verdict: IterationVerdict;
   collected: Collected;
 }
@@ -111,7 +114,19 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     verdict.kind === 'aborted' ? null : finalText,
     it.prompt,
   );
-  return { ...it, iterationMs, run, tokens, finalText, promiseSeen, promiseMisplaced, verdict, collected };
+  const failure = judged.kind === 'failure' ? agentFailureDetail(sup.stderrTail, sup.exitCode) : undefined;
+  return {
+    ...it,
+    iterationMs,
+    run,
+    tokens,
+    finalText,
+    promiseSeen,
+    promiseMisplaced,
+    failure,
+    verdict,
+    collected,
+  };
 }
 
 /** What the agent published: `ralph emit` lines and `<event>` tags in its final text. */

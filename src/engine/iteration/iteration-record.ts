@@ -1,5 +1,6 @@
 import { readGitHead } from '../../git/head.ts';
 import type { IterationRecord } from '../../observe/events.ts';
+import { redactDeep } from '../../observe/redact.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import { appendLine } from '../../state/append-line.ts';
 import type { RunContext } from '../context/run-context.ts';
@@ -23,39 +24,43 @@ export async function recordIteration(
   const { run } = phase;
   const sup = run.supervised;
   const { tddStep } = outcome;
-  const record: IterationRecord = {
-    run_id: state.run_id,
-    iteration: phase.number,
-    hat: phase.route.hatId,
-    backend: phase.route.backend.name,
-    started_at: new Date(phase.startedAt).toISOString(),
-    finished_at: new Date(finishedAt).toISOString(),
-    duration_ms: finishedAt - phase.startedAt,
-    exit_code: sup.exitCode,
-    signal: sup.signal,
-    killed_by: sup.killedBy,
-    tokens: phase.tokens,
-    cost_usd: run.meter.spentUsd() ?? null,
-    cost_estimated: run.meter.costIsEstimate(),
-    context_pct: run.meter.contextPct(),
-    model: run.meter.model ?? null,
-    head_before: phase.headBefore,
-    head_after: readGitHead(options.workspace).commit ?? null,
-    events: phase.collected.published.map((e) => e.topic),
-    files_changed: filesChangedList,
-    commit: outcome.commit,
-    gates: outcome.gates,
-    verdict: recordVerdict(phase, outcome),
-    reason: recordReason(phase, outcome, ctx.promise),
-    consecutive_failures: state.consecutive_failures,
-    killed_processes: killed,
-    ...(tddStep
-      ? {
-          report_missing: tddStep.reportMissing,
-          scope_violations: tddScopeViolations(ctx.config, filesChangedList),
-        }
-      : {}),
-  };
+  const record: IterationRecord = redactDeep<IterationRecord>(
+    {
+      run_id: state.run_id,
+      iteration: phase.number,
+      hat: phase.route.hatId,
+      backend: phase.route.backend.name,
+      started_at: new Date(phase.startedAt).toISOString(),
+      finished_at: new Date(finishedAt).toISOString(),
+      duration_ms: finishedAt - phase.startedAt,
+      exit_code: sup.exitCode,
+      signal: sup.signal,
+      killed_by: sup.killedBy,
+      tokens: phase.tokens,
+      cost_usd: run.meter.spentUsd() ?? null,
+      cost_estimated: run.meter.costIsEstimate(),
+      context_pct: run.meter.contextPct(),
+      model: run.meter.model ?? null,
+      head_before: phase.headBefore,
+      head_after: readGitHead(options.workspace).commit ?? null,
+      events: phase.collected.published.map((e) => e.topic),
+      files_changed: filesChangedList,
+      commit: outcome.commit,
+      gates: outcome.gates,
+      verdict: recordVerdict(phase, outcome),
+      reason: recordReason(phase, outcome, ctx.promise),
+      consecutive_failures: state.consecutive_failures,
+      killed_processes: killed,
+      ...(phase.failure?.stderrTail ? { stderr_tail: phase.failure.stderrTail } : {}),
+      ...(tddStep
+        ? {
+            report_missing: tddStep.reportMissing,
+            scope_violations: tddScopeViolations(ctx.config, filesChangedList),
+          }
+        : {}),
+    },
+    ctx.redact,
+  );
   // Exactly once: the record and the counters (and the stop it decided) are saved in one atomic
   // state write first; the append follows, and a crash between the two is repaired at the next start.
   state.last_record = record as unknown as NonNullable<typeof state.last_record>;
@@ -93,7 +98,8 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   const { verdict } = phase;
   const { completion } = outcome;
   const forcedFailure = outcome.tddStep?.forceFailure;
-  if (verdict.kind === 'failure') return verdict.why;
+  if (verdict.kind === 'failure')
+    return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
   const validate = validateFailure(outcome);
   if (validate) return validate;
   if (forcedFailure) return forcedFailure;

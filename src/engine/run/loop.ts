@@ -130,7 +130,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     for (const safe of redaction(event)) for (const sink of sinks) sink(safe);
   };
   const startIterations = state.iterations;
-  const ctx = createRunContext({ options, paths, state, limits, inRepo, startProgress, emit });
+  const ctx = createRunContext({ options, paths, state, limits, inRepo, startProgress, redact, emit });
 
   let final: Stop | undefined;
   try {
@@ -203,14 +203,15 @@ function finishRun(ctx: RunContext, end: Stop, logFile: string, stillUnfinished 
         : 'stopped';
   state.stop_reason = end.reason;
   state.pending_stop = null;
-  state.stop_message = end.message;
+  const message = ctx.redact(end.message);
+  state.stop_message = message;
   state.exit_code = end.exitCode;
   ctx.persist();
   ctx.emit({
     type: 'loop.finished',
     runId: state.run_id,
     stopReason: end.reason,
-    message: end.message,
+    message,
     exitCode: end.exitCode,
     iterations: state.iterations,
     elapsedMs: state.elapsed_ms,
