@@ -2,14 +2,17 @@ import { stringify } from 'yaml';
 import { configJsonSchema } from '../config/json-schema.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
+import { preflight } from '../engine/steps/preflight.ts';
 import { ExitCode } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
 import type { CliIO } from './io.ts';
-import { configChecks, findConfigFile } from './resolve-run.ts';
+import { configChecks, findConfigFile, withAutoBackend } from './resolve-run.ts';
 
 interface ConfigFlags {
   config?: string | undefined;
   set?: string[] | undefined;
+  /** `config validate --schema-only`: the file, not the machine. */
+  schemaOnly?: boolean | undefined;
 }
 
 function load(flags: ConfigFlags, io: CliIO) {
@@ -23,13 +26,25 @@ function load(flags: ConfigFlags, io: CliIO) {
 }
 
 /** `ralph config validate`: every problem as file:line:col (thrown as ConfigError), or a one-line OK. */
-export function configValidateCommand(flags: ConfigFlags, io: CliIO): number {
+export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
   const { file, config } = load(flags, io);
   const hats = Object.keys(config.hats).length;
   io.out(
     `${file ?? '(no ralph.yml; defaults)'}: valid (backend ${config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
   );
-  return ExitCode.ok;
+  if (flags.schemaOnly) return ExitCode.ok;
+  // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
+  const problems = (await preflight(io.cwd, withAutoBackend(config, io.cwd, io.env), io.env)).filter(
+    (r) => r.level !== 'ok',
+  );
+  const fatal = problems.some((r) => r.level === 'fatal');
+  if (problems.length > 0)
+    io.out(
+      `${fatal ? 'but `ralph run` would stop before its first iteration:' : 'warnings:'}\n${problems
+        .map((r) => `  ${r.level === 'fatal' ? '✗' : '!'} ${r.check}: ${r.message}`)
+        .join('\n')}\n`,
+    );
+  return fatal ? ExitCode.failure : ExitCode.ok;
 }
 
 /** `ralph config show`: the resolved configuration with every default filled in. */

@@ -7,14 +7,9 @@ import { pickAutoBackend } from '../backends/registry.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
 import { configSchema, type RalphConfig } from '../config/schema.ts';
+import { preflight } from '../engine/steps/preflight.ts';
 import { ExitCode } from '../errors.ts';
-import {
-  checkDiskSpace,
-  type HealthResult,
-  healthFatal,
-  resolveAgentCommand,
-  runHealthChecks,
-} from '../gates/health.ts';
+import { checkDiskSpace, type HealthResult, healthFatal, resolveAgentCommand } from '../gates/health.ts';
 import { formatCost, formatDuration, formatNumber } from '../observe/format.ts';
 import { createRedactor, redactDeep } from '../observe/redact.ts';
 import { findExecutable } from '../process/find-executable.ts';
@@ -94,7 +89,7 @@ function backendStatus(config: RalphConfig, io: CliIO): { backend: DoctorBackend
 }
 
 /** Runs every health check (even with `health.enabled: false`, which only skips them before iterations). */
-function buildHealthReport(flags: DoctorFlags, io: CliIO): HealthReport {
+async function buildHealthReport(flags: DoctorFlags, io: CliIO): Promise<HealthReport> {
   const base = { node: process.version, workspace: io.cwd };
   let file: string | undefined;
   let config: RalphConfig;
@@ -129,9 +124,9 @@ function buildHealthReport(flags: DoctorFlags, io: CliIO): HealthReport {
     };
   }
   const forced: RalphConfig = { ...config, health: { ...config.health, enabled: true } };
-  const { backend, problem } = backendStatus(config, io);
-  const checks = runHealthChecks({ workspace: io.cwd, config: forced, env: io.env });
-  if (problem) checks.push(problem);
+  const { backend } = backendStatus(config, io);
+  // The same preflight as `ralph config validate` and `ralph run`.
+  const checks = await preflight(io.cwd, forced, io.env);
   return {
     ok: healthFatal(checks) === undefined,
     ...base,
@@ -156,7 +151,7 @@ async function gatherDoctor(
   flags: DoctorFlags,
   io: CliIO,
 ): Promise<{ report: DoctorReport; cliEnv: Record<string, string> }> {
-  const { loaded, ...health } = buildHealthReport(flags, io);
+  const { loaded, ...health } = await buildHealthReport(flags, io);
   const auto = pickAutoBackend(io.env, io.cwd) ?? null;
   const configured = loaded?.cli.backend === 'auto' ? auto : (loaded?.cli.backend ?? null);
   const backends = (await inspectBackends(io.env, io.cwd)).map((b) => ({

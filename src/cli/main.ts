@@ -121,10 +121,13 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
   const config = program.command('config').description('inspect and check ralph.yml');
   config
     .command('validate')
-    .description('check the config; every problem is reported as file:line:col')
+    .description(
+      'check the config (every problem as file:line:col), then what `ralph run` would fail on here: agent binary, prompt file, gate commands, git',
+    )
     .option('-c, --config <file>', 'config file (default: ralph.yml)')
     .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
-    .action((opts) => setCode(configValidateCommand(opts, io)));
+    .option('--schema-only', 'check only the file itself, not this machine and workspace')
+    .action(async (opts) => setCode(await configValidateCommand(opts, io)));
   config
     .command('show')
     .description('print the resolved config with every default')

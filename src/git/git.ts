@@ -226,3 +226,9 @@ export async function pushWithRetry(root: string, options: PushOptions): Promise
     { cause: lastError },
   );
 }
+
+/** Whether `remote` is configured in the repository (`git remote get-url`). */
+export async function hasRemote(root: string, remote: string): Promise<boolean> {
+  const r = await runGitRaw(root, ['remote', 'get-url', remote]);
+  return r.exitCode === 0 && r.stdout.trim().length > 0;
+}

@@ -292,7 +292,9 @@ describe('ralph-orchestrator keys Ralph does not implement are rejected by name'
 
   it('seed 000 style RObot: { enabled: false } and default_mode: autonomous stay valid', async () => {
     const dir = makeWorkspace({
-      'ralph.yml': 'cli:\n  backend: fake\n  default_mode: autonomous\nRObot:\n  enabled: false\n',
+      'ralph.yml':
+        'cli:\n  backend: fake\n  fake_script: agent.yml\n  default_mode: autonomous\nRObot:\n  enabled: false\n',
+      'agent.yml': 'turns:\n  - do: [{ print: ok }]\n',
     });
     const r = await runRalph(['config', 'validate'], dir);
     expect(r.stderr).toBe('');

@@ -17,8 +17,15 @@ const RALPH_YML = [
   '',
 ].join('\n');
 
+/** A bin directory holding only git (which git.commit needs), no agent CLI. */
+function gitOnlyBin(): string {
+  const bin = makeWorkspace();
+  symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
+  return bin;
+}
+
 /** No agent CLI on PATH: the doctor's table does not depend on (or run) what this machine has installed. */
-const noAgentClis = (): NodeJS.ProcessEnv => ({ PATH: makeWorkspace(), RALPH_AGENT: '' });
+const noAgentClis = (): NodeJS.ProcessEnv => ({ PATH: gitOnlyBin(), RALPH_AGENT: '' });
 
 /** A git repository with specs/ and a fake-backend ralph.yml: every health check applies. */
 function gitWorkspace(yml = RALPH_YML): string {
@@ -30,6 +37,10 @@ function gitWorkspace(yml = RALPH_YML): string {
     'specs/api/users.md': '# Users\n',
   });
   execFileSync('git', ['init', '-q'], { cwd: dir });
+  // A clean tree: git.commit implies require_clean, which the doctor checks like `ralph run` does.
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir });
+  git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'add', '-A');
+  git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'init');
   return dir;
 }
 
@@ -132,6 +143,7 @@ const isRoot = process.getuid?.() === 0;
  */
 function agentEnv(): NodeJS.ProcessEnv {
   const bin = makeWorkspace();
+  symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
   for (const [name, version] of [
     ['claude', '2.1.329 (Claude Code)'],
     ['codex', 'codex-cli 0.169.0'],
@@ -255,6 +267,8 @@ function probeWorkspace(steps: string[]): string {
     join(dir, 'fake-agent.yml'),
     `turns:\n  - do:\n${steps.map((s) => `      - ${s}\n`).join('')}`,
   );
+  const id = ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid'];
+  execFileSync('git', [...id, 'commit', '-qam', 'the probe agent'], { cwd: dir });
   return dir;
 }
 
@@ -329,8 +343,11 @@ describe('ralph doctor --probe', () => {
       'fake_script: fake-agent.yml\n  env:\n    MY_SERVICE_TOKEN: tok-from-cli-env-0123456789\n',
     );
     writeFileSync(join(dir, 'ralph.yml'), yml);
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e.invalid', 'commit', '-qam', 'env'], {
+      cwd: dir,
+    });
     const r = await runRalph(['doctor', '--probe'], dir, agentEnv());
-    expect(r.code).toBe(0);
+    expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toContain('fake answered: OK [redacted] [redacted]');
     expect(r.stdout).not.toContain(SECRET);
     expect(r.stdout).not.toContain('tok-from-cli-env-0123456789');

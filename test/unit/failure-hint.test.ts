@@ -23,10 +23,14 @@ describe('agentFailureDetail', () => {
 
   it('never throws and stays within five lines of its input', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 2000 }), fc.option(fc.integer({ min: 0, max: 255 })), (stderr, code) => {
-        const d = agentFailureDetail(stderr, code);
-        if (d) expect(d.stderrTail.split('\n').length).toBeLessThanOrEqual(5);
-      }),
+      fc.property(
+        fc.string({ maxLength: 2000 }),
+        fc.option(fc.integer({ min: 0, max: 255 })),
+        (stderr, code) => {
+          const d = agentFailureDetail(stderr, code);
+          if (d) expect(d.stderrTail.split('\n').length).toBeLessThanOrEqual(5);
+        },
+      ),
     );
   });
 });

@@ -4,6 +4,7 @@ import type { RunContext } from '../context/run-context.ts';
 import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
 import { dirtyTreeMessage, requireClean } from '../steps/git-step.ts';
+import { startChecks } from '../steps/preflight.ts';
 import { waitWhileIdle } from './idle-wait.ts';
 
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, limits. */
@@ -29,11 +30,10 @@ export function stopAfterFinishing(ctx: RunContext, after: Stop | undefined): St
 /** Checks before every iteration: health (disk, git, specs, agent) and, with git, a clean tree. */
 export async function preIterationStop(ctx: RunContext, first: boolean): Promise<Stop | undefined> {
   const { options, config, warned, emit } = ctx;
-  const results = runHealthChecks({
-    workspace: options.workspace,
-    config,
-    env: options.env ?? process.env,
-  });
+  const env = options.env ?? process.env;
+  const results = runHealthChecks({ workspace: options.workspace, config, env });
+  // At the start, also what would fail only after the first iteration: gate commands, a push remote.
+  if (first) results.push(...(await startChecks(options.workspace, config, env)));
   if (first) emit({ type: 'preflight', checks: results });
   for (const r of results) {
     if (r.level === 'warn' && !warned.has(r.message)) {

@@ -1,0 +1,154 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { RalphConfig } from '../../config/schema.ts';
+import { type HealthResult, resolveAgentCommand, runHealthChecks } from '../../gates/health.ts';
+import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.ts';
+import { findExecutable } from '../../process/find-executable.ts';
+import { dirtyTreeMessage, gitEnabled, requireClean } from './git-step.ts';
+
+/** Shell words that are not programs on PATH. */
+const SHELL_WORDS = new Set([
+  '.',
+  ':',
+  '[',
+  'cd',
+  'echo',
+  'exec',
+  'exit',
+  'export',
+  'false',
+  'printf',
+  'set',
+  'source',
+  'test',
+  'true',
+  'if',
+  'for',
+  'while',
+  'case',
+  '(',
+  '{',
+  '!',
+  'time',
+  'env',
+  'command',
+]);
+
+/** The program a `sh -c` command line runs first (after `VAR=value` assignments), or undefined. */
+export function firstProgram(command: string): string | undefined {
+  for (const word of command.trim().split(/\s+/)) {
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue;
+    const clean = word.replace(/^['"]|['"]$/g, '');
+    return clean === '' || SHELL_WORDS.has(clean) || /[$`;|&<>()]/.test(clean) ? undefined : clean;
+  }
+  return undefined;
+}
+
+/** Gate commands whose program is not there: the gate would fail after the first iteration. */
+function gateChecks(workspace: string, config: RalphConfig, env: NodeJS.ProcessEnv): HealthResult[] {
+  const gates: [string, string | undefined][] = [
+    ['gates.tests.command', config.gates.tests?.command],
+    ['gates.validate', typeof config.gates.validate === 'string' ? config.gates.validate : undefined],
+  ];
+  return gates.flatMap(([key, command]): HealthResult[] => {
+    const program = command === undefined ? undefined : firstProgram(command);
+    if (program === undefined) return [];
+    const found = findExecutable(program, env.PATH, workspace);
+    return found.found
+      ? [{ check: 'gates', level: 'ok', message: `${key}: ${program} → ${found.path}` }]
+      : [
+          {
+            check: 'gates',
+            level: 'fatal',
+            message: `${key} runs \`${program}\`, which is not there (${found.detail}): install it or fix the command in ralph.yml`,
+          },
+        ];
+  });
+}
+
+/** The prompt file the config names exists (`-p`/`-P` on the command line are checked by `run`). */
+function promptChecks(workspace: string, config: RalphConfig): HealthResult[] {
+  const file = config.event_loop.prompt === undefined ? config.event_loop.prompt_file : undefined;
+  if (file === undefined || existsSync(resolve(workspace, file))) return [];
+  return [
+    {
+      check: 'prompt',
+      level: 'fatal',
+      message: `event_loop.prompt_file ${file} does not exist: create it, or point prompt_file at your prompt`,
+    },
+  ];
+}
+
+/** What git would refuse when the loop starts or pushes: not a repository, a rebase, a dirty tree, no remote. */
+async function gitChecks(workspace: string, config: RalphConfig): Promise<HealthResult[]> {
+  if (!gitEnabled(config)) return [];
+  if (!(await isGitRepo(workspace)))
+    return [
+      {
+        check: 'git',
+        level: 'fatal',
+        message: `${workspace} is not a git repository but git.commit/git.push is on: run \`git init\`, or turn them off`,
+      },
+    ];
+  const out: HealthResult[] = [];
+  const refusal = describeRefusal(await repoState(workspace));
+  if (refusal) out.push({ check: 'git', level: 'fatal', message: refusal });
+  if (requireClean(config)) {
+    const dirty = await dirtyTreeMessage(workspace);
+    if (dirty) out.push({ check: 'git', level: 'fatal', message: `git.require_clean: ${dirty}` });
+  }
+  out.push(...(await pushRemoteCheck(workspace, config)));
+  return out;
+}
+
+/** git.push needs the remote to exist; otherwise the first push fails after a whole iteration. */
+async function pushRemoteCheck(workspace: string, config: RalphConfig): Promise<HealthResult[]> {
+  if (!config.git.push || !(await isGitRepo(workspace)) || (await hasRemote(workspace, config.git.remote)))
+    return [];
+  return [
+    {
+      check: 'git',
+      level: 'fatal',
+      message: `git.push is on but the repository has no remote "${config.git.remote}": \`git remote add ${config.git.remote} <url>\`, or set git.remote / git.push: false`,
+    },
+  ];
+}
+
+/** The backend can build its command at all (e.g. `custom` needs cli.command; `auto` needs an agent CLI). */
+function backendChecks(workspace: string, config: RalphConfig, env: NodeJS.ProcessEnv): HealthResult[] {
+  const agent = resolveAgentCommand(config, workspace, env);
+  return agent.ok ? [] : [{ check: 'backend', level: 'fatal', message: agent.error }];
+}
+
+/**
+ * One preflight for `ralph config validate`, `ralph doctor` and `ralph run`: everything a run would
+ * fail on a minute later — the health checks (disk, agent binary, specs), the backend, the prompt
+ * file, the gate commands, and git (repository state, a dirty tree with require_clean, a push remote).
+ */
+export async function preflight(
+  workspace: string,
+  config: RalphConfig,
+  env: NodeJS.ProcessEnv,
+): Promise<HealthResult[]> {
+  return [
+    ...backendChecks(workspace, config, env),
+    ...runHealthChecks({ workspace, config, env }),
+    ...promptChecks(workspace, config),
+    ...gateChecks(workspace, config, env),
+    ...(await gitChecks(workspace, config).catch((error: Error): HealthResult[] => [
+      { check: 'git', level: 'fatal', message: error.message },
+    ])),
+  ];
+}
+
+/** The checks `run` makes at its start beyond its health checks (git refusals it reports itself). */
+export async function startChecks(
+  workspace: string,
+  config: RalphConfig,
+  env: NodeJS.ProcessEnv,
+): Promise<HealthResult[]> {
+  const push = await pushRemoteCheck(workspace, config).catch((error: Error): HealthResult[] => [
+    { check: 'git', level: 'fatal', message: error.message },
+  ]);
+  return [...gateChecks(workspace, config, env), ...push];
+}
