@@ -36,7 +36,7 @@ export const PRESETS: readonly Preset[] = [
       'seed 000: persistent board scanner + proposal writer + finisher over work/ → proposed/ → done/',
     files: ['ralph.yml', 'PROMPT.md', 'work/item-1.txt', 'work/item-2.txt', 'work/item-3.txt'],
     dirs: ['proposed', 'done'],
-    next: 'check cli.backend in ralph.yml, then run `ralph run -v --no-tui -P PROMPT.md` (`ralph hats graph` shows the flow)',
+    next: 'check cli.backend in ralph.yml, then run `ralph run -v --no-tui -P PROMPT.md` (`ralph hats graph` shows the flow); when the board is empty the loop waits for changes in work/ and proposed/ without calling the agent — add an item to work/ and it scans again',
   },
   {
     name: 'spec',

@@ -54,6 +54,8 @@ export const eventLoopSchema = z.strictObject({
   max_consecutive_failures: positiveInt.default(3),
   iteration_timeout_seconds: positive.default(1800),
   idle_timeout_seconds: positive.default(600),
+  /** A silent agent gets a console line ("agent running 2m10s, last output 45s ago") at most this often. */
+  heartbeat_seconds: positive.default(60),
   cooldown_delay_seconds: z.number().min(0).default(0),
   /** Seconds between SIGTERM and SIGKILL when Ralph stops an agent's process group. */
   kill_grace_seconds: positive.default(3),

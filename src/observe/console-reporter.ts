@@ -70,6 +70,29 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
         );
         break;
       }
+      case 'loop.idle': {
+        if (quiet) break;
+        const where = e.watch.length > 0 ? ` in ${e.watch.join(', ')} (or a new event)` : '';
+        const scan =
+          e.cooldownMs > 0
+            ? ` (next scan in ${formatDuration(e.cooldownMs)})`
+            : e.watch.length > 0
+              ? ''
+              : ' (scanning again now)';
+        line(c.cyan(`idle — waiting for changes${where}${scan}; \`ralph stop\` ends the loop`));
+        break;
+      }
+      case 'loop.woke':
+        if (!quiet) line(c.dim(`woke: ${e.reason}`));
+        break;
+      case 'agent.heartbeat':
+        if (!quiet)
+          line(
+            c.dim(
+              `  agent running ${formatDuration(e.runningMs)}, last output ${formatDuration(e.silentMs)} ago`,
+            ),
+          );
+        break;
       case 'gate.output':
         if (verbose) o.out(e.text);
         break;
@@ -98,7 +121,15 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
         if (quiet) break;
         const r = e.record;
         const ok = r.verdict === 'success' || r.verdict === 'complete';
-        const mark = ok ? c.green('✓') : r.verdict === 'failure' ? c.red('✗') : c.yellow('■');
+        // An idle scan found nothing to do: no reason line beyond what loop.idle says next.
+        const mark =
+          r.verdict === 'idle'
+            ? c.cyan('○')
+            : ok
+              ? c.green('✓')
+              : r.verdict === 'failure'
+                ? c.red('✗')
+                : c.yellow('■');
         const cost = r.cost_usd === null ? '' : ` · ${formatCost(r.cost_usd)}`;
         const reason = r.reason ? ` — ${r.reason}` : '';
         line(

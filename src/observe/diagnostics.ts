@@ -181,6 +181,8 @@ function logSummary(e: Exclude<LoopEvent, { type: 'agent.output' }>): string {
       return `loop idle, watching ${e.watch.join(', ') || '(nothing)'}`;
     case 'loop.woke':
       return `loop woke: ${e.reason}`;
+    case 'agent.heartbeat':
+      return `agent running ${Math.round(e.runningMs / 1000)}s, silent ${Math.round(e.silentMs / 1000)}s`;
     case 'loop.parked':
       return `parked until ${new Date(e.until).toISOString()}: ${short(e.message)}`;
     case 'gate.started':

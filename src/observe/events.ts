@@ -80,7 +80,7 @@ export interface IterationRecord {
   commit: string | null;
   /** Gate results: validate hook and tests. */
   gates: { validate?: GateSummary; tests?: GateSummary };
-  /** complete | success | failure | limit | aborted */
+  /** complete | success | failure | limit | aborted | parked | idle (persistent mode: nothing to do, waiting) */
   verdict: string;
   reason: string | null;
   consecutive_failures: number;
@@ -163,6 +163,8 @@ export type LoopEvent =
   | { type: 'loop.parked'; iteration: number; until: number; remainingMs: number; message: string }
   | { type: 'loop.idle'; iteration: number; watch: readonly string[]; cooldownMs: number }
   | { type: 'loop.woke'; iteration: number; reason: string }
+  /** The agent has been silent a while but is still running (at most once per heartbeat interval). */
+  | { type: 'agent.heartbeat'; iteration: number; runningMs: number; silentMs: number }
   | { type: 'agent.output'; iteration: number; stream: 'stdout' | 'stderr'; text: string }
   | { type: 'agent.event'; iteration: number; event: AgentEvent }
   | { type: 'iteration.finished'; record: IterationRecord; totals: { costUsd: number; tokens: number } }

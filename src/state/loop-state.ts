@@ -69,6 +69,8 @@ export interface LoopState {
   malformed_streak: number;
   /** Persistent mode: the next iteration waits for a change (or the cooldown) first. */
   idle: boolean;
+  /** While idle: when the next scan runs without a change (epoch ms), or null when only a change wakes it. */
+  idle_next_scan_at?: number | null;
   /** A rate/usage limit (or transient API error) parked the loop until `until` (epoch ms); the interrupted iteration re-runs. */
   parked?: { until: number; message: string; transient: boolean } | null;
   /** Parks in a row (reset by a successful iteration): rate limits back off longer each time. */

@@ -53,6 +53,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     timeoutMs: Math.max(0, Math.min(iterationMs, runtimeLeft)),
     timeoutReason: runtimeLeft < iterationMs ? 'max_runtime' : 'iteration_timeout',
     idleTimeoutMs: config.event_loop.idle_timeout_seconds * 1000,
+    heartbeatMs: config.event_loop.heartbeat_seconds * 1000,
     killGraceMs: ctx.graceMs,
     signal: options.signal,
     stopRequestFile: ctx.paths.stopRequest,

@@ -47,7 +47,7 @@ export async function recordIteration(
       files_changed: filesChangedList,
       commit: outcome.commit,
       gates: outcome.gates,
-      verdict: recordVerdict(phase, outcome),
+      verdict: recordVerdict(phase, outcome, state.idle),
       reason: recordReason(phase, outcome, ctx.promise),
       consecutive_failures: state.consecutive_failures,
       killed_processes: killed,
@@ -84,11 +84,16 @@ function validateFailure(outcome: IterationOutcome): string | undefined {
   return `validation failed: \`${v.command}\` ${v.timed_out ? 'timed out' : `exited with ${v.exit_code}`}`;
 }
 
-function recordVerdict(phase: AgentPhase, outcome: IterationOutcome): IterationRecord['verdict'] {
+function recordVerdict(
+  phase: AgentPhase,
+  outcome: IterationOutcome,
+  idle: boolean,
+): IterationRecord['verdict'] {
   const { verdict } = phase;
   // A failed validate hook stops the loop: the iteration is not a success, whatever the agent said.
   if (validateFailure(outcome)) return 'failure';
-  if (outcome.completion?.accepted) return 'complete';
+  // Persistent mode: "nothing left" is an idle scan, not the end of the work.
+  if (outcome.completion?.accepted) return idle ? 'idle' : 'complete';
   if (outcome.tddStep?.forceFailure) return 'failure';
   return verdict.kind === 'complete' ? 'success' : verdict.kind;
 }

@@ -13,6 +13,8 @@ export interface AgentRunInput {
   timeoutMs: number;
   timeoutReason: string;
   idleTimeoutMs: number;
+  /** A silent agent gets an `agent.heartbeat` event at most this often (and only once silent this long). */
+  heartbeatMs: number;
   killGraceMs: number;
   /** Aborted with reason `interrupted` on Ctrl-C. */
   signal: AbortSignal | undefined;
@@ -57,9 +59,23 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
   const recent: AgentEvent[] = [];
   let resultError = false;
   let ticks = 0;
+  const started = Date.now();
+  let lastOutput = started;
+  let lastBeat = started;
   const poll = setInterval(() => {
     if (stopNowRequested(input.stopRequestFile)) abort('stop_requested');
     if (++ticks % 10 === 0) input.onHeartbeat();
+    // A silent agent is still alive: say so, at most once per heartbeat interval.
+    const now = Date.now();
+    if (now - lastOutput >= input.heartbeatMs && now - lastBeat >= input.heartbeatMs) {
+      lastBeat = now;
+      input.emit({
+        type: 'agent.heartbeat',
+        iteration: input.iteration,
+        runningMs: now - started,
+        silentMs: now - lastOutput,
+      });
+    }
   }, 500);
 
   try {
@@ -75,8 +91,10 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
       killGraceMs: input.killGraceMs,
       signal: controller.signal,
       onSpawn: input.onSpawn,
-      onChunk: (stream, text) =>
-        input.emit({ type: 'agent.output', iteration: input.iteration, stream, text }),
+      onChunk: (stream, text) => {
+        lastOutput = Date.now();
+        input.emit({ type: 'agent.output', iteration: input.iteration, stream, text });
+      },
       onLine: (stream, line) => {
         if (stream !== 'stdout') return;
         for (const event of input.parser.parseLine(line)) {

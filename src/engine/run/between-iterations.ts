@@ -83,12 +83,11 @@ export async function waitForWork(ctx: RunContext): Promise<Stop | undefined> {
     state.idle = false;
     return boundaryStop(ctx);
   }
-  emit({
-    type: 'loop.idle',
-    iteration: state.iterations,
-    watch,
-    cooldownMs: config.event_loop.cooldown_delay_seconds * 1000,
-  });
+  const cooldownMs = config.event_loop.cooldown_delay_seconds * 1000;
+  // `ralph status` from another terminal says when the next scan comes.
+  state.idle_next_scan_at = cooldownMs > 0 ? ctx.now() + cooldownMs : null;
+  ctx.persist();
+  emit({ type: 'loop.idle', iteration: state.iterations, watch, cooldownMs });
   const reason = await waitWhileIdle({
     workspace: ctx.options.workspace,
     watch,
@@ -101,6 +100,7 @@ export async function waitForWork(ctx: RunContext): Promise<Stop | undefined> {
   });
   emit({ type: 'loop.woke', iteration: state.iterations, reason });
   state.idle = false;
+  state.idle_next_scan_at = null;
   ctx.persist();
   return boundaryStop(ctx);
 }
