@@ -1,24 +1,26 @@
 import { stringify } from 'yaml';
+import { explainConfig } from '../config/config-explain.ts';
 import { configJsonSchema } from '../config/json-schema.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
+import { closestMatch } from '../config/suggest.ts';
 import { preflight } from '../engine/steps/preflight.ts';
-import { ExitCode } from '../errors.ts';
+import { ExitCode, UsageError } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
 import type { CliIO } from './io.ts';
-import { configChecks, findConfigFile, withAutoBackend } from './resolve-run.ts';
+import { configChecks, configLayers, withAutoBackend } from './resolve-run.ts';
 
 interface ConfigFlags {
   config?: string | undefined;
+  preset?: string | undefined;
   set?: string[] | undefined;
   /** `config validate --schema-only`: the file, not the machine. */
   schemaOnly?: boolean | undefined;
 }
 
 function load(flags: ConfigFlags, io: CliIO) {
-  const file = findConfigFile(io.cwd, flags.config);
   return loadConfig({
-    file,
+    layers: configLayers(io.cwd, io.env, flags),
     cwd: io.cwd,
     overrides: (flags.set ?? []).map(parseSetOverride),
     checks: configChecks(io.cwd, io.env),
@@ -51,6 +53,44 @@ export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Prom
 export function configShowCommand(flags: ConfigFlags, io: CliIO): number {
   const { file, config } = load(flags, io);
   io.out(`# resolved from ${file ?? 'defaults'}\n${stringify(config)}`);
+  return ExitCode.ok;
+}
+
+/** `ralph config explain [key]`: every key's value and the layer it came from. */
+export function configExplainCommand(
+  key: string | undefined,
+  flags: ConfigFlags & { json?: boolean },
+  io: CliIO,
+): number {
+  const loaded = load(flags, io);
+  const rows = explainConfig(loaded, key);
+  if (key !== undefined && rows.length === 0) {
+    const all = explainConfig(loaded).map((r) => r.path);
+    const near = closestMatch(key, all);
+    throw new UsageError(
+      `no key "${key}" in the config${near ? ` — did you mean "${near}"?` : ''}; \`ralph config explain\` lists every key`,
+    );
+  }
+  if (flags.json) {
+    io.out(
+      `${JSON.stringify({ layers: loaded.layers.map((l) => ({ kind: l.kind, file: l.file })), keys: rows }, null, 2)}\n`,
+    );
+    return ExitCode.ok;
+  }
+  const layers = [
+    'default',
+    ...loaded.layers.map((l) => `${l.kind} ${l.label}`),
+    ...(loaded.overrides.length > 0 ? ['flags'] : []),
+  ];
+  const width = Math.min(
+    48,
+    Math.max(...rows.map((r) => r.path.length + 3 + JSON.stringify(r.value ?? null).length)),
+  );
+  io.out(`# layers, lowest first: ${layers.join(' → ')}\n`);
+  for (const r of rows) {
+    const left = `${r.path} = ${JSON.stringify(r.value ?? null)}`;
+    io.out(`${left.padEnd(width)}  ← ${r.source}\n`);
+  }
   return ExitCode.ok;
 }
 

@@ -15,7 +15,7 @@ import { createRedactor, redactDeep } from '../observe/redact.ts';
 import { findExecutable } from '../process/find-executable.ts';
 import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
 import type { CliIO } from './io.ts';
-import { configChecks, findConfigFile, withAutoBackend } from './resolve-run.ts';
+import { configChecks, configLayers, findConfigFile, withAutoBackend } from './resolve-run.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -102,7 +102,12 @@ async function buildHealthReport(flags: DoctorFlags, io: CliIO): Promise<HealthR
       ...(flags.set ?? []).map(parseSetOverride),
     ];
     config = withAutoBackend(
-      loadConfig({ file, cwd: io.cwd, overrides, checks: configChecks(io.cwd, io.env) }).config,
+      loadConfig({
+        layers: configLayers(io.cwd, io.env, flags),
+        cwd: io.cwd,
+        overrides,
+        checks: configChecks(io.cwd, io.env),
+      }).config,
       io.cwd,
       io.env,
     );

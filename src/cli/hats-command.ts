@@ -5,7 +5,7 @@ import { parseSetOverride } from '../config/overrides.ts';
 import { ExitCode } from '../errors.ts';
 import { renderHatGraph } from '../routing/hat-graph.ts';
 import type { CliIO } from './io.ts';
-import { findConfigFile } from './resolve-run.ts';
+import { configLayers } from './resolve-run.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -16,8 +16,12 @@ interface HatsFlags {
 
 /** Loads the config; hat problems come back as a ConfigError (file:line:col) from loadConfig. */
 function load(flags: HatsFlags, io: CliIO) {
-  const file = findConfigFile(io.cwd, flags.config);
-  const loaded = loadConfig({ file, cwd: io.cwd, overrides: (flags.set ?? []).map(parseSetOverride) });
+  const loaded = loadConfig({
+    layers: configLayers(io.cwd, io.env, flags),
+    cwd: io.cwd,
+    overrides: (flags.set ?? []).map(parseSetOverride),
+  });
+  const { file } = loaded;
   const rel = file === undefined ? undefined : relative(io.cwd, file);
   const label = rel === undefined ? '(no ralph.yml; defaults)' : rel.startsWith('..') ? file : rel;
   return { ...loaded, label };

@@ -2,7 +2,12 @@ import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ConfigError, ExitCode, fileSystemError, RalphError, UsageError } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
 import { completionCommand } from './completion-command.ts';
-import { configSchemaCommand, configShowCommand, configValidateCommand } from './config-command.ts';
+import {
+  configExplainCommand,
+  configSchemaCommand,
+  configShowCommand,
+  configValidateCommand,
+} from './config-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { registerDoctorCommand } from './doctor-command.ts';
 import { emitCommand } from './emit-command.ts';
@@ -74,6 +79,10 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .command('run')
     .description('run the loop (default command)')
     .option('-c, --config <file>', 'config file (default: ralph.yml when present)')
+    .option(
+      '--preset <name>',
+      'run a preset without `ralph init`: its ralph.yml is a layer over yours (see `ralph presets`)',
+    )
     .option('-P, --prompt-file <file>', 'prompt file (default: event_loop.prompt_file, then PROMPT.md)')
     .option('-p, --prompt <text>', 'inline prompt text')
     .option('-b, --backend <name>', 'agent backend (custom, fake, …)')
@@ -126,12 +135,23 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     )
     .option('-c, --config <file>', 'config file (default: ralph.yml)')
     .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .option('--preset <name>', 'add the preset as a layer over the project file')
     .option('--schema-only', 'check only the file itself, not this machine and workspace')
     .action(async (opts) => setCode(await configValidateCommand(opts, io)));
+  config
+    .command('explain')
+    .description('every key, its value and the layer it came from (default, user, project, preset, flags)')
+    .argument('[key]', 'a key or section, e.g. event_loop.max_iterations or cli')
+    .option('-c, --config <file>', 'config file (default: ralph.yml)')
+    .option('--preset <name>', 'add the preset as a layer over the project file')
+    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .option('--json', 'machine-readable output')
+    .action((key, opts) => setCode(configExplainCommand(key, opts, io)));
   config
     .command('show')
     .description('print the resolved config with every default')
     .option('-c, --config <file>', 'config file (default: ralph.yml)')
+    .option('--preset <name>', 'add the preset as a layer over the project file')
     .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
     .action((opts) => setCode(configShowCommand(opts, io)));
   config

@@ -13,7 +13,7 @@ import type { RalphConfig } from '../config/schema.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
 import type { CliIO } from './io.ts';
-import { findConfigFile, overridesFromFlags } from './resolve-run.ts';
+import { configLayers, overridesFromFlags } from './resolve-run.ts';
 import { shellCommand } from './shell-quote.ts';
 
 export const DEFAULT_PLAN_PROMPT = '.ralph/prompts/PROMPT_plan.md';
@@ -120,8 +120,11 @@ export async function planCommand(
   extraArgs: string[],
   io: CliIO,
 ): Promise<number> {
-  const configFile = findConfigFile(io.cwd, flags.config);
-  const { config } = loadConfig({ file: configFile, cwd: io.cwd, overrides: overridesFromFlags(flags) });
+  const { config } = loadConfig({
+    layers: configLayers(io.cwd, io.env, flags),
+    cwd: io.cwd,
+    overrides: overridesFromFlags(flags),
+  });
   if (spec?.startsWith('-')) throw new UsageError(`"${spec}" is not a spec name; name the spec before --`);
   const specsDir = config.health.specs_dir ?? config.core.specs_dir ?? 'specs';
   const target = spec === undefined ? undefined : specPath(spec, specsDir);

@@ -2,14 +2,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { backendCapabilityIssues, pickAutoBackend, resolveBackend } from '../backends/registry.ts';
 import type { Backend } from '../backends/types.ts';
+import { type ConfigLayer, userConfigFile } from '../config/config-layers.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { type ConfigOverride, parseSetOverride } from '../config/overrides.ts';
+import { findPreset, presetFile } from '../config/presets.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { RalphError, UsageError } from '../errors.ts';
 
 /** The flags of `ralph run` that shape config, prompt and backend. */
 export interface RunFlags {
   config?: string | undefined;
+  /** `--preset NAME`: the preset's ralph.yml as a layer over the project file, without `ralph init`. */
+  preset?: string | undefined;
   promptFile?: string | undefined;
   prompt?: string | undefined;
   backend?: string | undefined;
@@ -48,6 +52,26 @@ export function findConfigFile(cwd: string, flag: string | undefined): string | 
     if (existsSync(path)) return path;
   }
   return undefined;
+}
+
+/**
+ * The config files of a command, lowest first: the user config, the project file (`-c` or
+ * ralph.yml), and the preset of `--preset`.
+ */
+export function configLayers(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  flags: { config?: string | undefined; preset?: string | undefined },
+): ConfigLayer[] {
+  const user = userConfigFile(env);
+  const project = findConfigFile(cwd, flags.config);
+  const preset =
+    flags.preset === undefined ? undefined : presetFile(findPreset(flags.preset).name, 'ralph.yml');
+  return [
+    ...(user ? [{ kind: 'user' as const, file: user }] : []),
+    ...(project ? [{ kind: 'project' as const, file: project }] : []),
+    ...(preset ? [{ kind: 'preset' as const, file: preset }] : []),
+  ];
 }
 
 /** The overrides of `--set` and of the dedicated flags, in that order (flags win). */
@@ -99,9 +123,15 @@ export function resolvePrompt(
   if (config.event_loop.prompt !== undefined)
     return { text: config.event_loop.prompt, source: 'event_loop.prompt' };
   if (config.event_loop.prompt_file !== undefined) {
+    const file = config.event_loop.prompt_file;
+    // `run --preset` without `ralph init`: a prompt file the workspace lacks comes from the preset.
+    const own = resolve(cwd, file);
+    const fromPreset =
+      flags.preset === undefined ? undefined : presetFile(findPreset(flags.preset).name, file);
+    const path = existsSync(own) || fromPreset === undefined || !existsSync(fromPreset) ? own : fromPreset;
     return {
-      text: readPrompt(resolve(cwd, config.event_loop.prompt_file), 'event_loop.prompt_file'),
-      source: config.event_loop.prompt_file,
+      text: readPrompt(path, 'event_loop.prompt_file'),
+      source: path === own ? file : `${file} (preset ${flags.preset})`,
     };
   }
   const fallback = resolve(cwd, 'PROMPT.md');
@@ -112,14 +142,15 @@ export function resolvePrompt(
 }
 
 export function resolveRun(cwd: string, flags: RunFlags, env: NodeJS.ProcessEnv = process.env): ResolvedRun {
-  const configFile = findConfigFile(cwd, flags.config);
+  const layers = configLayers(cwd, env, flags);
+  const configFile = layers.find((l) => l.kind === 'project')?.file;
   // RALPH_AGENT picks the agent (seed 002) over ralph.yml; -b and --set still win.
   const agentEnv = env.RALPH_AGENT?.trim();
   const envOverrides = agentEnv
     ? [{ path: ['cli', 'backend'], value: agentEnv, source: `RALPH_AGENT=${agentEnv}` }]
     : [];
   const loaded = loadConfig({
-    file: configFile,
+    layers,
     cwd,
     overrides: [...envOverrides, ...overridesFromFlags(flags)],
     checks: configChecks(cwd, env),

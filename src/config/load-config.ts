@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigIssue, RalphError } from '../errors.ts';
+import { type ConfigLayer, mergeLayer, topmostWith } from './config-layers.ts';
 import { hatConfigIssues } from './hat-checks.ts';
 import { applyOverrides, type ConfigOverride } from './overrides.ts';
 import { configSchema, type RalphConfig } from './schema.ts';
@@ -15,14 +16,24 @@ export interface ConfigCheckIssue {
   message: string;
 }
 
-/** Where a config came from, for `ralph config show` and error messages. */
+/** A layer as read: its file, how errors name it, its YAML document and plain value. */
+export interface LoadedLayer extends ConfigLayer {
+  label: string;
+  doc: SourceDoc;
+  raw: Record<string, unknown>;
+}
+
+/** Where a config came from, for `ralph config show`/`explain` and error messages. */
 export interface LoadedConfig {
   config: RalphConfig;
   /** Path of the project file, or undefined when only defaults and flags were used. */
   file: string | undefined;
+  /** Every layer read, lowest first (user, project, preset). */
+  layers: LoadedLayer[];
+  overrides: readonly ConfigOverride[];
 }
 
-interface SourceDoc {
+export interface SourceDoc {
   label: string;
   text: string;
   lineCounter: LineCounter;
@@ -30,7 +41,11 @@ interface SourceDoc {
 }
 
 /** Finds the YAML node for `path` (and, with `key`, the key node of that child). */
-function locate(doc: SourceDoc, path: readonly PropertyKey[], key?: string): { line: number; col: number } {
+export function locate(
+  doc: SourceDoc,
+  path: readonly PropertyKey[],
+  key?: string,
+): { line: number; col: number } {
   let node = doc.contents as Node | null | undefined;
   let best: [number, number, number] | undefined = (node as { range?: [number, number, number] } | null)
     ?.range;
@@ -63,7 +78,7 @@ function dotted(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
-function overrideFor(
+export function overrideFor(
   path: readonly PropertyKey[],
   overrides: readonly ConfigOverride[],
 ): ConfigOverride | undefined {
@@ -76,15 +91,16 @@ function overrideFor(
 
 function issuesFromZod(
   error: z.ZodError,
-  doc: SourceDoc | undefined,
+  docFor: (path: readonly PropertyKey[]) => SourceDoc | undefined,
   overrides: readonly ConfigOverride[],
 ): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  const fileLabel = doc?.label ?? '(defaults)';
   for (const issue of error.issues) {
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
     for (const key of keys) {
       const fullPath = key === undefined ? issue.path : [...issue.path, key];
+      const doc = docFor(fullPath);
+      const fileLabel = doc?.label ?? '(defaults)';
       const override = overrideFor(fullPath, overrides);
       let message = issue.message;
       const retired = key === undefined ? undefined : RETIRED_KEYS[dotted(fullPath)];
@@ -109,9 +125,10 @@ function issuesFromZod(
 function locatedIssue(
   path: readonly PropertyKey[],
   message: string,
-  doc: SourceDoc | undefined,
+  docFor: (path: readonly PropertyKey[]) => SourceDoc | undefined,
   overrides: readonly ConfigOverride[],
 ): ConfigIssue {
+  const doc = docFor(path);
   const override = overrideFor(path, overrides);
   if (override) return { file: override.source, line: 0, col: 0, path: dotted(path), message };
   const pos = doc ? locate(doc, path) : { line: 0, col: 0 };
@@ -162,36 +179,35 @@ export function parseConfigText(text: string, label: string): SourceDoc & { raw:
 }
 
 /**
- * Loads and validates the configuration: schema defaults ← project file ← overrides (in order).
+ * Loads and validates the configuration: schema defaults ← user config ← project file ← preset ←
+ * overrides (in order; the layers given).
  * Every problem is reported as `file:line:col` with the closest valid key suggested.
  */
 export function loadConfig(options: {
+  /** The project file (a shorthand for `layers: [{ kind: 'project', file }]`). */
   file?: string | undefined;
+  /** Every layer file, lowest first; wins over `file`. */
+  layers?: readonly ConfigLayer[] | undefined;
   cwd: string;
   overrides?: readonly ConfigOverride[];
   /** Checks a layer above config owns (e.g. what each backend can honour), located like schema problems. */
   checks?: readonly ((config: RalphConfig) => ConfigCheckIssue[])[];
 }): LoadedConfig {
   const overrides = options.overrides ?? [];
-  let doc: (SourceDoc & { raw: Record<string, unknown> }) | undefined;
-  if (options.file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(options.file, 'utf8');
-    } catch (cause) {
-      throw new RalphError(
-        'config_unreadable',
-        `cannot read config file ${options.file}: ${(cause as Error).message}`,
-        { cause },
-      );
-    }
-    const rel = relative(options.cwd, options.file);
-    doc = parseConfigText(text, rel.startsWith('..') ? options.file : rel);
-  }
-  const merged = applyOverrides(doc?.raw ?? {}, overrides);
+  const specs =
+    options.layers ?? (options.file === undefined ? [] : [{ kind: 'project' as const, file: options.file }]);
+  const layers = specs.map((layer) => readLayer(layer, options.cwd));
+  // A problem is located in the topmost layer that sets the key (else the project file).
+  const project = layers.find((l) => l.kind === 'project');
+  const docFor = (path: readonly PropertyKey[]) =>
+    (topmostWith(layers, path) ?? topmostWith(layers, path.slice(0, -1)) ?? project ?? layers.at(-1))?.doc;
+  const merged = applyOverrides(
+    layers.reduce<Record<string, unknown>>((acc, l) => mergeLayer(acc, l.raw), {}),
+    overrides,
+  );
   const result = configSchema.safeParse(merged);
   if (!result.success) {
-    const issues = issuesFromZod(result.error, doc, overrides).sort(
+    const issues = issuesFromZod(result.error, docFor, overrides).sort(
       (a, b) => a.line - b.line || a.col - b.col,
     );
     throw new ConfigError(issues);
@@ -203,9 +219,29 @@ export function loadConfig(options: {
   if (hatIssues.length > 0) {
     throw new ConfigError(
       hatIssues
-        .map(({ path, message }) => locatedIssue(path, message, doc, overrides))
+        .map(({ path, message }) => locatedIssue(path, message, docFor, overrides))
         .sort((a, b) => a.line - b.line || a.col - b.col),
     );
   }
-  return { config: result.data, file: options.file };
+  return { config: result.data, file: project?.file, layers, overrides };
+}
+
+/** Reads and parses one layer file; an unreadable file is an error naming it. */
+function readLayer(layer: ConfigLayer, cwd: string): LoadedLayer {
+  let text: string;
+  try {
+    text = readFileSync(layer.file, 'utf8');
+  } catch (cause) {
+    throw new RalphError(
+      'config_unreadable',
+      `cannot read config file ${layer.file}: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
+  }
+  const rel = relative(cwd, layer.file);
+  const label = rel.startsWith('..') ? layer.file : rel;
+  const { raw, ...doc } = parseConfigText(text, label);
+  return { ...layer, label, doc, raw };
 }

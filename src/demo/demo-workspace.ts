@@ -15,7 +15,7 @@ export const DEMO_OVERRIDES = [
 ] as const;
 
 /**
- * Creates the demo workspace: seed 000's board preset (ralph.yml, PROMPT.md, three work items)
+ * Creates the demo workspace: seed 000's board (its ralph.yml verbatim, PROMPT.md, three work items)
  * plus the fake agent's script acting out its hats. Returns its path.
  */
 export function createDemoWorkspace(dir?: string, force = false): string {
@@ -27,6 +27,8 @@ export function createDemoWorkspace(dir?: string, force = false): string {
   const root = dir ?? mkdtempSync(join(tmpdir(), 'ralph-demo-'));
   mkdirSync(root, { recursive: true });
   initPreset(root, 'board', { force: true });
+  // The demo runs seed 000's own ralph.yml, verbatim (the preset adds idle_watch to it).
+  copyFileSync(presetFile('board', 'seed-000.yml'), join(root, 'ralph.yml'));
   copyFileSync(presetFile('board', 'fake-agent.yml'), join(root, 'fake-agent.yml'));
   return root;
 }

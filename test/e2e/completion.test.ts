@@ -36,7 +36,13 @@ describe('ralph completion', () => {
     expect(commands.length).toBeGreaterThan(10);
     const top = bashComplete(r.stdout, 'ralph ');
     for (const c of commands) expect(top).toContain(c);
-    expect(bashComplete(r.stdout, 'ralph config ')).toEqual(['--help', 'schema', 'show', 'validate']);
+    expect(bashComplete(r.stdout, 'ralph config ')).toEqual([
+      '--help',
+      'explain',
+      'schema',
+      'show',
+      'validate',
+    ]);
     expect(bashComplete(r.stdout, 'ralph run --max-')).toEqual([
       '--max-cost',
       '--max-iterations',
