@@ -92,6 +92,19 @@ export function describeRefusal(state: RepoState): string | undefined {
   return undefined;
 }
 
+/** `root` relative to its repository's top level, once per root (it cannot change while Ralph runs). */
+const prefixes = new Map<string, Promise<string>>();
+function showPrefix(root: string): Promise<string> {
+  let prefix = prefixes.get(root);
+  if (prefix === undefined) {
+    prefix = runGit(root, ['rev-parse', '--show-prefix']);
+    prefixes.set(root, prefix);
+    // A failure is not remembered: the next call asks git again.
+    prefix.catch(() => prefixes.delete(root));
+  }
+  return prefix;
+}
+
 /**
  * Uncommitted changes (staged, unstaged, untracked, unmerged) minus the excluded paths; the
  * paths are relative to the repository's top level, as git prints them.
@@ -102,7 +115,7 @@ export async function workingTreeChanges(
 ): Promise<WorkingTreeChange[]> {
   const [out, prefix] = await Promise.all([
     runGit(root, ['status', '--porcelain=v2', '-z', '--untracked-files=all']),
-    runGit(root, ['rev-parse', '--show-prefix']),
+    showPrefix(root),
   ]);
   // git reports paths from the top level; `root` may be a subdirectory of the repository.
   const fromTop = exclude
@@ -172,7 +185,7 @@ export async function commitAll(
   // .gitignore'd .ralph/ is common), even in an exclusion.
   const [out, prefix] = await Promise.all([
     runGit(root, ['status', '--porcelain=v2', '-z', '--untracked-files=all']),
-    runGit(root, ['rev-parse', '--show-prefix']),
+    showPrefix(root),
   ]);
   const top = prefix.replace(/\n$/, '');
   const changed = parsePorcelainV2(out);

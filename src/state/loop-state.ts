@@ -187,9 +187,10 @@ export function readLoopState(path: string): LoopState | undefined {
   }
 }
 
-export function writeLoopState(path: string, state: LoopState): void {
+/** Saves the state atomically; `fsync: false` for bookkeeping between the commit points. */
+export function writeLoopState(path: string, state: LoopState, options: { fsync?: boolean } = {}): void {
   state.updated_at = new Date().toISOString();
-  writeJsonAtomicSync(path, state);
+  writeJsonAtomicSync(path, state, options);
 }
 
 /** A run is unfinished when it crashed mid-loop or was interrupted: a plain `ralph run` must not clobber it. */

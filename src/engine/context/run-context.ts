@@ -67,7 +67,8 @@ export interface RunContext {
   /** Removes API keys from text Ralph writes outside the event stream (records, state messages). */
   readonly redact: (text: string) => string;
   emit(event: LoopEvent): void;
-  persist(): void;
+  /** Saves the state; `{ fsync: false }` for bookkeeping (agent pid, heartbeats) between commit points. */
+  persist(options?: { fsync?: boolean }): void;
   /** Records an event Ralph publishes itself, in the events file and the event stream. */
   publish(e: PendingEvent, hat: string | null): void;
   /** Runtime used by the run, previous sessions included. */
@@ -117,7 +118,7 @@ export function createRunContext(input: RunContextInput): RunContext {
     sweep: options.sweep ?? sweepMarkedProcesses,
     redact: input.redact ?? ((text: string) => text),
     emit,
-    persist: () => writeLoopState(paths.state, state),
+    persist: (opts) => writeLoopState(paths.state, state, opts),
     publish: (e, hat) => {
       appendEvent(eventsFile, {
         topic: e.topic,

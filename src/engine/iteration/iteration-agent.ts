@@ -65,12 +65,14 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
         state.current.agent_pid = pid;
         state.current.agent_start_time = startTime ?? null;
       }
-      ctx.persist();
+      // Bookkeeping: after a crash of Ralph it is on disk; only a power loss could lose it, and then
+      // the agent is gone too. The iteration's commit point below flushes.
+      ctx.persist({ fsync: false });
       emit({ type: 'agent.spawned', iteration: number, pid, command: invocation.command });
     },
     onHeartbeat: () => {
       state.elapsed_ms = ctx.elapsed();
-      ctx.persist();
+      ctx.persist({ fsync: false });
     },
   });
 

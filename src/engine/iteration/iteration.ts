@@ -34,7 +34,9 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   // What the agent detached must not touch the workspace while Ralph checks and commits it.
   const afterAgent = await sweepIteration(ctx, number);
   const outcome = await settleIteration(ctx, phase);
-  const afterGates = await sweepIteration(ctx, number);
+  // Gate commands carry the mark too; without a gate nothing new was started since the last sweep.
+  const gateRan = outcome.gates.validate !== undefined || outcome.gates.tests !== undefined;
+  const afterGates = gateRan ? await sweepIteration(ctx, number) : [];
   const killed = [...phase.run.supervised.killed, ...afterAgent, ...afterGates];
   await recordIteration(ctx, phase, outcome, killed);
   return outcome.stopAfter;

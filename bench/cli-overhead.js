@@ -1,0 +1,175 @@
+// Ralph's per-iteration overhead measured from outside, as a user runs it: the built CLI with a
+// no-op agent through the `custom` backend, against a bare shell loop running the same agent in
+// the same workspace. Three workspaces: outside git, a small git repository, and a large one
+// (20,000 tracked files, ~50 MB of history). Also counts the git processes Ralph starts per
+// iteration (a `git` shim first on PATH logs every call). Prints figures beside their targets;
+// never fails on a timing. Run with `npm run bench` (after loop-overhead.js) or on its own.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+
+const ROOT = resolve(new URL('..', import.meta.url).pathname);
+const RALPH_BIN = join(ROOT, 'bin', 'ralph');
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+const SMALL = 20;
+const LARGE = 120;
+const LARGE_REPO_FILES = Number(process.env.BENCH_LARGE_FILES ?? 20_000);
+const LARGE_REPO_HISTORY_MB = Number(process.env.BENCH_LARGE_HISTORY_MB ?? 50);
+
+const dirs = [];
+const tempDir = (tag) => {
+  const d = mkdtempSync(join(tmpdir(), `ralph-bench-${tag}-`));
+  dirs.push(d);
+  return d;
+};
+const out = (s = '') => process.stdout.write(`${s}\n`);
+const f = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+const git = (cwd, ...args) =>
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
+    cwd,
+    stdio: 'ignore',
+  });
+const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+
+/** A PATH directory whose `git` logs every call to `log`, then runs the real git. */
+function gitShim(log) {
+  const bin = tempDir('shim');
+  writeFileSync(
+    join(bin, 'git'),
+    `#!/bin/sh\necho "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(realGit)} "$@"\n`,
+  );
+  chmodSync(join(bin, 'git'), 0o755);
+  return bin;
+}
+
+function writeConfig(ws) {
+  writeFileSync(
+    join(ws, 'ralph.yml'),
+    'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: /bin/true\n  prompt_mode: stdin\n',
+  );
+}
+
+function outsideGit() {
+  const ws = tempDir('plain');
+  writeConfig(ws);
+  return ws;
+}
+
+function smallRepo() {
+  const ws = tempDir('git');
+  writeConfig(ws);
+  mkdirSync(join(ws, 'src'));
+  for (let i = 0; i < 20; i++) writeFileSync(join(ws, 'src', `f${i}.txt`), `file ${i}\n`);
+  git(ws, 'init', '-q');
+  git(ws, 'add', '-A');
+  git(ws, 'commit', '-qm', 'init');
+  return ws;
+}
+
+/** 20,000 tracked files and ~50 MB of history (two incompressible blobs replacing each other). */
+function largeRepo() {
+  const ws = tempDir('large');
+  writeConfig(ws);
+  for (let d = 0; d < LARGE_REPO_FILES / 100; d++) {
+    const dir = join(ws, 'src', `d${d}`);
+    mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < 100; i++)
+      writeFileSync(join(dir, `f${i}.txt`), `module ${d}/${i}\n${'x'.repeat(900)}\n`);
+  }
+  git(ws, 'init', '-q');
+  const half = Math.floor((LARGE_REPO_HISTORY_MB * 1048576) / 2);
+  writeFileSync(join(ws, 'blob.bin'), randomBytes(half));
+  git(ws, 'add', '-A');
+  git(ws, 'commit', '-qm', 'init');
+  writeFileSync(join(ws, 'blob.bin'), randomBytes(half));
+  git(ws, 'commit', '-qam', 'history');
+  return ws;
+}
+
+/** Wall ms of `ralph run -q --fresh --max-iterations n` in `ws`, and the git calls it made. */
+function ralphRun(ws, n) {
+  const log = join(ws, '..', `${ws.split('/').pop()}-git.log`);
+  rmSync(log, { force: true });
+  const env = { ...process.env, PATH: `${gitShim(log)}${delimiter}${process.env.PATH}` };
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [RALPH_BIN, 'run', '-q', '--fresh', '--max-iterations', String(n)], {
+    cwd: ws,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const ms = performance.now() - t0;
+  if (r.status !== 2) throw new Error(`ralph exited ${r.status}: ${r.stderr}`);
+  let calls = [];
+  try {
+    calls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  } catch {}
+  return { ms, calls };
+}
+
+/** The bare loop: the same agent with the same stdin, n times, from sh in `ws`. ms/iteration. */
+function bare(ws, n) {
+  const t0 = performance.now();
+  spawnSync('/bin/sh', ['-c', `i=0; while [ $i -lt ${n} ]; do printf no-op | /bin/true; i=$((i+1)); done`], {
+    cwd: ws,
+    stdio: 'ignore',
+  });
+  return (performance.now() - t0) / n;
+}
+
+/** Per-iteration figures: (T(LARGE) − T(SMALL)) / (LARGE − SMALL) cancels Node's startup. Best of REPS. */
+function measure(ws) {
+  const per = [];
+  const bares = [];
+  let gitPerIter = Number.NaN;
+  let gitKinds = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    const a = ralphRun(ws, SMALL);
+    const b = ralphRun(ws, LARGE);
+    per.push((b.ms - a.ms) / (LARGE - SMALL));
+    bares.push(bare(ws, LARGE));
+    gitPerIter = (b.calls.length - a.calls.length) / (LARGE - SMALL);
+    const count = (calls) => calls.map((c) => c.split(' ')[0]);
+    gitKinds = [...new Set(count(b.calls))];
+  }
+  const ralph = Math.min(...per);
+  const bareMs = Math.min(...bares);
+  return { ralph, bare: bareMs, overhead: ralph - bareMs, gitPerIter, gitKinds };
+}
+
+function main() {
+  out('CLI overhead per iteration, from outside (built CLI, no-op agent via `custom`, best of reps)');
+  out(
+    `iterations ${SMALL} and ${LARGE}: per iteration = (T${LARGE} − T${SMALL}) / ${LARGE - SMALL}, which cancels startup`,
+  );
+  out();
+  const t0 = performance.now();
+  const large = largeRepo();
+  out(
+    `  (large repo: ${LARGE_REPO_FILES} files, ~${LARGE_REPO_HISTORY_MB} MB history, made in ${f((performance.now() - t0) / 1000, 1)} s)`,
+  );
+  const cases = [
+    ['outside git', outsideGit(), 5],
+    ['git workspace', smallRepo(), 10],
+    [`large repo (${LARGE_REPO_FILES} files)`, large, 25],
+  ];
+  const rows = [];
+  for (const [name, ws, target] of cases) {
+    const m = measure(ws);
+    rows.push({ name, target, ...m });
+  }
+  const w = Math.max(...rows.map((r) => r.name.length));
+  out(`  ${'workspace'.padEnd(w)}  ralph ms/it  bare ms/it  overhead ms/it  target   ratio  git calls/it`);
+  for (const r of rows) {
+    out(
+      `  ${r.name.padEnd(w)}  ${f(r.ralph).padStart(11)}  ${f(r.bare).padStart(10)}  ${f(r.overhead).padStart(14)}  ≤ ${String(r.target).padStart(2)} ms  ${f(r.overhead / r.target).padStart(5)}  ${f(r.gitPerIter, 1).padStart(12)}${r.gitKinds.length ? ` (${r.gitKinds.join(', ')})` : ''}`,
+    );
+  }
+  out(
+    `  targets: overhead ≤ 5 ms outside git, ≤ 10 ms in git, ≤ 25 ms in the large repo; ≤ 1 git process per iteration`,
+  );
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
+
+main();
