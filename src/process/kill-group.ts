@@ -1,7 +1,17 @@
 import type { KilledProcess } from './marked-processes.ts';
-import { escapedDescendantGroups, liveGroupMembers, processCommand } from './pids.ts';
+import { escapedDescendantGroups, isPidAlive, liveGroupMembers, processCommand } from './pids.ts';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Whether any process (a zombie included) is still in the group. */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
@@ -20,6 +30,10 @@ export async function killGroup(
   pgid: number,
   graceMs: number,
 ): Promise<{ forced: number[]; killed: KilledProcess[] }> {
+  // An empty group whose leader is gone has no members whose descendants could have escaped
+  // (orphans were reparented, and the iteration's mark sweep finds them): skip the /proc scan, the
+  // common case. A leader that moved itself to another group is still alive, and is handled below.
+  if (!groupExists(pgid) && !isPidAlive(pgid)) return { forced: [], killed: [] };
   // Descendants that moved to groups of their own die with the agent too.
   const groups = [pgid, ...escapedDescendantGroups(pgid)];
   const alive = () => groups.flatMap((g) => liveGroupMembers(g));
