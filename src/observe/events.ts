@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../backends/types.ts';
+import type { ChecklistProgress } from '../workflows/checklist.ts';
 
 /** Stable stop reasons recorded as `stop_reason`. */
 export type StopReason =
@@ -24,15 +25,7 @@ export type StopReason =
   | 'error';
 
 /** Checklist progress (seed 003) shown in banners and the end summary. */
-export interface ChecklistProgress {
-  milestone: string | null;
-  milestoneDone: number;
-  milestoneTotal: number;
-  tasksDone: number;
-  tasksTotal: number;
-  milestonesDone: number;
-  milestonesTotal: number;
-}
+export type { ChecklistProgress };
 
 /** Token totals as recorded in state, records and summaries. */
 export interface TokenTotals {

@@ -20,7 +20,7 @@ describe('ralph init and presets', () => {
     expect(r.code).toBe(0);
     // Seed 000's file as written, below the editor-schema line `ralph init` adds.
     expect(readFileSync(join(dir, 'ralph.yml'), 'utf8')).toBe(
-      `# yaml-language-server: $schema=.ralph/ralph.schema.json\n${readFileSync(join(ROOT, 'test', 'fixtures', 'seed-000', 'ralph.yml'), 'utf8')}`,
+      `# yaml-language-server: $schema=.ralph/ralph.schema.json\n${readFileSync(join(ROOT, 'presets', 'board', 'ralph.yml'), 'utf8')}`,
     );
     expect(readFileSync(join(dir, 'PROMPT.md'), 'utf8')).toBe(
       readFileSync(join(ROOT, 'test', 'fixtures', 'seed-000', 'PROMPT.md'), 'utf8'),

@@ -64,8 +64,8 @@ describe('Ralph never commits its own runtime files, with any preset', () => {
       '2',
     ];
     if (preset === 'tdd') args.push('--set', 'gates.tests.command=sh -c true');
-    // The board idles 30 s between scans; the check needs two iterations, not the wait.
-    if (preset === 'board') args.push('--set', 'event_loop.cooldown_delay_seconds=0');
+    // The board idles until work/ or proposed/ change; the check needs two iterations, not the wait.
+    if (preset === 'board') args.push('--set', 'event_loop.idle_watch=[]');
     const r = await runRalph(args, dir);
     expect(readRecords(dir).length, r.stdout + r.stderr).toBeGreaterThan(0);
     const committed = committedPaths(dir);
