@@ -26,7 +26,8 @@ const EMIT_RUNS = positiveInt(process.env.BENCH_EMIT_RUNS, 50);
 const SIZES = [100, 200, 400];
 const PROMPT = 'Benchmark prompt: do nothing and exit.';
 
-const TARGET_OVERHEAD_MS = 5;
+/** The in-process figure's target (issue: the harness's own bookkeeping, ≤ 3 ms/iteration). */
+const TARGET_OVERHEAD_MS = 3;
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -330,7 +331,7 @@ async function main() {
       ` ralph's bookkeeping: ${f(Math.min(...perN.get(200).ralph) - fm)} ms/it`,
   );
   const flat = ratio(overhead.get(400), overhead.get(100));
-  out(`  flatness: overhead(400)/overhead(100) = ${f(flat)} — target ≈ 1 (flat)`);
+  out(`  flatness: overhead(400)/overhead(100) = ${f(flat)} — target ≤ 1.2 (flat) (${flat <= 1.2 ? 'within' : 'ABOVE'} target)`);
   // Growth inside one run: first vs last quarter of the last N=400 run.
   const { starts, finishedAt } = perN.get(400).last;
   const stamps = [...starts, finishedAt];
@@ -370,6 +371,8 @@ async function main() {
     `  RSS(400)/RSS(100) = ${f(ratio(rss.get(400).kb, rss.get(100).kb))}, RSS(1600)/RSS(400) = ` +
       `${f(ratio(rss.get(1600).kb, rss.get(400).kb))} — target ≈ 1 (flat)`,
   );
+  const peak1600 = rss.get(1600).kb / 1024;
+  out(`  peak RSS @1600: ${f(peak1600, 1)} MB — target ≤ 80 MB (${peak1600 <= 80 ? 'within' : 'ABOVE'} target)`);
   if (heapBefore !== undefined && heapAfter !== undefined) {
     out(
       `  live JS heap after full GC (in-process runs of §1): ${f(heapBefore)} MB after warm-up → ` +
