@@ -331,7 +331,9 @@ async function main() {
       ` ralph's bookkeeping: ${f(Math.min(...perN.get(200).ralph) - fm)} ms/it`,
   );
   const flat = ratio(overhead.get(400), overhead.get(100));
-  out(`  flatness: overhead(400)/overhead(100) = ${f(flat)} — target ≤ 1.2 (flat) (${flat <= 1.2 ? 'within' : 'ABOVE'} target)`);
+  out(
+    `  flatness: overhead(400)/overhead(100) = ${f(flat)} — target ≤ 1.2 (flat) (${flat <= 1.2 ? 'within' : 'ABOVE'} target)`,
+  );
   // Growth inside one run: first vs last quarter of the last N=400 run.
   const { starts, finishedAt } = perN.get(400).last;
   const stamps = [...starts, finishedAt];
@@ -372,7 +374,9 @@ async function main() {
       `${f(ratio(rss.get(1600).kb, rss.get(400).kb))} — target ≈ 1 (flat)`,
   );
   const peak1600 = rss.get(1600).kb / 1024;
-  out(`  peak RSS @1600: ${f(peak1600, 1)} MB — target ≤ 80 MB (${peak1600 <= 80 ? 'within' : 'ABOVE'} target)`);
+  out(
+    `  peak RSS @1600: ${f(peak1600, 1)} MB — target ≤ 80 MB (${peak1600 <= 80 ? 'within' : 'ABOVE'} target)`,
+  );
   if (heapBefore !== undefined && heapAfter !== undefined) {
     out(
       `  live JS heap after full GC (in-process runs of §1): ${f(heapBefore)} MB after warm-up → ` +
