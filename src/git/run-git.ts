@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { RalphError } from '../errors.ts';
 
 /** Outcome of one `git -C <root> …` call that ran (whatever its exit code). */
@@ -59,29 +59,50 @@ export async function runGitRaw(
   args: string[],
   options: RunGitOptions = {},
 ): Promise<GitResult> {
-  const result = await execa('git', ['-C', root, ...args], {
-    env: gitEnv(),
-    extendEnv: false,
-    reject: false,
-    stripFinalNewline: false,
-    input: options.input ?? '',
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-  });
-  if (result.code === 'ENOENT') {
-    throw new RalphError(
-      'git_missing',
-      'git is not installed or not on PATH; install git and run ralph again',
-      {
-        cause: result,
-      },
-    );
+  try {
+    return await execGit(['-C', root, ...args], options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new RalphError('git_missing', 'git is not installed or not on PATH; install git and run ralph again', {
+        cause: error,
+      });
+    throw error;
   }
-  return {
-    exitCode: result.exitCode ?? -1,
-    stdout: result.stdout,
-    stderr: result.stderr,
-    timedOut: result.timedOut,
-  };
+}
+
+/** Spawns git with `input` on stdin, collects its output, and kills it (SIGTERM) past the timeout. */
+function execGit(args: string[], options: RunGitOptions): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { env: gitEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let timedOut = false;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGTERM');
+          }, options.timeoutMs);
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({
+        exitCode: code ?? -1,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        timedOut,
+      });
+    });
+    // git may exit before reading its stdin (EPIPE): that is its answer, not an error.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input ?? '');
+  });
 }
 
 /** Builds the error for a git command that failed: which command, its stderr tail, what to do. */
