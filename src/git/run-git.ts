@@ -63,9 +63,13 @@ export async function runGitRaw(
     return await execGit(['-C', root, ...args], options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new RalphError('git_missing', 'git is not installed or not on PATH; install git and run ralph again', {
-        cause: error,
-      });
+      throw new RalphError(
+        'git_missing',
+        'git is not installed or not on PATH; install git and run ralph again',
+        {
+          cause: error,
+        },
+      );
     throw error;
   }
 }
