@@ -234,7 +234,7 @@ function readLayer(layer: ConfigLayer, cwd: string): LoadedLayer {
   } catch (cause) {
     throw new RalphError(
       'config_unreadable',
-      `cannot read config file ${layer.file}: ${(cause as Error).message}`,
+      `cannot read config file ${layer.file}: ${(cause as Error).message} — check the path (-c FILE) and that the file is readable`,
       {
         cause,
       },
