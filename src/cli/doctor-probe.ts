@@ -121,6 +121,7 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
         iteration: 1,
         hat: null,
         runId: 'doctor-probe',
+        human: { timeoutSeconds: config.human.timeout_seconds, defaultAnswer: config.human.default_answer },
         extra: [config.cli.env, invocation.env],
       }),
       stdin: invocation.stdin,

@@ -13,12 +13,13 @@ import { registerDoctorCommand } from './doctor-command.ts';
 import { emitCommand } from './emit-command.ts';
 import { registerEventsCommand } from './events-command.ts';
 import { registerHatsCommand } from './hats-command.ts';
+import { registerHumanCommands, stopCommand } from './human-commands.ts';
 import { registerInitCommands } from './init-command.ts';
 import type { CliIO } from './io.ts';
 import { registerLogsCommand } from './logs-command.ts';
 import { registerPlanCommand } from './plan-command.ts';
 import { runCommand } from './run-command.ts';
-import { statusCommand, stopCommand } from './status-command.ts';
+import { statusCommand } from './status-command.ts';
 import { registerToolsCommand } from './tools-command.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -126,6 +127,8 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .description('ask the running loop to stop at the next iteration boundary')
     .option('--now', 'kill the current agent now (state is saved; resume with --resume)')
     .action((opts) => setCode(stopCommand(opts, io)));
+
+  registerHumanCommands(program, io, setCode);
 
   const config = program.command('config').description('inspect and check ralph.yml');
   config

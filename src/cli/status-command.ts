@@ -1,8 +1,8 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExitCode, RalphError } from '../errors.ts';
+import { ExitCode } from '../errors.ts';
+import { readInbox } from '../human/control-files.ts';
 import { formatAge, formatCost, formatNumber, formatSpan } from '../observe/format.ts';
-import { writeJsonAtomicSync } from '../state/atomic-write.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -15,7 +15,7 @@ export function statusCommand(flags: { json?: boolean | undefined }, io: CliIO):
   const lock = readLock(paths.lock);
   const running = lock !== undefined && lockHolderAlive(lock);
   const crashed = !running && state?.status === 'running';
-  const stopRequested = existsSync(paths.stopRequest);
+  const stopRequested = running && stopPending(paths, state);
   if (flags.json) {
     io.out(
       `${JSON.stringify({ running, crashed, stop_requested: stopRequested, pid: running ? lock?.pid : null, state: state ?? null }, null, 2)}\n`,
@@ -30,6 +30,14 @@ export function statusCommand(flags: { json?: boolean | undefined }, io: CliIO):
     `${humanStatus(state, { running, crashed, stopRequested, pid: lock?.pid, now: Date.now(), lastEventAt: lastEventAt(io.cwd, state.events_file) }).join('\n')}\n`,
   );
   return ExitCode.ok;
+}
+
+/** A `ralph stop` the loop has not acted on yet (still in the inbox, or taken but not reached). */
+function stopPending(paths: ReturnType<typeof ralphPaths>, state: LoopState | undefined): boolean {
+  if (state?.stop_requested) return true;
+  return readInbox(paths.inbox, state?.control?.offset ?? 0).commands.some(
+    (c) => (c.kind === 'stop' || c.kind === 'stop_now') && !state?.control?.consumed.includes(c.id),
+  );
 }
 
 /** When the run's events file last changed (an event appended), if it exists. */
@@ -70,11 +78,16 @@ export function humanStatus(
     o.lastEventAt === undefined ? 'no events yet' : `last event ${formatAge(o.now - o.lastEventAt)}`;
   let head: string;
   if (o.running) {
-    const doing = parked
-      ? `parked for another ${formatSpan(parked.until - o.now)} (${parked.message})`
-      : state.idle
-        ? `idle — waiting for changes${typeof state.idle_next_scan_at === 'number' && state.idle_next_scan_at > o.now ? ` (next scan in ${formatSpan(state.idle_next_scan_at - o.now)})` : ''}; running`
-        : 'running';
+    const waiting = state.status === 'waiting_for_human' ? state.waiting_for : null;
+    const doing = waiting
+      ? `waiting for a human (${waiting.kind} ${waiting.id}: ${JSON.stringify(waiting.text.slice(0, 80))}; \`ralph ${waiting.kind === 'question' ? 'answer' : 'approve'} ${waiting.id}${waiting.kind === 'question' ? ' "…"' : ''}\`${waiting.kind === 'approval' ? ` or \`ralph reject ${waiting.id} "why"\`` : ''});`
+      : state.status === 'paused'
+        ? 'paused (`ralph resume` goes on);'
+        : parked
+          ? `parked for another ${formatSpan(parked.until - o.now)} (${parked.message})`
+          : state.idle
+            ? `idle — waiting for changes${typeof state.idle_next_scan_at === 'number' && state.idle_next_scan_at > o.now ? ` (next scan in ${formatSpan(state.idle_next_scan_at - o.now)})` : ''}; running`
+            : 'running';
     head = `${doing} ${formatSpan(elapsed)}, ${iteration}, ${event}${o.stopRequested ? ', stop requested' : ''} (pid ${o.pid})`;
   } else if (o.crashed) {
     head = `not running — the loop (pid ${state.pid}) died in ${iteration}; continue with \`ralph run --resume\` or start over with --fresh`;
@@ -82,29 +95,11 @@ export function humanStatus(
     const ended = Number.isFinite(updated) ? ` ${formatAge(o.now - updated)}` : '';
     head = `${state.status}${ended} after ${state.iterations} iteration${state.iterations === 1 ? '' : 's'} in ${formatSpan(state.elapsed_ms)}${state.stop_reason ? ` — ${state.stop_reason}: ${state.stop_message}` : ''}`;
   }
+  const queued = state.guidance?.length ?? 0;
   return [
     `run ${state.run_id}: ${head}`,
+    ...(queued > 0 ? [`  ${queued} message(s) from a human queued for the next iteration`] : []),
     `  backend ${state.backend} · tokens ${formatNumber(state.tokens.total)} · cost ${formatCost(state.cost_usd)} · consecutive failures ${state.consecutive_failures}`,
     `  log ${state.log_file}`,
   ];
-}
-
-/** `ralph stop [--now]`: asks the running loop to stop at the next iteration boundary (or at once). */
-export function stopCommand(flags: { now?: boolean | undefined }, io: CliIO): number {
-  const paths = ralphPaths(io.cwd);
-  const lock = readLock(paths.lock);
-  if (!lock || !lockHolderAlive(lock)) {
-    throw new RalphError('not_running', `no Ralph loop is running in ${io.cwd}`);
-  }
-  writeJsonAtomicSync(paths.stopRequest, {
-    now: Boolean(flags.now),
-    requested_at: new Date().toISOString(),
-    by_pid: process.pid,
-  });
-  io.out(
-    flags.now
-      ? `asked the loop (pid ${lock.pid}) to stop now: its agent will be killed and state saved\n`
-      : `asked the loop (pid ${lock.pid}) to stop after the current iteration (use --now to kill the agent)\n`,
-  );
-  return ExitCode.ok;
 }

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { ConfigError, type ConfigIssue, RalphError } from '../errors.ts';
 import { type ConfigLayer, mergeLayer, topmostWith } from './config-layers.ts';
 import { hatConfigIssues } from './hat-checks.ts';
+import { humanConfigIssues } from './human-checks.ts';
 import { applyOverrides, type ConfigOverride } from './overrides.ts';
 import { configSchema, type RalphConfig } from './schema.ts';
 import { knownKeysAt, RETIRED_KEYS } from './schema-keys.ts';
@@ -214,6 +215,7 @@ export function loadConfig(options: {
   }
   const hatIssues = [
     ...hatConfigIssues(result.data),
+    ...humanConfigIssues(result.data),
     ...(options.checks ?? []).flatMap((check) => check(result.data)),
   ];
   if (hatIssues.length > 0) {

@@ -211,6 +211,9 @@ export const tddSchema = z.strictObject({
   allowed_paths: z.array(z.string().min(1)).default([]),
 });
 
+/** Where a run waits for a human's approval (`gates.approval`). */
+export const APPROVAL_POINTS = ['before_commit', 'before_push', 'before_complete'] as const;
+
 export const gatesSchema = z.strictObject({
   /**
    * Command run after each iteration (sh -c, in the workspace); non-zero is fatal. Default: run
@@ -226,6 +229,44 @@ export const gatesSchema = z.strictObject({
       report_file: z.string().min(1).optional(),
     })
     .optional(),
+  /** Review points where the run waits for `ralph approve` / `ralph reject "why"`. */
+  approval: z.union([z.enum(APPROVAL_POINTS), z.array(z.enum(APPROVAL_POINTS))]).optional(),
+});
+
+/** A human in the loop (`ralph ask`, `human.interact`, approvals): how long to wait and what then. */
+export const humanSchema = z.strictObject({
+  /** What `ralph ask` prints when nobody answered in time, so the agent can go on. */
+  default_answer: z
+    .string()
+    .min(1)
+    .default(
+      'No human answered in time. Proceed with your best judgement and note the assumption in the scratchpad.',
+    ),
+  /** Nobody answered a question or approval in time: `stop` the run (resumable) or `continue`. */
+  on_timeout: z.enum(['stop', 'continue']).default('stop'),
+  /** How long to wait for a human (0: no time limit; the runtime limit still applies). */
+  timeout_seconds: z.number().min(0).default(3600),
+});
+
+/** What a notification can be about. */
+export const NOTIFY_KINDS = [
+  'stopped',
+  'question',
+  'approval',
+  'parked',
+  'resumed',
+  'limit_warning',
+] as const;
+
+export const notifySchema = z.strictObject({
+  /** Run (sh -c) with the notification as JSON on stdin and RALPH_NOTIFY_* variables. */
+  command: z.string().min(1).optional(),
+  /** POSTed the same JSON; retried, never blocking the loop. */
+  webhook: z
+    .string()
+    .regex(/^https?:\/\/[^\s]+$/, { error: 'must be an http:// or https:// URL' })
+    .optional(),
+  on: z.array(z.enum(NOTIFY_KINDS)).default([...NOTIFY_KINDS]),
 });
 
 export const healthSchema = z.strictObject({
@@ -266,9 +307,19 @@ export const configSchema = z.strictObject({
   health: healthSchema.default(healthSchema.parse({})),
   git: gitSchema.default(gitSchema.parse({})),
   events: z.record(z.string().min(1), eventMetaSchema).default({}),
+  human: humanSchema.default(humanSchema.parse({})),
+  notify: notifySchema.default(notifySchema.parse({})),
 });
 
 /** The fully resolved configuration (every default filled in). */
 export type RalphConfig = z.output<typeof configSchema>;
 export type RalphConfigInput = z.input<typeof configSchema>;
 export type HatConfig = z.output<typeof hatSchema>;
+export type ApprovalPointName = (typeof APPROVAL_POINTS)[number];
+export type NotifyKind = (typeof NOTIFY_KINDS)[number];
+
+/** The review points of `gates.approval` as a list. */
+export function approvalPoints(config: Pick<RalphConfig, 'gates'>): ApprovalPointName[] {
+  const a = config.gates.approval;
+  return a === undefined ? [] : Array.isArray(a) ? a : [a];
+}

@@ -51,7 +51,10 @@ async function play(
   else if ('stderr' in action) process.stderr.write(`${x(action.stderr)}\n`);
   else if ('echo_prompt' in action)
     process.stdout.write(ctx.prompt.endsWith('\n') ? ctx.prompt : `${ctx.prompt}\n`);
-  else if ('write' in action) {
+  else if ('save_prompt' in action) {
+    mkdirSync(dirname(at(action.save_prompt)), { recursive: true });
+    writeFileSync(at(action.save_prompt), ctx.prompt);
+  } else if ('write' in action) {
     mkdirSync(dirname(at(action.write.path)), { recursive: true });
     writeFileSync(at(action.write.path), x(action.write.content));
   } else if ('append' in action) {

@@ -14,6 +14,8 @@ export const actionSchema = z.union([
   z.strictObject({ print: text }),
   z.strictObject({ stderr: text }),
   z.strictObject({ echo_prompt: z.literal(true) }),
+  /** Write the prompt this iteration got to a file (tests read it back). */
+  z.strictObject({ save_prompt: z.string().min(1) }),
   z.strictObject({ write: fileContent }),
   z.strictObject({ append: fileContent }),
   z.strictObject({ delete: z.string().min(1) }),

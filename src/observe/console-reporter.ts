@@ -85,6 +85,44 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
       case 'loop.woke':
         if (!quiet) line(c.dim(`woke: ${e.reason}`));
         break;
+      case 'control.received':
+        // Answers and approvals show as `human.answered`; the rest is acknowledged where it arrives.
+        if (!quiet && !['answer', 'approve', 'reject'].includes(e.kind))
+          line(
+            c.dim(
+              `  ← ${e.kind === 'guidance' ? 'guidance' : e.kind} from ${e.source}${e.text ? `: ${e.text.split('\n')[0]}` : ''}`,
+            ),
+          );
+        break;
+      case 'loop.paused':
+        line(c.cyan('paused — `ralph resume` goes on, `ralph stop` ends the loop'));
+        break;
+      case 'loop.resumed':
+        if (!quiet) line(c.dim(`resumed (was ${e.from.replace(/_/g, ' ')})`));
+        break;
+      case 'human.question': {
+        // Always shown, even with -q: the loop waits for the person reading this.
+        const how =
+          e.kind === 'question'
+            ? `ralph answer ${e.id} "…"${e.options ? ` (one of: ${e.options.join(', ')})` : ''}`
+            : `ralph approve ${e.id}, or ralph reject ${e.id} "why"`;
+        const until = e.expiresAt ? ` (waits ${formatDuration(Math.max(0, e.expiresAt - Date.now()))})` : '';
+        o.err(
+          `${c.yellow(`ralph: waiting for a human — ${e.kind}`)} ${e.id}: ${e.text}\n  → ${how}${until}\n`,
+        );
+        break;
+      }
+      case 'human.answered':
+        if (!quiet)
+          line(
+            c.dim(
+              `  ${e.id} ${e.by === 'timeout' ? 'timed out' : `answered by ${e.by}`}: ${e.answer}${e.reason ? ` — ${e.reason}` : ''}`,
+            ),
+          );
+        break;
+      case 'limit.warning':
+        o.err(`${c.yellow('ralph: limit warning')} — ${e.message}\n`);
+        break;
       case 'agent.heartbeat':
         if (!quiet)
           line(

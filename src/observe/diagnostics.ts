@@ -185,6 +185,18 @@ function logSummary(e: Exclude<LoopEvent, { type: 'agent.output' }>): string {
       return `agent running ${Math.round(e.runningMs / 1000)}s, silent ${Math.round(e.silentMs / 1000)}s`;
     case 'loop.parked':
       return `parked until ${new Date(e.until).toISOString()}: ${short(e.message)}`;
+    case 'control.received':
+      return `control ${e.kind} ${e.id} from ${e.source}${e.text ? `: ${short(e.text)}` : ''}`;
+    case 'loop.paused':
+      return 'loop paused';
+    case 'loop.resumed':
+      return `loop resumed after ${e.from}`;
+    case 'human.question':
+      return `${e.kind} ${e.id} waiting for a human: ${short(e.text)}`;
+    case 'human.answered':
+      return `${e.kind} ${e.id} answered by ${e.by}: ${short(e.answer)}${e.reason ? ` (${short(e.reason)})` : ''}`;
+    case 'limit.warning':
+      return `limit warning: ${e.message}`;
     case 'gate.started':
       return `gate ${e.gate} started: ${short(e.command)}`;
     case 'gate.output':

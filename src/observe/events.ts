@@ -22,6 +22,8 @@ export type StopReason =
   | 'auth_error'
   | 'interrupted'
   | 'cancelled'
+  /** Nobody answered a question or approval in time and `human.on_timeout` is `stop`. */
+  | 'human_timeout'
   | 'error';
 
 /** Checklist progress (seed 003) shown in banners and the end summary. */
@@ -84,6 +86,12 @@ export interface IterationRecord {
   /** TDD loop: report sections missing, files changed outside tdd.allowed_paths. */
   report_missing?: string[];
   scope_violations?: string[];
+  /** Ids of the human guidance (`ralph tell`) and answers this iteration's prompt carried. */
+  guidance?: string[];
+  /** Ids of the questions the agent asked (`ralph ask`) during the iteration. */
+  questions?: string[];
+  /** Review points a human settled for this iteration (`gates.approval`). */
+  approvals?: { point: string; id: string; answer: string; by: string; reason?: string }[];
 }
 
 /** The one typed event stream of the engine; every reporter, log and sink consumes it. */
@@ -153,7 +161,56 @@ export type LoopEvent =
   | { type: 'git.committed'; iteration: number; commit: string; message: string }
   | { type: 'git.pushed'; iteration: number; remote: string; branch: string }
   /** Waiting for a rate/usage limit to reset (sent again as a countdown while parked). */
-  | { type: 'loop.parked'; iteration: number; until: number; remainingMs: number; message: string }
+  | {
+      type: 'loop.parked';
+      iteration: number;
+      until: number;
+      remainingMs: number;
+      message: string;
+      /** The first announcement of this park (later ones are the countdown). */
+      first: boolean;
+    }
+  /** A command from the control inbox reached the loop (`ralph tell`, `stop`, `pause` …). */
+  | {
+      type: 'control.received';
+      iteration: number;
+      id: string;
+      kind: string;
+      text?: string | undefined;
+      ref?: string | undefined;
+      source: string;
+    }
+  | { type: 'loop.paused'; iteration: number }
+  /** The loop goes on after a pause, a park or a wait for a human. */
+  | { type: 'loop.resumed'; iteration: number; from: 'paused' | 'parked' | 'waiting_for_human' }
+  /** A question (`ralph ask`, `human.interact`) or approval (`gates.approval`) waits for a human. */
+  | {
+      type: 'human.question';
+      iteration: number;
+      id: string;
+      kind: 'question' | 'approval';
+      text: string;
+      options?: string[] | undefined;
+      point?: string | undefined;
+      /** When it gives up (epoch ms), or null. */
+      expiresAt: number | null;
+    }
+  | {
+      type: 'human.answered';
+      iteration: number;
+      id: string;
+      kind: 'question' | 'approval';
+      answer: string;
+      by: string;
+      reason?: string | undefined;
+    }
+  /** A limit is 50, 80 or 95 % used. */
+  | {
+      type: 'limit.warning';
+      limit: 'iterations' | 'runtime' | 'cost' | 'tokens';
+      percent: number;
+      message: string;
+    }
   | { type: 'loop.idle'; iteration: number; watch: readonly string[]; cooldownMs: number }
   | { type: 'loop.woke'; iteration: number; reason: string }
   /** The agent has been silent a while but is still running (at most once per heartbeat interval). */

@@ -20,6 +20,8 @@ export interface SuperviseOptions {
   timeoutReason?: string | undefined;
   /** Kill when no output arrived for this long. */
   idleTimeoutMs?: number | undefined;
+  /** While this says true the idle clock stands still (the agent waits for a human, silently). */
+  idleSuspended?: (() => boolean) | undefined;
   killGraceMs: number;
   /** Aborting kills the group; `signal.reason` (a string) becomes `killedBy`. */
   signal?: AbortSignal | undefined;
@@ -97,7 +99,8 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
       const tick = Math.min(1000, Math.max(20, Math.floor(idleMs / 10)));
       timers.push(
         setInterval(() => {
-          if (Date.now() - lastOutput >= idleMs) kill('idle_timeout');
+          if (options.idleSuspended?.()) lastOutput = Date.now();
+          else if (Date.now() - lastOutput >= idleMs) kill('idle_timeout');
         }, tick),
       );
     }

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { readLock } from './lock.ts';
-import { readLoopState, writeLoopState } from './loop-state.ts';
+import { LIVE_STATUSES, readLoopState, writeLoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
 
 /**
@@ -11,7 +11,12 @@ import type { RalphPaths } from './paths.ts';
 export function markForcedStop(paths: RalphPaths, runId: string): void {
   try {
     const state = readLoopState(paths.state);
-    if (state && state.run_id === runId && state.pid === process.pid && state.status === 'running') {
+    if (
+      state &&
+      state.run_id === runId &&
+      state.pid === process.pid &&
+      LIVE_STATUSES.includes(state.status)
+    ) {
       state.status = 'interrupted';
       state.stop_reason = 'interrupted';
       state.stop_message = 'forced stop (a second signal); resume with `ralph run --resume`';

@@ -19,7 +19,30 @@ export type RunStatus =
   | 'interrupted'
   /** Stopped by a limit, failures, or `ralph stop`: can be continued with --resume. */
   | 'stopped'
-  | 'completed';
+  | 'completed'
+  /** Live states of a running loop (DESIGN.md §5): `ralph pause`, a rate/usage limit, a question, persistent idle. */
+  | 'paused'
+  | 'parked'
+  | 'waiting_for_human'
+  | 'idle';
+
+/** The statuses of a loop that is running (or crashed while running). */
+export const LIVE_STATUSES: readonly RunStatus[] = [
+  'running',
+  'paused',
+  'parked',
+  'waiting_for_human',
+  'idle',
+];
+
+/** Guidance (`ralph tell`) or a human's answer waiting for the next prompt. */
+export interface QueuedGuidance {
+  id: string;
+  /** `ralph tell`, a human's answer to `human.interact`, or a rejected approval's reason. */
+  kind: 'guidance' | 'answer' | 'rejection';
+  text: string;
+  source: string;
+}
 
 /** The iteration in progress; kept until it finishes so a crashed run re-runs it. */
 export interface CurrentIteration {
@@ -97,6 +120,22 @@ export interface LoopState {
   feedback?: string | null;
   /** The stop that iteration decided, saved with it: a crash before the run ended ends it on resume. */
   pending_stop?: { reason: string; message: string; exit_code: number } | null;
+  /** The control inbox (DESIGN.md §5): bytes read, and the ids consumed (the newest few hundred). */
+  control?: { offset: number; consumed: string[] };
+  /** Human guidance and answers for the next prompt; cleared once an iteration carried them. */
+  guidance?: QueuedGuidance[];
+  /** `ralph pause` arrived: the loop waits before the next iteration until `ralph resume`. */
+  paused?: boolean;
+  /** `ralph stop` arrived while an iteration ran: the loop stops once it is finished. */
+  stop_requested?: boolean;
+  /** While `waiting_for_human`: the question or approval it waits for. */
+  waiting_for?: { id: string; kind: 'question' | 'approval'; text: string; expires_at: number | null } | null;
+  /** A human rejected the last changes (or did not approve them): they stay uncommitted, the next iteration builds on them. */
+  uncommitted_changes?: boolean;
+  /** A question or approval timed out with `human.on_timeout: stop`: the loop stops at the next boundary. */
+  human_timeout?: string | null;
+  /** Limit warnings given so far: the highest percent per limit. */
+  limit_warnings?: Record<string, number>;
   log_file: string;
   stop_reason: string | null;
   stop_message: string | null;
@@ -113,7 +152,16 @@ const nullableString = z.string().nullable();
 const stateShape = z.looseObject({
   version: z.literal(1),
   run_id: z.string().min(1),
-  status: z.enum(['running', 'interrupted', 'stopped', 'completed']),
+  status: z.enum([
+    'running',
+    'interrupted',
+    'stopped',
+    'completed',
+    'paused',
+    'parked',
+    'waiting_for_human',
+    'idle',
+  ]),
   started_at: z.string(),
   updated_at: z.string().default(''),
   pid: z.number().int(),
@@ -153,6 +201,31 @@ const stateShape = z.looseObject({
   signature_repeats: count.default(0),
   malformed_streak: count.default(0),
   idle: z.boolean().default(false),
+  control: z.looseObject({ offset: count, consumed: z.array(z.string()) }).optional(),
+  guidance: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        kind: z.enum(['guidance', 'answer', 'rejection']),
+        text: z.string(),
+        source: z.string(),
+      }),
+    )
+    .optional(),
+  paused: z.boolean().optional(),
+  stop_requested: z.boolean().optional(),
+  waiting_for: z
+    .looseObject({
+      id: z.string(),
+      kind: z.enum(['question', 'approval']),
+      text: z.string(),
+      expires_at: z.number().nullable(),
+    })
+    .nullable()
+    .optional(),
+  uncommitted_changes: z.boolean().optional(),
+  human_timeout: z.string().nullable().optional(),
+  limit_warnings: z.record(z.string(), z.number()).optional(),
   log_file: z.string().min(1),
   stop_reason: nullableString.default(null),
   stop_message: nullableString.default(null),
@@ -195,5 +268,5 @@ export function writeLoopState(path: string, state: LoopState, options: { fsync?
 
 /** A run is unfinished when it crashed mid-loop or was interrupted: a plain `ralph run` must not clobber it. */
 export function isUnfinished(state: LoopState): boolean {
-  return state.status === 'running' || state.status === 'interrupted';
+  return LIVE_STATUSES.includes(state.status) || state.status === 'interrupted';
 }

@@ -17,6 +17,12 @@ export interface RalphPaths {
   state: string;
   lock: string;
   stopRequest: string;
+  /** `.ralph/control/`: the one control channel (DESIGN.md §5). */
+  control: string;
+  /** Commands to the loop (stop, pause, guidance, answers …), appended by CLI, TUI and dashboard. */
+  inbox: string;
+  /** Open and answered questions and approvals (append-only; the newest line per id wins). */
+  questions: string;
   currentEvents: string;
   logs: string;
   runs: string;
@@ -38,6 +44,9 @@ export function ralphPaths(workspaceRoot: string): RalphPaths {
     state: join(dir, 'state.json'),
     lock: join(dir, 'loop.lock'),
     stopRequest: join(dir, 'stop-requested'),
+    control: join(dir, 'control'),
+    inbox: join(dir, 'control', 'inbox.jsonl'),
+    questions: join(dir, 'control', 'questions.jsonl'),
     currentEvents: join(dir, 'current-events'),
     logs: join(dir, 'logs'),
     runs: join(dir, 'runs'),
@@ -63,6 +72,7 @@ export const RUNTIME_PATHS = [
   '.ralph/current-events',
   '.ralph/diagnostics/',
   '.ralph/stop-requested',
+  '.ralph/control/',
   '.ralph/agent/scratchpad.md',
   '.ralph/agent/tasks.jsonl*',
   '.ralph/tdd/',

@@ -48,6 +48,7 @@ describe('EXIT_FOR_REASON', () => {
       validation_failed: 1,
       push_failed: 1,
       health_check: 1,
+      human_timeout: 1,
       dirty_tree: 1,
       stuck: 1,
       tdd_state: 1,

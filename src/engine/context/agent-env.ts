@@ -22,6 +22,8 @@ export interface AgentEnvInput {
   iteration: number;
   hat: string | null;
   runId: string;
+  /** `human.timeout_seconds` and `human.default_answer`, for `ralph ask`. */
+  human: { timeoutSeconds: number; defaultAnswer: string };
   /** `cli.env`, then the backend's own additions (later wins). */
   extra: Record<string, string>[];
 }
@@ -37,6 +39,8 @@ export function buildAgentEnv(input: AgentEnvInput): NodeJS.ProcessEnv {
   env.RALPH_ITERATION = String(input.iteration);
   env.RALPH_HAT = input.hat ?? '';
   env.RALPH_RUN_ID = input.runId;
+  env.RALPH_HUMAN_TIMEOUT_SECONDS = String(input.human.timeoutSeconds);
+  env.RALPH_HUMAN_DEFAULT_ANSWER = input.human.defaultAnswer;
   // Found in /proc at the iteration's end, however far a process detached (setsid, daemons).
   env[MARK_VAR] = markFor(input.runId, input.iteration);
   const rest = (env.PATH ?? '').split(delimiter).filter((p) => p && p !== input.ralphBinDir);

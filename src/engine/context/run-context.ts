@@ -164,6 +164,10 @@ export function ralphEnv(
     iteration,
     hat,
     runId: ctx.state.run_id,
+    human: {
+      timeoutSeconds: ctx.config.human.timeout_seconds,
+      defaultAnswer: ctx.config.human.default_answer,
+    },
     extra,
   });
 }

@@ -44,6 +44,7 @@ export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   stuck: ExitCode.failure,
   auth_error: ExitCode.failure,
   tdd_state: ExitCode.failure,
+  human_timeout: ExitCode.failure,
   error: ExitCode.failure,
   interrupted: ExitCode.interrupted,
 };
@@ -95,6 +96,8 @@ export function nextStep(reason: StopReason, l: Limits): string | undefined {
       return `${resume} --set event_loop.max_tokens=${(l.maxTokens ?? 0) * 2}`;
     case 'interrupted':
       return resume;
+    case 'human_timeout':
+      return `answer it (\`ralph status\` lists what waits), then \`${resume}\``;
     case 'auth_error':
       return `log the agent CLI in (\`ralph doctor\` says how), then \`${resume}\``;
     default:

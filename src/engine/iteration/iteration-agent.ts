@@ -4,6 +4,8 @@ import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
 import { type IterationVerdict, judgeIteration, verdictFromExitClass } from '../decide/limits.ts';
+import { consumeControl, controlPending } from '../steps/control-step.ts';
+import { createQuestionWatch } from '../steps/question-watch.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
 import { type AgentRunResult, runAgent } from './run-agent.ts';
@@ -18,6 +20,8 @@ export interface StartedIteration {
   startedAt: number;
   /** HEAD when the iteration started. */
   headBefore: string | null;
+  /** Ids of the human guidance the prompt carried. */
+  guidance: string[];
 }
 
 /** An iteration after its agent run: what the agent did, how it ended, what it published. */
@@ -35,6 +39,8 @@ export interface AgentPhase extends StartedIteration {
   failure: FailureDetail | undefined;
   verdict: IterationVerdict;
   collected: Collected;
+  /** Ids of the questions the agent asked (`ralph ask`). */
+  questions: string[];
 }
 
 /** Runs the agent under the iteration's limits, books its usage and judges how it ended. */
@@ -44,6 +50,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const iterationMs = (route.hat?.timeout ?? config.event_loop.iteration_timeout_seconds) * 1000;
   const runtimeLeft = (limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - ctx.elapsed();
   const parser = route.backend.createParser();
+  const questions = createQuestionWatch(ctx, number);
   const run = await runAgent({
     iteration: number,
     invocation,
@@ -56,7 +63,13 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     heartbeatMs: config.event_loop.heartbeat_seconds * 1000,
     killGraceMs: ctx.graceMs,
     signal: options.signal,
-    stopRequestFile: ctx.paths.stopRequest,
+    control: {
+      poll: () => {
+        questions.poll();
+        return controlPending(ctx) ? consumeControl(ctx) : { stopNow: false };
+      },
+      waitingForHuman: () => questions.waiting(),
+    },
     costLeftUsd: limits.maxCostUsd === undefined ? undefined : limits.maxCostUsd - state.cost_usd,
     tokensLeft: limits.maxTokens === undefined ? undefined : limits.maxTokens - state.tokens.total,
     emit,
@@ -76,6 +89,8 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     },
   });
 
+  // The agent is gone: a question it left open waits for nobody.
+  questions.close();
   const sup = run.supervised;
   const tokens = run.meter.totals();
   state.tokens = addTotals(state.tokens, tokens);
@@ -129,6 +144,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     failure,
     verdict,
     collected,
+    questions: questions.asked(),
   };
 }
 

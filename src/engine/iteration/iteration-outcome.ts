@@ -4,6 +4,7 @@ import type { RunContext } from '../context/run-context.ts';
 import { markerReached, summarize } from '../decide/completion-marker.ts';
 import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
 import type { Stop } from '../decide/limits.ts';
+import { type ApprovalEntry, approveCommit, approveCompletion, approvePush } from '../steps/approval-step.ts';
 import { readChecklist } from '../steps/checklist-step.ts';
 import { commitStep, pushStep } from '../steps/commit-and-push.ts';
 import { runTestsGate, runValidateGate } from '../steps/gate-steps.ts';
@@ -20,6 +21,8 @@ export interface IterationOutcome {
   gates: IterationRecord['gates'];
   commit: string | null;
   tddStep: TddStepResult | undefined;
+  /** Review points a human settled (`gates.approval`). */
+  approvals: ApprovalEntry[];
 }
 
 /** The checks run after a successful agent run, before any decision. */
@@ -47,6 +50,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       gates: checks.gates,
       tddStep: checks.tddStep,
       commit: null,
+      approvals: [],
     };
   }
   if (phase.verdict.kind === 'parked') {
@@ -66,14 +70,24 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       gates: checks.gates,
       tddStep: checks.tddStep,
       commit: null,
+      approvals: [],
     };
   }
   state.parks = { rateLimit: 0, transient: 0 };
   countIteration(ctx, phase, checks.tddStep?.forceFailure);
-  const decision = decide(ctx, phase, checks);
+  // Delivered: guidance the prompt carried is not repeated (what arrived meanwhile stays queued).
+  if (phase.guidance.length > 0)
+    state.guidance = (state.guidance ?? []).filter((g) => !phase.guidance.includes(g.id));
+  const approvals: ApprovalEntry[] = [];
+  let decision = decide(ctx, phase, checks);
+  if (decision.complete) {
+    // Review point: completion counts only once a human approves it; a rejection blocks it.
+    const blockers = await approveCompletion(ctx, phase.number, approvals);
+    if (blockers.length > 0) decision = decide(ctx, phase, checks, blockers);
+  }
   const completion = applyDecision(ctx, phase, decision);
   publishResultEvents(ctx, phase, checks, decision);
-  const work = await commitValidatePush(ctx, phase, checks);
+  const work = await commitValidatePush(ctx, phase, checks, approvals);
   const stopAfter = stopAfterIteration(ctx, {
     phase,
     decision,
@@ -81,7 +95,14 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     tddStep: checks.tddStep,
     ...work,
   });
-  return { stopAfter, completion, gates: checks.gates, tddStep: checks.tddStep, commit: work.commit };
+  return {
+    stopAfter,
+    completion,
+    gates: checks.gates,
+    tddStep: checks.tddStep,
+    commit: work.commit,
+    approvals,
+  };
 }
 
 /** Git and the validate hook: commit first so a fatal gate leaves the work committed locally. */
@@ -89,26 +110,28 @@ async function commitValidatePush(
   ctx: RunContext,
   phase: AgentPhase,
   checks: AfterAgentChecks,
+  approvals: ApprovalEntry[],
 ): Promise<{ commit: string | null; validateGate: GateResult | undefined; pushError: string | undefined }> {
   const { config } = ctx;
   const { number } = phase;
-  const commit =
-    checks.agentOk && config.git.commit
-      ? await commitStep(ctx, {
-          iteration: number,
-          hat: phase.route.hatId,
-          backendName: phase.route.backend.name,
-          summary: phase.finalText,
-          before: phase.headBefore,
-          tests: checks.testsGate,
-        })
-      : null;
+  const commitApproved = checks.agentOk && config.git.commit && (await approveCommit(ctx, number, approvals));
+  const commit = commitApproved
+    ? await commitStep(ctx, {
+        iteration: number,
+        hat: phase.route.hatId,
+        backendName: phase.route.backend.name,
+        summary: phase.finalText,
+        before: phase.headBefore,
+        tests: checks.testsGate,
+      })
+    : null;
   const validate = checks.agentOk ? validateCommand(config, ctx.options.workspace) : undefined;
   const validateGate = validate ? await runValidateGate(ctx, number, phase.route.hatId, validate) : undefined;
   if (validateGate) checks.gates.validate = summarize(validateGate);
   const validateFailed = validateGate !== undefined && !validateGate.passed;
+  const pushWanted = checks.agentOk && config.git.push && !validateFailed;
   const pushError =
-    checks.agentOk && config.git.push && !validateFailed ? await pushStep(ctx, number) : undefined;
+    pushWanted && (await approvePush(ctx, number, approvals)) ? await pushStep(ctx, number) : undefined;
   return { commit, validateGate, pushError };
 }
 
@@ -159,7 +182,12 @@ function countIteration(ctx: RunContext, phase: AgentPhase, forcedFailure: strin
 }
 
 /** The event decision (pure): what is pending next, and whether completion is requested and accepted. */
-function decide(ctx: RunContext, phase: AgentPhase, checks: AfterAgentChecks): EventDecision {
+function decide(
+  ctx: RunContext,
+  phase: AgentPhase,
+  checks: AfterAgentChecks,
+  humanBlockers: string[] = [],
+): EventDecision {
   const { config, state } = ctx;
   const { verdict, route } = phase;
   const { testsGate, tddStep } = checks;
@@ -180,6 +208,7 @@ function decide(ctx: RunContext, phase: AgentPhase, checks: AfterAgentChecks): E
         ? [`the tests are failing (${testsGate.command}, exit ${testsGate.exitCode ?? 'killed'})`]
         : []),
       ...(tddStep?.completionBlockers ?? []),
+      ...humanBlockers,
     ],
     completionPromise: ctx.promise,
     persistent: config.event_loop.persistent,

@@ -31,6 +31,8 @@ export interface IterationPrompt {
   /** The checklist as it stood when the prompt was assembled, if the run has one. */
   view: ChecklistView | undefined;
   scratchpad: string | null;
+  /** Ids of the human guidance, answers and rejections the prompt carries. */
+  guidance: string[];
 }
 
 /** Routes the pending events to a hat; publishes `<hat>.exhausted` for hats past max_activations. */
@@ -118,11 +120,19 @@ function contextBlockFor(ctx: RunContext, number: number, view: ChecklistView | 
           ctx.condition === 'promise' ? ctx.promise : null,
         )
       : '',
+    humanBlock(ctx),
     ctx.state.tdd?.report_feedback ?? '',
     ctx.state.feedback ? `## Last iteration\n${ctx.state.feedback}` : '',
   ]
     .filter((t) => t.length > 0)
     .join('\n\n');
+}
+
+/** What a human said for this iteration (`ralph tell`, answers, rejected approvals), or ''. */
+function humanBlock(ctx: RunContext): string {
+  const queued = ctx.state.guidance ?? [];
+  if (queued.length === 0) return '';
+  return `## From a human (follow this)\n${queued.map((g) => `- ${g.text.replace(/\n/g, '\n  ')}`).join('\n')}`;
 }
 
 /** The parts of a prompt the config and the active hat give (shared by the loop and `run --dry-run`). */
@@ -172,5 +182,10 @@ export function assembleIterationPrompt(
     memories: context.memories,
     readyTasks: context.readyTasks,
   });
-  return { prompt, view, scratchpad: context.scratchpad };
+  return {
+    prompt,
+    view,
+    scratchpad: context.scratchpad,
+    guidance: (state.guidance ?? []).map((g) => g.id),
+  };
 }

@@ -52,6 +52,9 @@ export async function recordIteration(
       consecutive_failures: state.consecutive_failures,
       killed_processes: killed,
       ...(phase.failure?.stderrTail ? { stderr_tail: phase.failure.stderrTail } : {}),
+      ...(phase.guidance.length > 0 ? { guidance: phase.guidance } : {}),
+      ...(phase.questions.length > 0 ? { questions: phase.questions } : {}),
+      ...(outcome.approvals.length > 0 ? { approvals: outcome.approvals } : {}),
       ...(tddStep
         ? {
             report_missing: tddStep.reportMissing,

@@ -59,7 +59,7 @@ function startIteration(
   ctx: RunContext,
   number: number,
   route: IterationRoute,
-  { prompt, view, scratchpad }: IterationPrompt,
+  { prompt, view, scratchpad, guidance }: IterationPrompt,
 ): StartedIteration {
   const { options, state, emit } = ctx;
   const { hatId, hat, backend } = route;
@@ -107,5 +107,5 @@ function startIteration(
     bytes: Buffer.byteLength(prompt),
     scratchpad,
   });
-  return { number, route, prompt, invocation, startedAt, headBefore: headBefore.commit ?? null };
+  return { number, route, prompt, invocation, startedAt, headBefore: headBefore.commit ?? null, guidance };
 }

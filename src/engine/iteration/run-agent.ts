@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import type { AgentEvent, AgentInvocation, OutputParser } from '../../backends/types.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { type SuperviseResult, supervise } from '../../process/supervisor.ts';
@@ -18,7 +17,11 @@ export interface AgentRunInput {
   killGraceMs: number;
   /** Aborted with reason `interrupted` on Ctrl-C. */
   signal: AbortSignal | undefined;
-  stopRequestFile: string;
+  /**
+   * The control channel, polled while the agent runs: `stopNow` kills the agent (`ralph stop --now`);
+   * `waitingForHuman` suspends the idle timeout while the agent waits in `ralph ask`.
+   */
+  control: { poll(): { stopNow: boolean }; waitingForHuman(): boolean };
   /** Budget left for this iteration; crossing either kills the agent mid-iteration. */
   costLeftUsd: number | undefined;
   tokensLeft: number | undefined;
@@ -34,15 +37,6 @@ export interface AgentRunResult {
   resultError: boolean;
   /** The most recent normalized events (bounded), for the backend's exit classification. */
   events: AgentEvent[];
-}
-
-function stopNowRequested(file: string): boolean {
-  if (!existsSync(file)) return false;
-  try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { now?: boolean }).now === true;
-  } catch {
-    return false;
-  }
 }
 
 /** Runs the agent for one iteration under every limit that applies during an iteration. */
@@ -63,7 +57,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
   let lastOutput = started;
   let lastBeat = started;
   const poll = setInterval(() => {
-    if (stopNowRequested(input.stopRequestFile)) abort('stop_requested');
+    if (input.control.poll().stopNow) abort('stop_requested');
     if (++ticks % 10 === 0) input.onHeartbeat();
     // A silent agent is still alive: say so, at most once per heartbeat interval.
     const now = Date.now();
@@ -88,6 +82,7 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
       timeoutMs: input.timeoutMs,
       timeoutReason: input.timeoutReason,
       idleTimeoutMs: input.idleTimeoutMs,
+      idleSuspended: () => input.control.waitingForHuman(),
       killGraceMs: input.killGraceMs,
       signal: controller.signal,
       onSpawn: input.onSpawn,

@@ -1,20 +1,39 @@
-import { existsSync, rmSync } from 'node:fs';
 import { healthFatal, runHealthChecks } from '../../gates/health.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { limitWarnings } from '../decide/limit-warnings.ts';
 import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
+import { consumeControl, controlPending } from '../steps/control-step.ts';
 import { dirtyTreeMessage, requireClean } from '../steps/git-step.ts';
 import { startChecks } from '../steps/preflight.ts';
 import { waitWhileIdle } from './idle-wait.ts';
 
-/** Checks made before every iteration: Ctrl-C, `ralph stop`, limits. */
+/** Checks made before every iteration: Ctrl-C, `ralph stop`, a human who did not answer, limits. */
 export function boundaryStop(ctx: RunContext): Stop | undefined {
+  const { state } = ctx;
   if (ctx.options.signal?.aborted) return interruptedStop();
-  if (existsSync(ctx.paths.stopRequest)) {
-    rmSync(ctx.paths.stopRequest, { force: true });
+  if (controlPending(ctx)) consumeControl(ctx);
+  if (state.stop_requested) {
+    state.stop_requested = false;
     return stop('cancelled', 'stopped by `ralph stop`');
   }
+  if (state.human_timeout) {
+    const message = state.human_timeout;
+    state.human_timeout = null;
+    return stop('human_timeout', message);
+  }
+  warnOnLimits(ctx);
   return limitReached(ctx.counters(), ctx.limits);
+}
+
+/** Announces each limit once as it passes 50, 80 and 95 % (console, log, notifications). */
+function warnOnLimits(ctx: RunContext): void {
+  const warned = ctx.state.limit_warnings ?? {};
+  ctx.state.limit_warnings = warned;
+  for (const w of limitWarnings(ctx.counters(), ctx.limits, warned)) {
+    warned[w.limit] = w.percent;
+    ctx.emit({ type: 'limit.warning', ...w });
+  }
 }
 
 /**
@@ -43,7 +62,8 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
   }
   const fatal = healthFatal(results);
   if (fatal) return stop('health_check', `health check failed (${fatal.check}): ${fatal.message}`);
-  if (!first && requireClean(config)) {
+  // Changes a human rejected stay uncommitted on purpose: the next iteration builds on them.
+  if (!first && requireClean(config) && !ctx.state.uncommitted_changes) {
     const dirty = await dirtyTreeMessage(options.workspace);
     if (dirty) return stop('dirty_tree', dirty);
   }
@@ -66,7 +86,8 @@ export function sleepUnlessStopped(ctx: RunContext, ms: number): Promise<unknown
     cooldownMs: ms,
     maxWaitMs: runtimeLeftMs(ctx),
     signal: ctx.options.signal,
-    stopFile: ctx.paths.stopRequest,
+    inbox: ctx.paths.inbox,
+    inboxOffset: ctx.state.control?.offset ?? 0,
   });
 }
 
@@ -96,7 +117,8 @@ export async function waitForWork(ctx: RunContext): Promise<Stop | undefined> {
     cooldownMs: config.event_loop.cooldown_delay_seconds * 1000,
     maxWaitMs: runtimeLeftMs(ctx),
     signal: ctx.options.signal,
-    stopFile: ctx.paths.stopRequest,
+    inbox: ctx.paths.inbox,
+    inboxOffset: state.control?.offset ?? 0,
   });
   emit({ type: 'loop.woke', iteration: state.iterations, reason });
   state.idle = false;
@@ -113,6 +135,7 @@ export async function waitWhileParked(ctx: RunContext): Promise<Stop | undefined
   const { state } = ctx;
   const parked = state.parked;
   if (!parked) return undefined;
+  let first = true;
   for (;;) {
     const remainingMs = parked.until - ctx.now();
     if (remainingMs <= 0) break;
@@ -122,7 +145,9 @@ export async function waitWhileParked(ctx: RunContext): Promise<Stop | undefined
       until: parked.until,
       remainingMs,
       message: parked.message,
+      first,
     });
+    first = false;
     const chunk = Math.min(remainingMs, 60_000, runtimeLeftMs(ctx));
     await sleepUnlessStopped(ctx, chunk);
     state.elapsed_ms = ctx.elapsed();
@@ -132,5 +157,35 @@ export async function waitWhileParked(ctx: RunContext): Promise<Stop | undefined
   }
   state.parked = null;
   ctx.persist();
+  return undefined;
+}
+
+/** `ralph pause`: waits before the next iteration until `ralph resume`, `ralph stop` or Ctrl-C. */
+export async function waitWhilePaused(ctx: RunContext): Promise<Stop | undefined> {
+  const { state } = ctx;
+  if (!state.paused) return undefined;
+  state.status = 'paused';
+  ctx.persist();
+  ctx.emit({ type: 'loop.paused', iteration: state.iterations });
+  while (state.paused) {
+    await waitWhileIdle({
+      workspace: ctx.options.workspace,
+      watch: [],
+      eventsFile: ctx.eventsFile,
+      eventsOffset: Number.POSITIVE_INFINITY,
+      // Wakes on a command; once a minute regardless, for the runtime limit.
+      cooldownMs: 60_000,
+      maxWaitMs: runtimeLeftMs(ctx),
+      signal: ctx.options.signal,
+      inbox: ctx.paths.inbox,
+      inboxOffset: state.control?.offset ?? 0,
+    });
+    state.elapsed_ms = ctx.elapsed();
+    const end = boundaryStop(ctx);
+    if (end) return end;
+  }
+  state.status = 'running';
+  ctx.persist();
+  ctx.emit({ type: 'loop.resumed', iteration: state.iterations, from: 'paused' });
   return undefined;
 }

@@ -5,7 +5,7 @@ import { ralphPaths } from '../../state/paths.ts';
 /** setTimeout's ceiling (~24.8 days); longer waits are re-checked by the caller. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
-export type WakeReason = 'changed' | 'event' | 'cooldown' | 'runtime' | 'interrupted' | 'stop';
+export type WakeReason = 'changed' | 'event' | 'cooldown' | 'runtime' | 'interrupted' | 'control';
 
 export interface IdleWaitOptions {
   workspace: string;
@@ -19,7 +19,9 @@ export interface IdleWaitOptions {
   /** Never wait past the runtime limit. */
   maxWaitMs: number;
   signal: AbortSignal | undefined;
-  stopFile: string;
+  /** The control inbox and the bytes of it already read: a new command (stop, guidance …) wakes the loop. */
+  inbox: string;
+  inboxOffset: number;
 }
 
 /**
@@ -71,9 +73,11 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
 
     const poll = () => {
       if (done) return;
-      if (existsSync(o.stopFile)) return finish('stop');
       try {
         if (statSync(o.eventsFile).size > o.eventsOffset) return finish('event');
+      } catch {}
+      try {
+        if (statSync(o.inbox).size !== o.inboxOffset) return finish('control');
       } catch {}
       timers.push(setTimeout(poll, 250));
     };

@@ -4,6 +4,7 @@ import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { fileSystemError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
+import { createNotifier } from '../../human/notify.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { createRedactor } from '../../observe/redact.ts';
@@ -25,7 +26,9 @@ import {
   stopAfterFinishing,
   waitForWork,
   waitWhileParked,
+  waitWhilePaused,
 } from './between-iterations.ts';
+import { answerInteractions } from './human-interact.ts';
 import { prepareRun } from './run-setup.ts';
 import { startRun } from './run-start.ts';
 
@@ -121,8 +124,17 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   // values of secret-named variables of the environment and of cli.env are redacted, and key shapes.
   const redact = createRedactor({ ...(options.env ?? process.env), ...config.cli.env });
   const redaction = createStreamRedaction(redact);
+  const env = options.env ?? process.env;
+  // Notifications are told what the console is told, redacted; a failed delivery is a notice, never a stop.
+  const notifier = createNotifier({
+    notify: config.notify,
+    workspace: options.workspace,
+    env,
+    onProblem: (message) => emit({ type: 'notice', level: 'warn', message }),
+  });
   const sinks = [
     log.listener,
+    notifier.listener,
     ...(diagnostics ? [diagnostics.listener] : []),
     ...(options.onEvent ? [options.onEvent] : []),
   ];
@@ -148,6 +160,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       // an unfinished run unfinished: the next plain `ralph run` must not start over it.
       const stillUnfinished = prepared.resumedUnfinished === true && state.iterations === startIterations;
       finishRun(ctx, final ?? stop('error', 'the loop ended unexpectedly'), logFile, stillUnfinished);
+      // The `stopped` notification is delivered before the process ends (bounded: never hangs the exit).
+      await notifier.flush(10_000);
     } finally {
       log.close();
       diagnostics?.close();
@@ -172,6 +186,8 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
     const before = boundaryStop(ctx) ?? (await preIterationStop(ctx, first));
     first = false;
     if (before) return before;
+    const human = (await waitWhilePaused(ctx)) ?? (await answerInteractions(ctx));
+    if (human) return human;
     if (state.parked) {
       const woke = await waitWhileParked(ctx);
       if (woke) return woke;

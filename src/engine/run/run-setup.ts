@@ -106,7 +106,7 @@ export async function prepareRun(opts: {
     if (previous && isUnfinished(previous) && opts.mode === 'auto') {
       throw new UnfinishedRunError(previous.run_id, previous.current?.number ?? previous.iterations + 1);
     }
-    // A stop request left from an earlier loop must not stop this one.
+    // The stop-request file of older Ralph versions (stops now go through control/inbox.jsonl).
     rmSync(paths.stopRequest, { force: true });
     // Resumed or replaced, the earlier run's agent and whatever it detached must not work alongside.
     if (previous) notices.push(...(await killLeftovers(previous, opts.killGraceMs, opts.sweep)));
@@ -129,6 +129,11 @@ export async function prepareRun(opts: {
         stop_reason: null,
         stop_message: null,
         exit_code: null,
+        // A pause, a stop or a human timeout belonged to the session that ended.
+        paused: false,
+        stop_requested: false,
+        human_timeout: null,
+        waiting_for: null,
       };
       if (!existsSync(join(paths.root, state.log_file)))
         state.log_file = relative(paths.root, nextLogFile(paths.logs, opts.now));
@@ -166,6 +171,10 @@ export async function prepareRun(opts: {
       tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
       elapsed_ms: 0,
       pending_events: opts.initialEvents,
+      // The inbox is the workspace's, not the run's: what earlier runs consumed stays consumed, and
+      // guidance nobody has read yet goes to this run.
+      ...(previous?.control ? { control: previous.control } : {}),
+      ...(previous?.guidance?.length ? { guidance: previous.guidance } : {}),
       events_file: eventsFile,
       events_offset: 0,
       seen_topics: [],

@@ -5,6 +5,7 @@ import type { RunContext } from '../context/run-context.ts';
 import { markerReached } from '../decide/completion-marker.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { currentMilestoneTitle, readChecklist } from '../steps/checklist-step.ts';
+import { consumeControl } from '../steps/control-step.ts';
 import { checkTddStateAtStart, freshTddBook } from '../steps/tdd-step.ts';
 import type { PreparedRun } from './run-setup.ts';
 
@@ -27,6 +28,8 @@ export function startRun(ctx: RunContext, prepared: PreparedRun, logFile: string
     at: ctx.now(),
   });
   for (const message of prepared.notices) emit({ type: 'notice', level: 'info', message });
+  // Guidance sent before the run started goes to its first prompt; older stops and pauses do not apply.
+  consumeControl(ctx, { atStart: true });
   if (!prepared.resumed) for (const e of state.pending_events) ctx.publish(e, null);
   // The last iteration decided to stop, and Ralph died before it could: end the run the same way,
   // without another agent call.

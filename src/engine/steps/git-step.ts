@@ -24,9 +24,16 @@ export function requireClean(config: RalphConfig): boolean {
   return config.git.require_clean ?? config.git.commit;
 }
 
-function listFiles(paths: readonly string[]): string {
+export function listFiles(paths: readonly string[]): string {
   const shown = paths.slice(0, 5).join(', ');
   return paths.length > 5 ? `${shown}, … (+${paths.length - 5} more)` : shown;
+}
+
+/** The files a commit would take now (Ralph's runtime files excluded). */
+export async function uncommittedFiles(workspace: string): Promise<string[]> {
+  return (await workingTreeChanges(workspace, { exclude: await runtimeExcludes(workspace) })).map(
+    (c) => c.path,
+  );
 }
 
 /** The message for a tree with uncommitted changes, or undefined when it is clean. */

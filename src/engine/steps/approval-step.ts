@@ -1,0 +1,115 @@
+import { type ApprovalPointName, approvalPoints } from '../../config/schema.ts';
+import type { IterationRecord } from '../../observe/events.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { queueGuidance } from './control-step.ts';
+import { listFiles, uncommittedFiles } from './git-step.ts';
+import { askHuman, humanTimeoutMessage } from './human-wait.ts';
+
+export type ApprovalEntry = NonNullable<IterationRecord['approvals']>[number];
+
+/** How a review point ended: go on, or not (the reason is queued as the next iteration's feedback). */
+export type ApprovalResult =
+  | { ok: true; entry: ApprovalEntry | undefined }
+  | { ok: false; reason: string; entry: ApprovalEntry | undefined };
+
+const LABEL: Record<ApprovalPointName, string> = {
+  before_commit: 'the commit',
+  before_push: 'the push',
+  before_complete: 'completion',
+};
+
+/**
+ * A review point of `gates.approval` (seed 002's "human review points"): waits for `ralph approve`
+ * or `ralph reject "why"`. A rejection's reason becomes the next prompt's feedback; no answer in
+ * time follows `human.on_timeout` (`continue` goes on, `stop` ends the run at the next boundary).
+ */
+export async function reviewPoint(
+  ctx: RunContext,
+  point: ApprovalPointName,
+  iteration: number,
+  text: string,
+): Promise<ApprovalResult> {
+  if (!approvalPoints(ctx.config).includes(point)) return { ok: true, entry: undefined };
+  const outcome = await askHuman(ctx, { kind: 'approval', text, point });
+  const r = outcome.record;
+  const entry: ApprovalEntry = {
+    point,
+    id: r.id,
+    answer: r.answer ?? '',
+    by: r.by ?? 'withdrawn',
+    ...(r.reason ? { reason: r.reason } : {}),
+  };
+  if (outcome.kind === 'abandoned')
+    return { ok: false, reason: `the run was stopped while waiting for approval of ${LABEL[point]}`, entry };
+  if (outcome.kind === 'timeout') {
+    if (ctx.config.human.on_timeout === 'continue') return { ok: true, entry };
+    ctx.state.human_timeout = humanTimeoutMessage(
+      ctx,
+      `the approval of ${LABEL[point]} in iteration ${iteration}`,
+    );
+    return { ok: false, reason: ctx.state.human_timeout, entry };
+  }
+  if (r.answer === 'approve') return { ok: true, entry };
+  const reason = r.reason ?? '(no reason given)';
+  queueGuidance(ctx.state, {
+    id: r.id,
+    kind: 'rejection',
+    text: `A human rejected ${LABEL[point]} of iteration ${iteration}: ${reason}`,
+    source: r.by ?? 'cli',
+  });
+  return { ok: false, reason, entry };
+}
+
+/**
+ * The `before_commit` review point, asked only when there is something to commit. Rejected (or not
+ * approved in time), the changes stay in the tree uncommitted and the next iteration builds on them.
+ */
+export async function approveCommit(
+  ctx: RunContext,
+  number: number,
+  approvals: ApprovalEntry[],
+): Promise<boolean> {
+  const files = await uncommittedFiles(ctx.options.workspace);
+  if (files.length === 0) return true;
+  const review = await reviewPoint(
+    ctx,
+    'before_commit',
+    number,
+    `Commit the changes of iteration ${number} (${files.length} file(s): ${listFiles(files)})?`,
+  );
+  if (review.entry) approvals.push(review.entry);
+  ctx.state.uncommitted_changes = !review.ok;
+  return review.ok;
+}
+
+/** The `before_push` review point; rejected, the commits stay local until a later push. */
+export async function approvePush(
+  ctx: RunContext,
+  number: number,
+  approvals: ApprovalEntry[],
+): Promise<boolean> {
+  const review = await reviewPoint(
+    ctx,
+    'before_push',
+    number,
+    `Push the commits of iteration ${number} to ${ctx.config.git.remote}?`,
+  );
+  if (review.entry) approvals.push(review.entry);
+  return review.ok;
+}
+
+/** The `before_complete` review point: what blocks completion (nothing once a human approved). */
+export async function approveCompletion(
+  ctx: RunContext,
+  number: number,
+  approvals: ApprovalEntry[],
+): Promise<string[]> {
+  const review = await reviewPoint(
+    ctx,
+    'before_complete',
+    number,
+    `Iteration ${number} says the work is complete. Accept completion?`,
+  );
+  if (review.entry) approvals.push(review.entry);
+  return review.ok ? [] : [`a human did not accept completion: ${review.reason}`];
+}

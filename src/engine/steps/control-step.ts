@@ -1,0 +1,95 @@
+import { statSync } from 'node:fs';
+import { type InboxCommand, readInbox } from '../../human/control-files.ts';
+import type { LoopState, QueuedGuidance } from '../../state/loop-state.ts';
+import type { RunContext } from '../context/run-context.ts';
+
+/** Consumed ids kept in state.json: enough to recognise a replayed inbox, bounded in size. */
+const MAX_CONSUMED = 500;
+
+/** Kinds the loop acts on; answers and approvals are settled in questions.jsonl by their writer. */
+const AT_START_KEPT = new Set(['guidance']);
+
+/**
+ * Reads the commands the loop has not consumed yet and applies them to the state, which is then
+ * saved with their ids in one write (a crash re-reads them, never applies one twice). At the start
+ * of a session only guidance is kept: a stop or pause sent to an earlier session is not replayed.
+ * Returns whether one of them asked to kill the agent now.
+ */
+export function consumeControl(ctx: RunContext, opts: { atStart?: boolean } = {}): { stopNow: boolean } {
+  const { state } = ctx;
+  const control = state.control ?? { offset: 0, consumed: [] };
+  const read = readInbox(ctx.paths.inbox, control.offset);
+  if (read.nextOffset === control.offset && read.commands.length === 0) return { stopNow: false };
+  const seen = new Set(control.consumed);
+  let stopNow = false;
+  for (const command of read.commands) {
+    if (seen.has(command.id)) continue;
+    seen.add(command.id);
+    control.consumed.push(command.id);
+    announce(ctx, command);
+    if (opts.atStart && !AT_START_KEPT.has(command.kind)) continue;
+    stopNow = apply(ctx, command) || stopNow;
+  }
+  if (read.malformed > 0)
+    ctx.emit({
+      type: 'notice',
+      level: 'warn',
+      message: `${read.malformed} line(s) of ${ctx.paths.inbox} are not commands; skipped (write them with \`ralph tell\`, \`ralph stop\` …)`,
+    });
+  control.offset = read.nextOffset;
+  if (control.consumed.length > MAX_CONSUMED)
+    control.consumed.splice(0, control.consumed.length - MAX_CONSUMED);
+  state.control = control;
+  ctx.persist({ fsync: false });
+  return { stopNow };
+}
+
+function announce(ctx: RunContext, c: InboxCommand): void {
+  ctx.emit({
+    type: 'control.received',
+    iteration: ctx.state.current?.number ?? ctx.state.iterations,
+    id: c.id,
+    kind: c.kind,
+    text: c.text,
+    ref: c.ref,
+    source: c.source,
+  });
+}
+
+/** Applies one command to the state; true when it asks to kill the running agent. */
+function apply(ctx: RunContext, c: InboxCommand): boolean {
+  const { state } = ctx;
+  switch (c.kind) {
+    case 'guidance':
+      if (c.text) queueGuidance(state, { id: c.id, kind: 'guidance', text: c.text, source: c.source });
+      return false;
+    case 'stop':
+      state.stop_requested = true;
+      return false;
+    case 'stop_now':
+      state.stop_requested = true;
+      return true;
+    case 'pause':
+      state.paused = true;
+      return false;
+    case 'resume':
+      state.paused = false;
+      return false;
+    default:
+      return false;
+  }
+}
+
+/** Queues what a human said for the next prompt (guidance, an answer, a rejection's reason). */
+export function queueGuidance(state: LoopState, entry: QueuedGuidance): void {
+  state.guidance = [...(state.guidance ?? []), entry];
+}
+
+/** True when the inbox holds bytes the loop has not read (cheap: one stat). */
+export function controlPending(ctx: RunContext): boolean {
+  try {
+    return statSync(ctx.paths.inbox).size !== (ctx.state.control?.offset ?? 0);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,105 @@
+import { statSync } from 'node:fs';
+import { appendJsonLine, type QuestionRecord, readQuestions } from '../../human/control-files.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { humanTimeoutMessage } from './human-wait.ts';
+
+export interface QuestionWatch {
+  /** Reads the questions file if it changed; announces new questions and their answers. */
+  poll(): void;
+  /** True while a question the agent asked waits for a human (its idle timeout is then suspended). */
+  waiting(): boolean;
+  /** Ids of the questions the agent asked during the iteration. */
+  asked(): string[];
+  /** The agent is gone: questions it left open are withdrawn (nobody waits for their answer). */
+  close(): void;
+}
+
+/**
+ * Watches `control/questions.jsonl` while the agent runs, for the questions it asks with `ralph ask`:
+ * the state says `waiting_for_human` while one is open, and each question and answer is an event
+ * (console, TUI, dashboard, notifications).
+ */
+export function createQuestionWatch(ctx: RunContext, iteration: number): QuestionWatch {
+  const { state } = ctx;
+  const seen = new Map<string, boolean>();
+  let size = -1;
+  let open = 0;
+  let latest: QuestionRecord[] = [];
+  const announce = (q: QuestionRecord) => {
+    ctx.emit({
+      type: 'human.question',
+      iteration,
+      id: q.id,
+      kind: q.kind,
+      text: q.text,
+      options: q.options,
+      point: q.point,
+      expiresAt: q.expires_at ?? null,
+    });
+  };
+  const settle = (q: QuestionRecord) => {
+    ctx.emit({
+      type: 'human.answered',
+      iteration,
+      id: q.id,
+      kind: q.kind,
+      answer: q.answer ?? '',
+      by: q.by ?? 'timeout',
+      reason: q.reason,
+    });
+    if (q.by === 'timeout' && ctx.config.human.on_timeout === 'stop')
+      state.human_timeout = humanTimeoutMessage(ctx, `question ${q.id} of iteration ${iteration}`);
+  };
+  return {
+    poll: () => {
+      let now: number;
+      try {
+        now = statSync(ctx.paths.questions).size;
+      } catch {
+        return;
+      }
+      if (now === size) return;
+      size = now;
+      const mine = [...readQuestions(ctx.paths.questions).values()].filter(
+        (q) => q.kind === 'question' && q.run_id === state.run_id && q.iteration === iteration,
+      );
+      for (const q of mine) {
+        const wasAnswered = seen.get(q.id);
+        if (wasAnswered === undefined) announce(q);
+        if (q.answered && wasAnswered !== true) settle(q);
+        seen.set(q.id, q.answered === true);
+      }
+      const openNow = mine.filter((q) => !q.answered);
+      latest = openNow;
+      if (openNow.length > 0 !== open > 0) {
+        state.status = openNow.length > 0 ? 'waiting_for_human' : 'running';
+        const first = openNow[0];
+        state.waiting_for = first
+          ? { id: first.id, kind: 'question', text: first.text, expires_at: first.expires_at ?? null }
+          : null;
+        ctx.persist({ fsync: false });
+        if (openNow.length === 0) ctx.emit({ type: 'loop.resumed', iteration, from: 'waiting_for_human' });
+      }
+      open = openNow.length;
+    },
+    waiting: () => open > 0,
+    asked: () => [...seen.keys()],
+    close() {
+      this.poll();
+      for (const q of latest)
+        appendJsonLine(ctx.paths.questions, {
+          ...q,
+          answered: true,
+          answer: '',
+          by: 'withdrawn',
+          answered_at: new Date(ctx.now()).toISOString(),
+        });
+      if (latest.length > 0 || state.status === 'waiting_for_human') {
+        latest = [];
+        open = 0;
+        state.status = 'running';
+        state.waiting_for = null;
+      }
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import {
+  type ApprovalPoint,
+  appendJsonLine,
+  newId,
+  type QuestionRecord,
+  readQuestions,
+} from './control-files.ts';
+
+export interface AskInput {
+  questionsFile: string;
+  kind: QuestionRecord['kind'];
+  text: string;
+  options?: string[] | undefined;
+  point?: ApprovalPoint | undefined;
+  runId: string | null;
+  iteration: number | null;
+  /** No answer after this long: the question is settled by `timeout` (0 or undefined: wait on). */
+  timeoutMs?: number | undefined;
+  /** What a question settled by timeout answers (an approval settled by timeout says `timeout`). */
+  defaultAnswer: string;
+  signal?: AbortSignal | undefined;
+  /** Checked at every poll: true gives up the wait (e.g. the loop was told to stop). */
+  giveUp?: (() => boolean) | undefined;
+  /** Called once the question is written, before the wait. */
+  onAsked?: ((q: QuestionRecord) => void) | undefined;
+  pollMs?: number | undefined;
+  now?: (() => number) | undefined;
+}
+
+export type AskOutcome =
+  | { kind: 'answered'; record: QuestionRecord }
+  | { kind: 'timeout'; record: QuestionRecord }
+  | { kind: 'abandoned'; record: QuestionRecord };
+
+/** Writes a question (or approval) and waits for its answer, the timeout, or the caller giving up. */
+export async function ask(input: AskInput): Promise<AskOutcome> {
+  const now = input.now ?? Date.now;
+  const timeoutMs = input.timeoutMs ?? 0;
+  const question: QuestionRecord = {
+    id: newId(input.kind === 'question' ? 'q' : 'a'),
+    ts: new Date(now()).toISOString(),
+    kind: input.kind,
+    text: input.text,
+    ...(input.options && input.options.length > 0 ? { options: input.options } : {}),
+    ...(input.point ? { point: input.point } : {}),
+    run_id: input.runId,
+    iteration: input.iteration,
+    expires_at: timeoutMs > 0 ? now() + timeoutMs : null,
+  };
+  appendJsonLine(input.questionsFile, question);
+  input.onAsked?.(question);
+  return waitForAnswer(input, question);
+}
+
+/** Polls the questions file until the question is answered (first answer wins), times out or is given up. */
+export function waitForAnswer(input: AskInput, question: QuestionRecord): Promise<AskOutcome> {
+  const now = input.now ?? Date.now;
+  const pollMs = input.pollMs ?? 200;
+  return new Promise((resolve) => {
+    const check = () => {
+      const record = readQuestions(input.questionsFile).get(question.id);
+      if (record?.answered)
+        return resolve({ kind: record.by === 'timeout' ? 'timeout' : 'answered', record });
+      if (input.signal?.aborted || input.giveUp?.()) {
+        // Withdrawn, so nobody answers a question nothing waits for any more.
+        const withdrawn: QuestionRecord = {
+          ...question,
+          answered: true,
+          answer: '',
+          by: 'withdrawn',
+          answered_at: new Date(now()).toISOString(),
+        };
+        appendJsonLine(input.questionsFile, withdrawn);
+        return resolve({ kind: 'abandoned', record: withdrawn });
+      }
+      if (question.expires_at != null && now() >= question.expires_at) {
+        const settled: QuestionRecord = {
+          ...question,
+          answered: true,
+          answer: question.kind === 'question' ? input.defaultAnswer : 'timeout',
+          by: 'timeout',
+          answered_at: new Date(now()).toISOString(),
+        };
+        appendJsonLine(input.questionsFile, settled);
+        // A human who answered in the same instant wins: read back what the file settled on.
+        const final = readQuestions(input.questionsFile).get(question.id) ?? settled;
+        return resolve({ kind: final.by === 'timeout' ? 'timeout' : 'answered', record: final });
+      }
+      setTimeout(check, pollMs);
+    };
+    check();
+  });
+}

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { appendLine } from '../state/append-line.ts';
+
+/** What a command in `control/inbox.jsonl` asks of the loop (DESIGN.md §5). */
+export const INBOX_KINDS = [
+  'stop',
+  'stop_now',
+  'pause',
+  'resume',
+  'guidance',
+  'answer',
+  'approve',
+  'reject',
+] as const;
+export type InboxKind = (typeof INBOX_KINDS)[number];
+
+/** Who wrote a command or answered a question. */
+export type ControlSource = 'cli' | 'tui' | 'dashboard' | 'fleet' | 'agent' | 'timeout' | 'withdrawn';
+
+/** One line of `control/inbox.jsonl`; the loop consumes each id once. */
+export interface InboxCommand {
+  id: string;
+  ts: string;
+  kind: InboxKind;
+  text?: string | undefined;
+  /** The question or approval an answer/approve/reject is for. */
+  ref?: string | undefined;
+  source: ControlSource;
+}
+
+/** Where a loop waits for a human's approval (`gates.approval`). */
+export type ApprovalPoint = 'before_commit' | 'before_push' | 'before_complete';
+
+/** One line of `control/questions.jsonl`; a later line with the same id (the answer) supersedes it. */
+export interface QuestionRecord {
+  id: string;
+  ts: string;
+  kind: 'question' | 'approval';
+  text: string;
+  options?: string[] | undefined;
+  run_id: string | null;
+  iteration: number | null;
+  /** For an approval: the review point that asked. */
+  point?: ApprovalPoint | undefined;
+  /** When an unanswered question gives up (epoch ms), or null for no time limit. */
+  expires_at?: number | null | undefined;
+  answered?: boolean | undefined;
+  /** The answer's text; for an approval, `approve` or `reject`. */
+  answer?: string | undefined;
+  /** An approval's rejection reason. */
+  reason?: string | undefined;
+  by?: ControlSource | undefined;
+  answered_at?: string | undefined;
+}
+
+/** A short random id with a kind prefix (`q-1a2b3c4d`), unique enough for one workspace. */
+export function newId(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Appends one JSON line, creating `control/` first. */
+export function appendJsonLine(path: string, value: object): void {
+  mkdirSync(dirname(path), { recursive: true });
+  appendLine(path, JSON.stringify(value));
+}
+
+function isInboxCommand(v: unknown): v is InboxCommand {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as Record<string, unknown>;
+  return (
+    typeof o.id === 'string' &&
+    typeof o.kind === 'string' &&
+    (INBOX_KINDS as readonly string[]).includes(o.kind) &&
+    (o.text === undefined || typeof o.text === 'string') &&
+    (o.ref === undefined || typeof o.ref === 'string')
+  );
+}
+
+export interface InboxRead {
+  commands: InboxCommand[];
+  /** Byte offset after the last complete line read. */
+  nextOffset: number;
+  /** Lines that were not a command (kept in the file, skipped). */
+  malformed: number;
+}
+
+/**
+ * The complete lines of the inbox after `offset`. A torn last line (a writer mid-append) is left
+ * for the next read; a file shorter than the offset (replaced or truncated) is read from the start,
+ * and the consumed ids keep its commands from running twice.
+ */
+export function readInbox(path: string, offset: number): InboxRead {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return { commands: [], nextOffset: 0, malformed: 0 };
+  }
+  const start = size < offset ? 0 : offset;
+  if (size === start) return { commands: [], nextOffset: start, malformed: 0 };
+  const fd = openSync(path, 'r');
+  const buf = Buffer.alloc(size - start);
+  try {
+    readSync(fd, buf, 0, buf.length, start);
+  } finally {
+    closeSync(fd);
+  }
+  const end = buf.lastIndexOf(0x0a);
+  if (end < 0) return { commands: [], nextOffset: start, malformed: 0 };
+  const commands: InboxCommand[] = [];
+  let malformed = 0;
+  for (const line of buf.subarray(0, end).toString('utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const parsed: unknown = JSON.parse(line);
+      if (isInboxCommand(parsed)) commands.push(parsed);
+      else malformed++;
+    } catch {
+      malformed++;
+    }
+  }
+  return { commands, nextOffset: start + end + 1, malformed };
+}
+
+/** Every question and approval by id, each as its newest line says (answers supersede questions). */
+export function readQuestions(path: string): Map<string, QuestionRecord> {
+  const byId = new Map<string, QuestionRecord>();
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return byId;
+  }
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const q = JSON.parse(line) as QuestionRecord;
+      if (typeof q?.id !== 'string' || typeof q.text !== 'string') continue;
+      // The first answer wins: a second one (two terminals, or a human racing the timeout) is ignored.
+      const known = byId.get(q.id);
+      if (!known?.answered) byId.set(q.id, { ...known, ...q });
+    } catch {
+      // A torn line from a crash mid-append: skipped.
+    }
+  }
+  return byId;
+}
+
+/** The questions and approvals nobody has answered yet, oldest first. */
+export function openQuestions(path: string, runId?: string): QuestionRecord[] {
+  return [...readQuestions(path).values()].filter(
+    (q) => !q.answered && (runId === undefined || q.run_id === null || q.run_id === runId),
+  );
+}

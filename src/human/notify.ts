@@ -1,0 +1,166 @@
+import { spawn } from 'node:child_process';
+import type { NotifyKind, RalphConfig } from '../config/schema.ts';
+import type { LoopEvent } from '../observe/events.ts';
+
+/** The JSON document a notification carries (stdin of `notify.command`, body of the webhook). */
+export interface Notification {
+  kind: NotifyKind;
+  run_id: string | null;
+  workspace: string;
+  message: string;
+  at: string;
+  /** The event's own fields (stop reason, question id, park end …). */
+  detail: Record<string, unknown>;
+}
+
+export interface NotifierOptions {
+  notify: RalphConfig['notify'];
+  workspace: string;
+  env: NodeJS.ProcessEnv;
+  /** A delivery that failed for good (never thrown: notifications never stop the loop). */
+  onProblem: (message: string) => void;
+  /** Webhook attempts and the pause before each retry (ms). */
+  retryDelaysMs?: readonly number[];
+  commandTimeoutMs?: number;
+  fetchImpl?: typeof fetch;
+}
+
+export interface Notifier {
+  listener: (event: LoopEvent) => void;
+  /** Waits (at most `ms`) for deliveries in flight, e.g. the `stopped` notification at the end. */
+  flush(ms: number): Promise<void>;
+}
+
+/** What an event is worth telling a human about, or undefined. */
+export function notificationOf(
+  event: LoopEvent,
+  runId: string | null,
+  workspace: string,
+  now: Date,
+): Notification | undefined {
+  const base = { run_id: runId, workspace, at: now.toISOString() };
+  switch (event.type) {
+    case 'loop.finished':
+      return {
+        kind: 'stopped',
+        ...base,
+        message: `${event.stopReason}: ${event.message}`,
+        detail: { stop_reason: event.stopReason, exit_code: event.exitCode, iterations: event.iterations },
+      };
+    case 'human.question':
+      return {
+        kind: event.kind === 'approval' ? 'approval' : 'question',
+        ...base,
+        message: event.text,
+        detail: { id: event.id, options: event.options ?? null, point: event.point ?? null },
+      };
+    case 'loop.parked':
+      // The first announcement of a park, not every minute's countdown.
+      if (!event.first) return undefined;
+      return { kind: 'parked', ...base, message: event.message, detail: { until: event.until } };
+    case 'loop.resumed':
+      return {
+        kind: 'resumed',
+        ...base,
+        message: `resumed after ${event.from}`,
+        detail: { from: event.from },
+      };
+    case 'limit.warning':
+      return {
+        kind: 'limit_warning',
+        ...base,
+        message: event.message,
+        detail: { limit: event.limit, percent: event.percent },
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** Delivers notifications to `notify.command` and `notify.webhook` in the background. */
+export function createNotifier(o: NotifierOptions): Notifier {
+  const inFlight = new Set<Promise<void>>();
+  let runId: string | null = null;
+  const track = (p: Promise<void>) => {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  };
+  const enabled = o.notify.command !== undefined || o.notify.webhook !== undefined;
+  return {
+    listener: (event) => {
+      if (event.type === 'loop.started') runId = event.runId;
+      if (!enabled) return;
+      const n = notificationOf(event, runId, o.workspace, new Date());
+      if (!n || !o.notify.on.includes(n.kind)) return;
+      if (o.notify.command) track(runCommand(o, o.notify.command, n));
+      if (o.notify.webhook) track(postWebhook(o, o.notify.webhook, n));
+    },
+    flush: async (ms) => {
+      if (inFlight.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        new Promise((r) => {
+          timer = setTimeout(r, ms);
+        }),
+      ]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+function runCommand(o: NotifierOptions, command: string, n: Notification): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', command], {
+      cwd: o.workspace,
+      env: {
+        ...o.env,
+        RALPH_NOTIFY_KIND: n.kind,
+        RALPH_NOTIFY_RUN_ID: n.run_id ?? '',
+        RALPH_NOTIFY_MESSAGE: n.message,
+        RALPH_NOTIFY_WORKSPACE: n.workspace,
+      },
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+      o.onProblem(`notify.command took longer than ${(o.commandTimeoutMs ?? 30_000) / 1000} s; killed`);
+    }, o.commandTimeoutMs ?? 30_000);
+    child.on('error', (e) => o.onProblem(`notify.command could not start: ${e.message}`));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0 && code !== null)
+        o.onProblem(`notify.command exited ${code} for a ${n.kind} notification`);
+      resolve();
+    });
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(`${JSON.stringify(n)}\n`);
+  });
+}
+
+async function postWebhook(o: NotifierOptions, url: string, n: Notification): Promise<void> {
+  const delays = o.retryDelaysMs ?? [1000, 3000];
+  const doFetch = o.fetchImpl ?? fetch;
+  let last = '';
+  for (let attempt = 0; attempt <= delays.length; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, delays[attempt - 1]));
+    try {
+      const res = await doFetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'ralph-notify' },
+        body: JSON.stringify(n),
+        signal: AbortSignal.timeout(5000),
+      });
+      if (res.ok) return;
+      last = `HTTP ${res.status}`;
+      // A client error will not get better by retrying (wrong URL, refused payload).
+      if (res.status >= 400 && res.status < 500 && res.status !== 429) break;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+  }
+  o.onProblem(`notify.webhook failed for a ${n.kind} notification: ${last}`);
+}

@@ -1,0 +1,175 @@
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { limitWarnings, WARN_AT_PERCENT } from '../../src/engine/decide/limit-warnings.ts';
+import type { Counters, Limits } from '../../src/engine/decide/limits.ts';
+import { ask } from '../../src/human/ask.ts';
+import { openQuestions, readInbox, readQuestions } from '../../src/human/control-files.ts';
+import { answerQuestion, settleApproval, tell } from '../../src/human/human-actions.ts';
+import { notificationOf } from '../../src/human/notify.ts';
+
+const dirs: string[] = [];
+function workspace(): string {
+  const d = mkdtempSync(join(tmpdir(), 'ralph-human-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('readInbox', () => {
+  it('reads complete lines only, skips junk, and restarts from 0 when the file shrank', () => {
+    const ws = workspace();
+    tell(ws, 'one', 'cli');
+    const inbox = join(ws, '.ralph', 'control', 'inbox.jsonl');
+    appendFileSync(inbox, 'not json\n{"id":"x","kind":"explode"}\n{"id":"torn","kind":"stop"');
+    const first = readInbox(inbox, 0);
+    expect(first.commands.map((c) => c.text)).toEqual(['one']);
+    expect(first.malformed).toBe(2);
+    appendFileSync(inbox, ',"source":"cli"}\n');
+    const second = readInbox(inbox, first.nextOffset);
+    expect(second.commands.map((c) => c.id)).toEqual(['torn']);
+    writeFileSync(inbox, '');
+    tell(ws, 'two', 'cli');
+    expect(readInbox(inbox, second.nextOffset).commands.map((c) => c.text)).toEqual(['two']);
+  });
+});
+
+describe('questions', () => {
+  it('the first answer wins, and a withdrawn or answered question is no longer open', async () => {
+    const ws = workspace();
+    const file = join(ws, '.ralph', 'control', 'questions.jsonl');
+    const waiting = ask({
+      questionsFile: file,
+      kind: 'question',
+      text: 'Which?',
+      options: ['a', 'b'],
+      runId: 'r1',
+      iteration: 1,
+      defaultAnswer: 'a',
+      pollMs: 10,
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(openQuestions(file)).toHaveLength(1);
+    expect(() => answerQuestion(ws, undefined, 'c', 'cli')).toThrow(/takes one of: "a", "b"/);
+    const answered = answerQuestion(ws, undefined, ' B ', 'dashboard');
+    expect(answered.answer).toBe('b');
+    expect(() => answerQuestion(ws, answered.id, 'a', 'cli')).toThrow(
+      /already answered \("b" by dashboard\)/,
+    );
+    const outcome = await waiting;
+    expect(outcome).toMatchObject({ kind: 'answered', record: { answer: 'b', by: 'dashboard' } });
+    expect(openQuestions(file)).toEqual([]);
+    expect(readQuestions(file).get(answered.id)?.answer).toBe('b');
+  });
+
+  it('times out with the default answer, and an approval needs a reason to be rejected', async () => {
+    const ws = workspace();
+    const file = join(ws, '.ralph', 'control', 'questions.jsonl');
+    const outcome = await ask({
+      questionsFile: file,
+      kind: 'question',
+      text: 'Still there?',
+      runId: null,
+      iteration: null,
+      timeoutMs: 30,
+      defaultAnswer: 'go on',
+      pollMs: 5,
+    });
+    expect(outcome).toMatchObject({ kind: 'timeout', record: { answer: 'go on', by: 'timeout' } });
+    const approval = ask({
+      questionsFile: file,
+      kind: 'approval',
+      text: 'Commit?',
+      runId: null,
+      iteration: 2,
+      defaultAnswer: '',
+      pollMs: 5,
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(() => settleApproval(ws, undefined, { approve: false, reason: ' ' }, 'cli')).toThrow(/say why/);
+    settleApproval(ws, undefined, { approve: false, reason: 'tests first' }, 'cli');
+    expect((await approval).record).toMatchObject({ answer: 'reject', reason: 'tests first' });
+  });
+});
+
+describe('limitWarnings', () => {
+  const counters = (o: Partial<Counters>): Counters => ({
+    iterations: 0,
+    elapsedMs: 0,
+    costUsd: 0,
+    tokens: 0,
+    consecutiveFailures: 0,
+    ...o,
+  });
+  const limits: Limits = {
+    maxIterations: 10,
+    maxRuntimeMs: undefined,
+    maxCostUsd: 4,
+    maxTokens: undefined,
+    maxConsecutiveFailures: 3,
+  };
+
+  it('warns once per threshold, at the highest reached', () => {
+    expect(limitWarnings(counters({ iterations: 4 }), limits, {})).toEqual([]);
+    expect(limitWarnings(counters({ iterations: 5, costUsd: 3.9 }), limits, {})).toEqual([
+      {
+        limit: 'iterations',
+        percent: 50,
+        message: '50 % of the iterations limit used (5 iterations of 10 iterations)',
+      },
+      { limit: 'cost', percent: 95, message: '95 % of the cost limit used ($3.90 of $4.00)' },
+    ]);
+    expect(limitWarnings(counters({ iterations: 7 }), limits, { iterations: 50 })).toEqual([]);
+  });
+
+  it('property: never repeats a threshold, never warns below 50 % or at the limit', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 10 }), { maxLength: 30 }), (steps) => {
+        const warned: Record<string, number> = {};
+        let iterations = 0;
+        const given: number[] = [];
+        for (const s of steps) {
+          iterations = Math.min(10, iterations + s);
+          for (const w of limitWarnings(counters({ iterations }), limits, warned)) {
+            expect(WARN_AT_PERCENT).toContain(w.percent);
+            expect(iterations / 10).toBeGreaterThanOrEqual(w.percent / 100);
+            expect(iterations).toBeLessThan(10);
+            warned[w.limit] = w.percent;
+            given.push(w.percent);
+          }
+        }
+        expect([...given].sort((a, b) => a - b)).toEqual(given);
+        expect(new Set(given).size).toBe(given.length);
+      }),
+    );
+  });
+});
+
+describe('notificationOf', () => {
+  it('maps the events worth a human’s attention, and only the first parked announcement', () => {
+    const at = new Date(0);
+    const parked = { type: 'loop.parked', iteration: 1, until: 5, remainingMs: 5, message: 'limit' } as const;
+    expect(notificationOf({ ...parked, first: true }, 'r', '/w', at)?.kind).toBe('parked');
+    expect(notificationOf({ ...parked, first: false }, 'r', '/w', at)).toBeUndefined();
+    expect(
+      notificationOf(
+        {
+          type: 'human.question',
+          iteration: 1,
+          id: 'a-1',
+          kind: 'approval',
+          text: 'Commit?',
+          expiresAt: null,
+        },
+        'r',
+        '/w',
+        at,
+      ),
+    ).toMatchObject({ kind: 'approval', message: 'Commit?', run_id: 'r' });
+    expect(notificationOf({ type: 'notice', level: 'info', message: 'x' }, 'r', '/w', at)).toBeUndefined();
+  });
+});
