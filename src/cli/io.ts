@@ -10,6 +10,8 @@ export interface CliIO {
   color: boolean;
   /** Asks the user a question when stdin and stdout are a terminal; undefined otherwise. */
   ask?: ((question: string) => Promise<string>) | undefined;
+  /** Both ends of the terminal, when stdin and stdout are one (the TUI needs both). */
+  terminal?: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream } | undefined;
 }
 
 /**
@@ -62,5 +64,9 @@ export function processIO(): CliIO {
     env: process.env,
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
     ask: process.stdin.isTTY && process.stdout.isTTY ? askOnTerminal : undefined,
+    terminal:
+      process.stdin.isTTY && process.stdout.isTTY
+        ? { stdin: process.stdin, stdout: process.stdout }
+        : undefined,
   };
 }

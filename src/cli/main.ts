@@ -8,6 +8,7 @@ import {
   configShowCommand,
   configValidateCommand,
 } from './config-command.ts';
+import { registerDashboardCommand } from './dashboard-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { registerDoctorCommand } from './doctor-command.ts';
 import { emitCommand } from './emit-command.ts';
@@ -92,9 +93,10 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .option('--max-cost <usd>', 'stop when the reported cost reaches this (exit 2)')
     .option('--completion-promise <text>', 'the line that ends the loop (default LOOP_COMPLETE)')
     .option('--set <key.path=value>', 'override any config value (repeatable)', collect, [] as string[])
+    .option('--dashboard', 'also serve the web dashboard while the loop runs (its URL is printed once)')
     .option(
       '--no-tui',
-      'plain line output; this version has no terminal UI yet, so output is always plain lines',
+      'plain lines instead of the terminal UI (the TUI is on by default on a terminal; -q, no TTY or TERM=dumb also turn it off)',
     )
     .addOption(new Option('-v, --verbose', 'stream the agent output').conflicts('quiet'))
     .addOption(new Option('-q, --quiet', 'print only the end summary'))
@@ -129,6 +131,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .action((opts) => setCode(stopCommand(opts, io)));
 
   registerHumanCommands(program, io, setCode);
+  registerDashboardCommand(program, io, setCode);
 
   const config = program.command('config').description('inspect and check ralph.yml');
   config

@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import type { Dashboard } from '../dashboard/server.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
 import { checklistCondition } from '../engine/decide/completion.ts';
 import { agentInvocation, configPromptParts, hatBackend } from '../engine/iteration/iteration-prompt.ts';
@@ -14,12 +15,15 @@ import { selectHat } from '../routing/select-hat.ts';
 import { markForcedStop } from '../state/force-stop.ts';
 import { readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
+import type { TuiHandle } from '../tui/start-tui.ts';
+import { openDashboard } from './dashboard-command.ts';
 import type { CliIO } from './io.ts';
 import { type RunFlags, resolveRun } from './resolve-run.ts';
 import { shellCommand } from './shell-quote.ts';
 
 export interface RunCommandFlags extends RunFlags {
   tui?: boolean | undefined;
+  dashboard?: boolean | undefined;
   verbose?: boolean | undefined;
   quiet?: boolean | undefined;
   resume?: boolean | undefined;
@@ -84,6 +88,9 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
   const verbosity: Verbosity = flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal';
   const reporter = createConsoleReporter({ out: io.out, err: io.err, verbosity, color: io.color });
   const controller = new AbortController();
+  let tui: TuiHandle | undefined;
+  // Ralph's own lines go to the TUI's events pane while it owns the screen.
+  const say = (text: string) => (tui ? tui.notice(text.trim(), 'warn') : io.err(text));
   let agentPid: number | undefined;
   let runId: string | undefined;
   let interrupts = 0;
@@ -91,7 +98,7 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
     interrupts++;
     if (interrupts === 1) {
       const why = signal === 'SIGINT' ? '' : ` (${signal})`;
-      io.err(
+      say(
         `\nralph: stopping${why} — killing the agent, finishing the iteration's record and saving state (Ctrl-C again to force)\n`,
       );
       controller.abort('interrupted');
@@ -102,6 +109,7 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
     // Gates and whatever the agent detached carry the run's mark.
     if (runId !== undefined) killMarkedNow({ runId });
     if (runId !== undefined) markForcedStop(ralphPaths(io.cwd), runId);
+    tui?.stop();
     io.err('ralph: forced stop — the run is saved as interrupted; continue with `ralph run --resume`\n');
     process.exit(ExitCode.interrupted);
   };
@@ -109,7 +117,24 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
   // otherwise keep working after Ralph is gone.
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   for (const s of signals) process.on(s, onSignal);
+  let dashboard: Dashboard | undefined;
   try {
+    if (flags.dashboard) dashboard = await openDashboard({}, io);
+    if (wantsTui(flags, io) && io.terminal) {
+      const { startTui } = await import('../tui/start-tui.ts');
+      const l = config.event_loop;
+      tui = await startTui({
+        workspace: io.cwd,
+        limits: {
+          maxCostUsd: l.max_cost_usd,
+          maxTokens: l.max_tokens,
+          maxRuntimeMs: l.max_runtime_seconds * 1000,
+        },
+        stdout: io.terminal.stdout,
+        stdin: io.terminal.stdin,
+        onInterrupt: () => onSignal('SIGINT'),
+      });
+    }
     const result = await runLoop({
       workspace: io.cwd,
       config,
@@ -122,13 +147,27 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
       onEvent: (event) => {
         if (event.type === 'loop.started') runId = event.runId;
         if (event.type === 'agent.spawned') agentPid = event.pid;
-        reporter(event);
+        if (!tui) return reporter(event);
+        tui.listener(event);
+        // The end summary goes to the normal screen, after the TUI gave it back.
+        if (event.type === 'loop.finished') {
+          tui.stop();
+          reporter(event);
+        }
       },
     });
     return result.exitCode;
   } finally {
+    tui?.stop();
+    await dashboard?.close();
     for (const s of signals) process.off(s, onSignal);
   }
+}
+
+/** The TUI runs when stdin and stdout are a terminal, unless --no-tui, -q or TERM=dumb. */
+function wantsTui(flags: RunCommandFlags, io: CliIO): boolean {
+  if (flags.tui === false || flags.quiet || !io.terminal) return false;
+  return io.env.TERM !== 'dumb';
 }
 
 /**

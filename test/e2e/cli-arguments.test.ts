@@ -48,11 +48,11 @@ describe('ralph run arguments', () => {
 });
 
 describe('ralph run --help', () => {
-  it('says what --no-tui does in this version: output is always plain lines', async () => {
+  it('says what --no-tui does: plain lines instead of the terminal UI', async () => {
     const r = await runRalph(['run', '--help'], workspace());
     expect(r.code).toBe(0);
     expect(r.stdout.replace(/\s+/g, ' ')).toContain(
-      '--no-tui plain line output; this version has no terminal UI yet',
+      '--no-tui plain lines instead of the terminal UI (the TUI is on by default on a terminal',
     );
   });
 });

@@ -9,6 +9,7 @@ export interface PtyRalph {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
   exited: Promise<{ exitCode: number; signal: number | undefined }>;
   kill(): void;
+  resize(cols: number, rows: number): void;
 }
 
 export async function startRalphPty(
@@ -16,6 +17,7 @@ export async function startRalphPty(
   cwd: string,
   env: NodeJS.ProcessEnv = {},
   size = { cols: 80, rows: 24 },
+  onData?: (data: string) => void,
 ): Promise<PtyRalph> {
   // Lazy: only the tests that need a terminal load the native module.
   const pty = await import('@lydell/node-pty');
@@ -29,6 +31,7 @@ export async function startRalphPty(
   const waiters = new Set<() => void>();
   term.onData((d) => {
     out += d;
+    onData?.(d);
     for (const w of waiters) w();
   });
   const exited = new Promise<{ exitCode: number; signal: number | undefined }>((resolve) =>
@@ -38,6 +41,7 @@ export async function startRalphPty(
     output: () => out,
     write: (data) => term.write(data),
     kill: () => term.kill(),
+    resize: (cols, rows) => term.resize(cols, rows),
     exited,
     waitFor(pattern, timeoutMs = 10_000) {
       return new Promise<void>((resolve, reject) => {

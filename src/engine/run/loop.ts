@@ -6,6 +6,7 @@ import { fileSystemError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
 import { createNotifier } from '../../human/notify.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
+import { createStreamFileSink, STREAM_FILE } from '../../observe/event-stream-file.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { createRunLogSink } from '../../observe/run-log.ts';
@@ -13,6 +14,7 @@ import { createStreamRedaction } from '../../observe/stream-redaction.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { recordInRegistry } from '../../state/run-registry.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
 import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/limits.ts';
 import { runIteration } from '../iteration/iteration.ts';
@@ -98,9 +100,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
   let log: ReturnType<typeof createRunLogSink>;
+  let stream: ReturnType<typeof createStreamFileSink>;
   try {
     log = createRunLogSink(logFile);
     mkdirSync(join(paths.runs, state.run_id), { recursive: true });
+    stream = createStreamFileSink(join(paths.runs, state.run_id, STREAM_FILE), now);
   } catch (error) {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
     const user = fileSystemError(error) ?? error;
@@ -134,6 +138,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   });
   const sinks = [
     log.listener,
+    stream.listener,
     notifier.listener,
     ...(diagnostics ? [diagnostics.listener] : []),
     ...(options.onEvent ? [options.onEvent] : []),
@@ -142,6 +147,18 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     for (const safe of redaction(event)) for (const sink of sinks) sink(safe);
   };
   const startIterations = state.iterations;
+  // The per-user list of workspaces where loops ran: what `ralph dashboard` shows.
+  const register = () =>
+    recordInRegistry(env, {
+      workspace: options.workspace,
+      run_id: state.run_id,
+      pid: process.pid,
+      started_at: state.started_at,
+      updated_at: new Date(now()).toISOString(),
+      status: state.status,
+      stop_reason: state.stop_reason,
+    });
+  register();
   const ctx = createRunContext({ options, paths, state, limits, inRepo, startProgress, redact, emit });
 
   let final: Stop | undefined;
@@ -160,10 +177,12 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       // an unfinished run unfinished: the next plain `ralph run` must not start over it.
       const stillUnfinished = prepared.resumedUnfinished === true && state.iterations === startIterations;
       finishRun(ctx, final ?? stop('error', 'the loop ended unexpectedly'), logFile, stillUnfinished);
+      register();
       // The `stopped` notification is delivered before the process ends (bounded: never hangs the exit).
       await notifier.flush(10_000);
     } finally {
       log.close();
+      stream.close();
       diagnostics?.close();
       lock.release();
     }

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import type { Command } from '@commander-js/extra-typings';
+import type { Dashboard } from '../dashboard/server.ts';
+import { UsageError } from '../errors.ts';
+import type { CliIO } from './io.ts';
+
+export interface DashboardFlags {
+  port?: string | undefined;
+  host?: string | undefined;
+  unsafeExpose?: boolean | undefined;
+  open?: boolean | undefined;
+}
+
+function portOf(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`--port expects 0–65535, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** Starts the dashboard (lazily loaded: hono only when asked for) and prints its URL once. */
+export async function openDashboard(flags: DashboardFlags, io: CliIO): Promise<Dashboard> {
+  const { startDashboard } = await import('../dashboard/server.ts');
+  const host = flags.host ?? '127.0.0.1';
+  const d = await startDashboard({
+    env: io.env,
+    host,
+    port: portOf(flags.port),
+    unsafeExpose: flags.unsafeExpose,
+  });
+  if (flags.unsafeExpose)
+    io.err(
+      `ralph: warning — the dashboard listens on ${host}: anyone who can reach it and has the URL can stop and steer your loops\n`,
+    );
+  io.err(`ralph dashboard: ${d.url}\n`);
+  if (flags.open) {
+    // The desktop's browser; nothing happens where there is none.
+    const child = spawn('xdg-open', [d.url], { stdio: 'ignore', detached: true });
+    child.on('error', () =>
+      io.err('ralph: could not open a browser (xdg-open); open the URL above yourself\n'),
+    );
+    child.unref();
+  }
+  return d;
+}
+
+/** `ralph dashboard`: serves until Ctrl-C. */
+export function registerDashboardCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {
+  program
+    .command('dashboard')
+    .description('a local web dashboard of every run on this machine (127.0.0.1, a random token per start)')
+    .option('--port <n>', 'port to listen on (default: a free one)')
+    .option('--host <address>', 'address to bind (default 127.0.0.1; others need --unsafe-expose)')
+    .option('--unsafe-expose', 'allow binding off loopback (prints a warning)')
+    .option('--open', 'open it in the browser')
+    .action(async (flags) => {
+      const d = await openDashboard(flags, io);
+      await new Promise<void>((resolve) => {
+        const done = () => resolve();
+        process.once('SIGINT', done);
+        process.once('SIGTERM', done);
+      });
+      await d.close();
+      setCode(0);
+    });
+}

@@ -1,0 +1,70 @@
+/**
+ * The dashboard's one small ES module (served as /app.js): live output over SSE, the live part of a
+ * run page re-fetched after each structural event, and the action buttons as same-origin POSTs.
+ */
+export const CLIENT_SCRIPT = `
+const live = document.getElementById('live');
+const output = document.getElementById('output');
+const flash = document.getElementById('flash');
+const key = live?.dataset.key;
+
+let refreshTimer;
+function refreshLive() {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(async () => {
+    const res = await fetch('/run/' + key + '/live', { credentials: 'same-origin' });
+    if (res.ok) live.innerHTML = await res.text();
+  }, 200);
+}
+
+if (output && key) {
+  const source = new EventSource('/run/' + key + '/stream');
+  source.onmessage = (m) => {
+    const { event } = JSON.parse(m.data);
+    // Every backend's parser turns its output into text and tool-call events (raw stream-json is noise).
+    if (event.type === 'agent.event' && event.event.type === 'text') output.textContent += event.event.text + '\\n';
+    else if (event.type === 'agent.event' && event.event.type === 'tool_call') output.textContent += '→ ' + event.event.name + '\\n';
+    else if (event.type === 'iteration.started') output.textContent += '── iteration ' + event.iteration + (event.hat ? ' · ' + event.hat : '') + ' ──\\n';
+    else if (event.type !== 'agent.event' && event.type !== 'agent.output' && event.type !== 'gate.output') refreshLive();
+    if (output.textContent.length > 200000) output.textContent = output.textContent.slice(-150000);
+    output.scrollTop = output.scrollHeight;
+  };
+}
+
+async function act(kind, id, text) {
+  const body = new URLSearchParams({ kind });
+  if (id) body.set('id', id);
+  if (text !== undefined) body.set('text', text);
+  const res = await fetch('/run/' + key + '/action', { method: 'POST', body, credentials: 'same-origin' });
+  const reply = await res.json().catch(() => ({ message: res.statusText }));
+  if (flash) {
+    flash.textContent = reply.message;
+    flash.style.color = res.ok ? '' : '#b3261e';
+  }
+  refreshLive();
+}
+
+document.addEventListener('click', (e) => {
+  const button = e.target.closest('button[data-action]');
+  if (!button) return;
+  const kind = button.dataset.action;
+  const id = button.dataset.id;
+  if (kind === 'guidance') {
+    const area = document.querySelector('textarea[name=guidance]');
+    act(kind, undefined, area.value).then(() => { area.value = ''; });
+  } else if (kind === 'answer') {
+    act(kind, id, document.querySelector('input[name=answer][data-for="' + id + '"]').value);
+  } else if (kind === 'reject') {
+    act(kind, id, document.querySelector('input[name=reason][data-for="' + id + '"]').value);
+  } else act(kind, id);
+});
+
+const runs = document.getElementById('runs');
+if (runs) setInterval(async () => {
+  const res = await fetch('/', { credentials: 'same-origin' });
+  if (!res.ok) return;
+  const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+  const fresh = doc.getElementById('runs');
+  if (fresh) runs.innerHTML = fresh.innerHTML;
+}, Number(runs.dataset.refresh) || 5000);
+`;

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { openQuestions, type QuestionRecord } from '../human/control-files.ts';
+import { STREAM_FILE, type StreamLine } from '../observe/event-stream-file.ts';
+import type { IterationRecord } from '../observe/events.ts';
+import { lockHolderAlive, readLock } from '../state/lock.ts';
+import { type LoopState, readLoopState } from '../state/loop-state.ts';
+import { ralphPaths } from '../state/paths.ts';
+import { type RegistryEntry, readRegistry } from '../state/run-registry.ts';
+
+/** How the dashboard groups runs. */
+export const GROUPS = ['running', 'waiting', 'paused', 'parked', 'idle', 'stopped', 'completed'] as const;
+export type Group = (typeof GROUPS)[number];
+
+export interface RunSummary {
+  key: string;
+  workspace: string;
+  runId: string;
+  group: Group;
+  /** What the group does not say: the stop reason and message, the park's end, the question. */
+  detail: string;
+  alive: boolean;
+  state: LoopState | undefined;
+  updatedAt: string;
+}
+
+/** A stable, URL-safe key for a workspace. */
+export function runKey(workspace: string): string {
+  return createHash('sha256').update(workspace).digest('hex').slice(0, 12);
+}
+
+function readState(workspace: string): LoopState | undefined {
+  try {
+    return readLoopState(ralphPaths(workspace).state);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a run stands, from its registry line, state.json and lock (pure apart from the reads). */
+export function summarize(entry: RegistryEntry, now: number): RunSummary {
+  const paths = ralphPaths(entry.workspace);
+  const state = readState(entry.workspace);
+  const lock = readLock(paths.lock);
+  const alive = lock !== undefined && lockHolderAlive(lock);
+  const base = {
+    key: runKey(entry.workspace),
+    workspace: entry.workspace,
+    runId: state?.run_id ?? entry.run_id,
+    alive,
+    state,
+    updatedAt: state?.updated_at ?? entry.updated_at,
+  };
+  if (!state) return { ...base, group: 'stopped', detail: 'no state.json (removed?)' };
+  if (alive) {
+    switch (state.status) {
+      case 'waiting_for_human':
+        return {
+          ...base,
+          group: 'waiting',
+          detail: state.waiting_for ? `${state.waiting_for.kind}: ${state.waiting_for.text}` : '',
+        };
+      case 'paused':
+        return { ...base, group: 'paused', detail: 'ralph resume goes on' };
+      case 'idle':
+        return { ...base, group: 'idle', detail: 'waiting for changes' };
+      default:
+        if (state.parked && state.parked.until > now)
+          return {
+            ...base,
+            group: 'parked',
+            detail: `${state.parked.message} — resumes in ${Math.ceil((state.parked.until - now) / 1000)} s`,
+          };
+        return {
+          ...base,
+          group: 'running',
+          detail: `iteration ${state.current?.number ?? state.iterations + 1}/${state.max_iterations}`,
+        };
+    }
+  }
+  if (state.status === 'completed') return { ...base, group: 'completed', detail: state.stop_message ?? '' };
+  if (state.stop_reason === null)
+    return { ...base, group: 'stopped', detail: 'crashed: the loop died (ralph run --resume continues it)' };
+  return { ...base, group: 'stopped', detail: `${state.stop_reason}: ${state.stop_message ?? ''}` };
+}
+
+export function listRuns(env: NodeJS.ProcessEnv, now = Date.now()): RunSummary[] {
+  return readRegistry(env).map((e) => summarize(e, now));
+}
+
+export function findRun(env: NodeJS.ProcessEnv, key: string): RunSummary | undefined {
+  const entry = readRegistry(env).find((e) => runKey(e.workspace) === key);
+  return entry ? summarize(entry, Date.now()) : undefined;
+}
+
+function runDir(workspace: string, runId: string): string {
+  return join(ralphPaths(workspace).runs, runId);
+}
+
+/** The run's iteration records (torn lines skipped). */
+export function readRecords(workspace: string, runId: string): IterationRecord[] {
+  try {
+    return readFileSync(join(runDir(workspace, runId), 'iterations.jsonl'), 'utf8')
+      .split('\n')
+      .flatMap((l) => {
+        try {
+          return l.trim() ? [JSON.parse(l) as IterationRecord] : [];
+        } catch {
+          return [];
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
+/** Stream lines from byte `offset` on (complete lines only), and the offset after them. */
+export function readStream(
+  workspace: string,
+  runId: string,
+  offset: number,
+): { lines: StreamLine[]; offset: number } {
+  const file = join(runDir(workspace, runId), STREAM_FILE);
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return { lines: [], offset };
+  }
+  if (size <= offset) return { lines: [], offset: Math.min(offset, size) };
+  const buf = Buffer.alloc(size - offset);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, buf, 0, buf.length, offset);
+  } finally {
+    closeSync(fd);
+  }
+  const end = buf.lastIndexOf(0x0a);
+  if (end < 0) return { lines: [], offset };
+  const lines: StreamLine[] = [];
+  for (const l of buf.subarray(0, end).toString('utf8').split('\n')) {
+    try {
+      if (l.trim()) lines.push(JSON.parse(l) as StreamLine);
+    } catch {}
+  }
+  return { lines, offset: offset + end + 1 };
+}
+
+/** Open questions and approvals of a workspace. */
+export function questionsOf(workspace: string): QuestionRecord[] {
+  return openQuestions(ralphPaths(workspace).questions);
+}
+
+/** The last `n` lines of the run's human log. */
+export function logTail(workspace: string, state: LoopState | undefined, n = 200): string {
+  if (!state) return '';
+  try {
+    return readFileSync(join(workspace, state.log_file), 'utf8').split('\n').slice(-n).join('\n');
+  } catch {
+    return '';
+  }
+}

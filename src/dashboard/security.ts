@@ -1,0 +1,83 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** The cookie that carries the token after the first visit (HttpOnly, SameSite=Strict). */
+export const TOKEN_COOKIE = 'ralph_dashboard';
+
+/** A fresh random token for one start of the dashboard. */
+export function newToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** Hosts that only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The cookie's value in a Cookie header, if present. */
+export function cookieToken(header: string | undefined): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === TOKEN_COOKIE) return value.join('=');
+  }
+  return undefined;
+}
+
+export interface RequestFacts {
+  method: string;
+  /** The Host header. */
+  host: string | undefined;
+  origin: string | undefined;
+  /** `?token=` of the URL. */
+  queryToken: string | undefined;
+  cookie: string | undefined;
+}
+
+export type Verdict =
+  | { ok: true; setCookie: boolean }
+  | { ok: false; status: 400 | 401 | 403 | 421; message: string };
+
+/**
+ * Whether a request may proceed (pure). Host must be one the server answers to (no DNS
+ * rebinding); the token must come with the URL (then a cookie is set) or the cookie; a request that
+ * changes state must be a POST from the dashboard's own origin.
+ */
+export function checkRequest(
+  r: RequestFacts,
+  o: { token: string; allowedHosts: readonly string[] },
+): Verdict {
+  if (!r.host || !o.allowedHosts.includes(r.host.toLowerCase()))
+    return { ok: false, status: 421, message: `unexpected Host ${JSON.stringify(r.host ?? '')}` };
+  const fromCookie = cookieToken(r.cookie);
+  const byQuery = r.queryToken !== undefined && sameSecret(r.queryToken, o.token);
+  const byCookie = fromCookie !== undefined && sameSecret(fromCookie, o.token);
+  if (!byQuery && !byCookie)
+    return {
+      ok: false,
+      status: 401,
+      message: 'the dashboard needs its token: open the URL `ralph dashboard` printed (it carries ?token=…)',
+    };
+  if (r.method !== 'GET' && r.method !== 'HEAD') {
+    if (r.method !== 'POST')
+      return { ok: false, status: 400, message: `method ${r.method} is not used here` };
+    // The page's own origin: one of the hosts the server answers to, over http.
+    if (r.origin === undefined || !o.allowedHosts.includes(r.origin.toLowerCase().replace(/^http:\/\//, '')))
+      return {
+        ok: false,
+        status: 403,
+        message: `cross-origin request refused (Origin ${JSON.stringify(r.origin ?? '')})`,
+      };
+  }
+  return { ok: true, setCookie: byQuery && !byCookie };
+}
+
+/** Host headers the server answers to, for a bind address and port. */
+export function allowedHosts(bindHost: string, port: number): string[] {
+  const names = isLoopback(bindHost) ? ['127.0.0.1', 'localhost', '[::1]'] : [bindHost];
+  return names.map((n) => `${n}:${port}`.toLowerCase());
+}

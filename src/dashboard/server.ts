@@ -1,0 +1,189 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { RalphError } from '../errors.ts';
+import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
+import type { StreamLine } from '../observe/event-stream-file.ts';
+import { CLIENT_SCRIPT } from './client-script.ts';
+import { layout, runLive, runPage, runsPage } from './pages.ts';
+import {
+  findRun,
+  listRuns,
+  logTail,
+  questionsOf,
+  type RunSummary,
+  readRecords,
+  readStream,
+} from './run-data.ts';
+import { allowedHosts, checkRequest, isLoopback, newToken, TOKEN_COOKIE } from './security.ts';
+
+export interface DashboardOptions {
+  env: NodeJS.ProcessEnv;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Binding off loopback needs this, and then prints a warning (DESIGN.md §5). */
+  unsafeExpose?: boolean;
+  token?: string;
+}
+
+export interface Dashboard {
+  /** The URL with the token (print it once; the browser keeps a cookie after the first visit). */
+  url: string;
+  origin: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+/** Structural events shown in the events table (agent output has its own pane). */
+const NOISY = new Set(['agent.output', 'agent.event', 'gate.output', 'prompt.assembled', 'agent.heartbeat']);
+
+function allLines(run: RunSummary): StreamLine[] {
+  return readStream(run.workspace, run.runId, 0).lines;
+}
+
+function liveHtml(run: RunSummary, lines: StreamLine[]): string {
+  return runLive(run, readRecords(run.workspace, run.runId), lines, questionsOf(run.workspace));
+}
+
+/** Builds the app (routes and the security check); exported for tests that drive it without a socket. */
+export function dashboardApp(o: { env: NodeJS.ProcessEnv; token: string; hosts: string[] }): Hono {
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    const verdict = checkRequest(
+      {
+        method: c.req.method,
+        host: c.req.header('host'),
+        origin: c.req.header('origin'),
+        queryToken: c.req.query('token'),
+        cookie: c.req.header('cookie'),
+      },
+      { token: o.token, allowedHosts: o.hosts },
+    );
+    if (!verdict.ok) return c.text(verdict.message, verdict.status);
+    if (verdict.setCookie) {
+      c.header('Set-Cookie', `${TOKEN_COOKIE}=${o.token}; HttpOnly; SameSite=Strict; Path=/`);
+      // The token leaves the address bar (and the history) at once.
+      if (c.req.method === 'GET') return c.redirect(new URL(c.req.url).pathname, 303);
+    }
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header(
+      'Content-Security-Policy',
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+    );
+    await next();
+  });
+  app.get('/app.js', (c) => c.body(CLIENT_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/', (c) => c.html(runsPage(listRuns(o.env))));
+  app.get('/run/:key', (c) => {
+    const run = findRun(o.env, c.req.param('key'));
+    if (!run) return c.html(layout('not found', '<p>No such run. <a href="/">All runs</a></p>'), 404);
+    const lines = allLines(run);
+    const topic = c.req.query('topic') ?? '';
+    const iteration = c.req.query('iteration') ?? '';
+    const events = lines
+      .filter(({ event: e }) => !NOISY.has(e.type))
+      .filter(({ event: e }) => !topic || JSON.stringify(e).includes(topic))
+      .filter(({ event: e }) => !iteration || ('iteration' in e && String(e.iteration) === iteration))
+      .reverse()
+      .slice(0, 500);
+    const prompts = lines.flatMap(({ event: e }) =>
+      e.type === 'prompt.assembled' ? [{ iteration: e.iteration, hat: e.hat, prompt: e.prompt }] : [],
+    );
+    return c.html(
+      runPage({
+        run,
+        live: liveHtml(run, lines),
+        events,
+        prompts,
+        log: logTail(run.workspace, run.state),
+        filter: { topic, iteration },
+      }),
+    );
+  });
+  app.get('/run/:key/live', (c) => {
+    const run = findRun(o.env, c.req.param('key'));
+    return run ? c.html(liveHtml(run, allLines(run))) : c.text('no such run', 404);
+  });
+  app.get('/run/:key/stream', (c) => {
+    const run = findRun(o.env, c.req.param('key'));
+    if (!run) return c.text('no such run', 404);
+    return streamSSE(c, async (stream) => {
+      let closed = false;
+      stream.onAbort(() => {
+        closed = true;
+      });
+      // The output so far, then every new line as it is written.
+      let offset = 0;
+      while (!closed) {
+        const next = readStream(run.workspace, run.runId, offset);
+        offset = next.offset;
+        for (const line of next.lines) await stream.writeSSE({ data: JSON.stringify(line) });
+        await stream.sleep(250);
+      }
+    });
+  });
+  app.post('/run/:key/action', async (c) => {
+    const run = findRun(o.env, c.req.param('key'));
+    if (!run) return c.json({ ok: false, message: 'no such run' }, 404);
+    const form = await c.req.parseBody();
+    const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : undefined);
+    const kind = field('kind');
+    const id = field('id');
+    const text = field('text') ?? '';
+    const ws = run.workspace;
+    try {
+      if (kind === 'guidance') tell(ws, text, 'dashboard');
+      else if (kind === 'answer') answerQuestion(ws, id, text, 'dashboard');
+      else if (kind === 'approve') settleApproval(ws, id, { approve: true }, 'dashboard');
+      else if (kind === 'reject') settleApproval(ws, id, { approve: false, reason: text }, 'dashboard');
+      else if (kind === 'stop' || kind === 'stop_now' || kind === 'pause' || kind === 'resume') {
+        if (!run.alive) return c.json({ ok: false, message: 'the loop is not running' }, 409);
+        sendCommand(ws, kind, 'dashboard');
+      } else return c.json({ ok: false, message: `unknown action ${JSON.stringify(kind ?? '')}` }, 400);
+    } catch (error) {
+      if (error instanceof RalphError) return c.json({ ok: false, message: error.message }, 409);
+      throw error;
+    }
+    return c.json({ ok: true, message: `${kind} sent` });
+  });
+  return app;
+}
+
+/** Starts the dashboard on `host:port` (127.0.0.1 unless told otherwise, with --unsafe-expose). */
+export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
+  if (!isLoopback(o.host) && !o.unsafeExpose)
+    throw new RalphError(
+      'usage',
+      `--host ${o.host} would expose the dashboard (and its stop/answer actions) beyond this machine; add --unsafe-expose if you mean it`,
+    );
+  const token = o.token ?? newToken();
+  let hosts: string[] = [];
+  let origin = '';
+  const app = new Hono();
+  // The real app needs the port, which is known once listening.
+  let inner: Hono | undefined;
+  app.all('*', (c) => (inner ? inner.fetch(c.req.raw) : c.text('starting', 503)));
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: o.port, hostname: o.host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const shown = o.host.includes(':') ? `[${o.host}]` : o.host;
+  hosts = allowedHosts(o.host, port);
+  origin = `http://${shown}:${port}`;
+  inner = dashboardApp({ env: o.env, token, hosts });
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    token,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // SSE clients keep connections open: end them.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}

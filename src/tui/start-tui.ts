@@ -1,0 +1,90 @@
+import { createElement } from 'react';
+import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
+import type { LoopEvent } from '../observe/events.ts';
+import { type TuiActions, TuiApp } from './tui-app.ts';
+import type { TuiLimits } from './tui-layout.ts';
+import { emptyModel, reduce } from './tui-model.ts';
+
+export interface TuiOptions {
+  workspace: string;
+  limits: TuiLimits;
+  stdout: NodeJS.WriteStream;
+  stdin: NodeJS.ReadStream;
+  /** Ctrl-C in the TUI (the terminal is in raw mode, so no SIGINT arrives). */
+  onInterrupt: () => void;
+  /** At most this many frames per second (the issue's ceiling is 10). */
+  fps?: number;
+}
+
+export interface TuiHandle {
+  /** A sink of the engine's event stream. */
+  listener: (event: LoopEvent) => void;
+  /** A line of Ralph's own (e.g. "stopping…") shown in the events pane instead of the console. */
+  notice: (text: string, level?: 'info' | 'warn') => void;
+  /** Restores the terminal (alternate screen off, cursor on). */
+  stop: () => void;
+}
+
+const ALT_SCREEN_ON = '\u001b[?1049h\u001b[?25l';
+const ALT_SCREEN_OFF = '\u001b[?25h\u001b[?1049l';
+
+/**
+ * Starts the terminal UI (loaded only when used: `ralph run` on a terminal without --no-tui/-q).
+ * It is a sink of the event stream plus a writer of the control inbox; it holds no other state.
+ */
+export async function startTui(o: TuiOptions): Promise<TuiHandle> {
+  const { render } = await import('ink');
+  const model = emptyModel();
+  let version = 0;
+  const notice = (message: string, level: 'info' | 'warn' = 'info') => {
+    reduce(model, { type: 'notice', level, message }, Date.now());
+    version++;
+  };
+  // A refused command (an answer not among the options, an approval already settled) is shown, not thrown.
+  const safely = (f: () => void) => {
+    try {
+      f();
+    } catch (error) {
+      notice((error as Error).message, 'warn');
+    }
+  };
+  const ws = o.workspace;
+  const actions: TuiActions = {
+    stop: () => safely(() => sendCommand(ws, 'stop', 'tui')),
+    stopNow: () => safely(() => sendCommand(ws, 'stop_now', 'tui')),
+    pause: () => safely(() => sendCommand(ws, 'pause', 'tui')),
+    resume: () => safely(() => sendCommand(ws, 'resume', 'tui')),
+    guide: (text) => safely(() => tell(ws, text, 'tui')),
+    answer: (id, text) => safely(() => answerQuestion(ws, id, text, 'tui')),
+    approve: (id) => safely(() => settleApproval(ws, id, { approve: true }, 'tui')),
+    reject: (id, reason) => safely(() => settleApproval(ws, id, { approve: false, reason }, 'tui')),
+    interrupt: o.onInterrupt,
+  };
+  o.stdout.write(ALT_SCREEN_ON);
+  const instance = render(
+    createElement(TuiApp, {
+      model,
+      limits: o.limits,
+      actions,
+      version: () => version,
+      frameMs: Math.round(1000 / (o.fps ?? 10)),
+      now: Date.now,
+    }),
+    { stdout: o.stdout, stdin: o.stdin, exitOnCtrlC: false, patchConsole: false, maxFps: o.fps ?? 10 },
+  );
+  let stopped = false;
+  return {
+    listener: (event) => {
+      reduce(model, event, Date.now());
+      version++;
+    },
+    notice,
+    stop: () => {
+      if (stopped) return;
+      stopped = true;
+      instance.unmount();
+      instance.cleanup();
+      o.stdout.write(ALT_SCREEN_OFF);
+    },
+  };
+}

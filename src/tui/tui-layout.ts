@@ -1,0 +1,123 @@
+import { formatCost, formatNumber, formatSpan } from '../observe/format.ts';
+import type { TuiModel } from './tui-model.ts';
+
+/** The limits the header's bars are drawn against (undefined: no bar). */
+export interface TuiLimits {
+  maxCostUsd: number | undefined;
+  maxTokens: number | undefined;
+  maxRuntimeMs: number | undefined;
+}
+
+// Escape sequences and control characters an agent prints would break the layout.
+const CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007|[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
+export function clean(text: string): string {
+  return text.replace(CONTROL, '').replace(/\t/g, '  ');
+}
+
+/** Cuts a line to `width` columns (code points; wide characters count as one, close enough). */
+export function clip(text: string, width: number): string {
+  const chars = [...text];
+  if (chars.length <= width) return text;
+  return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
+}
+
+/** Wraps one line into rows of at most `width` columns. */
+export function wrap(line: string, width: number): string[] {
+  const chars = [...clean(line)];
+  if (chars.length === 0) return [''];
+  const rows: string[] = [];
+  for (let i = 0; i < chars.length; i += Math.max(1, width)) rows.push(chars.slice(i, i + width).join(''));
+  return rows;
+}
+
+/**
+ * The rows of the output pane: the newest `height` rows after wrapping, `scroll` rows up from the
+ * bottom (0 follows the output).
+ */
+export function outputRows(m: TuiModel, width: number, height: number, scroll: number): string[] {
+  const lines = m.partial ? [...m.output, m.partial] : m.output;
+  const rows: string[] = [];
+  // Wrap from the end: only as many lines as can be shown are wrapped, however long the history.
+  for (let i = lines.length - 1; i >= 0 && rows.length < height + scroll; i--)
+    rows.unshift(...wrap(lines[i] as string, width));
+  // Scrolled past the top: the oldest rows stay in view.
+  const end = Math.max(Math.min(height, rows.length), rows.length - scroll);
+  return rows.slice(Math.max(0, end - height), end);
+}
+
+/** `▓▓▓░░░░░ 38%` */
+export function bar(used: number, max: number, width = 8): string {
+  const share = max > 0 ? Math.min(1, used / max) : 0;
+  const full = Math.round(share * width);
+  return `${'▓'.repeat(full)}${'░'.repeat(width - full)} ${Math.round(share * 100)}%`;
+}
+
+/** What the loop is doing, in a few words (the header's last part). */
+export function phaseText(m: TuiModel, now: number): string {
+  const p = m.phase;
+  switch (p.kind) {
+    case 'starting':
+      return 'starting';
+    case 'running':
+      return 'running';
+    case 'paused':
+      return 'PAUSED — p resumes';
+    case 'parked':
+      return `parked ${formatSpan(Math.max(0, p.until - now))} — ${p.message}`;
+    case 'idle':
+      return `idle — waiting for changes${p.watch.length ? ` in ${p.watch.join(', ')}` : ''}`;
+    case 'waiting':
+      return `WAITING FOR YOU — ${p.question.kind} ${p.question.id}`;
+    case 'finished':
+      return `stopped: ${p.reason}`;
+  }
+}
+
+/** The run's runtime now: it counts between iterations too (a pause or an idle wait is runtime). */
+export function runtimeOf(m: TuiModel, now: number): number {
+  return m.clockBase + (m.clockAt === null ? 0 : Math.max(0, now - m.clockAt));
+}
+
+/** The header's lines: who and where, then the counters against their limits. */
+export function headerLines(m: TuiModel, limits: TuiLimits, now: number, width: number): string[] {
+  const elapsed = runtimeOf(m, now);
+  const first = [
+    `ralph ${m.runId ?? ''}`.trim(),
+    m.backend,
+    m.branch,
+    m.hat ? `hat ${m.hat}` : undefined,
+    `iteration ${m.iteration}/${m.maxIterations}`,
+    formatSpan(elapsed),
+  ]
+    .filter((x) => x)
+    .join(' · ');
+  const used = m.tokens + m.iterationTokens;
+  const tokens =
+    limits.maxTokens !== undefined
+      ? `tokens ${formatNumber(used)} of ${formatNumber(limits.maxTokens)} ${bar(used, limits.maxTokens)}`
+      : `tokens ${formatNumber(used)}`;
+  const cost =
+    limits.maxCostUsd !== undefined
+      ? `cost ${formatCost(m.costUsd)} of ${formatCost(limits.maxCostUsd)} ${bar(m.costUsd, limits.maxCostUsd)}`
+      : `cost ${formatCost(m.costUsd)}`;
+  const runtime =
+    limits.maxRuntimeMs !== undefined
+      ? `runtime of ${formatSpan(limits.maxRuntimeMs)} ${bar(elapsed, limits.maxRuntimeMs)}`
+      : undefined;
+  const progress = m.progress ? `tasks ${m.progress.tasksDone}/${m.progress.tasksTotal}` : undefined;
+  const second = [tokens, cost, runtime, progress].filter((x) => x).join(' · ');
+  return [clip(first, width), clip(second, width), clip(phaseText(m, now), width)];
+}
+
+/** One row of the iterations pane: `#3 ✓ 12s 4.1k $0.02 3 files`. */
+export function iterationRow(r: TuiModel['iterations'][number], width: number): string {
+  const mark =
+    r.verdict === 'success' || r.verdict === 'complete' ? '✓' : r.verdict === 'failure' ? '✗' : '·';
+  const files = r.filesChanged === null ? '' : ` ${r.filesChanged}f`;
+  const cost = r.costUsd === null ? '' : ` ${formatCost(r.costUsd)}`;
+  return clip(
+    `#${r.iteration} ${mark} ${r.verdict} ${formatSpan(r.durationMs)} ${formatNumber(r.tokens)}t${cost}${files}`,
+    width,
+  );
+}

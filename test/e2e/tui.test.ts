@@ -1,0 +1,165 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRalphScreen } from '../helpers/screen.ts';
+import {
+  cleanupWorkspaces,
+  fakeConfig,
+  makeWorkspace,
+  ROOT,
+  readRecords,
+  readState,
+  runRalph,
+  waitFor,
+} from '../helpers/workspace.ts';
+
+afterEach(cleanupWorkspaces);
+
+const AGENT = [
+  'turns:',
+  '  - when: { iteration: 1 }',
+  '    do:',
+  '      - assistant: "Reading the code base for iteration {{iteration}}."',
+  '        usage: { input_tokens: 1000, output_tokens: 200 }',
+  '      - tool: { name: Bash, input: { command: "npm test" } }',
+  '      - run: "ralph ask \'Which database?\' --options postgres,sqlite > answer.txt"',
+  '      - result: { text: "done 1", cost_usd: 0.25, input_tokens: 1000, output_tokens: 200 }',
+  '  - do:',
+  '      - save_prompt: "p{{iteration}}.md"',
+  '      - assistant: "Iteration {{iteration}} at work."',
+  '      - sleep: 0.6',
+  '      - result: { text: "done {{iteration}}", cost_usd: 0.25, input_tokens: 1000, output_tokens: 200 }',
+].join('\n');
+
+function status(dir: string): string | undefined {
+  try {
+    return readState(dir).status;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps a screen as a test artifact (test-artifacts/, ignored by git). */
+function keep(name: string, rows: string[]): void {
+  const dir = join(ROOT, 'test-artifacts');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, name), `${rows.join('\n')}\n`);
+}
+
+describe('terminal UI (ralph run on a terminal)', () => {
+  it('shows header, output, events and iterations; answers, guides, pauses and stops from the keyboard', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 30, max_cost_usd: 20 })}`,
+      'fake-agent.yml': AGENT,
+    });
+    const t = await startRalphScreen(['run'], dir, {}, { cols: 100, rows: 30 });
+    // The agent asks: the TUI says so and `a` answers it.
+    let rows = await t.waitForScreen(/WAITING FOR YOU — question q-/);
+    const text = rows.join('\n');
+    expect(rows[0]).toMatch(/^ralph \d{8}-\d{6}-[0-9a-f]+ · fake · iteration 1\/30 · /);
+    expect(rows[1]).toMatch(/tokens 1,200 · cost \$0\.0000 of \$20\.00 ░+ 0%/);
+    expect(text).toContain('Reading the code base for iteration 1.');
+    expect(text).toContain('→ Bash');
+    expect(rows.at(-2)).toMatch(/question q-[0-9a-f]+: Which database\? \[postgres\|sqlite\] — a answers/);
+    keep('tui-waiting.txt', rows);
+    t.write('a');
+    await t.waitForScreen(/answer q-[0-9a-f]+: █/);
+    t.write('sqlite\r');
+    // The shell creates the file at once; the answer arrives when `ralph ask` returns.
+    await waitFor(() => readFileSync(join(dir, 'answer.txt'), 'utf8') === 'sqlite\n', 10_000, 'the answer');
+
+    // Guidance typed in the TUI reaches the next prompt.
+    await t.waitForScreen(/iteration 2\/30/);
+    t.write('g');
+    await t.waitForScreen(/guidance: █/);
+    t.write('prefer small commits\r');
+    await t.waitForScreen(/← guidance from tui: prefer small/);
+    // The prompt after the one running when it was sent carries it, exactly once.
+    const carrying = () =>
+      readdirSync(dir).filter(
+        (f) => /^p\d+\.md$/.test(f) && readFileSync(join(dir, f), 'utf8').includes('prefer small commits'),
+      );
+    await waitFor(() => carrying().length === 1, 15_000, 'a prompt with the guidance');
+
+    // p pauses before the next iteration, p again resumes.
+    t.write('p');
+    rows = await t.waitForScreen(/PAUSED — p resumes/);
+    expect(status(dir)).toBe('paused');
+    expect(rows.join('\n')).toMatch(/#\d+ ✓ success/);
+    keep('tui-paused.txt', rows);
+    t.write('?');
+    await t.waitForScreen(/q {2}stop after this iteration/);
+    t.write('x');
+    t.write('p');
+    await t.waitForScreen(/\brunning\b/);
+
+    // q stops after the iteration; the summary lands on the normal screen.
+    t.write('q');
+    const exit = await t.exited;
+    expect(exit.exitCode).toBe(0);
+    rows = await t.screen();
+    expect(rows.join('\n')).toContain('ralph: cancelled — stopped by `ralph stop`');
+    expect(readState(dir)).toMatchObject({ status: 'stopped', stop_reason: 'cancelled' });
+    expect(readRecords(dir)[0]?.questions).toHaveLength(1);
+  });
+
+  it('fits 80×24 and a resize to 120×30 and back; renders at most ~10 frames a second', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      // A flood of output: the TUI must not repaint per line.
+      'fake-agent.yml':
+        'turns:\n  - do:\n      - run: "for i in $(seq 1 4000); do echo line $i; done"\n      - sleep: 30\n',
+    });
+    const t = await startRalphScreen(['run'], dir);
+    let rows = await t.waitForScreen(/line 4000/);
+    expect(rows).toHaveLength(24);
+    expect(rows.every((r) => r.length <= 80)).toBe(true);
+    const before = t.writes();
+    await new Promise((r) => setTimeout(r, 1000));
+    // Quiet output: the clock alone repaints about once a second.
+    expect(t.writes() - before).toBeLessThanOrEqual(12);
+    t.resize(120, 30);
+    rows = await t.waitForScreen(/agent output {60,}events/);
+    expect(rows).toHaveLength(30);
+    t.resize(80, 24);
+    rows = await t.waitForScreen(/agent output {20,40}events/);
+    expect(rows.every((r) => r.length <= 80)).toBe(true);
+    t.write('Q');
+    expect((await t.exited).exitCode).toBe(0);
+  });
+
+  it('writes the same records and log with and without the TUI', async () => {
+    const script = [
+      'turns:',
+      '  - do:',
+      '      - assistant: "step {{iteration}}"',
+      '      - write: { path: "f{{iteration}}.txt", content: "x" }',
+      '      - result: { text: "ok {{iteration}}", cost_usd: 0.1, input_tokens: 10, output_tokens: 5 }',
+    ].join('\n');
+    const files = {
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 3 }),
+      'fake-agent.yml': script,
+    };
+    const plain = makeWorkspace(files);
+    const withTui = makeWorkspace(files);
+    expect((await runRalph(['run', '--no-tui'], plain)).code).toBe(2);
+    const t = await startRalphScreen(['run'], withTui);
+    expect((await t.exited).exitCode).toBe(2);
+    const volatile = new Set(['run_id', 'started_at', 'finished_at', 'duration_ms']);
+    const stable = (dir: string) =>
+      readRecords(dir).map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !volatile.has(k))));
+    expect(stable(withTui)).toEqual(stable(plain));
+    const log = (dir: string) => {
+      const logs = join(dir, '.ralph', 'logs');
+      return readFileSync(join(logs, readdirSync(logs)[0] as string), 'utf8')
+        .replace(/\d{4}-\d\d-\d\d[ T][\d:.]+Z?/g, 'T')
+        .replace(/\d{8}-\d{6}-[0-9a-f]+/g, 'RUN')
+        .replace(/\d+(\.\d+)?\s?(ms|s)\b/g, 'D')
+        .replaceAll(dir, 'WS');
+    };
+    expect(log(withTui)).toEqual(log(plain).replaceAll(plain, 'WS'));
+  });
+});

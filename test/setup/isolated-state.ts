@@ -1,0 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Every ralph the tests start records its runs in a registry of this temp directory, not in the
+ * registry of the person running the tests (`$XDG_STATE_HOME/ralph/runs.jsonl`).
+ */
+export default function setup(): () => void {
+  const dir = mkdtempSync(join(tmpdir(), 'ralph-test-state-'));
+  process.env.XDG_STATE_HOME = dir;
+  return () => rmSync(dir, { recursive: true, force: true });
+}
