@@ -13,6 +13,7 @@ import { demoCommand } from './demo-command.ts';
 import { registerDoctorCommand } from './doctor-command.ts';
 import { emitCommand } from './emit-command.ts';
 import { registerEventsCommand } from './events-command.ts';
+import { registerExplainCommand } from './explain-command.ts';
 import { registerHatsCommand } from './hats-command.ts';
 import { registerHumanCommands, stopCommand } from './human-commands.ts';
 import { registerInitCommands } from './init-command.ts';
@@ -132,6 +133,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
 
   registerHumanCommands(program, io, setCode);
   registerDashboardCommand(program, io, setCode);
+  registerExplainCommand(program, io, setCode);
 
   const config = program.command('config').description('inspect and check ralph.yml');
   config

@@ -68,6 +68,11 @@ export const eventLoopSchema = z.strictObject({
   required_events: z.array(z.string()).default([]),
   /** The agent's last line (or last event) saying this stops the loop as cancelled (exit 0, not completed). */
   cancellation_promise: z.string().min(1).optional(),
+  /**
+   * Stop `no_progress` after this many finished iterations in a row that changed no file, made no
+   * commit, moved no task or checklist item and published no event (0: never).
+   */
+  max_idle_iterations: z.int().min(0).default(5),
   /** `retry`: a timed-out iteration counts as a failure; `stop`: it is fatal (seed 002). */
   on_iteration_timeout: z.enum(['retry', 'stop']).default('retry'),
 });
@@ -173,6 +178,8 @@ export const completionSchema = z.strictObject({
   condition: z.enum(['all_tasks', 'milestone', 'promise']).optional(),
   /** The promise for `condition: promise` (default: event_loop.completion_promise). */
   promise: z.string().min(1).optional(),
+  /** Refuse completion from a run that changed no file and made no commit (default: git.commit). */
+  require_work: z.boolean().optional(),
 });
 
 export const contextSchema = z.strictObject({

@@ -22,6 +22,8 @@ export type StopReason =
   | 'auth_error'
   | 'interrupted'
   | 'cancelled'
+  /** event_loop.max_idle_iterations iterations in a row changed nothing. */
+  | 'no_progress'
   /** Nobody answered a question or approval in time and `human.on_timeout` is `stop`. */
   | 'human_timeout'
   | 'error';
@@ -45,6 +47,24 @@ export interface GateSummary {
   exit_code: number | null;
   timed_out: boolean;
   duration_ms: number;
+}
+
+/** The decisions of one iteration, with the values they were made on. */
+export interface IterationDecision {
+  route: { hat: string | null; backend: string; triggered_by: string[] };
+  /** Null when the iteration did not ask to complete. */
+  completion: { accepted: boolean; reasons: string[] } | null;
+  gates: { validate?: boolean; tests?: boolean };
+  /** Each limit: used and its maximum (null: none). */
+  limits: {
+    iterations: { used: number; max: number };
+    runtime_ms: { used: number; max: number | null };
+    cost_usd: { used: number; max: number | null };
+    tokens: { used: number; max: number | null };
+    consecutive_failures: { used: number; max: number };
+  };
+  /** The stop this iteration decided, if any. */
+  stop: { reason: string; message: string } | null;
 }
 
 /** One line of `.ralph/runs/<run-id>/iterations.jsonl`. */
@@ -90,6 +110,10 @@ export interface IterationRecord {
   guidance?: string[];
   /** Ids of the questions the agent asked (`ralph ask`) during the iteration. */
   questions?: string[];
+  /** What the iteration moved (no-progress rule): files (null: unknown), commit, tasks, events. */
+  progress?: { files: boolean | null; commit: boolean; tasks: boolean; events: boolean };
+  /** Why the loop did what it did after this iteration (`ralph explain` prints it). */
+  decision?: IterationDecision;
   /** Review points a human settled for this iteration (`gates.approval`). */
   approvals?: { point: string; id: string; answer: string; by: string; reason?: string }[];
 }

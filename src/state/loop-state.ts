@@ -134,6 +134,14 @@ export interface LoopState {
   uncommitted_changes?: boolean;
   /** A question or approval timed out with `human.on_timeout: stop`: the loop stops at the next boundary. */
   human_timeout?: string | null;
+  /** The work tree and tasks as the last iteration left them (no-progress rule, completion.require_work). */
+  progress_marks?: { tree: string | null; tasks: string };
+  /** Some iteration of this run changed files or committed. */
+  did_work?: boolean;
+  /** Finished iterations in a row that changed nothing (event_loop.max_idle_iterations). */
+  no_progress_streak?: number;
+  /** Usage of the last finished iterations by hat and backend (budget foresight). */
+  usage_samples?: { hat: string | null; backend: string; costUsd: number; tokens: number }[];
   /** Limit warnings given so far: the highest percent per limit. */
   limit_warnings?: Record<string, number>;
   log_file: string;
@@ -225,6 +233,14 @@ const stateShape = z.looseObject({
     .optional(),
   uncommitted_changes: z.boolean().optional(),
   human_timeout: z.string().nullable().optional(),
+  progress_marks: z.looseObject({ tree: z.string().nullable(), tasks: z.string() }).optional(),
+  did_work: z.boolean().optional(),
+  usage_samples: z
+    .array(
+      z.looseObject({ hat: nullableString, backend: z.string(), costUsd: z.number(), tokens: z.number() }),
+    )
+    .optional(),
+  no_progress_streak: count.optional(),
   limit_warnings: z.record(z.string(), z.number()).optional(),
   log_file: z.string().min(1),
   stop_reason: nullableString.default(null),

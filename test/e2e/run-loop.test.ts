@@ -122,7 +122,7 @@ describe('ralph run (solo mode, fake backend)', () => {
       'PROMPT.md': PROMPT,
       'ralph.yml': fakeConfig({ max_consecutive_failures: 2, max_iterations: 5 }),
       'fake-agent.yml':
-        'turns:\n  - when: { iteration: [2, 4] }\n    do: [{ print: ok }]\n  - do: [{ exit: 1 }]\n',
+        'turns:\n  - when: { iteration: [2, 4] }\n    do: [{ append: { path: work.txt, content: "x" } }]\n  - do: [{ exit: 1 }]\n',
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(2);

@@ -49,6 +49,7 @@ describe('EXIT_FOR_REASON', () => {
       push_failed: 1,
       health_check: 1,
       human_timeout: 1,
+      no_progress: 1,
       dirty_tree: 1,
       stuck: 1,
       tdd_state: 1,

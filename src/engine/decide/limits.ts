@@ -45,6 +45,7 @@ export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   auth_error: ExitCode.failure,
   tdd_state: ExitCode.failure,
   human_timeout: ExitCode.failure,
+  no_progress: ExitCode.failure,
   error: ExitCode.failure,
   interrupted: ExitCode.interrupted,
 };

@@ -1,6 +1,7 @@
 import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
 import type { IterationRecord } from '../../observe/events.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { addSample } from '../decide/budget-projection.ts';
 import { markerReached, summarize } from '../decide/completion-marker.ts';
 import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
 import type { Stop } from '../decide/limits.ts';
@@ -8,6 +9,13 @@ import { type ApprovalEntry, approveCommit, approveCompletion, approvePush } fro
 import { readChecklist } from '../steps/checklist-step.ts';
 import { commitStep, pushStep } from '../steps/commit-and-push.ts';
 import { runTestsGate, runValidateGate } from '../steps/gate-steps.ts';
+import {
+  type IterationProgress,
+  measureProgress,
+  noProgressStop,
+  rememberTree,
+  workBlockers,
+} from '../steps/progress-step.ts';
 import { freshTddBook, type TddStepResult, tddAfterIteration } from '../steps/tdd-step.ts';
 import { countOpenTasks } from '../steps/workspace-context.ts';
 import type { AgentPhase } from './iteration-agent.ts';
@@ -23,6 +31,8 @@ export interface IterationOutcome {
   tddStep: TddStepResult | undefined;
   /** Review points a human settled (`gates.approval`). */
   approvals: ApprovalEntry[];
+  /** What the iteration moved; undefined when it did not finish (aborted, parked). */
+  progress?: IterationProgress | undefined;
 }
 
 /** The checks run after a successful agent run, before any decision. */
@@ -75,26 +85,39 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   }
   state.parks = { rateLimit: 0, transient: 0 };
   countIteration(ctx, phase, checks.tddStep?.forceFailure);
+  state.usage_samples = addSample(state.usage_samples ?? [], {
+    hat: phase.route.hatId,
+    backend: phase.route.backend.name,
+    costUsd: phase.run.meter.spentUsd() ?? 0,
+    tokens: phase.tokens.total,
+  });
   // Delivered: guidance the prompt carried is not repeated (what arrived meanwhile stays queued).
   if (phase.guidance.length > 0)
     state.guidance = (state.guidance ?? []).filter((g) => !phase.guidance.includes(g.id));
   const approvals: ApprovalEntry[] = [];
-  let decision = decide(ctx, phase, checks);
+  const progress = await measureProgress(ctx, {
+    headBefore: phase.headBefore,
+    published: phase.collected.published.length,
+  });
+  let decision = decide(ctx, phase, checks, workBlockers(ctx));
   if (decision.complete) {
     // Review point: completion counts only once a human approves it; a rejection blocks it.
     const blockers = await approveCompletion(ctx, phase.number, approvals);
-    if (blockers.length > 0) decision = decide(ctx, phase, checks, blockers);
+    if (blockers.length > 0) decision = decide(ctx, phase, checks, [...workBlockers(ctx), ...blockers]);
   }
   const completion = applyDecision(ctx, phase, decision);
   publishResultEvents(ctx, phase, checks, decision);
   const work = await commitValidatePush(ctx, phase, checks, approvals);
-  const stopAfter = stopAfterIteration(ctx, {
-    phase,
-    decision,
-    markerHit: checks.markerHit,
-    tddStep: checks.tddStep,
-    ...work,
-  });
+  // Ralph's own commit moved HEAD: the next iteration is measured from here.
+  if (work.commit) await rememberTree(ctx);
+  const stopAfter =
+    stopAfterIteration(ctx, {
+      phase,
+      decision,
+      markerHit: checks.markerHit,
+      tddStep: checks.tddStep,
+      ...work,
+    }) ?? noProgressStop(ctx, progress, decision.idle);
   return {
     stopAfter,
     completion,
@@ -102,6 +125,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     tddStep: checks.tddStep,
     commit: work.commit,
     approvals,
+    progress,
   };
 }
 

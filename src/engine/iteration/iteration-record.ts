@@ -1,5 +1,5 @@
 import { readGitHead } from '../../git/head.ts';
-import type { IterationRecord } from '../../observe/events.ts';
+import type { IterationDecision, IterationRecord } from '../../observe/events.ts';
 import { redactDeep } from '../../observe/redact.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import { appendLine } from '../../state/append-line.ts';
@@ -55,6 +55,8 @@ export async function recordIteration(
       ...(phase.guidance.length > 0 ? { guidance: phase.guidance } : {}),
       ...(phase.questions.length > 0 ? { questions: phase.questions } : {}),
       ...(outcome.approvals.length > 0 ? { approvals: outcome.approvals } : {}),
+      ...(outcome.progress ? { progress: outcome.progress } : {}),
+      decision: decisionOf(ctx, phase, outcome),
       ...(tddStep
         ? {
             report_missing: tddStep.reportMissing,
@@ -127,4 +129,31 @@ export function misplacedPromiseReason(
   if (!at) return null;
   const what = promise ? `"${promise}"` : 'the completion promise';
   return `${what} was on line ${at.line} of ${at.lines} of the final message, not the last line, so it did not count; end the final message with a line containing only it`;
+}
+
+/** The record's `decision`: the route, completion, gates, every limit's headroom, the stop. */
+function decisionOf(ctx: RunContext, phase: AgentPhase, outcome: IterationOutcome): IterationDecision {
+  const c = ctx.counters();
+  const l = ctx.limits;
+  const g = outcome.gates;
+  return {
+    route: {
+      hat: phase.route.hatId,
+      backend: phase.route.backend.name,
+      triggered_by: phase.route.selection.consumed.map((e) => e.topic),
+    },
+    completion: outcome.completion ?? null,
+    gates: {
+      ...(g.validate ? { validate: g.validate.passed } : {}),
+      ...(g.tests ? { tests: g.tests.passed } : {}),
+    },
+    limits: {
+      iterations: { used: c.iterations, max: l.maxIterations },
+      runtime_ms: { used: c.elapsedMs, max: l.maxRuntimeMs ?? null },
+      cost_usd: { used: c.costUsd, max: l.maxCostUsd ?? null },
+      tokens: { used: c.tokens, max: l.maxTokens ?? null },
+      consecutive_failures: { used: c.consecutiveFailures, max: l.maxConsecutiveFailures },
+    },
+    stop: outcome.stopAfter ? { reason: outcome.stopAfter.reason, message: outcome.stopAfter.message } : null,
+  };
 }

@@ -1,5 +1,7 @@
 import { healthFatal, runHealthChecks } from '../../gates/health.ts';
+import { selectHat } from '../../routing/select-hat.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { projectedOverrun, projectNext } from '../decide/budget-projection.ts';
 import { limitWarnings } from '../decide/limit-warnings.ts';
 import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
@@ -23,7 +25,18 @@ export function boundaryStop(ctx: RunContext): Stop | undefined {
     return stop('human_timeout', message);
   }
   warnOnLimits(ctx);
-  return limitReached(ctx.counters(), ctx.limits);
+  return limitReached(ctx.counters(), ctx.limits) ?? projectedStop(ctx);
+}
+
+/** Budget foresight: an iteration projected to cross max_cost_usd or max_tokens is not started. */
+function projectedStop(ctx: RunContext): Stop | undefined {
+  const { state, config } = ctx;
+  if (ctx.limits.maxCostUsd === undefined && ctx.limits.maxTokens === undefined) return undefined;
+  const next = selectHat(config.hats, state.pending_events, { activations: state.hat_activations });
+  const backend = next.hat?.backend ?? ctx.options.backend.name;
+  const projected = projectNext(state.usage_samples ?? [], { hat: next.hatId, backend });
+  const over = projectedOverrun(ctx.counters(), ctx.limits, projected);
+  return over ? stop(over.reason, over.message) : undefined;
 }
 
 /** Announces each limit once as it passes 50, 80 and 95 % (console, log, notifications). */

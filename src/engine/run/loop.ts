@@ -20,6 +20,7 @@ import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/
 import { runIteration } from '../iteration/iteration.ts';
 import { readChecklist } from '../steps/checklist-step.ts';
 import { gitPreflight } from '../steps/git-step.ts';
+import { taskFingerprint, treeFingerprint } from '../steps/progress-step.ts';
 import { allScratchpadPaths } from '../steps/workspace-context.ts';
 import {
   boundaryStop,
@@ -200,6 +201,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
 /** The main loop: boundary checks, the idle wait, one iteration, the solo-mode cooldown. */
 async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
   const { state } = ctx;
+  // Where the no-progress rule measures the first iteration from (kept across --resume).
+  state.progress_marks ??= { tree: await treeFingerprint(ctx), tasks: taskFingerprint(ctx) };
   let first = true;
   for (;;) {
     const before = boundaryStop(ctx) ?? (await preIterationStop(ctx, first));

@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readGitHead } from '../../git/head.ts';
+import { RALPH_DIR } from '../../state/paths.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { type Stop, stop } from '../decide/limits.ts';
+import { readChecklist } from './checklist-step.ts';
+import { uncommittedFiles } from './git-step.ts';
+
+/** Outside git, a workspace with more files than this is not fingerprinted (its changes count as unknown). */
+const MAX_FILES = 5000;
+/** Directories never fingerprinted outside git: dependencies and VCS/tool state. */
+const SKIPPED_DIRS = new Set([RALPH_DIR, '.git', 'node_modules', '.venv', 'target', 'dist', 'build']);
+
+/** What an iteration changed, as the no-progress rule and `completion.require_work` see it. */
+export interface IterationProgress {
+  /** The work tree changed (null: could not tell, e.g. a huge workspace outside git). */
+  files: boolean | null;
+  commit: boolean;
+  /** Task or checklist progress: tasks.jsonl or the checklist counts changed. */
+  tasks: boolean;
+  events: boolean;
+}
+
+function statKey(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return '-';
+  }
+}
+
+/** Outside git: sizes and times of every file (bounded), or null when there are too many. */
+function walkFingerprint(root: string): string | null {
+  const hash = createHash('sha1');
+  let count = 0;
+  const walk = (dir: string): boolean => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return true;
+    }
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory()) {
+        if (SKIPPED_DIRS.has(e.name)) continue;
+        if (!walk(join(dir, e.name))) return false;
+      } else if (++count > MAX_FILES) return false;
+      else hash.update(`${e.name}\0${statKey(join(dir, e.name))}\0`);
+    }
+    return true;
+  };
+  return walk(root) ? hash.digest('hex') : null;
+}
+
+/**
+ * The work tree's state in one string: in git, HEAD plus each uncommitted path with its size and
+ * time (so editing an already modified file counts); outside git, a bounded walk.
+ */
+export async function treeFingerprint(ctx: RunContext): Promise<string | null> {
+  const ws = ctx.options.workspace;
+  if (!ctx.inRepo) return walkFingerprint(ws);
+  const files = await uncommittedFiles(ws);
+  const head = readGitHead(ws).commit ?? '';
+  return `${head}|${files
+    .sort()
+    .map((f) => `${f}=${statKey(join(ws, f))}`)
+    .join('|')}`;
+}
+
+/** What the tasks and the checklist stand at (tasks.jsonl's size and time, the checklist counts). */
+export function taskFingerprint(ctx: RunContext): string {
+  const progress = readChecklist(
+    ctx.options.workspace,
+    ctx.config,
+    ctx.state.start_milestone ?? null,
+  )?.progress;
+  return `${statKey(ctx.paths.tasks)}|${progress ? `${progress.tasksDone}/${progress.tasksTotal}` : ''}`;
+}
+
+/**
+ * Measures the iteration against the last one (updating the remembered fingerprints): files, commit,
+ * tasks, events. Runs once the agent is done, before completion is decided.
+ */
+export async function measureProgress(
+  ctx: RunContext,
+  o: { headBefore: string | null; published: number },
+): Promise<IterationProgress> {
+  const { state } = ctx;
+  const tree = await treeFingerprint(ctx);
+  const tasks = taskFingerprint(ctx);
+  const progress: IterationProgress = {
+    files: tree === null || state.progress_marks?.tree == null ? null : tree !== state.progress_marks.tree,
+    commit: ctx.inRepo && (readGitHead(ctx.options.workspace).commit ?? null) !== o.headBefore,
+    tasks: state.progress_marks !== undefined && tasks !== state.progress_marks.tasks,
+    events: o.published > 0,
+  };
+  state.progress_marks = { tree, tasks };
+  if (progress.files === true || progress.commit) state.did_work = true;
+  return progress;
+}
+
+/** After Ralph's own commit the tree changed again: remember it, so the next iteration starts from here. */
+export async function rememberTree(ctx: RunContext): Promise<void> {
+  const marks = ctx.state.progress_marks;
+  if (marks) marks.tree = await treeFingerprint(ctx);
+}
+
+/** True when nothing moved: no file, commit, task or event (unknown file changes count as movement). */
+export function madeNoProgress(p: IterationProgress): boolean {
+  return p.files === false && !p.commit && !p.tasks && !p.events;
+}
+
+/** `completion.require_work` (default: git.commit): completion waits until the run changed something. */
+export function workBlockers(ctx: RunContext): string[] {
+  const required = ctx.config.completion.require_work ?? ctx.config.git.commit;
+  if (!required || ctx.state.did_work) return [];
+  return [
+    'the run has not changed any file or made a commit yet (completion.require_work): do the work first',
+  ];
+}
+
+/**
+ * The generic no-progress stop: `event_loop.max_idle_iterations` finished iterations in a row that
+ * moved nothing. Persistent mode's idle iterations are waiting by design and do not count.
+ */
+export function noProgressStop(ctx: RunContext, p: IterationProgress, idle: boolean): Stop | undefined {
+  const { state } = ctx;
+  const max = ctx.config.event_loop.max_idle_iterations;
+  if (idle) return undefined;
+  state.no_progress_streak = madeNoProgress(p) ? (state.no_progress_streak ?? 0) + 1 : 0;
+  if (max === 0 || state.no_progress_streak < max) return undefined;
+  return stop(
+    'no_progress',
+    `no progress in ${state.no_progress_streak} iterations in a row: no file changed, no commit, no task or checklist item moved, no event published (event_loop.max_idle_iterations: ${max}); check the prompt and the log, then \`ralph run --resume\``,
+  );
+}
