@@ -5,7 +5,7 @@ import { resolveBackend } from '../backends/registry.ts';
 import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { buildAgentEnv } from '../engine/context/agent-env.ts';
-import { UsageMeter } from '../engine/iteration/usage-meter.ts';
+import { UsageMeter } from '../engine/context/usage-meter.ts';
 import type { TokenTotals } from '../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
 import { installHint } from '../process/find-executable.ts';

@@ -94,6 +94,12 @@ export const cliSchema = z.strictObject({
   model: z.string().min(1).optional(),
   /** Extra environment for the agent process. */
   env: z.record(z.string(), z.string()).default({}),
+  /**
+   * Backends to run on, in order, while the primary is parked on a usage limit that resets later
+   * than `fallback_after_seconds`; Ralph returns to the primary after its reset.
+   */
+  fallback: z.array(backendName).default([]),
+  fallback_after_seconds: z.number().min(0).default(300),
   /** ralph-orchestrator's mode key: `ralph run` is always autonomous (`ralph plan` is the interactive session). */
   default_mode: z
     .literal('autonomous', {
@@ -234,6 +240,24 @@ export const gatesSchema = z.strictObject({
       command: z.string().min(1),
       timeout_seconds: positive.default(300),
       report_file: z.string().min(1).optional(),
+    })
+    .optional(),
+  /**
+   * Files the agent must not change (globs; default: .ralph/validate.sh, CI configs and the files
+   * the test/validate commands name). Hashed at run start; an iteration that touches one is
+   * `gate_tampered`: not committed, a failed iteration, and its gates run from the protected content.
+   */
+  protect: z.array(z.string().min(1)).optional(),
+  /**
+   * A second opinion: another backend reviews the diff since the run started against the task,
+   * before completion is accepted (`when: complete`) or after every iteration (`every`).
+   */
+  review: z
+    .strictObject({
+      backend: backendName,
+      prompt_file: z.string().min(1).optional(),
+      when: z.enum(['complete', 'every']).default('complete'),
+      max_rounds: positiveInt.default(3),
     })
     .optional(),
   /** Review points where the run waits for `ralph approve` / `ralph reject "why"`. */

@@ -120,6 +120,13 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
             ),
           );
         break;
+      case 'review.finished':
+        if (e.approved) line(c.dim(`  review by ${e.backend}: approved`));
+        else
+          o.err(
+            `${c.yellow(`ralph: review by ${e.backend} requested changes (round ${e.round})`)}${e.findings.map((f) => `\n  - ${f}`).join('')}\n`,
+          );
+        break;
       case 'limit.warning':
         o.err(`${c.yellow('ralph: limit warning')} — ${e.message}\n`);
         break;

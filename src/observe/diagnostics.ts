@@ -197,6 +197,8 @@ function logSummary(e: Exclude<LoopEvent, { type: 'agent.output' }>): string {
       return `${e.kind} ${e.id} answered by ${e.by}: ${short(e.answer)}${e.reason ? ` (${short(e.reason)})` : ''}`;
     case 'limit.warning':
       return `limit warning: ${e.message}`;
+    case 'review.finished':
+      return `review by ${e.backend} (round ${e.round}): ${e.approved ? 'APPROVE' : `REQUEST_CHANGES — ${e.findings.join('; ')}`}`;
     case 'gate.started':
       return `gate ${e.gate} started: ${short(e.command)}`;
     case 'gate.output':

@@ -22,6 +22,10 @@ export type StopReason =
   | 'auth_error'
   | 'interrupted'
   | 'cancelled'
+  /** gates.review requested changes max_rounds times in a row. */
+  | 'review_unresolved'
+  /** Iterations kept changing protected files (gates.protect) until max_consecutive_failures. */
+  | 'gate_tampered'
   /** event_loop.max_idle_iterations iterations in a row changed nothing. */
   | 'no_progress'
   /** Nobody answered a question or approval in time and `human.on_timeout` is `stop`. */
@@ -95,7 +99,7 @@ export interface IterationRecord {
   commit: string | null;
   /** Gate results: validate hook and tests. */
   gates: { validate?: GateSummary; tests?: GateSummary };
-  /** complete | success | failure | limit | aborted | parked | idle (persistent mode: nothing to do, waiting) */
+  /** complete | success | failure | gate_tampered | limit | aborted | parked | idle (persistent mode: nothing to do, waiting) */
   verdict: string;
   reason: string | null;
   consecutive_failures: number;
@@ -110,6 +114,12 @@ export interface IterationRecord {
   guidance?: string[];
   /** Ids of the questions the agent asked (`ralph ask`) during the iteration. */
   questions?: string[];
+  /** cli.fallback: the backend this iteration ran on instead of the parked primary. */
+  fallback_from?: string;
+  /** gates.review after this iteration: the verdict, the findings and the review's own usage. */
+  review?: { approved: boolean; findings: string[]; round: number; cost_usd: number; tokens: number };
+  /** Protected files (gates.protect) the iteration changed: verdict gate_tampered. */
+  tampered?: string[];
   /** What the iteration moved (no-progress rule): files (null: unknown), commit, tasks, events. */
   progress?: { files: boolean | null; commit: boolean; tasks: boolean; events: boolean };
   /** Why the loop did what it did after this iteration (`ralph explain` prints it). */
@@ -227,6 +237,16 @@ export type LoopEvent =
       answer: string;
       by: string;
       reason?: string | undefined;
+    }
+  /** A second-opinion review (gates.review) finished. */
+  | {
+      type: 'review.finished';
+      iteration: number;
+      backend: string;
+      approved: boolean;
+      findings: string[];
+      round: number;
+      costUsd: number;
     }
   /** A limit is 50, 80 or 95 % used. */
   | {

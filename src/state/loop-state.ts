@@ -140,6 +140,17 @@ export interface LoopState {
   did_work?: boolean;
   /** Finished iterations in a row that changed nothing (event_loop.max_idle_iterations). */
   no_progress_streak?: number;
+  /** gates.protect: the globs and the protected files' hashes at run start (or as a human allowed them). */
+  protected?: { globs: string[]; hashes: Record<string, string> };
+  /** gates.review: HEAD when the run started, the review rounds not yet approved, the reviews' usage. */
+  review?: {
+    start_head: string | null;
+    rounds: { iteration: number; approved: boolean; findings: string[] }[];
+    cost_usd: number;
+    tokens: number;
+  };
+  /** cli.fallback: the fallback backend in use and when the primary's usage limit resets (epoch ms). */
+  fallback?: { index: number; until: number } | null;
   /** Usage of the last finished iterations by hat and backend (budget foresight). */
   usage_samples?: { hat: string | null; backend: string; costUsd: number; tokens: number }[];
   /** Limit warnings given so far: the highest percent per limit. */
@@ -235,6 +246,20 @@ const stateShape = z.looseObject({
   human_timeout: z.string().nullable().optional(),
   progress_marks: z.looseObject({ tree: z.string().nullable(), tasks: z.string() }).optional(),
   did_work: z.boolean().optional(),
+  fallback: z.looseObject({ index: count, until: z.number() }).nullable().optional(),
+  review: z
+    .looseObject({
+      start_head: nullableString,
+      rounds: z.array(
+        z.looseObject({ iteration: z.number(), approved: z.boolean(), findings: z.array(z.string()) }),
+      ),
+      cost_usd: z.number(),
+      tokens: z.number(),
+    })
+    .optional(),
+  protected: z
+    .looseObject({ globs: z.array(z.string()), hashes: z.record(z.string(), z.string()) })
+    .optional(),
   usage_samples: z
     .array(
       z.looseObject({ hat: nullableString, backend: z.string(), costUsd: z.number(), tokens: z.number() }),

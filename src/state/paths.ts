@@ -19,6 +19,8 @@ export interface RalphPaths {
   stopRequest: string;
   /** `.ralph/control/`: the one control channel (DESIGN.md §5). */
   control: string;
+  /** Copies of the protected files as they were at run start (gates run from these). */
+  protectedStore: string;
   /** Commands to the loop (stop, pause, guidance, answers …), appended by CLI, TUI and dashboard. */
   inbox: string;
   /** Open and answered questions and approvals (append-only; the newest line per id wins). */
@@ -45,6 +47,7 @@ export function ralphPaths(workspaceRoot: string): RalphPaths {
     lock: join(dir, 'loop.lock'),
     stopRequest: join(dir, 'stop-requested'),
     control: join(dir, 'control'),
+    protectedStore: join(dir, 'protected'),
     inbox: join(dir, 'control', 'inbox.jsonl'),
     questions: join(dir, 'control', 'questions.jsonl'),
     currentEvents: join(dir, 'current-events'),
@@ -73,6 +76,7 @@ export const RUNTIME_PATHS = [
   '.ralph/diagnostics/',
   '.ralph/stop-requested',
   '.ralph/control/',
+  '.ralph/protected/',
   '.ralph/agent/scratchpad.md',
   '.ralph/agent/tasks.jsonl*',
   '.ralph/tdd/',

@@ -149,8 +149,14 @@ describe('terminal UI (ralph run on a terminal)', () => {
     const t = await startRalphScreen(['run'], withTui);
     expect((await t.exited).exitCode).toBe(2);
     const volatile = new Set(['run_id', 'started_at', 'finished_at', 'duration_ms']);
+    // The runtime in each decision's limits is a duration too.
     const stable = (dir: string) =>
-      readRecords(dir).map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !volatile.has(k))));
+      readRecords(dir).map((r) => {
+        const kept = Object.fromEntries(Object.entries(r).filter(([k]) => !volatile.has(k)));
+        if (kept.decision)
+          kept.decision = { ...kept.decision, limits: { ...kept.decision.limits, runtime_ms: null } };
+        return kept;
+      });
     expect(stable(withTui)).toEqual(stable(plain));
     const log = (dir: string) => {
       const logs = join(dir, '.ralph', 'logs');

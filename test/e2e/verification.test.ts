@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeGitWorkspace } from '../helpers/git-workspace.ts';
+import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
 import {
   cleanupWorkspaces,
   fakeConfig,
@@ -129,5 +131,142 @@ describe('ralph explain', () => {
     const missing = await runRalph(['explain', '--iteration', '9'], dir);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('has no recorded iteration 9');
+  });
+});
+
+describe('protected gates (gates.protect)', () => {
+  const CHECK = 'test -f fixed.txt\n';
+  it('an iteration that edits the test script is gate_tampered: its gate runs the protected version, nothing is committed, the next prompt says why', async () => {
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'make the check pass\n',
+      'tests/check.sh': CHECK,
+      'ralph.yml': `${fakeConfig({ max_iterations: 4 })}gates:\n  tests:\n    command: sh tests/check.sh\ngit:\n  commit: true\n`,
+      'fake-agent.yml': [
+        'turns:',
+        '  - when: { iteration: 1 }',
+        '    do:',
+        '      - write: { path: tests/check.sh, content: "exit 0\\n" }',
+        '      - print: LOOP_COMPLETE',
+        '  - do:',
+        '      - save_prompt: .ralph/p2.md',
+        '      - run: "cp tests/check.sh seen.sh && git checkout -- tests/check.sh"',
+        '      - write: { path: fixed.txt, content: "ok\\n" }',
+        '      - print: LOOP_COMPLETE',
+      ].join('\n'),
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(0);
+    const [first, second] = readRecords(dir);
+    expect(first).toMatchObject({ verdict: 'gate_tampered', tampered: ['tests/check.sh'], commit: null });
+    expect(first?.gates.tests?.passed).toBe(false);
+    expect(first?.reason).toContain('changed protected files (tests/check.sh; gates.protect)');
+    // The agent's edit stayed in the tree for it to see (and undo).
+    expect(readFileSync(join(dir, 'seen.sh'), 'utf8')).toBe('exit 0\n');
+    expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain(
+      'Iteration not accepted: it changed protected files',
+    );
+    expect(second).toMatchObject({ verdict: 'complete' });
+    expect(second?.gates.tests?.passed).toBe(true);
+    expect(git(dir, 'show', 'HEAD:tests/check.sh')).toBe(CHECK);
+    expect(subjects(dir)).toHaveLength(2);
+  });
+
+  it('keeps tampering until max_consecutive_failures: stop gate_tampered (exit 1)', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      '.github/workflows/ci.yml': 'on: push\n',
+      'ralph.yml': fakeConfig({ max_iterations: 9, max_consecutive_failures: 2 }),
+      'fake-agent.yml':
+        'turns:\n  - do:\n      - append: { path: .github/workflows/ci.yml, content: "# {{iteration}}\\n" }\n',
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(1);
+    expect(readState(dir)).toMatchObject({ stop_reason: 'gate_tampered', iterations: 2 });
+    expect(readState(dir).stop_message).toContain('.github/workflows/ci.yml');
+  });
+});
+
+describe('second-opinion review (gates.review)', () => {
+  const REVIEWER = [
+    '  - when: { prompt: "second-opinion code reviewer", file_missing: README.md }',
+    '    do:',
+    '      - result: { text: "- add a README that says how to run it\\nREQUEST_CHANGES", cost_usd: 0.05, input_tokens: 100, output_tokens: 20 }',
+    '  - when: { prompt: "second-opinion code reviewer" }',
+    '    do:',
+    '      - result: { text: "Looks right.\\nAPPROVE", cost_usd: 0.05, input_tokens: 100, output_tokens: 20 }',
+  ];
+
+  it('holds completion until the reviewer approves; findings reach the next prompt; its cost counts separately', async () => {
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'write the tool\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 5 })}gates:\n  review:\n    backend: fake\n`,
+      'fake-agent.yml': [
+        'turns:',
+        ...REVIEWER,
+        '  - when: { iteration: 1 }',
+        '    do:',
+        '      - write: { path: tool.sh, content: "echo hi\\n" }',
+        '      - print: LOOP_COMPLETE',
+        '  - do:',
+        '      - save_prompt: .ralph/p2.md',
+        '      - write: { path: README.md, content: "run sh tool.sh\\n" }',
+        '      - print: LOOP_COMPLETE',
+      ].join('\n'),
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(0);
+    const [first, second] = readRecords(dir);
+    expect(first?.review).toMatchObject({
+      approved: false,
+      findings: ['add a README that says how to run it'],
+      round: 1,
+      cost_usd: 0.05,
+    });
+    expect(first?.decision?.completion?.accepted).toBe(false);
+    expect(second?.review).toMatchObject({ approved: true });
+    expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain(
+      '## Review findings (second opinion, round 1 of 3)',
+    );
+    const state = readState(dir);
+    expect(state).toMatchObject({ stop_reason: 'completed', iterations: 2 });
+    expect(state.review.cost_usd).toBeCloseTo(0.1);
+    expect(state.cost_usd).toBeCloseTo(0.1);
+    expect(r.stderr).toContain('ralph: review by fake requested changes (round 1)');
+  });
+
+  it('stops review_unresolved (exit 1) after max_rounds without approval', async () => {
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'write the tool\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 9 })}gates:\n  review:\n    backend: fake\n    max_rounds: 2\n`,
+      'fake-agent.yml': [
+        'turns:',
+        ...REVIEWER,
+        '  - do:',
+        '      - append: { path: tool.sh, content: "echo {{iteration}}\\n" }',
+        '      - print: LOOP_COMPLETE',
+      ].join('\n'),
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(1);
+    expect(readState(dir)).toMatchObject({ stop_reason: 'review_unresolved', iterations: 2 });
+    expect(readState(dir).stop_message).toContain('add a README');
+  });
+});
+
+describe('provider fallback (cli.fallback)', () => {
+  it('runs the iteration again on the next backend when the primary is parked for long', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'fallback.sh': 'cat > /dev/null\necho "done by the fallback" > done.txt\necho LOOP_COMPLETE\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 3 })}  command: sh\n  args: [fallback.sh]\n  fallback: [custom]\n  fallback_after_seconds: 60\n`,
+      'fake-agent.yml': 'turns:\n  - do:\n      - rate_limit: { resets_in_seconds: 3600 }\n',
+    });
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, 'done.txt'), 'utf8')).toBe('done by the fallback\n');
+    const records = readRecords(dir);
+    expect(records.at(-1)).toMatchObject({ iteration: 1, backend: 'custom', fallback_from: 'fake', verdict: 'complete' });
+    expect(readState(dir).fallback).toMatchObject({ index: 0 });
+    expect(r.stdout + r.stderr).toContain('runs again on custom (cli.fallback)');
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ampBackend, classifyAmpExit } from '../../src/backends/amp.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/iteration/usage-meter.ts';
+import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 /**

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { classifyClaudeExit, claudeBackend, claudeEnv, parseResetTime } from '../../src/backends/claude.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/iteration/usage-meter.ts';
+import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { cleanupWorkspaces, makeWorkspace, ROOT } from '../helpers/workspace.ts';
 import { anthropicView, claudeTool, requestCwd } from '../support/model-server/anthropic.ts';
 

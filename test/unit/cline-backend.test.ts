@@ -9,7 +9,7 @@ import {
 } from '../../src/backends/cline.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/iteration/usage-meter.ts';
+import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 /** Real `cline --json` output (Cline CLI 3.0.65) against a scripted model server (SOURCE.md). */

@@ -11,7 +11,7 @@ import {
 } from '../../src/backends/codex.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/iteration/usage-meter.ts';
+import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 /** Real `codex exec --json` output (codex-cli 0.169.0) against the scripted model server. */

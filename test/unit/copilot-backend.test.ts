@@ -9,7 +9,7 @@ import {
 } from '../../src/backends/copilot.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/iteration/usage-meter.ts';
+import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 /** Real `copilot --output-format json` output (1.0.102, BYOK) against a scripted model server (SOURCE.md). */

@@ -9,7 +9,7 @@ import {
 } from '../../src/backends/cursor.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/iteration/usage-meter.ts';
+import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 /** cursor-agent output documented from Cursor's reference and published captures (not recorded: SOURCE.md). */

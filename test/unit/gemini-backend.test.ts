@@ -12,7 +12,7 @@ import {
 } from '../../src/backends/gemini.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/iteration/usage-meter.ts';
+import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 import { geminiTool, geminiView, requestWorkspace, schemaValue } from '../support/model-server/gemini.ts';
 

@@ -50,6 +50,8 @@ describe('EXIT_FOR_REASON', () => {
       health_check: 1,
       human_timeout: 1,
       no_progress: 1,
+      gate_tampered: 1,
+      review_unresolved: 1,
       dirty_tree: 1,
       stuck: 1,
       tdd_state: 1,

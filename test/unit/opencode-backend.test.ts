@@ -13,7 +13,7 @@ import {
 } from '../../src/backends/opencode.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/iteration/usage-meter.ts';
+import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { cleanupWorkspaces, makeWorkspace, ROOT } from '../helpers/workspace.ts';
 import {
   addFilePatch,

@@ -46,6 +46,8 @@ export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   tdd_state: ExitCode.failure,
   human_timeout: ExitCode.failure,
   no_progress: ExitCode.failure,
+  gate_tampered: ExitCode.failure,
+  review_unresolved: ExitCode.failure,
   error: ExitCode.failure,
   interrupted: ExitCode.interrupted,
 };

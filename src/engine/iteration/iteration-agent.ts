@@ -1,6 +1,7 @@
 import type { AgentInvocation } from '../../backends/types.ts';
 import type { TokenTotals } from '../../observe/events.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
+import { addTotals } from '../context/usage-meter.ts';
 import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
 import { type IterationVerdict, judgeIteration, verdictFromExitClass } from '../decide/limits.ts';
@@ -9,7 +10,6 @@ import { createQuestionWatch } from '../steps/question-watch.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
 import { type AgentRunResult, runAgent } from './run-agent.ts';
-import { addTotals } from './usage-meter.ts';
 
 /** An iteration whose prompt is built and whose start is announced. */
 export interface StartedIteration {

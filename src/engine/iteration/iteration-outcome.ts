@@ -2,13 +2,12 @@ import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
 import type { IterationRecord } from '../../observe/events.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';
-import { markerReached, summarize } from '../decide/completion-marker.ts';
-import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
-import type { Stop } from '../decide/limits.ts';
+import { summarize } from '../decide/completion-marker.ts';
+import { type Stop, stop } from '../decide/limits.ts';
 import { type ApprovalEntry, approveCommit, approveCompletion, approvePush } from '../steps/approval-step.ts';
-import { readChecklist } from '../steps/checklist-step.ts';
 import { commitStep, pushStep } from '../steps/commit-and-push.ts';
-import { runTestsGate, runValidateGate } from '../steps/gate-steps.ts';
+import { switchToFallback } from '../steps/fallback-step.ts';
+import { runValidateGate } from '../steps/gate-steps.ts';
 import {
   type IterationProgress,
   measureProgress,
@@ -16,9 +15,18 @@ import {
   rememberTree,
   workBlockers,
 } from '../steps/progress-step.ts';
-import { freshTddBook, type TddStepResult, tddAfterIteration } from '../steps/tdd-step.ts';
-import { countOpenTasks } from '../steps/workspace-context.ts';
+import { checkProtected, tamperedFeedback, withProtectedContent } from '../steps/protect-step.ts';
+import { reviewStop, secondOpinion } from '../steps/review-step.ts';
+import type { TddStepResult } from '../steps/tdd-step.ts';
 import type { AgentPhase } from './iteration-agent.ts';
+import {
+  type AfterAgentChecks,
+  applyDecision,
+  checkAfterAgent,
+  countIteration,
+  decide,
+  publishResultEvents,
+} from './iteration-decision.ts';
 import { stopAfterIteration } from './iteration-stop.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
@@ -33,22 +41,27 @@ export interface IterationOutcome {
   approvals: ApprovalEntry[];
   /** What the iteration moved; undefined when it did not finish (aborted, parked). */
   progress?: IterationProgress | undefined;
-}
-
-/** The checks run after a successful agent run, before any decision. */
-interface AfterAgentChecks {
-  agentOk: boolean;
-  gates: IterationRecord['gates'];
-  testsGate: GateResult | undefined;
-  tddStep: TddStepResult | undefined;
-  /** The completion marker or the checklist condition holds. */
-  markerHit: boolean;
+  /** Protected files it changed (gates.protect): it was not accepted. */
+  tampered?: string[] | undefined;
+  review?: IterationRecord['review'] | undefined;
 }
 
 /** Everything after the agent: gates, TDD, completion, events, git, and the stop decision. */
 export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promise<IterationOutcome> {
   const { state } = ctx;
-  const checks = await checkAfterAgent(ctx, phase);
+  const approvals: ApprovalEntry[] = [];
+  const agentOk = phase.verdict.kind === 'success' || phase.verdict.kind === 'complete';
+  // Protected files first: the gates then run from the protected content, never the agent's.
+  const tampered = agentOk ? await checkProtected(ctx, phase.number, approvals) : [];
+  const checks = await withProtectedContent(ctx, tampered, () => checkAfterAgent(ctx, phase));
+  if (tampered.length > 0) {
+    // Not accepted: nothing is committed, validated or pushed, and it cannot complete.
+    checks.agentOk = false;
+    checks.markerHit = false;
+    state.uncommitted_changes = true;
+  }
+  const forced =
+    checks.tddStep?.forceFailure ?? (tampered.length > 0 ? tamperedFeedback(tampered) : undefined);
   if (phase.verdict.kind === 'aborted') {
     // Re-run on --resume with the same events.
     if (state.current) state.current.agent_pid = null;
@@ -73,7 +86,9 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     state.parks = verdict.transient
       ? { ...parks, transient: parks.transient + 1 }
       : { ...parks, rateLimit: parks.rateLimit + 1 };
-    state.parked = { until: verdict.until, message: verdict.message, transient: verdict.transient };
+    // A long usage limit with cli.fallback: the same iteration runs again at once on the next backend.
+    if (!switchToFallback(ctx, verdict, phase.route.backend.name))
+      state.parked = { until: verdict.until, message: verdict.message, transient: verdict.transient };
     return {
       stopAfter: undefined,
       completion: undefined,
@@ -84,7 +99,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     };
   }
   state.parks = { rateLimit: 0, transient: 0 };
-  countIteration(ctx, phase, checks.tddStep?.forceFailure);
+  countIteration(ctx, phase, forced);
   state.usage_samples = addSample(state.usage_samples ?? [], {
     hat: phase.route.hatId,
     backend: phase.route.backend.name,
@@ -94,16 +109,29 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Delivered: guidance the prompt carried is not repeated (what arrived meanwhile stays queued).
   if (phase.guidance.length > 0)
     state.guidance = (state.guidance ?? []).filter((g) => !phase.guidance.includes(g.id));
-  const approvals: ApprovalEntry[] = [];
   const progress = await measureProgress(ctx, {
     headBefore: phase.headBefore,
     published: phase.collected.published.length,
   });
-  let decision = decide(ctx, phase, checks, workBlockers(ctx));
+  let decision = decide(ctx, phase, checks, workBlockers(ctx), forced);
+  // A second opinion before a human is asked: another backend reviews the work.
+  const review = checks.agentOk ? await secondOpinion(ctx, phase.number, decision.complete) : undefined;
+  if (review && !review.approved && decision.complete)
+    decision = decide(
+      ctx,
+      phase,
+      checks,
+      [
+        ...workBlockers(ctx),
+        `the reviewer requested changes: ${review.findings.join('; ') || 'see the review'}`,
+      ],
+      forced,
+    );
   if (decision.complete) {
     // Review point: completion counts only once a human approves it; a rejection blocks it.
     const blockers = await approveCompletion(ctx, phase.number, approvals);
-    if (blockers.length > 0) decision = decide(ctx, phase, checks, [...workBlockers(ctx), ...blockers]);
+    if (blockers.length > 0)
+      decision = decide(ctx, phase, checks, [...workBlockers(ctx), ...blockers], forced);
   }
   const completion = applyDecision(ctx, phase, decision);
   publishResultEvents(ctx, phase, checks, decision);
@@ -111,13 +139,16 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Ralph's own commit moved HEAD: the next iteration is measured from here.
   if (work.commit) await rememberTree(ctx);
   const stopAfter =
+    tamperedStop(ctx, tampered) ??
     stopAfterIteration(ctx, {
       phase,
       decision,
       markerHit: checks.markerHit,
       tddStep: checks.tddStep,
       ...work,
-    }) ?? noProgressStop(ctx, progress, decision.idle);
+    }) ??
+    reviewStop(ctx) ??
+    noProgressStop(ctx, progress, decision.idle);
   return {
     stopAfter,
     completion,
@@ -126,7 +157,27 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     commit: work.commit,
     approvals,
     progress,
+    tampered,
+    review: review
+      ? {
+          approved: review.approved,
+          findings: review.findings,
+          round: state.review?.rounds.length ?? 0,
+          cost_usd: review.costUsd,
+          tokens: review.tokens,
+        }
+      : undefined,
   };
+}
+
+/** Changing protected files max_consecutive_failures times in a row ends the run. */
+function tamperedStop(ctx: RunContext, tampered: string[]): Stop | undefined {
+  if (tampered.length === 0 || ctx.state.consecutive_failures < ctx.limits.maxConsecutiveFailures)
+    return undefined;
+  return stop(
+    'gate_tampered',
+    `${ctx.state.consecutive_failures} iterations in a row changed protected files (${tampered.join(', ')}; gates.protect); the changes are in the work tree, uncommitted — review them, then \`ralph run --resume\``,
+  );
 }
 
 /** Git and the validate hook: commit first so a fatal gate leaves the work committed locally. */
@@ -157,153 +208,4 @@ async function commitValidatePush(
   const pushError =
     pushWanted && (await approvePush(ctx, number, approvals)) ? await pushStep(ctx, number) : undefined;
   return { commit, validateGate, pushError };
-}
-
-/** The tests gate, the TDD checks and the completion marker, after a successful agent run only. */
-async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promise<AfterAgentChecks> {
-  const { options, config, state } = ctx;
-  const { verdict, number } = phase;
-  const agentOk = verdict.kind === 'success' || verdict.kind === 'complete';
-  const gates: IterationRecord['gates'] = {};
-  // The project's tests run after every successful agent run; failing tests block completion.
-  const testsGate =
-    agentOk && config.gates.tests ? await runTestsGate(ctx, number, phase.route.hatId) : undefined;
-  if (testsGate) gates.tests = summarize(testsGate);
-  const tddStep =
-    agentOk && config.tdd
-      ? tddAfterIteration({
-          workspace: options.workspace,
-          tdd: config.tdd,
-          iteration: number,
-          tests: testsGate,
-          summary: phase.finalText,
-          book: state.tdd ?? freshTddBook(),
-          now: new Date(ctx.now()),
-        })
-      : undefined;
-  if (tddStep) {
-    state.tdd = tddStep.book;
-    for (const message of tddStep.warnings) ctx.emit({ type: 'notice', level: 'warn', message });
-  }
-  const marker = config.completion.marker;
-  const markerHit =
-    agentOk &&
-    ((marker !== undefined && markerReached(options.workspace, marker)) ||
-      readChecklist(options.workspace, config, state.start_milestone ?? null)?.complete === true);
-  return { agentOk, gates, testsGate, tddStep, markerHit };
-}
-
-/** Books a finished (not aborted) iteration: its number, the hat's activation, the failure streak. */
-function countIteration(ctx: RunContext, phase: AgentPhase, forcedFailure: string | undefined): void {
-  const { state } = ctx;
-  const hatId = phase.route.hatId;
-  state.iterations = Math.max(state.iterations, phase.number);
-  state.current = null;
-  // Counted once the activation is over, so a crashed and re-run iteration counts once.
-  if (hatId) state.hat_activations[hatId] = (state.hat_activations[hatId] ?? 0) + 1;
-  state.consecutive_failures =
-    phase.verdict.kind === 'failure' || forcedFailure ? state.consecutive_failures + 1 : 0;
-}
-
-/** The event decision (pure): what is pending next, and whether completion is requested and accepted. */
-function decide(
-  ctx: RunContext,
-  phase: AgentPhase,
-  checks: AfterAgentChecks,
-  humanBlockers: string[] = [],
-): EventDecision {
-  const { config, state } = ctx;
-  const { verdict, route } = phase;
-  const { testsGate, tddStep } = checks;
-  const forcedFailure = tddStep?.forceFailure;
-  return decideEvents({
-    iteration: phase.number,
-    hatsMode: ctx.hatsMode,
-    hatId: route.hatId,
-    hat: route.hat,
-    succeeded: (verdict.kind === 'success' || verdict.kind === 'complete') && !forcedFailure,
-    published: phase.collected.published,
-    consumed: route.selection.consumed,
-    queued: route.selection.remaining,
-    promiseInOutput: ctx.outputPromiseCounts && phase.promiseSeen,
-    markerReached: checks.markerHit,
-    blockers: [
-      ...(testsGate && !testsGate.passed
-        ? [`the tests are failing (${testsGate.command}, exit ${testsGate.exitCode ?? 'killed'})`]
-        : []),
-      ...(tddStep?.completionBlockers ?? []),
-      ...humanBlockers,
-    ],
-    completionPromise: ctx.promise,
-    persistent: config.event_loop.persistent,
-    requiredEvents: config.event_loop.required_events,
-    seenTopics: new Set(state.seen_topics),
-    // Read again: the agent may have opened or closed tasks during the iteration.
-    openTasks: countOpenTasks(config, ctx.paths),
-    recoveries: state.recoveries,
-  });
-}
-
-/** Publishes what the decision injected, announces the completion verdict, and queues what is next. */
-function applyDecision(
-  ctx: RunContext,
-  phase: AgentPhase,
-  decision: EventDecision,
-): IterationOutcome['completion'] {
-  const { state, emit } = ctx;
-  for (const e of decision.injected) {
-    ctx.publish(e, phase.route.hatId);
-    if (!state.seen_topics.includes(e.topic)) state.seen_topics.push(e.topic);
-  }
-  if (decision.stale.length > 0) {
-    emit({
-      type: 'notice',
-      level: 'info',
-      message: `ignoring stale events from the finished cycle: ${decision.stale.map((e) => e.topic).join(', ')}`,
-    });
-  }
-  let completion: IterationOutcome['completion'];
-  if (decision.completion.requested) {
-    completion = { accepted: decision.completion.accepted, reasons: decision.completion.reasons };
-    emit({
-      type: 'completion.decided',
-      iteration: phase.number,
-      accepted: decision.completion.accepted,
-      reasons: decision.completion.reasons,
-      persistent: decision.idle,
-    });
-  }
-  state.pending_events = decision.pending;
-  state.recoveries = decision.recoveries;
-  state.idle = decision.idle;
-  return completion;
-}
-
-/** Publishes the tests result and the TDD mode, queued for the next iteration while work goes on. */
-function publishResultEvents(
-  ctx: RunContext,
-  phase: AgentPhase,
-  checks: AfterAgentChecks,
-  decision: EventDecision,
-): void {
-  const { state } = ctx;
-  const { number } = phase;
-  const hatId = phase.route.hatId;
-  const { testsGate, tddStep } = checks;
-  if (testsGate) {
-    const ev = {
-      topic: testsGate.passed ? 'tests.passed' : 'tests.failed',
-      payload: testsGate.passed ? null : `exit ${testsGate.exitCode ?? 'killed'}: ${testsGate.command}`,
-      source: 'gate',
-      iteration: number,
-    };
-    ctx.publish(ev, hatId);
-    if (!decision.complete && !decision.idle) state.pending_events.push(ev);
-  }
-  // TDD: the mode for the next iteration (red → engineering, green with creative tasks → creative).
-  if (tddStep?.modeEvent && !decision.complete && !decision.idle) {
-    const ev = { topic: tddStep.modeEvent, payload: null, source: 'tdd', iteration: number };
-    ctx.publish(ev, hatId);
-    state.pending_events.push(ev);
-  }
 }

@@ -11,6 +11,8 @@ import {
   readChecklist,
   writeIterationMarker,
 } from '../steps/checklist-step.ts';
+import { activeFallback } from '../steps/fallback-step.ts';
+import { reviewBlock } from '../steps/review-step.ts';
 import { readWorkspaceContext } from '../steps/workspace-context.ts';
 
 /** Characters of the scratchpad's newest part put in the prompt. */
@@ -24,6 +26,8 @@ export interface IterationRoute {
   backend: Backend;
   /** The hat's own agent arguments, put before the ones given after `--`. */
   hatArgs: readonly string[];
+  /** cli.fallback: the backend this iteration would have run on (parked on a usage limit). */
+  fallbackFrom?: string | undefined;
 }
 
 export interface IterationPrompt {
@@ -54,11 +58,15 @@ export function routeIteration(ctx: RunContext, number: number): IterationRoute 
     });
   }
   const hat = selection.hat;
+  const routed = hatBackend(config, hat, ctx.options.backend);
+  const fallback = activeFallback(ctx);
   return {
     selection,
     hatId: selection.hatId,
     hat,
-    ...hatBackend(config, hat, ctx.options.backend),
+    ...(fallback
+      ? { backend: resolveBackend(fallback, config), hatArgs: [], fallbackFrom: routed.backend.name }
+      : routed),
   };
 }
 
@@ -121,6 +129,7 @@ function contextBlockFor(ctx: RunContext, number: number, view: ChecklistView | 
         )
       : '',
     humanBlock(ctx),
+    reviewBlock(ctx),
     ctx.state.tdd?.report_feedback ?? '',
     ctx.state.feedback ? `## Last iteration\n${ctx.state.feedback}` : '',
   ]

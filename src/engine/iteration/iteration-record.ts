@@ -5,6 +5,7 @@ import type { KilledProcess } from '../../process/marked-processes.ts';
 import { appendLine } from '../../state/append-line.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../steps/git-step.ts';
+import { tamperedFeedback } from '../steps/protect-step.ts';
 import { tddScopeViolations } from '../steps/tdd-step.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { IterationOutcome } from './iteration-outcome.ts';
@@ -56,6 +57,9 @@ export async function recordIteration(
       ...(phase.questions.length > 0 ? { questions: phase.questions } : {}),
       ...(outcome.approvals.length > 0 ? { approvals: outcome.approvals } : {}),
       ...(outcome.progress ? { progress: outcome.progress } : {}),
+      ...(outcome.tampered?.length ? { tampered: outcome.tampered } : {}),
+      ...(outcome.review ? { review: outcome.review } : {}),
+      ...(phase.route.fallbackFrom ? { fallback_from: phase.route.fallbackFrom } : {}),
       decision: decisionOf(ctx, phase, outcome),
       ...(tddStep
         ? {
@@ -70,7 +74,9 @@ export async function recordIteration(
   // state write first; the append follows, and a crash between the two is repaired at the next start.
   state.last_record = record as unknown as NonNullable<typeof state.last_record>;
   // What the next prompt must tell the agent (read and cleared when it is assembled).
-  state.feedback = misplacedPromiseReason(phase, ctx.promise);
+  state.feedback = outcome.tampered?.length
+    ? tamperedFeedback(outcome.tampered)
+    : misplacedPromiseReason(phase, ctx.promise);
   const end = outcome.stopAfter;
   state.pending_stop = end ? { reason: end.reason, message: end.message, exit_code: end.exitCode } : null;
   ctx.persist();
@@ -97,6 +103,7 @@ function recordVerdict(
   const { verdict } = phase;
   // A failed validate hook stops the loop: the iteration is not a success, whatever the agent said.
   if (validateFailure(outcome)) return 'failure';
+  if (outcome.tampered?.length) return 'gate_tampered';
   // Persistent mode: "nothing left" is an idle scan, not the end of the work.
   if (outcome.completion?.accepted) return idle ? 'idle' : 'complete';
   if (outcome.tddStep?.forceFailure) return 'failure';
@@ -112,6 +119,7 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
     return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
   const validate = validateFailure(outcome);
   if (validate) return validate;
+  if (outcome.tampered?.length) return tamperedFeedback(outcome.tampered);
   if (forcedFailure) return forcedFailure;
   if (verdict.kind === 'aborted' || verdict.kind === 'limit') return verdict.stop.message;
   if (verdict.kind === 'parked')

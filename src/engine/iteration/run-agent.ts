@@ -1,7 +1,7 @@
 import type { AgentEvent, AgentInvocation, OutputParser } from '../../backends/types.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { type SuperviseResult, supervise } from '../../process/supervisor.ts';
-import { UsageMeter } from './usage-meter.ts';
+import { UsageMeter } from '../context/usage-meter.ts';
 
 export interface AgentRunInput {
   iteration: number;

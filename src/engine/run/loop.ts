@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { resolveBackend } from '../../backends/registry.ts';
 import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { fileSystemError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
+import { readGitHead } from '../../git/head.ts';
 import { createNotifier } from '../../human/notify.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import { createStreamFileSink, STREAM_FILE } from '../../observe/event-stream-file.ts';
@@ -21,6 +23,8 @@ import { runIteration } from '../iteration/iteration.ts';
 import { readChecklist } from '../steps/checklist-step.ts';
 import { gitPreflight } from '../steps/git-step.ts';
 import { taskFingerprint, treeFingerprint } from '../steps/progress-step.ts';
+import { protectAtStart } from '../steps/protect-step.ts';
+import { reviewAtStart } from '../steps/review-step.ts';
 import { allScratchpadPaths } from '../steps/workspace-context.ts';
 import {
   boundaryStop,
@@ -83,6 +87,14 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     workspace: options.workspace,
     extraArgs: options.extraArgs ?? [],
   });
+  // The same for the backends a run may switch to: cli.fallback and the reviewer of gates.review.
+  for (const name of [...config.cli.fallback, ...(config.gates.review ? [config.gates.review.backend] : [])])
+    resolveBackend(name, config).buildInvocation({
+      prompt: options.prompt,
+      config,
+      workspace: options.workspace,
+      extraArgs: [],
+    });
   await gitPreflight(options.workspace, config);
   const inRepo = await isGitRepo(options.workspace);
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
@@ -203,6 +215,9 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
   const { state } = ctx;
   // Where the no-progress rule measures the first iteration from (kept across --resume).
   state.progress_marks ??= { tree: await treeFingerprint(ctx), tasks: taskFingerprint(ctx) };
+  // gates.protect: what the protected files hold now is what the gates check against.
+  protectAtStart(ctx);
+  reviewAtStart(ctx, ctx.inRepo ? (readGitHead(ctx.options.workspace).commit ?? null) : null);
   let first = true;
   for (;;) {
     const before = boundaryStop(ctx) ?? (await preIterationStop(ctx, first));

@@ -1,0 +1,169 @@
+import type { GateResult } from '../../gates/run-gate.ts';
+import type { IterationRecord } from '../../observe/events.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { markerReached, summarize } from '../decide/completion-marker.ts';
+import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
+import { readChecklist } from '../steps/checklist-step.ts';
+import { runTestsGate } from '../steps/gate-steps.ts';
+import { freshTddBook, type TddStepResult, tddAfterIteration } from '../steps/tdd-step.ts';
+import { countOpenTasks } from '../steps/workspace-context.ts';
+import type { AgentPhase } from './iteration-agent.ts';
+
+/** The checks run after a successful agent run, before any decision. */
+export interface AfterAgentChecks {
+  agentOk: boolean;
+  gates: IterationRecord['gates'];
+  testsGate: GateResult | undefined;
+  tddStep: TddStepResult | undefined;
+  /** The completion marker or the checklist condition holds. */
+  markerHit: boolean;
+}
+
+/** The tests gate, the TDD checks and the completion marker, after a successful agent run only. */
+export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promise<AfterAgentChecks> {
+  const { options, config, state } = ctx;
+  const { verdict, number } = phase;
+  const agentOk = verdict.kind === 'success' || verdict.kind === 'complete';
+  const gates: IterationRecord['gates'] = {};
+  // The project's tests run after every successful agent run; failing tests block completion.
+  const testsGate =
+    agentOk && config.gates.tests ? await runTestsGate(ctx, number, phase.route.hatId) : undefined;
+  if (testsGate) gates.tests = summarize(testsGate);
+  const tddStep =
+    agentOk && config.tdd
+      ? tddAfterIteration({
+          workspace: options.workspace,
+          tdd: config.tdd,
+          iteration: number,
+          tests: testsGate,
+          summary: phase.finalText,
+          book: state.tdd ?? freshTddBook(),
+          now: new Date(ctx.now()),
+        })
+      : undefined;
+  if (tddStep) {
+    state.tdd = tddStep.book;
+    for (const message of tddStep.warnings) ctx.emit({ type: 'notice', level: 'warn', message });
+  }
+  const marker = config.completion.marker;
+  const markerHit =
+    agentOk &&
+    ((marker !== undefined && markerReached(options.workspace, marker)) ||
+      readChecklist(options.workspace, config, state.start_milestone ?? null)?.complete === true);
+  return { agentOk, gates, testsGate, tddStep, markerHit };
+}
+
+/** Books a finished (not aborted) iteration: its number, the hat's activation, the failure streak. */
+export function countIteration(ctx: RunContext, phase: AgentPhase, forcedFailure: string | undefined): void {
+  const { state } = ctx;
+  const hatId = phase.route.hatId;
+  state.iterations = Math.max(state.iterations, phase.number);
+  state.current = null;
+  // Counted once the activation is over, so a crashed and re-run iteration counts once.
+  if (hatId) state.hat_activations[hatId] = (state.hat_activations[hatId] ?? 0) + 1;
+  state.consecutive_failures =
+    phase.verdict.kind === 'failure' || forcedFailure ? state.consecutive_failures + 1 : 0;
+}
+
+/** The event decision (pure): what is pending next, and whether completion is requested and accepted. */
+export function decide(
+  ctx: RunContext,
+  phase: AgentPhase,
+  checks: AfterAgentChecks,
+  humanBlockers: string[],
+  forcedFailure: string | undefined,
+): EventDecision {
+  const { config, state } = ctx;
+  const { verdict, route } = phase;
+  const { testsGate, tddStep } = checks;
+  return decideEvents({
+    iteration: phase.number,
+    hatsMode: ctx.hatsMode,
+    hatId: route.hatId,
+    hat: route.hat,
+    succeeded: (verdict.kind === 'success' || verdict.kind === 'complete') && !forcedFailure,
+    published: phase.collected.published,
+    consumed: route.selection.consumed,
+    queued: route.selection.remaining,
+    promiseInOutput: ctx.outputPromiseCounts && phase.promiseSeen,
+    markerReached: checks.markerHit,
+    blockers: [
+      ...(testsGate && !testsGate.passed
+        ? [`the tests are failing (${testsGate.command}, exit ${testsGate.exitCode ?? 'killed'})`]
+        : []),
+      ...(tddStep?.completionBlockers ?? []),
+      ...humanBlockers,
+    ],
+    completionPromise: ctx.promise,
+    persistent: config.event_loop.persistent,
+    requiredEvents: config.event_loop.required_events,
+    seenTopics: new Set(state.seen_topics),
+    // Read again: the agent may have opened or closed tasks during the iteration.
+    openTasks: countOpenTasks(config, ctx.paths),
+    recoveries: state.recoveries,
+  });
+}
+
+/** Publishes what the decision injected, announces the completion verdict, and queues what is next. */
+export function applyDecision(
+  ctx: RunContext,
+  phase: AgentPhase,
+  decision: EventDecision,
+): { accepted: boolean; reasons: string[] } | undefined {
+  const { state, emit } = ctx;
+  for (const e of decision.injected) {
+    ctx.publish(e, phase.route.hatId);
+    if (!state.seen_topics.includes(e.topic)) state.seen_topics.push(e.topic);
+  }
+  if (decision.stale.length > 0) {
+    emit({
+      type: 'notice',
+      level: 'info',
+      message: `ignoring stale events from the finished cycle: ${decision.stale.map((e) => e.topic).join(', ')}`,
+    });
+  }
+  let completion: { accepted: boolean; reasons: string[] } | undefined;
+  if (decision.completion.requested) {
+    completion = { accepted: decision.completion.accepted, reasons: decision.completion.reasons };
+    emit({
+      type: 'completion.decided',
+      iteration: phase.number,
+      accepted: decision.completion.accepted,
+      reasons: decision.completion.reasons,
+      persistent: decision.idle,
+    });
+  }
+  state.pending_events = decision.pending;
+  state.recoveries = decision.recoveries;
+  state.idle = decision.idle;
+  return completion;
+}
+
+/** Publishes the tests result and the TDD mode, queued for the next iteration while work goes on. */
+export function publishResultEvents(
+  ctx: RunContext,
+  phase: AgentPhase,
+  checks: AfterAgentChecks,
+  decision: EventDecision,
+): void {
+  const { state } = ctx;
+  const { number } = phase;
+  const hatId = phase.route.hatId;
+  const { testsGate, tddStep } = checks;
+  if (testsGate) {
+    const ev = {
+      topic: testsGate.passed ? 'tests.passed' : 'tests.failed',
+      payload: testsGate.passed ? null : `exit ${testsGate.exitCode ?? 'killed'}: ${testsGate.command}`,
+      source: 'gate',
+      iteration: number,
+    };
+    ctx.publish(ev, hatId);
+    if (!decision.complete && !decision.idle) state.pending_events.push(ev);
+  }
+  // TDD: the mode for the next iteration (red → engineering, green with creative tasks → creative).
+  if (tddStep?.modeEvent && !decision.complete && !decision.idle) {
+    const ev = { topic: tddStep.modeEvent, payload: null, source: 'tdd', iteration: number };
+    ctx.publish(ev, hatId);
+    state.pending_events.push(ev);
+  }
+}

@@ -1,0 +1,89 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { approvalPoints } from '../../config/schema.ts';
+import { keepCopies, protectedGlobs, snapshot, tamperedPaths } from '../../gates/protected-files.ts';
+import type { RunContext } from '../context/run-context.ts';
+import type { ApprovalEntry } from './approval-step.ts';
+import { listFiles } from './git-step.ts';
+import { askHuman } from './human-wait.ts';
+
+/** At the start of a run: the protected files' hashes and copies (kept across --resume). */
+export function protectAtStart(ctx: RunContext): void {
+  if (ctx.state.protected) return;
+  const ws = ctx.options.workspace;
+  const globs = protectedGlobs(ctx.config, ws);
+  const hashes = snapshot(ws, globs);
+  keepCopies(ws, ctx.paths.protectedStore, hashes);
+  ctx.state.protected = { globs, hashes };
+}
+
+/**
+ * The protected files the iteration changed (empty when none). With review points configured a
+ * human may allow the change: the new content then becomes the protected one.
+ */
+export async function checkProtected(
+  ctx: RunContext,
+  iteration: number,
+  approvals: ApprovalEntry[],
+): Promise<string[]> {
+  const p = ctx.state.protected;
+  if (!p) return [];
+  const ws = ctx.options.workspace;
+  const now = snapshot(ws, p.globs);
+  const tampered = tamperedPaths(p.hashes, now);
+  if (tampered.length === 0 || approvalPoints(ctx.config).length === 0) return tampered;
+  const outcome = await askHuman(ctx, {
+    kind: 'approval',
+    text: `Iteration ${iteration} changed protected files (${listFiles(tampered)}). Allow the change?`,
+  });
+  const r = outcome.record;
+  approvals.push({
+    point: 'protected',
+    id: r.id,
+    answer: r.answer ?? '',
+    by: r.by ?? 'withdrawn',
+    ...(r.reason ? { reason: r.reason } : {}),
+  });
+  if (outcome.kind !== 'answered' || r.answer !== 'approve') return tampered;
+  keepCopies(ws, ctx.paths.protectedStore, now);
+  p.hashes = now;
+  return [];
+}
+
+/** What the next prompt says about it. */
+export function tamperedFeedback(tampered: readonly string[]): string {
+  return `Iteration not accepted: it changed protected files (${listFiles(tampered)}; gates.protect). Those files check your work — restore them (e.g. \`git checkout -- <file>\`) and make the checks pass by changing the code instead. Nothing of that iteration was committed.`;
+}
+
+/**
+ * Runs `fn` (the gates) with the protected content in place of the agent's versions, then puts the
+ * agent's versions back: gates never run from a version the agent modified.
+ */
+export async function withProtectedContent<T>(
+  ctx: RunContext,
+  tampered: readonly string[],
+  fn: () => Promise<T>,
+): Promise<T> {
+  const p = ctx.state.protected;
+  if (!p || tampered.length === 0) return fn();
+  const ws = ctx.options.workspace;
+  const saved: { abs: string; content: Buffer | null }[] = [];
+  try {
+    for (const rel of tampered) {
+      const abs = join(ws, rel);
+      const content = existsSync(abs) ? readFileSync(abs) : null;
+      const hash = p.hashes[rel];
+      const copy = hash ? join(ctx.paths.protectedStore, hash) : undefined;
+      if (hash && !(copy && existsSync(copy))) continue; // too big to copy: hash-protected only
+      saved.push({ abs, content });
+      if (copy) writeFileSync(abs, readFileSync(copy));
+      else rmSync(abs, { force: true }); // a file the agent added where only protected files may be
+    }
+    return await fn();
+  } finally {
+    for (const { abs, content } of saved) {
+      if (content === null) rmSync(abs, { force: true });
+      else writeFileSync(abs, content);
+    }
+  }
+}
