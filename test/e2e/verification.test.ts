@@ -265,7 +265,12 @@ describe('provider fallback (cli.fallback)', () => {
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, 'done.txt'), 'utf8')).toBe('done by the fallback\n');
     const records = readRecords(dir);
-    expect(records.at(-1)).toMatchObject({ iteration: 1, backend: 'custom', fallback_from: 'fake', verdict: 'complete' });
+    expect(records.at(-1)).toMatchObject({
+      iteration: 1,
+      backend: 'custom',
+      fallback_from: 'fake',
+      verdict: 'complete',
+    });
     expect(readState(dir).fallback).toMatchObject({ index: 0 });
     expect(r.stdout + r.stderr).toContain('runs again on custom (cli.fallback)');
   });
