@@ -370,6 +370,49 @@ describe('real claude driven by ralph', () => {
     expect(seen).toContain(body);
     expect(seen.indexOf(marker)).toBe(seen.indexOf(body) + body.length - marker.length - 1);
   }, 60_000);
+
+  it('a second-opinion review round by the real claude (gates.review) holds completion until it approves', async () => {
+    server = await startModelServer([anthropicMessages], {
+      rules: [
+        {
+          match: 'second-opinion code reviewer',
+          times: 1,
+          reply: { text: '- greet.sh prints nothing for an empty name\nREQUEST_CHANGES', usage: USAGE },
+        },
+        {
+          match: 'second-opinion code reviewer',
+          reply: { text: 'All findings fixed.\nAPPROVE', usage: USAGE },
+        },
+      ],
+    });
+    const dir = makeWorkspace({
+      'PROMPT.md': 'write greet.sh\n',
+      'fake-agent.yml': [
+        'turns:',
+        '  - do:',
+        '      - append: { path: greet.sh, content: "echo hello {{iteration}}\\n" }',
+        '      - print: LOOP_COMPLETE',
+      ].join('\n'),
+      'ralph.yml': `event_loop:\n  prompt_file: PROMPT.md\n  max_iterations: 4\ncli:\n  backend: fake\n  fake_script: fake-agent.yml\n  command: ${JSON.stringify(CLAUDE)}\ngates:\n  review:\n    backend: claude\n`,
+    });
+    const r = await ralph(dir, []);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const [first, second] = readRecords(dir);
+    expect(first?.review).toMatchObject({
+      approved: false,
+      findings: ['greet.sh prints nothing for an empty name'],
+    });
+    expect(second?.review).toMatchObject({ approved: true });
+    const state = readState(dir);
+    expect(state).toMatchObject({ stop_reason: 'completed', iterations: 2 });
+    // The reviews' usage counts toward the run and is kept apart.
+    expect(state.review.tokens).toBeGreaterThan(0);
+    expect(state.tokens.total).toBe(state.review.tokens);
+    // The second review was told about the first round's findings.
+    const prompts = messageCalls().map((c) => anthropicView(c.body as Record<string, unknown>).prompt);
+    expect(prompts.at(-1)).toContain('greet.sh prints nothing for an empty name');
+    expect(prompts.at(-1)).toContain('## The task\nwrite greet.sh');
+  }, 90_000);
 });
 
 describe('real claude through the adapter alone', () => {
