@@ -56,7 +56,7 @@ const CONTEXT =
   /prompt is too long|context (?:window|length) exceeded|context_length_exceeded|input is too long/i;
 /** Claude Code's own wording for a limit it gave up on (older versions report no structured event). */
 const LIMIT_TEXT =
-  /usage limit reached|you've hit your (?:[\w-]+ )*limit|API Error: (?:Request rejected )?\(?(?:429|529)\b|rate_limit_error|overloaded_error/i;
+  /usage limit reached|you(?:'|’)ve hit your (?:[\w'’-]+ )*limit|organi[sz]ation(?:'s)? (?:has reached its )?(?:monthly )?(?:usage|spend(?:ing)?) limit|API Error: (?:Request rejected )?\(?(?:429|529)\b|rate_limit_error|overloaded_error/i;
 
 /**
  * How a Claude Code run ended. Only structured output counts: the `result` object (its text only

@@ -13,7 +13,8 @@ const SANDBOX_FLAGS = /^(-s|--sandbox(=.*)?|--approve-for-me|--dangerously-bypas
 
 /** codex's own retry notices (`Reconnecting... 2/5 (…)`): the CLI is still retrying, not failing. */
 const RETRY_NOTICE = /^Reconnecting\.\.\./;
-const USAGE_LIMIT = /hit your usage limit|usage limit (has been )?reached|quota exceeded/i;
+const USAGE_LIMIT =
+  /hit your (?:[\w'’-]+ )*limit|usage limit (has been )?reached|quota exceeded|organi[sz]ation has (?:reached|hit) its (?:monthly )?(?:usage|spend(?:ing)?) limit/i;
 const RATE_LIMIT = /\b429\b|too many requests|rate.?limit/i;
 const AUTH =
   /\b401\b|unauthori[sz]ed|missing environment variable|invalid[_ ]api[_ ]key|incorrect api key|access token could not be refreshed|refresh token|not logged in|log ?in again|upgrade to plus/i;

@@ -274,6 +274,18 @@ describe('classifyClaudeExit (synthetic)', () => {
     });
   });
 
+  it.each([
+    "You've hit your session limit · resets 3pm (UTC)",
+    "You've hit your org's monthly usage limit",
+    'You’ve hit your weekly limit · resets Nov 24, 7:07am (UTC)',
+    'Your organization has reached its monthly usage limit. Contact your admin.',
+  ])('the newest limit wordings as an error result are limits: %s', (text) => {
+    expect(classifyClaudeExit(exitInfo([result(text, true)], 1), now)).toMatchObject({
+      kind: 'rate_limit',
+      message: text,
+    });
+  });
+
   it('the same text in a successful result is the agent talking, not a limit', () => {
     const info = exitInfo([result("You've hit your limit · resets 3pm (UTC)", false)], 0);
     expect(classifyClaudeExit(info, now)).toEqual({ kind: 'success' });

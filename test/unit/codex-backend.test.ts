@@ -194,6 +194,13 @@ describe('codex output parser (recorded)', () => {
     expect(cls.kind === 'rate_limit' && cls.message).toMatch(/^You’ve hit your usage limit/);
   });
 
+  it('an organisation’s monthly limit is a usage limit', () => {
+    expect(classifyFixture('org-monthly-limit', 1)).toMatchObject({
+      kind: 'rate_limit',
+      message: 'Your organization has reached its monthly usage limit. Ask an admin to raise it.',
+    });
+  });
+
   it('a usage limit without a reset time is still a limit', () => {
     expect(classifyFixture('usage-limit-no-reset', 1)).toEqual({
       kind: 'rate_limit',
