@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { processCommand, readProcStat } from './pids.ts';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { kernelThreadPids, processCommand, readProcStat } from './pids.ts';
 
 /**
  * Every process of an iteration carries this variable (inherited through fork, setsid and daemons),
@@ -43,8 +43,15 @@ export function markSelected(mark: string, select: MarkSelector): boolean {
   return rest !== undefined && /^\d+$/.test(rest);
 }
 
-/** Whether /proc can be swept here: Linux only; elsewhere the sweep finds nothing. */
+let sweepable: boolean | undefined;
+
+/** Whether /proc can be swept here: Linux only; elsewhere the sweep finds nothing. Asked once. */
 export function canSweep(): boolean {
+  sweepable ??= procListable();
+  return sweepable;
+}
+
+function procListable(): boolean {
   if (process.platform !== 'linux') return false;
   try {
     readdirSync('/proc');
@@ -52,6 +59,39 @@ export function canSweep(): boolean {
   } catch {
     return false;
   }
+}
+
+// One buffer for every environ read of a sweep (grown for a larger environment): a sweep reads
+// every process's environ after each iteration, and most of them never hold the mark.
+let environBuffer = Buffer.allocUnsafe(64 * 1024);
+const MARK_BYTES = Buffer.from(`${MARK_VAR}=`, 'latin1');
+
+/** The mark in /proc/<pid>/environ, or undefined (no mark, gone, or another user's process). */
+function readMark(pid: number): string | undefined {
+  let length = 0;
+  try {
+    const fd = openSync(`/proc/${pid}/environ`, 'r');
+    try {
+      for (;;) {
+        if (length === environBuffer.length) {
+          const bigger = Buffer.allocUnsafe(environBuffer.length * 2);
+          environBuffer.copy(bigger, 0, 0, length);
+          environBuffer = bigger;
+        }
+        const n = readSync(fd, environBuffer, length, environBuffer.length - length, null);
+        if (n === 0) break;
+        length += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined; // gone, or another user's process
+  }
+  const bytes = environBuffer.subarray(0, length);
+  // Decoded only when the name occurs at all; environValue then finds the exact variable.
+  if (bytes.indexOf(MARK_BYTES) === -1) return undefined;
+  return environValue(bytes.toString('latin1'), MARK_VAR);
 }
 
 interface Marked {
@@ -67,17 +107,13 @@ function findMarked(select: MarkSelector): Marked[] {
   } catch {
     return [];
   }
+  // Opening a kernel thread's environ costs the most of all, and there may be hundreds of them.
+  const kernel = kernelThreadPids();
   const found: Marked[] = [];
   for (const entry of entries) {
     const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {
-      continue; // gone, or another user's process
-    }
-    const mark = environValue(environ, MARK_VAR);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || kernel.has(pid)) continue;
+    const mark = readMark(pid);
     if (mark === undefined || !markSelected(mark, select)) continue;
     const stat = readProcStat(pid);
     if (stat && stat.state !== 'Z') found.push({ pid, startTime: stat.startTime });
