@@ -44,7 +44,7 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
   const fatal = healthFatal(results);
   if (fatal) return stop('health_check', `health check failed (${fatal.check}): ${fatal.message}`);
   if (!first && requireClean(config)) {
-    const dirty = await dirtyTreeMessage(options.workspace);
+    const dirty = await dirtyTreeMessage(options.workspace, ctx.pendingChanges);
     if (dirty) return stop('dirty_tree', dirty);
   }
   return undefined;

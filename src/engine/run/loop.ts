@@ -4,6 +4,7 @@ import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { fileSystemError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
+import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { createRedactor } from '../../observe/redact.ts';
@@ -11,7 +12,7 @@ import { createRunLogSink } from '../../observe/run-log.ts';
 import { createStreamRedaction } from '../../observe/stream-redaction.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
-import { ralphPaths } from '../../state/paths.ts';
+import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
 import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/limits.ts';
 import { runIteration } from '../iteration/iteration.ts';
@@ -130,7 +131,23 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     for (const safe of redaction(event)) for (const sink of sinks) sink(safe);
   };
   const startIterations = state.iterations;
-  const ctx = createRunContext({ options, paths, state, limits, inRepo, startProgress, redact, emit });
+  // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
+  // only when the watched work tree, the index, HEAD or the git config changed.
+  const workingTree = inRepo
+    ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, options.env ?? process.env)
+    : undefined;
+  const pendingChanges = workingTree ? () => workingTree.changes() : undefined;
+  const ctx = createRunContext({
+    options,
+    paths,
+    state,
+    limits,
+    inRepo,
+    pendingChanges,
+    startProgress,
+    redact,
+    emit,
+  });
 
   let final: Stop | undefined;
   try {
@@ -151,6 +168,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     } finally {
       log.close();
       diagnostics?.close();
+      workingTree?.close();
       lock.release();
     }
   }
