@@ -1,5 +1,5 @@
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
-import { kernelThreadPids, processCommand, readProcStat } from './pids.ts';
+import { forkCount, kernelThreadPids, processCommand, readProcStat } from './pids.ts';
 
 /**
  * Every process of an iteration carries this variable (inherited through fork, setsid and daemons),
@@ -20,8 +20,21 @@ export interface MarkSelector {
   iteration?: number | undefined;
 }
 
+export interface SweepOptions {
+  /**
+   * How many processes the caller started since this run's last sweep, every one of which has
+   * exited (an agent whose exit was seen). When nothing else was started on the machine since
+   * that sweep found none left, no process can carry the mark, and /proc is not scanned.
+   */
+  started?: number | undefined;
+}
+
 /** Kills the marked processes (SIGTERM, SIGKILL after the grace) and says which were found. */
-export type SweepMarked = (select: MarkSelector, graceMs: number) => Promise<KilledProcess[]>;
+export type SweepMarked = (
+  select: MarkSelector,
+  graceMs: number,
+  options?: SweepOptions,
+) => Promise<KilledProcess[]>;
 
 /** The mark of one iteration of one run. */
 export function markFor(runId: string, iteration: number): string {
@@ -137,8 +150,27 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Kills every live process with a selected mark, whatever its session, group or parent: SIGTERM,
  * then SIGKILL after `graceMs`. Processes forked meanwhile inherit the mark and are found too.
  */
-export const sweepMarkedProcesses: SweepMarked = async (select, graceMs) => {
+/**
+ * Per run: the process count (forkCount) read just before a scan that found none of the run's
+ * processes. Every marked process descends from one Ralph started after that point, or from a
+ * marked one, so if the count grew only by processes the caller started and saw exit, none exists.
+ */
+const cleanAt = new Map<string, number>();
+
+/**
+ * Kills every live process with a selected mark, whatever its session, group or parent: SIGTERM,
+ * then SIGKILL after `graceMs`. Processes forked meanwhile inherit the mark and are found too.
+ */
+export const sweepMarkedProcesses: SweepMarked = async (select, graceMs, options = {}) => {
   if (!canSweep()) return [];
+  // Only whole-run sweeps keep the clean point: an iteration's sweep says nothing of the others.
+  const run = select.iteration === undefined && select.runId !== '' ? select.runId : undefined;
+  let counted = forkCount();
+  const clean = run === undefined ? undefined : cleanAt.get(run);
+  if (options.started !== undefined && clean !== undefined && counted === clean + options.started) {
+    cleanAt.set(run as string, counted);
+    return [];
+  }
   const killed = new Map<number, KilledProcess>();
   const term = (found: Marked[]) => {
     for (const p of found) {
@@ -146,22 +178,31 @@ export const sweepMarkedProcesses: SweepMarked = async (select, graceMs) => {
       signalIfSame(p, 'SIGTERM');
     }
   };
-  let found = findMarked(select);
-  if (found.length === 0) return [];
-  term(found);
-  const deadline = Date.now() + graceMs;
-  while (found.length > 0 && Date.now() < deadline) {
-    await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
-    found = findMarked(select);
-    term(found.filter((p) => !killed.has(p.pid)));
-  }
-  for (let i = 0; i < 80 && found.length > 0; i++) {
-    for (const p of found) {
-      if (!killed.has(p.pid)) killed.set(p.pid, { pid: p.pid, command: processCommand(p.pid) });
-      signalIfSame(p, 'SIGKILL');
+  const scan = () => {
+    counted = forkCount();
+    return findMarked(select);
+  };
+  let found = scan();
+  if (found.length > 0) {
+    term(found);
+    const deadline = Date.now() + graceMs;
+    while (found.length > 0 && Date.now() < deadline) {
+      await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+      found = scan();
+      term(found.filter((p) => !killed.has(p.pid)));
     }
-    await sleep(25);
-    found = findMarked(select);
+    for (let i = 0; i < 80 && found.length > 0; i++) {
+      for (const p of found) {
+        if (!killed.has(p.pid)) killed.set(p.pid, { pid: p.pid, command: processCommand(p.pid) });
+        signalIfSame(p, 'SIGKILL');
+      }
+      await sleep(25);
+      found = scan();
+    }
+  }
+  if (run !== undefined) {
+    if (found.length === 0 && counted !== undefined) cleanAt.set(run, counted);
+    else cleanAt.delete(run);
   }
   return [...killed.values()];
 };

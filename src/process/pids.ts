@@ -43,6 +43,19 @@ export function readProcStat(pid: number): ProcStat | undefined {
   };
 }
 
+/**
+ * Processes (and threads) created on this machine since boot (`processes` in /proc/stat), or
+ * undefined without /proc. Two equal readings mean nothing at all was started in between.
+ */
+export function forkCount(): number | undefined {
+  try {
+    const m = /^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const PF_KTHREAD = 0x00200000;
 let kthreaddIsPid2: boolean | undefined;
 

@@ -86,4 +86,26 @@ describe.runIf(process.platform === 'linux')('sweeping marked processes (real /p
       if (stat) expect(pid === 2 || stat.ppid === 2).toBe(true);
     }
   });
+
+  it('after an agent that exited, still finds what it left running (the count of new processes shows it)', async () => {
+    const run = runId();
+    expect(await sweepMarkedProcesses({ runId: run }, 300)).toEqual([]);
+    // The "agent": leaves a detached, marked grandchild behind and exits.
+    const code = `const { spawn } = require('node:child_process');
+      const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+      console.log(c.pid); c.unref();`;
+    const agent = spawn(process.execPath, ['-e', code], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, [MARK_VAR]: markFor(run, 1) },
+    });
+    let out = '';
+    agent.stdout?.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    await new Promise((resolve) => agent.on('close', resolve));
+    const leftover = Number(out.trim());
+    spawned.push(leftover);
+    const killed = await sweepMarkedProcesses({ runId: run }, 300, { started: 1 });
+    expect(killed.map((p) => p.pid)).toEqual([leftover]);
+  });
 });
