@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import type { Command } from '@commander-js/extra-typings';
 import type { Dashboard } from '../dashboard/server.ts';
 import { UsageError } from '../errors.ts';
 import type { CliIO } from './io.ts';
@@ -46,22 +45,13 @@ export async function openDashboard(flags: DashboardFlags, io: CliIO): Promise<D
 }
 
 /** `ralph dashboard`: serves until Ctrl-C. */
-export function registerDashboardCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {
-  program
-    .command('dashboard')
-    .description('a local web dashboard of every run on this machine (127.0.0.1, a random token per start)')
-    .option('--port <n>', 'port to listen on (default: a free one)')
-    .option('--host <address>', 'address to bind (default 127.0.0.1; others need --unsafe-expose)')
-    .option('--unsafe-expose', 'allow binding off loopback (prints a warning)')
-    .option('--open', 'open it in the browser')
-    .action(async (flags) => {
-      const d = await openDashboard(flags, io);
-      await new Promise<void>((resolve) => {
-        const done = () => resolve();
-        process.once('SIGINT', done);
-        process.once('SIGTERM', done);
-      });
-      await d.close();
-      setCode(0);
-    });
+export async function dashboardCommand(flags: DashboardFlags, io: CliIO): Promise<number> {
+  const d = await openDashboard(flags, io);
+  await new Promise<void>((resolve) => {
+    const done = () => resolve();
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await d.close();
+  return 0;
 }

@@ -1,5 +1,4 @@
 import { relative } from 'node:path';
-import type { Command } from '@commander-js/extra-typings';
 import pc from 'picocolors';
 import { type BackendInspection, inspectBackends, knownBackends } from '../backends/backend-info.ts';
 import { runningAsRoot } from '../backends/claude.ts';
@@ -16,8 +15,6 @@ import { findExecutable } from '../process/find-executable.ts';
 import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
 import type { CliIO } from './io.ts';
 import { configChecks, configLayers, findConfigFile, withAutoBackend } from './resolve-run.ts';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 interface DoctorFlags {
   config?: string | undefined;
@@ -308,13 +305,3 @@ export async function doctorCommand(flags: DoctorFlags, io: CliIO): Promise<numb
 }
 
 /** Adds `ralph doctor` to the program. */
-export function registerDoctorCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {
-  program
-    .command('doctor')
-    .description('check that ralph can run here: disk space, git, specs, the agent CLIs and their logins')
-    .option('-c, --config <file>', 'config file (default: ralph.yml when present)')
-    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
-    .option('--probe', 'also run the configured agent once with a one-word prompt (a real, billed turn)')
-    .option('--json', 'machine-readable output')
-    .action(async (opts) => setCode(await doctorCommand(opts, io)));
-}

@@ -1,4 +1,3 @@
-import type { Command } from '@commander-js/extra-typings';
 import { ExitCode, UsageError } from '../errors.ts';
 import { type EventLine, readEventsSince } from '../state/events-log.ts';
 import { resolveEventsFile } from './emit-command.ts';
@@ -65,25 +64,4 @@ export async function eventsCommand(flags: EventsFlags, io: CliIO, signal?: Abor
     for (const item of next.items) if (item.ok && keep(item.event)) io.out(`${formatRow(item.event)}\n`);
   }
   return ExitCode.ok;
-}
-
-export function registerEventsCommand(program: Command, io: CliIO, setCode: (c: number) => void): void {
-  program
-    .command('events')
-    .description("show the run's events (ralph emit, event tags, and what the loop injected)")
-    .option('--last <n>', 'only the last N events')
-    .option('--topic <topic>', 'only this topic')
-    .option('--iteration <n>', 'only events of this iteration')
-    .option('--format <format>', 'table or json (a JSON array)', 'table')
-    .option('-f, --follow', 'keep printing new events')
-    .action(async (opts) => {
-      const controller = new AbortController();
-      const onInt = () => controller.abort();
-      process.once('SIGINT', onInt);
-      try {
-        setCode(await eventsCommand(opts, io, controller.signal));
-      } finally {
-        process.off('SIGINT', onInt);
-      }
-    });
 }

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from '@commander-js/extra-typings';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import type { IterationRecord } from '../observe/events.ts';
 import { formatCost, formatNumber, formatSpan } from '../observe/format.ts';
@@ -88,38 +87,32 @@ export function explainRecord(r: IterationRecord): string[] {
 }
 
 /** `ralph explain [RUN] [--iteration N] [--json]`. */
-export function registerExplainCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {
-  program
-    .command('explain')
-    .description(
-      'why the loop did what it did, iteration by iteration (route, completion, gates, limits, stop)',
-    )
-    .argument('[run]', 'a run id or a unique prefix (default: the current or last run)')
-    .option('--iteration <n>', 'only this iteration')
-    .option('--json', 'the records’ decision fields as JSON lines')
-    .action((run, opts) => {
-      const runId = resolveRunId(io.cwd, run);
-      let records = readRecords(io.cwd, runId);
-      if (opts.iteration !== undefined) {
-        const n = Number(opts.iteration);
-        if (!Number.isInteger(n) || n < 1)
-          throw new UsageError(`--iteration expects a number ≥ 1, got ${JSON.stringify(opts.iteration)}`);
-        records = records.filter((r) => r.iteration === n);
-        if (records.length === 0)
-          throw new RalphError('no_iteration', `run ${runId} has no recorded iteration ${n}`);
-      }
-      if (opts.json) {
-        for (const r of records)
-          io.out(
-            `${JSON.stringify({ iteration: r.iteration, verdict: r.verdict, decision: r.decision ?? null, progress: r.progress ?? null })}\n`,
-          );
-        return setCode(ExitCode.ok);
-      }
-      if (records.length === 0) io.out(`run ${runId}: no iteration recorded yet\n`);
-      else io.out(`run ${runId}\n${records.map((r) => explainRecord(r).join('\n')).join('\n')}\n`);
-      const state = readLoopState(ralphPaths(io.cwd).state);
-      if (state?.run_id === runId && state.stop_reason && opts.iteration === undefined)
-        io.out(`stopped: ${state.stop_reason} — ${state.stop_message ?? ''}\n`);
-      setCode(ExitCode.ok);
-    });
+export function explainCommand(
+  run: string | undefined,
+  opts: { iteration?: string | undefined; json?: boolean | undefined },
+  io: CliIO,
+): number {
+  const runId = resolveRunId(io.cwd, run);
+  let records = readRecords(io.cwd, runId);
+  if (opts.iteration !== undefined) {
+    const n = Number(opts.iteration);
+    if (!Number.isInteger(n) || n < 1)
+      throw new UsageError(`--iteration expects a number ≥ 1, got ${JSON.stringify(opts.iteration)}`);
+    records = records.filter((r) => r.iteration === n);
+    if (records.length === 0)
+      throw new RalphError('no_iteration', `run ${runId} has no recorded iteration ${n}`);
+  }
+  if (opts.json) {
+    for (const r of records)
+      io.out(
+        `${JSON.stringify({ iteration: r.iteration, verdict: r.verdict, decision: r.decision ?? null, progress: r.progress ?? null })}\n`,
+      );
+    return ExitCode.ok;
+  }
+  if (records.length === 0) io.out(`run ${runId}: no iteration recorded yet\n`);
+  else io.out(`run ${runId}\n${records.map((r) => explainRecord(r).join('\n')).join('\n')}\n`);
+  const state = readLoopState(ralphPaths(io.cwd).state);
+  if (state?.run_id === runId && state.stop_reason && opts.iteration === undefined)
+    io.out(`stopped: ${state.stop_reason} — ${state.stop_message ?? ''}\n`);
+  return ExitCode.ok;
 }

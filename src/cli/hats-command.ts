@@ -1,13 +1,10 @@
 import { relative } from 'node:path';
-import { type Command, Option } from '@commander-js/extra-typings';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
 import { ExitCode } from '../errors.ts';
 import { renderHatGraph } from '../routing/hat-graph.ts';
 import type { CliIO } from './io.ts';
 import { configLayers } from './resolve-run.ts';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 interface HatsFlags {
   config?: string | undefined;
@@ -43,23 +40,3 @@ export function hatsGraphCommand(flags: HatsFlags & { format: 'text' | 'mermaid'
 }
 
 /** Adds `ralph hats validate|graph` to the program. */
-export function registerHatsCommand(program: Command, io: CliIO, setCode: (c: number) => void): void {
-  const hats = program.command('hats').description('check and draw the hats of ralph.yml');
-  hats
-    .command('validate')
-    .description('check the hats (ambiguous triggers, default_publishes, starting_event) as file:line:col')
-    .option('-c, --config <file>', 'config file (default: ralph.yml)')
-    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
-    .action((opts) => setCode(hatsValidateCommand(opts, io)));
-  hats
-    .command('graph')
-    .description('print the hat topology: triggers, publishes and hand-offs')
-    .option('-c, --config <file>', 'config file (default: ralph.yml)')
-    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
-    .addOption(
-      new Option('--format <format>', 'text, or a Mermaid graph')
-        .choices(['text', 'mermaid'] as const)
-        .default('text'),
-    )
-    .action((opts) => setCode(hatsGraphCommand(opts, io)));
-}

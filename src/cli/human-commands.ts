@@ -1,4 +1,3 @@
-import type { Command } from '@commander-js/extra-typings';
 import { humanSchema } from '../config/schema.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { ask } from '../human/ask.ts';
@@ -7,8 +6,6 @@ import { answerQuestion, sendCommand, settleApproval, tell } from '../human/huma
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
-
-type SetCode = (code: number) => void;
 
 /** The workspace a command steers: the agent's (inside a loop) or the current directory. */
 function workspaceOf(io: CliIO): string {
@@ -33,93 +30,63 @@ function loopIsRunning(workspace: string): boolean {
 
 const QUESTION_ID = /^[qa]-[0-9a-f]{1,8}$/;
 
-/** `ralph tell`, `ask`, `answer`, `approve`, `reject`, `pause`, `resume` (DESIGN.md §5). */
-export function registerHumanCommands(program: Command, io: CliIO, setCode: SetCode): void {
-  program
-    .command('tell')
-    .description("guidance for the loop's next iteration (its prompt carries it once)")
-    .argument('<text...>', 'what the agent should know or do')
-    .action((words) => {
-      const ws = workspaceOf(io);
-      const sent = tell(ws, words.join(' '), 'cli');
+/** `ralph tell TEXT…` */
+export function tellCommand(words: string[], io: CliIO): number {
+  const ws = workspaceOf(io);
+  const sent = tell(ws, words.join(' '), 'cli');
+  io.out(
+    loopIsRunning(ws)
+      ? `queued ${sent.id}: the next iteration's prompt carries it\n`
+      : `queued ${sent.id}: no loop is running; the next \`ralph run\` carries it in its first prompt\n`,
+  );
+  return ExitCode.ok;
+}
+
+/** `ralph answer [ID] TEXT`; without arguments, the open questions and approvals. */
+export function answerCommand(args: string[], io: CliIO): number {
+  const ws = workspaceOf(io);
+  if (args.length === 0) {
+    const open = openQuestions(ralphPaths(ws).questions);
+    if (open.length === 0) io.out('no question or approval is waiting\n');
+    for (const q of open)
       io.out(
-        loopIsRunning(ws)
-          ? `queued ${sent.id}: the next iteration's prompt carries it\n`
-          : `queued ${sent.id}: no loop is running; the next \`ralph run\` carries it in its first prompt\n`,
+        `${q.id} ${q.kind}${q.iteration ? ` (iteration ${q.iteration})` : ''}: ${q.text}${q.options ? ` [${q.options.join(' | ')}]` : ''}\n`,
       );
-      setCode(ExitCode.ok);
-    });
-
-  program
-    .command('ask')
-    .description('(for agents) ask a human and wait; prints the answer')
-    .argument('<question...>', 'the question')
-    .option('--options <list>', 'comma-separated answers to choose from')
-    .option('--timeout <seconds>', 'give up after this long and print human.default_answer')
-    .action(async (words, opts) => setCode(await askCommand(words.join(' '), opts, io)));
-
-  program
-    .command('answer')
-    .description('answer a question an agent asked (without arguments: list the open ones)')
-    .argument('[id-and-text...]', '[ID] TEXT: the id can be left out when one question is open')
-    .action((args) => {
-      const ws = workspaceOf(io);
-      if (args.length === 0) {
-        const open = openQuestions(ralphPaths(ws).questions);
-        if (open.length === 0) io.out('no question or approval is waiting\n');
-        for (const q of open)
-          io.out(
-            `${q.id} ${q.kind}${q.iteration ? ` (iteration ${q.iteration})` : ''}: ${q.text}${q.options ? ` [${q.options.join(' | ')}]` : ''}\n`,
-          );
-        return setCode(ExitCode.ok);
-      }
-      const [first, ...rest] = args as [string, ...string[]];
-      const hasId = rest.length > 0 && QUESTION_ID.test(first);
-      const q = answerQuestion(ws, hasId ? first : undefined, (hasId ? rest : args).join(' '), 'cli');
-      io.out(`answered ${q.id}: ${q.answer}\n`);
-      setCode(ExitCode.ok);
-    });
-
-  program
-    .command('approve')
-    .description('approve what the loop waits for at a review point (gates.approval)')
-    .argument('[id]', 'the approval (can be left out when one is open)')
-    .action((id) => {
-      const a = settleApproval(workspaceOf(io), id, { approve: true }, 'cli');
-      io.out(`approved ${a.id} (${a.point ?? 'review point'})\n`);
-      setCode(ExitCode.ok);
-    });
-
-  program
-    .command('reject')
-    .description('reject at a review point; the reason is the next iteration’s feedback')
-    .argument('<id-and-reason...>', '[ID] REASON')
-    .action((args) => {
-      const [first, ...rest] = args as [string, ...string[]];
-      const hasId = rest.length > 0 && QUESTION_ID.test(first);
-      const reason = (hasId ? rest : args).join(' ');
-      const a = settleApproval(workspaceOf(io), hasId ? first : undefined, { approve: false, reason }, 'cli');
-      io.out(`rejected ${a.id} (${a.point ?? 'review point'}): ${reason}\n`);
-      setCode(ExitCode.ok);
-    });
-
-  for (const [name, kind, said] of [
-    ['pause', 'pause', 'pauses before the next iteration (the current one finishes)'],
-    ['resume', 'resume', 'goes on'],
-  ] as const) {
-    program
-      .command(name)
-      .description(
-        name === 'pause' ? 'pause the running loop before its next iteration' : 'resume a paused loop',
-      )
-      .action(() => {
-        const ws = workspaceOf(io);
-        const pid = runningLoop(ws);
-        sendCommand(ws, kind, 'cli');
-        io.out(`asked the loop (pid ${pid}): it ${said}\n`);
-        setCode(ExitCode.ok);
-      });
+    return ExitCode.ok;
   }
+  const [first, ...rest] = args as [string, ...string[]];
+  const hasId = rest.length > 0 && QUESTION_ID.test(first);
+  const q = answerQuestion(ws, hasId ? first : undefined, (hasId ? rest : args).join(' '), 'cli');
+  io.out(`answered ${q.id}: ${q.answer}\n`);
+  return ExitCode.ok;
+}
+
+/** `ralph approve [ID]` */
+export function approveCommand(id: string | undefined, io: CliIO): number {
+  const a = settleApproval(workspaceOf(io), id, { approve: true }, 'cli');
+  io.out(`approved ${a.id} (${a.point ?? 'review point'})\n`);
+  return ExitCode.ok;
+}
+
+/** `ralph reject [ID] REASON` */
+export function rejectCommand(args: string[], io: CliIO): number {
+  const [first, ...rest] = args as [string, ...string[]];
+  const hasId = rest.length > 0 && QUESTION_ID.test(first);
+  const reason = (hasId ? rest : args).join(' ');
+  const a = settleApproval(workspaceOf(io), hasId ? first : undefined, { approve: false, reason }, 'cli');
+  io.out(`rejected ${a.id} (${a.point ?? 'review point'}): ${reason}\n`);
+  return ExitCode.ok;
+}
+
+/** `ralph pause` / `ralph resume` */
+export function pauseResumeCommand(kind: 'pause' | 'resume', io: CliIO): number {
+  const ws = workspaceOf(io);
+  const pid = runningLoop(ws);
+  sendCommand(ws, kind, 'cli');
+  io.out(
+    `asked the loop (pid ${pid}): it ${kind === 'pause' ? 'pauses before the next iteration (the current one finishes)' : 'goes on'}\n`,
+  );
+  return ExitCode.ok;
 }
 
 /** `ralph stop [--now]`: through the inbox, like every other command to the loop. */
@@ -135,7 +102,7 @@ export function stopCommand(flags: { now?: boolean | undefined }, io: CliIO): nu
   return ExitCode.ok;
 }
 
-async function askCommand(
+export async function askCommand(
   text: string,
   opts: { options?: string | undefined; timeout?: string | undefined },
   io: CliIO,

@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { Command } from '@commander-js/extra-typings';
 import { configJsonSchema, WORKSPACE_SCHEMA_PATH, withSchemaModeline } from '../config/json-schema.ts';
 import { findPreset, initPreset, PRESETS } from '../config/presets.ts';
 import { ExitCode } from '../errors.ts';
@@ -8,31 +7,6 @@ import { packageVersion } from '../paths-package.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
 import type { CliIO } from './io.ts';
-
-export function registerInitCommands(program: Command, io: CliIO, setCode: (c: number) => void): void {
-  program
-    .command('init')
-    .description('write a workflow preset (ralph.yml, prompt, …) into the current directory')
-    .option('--preset <name>', 'preset to write (see `ralph presets`)', 'solo')
-    .option('--backend <name>', 'set cli.backend in the written ralph.yml')
-    .option('--force', 'overwrite existing files')
-    .action((opts) => {
-      const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
-      written.push(writeEditorSchema(io.cwd));
-      // Every preset: git ignores Ralph's runtime files before the first agent runs `git add -A`.
-      const paths = ralphPaths(io.cwd);
-      if (ensureRuntimeIgnored(paths).length > 0) written.push(relative(io.cwd, paths.gitignore));
-      io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
-      setCode(ExitCode.ok);
-    });
-  program
-    .command('presets')
-    .description('list the workflow presets')
-    .action(() => {
-      for (const p of PRESETS) io.out(`${p.name.padEnd(10)} ${p.description}\n`);
-      setCode(ExitCode.ok);
-    });
-}
 
 /**
  * Editor support: the JSON Schema of this version in `.ralph/`, and the yaml-language-server line in
@@ -45,4 +19,24 @@ function writeEditorSchema(dir: string): string {
   const configFile = join(dir, 'ralph.yml');
   writeFileSync(configFile, withSchemaModeline(readFileSync(configFile, 'utf8')));
   return WORKSPACE_SCHEMA_PATH;
+}
+
+/** `ralph init`: writes the preset, the editor schema and the runtime .gitignore; prints what it wrote. */
+export function initCommand(
+  opts: { preset: string; backend?: string | undefined; force?: boolean | undefined },
+  io: CliIO,
+): number {
+  const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
+  written.push(writeEditorSchema(io.cwd));
+  // Every preset: git ignores Ralph's runtime files before the first agent runs `git add -A`.
+  const paths = ralphPaths(io.cwd);
+  if (ensureRuntimeIgnored(paths).length > 0) written.push(relative(io.cwd, paths.gitignore));
+  io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
+  return ExitCode.ok;
+}
+
+/** `ralph presets`: one line per preset. */
+export function presetsCommand(io: CliIO): number {
+  for (const p of PRESETS) io.out(`${p.name.padEnd(10)} ${p.description}\n`);
+  return ExitCode.ok;
 }

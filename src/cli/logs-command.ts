@@ -1,6 +1,5 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { Command } from '@commander-js/extra-typings';
 import { ExitCode, RalphError } from '../errors.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { readLoopState } from '../state/loop-state.ts';
@@ -100,22 +99,4 @@ export async function logsCommand(
     }
   }
   return ExitCode.ok;
-}
-
-export function registerLogsCommand(program: Command, io: CliIO, setCode: (c: number) => void): void {
-  program
-    .command('logs')
-    .description("print a run's human log (default: the current or last run)")
-    .argument('[run]', 'a run id (or a unique prefix), or a log file name such as 2026-11-24_001')
-    .option('-f, --follow', 'keep printing as the loop writes (until Ctrl-C or the loop ends)')
-    .action(async (run, opts) => {
-      const controller = new AbortController();
-      const onInt = () => controller.abort();
-      process.once('SIGINT', onInt);
-      try {
-        setCode(await logsCommand(run, opts, io, controller.signal));
-      } finally {
-        process.off('SIGINT', onInt);
-      }
-    });
 }

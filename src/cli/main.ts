@@ -1,29 +1,21 @@
 import { Command, CommanderError, Option } from '@commander-js/extra-typings';
 import { ConfigError, ExitCode, fileSystemError, RalphError, UsageError } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
-import { completionCommand } from './completion-command.ts';
-import {
-  configExplainCommand,
-  configSchemaCommand,
-  configShowCommand,
-  configValidateCommand,
-} from './config-command.ts';
-import { registerDashboardCommand } from './dashboard-command.ts';
-import { demoCommand } from './demo-command.ts';
-import { registerDoctorCommand } from './doctor-command.ts';
 import { emitCommand } from './emit-command.ts';
-import { registerEventsCommand } from './events-command.ts';
-import { registerExplainCommand } from './explain-command.ts';
-import { registerHatsCommand } from './hats-command.ts';
-import { registerHumanCommands, stopCommand } from './human-commands.ts';
-import { registerInitCommands } from './init-command.ts';
 import type { CliIO } from './io.ts';
-import { registerLogsCommand } from './logs-command.ts';
-import { registerPlanCommand } from './plan-command.ts';
-import { runCommand } from './run-command.ts';
-import { statusCommand } from './status-command.ts';
+import {
+  registerDoctorCommand,
+  registerEventsCommand,
+  registerHatsCommand,
+  registerInitCommands,
+  registerLogsCommand,
+  registerPlanCommand,
+} from './register-commands.ts';
+import { registerLiveCommands } from './register-live-commands.ts';
 import { registerToolsCommand } from './tools-command.ts';
 
+// Every other command's module is imported by its action: starting the CLI loads only commander
+// and the definitions, not the config schema, YAML, the engine or the doctor (startup memory).
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /**
@@ -116,6 +108,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
         throw new UsageError(
           `unexpected argument ${JSON.stringify(stray[0])}: arguments for the agent go after --, e.g. ralph run -- ${stray.join(' ')}; a prompt goes in -p "TEXT" or PROMPT.md`,
         );
+      const { runCommand } = await import('./run-command.ts');
       setCode(await runCommand(opts, agentArgs, io));
     });
 
@@ -123,17 +116,15 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .command('status')
     .description('show the loop state of this workspace (works while a loop runs)')
     .option('--json', 'machine-readable output')
-    .action((opts) => setCode(statusCommand(opts, io)));
+    .action(async (opts) => setCode((await import('./status-command.ts')).statusCommand(opts, io)));
 
   program
     .command('stop')
     .description('ask the running loop to stop at the next iteration boundary')
     .option('--now', 'kill the current agent now (state is saved; resume with --resume)')
-    .action((opts) => setCode(stopCommand(opts, io)));
+    .action(async (opts) => setCode((await import('./human-commands.ts')).stopCommand(opts, io)));
 
-  registerHumanCommands(program, io, setCode);
-  registerDashboardCommand(program, io, setCode);
-  registerExplainCommand(program, io, setCode);
+  registerLiveCommands(program, io, setCode);
 
   const config = program.command('config').description('inspect and check ralph.yml');
   config
@@ -145,7 +136,9 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
     .option('--preset <name>', 'add the preset as a layer over the project file')
     .option('--schema-only', 'check only the file itself, not this machine and workspace')
-    .action(async (opts) => setCode(await configValidateCommand(opts, io)));
+    .action(async (opts) =>
+      setCode(await (await import('./config-command.ts')).configValidateCommand(opts, io)),
+    );
   config
     .command('explain')
     .description('every key, its value and the layer it came from (default, user, project, preset, flags)')
@@ -154,18 +147,20 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .option('--preset <name>', 'add the preset as a layer over the project file')
     .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
     .option('--json', 'machine-readable output')
-    .action((key, opts) => setCode(configExplainCommand(key, opts, io)));
+    .action(async (key, opts) =>
+      setCode((await import('./config-command.ts')).configExplainCommand(key, opts, io)),
+    );
   config
     .command('show')
     .description('print the resolved config with every default')
     .option('-c, --config <file>', 'config file (default: ralph.yml)')
     .option('--preset <name>', 'add the preset as a layer over the project file')
     .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
-    .action((opts) => setCode(configShowCommand(opts, io)));
+    .action(async (opts) => setCode((await import('./config-command.ts')).configShowCommand(opts, io)));
   config
     .command('schema')
     .description('print the JSON Schema of ralph.yml (for editors; ralph init writes it to .ralph/)')
-    .action(() => setCode(configSchemaCommand(io)));
+    .action(async () => setCode((await import('./config-command.ts')).configSchemaCommand(io)));
 
   program
     .command('emit')
@@ -194,7 +189,9 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .command('completion')
     .description('print a shell completion script: eval "$(ralph completion bash)" (bash, zsh, fish)')
     .argument('<shell>', 'bash, zsh or fish')
-    .action((shell) => setCode(completionCommand(shell, program as never, io)));
+    .action(async (shell) =>
+      setCode((await import('./completion-command.ts')).completionCommand(shell, program as never, io)),
+    );
 
   program
     .command('demo')
@@ -202,7 +199,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .option('--dir <path>', 'build the workspace here instead of a temp dir (must be new or empty)')
     .option('--force', 'write the demo into a non-empty --dir, overwriting its files')
     .option('-q, --quiet', 'print only the end summary')
-    .action(async (opts) => setCode(await demoCommand(opts, io)));
+    .action(async (opts) => setCode(await (await import('./demo-command.ts')).demoCommand(opts, io)));
 
   return program;
 }

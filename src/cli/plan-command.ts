@@ -2,23 +2,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { delimiter, isAbsolute, normalize, resolve } from 'node:path';
-import type { Command } from '@commander-js/extra-typings';
-import {
-  INTERACTIVE_BACKENDS,
-  type InteractiveInvocation,
-  interactiveInvocation,
-} from '../backends/interactive.ts';
+import { type InteractiveInvocation, interactiveInvocation } from '../backends/interactive.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
+import { DEFAULT_PLAN_PROMPT } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
 import { configLayers, overridesFromFlags } from './resolve-run.ts';
 import { shellCommand } from './shell-quote.ts';
-
-export const DEFAULT_PLAN_PROMPT = '.ralph/prompts/PROMPT_plan.md';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 export interface PlanFlags {
   config?: string | undefined;
@@ -138,18 +130,4 @@ export async function planCommand(
     `ralph plan: starting ${config.cli.backend} to ${target ? `write or refine ${target}` : 'write a spec'}; end the session when the spec is done\n`,
   );
   return runInteractive(inv, io.cwd, sessionEnv(io.env, config, io.cwd));
-}
-
-export function registerPlanCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {
-  program
-    .command('plan')
-    .description('plan mode: an interactive agent session that writes or refines one spec in specs/')
-    .argument('[spec]', 'spec to write or refine: feature-x, feature-x.md or specs/feature-x.md')
-    .option('-c, --config <file>', 'config file (default: ralph.yml when present)')
-    .option('-P, --prompt-file <file>', `plan prompt (default: ${DEFAULT_PLAN_PROMPT})`)
-    .option('-b, --backend <name>', `agent backend (${INTERACTIVE_BACKENDS.join(', ')})`)
-    .option('--set <key.path=value>', 'override any config value (repeatable)', collect, [] as string[])
-    .option('--dry-run', 'print the agent command; start nothing')
-    .argument('[agent-args...]', 'extra arguments for the agent, after --')
-    .action(async (spec, agentArgs, opts) => setCode(await planCommand(spec, opts, agentArgs, io)));
 }

@@ -105,6 +105,30 @@ function showPrefix(root: string): Promise<string> {
   return prefix;
 }
 
+/** `git status` of the whole repository, every untracked file listed, nothing excluded yet. */
+export async function statusEntries(root: string): Promise<WorkingTreeChange[]> {
+  return parsePorcelainV2(await runGit(root, ['status', '--porcelain=v2', '-z', '--untracked-files=all']));
+}
+
+/** `changes` minus the excluded paths, which are relative to `root` (`prefix` is root from the top level). */
+export function withoutExcluded(
+  changes: readonly WorkingTreeChange[],
+  prefix: string,
+  exclude: readonly string[],
+): WorkingTreeChange[] {
+  // git reports paths from the top level; `root` may be a subdirectory of the repository.
+  const fromTop = excludedFromTop(prefix, exclude);
+  return changes.filter((c) => !isExcludedPath(c.path, fromTop));
+}
+
+/** The excluded paths relative to the repository's top level. */
+export function excludedFromTop(prefix: string, exclude: readonly string[]): string[] {
+  return exclude
+    .map((e) => e.replace(/^\.\//, ''))
+    .filter((e) => e.length > 0)
+    .map((e) => `${prefix.replace(/\n$/, '')}${e}`);
+}
+
 /**
  * Uncommitted changes (staged, unstaged, untracked, unmerged) minus the excluded paths; the
  * paths are relative to the repository's top level, as git prints them.
@@ -113,16 +137,8 @@ export async function workingTreeChanges(
   root: string,
   { exclude }: ExcludeOptions,
 ): Promise<WorkingTreeChange[]> {
-  const [out, prefix] = await Promise.all([
-    runGit(root, ['status', '--porcelain=v2', '-z', '--untracked-files=all']),
-    showPrefix(root),
-  ]);
-  // git reports paths from the top level; `root` may be a subdirectory of the repository.
-  const fromTop = exclude
-    .map((e) => e.replace(/^\.\//, ''))
-    .filter((e) => e.length > 0)
-    .map((e) => `${prefix.replace(/\n$/, '')}${e}`);
-  return parsePorcelainV2(out).filter((c) => !isExcludedPath(c.path, fromTop));
+  const [changes, prefix] = await Promise.all([statusEntries(root), showPrefix(root)]);
+  return withoutExcluded(changes, prefix, exclude);
 }
 
 // `git diff` treats this id as the empty tree even when the object is not in the repository.

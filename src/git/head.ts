@@ -10,7 +10,10 @@ export interface GitHead {
 function gitDir(root: string): string | undefined {
   const dotGit = join(root, '.git');
   try {
-    if (statSync(dotGit).isDirectory()) return dotGit;
+    // Outside a repository this runs a few times per iteration: no exception for a missing .git.
+    const st = statSync(dotGit, { throwIfNoEntry: false });
+    if (st === undefined) return undefined;
+    if (st.isDirectory()) return dotGit;
     const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
     return m ? resolve(root, m[1]!.trim()) : undefined;
   } catch {

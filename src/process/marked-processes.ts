@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { processCommand, readProcStat } from './pids.ts';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { forkCount, kernelThreadPids, processCommand, readProcStat } from './pids.ts';
 
 /**
  * Every process of an iteration carries this variable (inherited through fork, setsid and daemons),
@@ -20,8 +20,21 @@ export interface MarkSelector {
   iteration?: number | undefined;
 }
 
+export interface SweepOptions {
+  /**
+   * How many processes the caller started since this run's last sweep, every one of which has
+   * exited (an agent whose exit was seen). When nothing else was started on the machine since
+   * that sweep found none left, no process can carry the mark, and /proc is not scanned.
+   */
+  started?: number | undefined;
+}
+
 /** Kills the marked processes (SIGTERM, SIGKILL after the grace) and says which were found. */
-export type SweepMarked = (select: MarkSelector, graceMs: number) => Promise<KilledProcess[]>;
+export type SweepMarked = (
+  select: MarkSelector,
+  graceMs: number,
+  options?: SweepOptions,
+) => Promise<KilledProcess[]>;
 
 /** The mark of one iteration of one run. */
 export function markFor(runId: string, iteration: number): string {
@@ -43,8 +56,15 @@ export function markSelected(mark: string, select: MarkSelector): boolean {
   return rest !== undefined && /^\d+$/.test(rest);
 }
 
-/** Whether /proc can be swept here: Linux only; elsewhere the sweep finds nothing. */
+let sweepable: boolean | undefined;
+
+/** Whether /proc can be swept here: Linux only; elsewhere the sweep finds nothing. Asked once. */
 export function canSweep(): boolean {
+  sweepable ??= procListable();
+  return sweepable;
+}
+
+function procListable(): boolean {
   if (process.platform !== 'linux') return false;
   try {
     readdirSync('/proc');
@@ -52,6 +72,39 @@ export function canSweep(): boolean {
   } catch {
     return false;
   }
+}
+
+// One buffer for every environ read of a sweep (grown for a larger environment): a sweep reads
+// every process's environ after each iteration, and most of them never hold the mark.
+let environBuffer = Buffer.allocUnsafe(64 * 1024);
+const MARK_BYTES = Buffer.from(`${MARK_VAR}=`, 'latin1');
+
+/** The mark in /proc/<pid>/environ, or undefined (no mark, gone, or another user's process). */
+function readMark(pid: number): string | undefined {
+  let length = 0;
+  try {
+    const fd = openSync(`/proc/${pid}/environ`, 'r');
+    try {
+      for (;;) {
+        if (length === environBuffer.length) {
+          const bigger = Buffer.allocUnsafe(environBuffer.length * 2);
+          environBuffer.copy(bigger, 0, 0, length);
+          environBuffer = bigger;
+        }
+        const n = readSync(fd, environBuffer, length, environBuffer.length - length, null);
+        if (n === 0) break;
+        length += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined; // gone, or another user's process
+  }
+  const bytes = environBuffer.subarray(0, length);
+  // Decoded only when the name occurs at all; environValue then finds the exact variable.
+  if (bytes.indexOf(MARK_BYTES) === -1) return undefined;
+  return environValue(bytes.toString('latin1'), MARK_VAR);
 }
 
 interface Marked {
@@ -67,17 +120,13 @@ function findMarked(select: MarkSelector): Marked[] {
   } catch {
     return [];
   }
+  // Opening a kernel thread's environ costs the most of all, and there may be hundreds of them.
+  const kernel = kernelThreadPids();
   const found: Marked[] = [];
   for (const entry of entries) {
     const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    } catch {
-      continue; // gone, or another user's process
-    }
-    const mark = environValue(environ, MARK_VAR);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || kernel.has(pid)) continue;
+    const mark = readMark(pid);
     if (mark === undefined || !markSelected(mark, select)) continue;
     const stat = readProcStat(pid);
     if (stat && stat.state !== 'Z') found.push({ pid, startTime: stat.startTime });
@@ -101,8 +150,27 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Kills every live process with a selected mark, whatever its session, group or parent: SIGTERM,
  * then SIGKILL after `graceMs`. Processes forked meanwhile inherit the mark and are found too.
  */
-export const sweepMarkedProcesses: SweepMarked = async (select, graceMs) => {
+/**
+ * Per run: the process count (forkCount) read just before a scan that found none of the run's
+ * processes. Every marked process descends from one Ralph started after that point, or from a
+ * marked one, so if the count grew only by processes the caller started and saw exit, none exists.
+ */
+const cleanAt = new Map<string, number>();
+
+/**
+ * Kills every live process with a selected mark, whatever its session, group or parent: SIGTERM,
+ * then SIGKILL after `graceMs`. Processes forked meanwhile inherit the mark and are found too.
+ */
+export const sweepMarkedProcesses: SweepMarked = async (select, graceMs, options = {}) => {
   if (!canSweep()) return [];
+  // Only whole-run sweeps keep the clean point: an iteration's sweep says nothing of the others.
+  const run = select.iteration === undefined && select.runId !== '' ? select.runId : undefined;
+  let counted = forkCount();
+  const clean = run === undefined ? undefined : cleanAt.get(run);
+  if (options.started !== undefined && clean !== undefined && counted === clean + options.started) {
+    cleanAt.set(run as string, counted);
+    return [];
+  }
   const killed = new Map<number, KilledProcess>();
   const term = (found: Marked[]) => {
     for (const p of found) {
@@ -110,22 +178,31 @@ export const sweepMarkedProcesses: SweepMarked = async (select, graceMs) => {
       signalIfSame(p, 'SIGTERM');
     }
   };
-  let found = findMarked(select);
-  if (found.length === 0) return [];
-  term(found);
-  const deadline = Date.now() + graceMs;
-  while (found.length > 0 && Date.now() < deadline) {
-    await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
-    found = findMarked(select);
-    term(found.filter((p) => !killed.has(p.pid)));
-  }
-  for (let i = 0; i < 80 && found.length > 0; i++) {
-    for (const p of found) {
-      if (!killed.has(p.pid)) killed.set(p.pid, { pid: p.pid, command: processCommand(p.pid) });
-      signalIfSame(p, 'SIGKILL');
+  const scan = () => {
+    counted = forkCount();
+    return findMarked(select);
+  };
+  let found = scan();
+  if (found.length > 0) {
+    term(found);
+    const deadline = Date.now() + graceMs;
+    while (found.length > 0 && Date.now() < deadline) {
+      await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+      found = scan();
+      term(found.filter((p) => !killed.has(p.pid)));
     }
-    await sleep(25);
-    found = findMarked(select);
+    for (let i = 0; i < 80 && found.length > 0; i++) {
+      for (const p of found) {
+        if (!killed.has(p.pid)) killed.set(p.pid, { pid: p.pid, command: processCommand(p.pid) });
+        signalIfSame(p, 'SIGKILL');
+      }
+      await sleep(25);
+      found = scan();
+    }
+  }
+  if (run !== undefined) {
+    if (found.length === 0 && counted !== undefined) cleanAt.set(run, counted);
+    else cleanAt.delete(run);
   }
   return [...killed.values()];
 };

@@ -19,6 +19,8 @@ interface ProcStat {
   pgrp: number;
   /** Start time in clock ticks after boot: with the pid, identifies one process across pid reuse. */
   startTime: string;
+  /** The kernel's PF_* flags (PF_KTHREAD marks a kernel thread). */
+  flags: number;
 }
 
 /** Parses /proc/<pid>/stat (Linux); undefined elsewhere or when the process is gone. */
@@ -37,7 +39,45 @@ export function readProcStat(pid: number): ProcStat | undefined {
     ppid: Number(rest[1]),
     pgrp: Number(rest[2]),
     startTime: rest[19] ?? '',
+    flags: Number(rest[6]),
   };
+}
+
+/**
+ * Processes (and threads) created on this machine since boot (`processes` in /proc/stat), or
+ * undefined without /proc. Two equal readings mean nothing at all was started in between.
+ */
+export function forkCount(): number | undefined {
+  try {
+    const m = /^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const PF_KTHREAD = 0x00200000;
+let kthreaddIsPid2: boolean | undefined;
+
+/**
+ * The pids of kernel threads: kthreadd (pid 2, when this pid namespace sees the kernel's) and its
+ * children. They have no environment and no user process among them can carry anything of ours
+ * (a usermode helper the kernel starts there gets the kernel's fixed environment). Empty when
+ * unknown (another namespace, no /proc): then nothing is skipped.
+ */
+export function kernelThreadPids(): Set<number> {
+  // kthreadd never exits: once pid 2 is (or is not) the kernel's, it stays so.
+  kthreaddIsPid2 ??= ((readProcStat(2)?.flags ?? 0) & PF_KTHREAD) !== 0;
+  if (!kthreaddIsPid2) return new Set();
+  let children: string;
+  try {
+    children = readFileSync('/proc/2/task/2/children', 'latin1');
+  } catch {
+    return new Set();
+  }
+  const pids = new Set<number>([2]);
+  for (const token of children.split(' ')) if (token !== '') pids.add(Number(token));
+  return pids;
 }
 
 /** Live (non-zombie) members of a process group. Uses /proc on Linux, kill(-pgid, 0) elsewhere. */

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 /** Ralph's directory in a workspace; every path under it comes from `ralphPaths`. */
 export const RALPH_DIR = '.ralph';
 
+/** The prompt of `ralph plan` (workspace-relative). */
+export const DEFAULT_PLAN_PROMPT = '.ralph/prompts/PROMPT_plan.md';
+
 export interface RalphPaths {
   root: string;
   dir: string;

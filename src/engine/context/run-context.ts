@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
+import type { PendingChanges } from '../../git/status-cache.ts';
 import type { ChecklistProgress, LoopEvent, LoopEventListener } from '../../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { type SweepMarked, sweepMarkedProcesses } from '../../process/marked-processes.ts';
@@ -57,6 +58,8 @@ export interface RunContext {
   /** `.ralph/runs/<run>/iterations.jsonl`: one record per finished iteration. */
   readonly recordsFile: string;
   readonly inRepo: boolean;
+  /** The workspace's uncommitted changes (git status, run again only when something changed). */
+  readonly pendingChanges: PendingChanges | undefined;
   /** Health warnings already shown in this session (each is shown once). */
   readonly warned: Set<string>;
   /** Checklist progress before the run touched anything, for the end-of-run summary. */
@@ -82,6 +85,7 @@ export interface RunContextInput {
   state: LoopState;
   limits: Limits;
   inRepo: boolean;
+  pendingChanges?: PendingChanges | undefined;
   startProgress: ChecklistProgress | undefined;
   redact?: ((text: string) => string) | undefined;
   emit: (event: LoopEvent) => void;
@@ -112,6 +116,7 @@ export function createRunContext(input: RunContextInput): RunContext {
     eventsFile,
     recordsFile: join(paths.runs, state.run_id, 'iterations.jsonl'),
     inRepo: input.inRepo,
+    pendingChanges: input.pendingChanges,
     warned: new Set<string>(),
     startProgress: input.startProgress,
     now,

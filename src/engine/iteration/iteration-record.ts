@@ -20,7 +20,12 @@ export async function recordIteration(
   const { state, options } = ctx;
   const finishedAt = ctx.now();
   const filesChangedList = ctx.inRepo
-    ? await filesChanged(options.workspace, phase.headBefore, readGitHead(options.workspace).commit ?? null)
+    ? await filesChanged(
+        options.workspace,
+        phase.headBefore,
+        readGitHead(options.workspace).commit ?? null,
+        ctx.pendingChanges,
+      )
     : null;
   const { run } = phase;
   const sup = run.supervised;

@@ -32,7 +32,12 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   const started = startIteration(ctx, number, route, prompt);
   const phase = await runIterationAgent(ctx, started);
   // What the agent detached must not touch the workspace while Ralph checks and commits it.
-  const afterAgent = await sweepIteration(ctx, number);
+  // The agent is the one process started since the last sweep (when it was started at all).
+  const afterAgent = await sweepIteration(
+    ctx,
+    number,
+    phase.run.supervised.pid === undefined ? undefined : 1,
+  );
   const outcome = await settleIteration(ctx, phase);
   // Gate commands carry the mark too; without a gate nothing new was started since the last sweep.
   const gateRan = outcome.gates.validate !== undefined || outcome.gates.tests !== undefined;
@@ -43,8 +48,8 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
 }
 
 /** Kills every process still carrying the run's mark (setsid'd, double-forked) and says so. */
-async function sweepIteration(ctx: RunContext, number: number): Promise<KilledProcess[]> {
-  const killed = await ctx.sweep({ runId: ctx.state.run_id }, Math.min(ctx.graceMs, 1000));
+async function sweepIteration(ctx: RunContext, number: number, started?: number): Promise<KilledProcess[]> {
+  const killed = await ctx.sweep({ runId: ctx.state.run_id }, Math.min(ctx.graceMs, 1000), { started });
   if (killed.length > 0)
     ctx.emit({
       type: 'notice',

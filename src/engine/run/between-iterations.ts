@@ -77,7 +77,7 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
   if (fatal) return stop('health_check', `health check failed (${fatal.check}): ${fatal.message}`);
   // Changes a human rejected stay uncommitted on purpose: the next iteration builds on them.
   if (!first && requireClean(config) && !ctx.state.uncommitted_changes) {
-    const dirty = await dirtyTreeMessage(options.workspace);
+    const dirty = await dirtyTreeMessage(options.workspace, ctx.pendingChanges);
     if (dirty) return stop('dirty_tree', dirty);
   }
   return undefined;

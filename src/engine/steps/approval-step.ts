@@ -69,7 +69,7 @@ export async function approveCommit(
   number: number,
   approvals: ApprovalEntry[],
 ): Promise<boolean> {
-  const files = await uncommittedFiles(ctx.options.workspace);
+  const files = await uncommittedFiles(ctx.options.workspace, ctx.pendingChanges);
   if (files.length === 0) return true;
   const review = await reviewPoint(
     ctx,

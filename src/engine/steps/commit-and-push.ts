@@ -19,7 +19,12 @@ export interface CommitInput {
 export async function commitStep(ctx: RunContext, input: CommitInput): Promise<string | null> {
   const { iteration, hat, tests } = input;
   const workspace = ctx.options.workspace;
-  const files = await filesChanged(workspace, input.before, readGitHead(workspace).commit ?? null);
+  const files = await filesChanged(
+    workspace,
+    input.before,
+    readGitHead(workspace).commit ?? null,
+    ctx.pendingChanges,
+  );
   const testsLine = tests ? (tests.passed ? 'passing' : `failing (exit ${tests.exitCode})`) : null;
   const message = commitMessage({
     summary: input.summary,

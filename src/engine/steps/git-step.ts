@@ -8,6 +8,7 @@ import {
   repoState,
   workingTreeChanges,
 } from '../../git/git.ts';
+import type { PendingChanges } from '../../git/status-cache.ts';
 import { RUNTIME_PATHS } from '../../state/paths.ts';
 
 /** Ralph's runtime paths (workspace-relative; the git layer maps them for a workspace in a subdirectory). */
@@ -29,16 +30,26 @@ export function listFiles(paths: readonly string[]): string {
   return paths.length > 5 ? `${shown}, … (+${paths.length - 5} more)` : shown;
 }
 
+/** A fresh `git status` minus Ralph's runtime files (a loop passes its cached one instead). */
+const statusNow =
+  (workspace: string): PendingChanges =>
+  async () =>
+    workingTreeChanges(workspace, { exclude: await runtimeExcludes(workspace) });
+
 /** The files a commit would take now (Ralph's runtime files excluded). */
-export async function uncommittedFiles(workspace: string): Promise<string[]> {
-  return (await workingTreeChanges(workspace, { exclude: await runtimeExcludes(workspace) })).map(
-    (c) => c.path,
-  );
+export async function uncommittedFiles(
+  workspace: string,
+  pending: PendingChanges = statusNow(workspace),
+): Promise<string[]> {
+  return (await pending()).map((c) => c.path);
 }
 
 /** The message for a tree with uncommitted changes, or undefined when it is clean. */
-export async function dirtyTreeMessage(workspace: string): Promise<string | undefined> {
-  const changes = await workingTreeChanges(workspace, { exclude: await runtimeExcludes(workspace) });
+export async function dirtyTreeMessage(
+  workspace: string,
+  pending: PendingChanges = statusNow(workspace),
+): Promise<string | undefined> {
+  const changes = await pending();
   if (changes.length === 0) return undefined;
   return (
     `uncommitted changes in ${changes.length} file(s): ${listFiles(changes.map((c) => c.path))}. ` +
@@ -78,11 +89,10 @@ export async function filesChanged(
   workspace: string,
   before: string | null,
   after: string | null,
+  pendingChanges: PendingChanges = statusNow(workspace),
 ): Promise<string[]> {
   const committed = before === after ? [] : await changedFilesBetween(workspace, before, after);
-  const pending = (await workingTreeChanges(workspace, { exclude: await runtimeExcludes(workspace) })).map(
-    (c) => c.path,
-  );
+  const pending = (await pendingChanges()).map((c) => c.path);
   return [...new Set([...committed, ...pending])].sort();
 }
 

@@ -62,7 +62,7 @@ function walkFingerprint(root: string): string | null {
 export async function treeFingerprint(ctx: RunContext): Promise<string | null> {
   const ws = ctx.options.workspace;
   if (!ctx.inRepo) return walkFingerprint(ws);
-  const files = await uncommittedFiles(ws);
+  const files = await uncommittedFiles(ws, ctx.pendingChanges);
   const head = readGitHead(ws).commit ?? '';
   return `${head}|${files
     .sort()

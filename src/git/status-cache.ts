@@ -1,0 +1,156 @@
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import {
+  excludedFromTop,
+  isExcludedPath,
+  statusEntries,
+  type WorkingTreeChange,
+  withoutExcluded,
+} from './git.ts';
+import { readGitHead } from './head.ts';
+import { runGit } from './run-git.ts';
+import { type TreeWatch, watchTree } from './tree-watch.ts';
+
+/** Uncommitted changes minus the excluded paths (a `git status`, fresh or cached). */
+export type PendingChanges = () => Promise<WorkingTreeChange[]>;
+
+/** `git status` of a repository, run again only when something it depends on changed. */
+export interface WorkingTreeCache {
+  /** Uncommitted changes minus the excluded paths, exactly as `workingTreeChanges` returns them. */
+  changes(): Promise<WorkingTreeChange[]>;
+  close(): void;
+}
+
+/** Beyond this many directories the work tree is not watched: every call runs `git status`. */
+const MAX_WATCHED_DIRS = 4000;
+
+interface Layout {
+  top: string;
+  gitDir: string;
+  commonDir: string;
+  prefix: string;
+}
+
+/** Where git keeps what `status` reads, besides the work tree itself. */
+async function readLayout(root: string): Promise<Layout> {
+  const out = await runGit(root, [
+    'rev-parse',
+    '--show-toplevel',
+    '--absolute-git-dir',
+    '--git-common-dir',
+    '--show-prefix',
+  ]);
+  const [top = '', gitDir = '', commonDir = '', prefix = ''] = out.split('\n');
+  return { top, gitDir, commonDir: resolve(root, commonDir), prefix };
+}
+
+/** The config files git reads (includes too) and the ignore/attributes files they name. */
+async function configFiles(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const out = await runGit(root, ['config', '--list', '--show-origin', '-z']);
+  const files = new Set<string>();
+  const xdg = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  let excludes = join(xdg, 'git', 'ignore');
+  let attributes = join(xdg, 'git', 'attributes');
+  // Every file git may read, read or not now: creating one changes the configuration.
+  for (const f of ['/etc/gitconfig', join(homedir(), '.gitconfig'), join(xdg, 'git', 'config')]) files.add(f);
+  const tokens = out.split('\0');
+  for (let i = 0; i + 1 < tokens.length; i += 2) {
+    const origin = tokens[i] ?? '';
+    const [key = '', value = ''] = (tokens[i + 1] ?? '').split('\n');
+    if (origin.startsWith('file:')) files.add(resolve(root, origin.slice(5)));
+    const path = () => (value.startsWith('~/') ? join(homedir(), value.slice(2)) : resolve(root, value));
+    if (key === 'core.excludesfile') excludes = path();
+    if (key === 'core.attributesfile') attributes = path();
+  }
+  return [...files, excludes, attributes];
+}
+
+/** Identity and change time of a file (or `-` when missing): a rewrite or a rename changes it. */
+function statKey(path: string): string {
+  const st = statSync(path, { throwIfNoEntry: false, bigint: true });
+  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : '-';
+}
+
+/**
+ * A cache of `git status` for a loop: the work tree is watched (every directory but the git dir
+ * and the excluded paths), and `git status` runs again only when a watched path changed, or the
+ * index, HEAD, the configuration or an ignore/attributes file did. A repository with submodules,
+ * or too many directories to watch, gets a plain `git status` every time. Not seen: a file changed
+ * only through a shared memory map (inotify does not report those writes).
+ */
+export function createWorkingTreeCache(
+  root: string,
+  exclude: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): WorkingTreeCache {
+  let layout: Layout | undefined;
+  let tree: TreeWatch | undefined;
+  let watching = true;
+  let config: { key: string; files: string[] } | undefined;
+  let last: { changes: number; key: string; entries: WorkingTreeChange[] } | undefined;
+  let closed = false;
+
+  const gitFiles = (l: Layout) => [
+    join(l.gitDir, 'index'),
+    join(l.gitDir, 'HEAD'),
+    join(l.gitDir, 'config.worktree'),
+    join(l.gitDir, 'info', 'sparse-checkout'),
+    join(l.commonDir, 'packed-refs'),
+    join(l.commonDir, 'info', 'exclude'),
+    join(l.commonDir, 'info', 'attributes'),
+    join(l.commonDir, 'modules'),
+  ];
+
+  /** Everything outside the watched tree that `git status` depends on. */
+  const stateKey = async (l: Layout): Promise<string> => {
+    const head = readGitHead(root);
+    const configKey = () => `${head.branch}|${config?.files.map(statKey).join(',')}`;
+    // The config is listed again when a config file changed (or the branch: `includeIf onbranch:`).
+    if (config === undefined || config.key !== configKey()) {
+      config = { key: '', files: await configFiles(root, env) };
+      config.key = configKey();
+    }
+    return [head.commit, config.key, ...gitFiles(l).map(statKey)].join('|');
+  };
+
+  const startWatch = (l: Layout) => {
+    // Submodules keep their HEADs under the git dir, outside the watched tree.
+    if (existsSync(join(l.top, '.gitmodules')) || existsSync(join(l.commonDir, 'modules'))) {
+      watching = false;
+      return;
+    }
+    const gitDirInTree = relative(l.top, l.gitDir);
+    const inTree = gitDirInTree !== '' && !gitDirInTree.startsWith('..') && !isAbsolute(gitDirInTree);
+    const fromTop = excludedFromTop(l.prefix, exclude);
+    tree = watchTree(l.top, {
+      maxDirs: MAX_WATCHED_DIRS,
+      skip: (rel) => rel === '.git' || (inTree && rel === gitDirInTree) || isExcludedPath(rel, fromTop),
+    });
+  };
+
+  return {
+    async changes() {
+      layout ??= await readLayout(root);
+      const l = layout;
+      if (watching && tree === undefined && !closed) startWatch(l);
+      if (closed || !watching || !tree?.complete)
+        return withoutExcluded(await statusEntries(root), l.prefix, exclude);
+      // Every change made before this call is queued by the kernel already: one full turn of the
+      // event loop (an immediate scheduled from an immediate runs after the next I/O poll)
+      // delivers it before the counts are compared.
+      await new Promise((done) => setImmediate(() => setImmediate(done)));
+      const key = await stateKey(l);
+      if (last !== undefined && last.changes === tree.changes && last.key === key && tree.complete)
+        return withoutExcluded(last.entries, l.prefix, exclude);
+      const changes = tree.changes;
+      const entries = await statusEntries(root);
+      last = { changes, key, entries };
+      return withoutExcluded(entries, l.prefix, exclude);
+    },
+    close() {
+      closed = true;
+      tree?.close();
+    },
+  };
+}
