@@ -47,7 +47,7 @@ function gitShim(log) {
 function writeConfig(ws) {
   writeFileSync(
     join(ws, 'ralph.yml'),
-    'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: /bin/true\n  prompt_mode: stdin\n',
+    'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\n  max_idle_iterations: 0\ncli:\n  backend: custom\n  command: /bin/true\n  prompt_mode: stdin\n',
   );
 }
 

@@ -79,6 +79,8 @@ function writeWorkspace(agent, iterations) {
       `  prompt: ${JSON.stringify(PROMPT)}`,
       `  max_iterations: ${iterations}`,
       '  cooldown_delay_seconds: 0',
+      // A no-op agent moves nothing: the no-progress stop would end the run after 5 iterations.
+      '  max_idle_iterations: 0',
       'cli:',
       '  backend: custom',
       `  command: ${JSON.stringify(agent)}`,
