@@ -108,6 +108,17 @@ export async function rememberTree(ctx: RunContext): Promise<void> {
   if (marks) marks.tree = await treeFingerprint(ctx);
 }
 
+/** The no-progress streak after an iteration (pure): idle iterations leave it as it is. */
+export function nextStreak(streak: number, p: IterationProgress, idle: boolean): number {
+  if (idle) return streak;
+  return madeNoProgress(p) ? streak + 1 : 0;
+}
+
+/** Whether the streak ends the run (pure); 0 turns the rule off. */
+export function noProgressReached(streak: number, max: number): boolean {
+  return max > 0 && streak >= max;
+}
+
 /** True when nothing moved: no file, commit, task or event (unknown file changes count as movement). */
 export function madeNoProgress(p: IterationProgress): boolean {
   return p.files === false && !p.commit && !p.tasks && !p.events;
@@ -129,9 +140,8 @@ export function workBlockers(ctx: RunContext): string[] {
 export function noProgressStop(ctx: RunContext, p: IterationProgress, idle: boolean): Stop | undefined {
   const { state } = ctx;
   const max = ctx.config.event_loop.max_idle_iterations;
-  if (idle) return undefined;
-  state.no_progress_streak = madeNoProgress(p) ? (state.no_progress_streak ?? 0) + 1 : 0;
-  if (max === 0 || state.no_progress_streak < max) return undefined;
+  state.no_progress_streak = nextStreak(state.no_progress_streak ?? 0, p, idle);
+  if (idle || !noProgressReached(state.no_progress_streak, max)) return undefined;
   return stop(
     'no_progress',
     `no progress in ${state.no_progress_streak} iterations in a row: no file changed, no commit, no task or checklist item moved, no event published (event_loop.max_idle_iterations: ${max}); check the prompt and the log, then \`ralph run --resume\``,
