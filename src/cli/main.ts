@@ -89,7 +89,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .option('--dashboard', 'also serve the web dashboard while the loop runs (its URL is printed once)')
     .option(
       '--no-tui',
-      'plain lines instead of the terminal UI (the TUI is on by default on a terminal; -q, no TTY or TERM=dumb also turn it off)',
+      'plain lines instead of the terminal UI (the TUI is on by default on a terminal; -q, no TTY, TERM=dumb or a CI environment also turn it off)',
     )
     .addOption(new Option('-v, --verbose', 'stream the agent output').conflicts('quiet'))
     .addOption(new Option('-q, --quiet', 'print only the end summary'))

@@ -164,10 +164,19 @@ export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io
   }
 }
 
-/** The TUI runs when stdin and stdout are a terminal, unless --no-tui, -q or TERM=dumb. */
+/** The TUI runs when stdin and stdout are a terminal, unless --no-tui, -q, TERM=dumb or CI. */
 function wantsTui(flags: RunCommandFlags, io: CliIO): boolean {
   if (flags.tui === false || flags.quiet || !io.terminal) return false;
-  return io.env.TERM !== 'dumb';
+  return io.env.TERM !== 'dumb' && !inCi(io.env);
+}
+
+/**
+ * A CI environment, as ink itself detects it (it then draws only the last frame, at exit): plain
+ * lines are the better console there. CI=0 or CI=false says it is not one.
+ */
+function inCi(env: NodeJS.ProcessEnv): boolean {
+  if (env.CI === '0' || env.CI === 'false') return false;
+  return 'CI' in env || 'CONTINUOUS_INTEGRATION' in env || Object.keys(env).some((k) => k.startsWith('CI_'));
 }
 
 /**

@@ -130,6 +130,19 @@ describe('terminal UI (ralph run on a terminal)', () => {
     expect((await t.exited).exitCode).toBe(0);
   });
 
+  it('is off in a CI environment even on a terminal: plain lines (ink would draw nothing until the end)', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      'fake-agent.yml': 'turns:\n  - do: [{ print: "plain output" }]\n',
+    });
+    const t = await startRalphScreen(['run'], dir, { CI: 'true' });
+    expect((await t.exited).exitCode).toBe(2);
+    const screen = (await t.screen()).join('\n');
+    expect(screen).toContain('ralph: max_iterations');
+    expect(screen).not.toContain('agent output');
+  });
+
   it('writes the same records and log with and without the TUI', async () => {
     const script = [
       'turns:',

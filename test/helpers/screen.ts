@@ -23,7 +23,8 @@ export async function startRalphScreen(
 ): Promise<ScreenRalph> {
   const term = new Terminal({ cols: size.cols, rows: size.rows, allowProposedApi: true });
   let writes = 0;
-  const pty = await startRalphPty(args, cwd, env, size, (data) => {
+  // A person's terminal, not CI (the TUI is off in CI, as ink draws nothing there until the end).
+  const pty = await startRalphPty(args, cwd, { CI: 'false', ...env }, size, (data) => {
     writes++;
     term.write(data);
   });
