@@ -88,6 +88,10 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .option('--set <key.path=value>', 'override any config value (repeatable)', collect, [] as string[])
     .option('--dashboard', 'also serve the web dashboard while the loop runs (its URL is printed once)')
     .option(
+      '--worktree [name]',
+      'run in a git worktree of its own, on branch ralph/NAME (default name: loop)',
+    )
+    .option(
       '--no-tui',
       'plain lines instead of the terminal UI (the TUI is on by default on a terminal; -q, no TTY, TERM=dumb or a CI environment also turn it off)',
     )
@@ -116,13 +120,38 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .command('status')
     .description('show the loop state of this workspace (works while a loop runs)')
     .option('--json', 'machine-readable output')
-    .action(async (opts) => setCode((await import('./status-command.ts')).statusCommand(opts, io)));
+    .option('--worktree <name>', 'the loop of this worktree (ralph run --worktree NAME)')
+    .action(async (opts) => {
+      const at = opts.worktree
+        ? await (await import('./worktrees-command.ts')).worktreeIo(opts.worktree, io)
+        : io;
+      setCode((await import('./status-command.ts')).statusCommand(opts, at));
+    });
 
   program
     .command('stop')
     .description('ask the running loop to stop at the next iteration boundary')
     .option('--now', 'kill the current agent now (state is saved; resume with --resume)')
-    .action(async (opts) => setCode((await import('./human-commands.ts')).stopCommand(opts, io)));
+    .option('--worktree <name>', 'the loop of this worktree (ralph run --worktree NAME)')
+    .action(async (opts) => {
+      const at = opts.worktree
+        ? await (await import('./worktrees-command.ts')).worktreeIo(opts.worktree, io)
+        : io;
+      setCode((await import('./human-commands.ts')).stopCommand(opts, at));
+    });
+
+  const worktrees = program.command('worktrees').description('the checkouts of ralph run --worktree');
+  worktrees
+    .command('list')
+    .description('each worktree: branch, commits ahead/behind the current branch, its loop')
+    .option('--json', 'machine-readable output')
+    .action(async (opts) =>
+      setCode(await (await import('./worktrees-command.ts')).worktreesListCommand(opts, io)),
+    );
+  worktrees
+    .command('clean')
+    .description('remove the worktrees whose branch is merged (never one holding unmerged work)')
+    .action(async () => setCode(await (await import('./worktrees-command.ts')).worktreesCleanCommand(io)));
 
   registerLiveCommands(program, io, setCode);
 

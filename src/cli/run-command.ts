@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import type { Dashboard } from '../dashboard/server.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
@@ -24,6 +26,8 @@ import { shellCommand } from './shell-quote.ts';
 export interface RunCommandFlags extends RunFlags {
   tui?: boolean | undefined;
   dashboard?: boolean | undefined;
+  /** `--worktree [NAME]` (true: the default name). */
+  worktree?: string | boolean | undefined;
   verbose?: boolean | undefined;
   quiet?: boolean | undefined;
   resume?: boolean | undefined;
@@ -37,8 +41,14 @@ function startMode(flags: RunCommandFlags): StartMode {
 }
 
 /** `ralph run`: resolve everything, then run the loop with a console reporter and Ctrl-C handling. */
-export async function runCommand(flags: RunCommandFlags, extraArgs: string[], io: CliIO): Promise<number> {
+export async function runCommand(
+  flags: RunCommandFlags,
+  extraArgs: string[],
+  outerIo: CliIO,
+): Promise<number> {
   if (flags.verbose && flags.quiet) throw new UsageError('pass either -v or -q, not both');
+  // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
+  const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
   const resolved = resolveRun(io.cwd, flags, io.env);
   const { config, backend } = resolved;
@@ -212,4 +222,26 @@ async function checklistResumeChoice(checklist: string | undefined, io: CliIO): 
     if (answer === 'q' || answer === 'quit')
       throw new RalphError('cancelled', 'nothing started', { exitCode: ExitCode.ok });
   }
+}
+
+/** The default worktree name of `--worktree` without one. */
+export const DEFAULT_WORKTREE = 'loop';
+
+/** Moves the run into its worktree (made on first use), after checking it has the run's files. */
+async function inWorktree(name: string | boolean, io: CliIO): Promise<CliIO> {
+  const { ensureWorktree, repoRoot } = await import('../parallel/worktrees.ts');
+  const root = await repoRoot(io.cwd);
+  const wt = await ensureWorktree(root, name === true || name === false ? DEFAULT_WORKTREE : name);
+  const sub = relative(root, io.cwd);
+  const cwd = join(wt.path, sub);
+  for (const file of ['ralph.yml', 'ralph.yaml', 'PROMPT.md'])
+    if (existsSync(join(io.cwd, file)) && !existsSync(join(cwd, file)))
+      throw new RalphError(
+        'worktree_missing_file',
+        `${file} is not in the worktree ${wt.path}: it is a checkout of your committed files — commit ${file} first, then run again`,
+      );
+  io.err(
+    `ralph: ${wt.created ? 'created' : 'using'} worktree ${wt.path} (branch ralph/${basename(wt.path)})\n`,
+  );
+  return { ...io, cwd };
 }

@@ -80,6 +80,7 @@ export const RUNTIME_PATHS = [
   '.ralph/stop-requested',
   '.ralph/control/',
   '.ralph/protected/',
+  '.ralph/worktrees/',
   '.ralph/agent/scratchpad.md',
   '.ralph/agent/tasks.jsonl*',
   '.ralph/tdd/',

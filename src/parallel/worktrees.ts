@@ -1,0 +1,135 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { RalphError } from '../errors.ts';
+import { runGit, runGitRaw } from '../git/run-git.ts';
+import { lockHolderAlive, readLock } from '../state/lock.ts';
+import { readLoopState } from '../state/loop-state.ts';
+import { ralphPaths } from '../state/paths.ts';
+import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
+
+/** Where `ralph run --worktree NAME` keeps its checkout (DESIGN.md §5): `.ralph/worktrees/NAME`. */
+export function worktreePath(root: string, name: string): string {
+  return join(ralphPaths(root).dir, 'worktrees', name);
+}
+
+export function worktreeBranch(name: string): string {
+  return `ralph/${name}`;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+export function checkWorktreeName(name: string): string {
+  if (!NAME.test(name) || name.includes('..'))
+    throw new RalphError(
+      'usage',
+      `worktree name ${JSON.stringify(name)} is not usable: letters, digits, . _ - (it becomes the branch ralph/${name})`,
+    );
+  return name;
+}
+
+/** The repository's top directory (worktrees are made from it), or an error saying git is needed. */
+export async function repoRoot(cwd: string): Promise<string> {
+  const r = await runGitRaw(cwd, ['rev-parse', '--show-toplevel']);
+  if (r.exitCode !== 0)
+    throw new RalphError(
+      'not_a_repo',
+      `--worktree needs a git repository, and ${cwd} is not in one (\`git init\` first)`,
+    );
+  return r.stdout.trim();
+}
+
+/**
+ * The worktree for NAME on branch `ralph/NAME`: made from HEAD the first time, reused after (a
+ * `--resume` goes on in the same checkout). Returns its path.
+ */
+export async function ensureWorktree(
+  root: string,
+  name: string,
+): Promise<{ path: string; created: boolean }> {
+  const path = worktreePath(root, checkWorktreeName(name));
+  // The checkouts live under .ralph/worktrees/: the main tree must not see them as untracked work.
+  ensureRuntimeIgnored(ralphPaths(root));
+  if (existsSync(join(path, '.git'))) return { path, created: false };
+  const branch = worktreeBranch(name);
+  const exists =
+    (await runGitRaw(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).exitCode === 0;
+  // An existing branch (its worktree was removed) is checked out again, never reset.
+  await runGit(
+    root,
+    exists ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, 'HEAD'],
+  );
+  return { path, created: true };
+}
+
+export interface WorktreeInfo {
+  name: string;
+  path: string;
+  branch: string;
+  /** Commits on the worktree's branch that the target does not have, and the other way round. */
+  ahead: number;
+  behind: number;
+  /** The loop in it: running (pid), or its last status and stop reason. */
+  loop: string;
+  running: boolean;
+  dirty: boolean;
+}
+
+/** The `--worktree` checkouts of this repository, against `target` (default: the current branch). */
+export async function listWorktrees(root: string, target = 'HEAD'): Promise<WorktreeInfo[]> {
+  const porcelain = await runGit(root, ['worktree', 'list', '--porcelain']);
+  const prefix = join(ralphPaths(root).dir, 'worktrees');
+  const out: WorktreeInfo[] = [];
+  for (const block of porcelain.split('\n\n')) {
+    const path = /^worktree (.+)$/m.exec(block)?.[1];
+    const branchRef = /^branch refs\/heads\/(.+)$/m.exec(block)?.[1];
+    if (!path?.startsWith(`${prefix}/`) || !branchRef) continue;
+    const name = path.slice(prefix.length + 1);
+    const counts = await runGit(root, ['rev-list', '--left-right', '--count', `${target}...${branchRef}`]);
+    const [behind, ahead] = counts.trim().split(/\s+/).map(Number) as [number, number];
+    const lock = readLock(ralphPaths(path).lock);
+    const running = lock !== undefined && lockHolderAlive(lock);
+    let loop = 'no run yet';
+    try {
+      const state = readLoopState(ralphPaths(path).state);
+      if (state)
+        loop = running
+          ? `running (pid ${lock?.pid})`
+          : `${state.status}${state.stop_reason ? `: ${state.stop_reason}` : ''}`;
+    } catch {
+      loop = 'state.json damaged';
+    }
+    // Ralph's own runtime files in the checkout are not work; anything else uncommitted is.
+    const status = await runGitRaw(path, ['status', '--porcelain']);
+    const dirty = status.stdout.split('\n').some((l) => l.trim() !== '' && !l.slice(3).startsWith('.ralph/'));
+    out.push({ name, path, branch: branchRef, ahead, behind, loop, running, dirty });
+  }
+  return out;
+}
+
+/**
+ * Removes the worktrees whose branch holds nothing the target lacks (and whose loop is not
+ * running, and whose tree is clean). Never deletes a branch or checkout with work not on the target.
+ */
+export async function cleanWorktrees(
+  root: string,
+  target = 'HEAD',
+): Promise<{ removed: string[]; kept: { name: string; why: string }[] }> {
+  const removed: string[] = [];
+  const kept: { name: string; why: string }[] = [];
+  for (const w of await listWorktrees(root, target)) {
+    if (w.running) kept.push({ name: w.name, why: 'its loop is running' });
+    else if (w.ahead > 0)
+      kept.push({
+        name: w.name,
+        why: `${w.ahead} commit(s) on ${w.branch} are not on the target; merge them first`,
+      });
+    else if (w.dirty) kept.push({ name: w.name, why: 'it has uncommitted changes' });
+    else {
+      // --force only for Ralph's runtime files left in it (checked above: nothing else is uncommitted).
+      await runGit(root, ['worktree', 'remove', '--force', w.path]);
+      await runGit(root, ['branch', '-d', w.branch]);
+      removed.push(w.name);
+    }
+  }
+  return { removed, kept };
+}
