@@ -13,7 +13,19 @@ function refreshLive() {
   clearTimeout(refreshTimer);
   refreshTimer = setTimeout(async () => {
     const res = await fetch('/run/' + key + '/live', { credentials: 'same-origin' });
-    if (res.ok) live.innerHTML = await res.text();
+    if (!res.ok) return;
+    const html = await res.text();
+    // What someone is typing into an answer or a reason survives the refresh (and keeps the focus).
+    const field = (i) => i.name + '|' + i.dataset.for;
+    const typed = {};
+    for (const i of live.querySelectorAll('input[data-for]')) typed[field(i)] = i.value;
+    const active = document.activeElement;
+    const focused = active && active.dataset && active.dataset.for ? field(active) : null;
+    live.innerHTML = html;
+    for (const i of live.querySelectorAll('input[data-for]')) {
+      if (typed[field(i)]) i.value = typed[field(i)];
+      if (field(i) === focused) i.focus();
+    }
   }, 200);
 }
 
