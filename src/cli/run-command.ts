@@ -144,6 +144,8 @@ export async function runCommand(
         stdin: io.terminal.stdin,
         onInterrupt: () => onSignal('SIGINT'),
       });
+      // The URL went to the normal screen, which the TUI now covers: show it there too.
+      if (dashboard) tui.notice(`dashboard: ${dashboard.url}`);
     }
     const result = await runLoop({
       workspace: io.cwd,
