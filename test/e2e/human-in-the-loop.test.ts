@@ -49,8 +49,13 @@ describe('ralph tell', () => {
     await waitFor(() => existsSync(join(dir, 'started1')), 15_000, 'iteration 1');
     const during = await runRalph(['tell', 'use', 'tabs,', 'not spaces'], dir);
     expect(during.stdout).toContain("the next iteration's prompt carries it");
-    // The loop takes the command while the agent still runs (it polls the inbox).
-    await waitFor(() => (readState(dir).guidance ?? []).length === 1, 10_000, 'guidance taken');
+    // The loop takes it while the agent still runs; the guidance sent before the run (carried by
+    // this iteration's prompt) is still queued until the iteration ends, so look for this one.
+    await waitFor(
+      () => (readState(dir).guidance ?? []).some((g: { text: string }) => g.text === 'use tabs, not spaces'),
+      10_000,
+      'guidance taken',
+    );
     writeFileSync(join(dir, 'go'), '');
     const r = await loop.done;
     expect(r.code).toBe(2);
