@@ -23,6 +23,7 @@ import {
   TASK_STATUSES,
   type Task,
   type TaskOptions,
+  unreadableTaskLines,
 } from '../state/tasks.ts';
 import type { CliIO } from './io.ts';
 
@@ -144,6 +145,12 @@ function registerTaskCommands(tools: Command, io: CliIO, setCode: (code: number)
       const all = readTasks(paths().tasks);
       const tasks = opts.status ? all.filter((t) => t.status === opts.status) : all;
       io.out(renderTasks(tasks, opts.format, 'no tasks'));
+      // A torn or hand-broken line is kept in the file; the list says it skipped it.
+      const skipped = unreadableTaskLines(paths().tasks);
+      if (skipped.length > 0)
+        io.err(
+          `ralph: skipped ${skipped.length} line(s) of ${paths().tasks} that are not tasks (line ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}); they stay in the file — fix or delete them by hand\n`,
+        );
       setCode(ExitCode.ok);
     });
 

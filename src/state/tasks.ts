@@ -120,6 +120,21 @@ function linesOf(text: string): Line[] {
     .map((l) => parseLine(l.replace(/\r$/, '')));
 }
 
+/** Line numbers (1-based, blank lines counted) of a tasks file that are not tasks: kept, but skipped. */
+export function unreadableTaskLines(path: string): number[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  text.split('\n').forEach((l, i) => {
+    if (l.trim() !== '' && 'raw' in parseLine(l.replace(/\r$/, ''))) out.push(i + 1);
+  });
+  return out;
+}
+
 /** The tasks of a tasks.jsonl text, in order; unreadable lines are skipped (pure: the fuzz target). */
 export function parseTasksText(text: string): Task[] {
   return tasksOf(linesOf(text));

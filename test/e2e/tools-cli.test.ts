@@ -77,6 +77,24 @@ describe('ralph tools task', () => {
     expect(existsSync(join(elsewhere, '.ralph'))).toBe(false);
   });
 
+  it('list says which lines of tasks.jsonl it skipped (a torn write), and keeps them', async () => {
+    const good = JSON.stringify({
+      id: 't-1',
+      title: 'Parse',
+      status: 'open',
+      priority: 3,
+      blocked_by: [],
+      created: '',
+    });
+    const dir = makeWorkspace({ '.ralph/agent/tasks.jsonl': `${good}\n{"id":"t-2","tit\n` });
+    const r = await runRalph(['tools', 'task', 'list'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Parse');
+    expect(r.stderr).toContain('skipped 1 line(s) of');
+    expect(r.stderr).toContain('(line 2)');
+    expect(readFileSync(join(dir, '.ralph', 'agent', 'tasks.jsonl'), 'utf8')).toContain('{"id":"t-2","tit');
+  });
+
   it('prints "no tasks" and [] for an empty list', async () => {
     const dir = makeWorkspace();
     expect(await tools(dir, ['task', 'list'])).toBe('no tasks\n');
