@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import type { IterationRecord } from '../observe/events.ts';
 import { formatCost, formatNumber, formatSpan } from '../observe/format.ts';
+import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import { readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
@@ -28,17 +28,7 @@ function resolveRunId(workspace: string, run: string | undefined): string {
 }
 
 function readRecords(workspace: string, runId: string): IterationRecord[] {
-  const file = join(ralphPaths(workspace).runs, runId, 'iterations.jsonl');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .flatMap((line) => {
-      try {
-        return line.trim() ? [JSON.parse(line) as IterationRecord] : [];
-      } catch {
-        return [];
-      }
-    });
+  return readRecordLines<IterationRecord>(recordsFileOf(ralphPaths(workspace), runId));
 }
 
 const mark = (v: boolean | null | undefined) => (v === undefined ? '–' : v === null ? '?' : v ? '✓' : '✗');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openQuestions, type QuestionRecord } from '../human/control-files.ts';
 import { STREAM_FILE, type StreamLine } from '../observe/event-stream-file.ts';
 import type { IterationRecord } from '../observe/events.ts';
+import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -100,19 +101,7 @@ function runDir(workspace: string, runId: string): string {
 
 /** The run's iteration records (torn lines skipped). */
 export function readRecords(workspace: string, runId: string): IterationRecord[] {
-  try {
-    return readFileSync(join(runDir(workspace, runId), 'iterations.jsonl'), 'utf8')
-      .split('\n')
-      .flatMap((l) => {
-        try {
-          return l.trim() ? [JSON.parse(l) as IterationRecord] : [];
-        } catch {
-          return [];
-        }
-      });
-  } catch {
-    return [];
-  }
+  return readRecordLines<IterationRecord>(recordsFileOf(ralphPaths(workspace), runId));
 }
 
 /** Stream lines from byte `offset` on (complete lines only), and the offset after them. */

@@ -36,11 +36,26 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** Structural events shown in the events table (agent output has its own pane). */
+/** Events the events table leaves out: output has its own pane, prompts their own section. */
 const NOISY = new Set(['agent.output', 'agent.event', 'gate.output', 'prompt.assembled', 'agent.heartbeat']);
+/** Output events: the bulk of a stream file, never needed by the pages (the SSE pane tails the file). */
+const OUTPUT = new Set(['agent.output', 'agent.event', 'gate.output', 'agent.heartbeat']);
 
-function allLines(run: RunSummary): StreamLine[] {
-  return readStream(run.workspace, run.runId, 0).lines;
+/**
+ * A run's stream without its output, read incrementally: each page and live refresh reads only
+ * what was appended since the last one, not the whole file again.
+ */
+function createStreamCache(): (run: RunSummary) => StreamLine[] {
+  const cache = new Map<string, { offset: number; lines: StreamLine[] }>();
+  return (run) => {
+    const key = `${run.workspace}\0${run.runId}`;
+    const entry = cache.get(key) ?? { offset: 0, lines: [] };
+    const next = readStream(run.workspace, run.runId, entry.offset);
+    entry.offset = next.offset;
+    for (const line of next.lines) if (!OUTPUT.has(line.event.type)) entry.lines.push(line);
+    cache.set(key, entry);
+    return entry.lines;
+  };
 }
 
 function liveHtml(run: RunSummary, lines: StreamLine[]): string {
@@ -50,6 +65,7 @@ function liveHtml(run: RunSummary, lines: StreamLine[]): string {
 /** Builds the app (routes and the security check); exported for tests that drive it without a socket. */
 export function dashboardApp(o: { env: NodeJS.ProcessEnv; token: string; hosts: string[] }): Hono {
   const app = new Hono();
+  const allLines = createStreamCache();
   app.use('*', async (c, next) => {
     const verdict = checkRequest(
       {

@@ -1,28 +1,9 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendLine } from './append-line.ts';
+import { readRecordLines, recordsFileOf } from './iteration-records.ts';
 import type { LoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
-
-/** The iteration numbers recorded in a run's iterations.jsonl (torn lines skipped). */
-function recordedIterations(file: string): Set<number> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return new Set();
-  }
-  const out = new Set<number>();
-  for (const line of text.split('\n')) {
-    try {
-      const n = (JSON.parse(line) as { iteration?: unknown }).iteration;
-      if (typeof n === 'number') out.add(n);
-    } catch {
-      // A torn line from a crash: not a record.
-    }
-  }
-  return out;
-}
 
 /**
  * Finishes what a crash interrupted between the state write that committed an iteration and the
@@ -31,8 +12,8 @@ function recordedIterations(file: string): Set<number> {
 export function repairLastRecord(paths: RalphPaths, state: LoopState): boolean {
   const record = state.last_record;
   if (!record) return false;
-  const file = join(paths.runs, state.run_id, 'iterations.jsonl');
-  if (recordedIterations(file).has(record.iteration)) return false;
+  const file = recordsFileOf(paths, state.run_id);
+  if (readRecordLines(file).some((r) => r.iteration === record.iteration)) return false;
   appendLine(file, JSON.stringify(record));
   return true;
 }

@@ -10,6 +10,7 @@ import {
   type RalphProcess,
   ROOT,
   readState,
+  readStatus,
   runRalph,
   startRalph,
   waitFor,
@@ -113,9 +114,7 @@ describe('dashboard in Chromium', () => {
       });
       const loop = startRalph(['run'], dir);
       running.push(loop);
-      const status = () =>
-        existsSync(join(dir, '.ralph', 'state.json')) ? readState(dir).status : undefined;
-      await waitFor(() => status() === 'waiting_for_human', 15_000, 'the question');
+      await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'the question');
       const { url } = await startDashboard();
       const shots = join(ROOT, 'test-artifacts');
       mkdirSync(shots, { recursive: true });

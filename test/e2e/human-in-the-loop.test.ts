@@ -7,6 +7,7 @@ import {
   makeWorkspace,
   readRecords,
   readState,
+  readStatus,
   runRalph,
   startRalph,
   waitFor,
@@ -16,14 +17,6 @@ afterEach(cleanupWorkspaces);
 
 /** A fake-agent step that waits until the test creates `file` in the workspace. */
 const waitForFile = (file: string) => `      - run: "while [ ! -f ${file} ]; do sleep 0.05; done"`;
-
-function status(dir: string): string | undefined {
-  try {
-    return readState(dir).status;
-  } catch {
-    return undefined;
-  }
-}
 
 describe('ralph tell', () => {
   it('queues guidance for the next prompt once: before the run, and while an iteration runs', async () => {
@@ -97,7 +90,7 @@ describe('ralph ask / ralph answer', () => {
       ].join('\n'),
     });
     const loop = startRalph(['run'], dir);
-    await waitFor(() => status(dir) === 'waiting_for_human', 15_000, 'waiting_for_human');
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'waiting_for_human');
     const list = await runRalph(['answer'], dir);
     expect(list.stdout).toMatch(
       /q-[0-9a-f]+ question \(iteration 1\): Which database\? \[postgres \| sqlite\]/,
@@ -157,7 +150,7 @@ describe('human.interact between iterations', () => {
       ].join('\n'),
     });
     const loop = startRalph(['run'], dir);
-    await waitFor(() => status(dir) === 'waiting_for_human', 15_000, 'waiting_for_human');
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'waiting_for_human');
     expect(readState(dir).iterations).toBe(1);
     expect((await runRalph(['answer', 'no, Monday'], dir)).code).toBe(0);
     const r = await loop.done;
@@ -179,7 +172,7 @@ describe('ralph pause / resume / stop', () => {
     const loop = startRalph(['run'], dir);
     await waitFor(() => existsSync(join(dir, 'n.txt')), 15_000, 'first iteration');
     expect((await runRalph(['pause'], dir)).code).toBe(0);
-    await waitFor(() => status(dir) === 'paused', 10_000, 'paused');
+    await waitFor(() => readStatus(dir) === 'paused', 10_000, 'paused');
     const count = () => readFileSync(join(dir, 'n.txt'), 'utf8').trim().split('\n').length;
     const atPause = count();
     await new Promise((r) => setTimeout(r, 700));
@@ -188,7 +181,7 @@ describe('ralph pause / resume / stop', () => {
     expect((await runRalph(['resume'], dir)).code).toBe(0);
     await waitFor(() => count() > atPause, 10_000, 'resumed');
     expect((await runRalph(['pause'], dir)).code).toBe(0);
-    await waitFor(() => status(dir) === 'paused', 10_000, 'paused again');
+    await waitFor(() => readStatus(dir) === 'paused', 10_000, 'paused again');
     expect((await runRalph(['stop'], dir)).code).toBe(0);
     const r = await loop.done;
     expect(r.code).toBe(0);

@@ -9,6 +9,7 @@ import {
   fakeConfig,
   makeWorkspace,
   readRecords,
+  readStatus,
   runRalph,
   startRalph,
   waitFor,
@@ -113,14 +114,6 @@ describe('review points (gates.approval)', () => {
 });
 
 describe('review points with a human', () => {
-  function status(dir: string): string | undefined {
-    try {
-      return JSON.parse(readFileSync(join(dir, '.ralph', 'state.json'), 'utf8')).status;
-    } catch {
-      return undefined;
-    }
-  }
-
   it('before_commit: a rejection keeps the changes uncommitted and its reason reaches the next prompt; approve commits', async () => {
     const dir = makeGitWorkspace({
       'PROMPT.md': 'work\n',
@@ -136,12 +129,12 @@ describe('review points with a human', () => {
       ].join('\n'),
     });
     const loop = startRalph(['run'], dir);
-    await waitFor(() => status(dir) === 'waiting_for_human', 15_000, 'approval 1');
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'approval 1');
     const rejected = await runRalph(['reject', 'use', 'tabs'], dir);
     expect(rejected.code).toBe(0);
     expect(rejected.stdout).toMatch(/rejected a-[0-9a-f]+ \(before_commit\): use tabs/);
     await waitFor(() => existsSync(join(dir, '.ralph', 'p2.md')), 15_000, 'iteration 2');
-    await waitFor(() => status(dir) === 'waiting_for_human', 15_000, 'approval 2');
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'approval 2');
     expect((await runRalph(['approve'], dir)).code).toBe(0);
     const r = await loop.done;
     expect(r.code).toBe(2);
@@ -167,10 +160,10 @@ describe('review points with a human', () => {
         'turns:\n  - do:\n      - save_prompt: "p{{iteration}}.md"\n      - print: LOOP_COMPLETE\n',
     });
     const loop = startRalph(['run'], dir);
-    await waitFor(() => status(dir) === 'waiting_for_human', 15_000, 'approval 1');
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'approval 1');
     expect((await runRalph(['reject', 'the README is missing'], dir)).code).toBe(0);
     await waitFor(() => existsSync(join(dir, 'p2.md')), 15_000, 'iteration 2');
-    await waitFor(() => status(dir) === 'waiting_for_human', 15_000, 'approval 2');
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'approval 2');
     expect((await runRalph(['approve'], dir)).code).toBe(0);
     const r = await loop.done;
     expect(r.code).toBe(0);

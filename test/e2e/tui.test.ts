@@ -9,6 +9,7 @@ import {
   ROOT,
   readRecords,
   readState,
+  readStatus,
   runRalph,
   waitFor,
 } from '../helpers/workspace.ts';
@@ -30,14 +31,6 @@ const AGENT = [
   '      - sleep: 0.6',
   '      - result: { text: "done {{iteration}}", cost_usd: 0.25, input_tokens: 1000, output_tokens: 200 }',
 ].join('\n');
-
-function status(dir: string): string | undefined {
-  try {
-    return readState(dir).status;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Keeps a screen as a test artifact (test-artifacts/, ignored by git). */
 function keep(name: string, rows: string[]): void {
@@ -85,7 +78,7 @@ describe('terminal UI (ralph run on a terminal)', () => {
     // p pauses before the next iteration, p again resumes.
     t.write('p');
     rows = await t.waitForScreen(/PAUSED — p resumes/);
-    expect(status(dir)).toBe('paused');
+    expect(readStatus(dir)).toBe('paused');
     expect(rows.join('\n')).toMatch(/#\d+ ✓ success/);
     keep('tui-paused.txt', rows);
     t.write('?');
@@ -104,7 +97,7 @@ describe('terminal UI (ralph run on a terminal)', () => {
     expect(readRecords(dir)[0]?.questions).toHaveLength(1);
   });
 
-  it('fits 80×24 and a resize to 120×30 and back; renders at most ~10 frames a second', async () => {
+  it('fits 80×24 and a resize to 120×30 and back; repaints about once a second when the output is quiet (no flicker)', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
       'ralph.yml': fakeConfig({ max_iterations: 1 }),

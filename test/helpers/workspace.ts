@@ -83,6 +83,15 @@ export function readState(dir: string): Record<string, any> {
   return JSON.parse(readFileSync(join(dir, '.ralph', 'state.json'), 'utf8'));
 }
 
+/** The run's status in state.json, or undefined while there is none yet (or it is mid-write). */
+export function readStatus(dir: string): string | undefined {
+  try {
+    return readState(dir).status;
+  } catch {
+    return undefined;
+  }
+}
+
 export function readRecords(dir: string): Record<string, any>[] {
   const runs = join(dir, '.ralph', 'runs');
   const out: Record<string, any>[] = [];

@@ -6,6 +6,7 @@ import type { ChecklistProgress, LoopEvent, LoopEventListener } from '../../obse
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { type SweepMarked, sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { appendEvent } from '../../state/events-log.ts';
+import { recordsFileOf } from '../../state/iteration-records.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { type LoopState, writeLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
@@ -114,7 +115,7 @@ export function createRunContext(input: RunContextInput): RunContext {
     outputPromiseCounts: condition === undefined || condition === 'promise',
     extraArgs: options.extraArgs ?? [],
     eventsFile,
-    recordsFile: join(paths.runs, state.run_id, 'iterations.jsonl'),
+    recordsFile: recordsFileOf(paths, state.run_id),
     inRepo: input.inRepo,
     pendingChanges: input.pendingChanges,
     warned: new Set<string>(),
@@ -151,6 +152,11 @@ export function createRunContext(input: RunContextInput): RunContext {
       consecutiveFailures: state.consecutive_failures,
     }),
   };
+}
+
+/** Runtime left before max_runtime_seconds (never negative; infinite without the limit). */
+export function runtimeLeftMs(ctx: RunContext): number {
+  return Math.max(0, (ctx.limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - ctx.elapsed());
 }
 
 /** The environment of an agent or gate command run for `iteration`, with Ralph's variables. */

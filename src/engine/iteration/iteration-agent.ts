@@ -1,6 +1,6 @@
 import type { AgentInvocation } from '../../backends/types.ts';
 import type { TokenTotals } from '../../observe/events.ts';
-import { type RunContext, ralphEnv } from '../context/run-context.ts';
+import { type RunContext, ralphEnv, runtimeLeftMs } from '../context/run-context.ts';
 import { addTotals } from '../context/usage-meter.ts';
 import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
@@ -48,7 +48,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const { options, config, state, limits, emit } = ctx;
   const { number, route, invocation } = it;
   const iterationMs = (route.hat?.timeout ?? config.event_loop.iteration_timeout_seconds) * 1000;
-  const runtimeLeft = (limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - ctx.elapsed();
+  const runtimeLeft = runtimeLeftMs(ctx);
   const parser = route.backend.createParser();
   const questions = createQuestionWatch(ctx, number);
   const run = await runAgent({

@@ -1,6 +1,6 @@
 import { healthFatal, runHealthChecks } from '../../gates/health.ts';
 import { selectHat } from '../../routing/select-hat.ts';
-import type { RunContext } from '../context/run-context.ts';
+import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { projectedOverrun, projectNext } from '../decide/budget-projection.ts';
 import { limitWarnings } from '../decide/limit-warnings.ts';
 import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits.ts';
@@ -81,11 +81,6 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
     if (dirty) return stop('dirty_tree', dirty);
   }
   return undefined;
-}
-
-/** How long a wait may last without crossing the runtime limit. */
-function runtimeLeftMs(ctx: RunContext): number {
-  return Math.max(0, (ctx.limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - ctx.elapsed());
 }
 
 /** The solo-mode cooldown: waits `ms` unless the loop is interrupted or stopped meanwhile. */

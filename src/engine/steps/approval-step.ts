@@ -1,4 +1,5 @@
 import { type ApprovalPointName, approvalPoints } from '../../config/schema.ts';
+import type { QuestionRecord } from '../../human/control-files.ts';
 import type { IterationRecord } from '../../observe/events.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { queueGuidance } from './control-step.ts';
@@ -6,6 +7,17 @@ import { listFiles, uncommittedFiles } from './git-step.ts';
 import { askHuman, humanTimeoutMessage } from './human-wait.ts';
 
 export type ApprovalEntry = NonNullable<IterationRecord['approvals']>[number];
+
+/** How a settled approval is recorded in the iteration record. */
+export function approvalEntry(point: string, r: QuestionRecord): ApprovalEntry {
+  return {
+    point,
+    id: r.id,
+    answer: r.answer ?? '',
+    by: r.by ?? 'withdrawn',
+    ...(r.reason ? { reason: r.reason } : {}),
+  };
+}
 
 /** How a review point ended: go on, or not (the reason is queued as the next iteration's feedback). */
 export type ApprovalResult =
@@ -32,13 +44,7 @@ export async function reviewPoint(
   if (!approvalPoints(ctx.config).includes(point)) return { ok: true, entry: undefined };
   const outcome = await askHuman(ctx, { kind: 'approval', text, point });
   const r = outcome.record;
-  const entry: ApprovalEntry = {
-    point,
-    id: r.id,
-    answer: r.answer ?? '',
-    by: r.by ?? 'withdrawn',
-    ...(r.reason ? { reason: r.reason } : {}),
-  };
+  const entry = approvalEntry(point, r);
   if (outcome.kind === 'abandoned')
     return { ok: false, reason: `the run was stopped while waiting for approval of ${LABEL[point]}`, entry };
   if (outcome.kind === 'timeout') {

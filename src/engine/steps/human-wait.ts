@@ -1,6 +1,7 @@
 import type { ApprovalPointName } from '../../config/schema.ts';
 import { type AskOutcome, ask } from '../../human/ask.ts';
-import type { RunContext } from '../context/run-context.ts';
+import type { QuestionRecord } from '../../human/control-files.ts';
+import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { consumeControl, controlPending } from './control-step.ts';
 
 export interface HumanRequest {
@@ -20,7 +21,7 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
   const { state, config } = ctx;
   const iteration = state.current?.number ?? state.iterations;
   const timeoutMs = config.human.timeout_seconds * 1000;
-  const runtimeLeft = (ctx.limits.maxRuntimeMs ?? Number.POSITIVE_INFINITY) - ctx.elapsed();
+  const runtimeLeft = runtimeLeftMs(ctx);
   const outcome = await ask({
     questionsFile: ctx.paths.questions,
     kind: request.kind,
@@ -44,34 +45,44 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
       state.status = 'waiting_for_human';
       state.waiting_for = { id: q.id, kind: q.kind, text: q.text, expires_at: q.expires_at ?? null };
       ctx.persist();
-      ctx.emit({
-        type: 'human.question',
-        iteration,
-        id: q.id,
-        kind: q.kind,
-        text: q.text,
-        options: q.options,
-        point: q.point,
-        expiresAt: q.expires_at ?? null,
-      });
+      announceQuestion(ctx, iteration, q);
     },
   });
   state.status = 'running';
   state.waiting_for = null;
   ctx.persist();
   if (outcome.kind !== 'abandoned') {
-    ctx.emit({
-      type: 'human.answered',
-      iteration,
-      id: outcome.record.id,
-      kind: outcome.record.kind,
-      answer: outcome.record.answer ?? '',
-      by: outcome.record.by ?? 'timeout',
-      reason: outcome.record.reason,
-    });
+    announceAnswer(ctx, iteration, outcome.record);
     ctx.emit({ type: 'loop.resumed', iteration, from: 'waiting_for_human' });
   }
   return outcome;
+}
+
+/** A question or approval waits for a human: the event every output shows it by. */
+export function announceQuestion(ctx: RunContext, iteration: number, q: QuestionRecord): void {
+  ctx.emit({
+    type: 'human.question',
+    iteration,
+    id: q.id,
+    kind: q.kind,
+    text: q.text,
+    options: q.options,
+    point: q.point,
+    expiresAt: q.expires_at ?? null,
+  });
+}
+
+/** A question or approval was settled (by a human, or by its timeout). */
+export function announceAnswer(ctx: RunContext, iteration: number, q: QuestionRecord): void {
+  ctx.emit({
+    type: 'human.answered',
+    iteration,
+    id: q.id,
+    kind: q.kind,
+    answer: q.answer ?? '',
+    by: q.by ?? 'timeout',
+    reason: q.reason,
+  });
 }
 
 /** The message of a timed-out wait that stops the run (`human.on_timeout: stop`). */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { approvalPoints } from '../../config/schema.ts';
 import { keepCopies, protectedGlobs, snapshot, tamperedPaths } from '../../gates/protected-files.ts';
 import type { RunContext } from '../context/run-context.ts';
-import type { ApprovalEntry } from './approval-step.ts';
+import { type ApprovalEntry, approvalEntry } from './approval-step.ts';
 import { listFiles } from './git-step.ts';
 import { askHuman } from './human-wait.ts';
 
@@ -37,13 +37,7 @@ export async function checkProtected(
     text: `Iteration ${iteration} changed protected files (${listFiles(tampered)}). Allow the change?`,
   });
   const r = outcome.record;
-  approvals.push({
-    point: 'protected',
-    id: r.id,
-    answer: r.answer ?? '',
-    by: r.by ?? 'withdrawn',
-    ...(r.reason ? { reason: r.reason } : {}),
-  });
+  approvals.push(approvalEntry('protected', r));
   if (outcome.kind !== 'answered' || r.answer !== 'approve') return tampered;
   keepCopies(ws, ctx.paths.protectedStore, now);
   p.hashes = now;

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { appendJsonLine, type QuestionRecord, readQuestions } from '../../human/control-files.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { humanTimeoutMessage } from './human-wait.ts';
+import { announceAnswer, announceQuestion, humanTimeoutMessage } from './human-wait.ts';
 
 export interface QuestionWatch {
   /** Reads the questions file if it changed; announces new questions and their answers. */
@@ -25,28 +25,8 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
   let size = -1;
   let open = 0;
   let latest: QuestionRecord[] = [];
-  const announce = (q: QuestionRecord) => {
-    ctx.emit({
-      type: 'human.question',
-      iteration,
-      id: q.id,
-      kind: q.kind,
-      text: q.text,
-      options: q.options,
-      point: q.point,
-      expiresAt: q.expires_at ?? null,
-    });
-  };
   const settle = (q: QuestionRecord) => {
-    ctx.emit({
-      type: 'human.answered',
-      iteration,
-      id: q.id,
-      kind: q.kind,
-      answer: q.answer ?? '',
-      by: q.by ?? 'timeout',
-      reason: q.reason,
-    });
+    announceAnswer(ctx, iteration, q);
     if (q.by === 'timeout' && ctx.config.human.on_timeout === 'stop')
       state.human_timeout = humanTimeoutMessage(ctx, `question ${q.id} of iteration ${iteration}`);
   };
@@ -65,7 +45,7 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
       );
       for (const q of mine) {
         const wasAnswered = seen.get(q.id);
-        if (wasAnswered === undefined) announce(q);
+        if (wasAnswered === undefined) announceQuestion(ctx, iteration, q);
         if (q.answered && wasAnswered !== true) settle(q);
         seen.set(q.id, q.answered === true);
       }
