@@ -92,6 +92,10 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
       'run in a git worktree of its own, on branch ralph/NAME (default name: loop)',
     )
     .option(
+      '--parallel <n>',
+      'N workers, each on one ready task in a worktree of its own; a merge queue brings finished tasks onto this branch (parallel: N in ralph.yml)',
+    )
+    .option(
       '--no-tui',
       'plain lines instead of the terminal UI (the TUI is on by default on a terminal; -q, no TTY, TERM=dumb or a CI environment also turn it off)',
     )
@@ -114,6 +118,15 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
         );
       const { runCommand } = await import('./run-command.ts');
       setCode(await runCommand(opts, agentArgs, io));
+    });
+
+  program
+    .command('parallel-worker', { hidden: true })
+    .description('internal: one worker of `ralph run --parallel` (started by the coordinator)')
+    .argument('<spec>', 'the worker spec file the coordinator wrote')
+    .action(async (spec) => {
+      const { parallelWorkerCommand } = await import('./parallel-worker-command.ts');
+      setCode(await parallelWorkerCommand(spec, io));
     });
 
   program

@@ -20,6 +20,7 @@ import { ralphPaths } from '../state/paths.ts';
 import type { TuiHandle } from '../tui/start-tui.ts';
 import { openDashboard } from './dashboard-command.ts';
 import type { CliIO } from './io.ts';
+import { parallelFlag } from './parallel-flag.ts';
 import { type RunFlags, resolveRun } from './resolve-run.ts';
 import { shellCommand } from './shell-quote.ts';
 
@@ -28,6 +29,8 @@ export interface RunCommandFlags extends RunFlags {
   dashboard?: boolean | undefined;
   /** `--worktree [NAME]` (true: the default name). */
   worktree?: string | boolean | undefined;
+  /** `--parallel N`: N workers in worktrees of their own and a merge queue. */
+  parallel?: string | undefined;
   verbose?: boolean | undefined;
   quiet?: boolean | undefined;
   resume?: boolean | undefined;
@@ -94,6 +97,15 @@ export async function runCommand(
     return ExitCode.ok;
   }
 
+  const workers = flags.parallel !== undefined ? parallelFlag(flags.parallel) : config.parallel;
+  if (workers > 1 || flags.parallel !== undefined) {
+    if (flags.worktree !== undefined)
+      throw new UsageError(
+        '--parallel makes a worktree per task itself: pass either --parallel or --worktree',
+      );
+    const { parallelCommand } = await import('./parallel-command.ts');
+    return parallelCommand(resolved, workers, mode, extraArgs, io, flags.quiet === true);
+  }
   const chosenMode = mode === 'auto' ? await checklistResumeChoice(config.completion.checklist, io) : mode;
   const verbosity: Verbosity = flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal';
   const reporter = createConsoleReporter({ out: io.out, err: io.err, verbosity, color: io.color });

@@ -322,7 +322,21 @@ export const gitSchema = z.strictObject({
   require_clean: z.boolean().optional(),
 });
 
+export const mergeSchema = z.strictObject({
+  /**
+   * `--parallel`: merge attempts of one task (a conflict its resolving iteration did not fix, gates
+   * failing on the rebased tree) before its worktree is kept for a person (`needs_review`).
+   */
+  max_attempts: positiveInt.default(3),
+});
+
 export const configSchema = z.strictObject({
+  /**
+   * Workers of `ralph run` (as `--parallel N`): each takes one ready task in a git worktree of its
+   * own, and a merge queue brings finished tasks onto the current branch. 1: one loop, as usual.
+   */
+  parallel: positiveInt.default(1),
+  merge: mergeSchema.default(mergeSchema.parse({})),
   event_loop: eventLoopSchema.default(eventLoopSchema.parse({})),
   cli: cliSchema.default(cliSchema.parse({})),
   hats: z.record(z.string().min(1), hatSchema).default({}),

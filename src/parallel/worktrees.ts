@@ -133,3 +133,23 @@ export async function cleanWorktrees(
   }
   return { removed, kept };
 }
+
+/**
+ * Removes one worktree and its branch once everything on the branch is on the target and nothing
+ * in the checkout is uncommitted; false (and nothing touched) otherwise.
+ */
+export async function removeIfMerged(root: string, name: string, target: string): Promise<boolean> {
+  const path = worktreePath(root, name);
+  const branch = worktreeBranch(name);
+  const merged = (await runGitRaw(root, ['merge-base', '--is-ancestor', branch, target])).exitCode === 0;
+  if (!merged) return false;
+  const status = await runGitRaw(path, ['status', '--porcelain']);
+  if (
+    status.exitCode !== 0 ||
+    status.stdout.split('\n').some((l) => l.trim() !== '' && !l.slice(3).startsWith('.ralph/'))
+  )
+    return false;
+  await runGit(root, ['worktree', 'remove', '--force', path]);
+  await runGit(root, ['branch', '-d', branch]);
+  return true;
+}

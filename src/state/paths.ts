@@ -81,6 +81,7 @@ export const RUNTIME_PATHS = [
   '.ralph/control/',
   '.ralph/protected/',
   '.ralph/worktrees/',
+  '.ralph/parallel/',
   '.ralph/agent/scratchpad.md',
   '.ralph/agent/tasks.jsonl*',
   '.ralph/tdd/',

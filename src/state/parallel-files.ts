@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RalphError } from '../errors.ts';
+import { isPidAlive, readProcStat } from '../process/pids.ts';
+import { writeJsonAtomicSync } from './atomic-write.ts';
+import { RALPH_DIR } from './paths.ts';
+
+/** `.ralph/parallel/` of the coordinating workspace (DESIGN.md §5 "Parallel loops"). */
+export interface ParallelPaths {
+  dir: string;
+  /** The coordinator's durable state: tasks, the merge queue, what the workers spent. */
+  state: string;
+  /** One coordinator per workspace. */
+  lock: string;
+  /** `<task id>.json` per claimed task: `{task, worker, pid, start_time}`. */
+  claims: string;
+  /** What each worker process was told to do (its config, prompt and assignment). */
+  specs: string;
+  /** Each worker process's console output. */
+  logs: string;
+}
+
+export function parallelPaths(root: string): ParallelPaths {
+  const dir = join(root, RALPH_DIR, 'parallel');
+  return {
+    dir,
+    state: join(dir, 'state.json'),
+    lock: join(dir, 'coordinator.lock'),
+    claims: join(dir, 'claims'),
+    specs: join(dir, 'workers'),
+    logs: join(dir, 'logs'),
+  };
+}
+
+/** Where a task is in a parallel run. A task is `merged` only once its commit is on the target. */
+export type ParallelTaskState =
+  | 'ready'
+  | 'working'
+  | 'queued'
+  | 'merging'
+  | 'merged'
+  | 'needs_review'
+  | 'failed';
+
+export interface ParallelTask {
+  id: string;
+  title: string;
+  state: ParallelTaskState;
+  /** The worktree (and branch `ralph/<worktree>`) the task is worked in; kept for its whole life. */
+  worktree: string;
+  /** The worker slot that last worked on it (w1 …). */
+  worker: string | null;
+  /** Worker runs that ended without the task done (crash, limit, failure); one retry is allowed. */
+  attempts: number;
+  /** Merge attempts that failed (conflict unresolved, gates failed after the rebase). */
+  merge_attempts: number;
+  /** A merge conflict was resolved by a merge commit: later catch-ups merge instead of rebasing. */
+  resolved_by_merge?: boolean;
+  /** What the next worker run on this task must fix (a gate's output after the rebase …). */
+  feedback?: string | null;
+  last_gate?: { passed: boolean; summary: string } | null;
+  /** The worker runs (run ids in the worktree) and what each spent, counted once per run id. */
+  runs: Record<string, { cost_usd: number; tokens: number }>;
+  merged_commit?: string;
+  /** Why it is failed or needs review. */
+  reason?: string;
+}
+
+export interface ParallelState {
+  version: 1;
+  id: string;
+  target: string;
+  workers: number;
+  source: 'tasks' | 'checklist' | 'plan';
+  started_at: string;
+  updated_at: string;
+  /** Runtime of the sessions before this one (a resumed run goes on from here). */
+  runtime_ms: number;
+  tasks: Record<string, ParallelTask>;
+  /** Task ids waiting for the merge queue, oldest first (a task being merged stays first). */
+  queue: string[];
+  status: 'running' | 'completed' | 'stopped' | 'interrupted';
+  stop_reason?: string;
+  /** `ralph stop` in this workspace: bytes of the inbox read and the command ids taken. */
+  control?: { offset: number; consumed: string[] };
+}
+
+export function readParallelState(path: string): ParallelState | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const value = JSON.parse(text) as ParallelState;
+    if (value.version !== 1 || typeof value.tasks !== 'object' || !Array.isArray(value.queue))
+      throw new Error('not a parallel state');
+    return value;
+  } catch (error) {
+    throw new RalphError(
+      'state_corrupt',
+      `${path} is damaged (${(error as Error).message}); move it away to start the parallel run over — the worktrees and their branches are kept`,
+    );
+  }
+}
+
+export function writeParallelState(path: string, state: ParallelState, now = new Date()): void {
+  state.updated_at = now.toISOString();
+  writeJsonAtomicSync(path, state);
+}
+
+/** A claim: this task belongs to this live worker process (DESIGN.md §5). */
+export interface Claim {
+  task: string;
+  worker: string;
+  pid: number;
+  /** The process's /proc start time: a reused pid is not the claimant. */
+  start_time: string | null;
+}
+
+function claimFile(dir: string, task: string): string {
+  return join(dir, `${task}.json`);
+}
+
+/**
+ * Takes the claim of `task` for `worker`/`pid`, whole or not at all: written to a temp file, then
+ * hard-linked into place, which fails when the task is already claimed. A claim whose process is
+ * dead is released first. Returns false when a live process holds it.
+ */
+export function takeClaim(dir: string, task: string, worker: string, pid: number): boolean {
+  mkdirSync(dir, { recursive: true });
+  const claim: Claim = { task, worker, pid, start_time: readProcStat(pid)?.startTime ?? null };
+  const path = claimFile(dir, task);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(claim)}\n`, { flag: 'wx' });
+    try {
+      linkSync(tmp, path);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    const holder = readClaim(path);
+    if (holder && claimAlive(holder)) return false;
+    rmSync(path, { force: true });
+  }
+  return false;
+}
+
+/** Moves a claim to another process of the same worker (the coordinator hands it to the worker it started). */
+export function handOverClaim(dir: string, claim: Claim, pid: number): void {
+  writeJsonAtomicSync(claimFile(dir, claim.task), {
+    ...claim,
+    pid,
+    start_time: readProcStat(pid)?.startTime ?? null,
+  } satisfies Claim);
+}
+
+export function releaseClaim(dir: string, task: string): void {
+  rmSync(claimFile(dir, task), { force: true });
+}
+
+function readClaim(path: string): Claim | undefined {
+  try {
+    const c = JSON.parse(readFileSync(path, 'utf8')) as Claim;
+    return typeof c.pid === 'number' && typeof c.task === 'string' ? c : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function readClaims(dir: string): Claim[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => readClaim(join(dir, n)))
+    .filter((c): c is Claim => c !== undefined);
+}
+
+/** True while the claiming process lives (the same process: pid and start time). */
+export function claimAlive(claim: Pick<Claim, 'pid' | 'start_time'>): boolean {
+  if (!isPidAlive(claim.pid)) return false;
+  const now = readProcStat(claim.pid);
+  // A zombie is dead for our purposes: it does no more work.
+  if (now?.state === 'Z') return false;
+  return claim.start_time === null || now === undefined || now.startTime === claim.start_time;
+}
