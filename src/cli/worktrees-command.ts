@@ -25,10 +25,16 @@ export async function worktreesListCommand(
     return ExitCode.ok;
   }
   if (list.length === 0) io.out('no worktrees (ralph run --worktree NAME makes one)\n');
-  for (const w of list)
+  for (const w of list) {
     io.out(
       `${w.name}  ${w.branch}  ${w.ahead} ahead, ${w.behind} behind${w.dirty ? ', uncommitted changes' : ''}  loop: ${w.loop}\n  ${w.path}\n`,
     );
+    const t = w.task;
+    if (t)
+      io.out(
+        `  task: ${t.title} — ${t.state}${t.reason ? ` (${t.reason})` : ''}${t.last_gate ? `; last gate: ${t.last_gate}` : ''}\n`,
+      );
+  }
   return ExitCode.ok;
 }
 

@@ -56,8 +56,10 @@ async function catchUp(dir: string, task: ParallelTask, target: string): Promise
   return files.length > 0 ? files : ['(git could not say which files)'];
 }
 
-async function runGates(dir: string, deps: MergeDeps): Promise<GateResult[]> {
+async function runGates(dir: string, task: ParallelTask, deps: MergeDeps): Promise<GateResult[]> {
   const results: GateResult[] = [];
+  // A gate can tell the merge queue's run from a worker iteration's.
+  const env = { ...deps.env, RALPH_MERGE_TASK: task.id };
   const grace = deps.config.event_loop.kill_grace_seconds * 1000;
   const validate = validateCommand(deps.config, dir);
   if (validate)
@@ -66,7 +68,7 @@ async function runGates(dir: string, deps: MergeDeps): Promise<GateResult[]> {
         gate: 'validate',
         command: validate,
         workspace: dir,
-        env: deps.env,
+        env,
         timeoutMs: deps.config.gates.validate_timeout_seconds * 1000,
         killGraceMs: grace,
         signal: deps.signal,
@@ -79,7 +81,7 @@ async function runGates(dir: string, deps: MergeDeps): Promise<GateResult[]> {
         gate: 'tests',
         command: tests.command,
         workspace: dir,
-        env: deps.env,
+        env,
         timeoutMs: tests.timeout_seconds * 1000,
         killGraceMs: grace,
         signal: deps.signal,
@@ -146,7 +148,7 @@ export async function mergeTask(task: ParallelTask, dir: string, deps: MergeDeps
     }
     const rebased = await rev(dir, 'HEAD');
     deps.emit({ type: 'merge.gates', task: task.id, phase: 'started' });
-    const gates = await runGates(dir, deps);
+    const gates = await runGates(dir, task, deps);
     const failed = gates.find((g) => !g.passed);
     if (failed) {
       task.merge_attempts++;

@@ -20,6 +20,7 @@ export function newTask(source: SourceTask): ParallelTask {
   return {
     id: source.id,
     title: source.title,
+    body: source.body,
     state: 'ready',
     worktree: source.id,
     worker: null,
@@ -44,17 +45,23 @@ export function nextWork(
 ): { worker: string; task: ParallelTask; assignment: Assignment }[] {
   const free: string[] = [];
   for (let i = 1; i <= slots; i++) if (!busy.has(`w${i}`)) free.push(`w${i}`);
-  const known = ready.filter((s) => state.tasks[s.id]?.state === 'ready');
+  // A task sent back is no longer "ready" in its source (a tools task is in progress): the state says it is.
+  const back = Object.values(state.tasks).filter((t) => t.state === 'ready');
   const fresh = ready.filter((s) => state.tasks[s.id] === undefined);
+  const bodies = new Map(ready.map((s) => [s.id, s.body]));
   const out: { worker: string; task: ParallelTask; assignment: Assignment }[] = [];
-  for (const s of [...known, ...fresh]) {
+  for (const task of [...back, ...fresh.map(newTask)]) {
     const worker = free.shift();
     if (worker === undefined) break;
-    const task = state.tasks[s.id] ?? newTask(s);
     out.push({
       worker,
       task,
-      assignment: { kind: 'task', title: s.title, body: s.body, feedback: task.feedback ?? null },
+      assignment: {
+        kind: 'task',
+        title: task.title,
+        body: bodies.get(task.id) ?? task.body ?? '',
+        feedback: task.feedback ?? null,
+      },
     });
   }
   return out;

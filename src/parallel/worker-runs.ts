@@ -81,7 +81,7 @@ export function spent(state: ParallelState): { costUsd: number; tokens: number }
 /** How a retry starts: an interrupted run goes on (its iteration re-runs), a finished one starts over. */
 function retryMode(dir: string): StartMode {
   const s = readWorkerState(dir);
-  return s && (s.status === 'running' || s.status === 'interrupted') ? 'auto' : 'fresh';
+  return s && (s.status === 'running' || s.status === 'interrupted') ? 'resume' : 'fresh';
 }
 
 export interface StartOptions {

@@ -87,7 +87,9 @@ export function workerConfig(
     condition: undefined,
     promise: c.completion.promise ?? c.event_loop.completion_promise,
   };
-  c.git = { ...c.git, commit: true, push: false };
+  // The worktree is the task's own: what a killed worker left uncommitted is the task's work, which
+  // the retry goes on with (and commits), never a stranger's changes.
+  c.git = { ...c.git, commit: true, push: false, require_clean: false };
   // The agent's script and prompt file are found from the coordinator's workspace, not the worktree.
   if (c.cli.fake_script && !isAbsolute(c.cli.fake_script))
     c.cli.fake_script = resolve(root, c.cli.fake_script);

@@ -4,6 +4,7 @@ import { RalphError } from '../errors.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { readLoopState } from '../state/loop-state.ts';
+import { type ParallelState, parallelPaths, readParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
 
@@ -72,6 +73,8 @@ export interface WorktreeInfo {
   loop: string;
   running: boolean;
   dirty: boolean;
+  /** The `--parallel` task worked in it: its state, and the last merge gate result. */
+  task?: { id: string; title: string; state: string; last_gate: string | null; reason: string | null };
 }
 
 /** The `--worktree` checkouts of this repository, against `target` (default: the current branch). */
@@ -79,6 +82,7 @@ export async function listWorktrees(root: string, target = 'HEAD'): Promise<Work
   const porcelain = await runGit(root, ['worktree', 'list', '--porcelain']);
   const prefix = join(ralphPaths(root).dir, 'worktrees');
   const out: WorktreeInfo[] = [];
+  const tasks = Object.values(readParallelStateQuietly(root)?.tasks ?? {});
   for (const block of porcelain.split('\n\n')) {
     const path = /^worktree (.+)$/m.exec(block)?.[1];
     const branchRef = /^branch refs\/heads\/(.+)$/m.exec(block)?.[1];
@@ -101,7 +105,25 @@ export async function listWorktrees(root: string, target = 'HEAD'): Promise<Work
     // Ralph's own runtime files in the checkout are not work; anything else uncommitted is.
     const status = await runGitRaw(path, ['status', '--porcelain']);
     const dirty = status.stdout.split('\n').some((l) => l.trim() !== '' && !l.slice(3).startsWith('.ralph/'));
-    out.push({ name, path, branch: branchRef, ahead, behind, loop, running, dirty });
+    const t = tasks.find((x) => x.worktree === name);
+    const task = t && {
+      id: t.id,
+      title: t.title,
+      state: t.state,
+      last_gate: t.last_gate?.summary ?? null,
+      reason: t.reason ?? null,
+    };
+    out.push({
+      name,
+      path,
+      branch: branchRef,
+      ahead,
+      behind,
+      loop,
+      running,
+      dirty,
+      ...(task ? { task } : {}),
+    });
   }
   return out;
 }
@@ -152,4 +174,12 @@ export async function removeIfMerged(root: string, name: string, target: string)
   await runGit(root, ['worktree', 'remove', '--force', path]);
   await runGit(root, ['branch', '-d', branch]);
   return true;
+}
+
+function readParallelStateQuietly(root: string): ParallelState | undefined {
+  try {
+    return readParallelState(parallelPaths(root).state);
+  } catch {
+    return undefined; // a damaged file is reported by the parallel run itself
+  }
 }

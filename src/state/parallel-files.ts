@@ -46,6 +46,8 @@ export type ParallelTaskState =
 export interface ParallelTask {
   id: string;
   title: string;
+  /** More about it, from the source (a task's description, the checklist's milestone). */
+  body?: string;
   state: ParallelTaskState;
   /** The worktree (and branch `ralph/<worktree>`) the task is worked in; kept for its whole life. */
   worktree: string;

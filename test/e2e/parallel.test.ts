@@ -1,0 +1,152 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { git, subjects } from '../helpers/git-workspace.ts';
+import {
+  addTasks,
+  lostWorkerCommits,
+  makeParallelWorkspace,
+  parallelState,
+} from '../helpers/parallel-workspace.ts';
+import { cleanupWorkspaces, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
+
+afterEach(cleanupWorkspaces);
+
+/** A fake-agent turn: when the prompt names TITLE, write FILE and finish. */
+const writes = (title: string, file: string, content = `${title}\n`, sleep = 0.3) =>
+  `  - when: { prompt: "\\\\*\\\\*${title}\\\\*\\\\*" }\n    do:\n      - sleep: ${sleep}\n      - write: { path: ${file}, content: ${JSON.stringify(content)} }\n      - print: LOOP_COMPLETE\n`;
+
+const RESOLVE =
+  '  - when: { prompt: "Resolve a merge conflict" }\n    do:\n' +
+  "      - run: \"git merge main -m 'merge main' >/dev/null 2>&1; printf 'base\\\\nA\\\\nB\\\\n' > shared.txt; git add -A && git commit -qm 'ralph: resolve conflict'\"\n" +
+  '        allow_failure: true\n      - print: LOOP_COMPLETE\n';
+
+describe('ralph run --parallel', () => {
+  it('merges disjoint tasks of 3 workers onto the target; every task closed, no worker commit lost', async () => {
+    const script = `turns:\n${['Alpha', 'Beta', 'Gamma', 'Delta'].map((t) => writes(t, `${t.toLowerCase()}.txt`)).join('')}`;
+    const dir = makeParallelWorkspace(script);
+    const ids = await addTasks(dir, ['Alpha', 'Beta', 'Gamma', 'Delta']);
+    const r = await runRalph(['run', '--parallel', '3', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).toContain('parallel run completed — 4/4 task(s) merged');
+    expect(r.stderr).toMatch(/w1 took task-/);
+    expect(r.stderr).toMatch(/w3 took task-/);
+    for (const t of ['alpha', 'beta', 'gamma', 'delta'])
+      expect(readFileSync(join(dir, `${t}.txt`), 'utf8')).toBe(`${t[0]?.toUpperCase()}${t.slice(1)}\n`);
+    const state = parallelState(dir);
+    for (const id of ids) expect(state.tasks[id].state).toBe('merged');
+    const list = await runRalph(['tools', 'task', 'list'], dir);
+    expect(list.stdout.match(/closed/g)).toHaveLength(4);
+    // Merged worktrees and branches are gone; the history is linear (rebased, fast-forwarded).
+    expect(git(dir, 'branch', '--list', 'ralph/*').trim()).toBe('');
+    expect(git(dir, 'rev-list', '--merges', 'main').trim()).toBe('');
+    expect(git(dir, 'status', '--porcelain').trim()).toBe('');
+    expect(lostWorkerCommits(dir)).toEqual([]);
+  });
+
+  it('two tasks editing the same lines: the second merge conflicts, one agent iteration resolves it', async () => {
+    const script = `turns:\n${RESOLVE}${writes('Left', 'shared.txt', 'base\nA\n')}${writes('Right', 'shared.txt', 'base\nB\n', 1)}`;
+    const dir = makeParallelWorkspace(script, '', { 'shared.txt': 'base\n' });
+    await addTasks(dir, ['Left', 'Right']);
+    const r = await runRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).toMatch(/conflict in shared\.txt \(attempt 1\)/);
+    expect(r.stderr).toMatch(/merge resolves a merge conflict of task-/);
+    expect(readFileSync(join(dir, 'shared.txt'), 'utf8')).toBe('base\nA\nB\n');
+    expect(subjects(dir)).toContain('ralph: resolve conflict');
+    expect(lostWorkerCommits(dir)).toEqual([]);
+  });
+
+  it('a conflict its resolving iteration cannot fix: after merge.max_attempts the worktree is kept, needs_review', async () => {
+    const giveUp =
+      '  - when: { prompt: "Resolve a merge conflict" }\n    do:\n      - print: "cannot"\n      - print: LOOP_COMPLETE\n';
+    const script = `turns:\n${giveUp}${writes('Left', 'shared.txt', 'base\nA\n')}${writes('Right', 'shared.txt', 'base\nB\n', 1)}`;
+    const dir = makeParallelWorkspace(script, 'merge:\n  max_attempts: 1\n', { 'shared.txt': 'base\n' });
+    await addTasks(dir, ['Left', 'Right']);
+    const r = await runRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(1);
+    expect(r.stdout).toContain('1/2 task(s) merged');
+    expect(r.stdout).toMatch(/needs_review: merging into main conflicts in shared\.txt after 1 attempt/);
+    const state = parallelState(dir);
+    const review = Object.values(state.tasks).find((t: any) => t.state === 'needs_review') as any;
+    // Its branch and worktree are kept with the work on them; clean refuses to remove them.
+    expect(git(dir, 'branch', '--list', `ralph/${review.worktree}`).trim()).not.toBe('');
+    const clean = await runRalph(['worktrees', 'clean'], dir);
+    expect(clean.stdout).toContain(`kept ${review.worktree}: 1 commit(s)`);
+    const list = await runRalph(['worktrees', 'list'], dir);
+    expect(list.stdout).toContain('needs_review');
+    expect(lostWorkerCommits(dir)).toEqual([]);
+  });
+
+  it('gates failing on the rebased tree send the task back to a worker with the failure', async () => {
+    // Each task passes alone; together they fail until fixed.txt exists.
+    const gate =
+      'gates:\n  tests:\n    command: "if [ -f a.txt ] && [ -f b.txt ] && [ ! -f fixed.txt ]; then echo both without a fix; exit 1; fi"\n';
+    const fix =
+      '  - when: { prompt: "Fix this first" }\n    do:\n      - write: { path: fixed.txt, content: "fixed\\n" }\n      - print: LOOP_COMPLETE\n';
+    const script = `turns:\n${fix}${writes('TaskA', 'a.txt')}${writes('TaskB', 'b.txt', 'TaskB\n', 1)}`;
+    const dir = makeParallelWorkspace(script, gate);
+    await addTasks(dir, ['TaskA', 'TaskB']);
+    const r = await runRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).toMatch(/gates failed — tests failed on the rebased tree/);
+    expect(existsSync(join(dir, 'fixed.txt'))).toBe(true);
+    const reworked = Object.values(parallelState(dir).tasks).find((t: any) => t.merge_attempts === 1) as any;
+    expect(reworked.state).toBe('merged');
+    expect(reworked.last_gate).toEqual({ passed: true, summary: 'tests passed' });
+    expect(lostWorkerCommits(dir)).toEqual([]);
+  });
+
+  it('a worker killed mid-task: its claim is released and the task retried once', async () => {
+    const script =
+      'turns:\n' +
+      '  - when: { prompt: "\\\\*\\\\*Slow\\\\*\\\\*", file_missing: .first-try }\n    do:\n      - write: { path: .first-try, content: "x" }\n      - sleep: 60\n' +
+      '  - when: { prompt: "\\\\*\\\\*Slow\\\\*\\\\*" }\n    do:\n      - delete: .first-try\n      - write: { path: slow.txt, content: "slow\\n" }\n      - print: LOOP_COMPLETE\n' +
+      writes('Quick', 'quick.txt');
+    const dir = makeParallelWorkspace(script);
+    const [slow] = await addTasks(dir, ['Slow', 'Quick']);
+    const run = startRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    const claim = join(dir, '.ralph', 'parallel', 'claims', `${slow}.json`);
+    const firstTry = join(dir, '.ralph', 'worktrees', slow as string, '.first-try');
+    await waitFor(() => existsSync(firstTry) && existsSync(claim), 20_000, 'the slow task under way');
+    const { pid } = JSON.parse(readFileSync(claim, 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    const r = await run.done;
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).toContain(`finished ${slow}: killed (its loop was still running)`);
+    const task = parallelState(dir).tasks[slow as string];
+    expect(task).toMatchObject({ state: 'merged', attempts: 1 });
+    expect(readFileSync(join(dir, 'slow.txt'), 'utf8')).toBe('slow\n');
+    expect(existsSync(claim)).toBe(false);
+  }, 60_000);
+
+  it('Ralph killed mid-merge: --resume adopts the live worker and finishes the merge exactly once', async () => {
+    const log = 'merge-gates.log';
+    const gate = `gates:\n  tests:\n    command: "if [ -n \\"$RALPH_MERGE_TASK\\" ]; then echo $RALPH_MERGE_TASK >> ../../${log}; sleep 2; fi"\n`;
+    const script = `turns:\n${writes('First', 'first.txt')}${writes('Second', 'second.txt', 'Second\n', 6)}`;
+    const dir = makeParallelWorkspace(script, gate);
+    const [first, second] = await addTasks(dir, ['First', 'Second']);
+    const run = startRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    await waitFor(() => existsSync(join(dir, '.ralph', log)), 20_000, 'the first merge in its gates');
+    run.child.kill('SIGKILL');
+    await run.done;
+    expect(parallelState(dir).tasks[first as string].state).toBe('merging');
+
+    const r = await runRalph(['run', '--parallel', '2', '--resume', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).toContain('(resumed)');
+    expect(r.stderr).toMatch(new RegExp(`w\\d still works on ${second}`));
+    const state = parallelState(dir);
+    expect(state.tasks[first as string].state).toBe('merged');
+    expect(state.tasks[second as string].state).toBe('merged');
+    // Each task's commit is on main once; the first merge's gates ran again, nothing twice on main.
+    const onMain = git(dir, 'log', '--format=%s', '--', 'first.txt').trim().split('\n');
+    expect(onMain).toHaveLength(1);
+    expect(
+      readFileSync(join(dir, '.ralph', log), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toEqual([first, first, second]);
+    expect(lostWorkerCommits(dir)).toEqual([]);
+  }, 60_000);
+});
