@@ -77,7 +77,7 @@ describe('settleWorker', () => {
           for (const end of ends) {
             if (t.state === 'failed') break;
             settleWorker(t, end === 'nothing' ? undefined : state(end), 'r1', false);
-            expect(['ready', 'failed']).toContain(t.state).toBe(true);
+            expect(['ready', 'failed']).toContain(t.state);
           }
           expect(t.attempts).toBeLessThanOrEqual(2);
           expect(t.state === 'failed').toBe(ends.length >= 2);
