@@ -149,4 +149,75 @@ describe('ralph run --parallel', () => {
     ).toEqual([first, first, second]);
     expect(lostWorkerCommits(dir)).toEqual([]);
   }, 60_000);
+
+  it('checklist tasks: the tasks of a milestone in parallel, the next milestone after; boxes checked on the target', async () => {
+    const design =
+      '# Design\n\n## Milestone 1: Base\n\n- [ ] One\n- [ ] Two\n\n## Milestone 2: More\n\n- [ ] Three\n';
+    const script = `turns:\n${['One', 'Two', 'Three'].map((t) => writes(t, `${t.toLowerCase()}.txt`)).join('')}`;
+    const dir = makeParallelWorkspace(script, 'completion:\n  checklist: DESIGN.md\n', {
+      'DESIGN.md': design,
+    });
+    const r = await runRalph(['run', '--parallel', '3', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).toContain('checklist tasks');
+    expect(readFileSync(join(dir, 'DESIGN.md'), 'utf8')).toBe(design.replaceAll('[ ]', '[x]'));
+    // Three waited for milestone 1: it started after both of its tasks were merged.
+    const lines = r.stderr.split('\n');
+    const startedThree = lines.findIndex((l) => l.includes('"Three"') && l.includes(' took '));
+    const merged = lines.map((l, i) => (l.startsWith('merged ') ? i : -1)).filter((i) => i >= 0);
+    expect(merged.slice(0, 2).every((i) => i < startedThree)).toBe(true);
+    expect(subjects(dir).filter((s) => s.startsWith('ralph: done — '))).toEqual([
+      'ralph: done — Three',
+      expect.stringMatching(/^ralph: done — (One|Two)$/),
+      expect.stringMatching(/^ralph: done — (One|Two)$/),
+    ]);
+    expect(git(dir, 'status', '--porcelain').trim()).toBe('');
+  });
+
+  it('IMPLEMENTATION_PLAN.md tasks: each merged item leaves the plan for PROGRESS.md', async () => {
+    const plan =
+      '# Implementation Plan\n\n## Remaining Tasks\n\n1. Build alpha (specs/a.md)\n2. Build beta (specs/b.md)\n\n## Notes\n\n- keep it small\n';
+    const script = `turns:\n${writes('Build alpha \\\\(specs/a.md\\\\)', 'alpha.txt')}${writes('Build beta \\\\(specs/b.md\\\\)', 'beta.txt')}`;
+    const dir = makeParallelWorkspace(script, '', {
+      'IMPLEMENTATION_PLAN.md': plan,
+      'PROGRESS.md': '# Progress\n',
+    });
+    const r = await runRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stderr).toContain('plan tasks');
+    expect(readFileSync(join(dir, 'IMPLEMENTATION_PLAN.md'), 'utf8')).toBe(
+      '# Implementation Plan\n\n## Remaining Tasks\n\n\n## Notes\n\n- keep it small\n',
+    );
+    const progress = readFileSync(join(dir, 'PROGRESS.md'), 'utf8');
+    expect(progress).toMatch(/- Build alpha \(specs\/a\.md\) \(merged in [0-9a-f]{8} by a parallel worker\)/);
+    expect(progress).toMatch(/- Build beta \(specs\/b\.md\) \(merged in [0-9a-f]{8}/);
+    expect(existsSync(join(dir, 'alpha.txt')) && existsSync(join(dir, 'beta.txt'))).toBe(true);
+  });
+
+  it('shares max_cost_usd across the workers: no task starts once together they reach it (exit 2)', async () => {
+    // Every iteration costs $0.30; a task needs 3 iterations; 2 workers and $1.00 for everything.
+    const step = (n: number) =>
+      `  - when: { iteration: ${n} }\n    do:\n      - sleep: 0.5\n      - result: { text: "${n === 3 ? 'LOOP_COMPLETE' : 'more to do'}", cost_usd: 0.3 }\n`;
+    const dir = makeParallelWorkspace(
+      `turns:\n${step(1)}${step(2)}${step(3)}`,
+      '',
+      {},
+      { max_cost_usd: 1, max_iterations: 5 },
+    );
+    const [a, b, c] = await addTasks(dir, ['A', 'B', 'C']);
+    const r = await runRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(2);
+    expect(r.stdout).toContain('parallel run max_cost');
+    expect(r.stdout).toContain('the workers together spent $1 (max_cost_usd)');
+    expect(r.stderr).not.toContain(`took ${c}`);
+    const state = parallelState(dir);
+    const spent = Object.values(state.tasks)
+      .flatMap((t: any) => Object.values(t.runs))
+      .reduce((n: number, x: any) => n + x.cost_usd, 0);
+    expect(spent).toBeGreaterThanOrEqual(1);
+    // Each worker was given what was left of the shared budget, not the whole of it again.
+    const spec = JSON.parse(readFileSync(join(dir, '.ralph', 'parallel', 'workers', 'w1.json'), 'utf8'));
+    expect(spec.config.event_loop.max_cost_usd).toBeLessThanOrEqual(1);
+    expect([a, b].every((id) => state.tasks[id as string])).toBe(true);
+  }, 60_000);
 });

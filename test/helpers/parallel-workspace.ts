@@ -13,11 +13,12 @@ export function makeParallelWorkspace(
   script: string,
   extraConfig = '',
   files: Record<string, string> = {},
+  eventLoop: Record<string, unknown> = { max_iterations: 3 },
 ): string {
   return makeGitWorkspace({
     'PROMPT.md': 'Do the task you are given.\n',
     '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
-    'ralph.yml': `${fakeConfig({ max_iterations: 3 })}git:\n  commit: true\n${extraConfig}`,
+    'ralph.yml': `${fakeConfig(eventLoop)}git:\n  commit: true\n${extraConfig}`,
     'fake-agent.yml': script,
     ...files,
   });
