@@ -7,6 +7,7 @@ import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
+import { parallelStatusLines, readParallelStatus } from './parallel-status.ts';
 
 /** `ralph status [--json]`: reads state.json and the lock, so it works from any terminal. */
 export function statusCommand(flags: { json?: boolean | undefined }, io: CliIO): number {
@@ -16,10 +17,16 @@ export function statusCommand(flags: { json?: boolean | undefined }, io: CliIO):
   const running = lock !== undefined && lockHolderAlive(lock);
   const crashed = !running && state?.status === 'running';
   const stopRequested = running && stopPending(paths, state);
+  const parallel = readParallelStatus(io.cwd);
   if (flags.json) {
     io.out(
-      `${JSON.stringify({ running, crashed, stop_requested: stopRequested, pid: running ? lock?.pid : null, state: state ?? null }, null, 2)}\n`,
+      `${JSON.stringify({ running, crashed, stop_requested: stopRequested, pid: running ? lock?.pid : null, state: state ?? null, parallel: parallel ?? null }, null, 2)}\n`,
     );
+    return ExitCode.ok;
+  }
+  // A running parallel run is what this workspace is doing; an old one is shown after the loop.
+  if (parallel?.running || (parallel && !state)) {
+    io.out(`${parallelStatusLines(io.cwd, parallel).join('\n')}\n`);
     return ExitCode.ok;
   }
   if (!state) {
