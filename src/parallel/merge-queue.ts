@@ -28,6 +28,13 @@ export interface MergeDeps {
   signal?: AbortSignal | undefined;
 }
 
+/** Ctrl-C during a merge: the task stays `merging` and `--resume` finishes it. */
+export class MergeInterrupted extends Error {
+  constructor() {
+    super('interrupted');
+  }
+}
+
 async function rev(dir: string, ref: string): Promise<string> {
   return (await runGit(dir, ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
 }
@@ -111,7 +118,7 @@ export async function mergeTask(task: ParallelTask, dir: string, deps: MergeDeps
   const { target } = deps;
   await settleWorktree(dir);
   for (;;) {
-    if (deps.signal?.aborted) throw new Error('interrupted');
+    if (deps.signal?.aborted) throw new MergeInterrupted();
     const head = await rev(dir, 'HEAD');
     if (await isAncestor(deps.root, head, target)) return { kind: 'merged', commit: head };
     const ahead = Number((await runGit(dir, ['rev-list', '--count', `${target}..HEAD`])).trim());
@@ -149,6 +156,8 @@ export async function mergeTask(task: ParallelTask, dir: string, deps: MergeDeps
     const rebased = await rev(dir, 'HEAD');
     deps.emit({ type: 'merge.gates', task: task.id, phase: 'started' });
     const gates = await runGates(dir, task, deps);
+    // A gate killed by Ctrl-C says nothing about the tree: the merge stays where it is, for --resume.
+    if (deps.signal?.aborted) throw new MergeInterrupted();
     const failed = gates.find((g) => !g.passed);
     if (failed) {
       task.merge_attempts++;

@@ -1,0 +1,96 @@
+import type { ParallelTask } from '../state/parallel-files.ts';
+import type { Coordination } from './coordination.ts';
+import { MergeInterrupted, mergeTask } from './merge-queue.ts';
+import { markDone } from './task-source.ts';
+import { account, adopt, liveWorkerOf, release, startWorker, taskWorkspace } from './worker-runs.ts';
+import { removeIfMerged } from './worktrees.ts';
+
+/** Merges the task first in the queue (DESIGN.md §5); its outcome moves the task on. */
+export async function mergeNext(c: Coordination, id: string): Promise<void> {
+  const { state } = c;
+  const task = state.tasks[id];
+  if (!task) {
+    state.queue = state.queue.filter((q) => q !== id);
+    return;
+  }
+  task.state = 'merging';
+  c.persist();
+  c.emit({ type: 'merge.started', task: id, title: task.title });
+  const dir = taskWorkspace(c.setup, task);
+  // A resolving worker a crashed coordinator left running finishes before the merge goes on.
+  const leftover = liveWorkerOf(c.setup, task);
+  if (leftover) await adopt(c.setup, task, leftover).handle.exited;
+  const outcome = await mergeTask(task, dir, {
+    root: c.o.workspace,
+    target: state.target,
+    config: c.o.config,
+    env: c.setup.env,
+    maxAttempts: c.o.config.merge.max_attempts,
+    persist: c.persist,
+    emit: c.emit,
+    signal: c.o.signal,
+    resolve: (t, conflict) => resolveConflict(c, t, conflict),
+  });
+  state.queue = state.queue.filter((q) => q !== id);
+  if (outcome.kind === 'merged') {
+    task.merged_commit = outcome.commit;
+    const doneCommit = await markDone(c.o.workspace, c.o.config, c.kind, task, outcome.commit);
+    task.state = 'merged';
+    c.persist();
+    c.emit({ type: 'merge.merged', task: id, title: task.title, commit: outcome.commit, doneCommit });
+    // Its commits are on the target now: the checkout and branch go (never before, never otherwise).
+    await removeIfMerged(c.setup.repo, task.worktree, state.target).catch(() => false);
+  } else if (outcome.kind === 'rework') {
+    task.state = 'ready';
+    task.feedback = outcome.feedback;
+  } else {
+    task.state = 'needs_review';
+    task.reason = outcome.reason;
+  }
+  c.persist();
+  c.emit({ type: 'task.state', task: id, title: task.title, state: task.state, reason: task.reason });
+}
+
+/**
+ * A merge that threw: interrupted, it stays `merging` for --resume; otherwise a person looks at it
+ * (the worktree and branch are kept as they are).
+ */
+export function mergeFailed(c: Coordination, id: string, error: unknown): void {
+  const task = c.state.tasks[id];
+  if (!task || error instanceof MergeInterrupted || c.o.signal?.aborted) return;
+  c.state.queue = c.state.queue.filter((q) => q !== id);
+  task.state = 'needs_review';
+  task.reason = `the merge failed: ${(error as Error).message ?? String(error)}`;
+  c.persist();
+  c.emit({ type: 'task.state', task: id, title: task.title, state: task.state, reason: task.reason });
+}
+
+/** One agent iteration in the task's worktree that merges the target and resolves the conflict. */
+async function resolveConflict(c: Coordination, t: ParallelTask, conflict: string): Promise<void> {
+  const a = await startWorker(c.setup, {
+    worker: 'merge',
+    task: t,
+    assignment: { kind: 'resolve', title: t.title, conflict },
+    workers: c.state.workers,
+    target: c.state.target,
+    left: c.left(),
+  });
+  if (!a) return;
+  c.watch(a);
+  c.emit({
+    type: 'worker.started',
+    worker: 'merge',
+    task: t.id,
+    title: t.title,
+    kind: 'resolve',
+    pid: a.handle.pid,
+    worktree: t.worktree,
+    adopted: false,
+  });
+  await a.handle.exited;
+  c.active.delete('merge');
+  c.ended.delete(a);
+  release(c.setup, t);
+  account(t, a.dir);
+  c.persist();
+}
