@@ -1,14 +1,42 @@
 import type { Coordination } from './coordination.ts';
 import { nextWork, settleWorker } from './parallel-decide.ts';
 import { markFailed, markStarted, readyFromSource } from './task-source.ts';
-import { type ActiveWorker, account, adopt, liveWorkerOf, release, startWorker } from './worker-runs.ts';
+import {
+  type ActiveWorker,
+  account,
+  adopt,
+  liveWorkerOf,
+  release,
+  startWorker,
+  taskWorkspace,
+} from './worker-runs.ts';
 
-/** A crash of the last coordinator: its workers may still run (adopted) or have ended meanwhile. */
+/**
+ * A crash of the last coordinator: its workers may still run (adopted) or have ended meanwhile.
+ * Tasks a person was asked to review get another merge attempt: they may have fixed the worktree.
+ */
 export function adoptLiving(c: Coordination): void {
   for (const task of Object.values(c.state.tasks)) {
+    if (task.state === 'needs_review') {
+      task.state = 'queued';
+      task.merge_attempts = 0;
+      delete task.reason;
+      if (!c.state.queue.includes(task.id)) c.state.queue.push(task.id);
+      continue;
+    }
     if (task.state !== 'working') continue;
     const live = liveWorkerOf(c.setup, task);
-    if (!live) continue;
+    if (!live) {
+      // Its worker ended while no coordinator watched: settled now, from the state its run left.
+      finishWorker(c, {
+        worker: task.worker ?? 'w?',
+        task,
+        kind: 'task',
+        handle: { pid: 0, exited: Promise.resolve(), interrupt: () => {} },
+        dir: taskWorkspace(c.setup, task),
+      });
+      continue;
+    }
     const a = adopt(c.setup, task, live);
     c.watch(a);
     c.emit({

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { git, subjects } from '../helpers/git-workspace.ts';
@@ -76,6 +77,16 @@ describe('ralph run --parallel', () => {
     const list = await runRalph(['worktrees', 'list'], dir);
     expect(list.stdout).toContain('needs_review');
     expect(lostWorkerCommits(dir)).toEqual([]);
+
+    // A person resolves it in the worktree; the next run merges it.
+    const wt = join(dir, '.ralph', 'worktrees', review.worktree);
+    spawnSync('git', ['-C', wt, 'merge', 'main', '-m', 'merge main'], { stdio: 'ignore' });
+    writeFileSync(join(wt, 'shared.txt'), 'base\nA\nB\n');
+    git(wt, 'commit', '-qam', 'resolved by hand');
+    const again = await runRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    expect(again.code, again.stderr + again.stdout).toBe(0);
+    expect(readFileSync(join(dir, 'shared.txt'), 'utf8')).toBe('base\nA\nB\n');
+    expect(parallelState(dir).tasks[review.id].state).toBe('merged');
   });
 
   it('gates failing on the rebased tree send the task back to a worker with the failure', async () => {
@@ -219,5 +230,35 @@ describe('ralph run --parallel', () => {
     const spec = JSON.parse(readFileSync(join(dir, '.ralph', 'parallel', 'workers', 'w1.json'), 'utf8'));
     expect(spec.config.event_loop.max_cost_usd).toBeLessThanOrEqual(1);
     expect([a, b].every((id) => state.tasks[id as string])).toBe(true);
+  }, 60_000);
+
+  it('Ctrl-C interrupts every worker (exit 130); the next run resumes their tasks and finishes', async () => {
+    const script = `turns:\n${writes('Alpha', 'alpha.txt', 'Alpha\n', 30)}${writes('Beta', 'beta.txt', 'Beta\n', 30)}`;
+    const dir = makeParallelWorkspace(script);
+    const [a, b] = await addTasks(dir, ['Alpha', 'Beta']);
+    const run = startRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    await waitFor(
+      () => /iteration 1 \(running\)[\s\S]*iteration 1 \(running\)/.test(run.stderr()),
+      20_000,
+      'both workers at work',
+    );
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr).toContain(`finished ${a}: interrupted (`);
+    expect(r.stderr).toContain(`finished ${b}: interrupted (`);
+    const status = await runRalph(['status'], dir);
+    expect(status.stdout).toMatch(/parallel run par-\S+ — interrupted/);
+    expect(status.stdout).toContain(`${a}  ready  "Alpha"`);
+    // The interrupted tasks cost no attempt; the next run (agents now quick) resumes and merges them.
+    const quick = `turns:\n${writes('Alpha', 'alpha.txt')}${writes('Beta', 'beta.txt')}`;
+    writeFileSync(join(dir, 'fake-agent.yml'), quick);
+    git(dir, 'commit', '-qam', 'quick agent');
+    const again = await runRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    expect(again.code, again.stderr).toBe(0);
+    expect(Object.values(parallelState(dir).tasks).map((t: any) => [t.state, t.attempts])).toEqual([
+      ['merged', 0],
+      ['merged', 0],
+    ]);
   }, 60_000);
 });
