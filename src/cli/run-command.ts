@@ -104,7 +104,10 @@ export async function runCommand(
         '--parallel makes a worktree per task itself: pass either --parallel or --worktree',
       );
     const { parallelCommand } = await import('./parallel-command.ts');
-    return parallelCommand(resolved, workers, mode, extraArgs, io, flags.quiet === true);
+    return parallelCommand(resolved, workers, mode, extraArgs, io, {
+      quiet: flags.quiet === true,
+      tui: wantsTui(flags, io),
+    });
   }
   const chosenMode = mode === 'auto' ? await checklistResumeChoice(config.completion.checklist, io) : mode;
   const verbosity: Verbosity = flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal';

@@ -71,6 +71,16 @@ document.addEventListener('click', (e) => {
   } else act(kind, id);
 });
 
+// A parallel run's page: its section is re-fetched whenever the server says its files changed.
+const parallel = document.getElementById('parallel');
+if (parallel) {
+  const source = new EventSource('/parallel/' + parallel.dataset.key + '/stream');
+  source.addEventListener('changed', async () => {
+    const res = await fetch('/parallel/' + parallel.dataset.key + '/live', { credentials: 'same-origin' });
+    if (res.ok) parallel.innerHTML = await res.text();
+  });
+}
+
 const runs = document.getElementById('runs');
 if (runs) setInterval(async () => {
   const res = await fetch('/', { credentials: 'same-origin' });

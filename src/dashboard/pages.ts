@@ -24,8 +24,11 @@ export function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(title)}</title><style>${STYLE}</style></head><body><header><a href="/">ralph dashboard</a> · ${esc(title)}</header><main>${body}</main><script type="module" src="/app.js"></script></body></html>`;
 }
 
-/** Every run this user started, grouped, with the stop reason of each stopped one. */
-export function runsPage(runs: RunSummary[]): string {
+/**
+ * Every run this user started, grouped, with the stop reason of each stopped one; `parallel`: the
+ * parallel runs' section (HTML), first.
+ */
+export function runsPage(runs: RunSummary[], parallel = ''): string {
   if (runs.length === 0)
     return layout('runs', '<p>No runs yet. Start one with <code>ralph run</code>; it shows up here.</p>');
   const sections = GROUPS.map((g) => {
@@ -38,7 +41,7 @@ export function runsPage(runs: RunSummary[]): string {
       )
       .join('')}</table>`;
   }).join('');
-  return layout('runs', `<div id="runs" data-refresh="5000">${sections}</div>`);
+  return layout('runs', `<div id="runs" data-refresh="5000">${parallel}${sections}</div>`);
 }
 
 /** The parts of a run page that change with each iteration (re-fetched live by the page). */

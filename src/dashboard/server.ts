@@ -7,6 +7,8 @@ import { answerQuestion, sendCommand, settleApproval, tell } from '../human/huma
 import type { StreamLine } from '../observe/event-stream-file.ts';
 import { CLIENT_SCRIPT } from './client-script.ts';
 import { layout, runLive, runPage, runsPage } from './pages.ts';
+import { findParallel, parallelSignature, parallelWorkspaces, readParallelRun } from './parallel-data.ts';
+import { parallelIndex, parallelPage, parallelSection } from './parallel-pages.ts';
 import {
   findRun,
   listRuns,
@@ -92,7 +94,37 @@ export function dashboardApp(o: { env: NodeJS.ProcessEnv; token: string; hosts: 
     await next();
   });
   app.get('/app.js', (c) => c.body(CLIENT_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/', (c) => c.html(runsPage(listRuns(o.env))));
+  app.get('/', (c) =>
+    c.html(runsPage(listRuns(o.env), parallelIndex(parallelWorkspaces(o.env).map(readParallelRun)))),
+  );
+  app.get('/parallel/:key', (c) => {
+    const view = findParallel(o.env, c.req.param('key'));
+    if (!view)
+      return c.html(layout('not found', '<p>No such parallel run. <a href="/">All runs</a></p>'), 404);
+    return c.html(parallelPage(view));
+  });
+  app.get('/parallel/:key/live', (c) => {
+    const view = findParallel(o.env, c.req.param('key'));
+    return view ? c.html(parallelSection(view)) : c.text('no such parallel run', 404);
+  });
+  app.get('/parallel/:key/stream', (c) => {
+    const view = findParallel(o.env, c.req.param('key'));
+    if (!view) return c.text('no such parallel run', 404);
+    return streamSSE(c, async (stream) => {
+      let closed = false;
+      stream.onAbort(() => {
+        closed = true;
+      });
+      // The coordinator writes no stream file: an event whenever its state or a worker's changes.
+      let last = '';
+      while (!closed) {
+        const now = parallelSignature(readParallelRun(view.workspace));
+        if (now !== last) await stream.writeSSE({ event: 'changed', data: now });
+        last = now;
+        await stream.sleep(500);
+      }
+    });
+  });
   app.get('/run/:key', (c) => {
     const run = findRun(o.env, c.req.param('key'));
     if (!run) return c.html(layout('not found', '<p>No such run. <a href="/">All runs</a></p>'), 404);
