@@ -88,7 +88,7 @@ export function settleWorker(
     ? 'exited before its loop started'
     : after.status === 'running'
       ? 'killed (its loop was still running)'
-      : `${after.status}${after.stop_reason && after.stop_reason !== after.status ? `: ${after.stop_reason}` : ''}`;
+      : `${after.status}${after.stop_reason && after.stop_reason !== after.status ? `: ${after.stop_reason}` : ''}${after.stop_message && after.status !== 'interrupted' ? ` — ${after.stop_message}` : ''}`;
   if (stopping) {
     task.state = 'ready';
     return { queue: false, label };

@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
+import { preflight } from '../engine/steps/preflight.ts';
 import { RalphError } from '../errors.ts';
 import { describeRefusal, repoState } from '../git/git.ts';
 import { runGit } from '../git/run-git.ts';
@@ -34,7 +35,13 @@ const NO_TASKS: Record<TaskSourceKind, string> = {
  * on (claims, worktrees and the merge queue as they were), or a new one starts.
  */
 export async function openParallelRun(
-  o: { workspace: string; config: RalphConfig; workers: number; mode?: StartMode | undefined },
+  o: {
+    workspace: string;
+    config: RalphConfig;
+    workers: number;
+    mode?: StartMode | undefined;
+    env?: NodeJS.ProcessEnv | undefined;
+  },
   paths: ParallelPaths,
   now: () => number,
 ): Promise<OpenedRun> {
@@ -62,6 +69,15 @@ export async function openParallelRun(
         .map((l) => l.slice(3))
         .join(', ')} — commit or stash them first`,
     );
+  // What every worker would stop on at once (no agent CLI, a missing gate program …) stops here,
+  // before any task is claimed or failed.
+  const checks = await preflight(
+    o.workspace,
+    { ...o.config, git: { ...o.config.git, require_clean: false, push: false } },
+    o.env ?? process.env,
+  );
+  const fatal = checks.find((c) => c.level === 'fatal');
+  if (fatal) throw new RalphError('preflight', `${fatal.check}: ${fatal.message}`);
   await commitRuntimeIgnore(o.workspace);
   const kind = taskSourceOf(o.workspace, o.config);
   const existing = readParallelState(paths.state);
