@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,7 +51,8 @@ describe('dashboard: a parallel run (real HTTP)', () => {
     const turns = TITLES.flatMap((title) => [
       `  - when: { prompt: "${title}" }`,
       '    do:',
-      '      - sleep: 6',
+      // Each agent works until the test releases it: the page is looked at while both are at work.
+      '      - run: "while [ ! -f ../../../release ]; do sleep 0.1; done"',
       `      - write: { path: "${title.split(' ')[0]?.toLowerCase()}.txt", content: "${title}\\n" }`,
       '      - print: LOOP_COMPLETE',
     ]);
@@ -97,13 +98,15 @@ describe('dashboard: a parallel run (real HTTP)', () => {
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
     let seen = '';
-    while ((seen.match(/event: changed/g) ?? []).length < 2) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += new TextDecoder().decode(value);
-    }
-    await reader.cancel();
-    expect((seen.match(/event: changed/g) ?? []).length).toBe(2);
+    const events = async (n: number) => {
+      while ((seen.match(/event: changed/g) ?? []).length < n) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += new TextDecoder().decode(value);
+      }
+      return (seen.match(/event: changed/g) ?? []).length;
+    };
+    expect(await events(1)).toBe(1);
 
     // In a browser: the page's script re-fetches the section on each event, up to the end of the run.
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -114,7 +117,11 @@ describe('dashboard: a parallel run (real HTTP)', () => {
       await tab.locator('.worker:not(.idle)').nth(1).waitFor();
       mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
       await tab.screenshot({ path: join(ROOT, 'docs/images/dashboard-parallel.png'), fullPage: true });
-      await tab.getByText('2/2 tasks merged').waitFor({ timeout: 20_000 });
+      // The agents finish now: the files change, the stream says so, the page follows.
+      writeFileSync(join(dir, 'release'), '');
+      expect(await events(2)).toBe(2);
+      await reader.cancel();
+      await tab.getByText('2/2 tasks merged').waitFor({ timeout: 30_000 });
     } finally {
       await browser.close();
     }
