@@ -51,13 +51,9 @@ export async function parallelCommand(
   try {
     if (display.tui && io.terminal) {
       const { startParallelTui } = await import('../tui/start-parallel-tui.ts');
-      const l = resolved.config.event_loop;
+      const { tuiLimits } = await import('../tui/tui-layout.ts');
       tui = await startParallelTui({
-        limits: {
-          maxCostUsd: l.max_cost_usd,
-          maxTokens: l.max_tokens,
-          maxRuntimeMs: l.max_runtime_seconds * 1000,
-        },
+        limits: tuiLimits(resolved.config.event_loop),
         stdout: io.terminal.stdout,
         stdin: io.terminal.stdin,
         onInterrupt: () => onSignal('SIGINT'),

@@ -147,14 +147,10 @@ export async function runCommand(
     if (flags.dashboard) dashboard = await openDashboard({}, io);
     if (wantsTui(flags, io) && io.terminal) {
       const { startTui } = await import('../tui/start-tui.ts');
-      const l = config.event_loop;
+      const { tuiLimits } = await import('../tui/tui-layout.ts');
       tui = await startTui({
         workspace: io.cwd,
-        limits: {
-          maxCostUsd: l.max_cost_usd,
-          maxTokens: l.max_tokens,
-          maxRuntimeMs: l.max_runtime_seconds * 1000,
-        },
+        limits: tuiLimits(config.event_loop),
         stdout: io.terminal.stdout,
         stdin: io.terminal.stdin,
         onInterrupt: () => onSignal('SIGINT'),

@@ -1,5 +1,5 @@
-import { Box, Text, useInput, useStdout } from 'ink';
-import { createElement as h, type ReactElement, useEffect, useState } from 'react';
+import { Box, Text, useInput } from 'ink';
+import { createElement as h, type ReactElement, useState } from 'react';
 import {
   MIN_COLUMN,
   parallelFooter,
@@ -9,17 +9,14 @@ import {
   slotRow,
 } from './parallel-layout.ts';
 import type { ParallelModel } from './parallel-model.ts';
+import { type FrameProps, useFrames } from './screen.ts';
 import { clip, type TuiLimits } from './tui-layout.ts';
 
-export interface ParallelAppProps {
+export interface ParallelAppProps extends FrameProps {
   model: ParallelModel;
   limits: TuiLimits;
   /** q and Ctrl-C: what Ctrl-C does in the plain mode (once: stop; twice: force). */
   interrupt: () => void;
-  /** Bumped by the sink when the model changed; read at most every `frameMs`. */
-  version: () => number;
-  frameMs: number;
-  now: () => number;
 }
 
 /** A titled pane of plain lines, cut to its box. */
@@ -35,31 +32,8 @@ function pane(title: string, lines: string[], width: number, height: number): Re
 /** The parallel run's terminal UI: header, the workers side by side, the merge queue, events. */
 export function ParallelApp(props: ParallelAppProps): ReactElement {
   const { model: m, limits } = props;
-  const { stdout } = useStdout();
-  const [, setFrame] = useState(0);
-  const [size, setSize] = useState({ cols: stdout.columns || 80, rows: stdout.rows || 24 });
+  const size = useFrames(props);
   const [flash, setFlash] = useState('');
-
-  useEffect(() => {
-    // At most one frame per frameMs, and only when something changed (or once a second, for the clock).
-    let seen = -1;
-    let last = 0;
-    const timer = setInterval(() => {
-      const v = props.version();
-      const t = props.now();
-      if (v !== seen || t - last >= 1000) {
-        seen = v;
-        last = t;
-        setFrame((f) => f + 1);
-      }
-    }, props.frameMs);
-    const onResize = () => setSize({ cols: stdout.columns || 80, rows: stdout.rows || 24 });
-    stdout.on('resize', onResize);
-    return () => {
-      clearInterval(timer);
-      stdout.off('resize', onResize);
-    };
-  }, [props, stdout]);
 
   useInput((ch, key) => {
     if (key.ctrl && ch === 'c') {

@@ -1,6 +1,6 @@
-import { createElement } from 'react';
 import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
 import type { LoopEvent } from '../observe/events.ts';
+import { openScreen } from './screen.ts';
 import { type TuiActions, TuiApp } from './tui-app.ts';
 import type { TuiLimits } from './tui-layout.ts';
 import { emptyModel, reduce } from './tui-model.ts';
@@ -25,20 +25,16 @@ export interface TuiHandle {
   stop: () => void;
 }
 
-const ALT_SCREEN_ON = '\u001b[?1049h\u001b[?25l';
-const ALT_SCREEN_OFF = '\u001b[?25h\u001b[?1049l';
-
 /**
  * Starts the terminal UI (loaded only when used: `ralph run` on a terminal without --no-tui/-q).
  * It is a sink of the event stream plus a writer of the control inbox; it holds no other state.
  */
 export async function startTui(o: TuiOptions): Promise<TuiHandle> {
-  const { render } = await import('ink');
   const model = emptyModel();
-  let version = 0;
+  let bump = () => {};
   const notice = (message: string, level: 'info' | 'warn' = 'info') => {
     reduce(model, { type: 'notice', level, message }, Date.now());
-    version++;
+    bump();
   };
   // A refused command (an answer not among the options, an approval already settled) is shown, not thrown.
   const safely = (f: () => void) => {
@@ -60,31 +56,14 @@ export async function startTui(o: TuiOptions): Promise<TuiHandle> {
     reject: (id, reason) => safely(() => settleApproval(ws, id, { approve: false, reason }, 'tui')),
     interrupt: o.onInterrupt,
   };
-  o.stdout.write(ALT_SCREEN_ON);
-  const instance = render(
-    createElement(TuiApp, {
-      model,
-      limits: o.limits,
-      actions,
-      version: () => version,
-      frameMs: Math.round(1000 / (o.fps ?? 10)),
-      now: Date.now,
-    }),
-    { stdout: o.stdout, stdin: o.stdin, exitOnCtrlC: false, patchConsole: false, maxFps: o.fps ?? 10 },
-  );
-  let stopped = false;
+  const screen = await openScreen(TuiApp, { model, limits: o.limits, actions }, o);
+  bump = screen.bump;
   return {
     listener: (event) => {
       reduce(model, event, Date.now());
-      version++;
+      screen.bump();
     },
     notice,
-    stop: () => {
-      if (stopped) return;
-      stopped = true;
-      instance.unmount();
-      instance.cleanup();
-      o.stdout.write(ALT_SCREEN_OFF);
-    },
+    stop: screen.stop,
   };
 }

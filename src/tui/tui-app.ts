@@ -1,6 +1,7 @@
-import { Box, Text, useInput, useStdout } from 'ink';
-import { createElement as h, useEffect, useState } from 'react';
+import { Box, Text, useInput } from 'ink';
+import { createElement as h, useState } from 'react';
 import { formatSpan } from '../observe/format.ts';
+import { type FrameProps, useFrames } from './screen.ts';
 import { clip, headerLines, iterationRow, outputRows, type TuiLimits } from './tui-layout.ts';
 import type { TuiModel } from './tui-model.ts';
 
@@ -18,14 +19,10 @@ export interface TuiActions {
   interrupt(): void;
 }
 
-export interface TuiAppProps {
+export interface TuiAppProps extends FrameProps {
   model: TuiModel;
   limits: TuiLimits;
   actions: TuiActions;
-  /** Bumped by the sink when the model changed; read at most every `frameMs`. */
-  version: () => number;
-  frameMs: number;
-  now: () => number;
 }
 
 type Input = { kind: 'guide' | 'answer' | 'reject'; id?: string; text: string } | null;
@@ -42,34 +39,11 @@ const HELP = [
 /** The terminal UI: header, output, events, iterations, and a key line (or the line being typed). */
 export function TuiApp(props: TuiAppProps) {
   const { model: m, limits, actions } = props;
-  const { stdout } = useStdout();
-  const [, setFrame] = useState(0);
-  const [size, setSize] = useState({ cols: stdout.columns || 80, rows: stdout.rows || 24 });
+  const size = useFrames(props);
   const [input, setInput] = useState<Input>(null);
   const [help, setHelp] = useState(false);
   const [scroll, setScroll] = useState(0);
   const [flash, setFlash] = useState('');
-
-  useEffect(() => {
-    // At most one frame per frameMs, and only when something changed (or once a second, for clocks).
-    let seen = -1;
-    let last = 0;
-    const timer = setInterval(() => {
-      const v = props.version();
-      const t = props.now();
-      if (v !== seen || t - last >= 1000) {
-        seen = v;
-        last = t;
-        setFrame((f) => f + 1);
-      }
-    }, props.frameMs);
-    const onResize = () => setSize({ cols: stdout.columns || 80, rows: stdout.rows || 24 });
-    stdout.on('resize', onResize);
-    return () => {
-      clearInterval(timer);
-      stdout.off('resize', onResize);
-    };
-  }, [props, stdout]);
 
   const question = m.phase.kind === 'waiting' ? m.phase.question : undefined;
 

@@ -8,6 +8,15 @@ export interface TuiLimits {
   maxRuntimeMs: number | undefined;
 }
 
+/** The limits a header shows, from `event_loop`. */
+export function tuiLimits(l: {
+  max_cost_usd?: number | undefined;
+  max_tokens?: number | undefined;
+  max_runtime_seconds: number;
+}): TuiLimits {
+  return { maxCostUsd: l.max_cost_usd, maxTokens: l.max_tokens, maxRuntimeMs: l.max_runtime_seconds * 1000 };
+}
+
 // Escape sequences and control characters an agent prints would break the layout.
 const CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007|[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
