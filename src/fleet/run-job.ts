@@ -157,7 +157,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
       onEvent: deps.onEvent ? (event) => deps.onEvent?.(runId, event) : undefined,
       env: deps.env,
     });
-    if (job.signal.reason === ABORT_FENCE_LOST) return { kind: 'fenced' };
+    if (job.signal.reason === ABORT_FENCE_LOST) return fenced(deps, runId);
     if (job.signal.reason === ABORT_CANCELLED) {
       await checkpoint(
         result.state,
@@ -177,13 +177,18 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
     await checkpoint(result.state, fields(state, { stopReason: result.stopReason, message: result.message }));
     return { kind: 'finished', state };
   } catch (error) {
-    if (error instanceof FenceLostError || job.signal.reason === ABORT_FENCE_LOST) return { kind: 'fenced' };
+    if (error instanceof FenceLostError || job.signal.reason === ABORT_FENCE_LOST) return fenced(deps, runId);
     deps.notice(`run ${runId} failed: ${(error as Error).message}`);
     return await finish('failed', { stopReason: 'error', message: (error as Error).message }).catch((e) => {
       if (e instanceof FenceLostError) return { kind: 'fenced' as const };
       throw e;
     });
   }
+}
+
+function fenced(deps: RunJobDeps, runId: string): JobOutcome {
+  deps.notice(new FenceLostError(runId).message);
+  return { kind: 'fenced' };
 }
 
 async function handOver(
@@ -207,13 +212,13 @@ async function pushWithLease(
   let lease = expected;
   let detail = '';
   for (let attempt = 1; attempt <= 3; attempt++) {
-    if (job.signal.aborted) throw new FenceLostError(runId);
+    // A woken zombie learns here that the run is no longer its own, before it pushes anything.
+    await job.writeCheckpoint({ files: {}, run: {}, costDelta: 0 });
     const pushed = await pushFleetBranch(ws, runId, lease);
     if (pushed.ok) return pushed.sha;
     detail = pushed.detail;
     if (pushed.lease) {
-      // Only the lock holder may overwrite: a no-op fenced write proves it still is.
-      await job.writeCheckpoint({ files: {}, run: { updatedAt: now() }, costDelta: 0 });
+      // Someone without the lock pushed; the fenced check above proves this worker holds it.
       lease = await remoteFleetSha(ws, runId);
     } else await new Promise((done) => setTimeout(done, 1000));
   }
