@@ -2,9 +2,12 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
 import type { RalphConfig } from '../config/schema.ts';
-import { UsageError } from '../errors.ts';
+import { RalphError, UsageError } from '../errors.ts';
 import type { CliIO } from './io.ts';
 import { configLayers } from './resolve-run.ts';
+
+/** The code of the error "no Redis URL anywhere" (the dashboard then simply has no fleet section). */
+export const NO_REDIS = 'fleet_no_redis';
 
 export interface FleetSettings {
   redisUrl: string;
@@ -25,7 +28,8 @@ export function fleetSettings(flags: { redis?: string | undefined }, io: CliIO):
         ? [fromEnv, 'RALPH_REDIS_URL']
         : [config.fleet.redis, 'fleet.redis'];
   if (!url)
-    throw new UsageError(
+    throw new RalphError(
+      NO_REDIS,
       'no Redis for the fleet: pass --redis redis://HOST:PORT, set RALPH_REDIS_URL, or set fleet.redis in ~/.config/ralph/config.yml',
     );
   if (!/^rediss?:\/\/./.test(url))

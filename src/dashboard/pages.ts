@@ -24,9 +24,9 @@ export function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(title)}</title><style>${STYLE}</style></head><body><header><a href="/">ralph dashboard</a> · ${esc(title)}</header><main>${body}</main><script type="module" src="/app.js"></script></body></html>`;
 }
 
-/** Every run this user started, grouped, with the stop reason of each stopped one. */
-export function runsPage(runs: RunSummary[]): string {
-  if (runs.length === 0)
+/** Every run this user started, grouped, with the stop reason of each stopped one (and the fleet's). */
+export function runsPage(runs: RunSummary[], fleet = ''): string {
+  if (runs.length === 0 && fleet === '')
     return layout('runs', '<p>No runs yet. Start one with <code>ralph run</code>; it shows up here.</p>');
   const sections = GROUPS.map((g) => {
     const rows = runs.filter((r) => r.group === g);
@@ -38,7 +38,7 @@ export function runsPage(runs: RunSummary[]): string {
       )
       .join('')}</table>`;
   }).join('');
-  return layout('runs', `<div id="runs" data-refresh="5000">${sections}</div>`);
+  return layout('runs', `<div id="runs" data-refresh="5000">${sections}${fleet}</div>`);
 }
 
 /** The parts of a run page that change with each iteration (re-fetched live by the page). */

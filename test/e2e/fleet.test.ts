@@ -307,6 +307,19 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     expect(runs[0]?.costUsd).toBeCloseTo(0.03, 6);
     const logs = await runRalph(['fleet', 'logs', first, '--redis', f.redis.url], f.root);
     expect(logs.stdout).toContain('Iteration: 3');
+    // The dashboard lists fleet runs when a fleet Redis is configured.
+    const dash = startRalph(['dashboard'], f.root, { RALPH_REDIS_URL: f.redis.url });
+    f.workers.set('dashboard', dash);
+    const url = await until(
+      () => /ralph dashboard: (http:\/\/\S+)/.exec(dash.stderr())?.[1],
+      15_000,
+      'dashboard',
+    );
+    const login = await fetch(url, { redirect: 'manual' });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const page = await (await fetch(new URL('/', url), { headers: { cookie } })).text();
+    expect(page).toContain(`<tr data-fleet-run="${first}">`);
+    expect(page).toContain('max_cost');
   }, 60_000);
 });
 
