@@ -24,7 +24,7 @@ export function registerFleetCommand(program: Command, io: CliIO, setCode: SetCo
     .option(
       '--lock-ms <ms>',
       'job lock lifetime: a dead worker’s run resumes elsewhere after ~1.5× this',
-      '3000',
+      '2000',
     )
     .option('--global-concurrency <n>', 'runs at once across the fleet (default: fleet.global_concurrency)')
     .option('--fleet-max-cost <usd>', 'fleet-wide cost cap (default: fleet.max_cost_usd)')
