@@ -228,7 +228,7 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     expect(z.child.exitCode).toBeNull();
   }, 60_000);
 
-  it('drain hands a run over at the iteration boundary without waiting for the lock to expire', async () => {
+  it('drain and SIGTERM hand a run over at the iteration boundary without waiting for the lock to expire', async () => {
     const f = await startFleet(fourIterations(['      - sleep: 1.5']));
     // A 20 s lock: a resume that waited for it would take far longer than the hand-over.
     startWorker(f, 'wA', 20_000);
@@ -245,9 +245,35 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     expect(Date.now() - handedAt).toBeLessThan(10_000);
     // Iteration 1 finished before the hand-over: the other worker goes on with iteration 2.
     expect(starts(f).filter((s) => s.worker === other)[0]?.iteration).toBe(2);
+    // SIGTERM does the same: the other worker finishes iteration 2 and a third one goes on.
+    startWorker(f, 'wC', 20_000);
+    const second = f.workers.get(other) as RalphProcess;
+    second.child.kill('SIGTERM');
+    expect((await second.done).code).toBe(0);
+    await until(() => starts(f).find((s) => s.worker === 'wC'), 15_000, 'the third worker');
+    expect(starts(f).filter((s) => s.worker === 'wC')[0]?.iteration).toBe(3);
     const done = await finalRun(f, id);
-    expect(done.worker).toBe(other);
+    expect(done.worker).toBe('wC');
+    expect(done.attempts).toBe('3');
     await expectExactlyOnce(f, id, 4);
+  }, 60_000);
+
+  it('fleet-wide concurrency: with a global limit of 1, two runs never overlap even on a worker of concurrency 2', async () => {
+    const f = await startFleet([
+      '  - do:',
+      '      - run: "echo start $RALPH_RUN_ID >> {{env.FLEET_PROBE}}/order"',
+      '      - sleep: 1',
+      '      - run: "echo end $RALPH_RUN_ID >> {{env.FLEET_PROBE}}/order"',
+      '      - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.01 }',
+    ]);
+    startWorker(f, 'wA', 1000, ['--concurrency', '2', '--global-concurrency', '1']);
+    const first = await submit(f);
+    const second = await submit(f);
+    await finalRun(f, first);
+    await finalRun(f, second);
+    // Without the global limit both would start before either ended.
+    const order = readFileSync(join(f.probe, 'order'), 'utf8').trim().split('\n');
+    expect(order).toEqual([`start ${first}`, `end ${first}`, `start ${second}`, `end ${second}`]);
   }, 60_000);
 
   it('cancel kills the agent group within a second and the run is never retried', async () => {
