@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
-import { RALPH_DIR } from '../state/paths.ts';
+import type { LoopState } from '../state/loop-state.ts';
+import { RALPH_DIR, ralphPaths } from '../state/paths.ts';
 
 /** What is never checkpointed: the workspace lock, parallel worktrees, diagnostics, temp files. */
 const SKIPPED = [
@@ -70,4 +71,24 @@ export function createCheckpointTracker(ws: string, restored: Record<string, str
       last = current;
     },
   };
+}
+
+/**
+ * A restored state names the agent pid of another machine (or a dead worker): it means nothing
+ * here and must not be killed. Returns whether there is a state to resume.
+ */
+export function forgetForeignAgent(ws: string): boolean {
+  const file = ralphPaths(ws).state;
+  let state: LoopState;
+  try {
+    state = JSON.parse(readFileSync(file, 'utf8')) as LoopState;
+  } catch {
+    return false;
+  }
+  if (state.current) {
+    state.current.agent_pid = null;
+    state.current.agent_start_time = null;
+    writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
+  }
+  return true;
 }

@@ -1,4 +1,3 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
@@ -6,11 +5,11 @@ import type { RequestedStop } from '../engine/context/run-context.ts';
 import { runLoop } from '../engine/run/loop.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import type { LoopState } from '../state/loop-state.ts';
-import { ralphPaths } from '../state/paths.ts';
 import { ABORT_CANCELLED, ABORT_FENCE_LOST } from './bullmq-worker.ts';
-import { createCheckpointTracker, restoreRalphFiles } from './checkpoint-files.ts';
+import { createCheckpointTracker, forgetForeignAgent, restoreRalphFiles } from './checkpoint-files.ts';
+import { fencedSweep, pushWithLease } from './fenced-effects.ts';
 import { FenceLostError } from './fleet-errors.ts';
-import { commitLeftovers, prepareWorkspace, pushFleetBranch, remoteFleetSha } from './fleet-git.ts';
+import { commitLeftovers, prepareWorkspace } from './fleet-git.ts';
 import type { ActiveJob, FleetJobSpec, FleetRunState, JobOutcome } from './job-engine.ts';
 
 /** What a worker needs besides the job: where workspaces go and how a run is configured. */
@@ -154,6 +153,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
       runId,
       signal: job.signal,
       afterIteration,
+      sweep: fencedSweep(job),
       onEvent: deps.onEvent ? (event) => deps.onEvent?.(runId, event) : undefined,
       env: deps.env,
     });
@@ -165,7 +165,8 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
       );
       return { kind: 'finished', state: 'cancelled' };
     }
-    if (handedOver) {
+    // A drain that met the run's own end (it completed in that iteration) is no hand-over.
+    if (handedOver && result.stopReason === 'interrupted') {
       await checkpoint(
         result.state,
         fields('handed_over', { message: `handed over by worker ${job.workerId}` }),
@@ -197,50 +198,4 @@ async function handOver(
 ): Promise<JobOutcome> {
   await job.writeCheckpoint({ files: {}, run: fields('handed_over'), costDelta: 0 });
   return { kind: 'handover' };
-}
-
-/**
- * Pushes with a lease on what this worker last saw; a failed lease means someone without the
- * lock pushed (a zombie): if the fence still holds, the owner's branch wins over it.
- */
-async function pushWithLease(
-  job: ActiveJob,
-  ws: string,
-  runId: string,
-  expected: string | null,
-): Promise<string> {
-  let lease = expected;
-  let detail = '';
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    // A woken zombie learns here that the run is no longer its own, before it pushes anything.
-    await job.writeCheckpoint({ files: {}, run: {}, costDelta: 0 });
-    const pushed = await pushFleetBranch(ws, runId, lease);
-    if (pushed.ok) return pushed.sha;
-    detail = pushed.detail;
-    if (pushed.lease) {
-      // Someone without the lock pushed; the fenced check above proves this worker holds it.
-      lease = await remoteFleetSha(ws, runId);
-    } else await new Promise((done) => setTimeout(done, 1000));
-  }
-  throw new Error(`cannot push ralph/fleet/${runId}: ${detail}`);
-}
-
-/**
- * A restored state names the agent pid of another machine (or a dead worker): it means nothing
- * here and must not be killed. Returns whether there is a state to resume.
- */
-function forgetForeignAgent(ws: string): boolean {
-  const file = ralphPaths(ws).state;
-  let state: LoopState;
-  try {
-    state = JSON.parse(readFileSync(file, 'utf8')) as LoopState;
-  } catch {
-    return false;
-  }
-  if (state.current) {
-    state.current.agent_pid = null;
-    state.current.agent_start_time = null;
-    writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
-  }
-  return true;
 }

@@ -135,6 +135,8 @@ async function checkpoint(f: Fleet, id: string) {
 /** Every finished (not aborted) iteration exactly once, in order, and the work tree says the same. */
 async function expectExactlyOnce(f: Fleet, id: string, iterations: number) {
   const { records, state } = await checkpoint(f, id);
+  // No iteration was spoiled either (a killed agent would record a failure without a cost).
+  expect(records.filter((r) => r.verdict === 'failure')).toEqual([]);
   const finished = records.filter((r) => r.verdict !== 'aborted').map((r) => r.iteration);
   const expected = Array.from({ length: iterations }, (_, i) => i + 1);
   expect(finished).toEqual(expected);
@@ -199,8 +201,11 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
 
   it('a paused (SIGSTOP) worker is fenced: after SIGCONT its writes are rejected and it aborts the run', async () => {
     // The first attempt of iteration 2 is long, so the stopped worker wakes up with it unfinished.
+    // Every attempt then sleeps 1 s: the new owner's agent is running when the zombie wakes up,
+    // and a zombie that swept the run's marked processes would kill it (one machine, one run id).
     const slow = [
       '      - run: "if [ {{iteration}} = 2 ] && mkdir {{env.FLEET_PROBE}}/slow 2>/dev/null; then sleep 8; fi"',
+      '      - sleep: 1',
     ];
     const f = await startFleet(fourIterations(slow));
     startWorker(f, 'wA');
