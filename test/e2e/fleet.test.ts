@@ -63,7 +63,11 @@ async function startFleet(script: string[], eventLoop: Record<string, unknown> =
   return current;
 }
 
-function startWorker(f: Fleet, id: string, lockMs = 1000, extra: string[] = []): RalphProcess {
+/**
+ * The CLI's 2 s lock: a shorter one can expire under heavy load (Redis fsyncs every write here),
+ * and a run then moves between workers on its own, which the tests would have to allow for.
+ */
+function startWorker(f: Fleet, id: string, lockMs = 2000, extra: string[] = []): RalphProcess {
   const w = startRalph(
     [
       'fleet',
@@ -271,7 +275,7 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
       '      - run: "echo end $RALPH_RUN_ID >> {{env.FLEET_PROBE}}/order"',
       '      - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.01 }',
     ]);
-    startWorker(f, 'wA', 1000, ['--concurrency', '2', '--global-concurrency', '1']);
+    startWorker(f, 'wA', 2000, ['--concurrency', '2', '--global-concurrency', '1']);
     const first = await submit(f);
     const second = await submit(f);
     await finalRun(f, first);
@@ -308,7 +312,7 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
 
   it('Redis killed with -9 and restarted mid-run: the run completes, each iteration once', async () => {
     const f = await startFleet(fourIterations());
-    const worker = startWorker(f, 'wA', 3000);
+    const worker = startWorker(f, 'wA');
     const id = await submit(f);
     await until(() => starts(f).find((s) => s.iteration === 2), 30_000, 'iteration 2');
     await f.redis.kill9();
@@ -321,7 +325,7 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
 
   it('the fleet-wide cost cap stops scheduling iterations; status shows worker, iteration, cost, stop reason', async () => {
     const f = await startFleet(['  - do:', '      - result: { text: "did {{iteration}}", cost_usd: 0.01 }']);
-    startWorker(f, 'wA', 1000, ['--fleet-max-cost', '0.025']);
+    startWorker(f, 'wA', 2000, ['--fleet-max-cost', '0.025']);
     const first = await submit(f);
     const stopped = await finalRun(f, first, 'stopped');
     expect(stopped.stopReason).toBe('max_cost');
