@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { FleetSource } from '../dashboard/fleet-section.ts';
 import type { Dashboard } from '../dashboard/server.ts';
 import { UsageError } from '../errors.ts';
 import type { CliIO } from './io.ts';
@@ -19,7 +20,11 @@ function portOf(text: string | undefined): number {
 }
 
 /** Starts the dashboard (lazily loaded: hono only when asked for) and prints its URL once. */
-export async function openDashboard(flags: DashboardFlags, io: CliIO): Promise<Dashboard> {
+export async function openDashboard(
+  flags: DashboardFlags,
+  io: CliIO,
+  fleet?: FleetSource,
+): Promise<Dashboard> {
   const { startDashboard } = await import('../dashboard/server.ts');
   const host = flags.host ?? '127.0.0.1';
   const d = await startDashboard({
@@ -27,6 +32,7 @@ export async function openDashboard(flags: DashboardFlags, io: CliIO): Promise<D
     host,
     port: portOf(flags.port),
     unsafeExpose: flags.unsafeExpose,
+    fleet,
   });
   if (flags.unsafeExpose)
     io.err(
@@ -46,12 +52,15 @@ export async function openDashboard(flags: DashboardFlags, io: CliIO): Promise<D
 
 /** `ralph dashboard`: serves until Ctrl-C. */
 export async function dashboardCommand(flags: DashboardFlags, io: CliIO): Promise<number> {
-  const d = await openDashboard(flags, io);
+  const { fleetForDashboard } = await import('./fleet-dashboard.ts');
+  const fleet = fleetForDashboard(io);
+  const d = await openDashboard(flags, io, fleet?.source);
   await new Promise<void>((resolve) => {
     const done = () => resolve();
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
   await d.close();
+  await fleet?.close();
   return 0;
 }

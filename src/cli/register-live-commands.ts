@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CliIO } from './io.ts';
+import { registerFleetCommand } from './register-fleet-command.ts';
 
 // Definitions only, like register-commands.ts: each action loads its module when it runs.
 
@@ -64,4 +65,5 @@ export function registerLiveCommands(program: Command, io: CliIO, setCode: SetCo
     .action(async (run, opts) =>
       setCode((await import('./explain-command.ts')).explainCommand(run, opts, io)),
     );
+  registerFleetCommand(program, io, setCode);
 }

@@ -330,6 +330,19 @@ export const mergeSchema = z.strictObject({
   max_attempts: positiveInt.default(3),
 });
 
+/** `ralph fleet` (DESIGN.md §5): where the fleet's Redis is and its fleet-wide limits. */
+export const fleetSchema = z.strictObject({
+  /** redis:// or rediss:// URL of the fleet's Redis (`--redis` and RALPH_REDIS_URL win). */
+  redis: z
+    .string()
+    .regex(/^rediss?:\/\/./, 'expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379')
+    .optional(),
+  /** Fleet-wide cost cap (USD): workers start no new iteration once the whole fleet spent this much. */
+  max_cost_usd: positive.optional(),
+  /** Runs at once across every worker (BullMQ global concurrency). */
+  global_concurrency: positiveInt.optional(),
+});
+
 export const configSchema = z.strictObject({
   /**
    * Workers of `ralph run` (as `--parallel N`): each takes one ready task in a git worktree of its
@@ -354,6 +367,7 @@ export const configSchema = z.strictObject({
   events: z.record(z.string().min(1), eventMetaSchema).default({}),
   human: humanSchema.default(humanSchema.parse({})),
   notify: notifySchema.default(notifySchema.parse({})),
+  fleet: fleetSchema.default(fleetSchema.parse({})),
 });
 
 /** The fully resolved configuration (every default filled in). */

@@ -26,10 +26,10 @@ export function layout(title: string, body: string): string {
 
 /**
  * Every run this user started, grouped, with the stop reason of each stopped one; `parallel`: the
- * parallel runs' section (HTML), first.
+ * parallel runs' section (HTML), first; `fleet`: the fleet's, last.
  */
-export function runsPage(runs: RunSummary[], parallel = ''): string {
-  if (runs.length === 0)
+export function runsPage(runs: RunSummary[], parallel = '', fleet = ''): string {
+  if (runs.length === 0 && parallel === '' && fleet === '')
     return layout('runs', '<p>No runs yet. Start one with <code>ralph run</code>; it shows up here.</p>');
   const sections = GROUPS.map((g) => {
     const rows = runs.filter((r) => r.group === g);
@@ -41,7 +41,7 @@ export function runsPage(runs: RunSummary[], parallel = ''): string {
       )
       .join('')}</table>`;
   }).join('');
-  return layout('runs', `<div id="runs" data-refresh="5000">${parallel}${sections}</div>`);
+  return layout('runs', `<div id="runs" data-refresh="5000">${parallel}${sections}${fleet}</div>`);
 }
 
 /** The parts of a run page that change with each iteration (re-fetched live by the page). */

@@ -6,6 +6,7 @@ import { RalphError } from '../errors.ts';
 import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
 import type { StreamLine } from '../observe/event-stream-file.ts';
 import { CLIENT_SCRIPT } from './client-script.ts';
+import { type FleetSource, fleetSection } from './fleet-section.ts';
 import { layout, runLive, runPage, runsPage } from './pages.ts';
 import { findParallel, parallelSignature, parallelWorkspaces, readParallelRun } from './parallel-data.ts';
 import { parallelIndex, parallelPage, parallelSection } from './parallel-pages.ts';
@@ -28,6 +29,8 @@ export interface DashboardOptions {
   /** Binding off loopback needs this, and then prints a warning (DESIGN.md §5). */
   unsafeExpose?: boolean;
   token?: string;
+  /** Fleet runs for the runs page (when a fleet Redis is configured). */
+  fleet?: FleetSource | undefined;
 }
 
 export interface Dashboard {
@@ -65,7 +68,12 @@ function liveHtml(run: RunSummary, lines: StreamLine[]): string {
 }
 
 /** Builds the app (routes and the security check); exported for tests that drive it without a socket. */
-export function dashboardApp(o: { env: NodeJS.ProcessEnv; token: string; hosts: string[] }): Hono {
+export function dashboardApp(o: {
+  env: NodeJS.ProcessEnv;
+  token: string;
+  hosts: string[];
+  fleet?: FleetSource | undefined;
+}): Hono {
   const app = new Hono();
   const allLines = createStreamCache();
   app.use('*', async (c, next) => {
@@ -94,9 +102,11 @@ export function dashboardApp(o: { env: NodeJS.ProcessEnv; token: string; hosts: 
     await next();
   });
   app.get('/app.js', (c) => c.body(CLIENT_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/', (c) =>
-    c.html(runsPage(listRuns(o.env), parallelIndex(parallelWorkspaces(o.env).map(readParallelRun)))),
-  );
+  app.get('/', async (c) => {
+    const fleet = o.fleet ? fleetSection(await o.fleet().catch((e: Error) => ({ error: e.message }))) : '';
+    const parallel = parallelIndex(parallelWorkspaces(o.env).map(readParallelRun));
+    return c.html(runsPage(listRuns(o.env), parallel, fleet));
+  });
   app.get('/parallel/:key', (c) => {
     const view = findParallel(o.env, c.req.param('key'));
     if (!view)
@@ -222,7 +232,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   const shown = o.host.includes(':') ? `[${o.host}]` : o.host;
   hosts = allowedHosts(o.host, port);
   origin = `http://${shown}:${port}`;
-  inner = dashboardApp({ env: o.env, token, hosts });
+  inner = dashboardApp({ env: o.env, token, hosts, fleet: o.fleet });
   return {
     url: `${origin}/?token=${token}`,
     origin,

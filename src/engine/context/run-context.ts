@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
-import type { ChecklistProgress, LoopEvent, LoopEventListener } from '../../observe/events.ts';
+import type { ChecklistProgress, LoopEvent, LoopEventListener, StopReason } from '../../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { type SweepMarked, sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { appendEvent } from '../../state/events-log.ts';
@@ -37,7 +37,25 @@ export interface RunLoopOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** Kills the processes carrying a run's mark (default: a /proc sweep on Linux, nothing elsewhere). */
   sweep?: SweepMarked | undefined;
+  /** The id of a new run (default: a fresh `<stamp>-<hex>`); a fleet job's run keeps its job id. */
+  runId?: string | undefined;
+  /**
+   * Awaited after every recorded iteration, before the loop goes on (the fleet checkpoints and
+   * pushes here). A returned stop ends the loop, unless the iteration already decided one.
+   */
+  afterIteration?: AfterIteration | undefined;
 }
+
+/** A stop asked for by `afterIteration`: the reason and a message saying why. */
+export interface RequestedStop {
+  reason: StopReason;
+  message: string;
+}
+
+export type AfterIteration = (info: {
+  /** The state as saved after the iteration (do not change it). */
+  state: Readonly<LoopState>;
+}) => Promise<RequestedStop | undefined>;
 
 /** What every step of one run shares: created once by `runLoop`, after the run's state is prepared. */
 export interface RunContext {

@@ -110,6 +110,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     initialEvents: initialEvents(config),
     scratchpadFiles: allScratchpadPaths(config, paths),
     sweep: options.sweep ?? sweepMarkedProcesses,
+    runId: options.runId,
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
@@ -251,9 +252,11 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
       const woke = await waitForWork(ctx);
       if (woke) return woke;
     }
+    const decided = (await runIteration(ctx)) ?? limitReached(ctx.counters(), ctx.limits);
+    const requested = await ctx.options.afterIteration?.({ state });
     const after = stopAfterFinishing(
       ctx,
-      (await runIteration(ctx)) ?? limitReached(ctx.counters(), ctx.limits),
+      decided ?? (requested ? stop(requested.reason, requested.message) : undefined),
     );
     if (after) return after;
     // Solo mode paces every iteration; with hats, hand-offs never wait (only the idle path does).

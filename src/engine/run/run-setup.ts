@@ -82,10 +82,12 @@ export async function prepareRun(opts: {
   scratchpadFiles: readonly string[];
   /** Kills what a run's iterations left running (by the mark in their environment). */
   sweep: SweepMarked;
+  /** The id a new run gets (default: a fresh one). */
+  runId?: string | undefined;
 }): Promise<PreparedRun> {
   const { paths } = opts;
   mkdirSync(paths.dir, { recursive: true });
-  const runId = newRunId(opts.now);
+  const runId = opts.runId ?? newRunId(opts.now);
   const lock = acquireLock(paths.lock, runId);
   try {
     const notices: string[] = [];

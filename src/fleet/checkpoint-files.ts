@@ -1,0 +1,94 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, normalize, relative, sep } from 'node:path';
+import type { LoopState } from '../state/loop-state.ts';
+import { RALPH_DIR, ralphPaths } from '../state/paths.ts';
+
+/** What is never checkpointed: the workspace lock, parallel worktrees, diagnostics, temp files. */
+const SKIPPED = [
+  /^\.ralph\/loop\.lock/,
+  /^\.ralph\/worktrees\//,
+  /^\.ralph\/diagnostics\//,
+  // Atomic writes' temp files (`state.json.<n>`) left by a crash.
+  /\.jsonl?\.[^/]+$/,
+];
+/** A file past this size is left out of checkpoints (they travel through Redis). */
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+function walk(root: string, dir: string, out: Map<string, string>): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const abs = join(dir, entry.name);
+    const rel = relative(root, abs).split(sep).join('/');
+    if (SKIPPED.some((re) => re.test(rel))) continue;
+    if (entry.isDirectory()) walk(root, abs, out);
+    else if (entry.isFile() && statSync(abs).size <= MAX_FILE_BYTES) out.set(rel, readFileSync(abs, 'utf8'));
+  }
+}
+
+/** The run's `.ralph/` files of a workspace: workspace-relative path → content. */
+export function readRalphFiles(ws: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const dir = join(ws, RALPH_DIR);
+  if (existsSync(dir)) walk(ws, dir, out);
+  return out;
+}
+
+/** Only paths under `.ralph/`, never out of it: a checkpoint is data from the network. */
+function safePath(ws: string, rel: string): string | undefined {
+  const norm = normalize(rel);
+  if (!norm.startsWith(`${RALPH_DIR}${sep}`) || norm.split(sep).includes('..')) return undefined;
+  return join(ws, norm);
+}
+
+/** Writes a checkpoint's files into the workspace; returns the paths it refused. */
+export function restoreRalphFiles(ws: string, files: Record<string, string>): string[] {
+  const refused: string[] = [];
+  for (const [rel, content] of Object.entries(files)) {
+    const abs = safePath(ws, rel);
+    if (!abs) {
+      refused.push(rel);
+      continue;
+    }
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, content);
+  }
+  return refused;
+}
+
+/** Sends only what changed since the last checkpoint this worker wrote (or restored). */
+export function createCheckpointTracker(ws: string, restored: Record<string, string>) {
+  let last = new Map(Object.entries(restored));
+  return {
+    /** Changed and new files, and `null` for the ones gone since. */
+    changes(): { files: Record<string, string | null>; current: Map<string, string> } {
+      const current = readRalphFiles(ws);
+      const files: Record<string, string | null> = {};
+      for (const [path, content] of current) if (last.get(path) !== content) files[path] = content;
+      for (const path of last.keys()) if (!current.has(path)) files[path] = null;
+      return { files, current };
+    },
+    /** After a successful write: this is what the checkpoint holds now. */
+    written(current: Map<string, string>): void {
+      last = current;
+    },
+  };
+}
+
+/**
+ * A restored state names the agent pid of another machine (or a dead worker): it means nothing
+ * here and must not be killed. Returns whether there is a state to resume.
+ */
+export function forgetForeignAgent(ws: string): boolean {
+  const file = ralphPaths(ws).state;
+  let state: LoopState;
+  try {
+    state = JSON.parse(readFileSync(file, 'utf8')) as LoopState;
+  } catch {
+    return false;
+  }
+  if (state.current) {
+    state.current.agent_pid = null;
+    state.current.agent_start_time = null;
+    writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
+  }
+  return true;
+}

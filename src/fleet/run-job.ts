@@ -1,0 +1,201 @@
+import { join } from 'node:path';
+import type { Backend } from '../backends/types.ts';
+import type { RalphConfig } from '../config/schema.ts';
+import type { RequestedStop } from '../engine/context/run-context.ts';
+import { runLoop } from '../engine/run/loop.ts';
+import type { LoopEvent } from '../observe/events.ts';
+import type { LoopState } from '../state/loop-state.ts';
+import { ABORT_CANCELLED, ABORT_FENCE_LOST } from './bullmq-worker.ts';
+import { createCheckpointTracker, forgetForeignAgent, restoreRalphFiles } from './checkpoint-files.ts';
+import { fencedSweep, pushWithLease } from './fenced-effects.ts';
+import { FenceLostError } from './fleet-errors.ts';
+import { commitLeftovers, prepareWorkspace } from './fleet-git.ts';
+import type { ActiveJob, FleetJobSpec, FleetRunState, JobOutcome } from './job-engine.ts';
+
+/** What a worker needs besides the job: where workspaces go and how a run is configured. */
+export interface RunJobDeps {
+  /** Each run gets `<workdir>/<run-id>`. */
+  workdir: string;
+  /** Config, prompt and backend of a workspace, as `ralph run` resolves them (the CLI's resolver). */
+  resolve: (
+    workspace: string,
+    spec: FleetJobSpec,
+  ) => { config: RalphConfig; prompt: string; backend: Backend };
+  /** The fleet-wide cost cap (USD): no new iteration starts once the fleet spent this much. */
+  fleetMaxCostUsd?: number | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
+  onEvent?: ((runId: string, event: LoopEvent) => void) | undefined;
+  notice: (message: string) => void;
+}
+
+const now = () => new Date().toISOString();
+
+/** The loop's end as a fleet state: a completed loop completes; a stop by a limit or failure stops. */
+type FinalState = 'completed' | 'stopped' | 'cancelled' | 'failed';
+function finalState(state: LoopState): FinalState {
+  if (state.stop_reason === 'completed') return 'completed';
+  if (state.stop_reason === 'cancelled') return 'cancelled';
+  return 'stopped';
+}
+
+/** A checkpointed state that already ended: its job finishes without running anything again. */
+function endedState(files: Record<string, string>): LoopState | undefined {
+  const text = files['.ralph/state.json'];
+  if (!text) return undefined;
+  const state = JSON.parse(text) as LoopState;
+  return state.status === 'completed' || state.status === 'stopped' ? state : undefined;
+}
+
+/**
+ * Runs one fleet job: workspace from the checkpoint (or the branch), the normal loop there, and
+ * after every iteration a push of `ralph/fleet/<run-id>` and a fenced checkpoint. A lost lock
+ * aborts the loop (its agent group is killed) and nothing more is written or pushed.
+ */
+export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<JobOutcome> {
+  const { runId, spec } = job;
+  const fields = (state: FleetRunState, extra: Record<string, string | number | null> = {}) => ({
+    state,
+    worker: job.workerId,
+    updatedAt: now(),
+    ...extra,
+  });
+  const finish = async (state: FinalState, extra = {}) => {
+    await job.writeCheckpoint({ files: {}, run: fields(state, extra), costDelta: 0 });
+    return { kind: 'finished' as const, state };
+  };
+  try {
+    if (await job.cancelRequested())
+      return await finish('cancelled', {
+        stopReason: 'cancelled',
+        message: 'cancelled by `ralph fleet cancel`',
+      });
+    const before = await job.readRun();
+    await job.writeCheckpoint({
+      files: {},
+      run: fields('running', { attempts: (before?.attempts ?? 0) + 1 }),
+      costDelta: 0,
+    });
+    const files = await job.readFiles();
+    const ended = endedState(files);
+    // The worker died after the run's last checkpoint: it ended, nothing runs again.
+    if (ended)
+      return await finish(finalState(ended), { stopReason: ended.stop_reason, message: ended.stop_message });
+
+    const ws = join(deps.workdir, runId);
+    let { remoteSha } = await prepareWorkspace(ws, spec, runId, before?.commit ?? null);
+    const refused = restoreRalphFiles(ws, files);
+    if (refused.length > 0)
+      deps.notice(`run ${runId}: ignored checkpoint paths outside .ralph/: ${refused.join(', ')}`);
+    const resumed = forgetForeignAgent(ws);
+    if (job.draining()) return await handOver(job, fields);
+
+    const { config, prompt, backend } = deps.resolve(ws, spec);
+    const tracker = createCheckpointTracker(ws, files);
+    let lastCost = before?.costUsd ?? 0;
+    let handedOver = false;
+
+    /** Push, then the fenced checkpoint naming the pushed commit (so a resume finds it). */
+    const checkpoint = async (state: Readonly<LoopState>, run: Record<string, string | number | null>) => {
+      const pushed = await pushWithLease(job, ws, runId, remoteSha);
+      remoteSha = pushed;
+      const { files: changed, current } = tracker.changes();
+      await job.writeCheckpoint({
+        files: changed,
+        run: {
+          ...run,
+          iteration: state.iterations,
+          costUsd: state.cost_usd,
+          tokens: state.tokens.total,
+          commit: pushed,
+        },
+        costDelta: Math.max(0, state.cost_usd - lastCost),
+      });
+      lastCost = state.cost_usd;
+      tracker.written(current);
+    };
+
+    const afterIteration = async ({
+      state,
+    }: {
+      state: Readonly<LoopState>;
+    }): Promise<RequestedStop | undefined> => {
+      if (job.signal.aborted) return undefined;
+      await commitLeftovers(ws, runId, state.iterations);
+      await checkpoint(state, fields('running'));
+      if (job.draining()) {
+        handedOver = true;
+        return { reason: 'interrupted', message: `handed over: worker ${job.workerId} is draining` };
+      }
+      if (await job.cancelRequested())
+        return { reason: 'cancelled', message: 'cancelled by `ralph fleet cancel`' };
+      const cap = deps.fleetMaxCostUsd;
+      if (cap !== undefined && (await job.fleetCost()) >= cap)
+        return {
+          reason: 'max_cost',
+          message: `the fleet-wide cost cap ($${cap}, fleet.max_cost_usd) is reached`,
+        };
+      return undefined;
+    };
+
+    const cap = deps.fleetMaxCostUsd;
+    if (cap !== undefined && (await job.fleetCost()) >= cap)
+      return await finish('stopped', {
+        stopReason: 'max_cost',
+        message: `not started: the fleet-wide cost cap ($${cap}, fleet.max_cost_usd) is reached`,
+      });
+
+    const result = await runLoop({
+      workspace: ws,
+      config,
+      prompt,
+      backend,
+      mode: resumed ? 'resume' : 'fresh',
+      runId,
+      signal: job.signal,
+      afterIteration,
+      sweep: fencedSweep(job),
+      onEvent: deps.onEvent ? (event) => deps.onEvent?.(runId, event) : undefined,
+      env: deps.env,
+    });
+    if (job.signal.reason === ABORT_FENCE_LOST) return fenced(deps, runId);
+    if (job.signal.reason === ABORT_CANCELLED) {
+      await checkpoint(
+        result.state,
+        fields('cancelled', { stopReason: 'cancelled', message: 'cancelled by `ralph fleet cancel`' }),
+      );
+      return { kind: 'finished', state: 'cancelled' };
+    }
+    // A drain that met the run's own end (it completed in that iteration) is no hand-over.
+    if (handedOver && result.stopReason === 'interrupted') {
+      await checkpoint(
+        result.state,
+        fields('handed_over', { message: `handed over by worker ${job.workerId}` }),
+      );
+      return { kind: 'handover' };
+    }
+    await commitLeftovers(ws, runId, result.state.iterations);
+    const state = finalState(result.state);
+    await checkpoint(result.state, fields(state, { stopReason: result.stopReason, message: result.message }));
+    return { kind: 'finished', state };
+  } catch (error) {
+    if (error instanceof FenceLostError || job.signal.reason === ABORT_FENCE_LOST) return fenced(deps, runId);
+    deps.notice(`run ${runId} failed: ${(error as Error).message}`);
+    return await finish('failed', { stopReason: 'error', message: (error as Error).message }).catch((e) => {
+      if (e instanceof FenceLostError) return { kind: 'fenced' as const };
+      throw e;
+    });
+  }
+}
+
+function fenced(deps: RunJobDeps, runId: string): JobOutcome {
+  deps.notice(new FenceLostError(runId).message);
+  return { kind: 'fenced' };
+}
+
+async function handOver(
+  job: ActiveJob,
+  fields: (s: FleetRunState) => Record<string, string>,
+): Promise<JobOutcome> {
+  await job.writeCheckpoint({ files: {}, run: fields('handed_over'), costDelta: 0 });
+  return { kind: 'handover' };
+}

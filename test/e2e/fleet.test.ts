@@ -1,0 +1,377 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
+import { killLeftovers } from '../helpers/marked-processes.ts';
+import { hasRedisServer, startRedis, type TestRedis } from '../helpers/redis-server.ts';
+import {
+  cleanupWorkspaces,
+  fakeConfig,
+  makeWorkspace,
+  pidAlive,
+  type RalphProcess,
+  runRalph,
+  startRalph,
+} from '../helpers/workspace.ts';
+
+// Workers are separate `ralph fleet worker` processes with separate workdirs: separate machines
+// as far as the fleet can tell. Everything is on 127.0.0.1.
+
+interface Fleet {
+  redis: TestRedis;
+  client: Redis;
+  root: string;
+  probe: string;
+  remote: string;
+  workers: Map<string, RalphProcess>;
+}
+
+let current: Fleet | undefined;
+
+afterEach(async () => {
+  const f = current;
+  current = undefined;
+  if (!f) return;
+  for (const w of f.workers.values()) {
+    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+    await w.done;
+  }
+  const runIds = await f.client.zrange('ralph:fleet:ralph:runs', '0', '-1').catch(() => []);
+  killLeftovers([...f.workers.keys()].flatMap((id) => runIds.map((run) => join(f.root, id, run))));
+  f.client.disconnect();
+  await f.redis.stop();
+  cleanupWorkspaces();
+});
+
+/** A bare remote holding ralph.yml, PROMPT.md and the fake agent's script. */
+async function startFleet(script: string[], eventLoop: Record<string, unknown> = {}): Promise<Fleet> {
+  const redis = await startRedis();
+  const root = makeWorkspace();
+  const probe = join(root, 'probe');
+  mkdirSync(probe);
+  const src = makeGitWorkspace({
+    'PROMPT.md': 'work\n',
+    'ralph.yml': fakeConfig({ max_iterations: 10, kill_grace_seconds: 0.5, ...eventLoop }),
+    'fake-agent.yml': ['turns:', ...script].join('\n'),
+  });
+  const remote = join(root, 'remote.git');
+  git(root, 'clone', '-q', '--bare', src, remote);
+  const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+  client.on('error', () => {});
+  current = { redis, client, root, probe, remote, workers: new Map() };
+  return current;
+}
+
+/**
+ * The CLI's 2 s lock: a shorter one can expire under heavy load (Redis fsyncs every write here),
+ * and a run then moves between workers on its own, which the tests would have to allow for.
+ */
+function startWorker(f: Fleet, id: string, lockMs = 2000, extra: string[] = []): RalphProcess {
+  const w = startRalph(
+    [
+      'fleet',
+      'worker',
+      '--id',
+      id,
+      '--workdir',
+      join(f.root, id),
+      '--lock-ms',
+      String(lockMs),
+      '--redis',
+      f.redis.url,
+      ...extra,
+    ],
+    f.root,
+    { FLEET_PROBE: f.probe },
+  );
+  f.workers.set(id, w);
+  return w;
+}
+
+async function submit(f: Fleet): Promise<string> {
+  const r = await runRalph(['fleet', 'submit', '--repo', f.remote, '--redis', f.redis.url], f.root);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim();
+}
+
+async function until<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  what: string,
+) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Lines `<iteration> <workspace>` the agent wrote when each iteration started. */
+function starts(f: Fleet): { iteration: number; worker: string }[] {
+  const file = join(f.probe, 'started');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [n, ws] = line.split(' ');
+      return { iteration: Number(n), worker: (ws ?? '').slice(f.root.length + 1).split('/')[0] ?? '' };
+    });
+}
+
+const run = (f: Fleet, id: string) => f.client.hgetall(`ralph:fleet:ralph:run:${id}`);
+const finalRun = (f: Fleet, id: string, state = 'completed') =>
+  until(async () => ((await run(f, id)).state === state ? run(f, id) : undefined), 45_000, `run ${state}`);
+
+/** The checkpoint's iteration records and state. */
+async function checkpoint(f: Fleet, id: string) {
+  const files = await f.client.hgetall(`ralph:fleet:ralph:files:${id}`);
+  const records = (files[`.ralph/runs/${id}/iterations.jsonl`] ?? '')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { iteration: number; verdict: string });
+  return { records, state: JSON.parse(files['.ralph/state.json'] ?? '{}') };
+}
+
+/** Every finished (not aborted) iteration exactly once, in order, and the work tree says the same. */
+async function expectExactlyOnce(f: Fleet, id: string, iterations: number) {
+  const { records, state } = await checkpoint(f, id);
+  // No iteration was spoiled either (a killed agent would record a failure without a cost).
+  expect(records.filter((r) => r.verdict === 'failure')).toEqual([]);
+  const finished = records.filter((r) => r.verdict !== 'aborted').map((r) => r.iteration);
+  const expected = Array.from({ length: iterations }, (_, i) => i + 1);
+  expect(finished).toEqual(expected);
+  expect(state.iterations).toBe(iterations);
+  expect(state.cost_usd).toBeCloseTo(0.01 * iterations, 6);
+  const work = git(f.remote, 'show', `ralph/fleet/${id}:work.txt`);
+  expect(work).toBe(expected.map((n) => `iteration ${n}\n`).join(''));
+}
+
+/** Iterations 1-4 (4 completes); each records its start, appends to work.txt, costs $0.01. */
+function fourIterations(slow: string[] = ['      - sleep: 1']): string[] {
+  const body = [
+    '      - run: "echo {{iteration}} $RALPH_WORKSPACE_ROOT >> {{env.FLEET_PROBE}}/started"',
+    '      - append: { path: work.txt, content: "iteration {{iteration}}\\n" }',
+  ];
+  return [
+    '  - when: { max_iteration: 3 }',
+    '    do:',
+    ...body,
+    ...slow,
+    '      - result: { text: "did {{iteration}}", cost_usd: 0.01 }',
+    '  - when: { iteration: 4 }',
+    '    do:',
+    ...body,
+    '      - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.01 }',
+  ];
+}
+
+const d = hasRedisServer ? describe : describe.skip;
+if (!hasRedisServer)
+  it.skip('fleet tests need redis-server (apt-get install redis-server; .ci/run installs it)', () => {});
+
+d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
+  it('kill -9 of a worker mid-iteration: another worker resumes, every iteration recorded exactly once', async () => {
+    const f = await startFleet(fourIterations());
+    startWorker(f, 'wA');
+    startWorker(f, 'wB');
+    const id = await submit(f);
+    const owner = (await until(() => starts(f).find((s) => s.iteration === 2), 30_000, 'iteration 2')).worker;
+    const killedAt = Date.now();
+    f.workers.get(owner)?.child.kill('SIGKILL');
+    const other = owner === 'wA' ? 'wB' : 'wA';
+    await until(
+      () => starts(f).find((s) => s.iteration === 2 && s.worker === other),
+      15_000,
+      'resume elsewhere',
+    );
+    const resumeMs = Date.now() - killedAt;
+    const done = await finalRun(f, id);
+    expect(done.worker).toBe(other);
+    expect(Number(done.attempts)).toBeGreaterThanOrEqual(2);
+    await expectExactlyOnce(f, id, 4);
+    // At-least-once: the interrupted iteration 2 started on both workers; 1 ran only on the first.
+    expect(starts(f).filter((s) => s.iteration === 1)).toHaveLength(1);
+    expect(
+      starts(f)
+        .filter((s) => s.iteration === 2)
+        .map((s) => s.worker),
+    ).toEqual([owner, other]);
+    expect(resumeMs).toBeLessThan(10_000);
+  }, 60_000);
+
+  it('a paused (SIGSTOP) worker is fenced: after SIGCONT its writes are rejected and it aborts the run', async () => {
+    // The first attempt of iteration 2 is long, so the stopped worker wakes up with it unfinished.
+    // Every attempt then sleeps 1 s: the new owner's agent is running when the zombie wakes up,
+    // and a zombie that swept the run's marked processes would kill it (one machine, one run id).
+    const slow = [
+      '      - run: "if [ {{iteration}} = 2 ] && mkdir {{env.FLEET_PROBE}}/slow 2>/dev/null; then sleep 8; fi"',
+      '      - sleep: 1',
+    ];
+    const f = await startFleet(fourIterations(slow));
+    startWorker(f, 'wA');
+    startWorker(f, 'wB');
+    const id = await submit(f);
+    const zombie = (await until(() => starts(f).find((s) => s.iteration === 2), 30_000, 'iteration 2'))
+      .worker;
+    const other = zombie === 'wA' ? 'wB' : 'wA';
+    const z = f.workers.get(zombie) as RalphProcess;
+    process.kill(z.child.pid as number, 'SIGSTOP');
+    try {
+      await until(() => starts(f).find((s) => s.iteration === 2 && s.worker === other), 20_000, 'takeover');
+    } finally {
+      process.kill(z.child.pid as number, 'SIGCONT');
+    }
+    await until(
+      () => z.stderr().includes(`lost the lock of fleet run ${id}`),
+      15_000,
+      'the zombie to notice',
+    );
+    const done = await finalRun(f, id);
+    expect(done.worker).toBe(other);
+    await expectExactlyOnce(f, id, 4);
+    // The zombie stays a healthy worker: it stopped the run, not itself.
+    expect(z.child.exitCode).toBeNull();
+  }, 60_000);
+
+  it('drain and SIGTERM hand a run over at the iteration boundary without waiting for the lock to expire', async () => {
+    const f = await startFleet(fourIterations(['      - sleep: 1.5']));
+    // A 20 s lock: a resume that waited for it would take far longer than the hand-over.
+    startWorker(f, 'wA', 20_000);
+    startWorker(f, 'wB', 20_000);
+    const id = await submit(f);
+    const owner = (await until(() => starts(f).find((s) => s.iteration === 1), 30_000, 'iteration 1')).worker;
+    const other = owner === 'wA' ? 'wB' : 'wA';
+    const drain = await runRalph(['fleet', 'drain', '--worker', owner, '--redis', f.redis.url], f.root);
+    expect(drain.code, drain.stderr).toBe(0);
+    const exited = await (f.workers.get(owner) as RalphProcess).done;
+    expect(exited.code, exited.stderr).toBe(0);
+    const handedAt = Date.now();
+    await until(() => starts(f).find((s) => s.worker === other), 15_000, 'the other worker');
+    expect(Date.now() - handedAt).toBeLessThan(10_000);
+    // Iteration 1 finished before the hand-over: the other worker goes on with iteration 2.
+    expect(starts(f).filter((s) => s.worker === other)[0]?.iteration).toBe(2);
+    // SIGTERM does the same: the other worker finishes iteration 2 and a third one goes on.
+    startWorker(f, 'wC', 20_000);
+    const second = f.workers.get(other) as RalphProcess;
+    second.child.kill('SIGTERM');
+    expect((await second.done).code).toBe(0);
+    await until(() => starts(f).find((s) => s.worker === 'wC'), 15_000, 'the third worker');
+    expect(starts(f).filter((s) => s.worker === 'wC')[0]?.iteration).toBe(3);
+    const done = await finalRun(f, id);
+    expect(done.worker).toBe('wC');
+    expect(done.attempts).toBe('3');
+    await expectExactlyOnce(f, id, 4);
+  }, 60_000);
+
+  it('fleet-wide concurrency: with a global limit of 1, two runs never overlap even on a worker of concurrency 2', async () => {
+    const f = await startFleet([
+      '  - do:',
+      '      - run: "echo start $RALPH_RUN_ID >> {{env.FLEET_PROBE}}/order"',
+      '      - sleep: 1',
+      '      - run: "echo end $RALPH_RUN_ID >> {{env.FLEET_PROBE}}/order"',
+      '      - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.01 }',
+    ]);
+    startWorker(f, 'wA', 2000, ['--concurrency', '2', '--global-concurrency', '1']);
+    const first = await submit(f);
+    const second = await submit(f);
+    await finalRun(f, first);
+    await finalRun(f, second);
+    // Without the global limit both would start before either ended.
+    const order = readFileSync(join(f.probe, 'order'), 'utf8').trim().split('\n');
+    expect(order).toEqual([`start ${first}`, `end ${first}`, `start ${second}`, `end ${second}`]);
+  }, 60_000);
+
+  it('cancel kills the agent group within a second and the run is never retried', async () => {
+    const f = await startFleet([
+      '  - do:',
+      '      - run: "echo $PPID > {{env.FLEET_PROBE}}/agent.pid; echo {{iteration}} $RALPH_WORKSPACE_ROOT >> {{env.FLEET_PROBE}}/started"',
+      '      - hang: true',
+    ]);
+    startWorker(f, 'wA');
+    const id = await submit(f);
+    const pidFile = join(f.probe, 'agent.pid');
+    const agent = Number(
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), 30_000, 'agent'),
+    );
+    expect(pidAlive(agent)).toBe(true);
+    const cancel = await runRalph(['fleet', 'cancel', id.slice(0, 18), '--redis', f.redis.url], f.root);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(cancel.stdout).toContain('kills the agent');
+    const cancelledAt = Date.now();
+    await until(() => !pidAlive(agent), 5_000, 'the agent to die');
+    expect(Date.now() - cancelledAt).toBeLessThan(1_000);
+    const done = await finalRun(f, id, 'cancelled');
+    expect(done.stopReason).toBe('cancelled');
+    expect(await f.client.zscore('bull:ralph:completed', id)).not.toBeNull();
+    expect(starts(f)).toHaveLength(1);
+  }, 60_000);
+
+  it('Redis killed with -9 and restarted mid-run: the run completes, each iteration once', async () => {
+    const f = await startFleet(fourIterations());
+    const worker = startWorker(f, 'wA');
+    const id = await submit(f);
+    await until(() => starts(f).find((s) => s.iteration === 2), 30_000, 'iteration 2');
+    await f.redis.kill9();
+    await new Promise((r) => setTimeout(r, 1000)); // the outage itself
+    await f.redis.restart();
+    await finalRun(f, id);
+    await expectExactlyOnce(f, id, 4);
+    expect(worker.child.exitCode).toBeNull();
+  }, 60_000);
+
+  it('the fleet-wide cost cap stops scheduling iterations; status shows worker, iteration, cost, stop reason', async () => {
+    const f = await startFleet(['  - do:', '      - result: { text: "did {{iteration}}", cost_usd: 0.01 }']);
+    startWorker(f, 'wA', 2000, ['--fleet-max-cost', '0.025']);
+    const first = await submit(f);
+    const stopped = await finalRun(f, first, 'stopped');
+    expect(stopped.stopReason).toBe('max_cost');
+    expect(stopped.iteration).toBe('3');
+    const second = await submit(f);
+    const notStarted = await finalRun(f, second, 'stopped');
+    expect(notStarted.message).toContain('not started');
+    const status = await runRalph(['fleet', 'status', '--json', '--redis', f.redis.url], f.root);
+    const runs = JSON.parse(status.stdout) as Record<string, unknown>[];
+    expect(runs.map((r) => [r.runId, r.state, r.worker, r.iteration, r.stopReason])).toEqual([
+      [first, 'stopped', 'wA', 3, 'max_cost'],
+      [second, 'stopped', 'wA', 0, 'max_cost'],
+    ]);
+    expect(runs[0]?.costUsd).toBeCloseTo(0.03, 6);
+    const logs = await runRalph(['fleet', 'logs', first, '--redis', f.redis.url], f.root);
+    expect(logs.stdout).toContain('Iteration: 3');
+    // The dashboard lists fleet runs when a fleet Redis is configured.
+    const dash = startRalph(['dashboard'], f.root, { RALPH_REDIS_URL: f.redis.url });
+    f.workers.set('dashboard', dash);
+    const url = await until(
+      () => /ralph dashboard: (http:\/\/\S+)/.exec(dash.stderr())?.[1],
+      15_000,
+      'dashboard',
+    );
+    const login = await fetch(url, { redirect: 'manual' });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const page = await (await fetch(new URL('/', url), { headers: { cookie } })).text();
+    expect(page).toContain(`<tr data-fleet-run="${first}">`);
+    expect(page).toContain('max_cost');
+  }, 60_000);
+});
+
+describe('ralph fleet: clear errors', () => {
+  it('names the unreachable Redis URL and says what to do; without any URL says where to set one', async () => {
+    const dir = makeWorkspace();
+    const env = { RALPH_REDIS_URL: '', XDG_CONFIG_HOME: join(dir, 'config') };
+    const down = await runRalph(['fleet', 'status', '--redis', 'redis://:secret@127.0.0.1:1'], dir, env);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain('cannot reach Redis at redis://:***@127.0.0.1:1');
+    expect(down.stderr).not.toContain('secret');
+    const none = await runRalph(['fleet', 'status'], dir, env);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain('fleet.redis');
+    mkdirSync(join(dir, 'config', 'ralph'), { recursive: true });
+    writeFileSync(join(dir, 'config', 'ralph', 'config.yml'), 'fleet:\n  redis: localhost:6379\n');
+    const bad = await runRalph(['fleet', 'status'], dir, env);
+    expect(bad.stderr).toContain('redis:// or rediss:// URL');
+  });
+});
