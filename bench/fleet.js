@@ -92,8 +92,10 @@ writeFileSync(
   `event_loop:\n  prompt_file: PROMPT.md\n  max_iterations: ${ITERATIONS + 1}\n  cooldown_delay_seconds: 0\ncli:\n  backend: fake\n  fake_script: fake-agent.yml\n`,
 );
 writeFileSync(join(src, 'PROMPT.md'), 'benchmark\n');
+// Each iteration logs its start (and its shell's pid); with probe/hang present it then hangs, for
+// the cancel measurement (the agent's group must be killed from outside).
 const record =
-  '      - run: "echo $(date +%s%3N) $RALPH_RUN_ID {{iteration}} $RALPH_WORKSPACE_ROOT >> {{env.FLEET_PROBE}}/started"';
+  '      - run: "echo $(date +%s%3N) $RALPH_RUN_ID {{iteration}} $RALPH_WORKSPACE_ROOT $$ >> {{env.FLEET_PROBE}}/started; if [ -f {{env.FLEET_PROBE}}/hang ]; then sleep 60; fi"';
 writeFileSync(
   join(src, 'fake-agent.yml'),
   [
@@ -136,8 +138,14 @@ function starts() {
     .split('\n')
     .filter(Boolean)
     .map((l) => {
-      const [ms, run, it, ws] = l.split(' ');
-      return { ms: Number(ms), run, iteration: Number(it), worker: ws.slice(base.length + 1).split('/')[0] };
+      const [ms, run, it, ws, pid] = l.split(' ');
+      return {
+        ms: Number(ms),
+        run,
+        iteration: Number(it),
+        worker: ws.slice(base.length + 1).split('/')[0],
+        pid: Number(pid),
+      };
     });
 }
 
@@ -260,6 +268,39 @@ console.log(
     await stopWorkers(workers);
   }
   console.log(`   p50 ${fmt(median(lat))}, max ${fmt(Math.max(...lat))} over ${lat.length} kills`);
+}
+
+console.log('\n4. cancel → agent gone (goal < 1 s): `ralph fleet cancel` reaches the owner over pub/sub');
+{
+  const alive = (pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const workers = [startWorker()];
+  await warm(workers);
+  writeFileSync(join(probe, 'hang'), '');
+  const lat = [];
+  for (let i = 0; i < REPS; i++) {
+    const { runId } = await submit();
+    const s = await until(() => starts().find((x) => x.run === runId), 60_000, 'the hanging iteration');
+    await sleep(200); // the agent is in its sleep
+    const at = Date.now();
+    const cancel = spawn(process.execPath, [RALPH_BIN, 'fleet', 'cancel', runId, '--redis', url], {
+      stdio: 'ignore',
+    });
+    await until(() => !alive(s.pid), 30_000, 'the agent to die');
+    lat.push(Date.now() - at);
+    await new Promise((r) => (cancel.exitCode === null ? cancel.once('exit', r) : r()));
+  }
+  rmSync(join(probe, 'hang'));
+  console.log(
+    `   p50 ${fmt(median(lat))}, max ${fmt(Math.max(...lat))} over ${REPS} cancels (includes starting the \`ralph fleet cancel\` process)`,
+  );
+  await stopWorkers(workers);
 }
 
 await engine.close();

@@ -285,7 +285,7 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     expect(order).toEqual([`start ${first}`, `end ${first}`, `start ${second}`, `end ${second}`]);
   }, 60_000);
 
-  it('cancel kills the agent group within a second and the run is never retried', async () => {
+  it('cancel kills the agent group and the run is never retried', async () => {
     const f = await startFleet([
       '  - do:',
       '      - run: "echo $PPID > {{env.FLEET_PROBE}}/agent.pid; echo {{iteration}} $RALPH_WORKSPACE_ROOT >> {{env.FLEET_PROBE}}/started"',
@@ -301,9 +301,9 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     const cancel = await runRalph(['fleet', 'cancel', id.slice(0, 18), '--redis', f.redis.url], f.root);
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(cancel.stdout).toContain('kills the agent');
-    const cancelledAt = Date.now();
-    await until(() => !pidAlive(agent), 5_000, 'the agent to die');
-    expect(Date.now() - cancelledAt).toBeLessThan(1_000);
+    // How fast is the bench's figure (bench/fleet.js, "cancel → agent gone"); here: that it dies at all,
+    // with no lock expiry or iteration end to wait for (the agent hangs forever).
+    await until(() => !pidAlive(agent), 15_000, 'the agent to die');
     const done = await finalRun(f, id, 'cancelled');
     expect(done.stopReason).toBe('cancelled');
     expect(await f.client.zscore('bull:ralph:completed', id)).not.toBeNull();
