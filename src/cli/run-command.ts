@@ -50,6 +50,9 @@ export async function runCommand(
   outerIo: CliIO,
 ): Promise<number> {
   if (flags.verbose && flags.quiet) throw new UsageError('pass either -v or -q, not both');
+  // Before the worktree is made: the refusal must leave nothing behind.
+  if (flags.parallel !== undefined && flags.worktree !== undefined)
+    throw new UsageError('--parallel makes a worktree per task itself: pass either --parallel or --worktree');
   // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
