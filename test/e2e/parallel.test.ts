@@ -261,4 +261,27 @@ describe('ralph run --parallel', () => {
       ['merged', 0],
     ]);
   }, 60_000);
+
+  it('refuses what it cannot do, with one line that says what to do, touching nothing', async () => {
+    const dir = makeParallelWorkspace(`turns:\n${writes('Alpha', 'alpha.txt')}`);
+    let r = await runRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no ready task for the workers: add some with `ralph tools task add "TITLE"`');
+    await addTasks(dir, ['Alpha']);
+    r = await runRalph(['run', '--parallel', '0'], dir);
+    expect(r.stderr).toContain('--parallel expects a number of workers from 1 to 64, got "0"');
+    r = await runRalph(['run', '--parallel', '2', '--worktree', 'x'], dir);
+    expect(r.stderr).toContain('pass either --parallel or --worktree');
+    expect(existsSync(join(dir, '.ralph', 'worktrees', 'x'))).toBe(false);
+    writeFileSync(join(dir, 'PROMPT.md'), 'changed\n');
+    r = await runRalph(['run', '--parallel', '2', '--no-tui'], dir);
+    expect(r.stderr).toContain("a parallel run needs the target's tracked files committed");
+    expect(r.stderr).toContain('uncommitted: PROMPT.md — commit or stash them first');
+    git(dir, 'checkout', '--', 'PROMPT.md');
+    r = await runRalph(['run', '--parallel', '2', '--no-tui', '-b', 'amp'], dir, { PATH: '/usr/bin:/bin' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('agent binary not found: amp');
+    expect(existsSync(join(dir, '.ralph', 'parallel', 'state.json'))).toBe(false);
+    expect(git(dir, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+  });
 });
