@@ -4,7 +4,7 @@
 // it never asserts on timings. See bench/README.md ("bench/parallel.js").
 //
 //   npm run bench:parallel            (builds first)
-//   BENCH_SLEEP=2 BENCH_TASKS=8 BENCH_WORKERS=1,2,4 node bench/parallel.js
+//   BENCH_SLEEP=2 BENCH_TASKS=8 BENCH_WORKERS=1,2,4 BENCH_AGENT=shell|fake node bench/parallel.js
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,8 @@ const RALPH_BIN = join(ROOT, 'bin', 'ralph');
 const SLEEP_S = Number(process.env.BENCH_SLEEP ?? 2);
 const TASKS = Number(process.env.BENCH_TASKS ?? 8);
 const WORKERS = (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number);
+/** `shell` (default): an agent that only sleeps; `fake`: Ralph's scripted agent (a Node process). */
+const AGENT = process.env.BENCH_AGENT === 'fake' ? 'fake' : 'shell';
 /** The issue's goal at 4 workers (sleeping agents: the 2 cores are not the limit). */
 const TARGET_SPEEDUP_AT_4 = 3.2;
 
@@ -44,9 +46,15 @@ function workspace() {
       '      - print: LOOP_COMPLETE',
     );
   writeFileSync(join(dir, 'agent.yml'), `turns:\n${turns.join('\n')}\n`);
+  // shell: a `sh -c` agent that only sleeps (no CPU of its own, as the issue's "sleeping agents");
+  // fake: Ralph's scripted agent, a Node process (about 0.2 s of CPU per start).
+  const cli =
+    AGENT === 'shell'
+      ? `cli:\n  backend: custom\n  command: sh\n  args: ["-c", "cat >/dev/null; sleep ${SLEEP_S}; echo done > \\"out-$RALPH_PARALLEL_TASK.txt\\"; echo LOOP_COMPLETE"]\n`
+      : 'cli:\n  backend: fake\n  fake_script: agent.yml\n';
   writeFileSync(
     join(dir, 'ralph.yml'),
-    'cli:\n  backend: fake\n  fake_script: agent.yml\nevent_loop:\n  max_iterations: 3\n  cooldown_delay_seconds: 0\ngit:\n  commit: true\n',
+    `${cli}event_loop:\n  max_iterations: 3\n  cooldown_delay_seconds: 0\ngit:\n  commit: true\n`,
   );
   writeFileSync(join(dir, 'PROMPT.md'), 'Do the task.\n');
   sh('git', ['init', '-q', '-b', 'main'], dir);
@@ -81,7 +89,7 @@ async function measure(workers) {
       workspace: dir,
       config,
       prompt: readFileSync(join(dir, 'PROMPT.md'), 'utf8'),
-      backend: 'fake',
+      backend: AGENT === 'shell' ? 'custom' : 'fake',
       workers,
       env: { ...process.env, NO_COLOR: '1' },
       onEvent: (e) => {
@@ -115,7 +123,7 @@ async function measure(workers) {
 }
 
 console.log(
-  `bench/parallel.js — ${TASKS} tasks, agent sleeps ${SLEEP_S} s per task, fake backend, node ${process.version}`,
+  `bench/parallel.js — ${TASKS} tasks, agent sleeps ${SLEEP_S} s per task, ${AGENT === 'shell' ? 'sh -c agent (custom backend)' : 'fake backend'}, node ${process.version}`,
 );
 const results = [];
 for (const w of WORKERS) results.push(await measure(w));
