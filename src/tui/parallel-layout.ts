@@ -1,7 +1,7 @@
-import { formatCost, formatNumber, formatSpan } from '../observe/format.ts';
+import { formatCost, formatSpan } from '../observe/format.ts';
 import type { ParallelModel, SlotInput } from './parallel-model.ts';
 import { totalTasks } from './parallel-model.ts';
-import { bar, clean, clip, type TuiLimits } from './tui-layout.ts';
+import { clean, clip, type TuiLimits, usageParts } from './tui-layout.ts';
 
 /** The header: run, target and tasks; then the shared limits; then what the run is doing. */
 export function parallelHeader(m: ParallelModel, limits: TuiLimits, now: number, width: number): string[] {
@@ -15,19 +15,7 @@ export function parallelHeader(m: ParallelModel, limits: TuiLimits, now: number,
   ]
     .filter((x) => x)
     .join(' · ');
-  const tokens =
-    limits.maxTokens !== undefined
-      ? `tokens ${formatNumber(m.tokens)} of ${formatNumber(limits.maxTokens)} ${bar(m.tokens, limits.maxTokens)}`
-      : `tokens ${formatNumber(m.tokens)}`;
-  const cost =
-    limits.maxCostUsd !== undefined
-      ? `cost ${formatCost(m.costUsd)} of ${formatCost(limits.maxCostUsd)} ${bar(m.costUsd, limits.maxCostUsd)}`
-      : `cost ${formatCost(m.costUsd)}`;
-  const runtime =
-    limits.maxRuntimeMs !== undefined
-      ? `runtime of ${formatSpan(limits.maxRuntimeMs)} ${bar(elapsed, limits.maxRuntimeMs)}`
-      : undefined;
-  const second = [tokens, cost, runtime].filter((x) => x).join(' · ');
+  const second = usageParts(m.tokens, m.costUsd, elapsed, limits).join(' · ');
   const phase = m.finished
     ? `finished: ${m.finished.reason}`
     : m.stopping

@@ -8,6 +8,21 @@ export interface TuiLimits {
   maxRuntimeMs: number | undefined;
 }
 
+/** Tokens, cost and runtime, each against its limit with a bar when there is one. */
+export function usageParts(tokens: number, costUsd: number, elapsedMs: number, limits: TuiLimits): string[] {
+  const parts = [
+    limits.maxTokens !== undefined
+      ? `tokens ${formatNumber(tokens)} of ${formatNumber(limits.maxTokens)} ${bar(tokens, limits.maxTokens)}`
+      : `tokens ${formatNumber(tokens)}`,
+    limits.maxCostUsd !== undefined
+      ? `cost ${formatCost(costUsd)} of ${formatCost(limits.maxCostUsd)} ${bar(costUsd, limits.maxCostUsd)}`
+      : `cost ${formatCost(costUsd)}`,
+  ];
+  if (limits.maxRuntimeMs !== undefined)
+    parts.push(`runtime of ${formatSpan(limits.maxRuntimeMs)} ${bar(elapsedMs, limits.maxRuntimeMs)}`);
+  return parts;
+}
+
 /** The limits a header shows, from `event_loop`. */
 export function tuiLimits(l: {
   max_cost_usd?: number | undefined;
@@ -102,20 +117,8 @@ export function headerLines(m: TuiModel, limits: TuiLimits, now: number, width: 
     .filter((x) => x)
     .join(' · ');
   const used = m.tokens + m.iterationTokens;
-  const tokens =
-    limits.maxTokens !== undefined
-      ? `tokens ${formatNumber(used)} of ${formatNumber(limits.maxTokens)} ${bar(used, limits.maxTokens)}`
-      : `tokens ${formatNumber(used)}`;
-  const cost =
-    limits.maxCostUsd !== undefined
-      ? `cost ${formatCost(m.costUsd)} of ${formatCost(limits.maxCostUsd)} ${bar(m.costUsd, limits.maxCostUsd)}`
-      : `cost ${formatCost(m.costUsd)}`;
-  const runtime =
-    limits.maxRuntimeMs !== undefined
-      ? `runtime of ${formatSpan(limits.maxRuntimeMs)} ${bar(elapsed, limits.maxRuntimeMs)}`
-      : undefined;
   const progress = m.progress ? `tasks ${m.progress.tasksDone}/${m.progress.tasksTotal}` : undefined;
-  const second = [tokens, cost, runtime, progress].filter((x) => x).join(' · ');
+  const second = [...usageParts(used, m.costUsd, elapsed, limits), progress].filter((x) => x).join(' · ');
   return [clip(first, width), clip(second, width), clip(phaseText(m, now), width)];
 }
 
