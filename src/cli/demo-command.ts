@@ -16,6 +16,15 @@ export async function demoCommand(
     [],
     { ...io, cwd: root },
   );
+  if (code !== 0) {
+    // The run's own hint (`ralph run --resume`) would use ralph.yml alone, whose backend is claude:
+    // the demo goes on only with its overrides.
+    const sets = DEMO_OVERRIDES.map((o) => `--set ${o}`).join(' ');
+    io.out(
+      `\nThe demo did not finish. To go on with it:\n  cd ${root} && ${ralphCommand()} run --resume -P PROMPT.md ${sets}\n`,
+    );
+    return code;
+  }
   io.out(
     [
       '',

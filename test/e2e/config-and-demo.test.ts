@@ -2,7 +2,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, ROOT, readState, runRalph } from '../helpers/workspace.ts';
+import {
+  cleanupWorkspaces,
+  makeWorkspace,
+  ROOT,
+  readState,
+  runRalph,
+  startRalph,
+  waitFor,
+} from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);
 
@@ -64,6 +72,30 @@ describe('ralph demo', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('ralph demo, interrupted', () => {
+  it('says the exact command that goes on with it (its overrides included), not the artifacts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-demo-test-'));
+    try {
+      const demo = startRalph(['demo', '--dir', dir], ROOT);
+      await waitFor(() => demo.stdout().includes('iteration 2/20'), 20_000, 'the demo under way');
+      demo.child.kill('SIGINT');
+      const r = await demo.done;
+      expect(r.code).toBe(130);
+      expect(r.stdout).not.toContain('Artifacts in');
+      const hint = /cd (\S+) && node \S+ (run --resume .*)$/m.exec(r.stdout);
+      expect(hint?.[1]).toBe(dir);
+      expect(hint?.[2]).toContain('--set cli.backend=fake');
+      // Following it finishes the demo.
+      const args = (hint?.[2] ?? '').split(' ');
+      const again = await runRalph([...args, '--no-tui'], dir);
+      expect(again.code, again.stderr).toBe(0);
+      expect(readdirSync(join(dir, 'done')).sort()).toEqual(['item-1.txt', 'item-2.txt', 'item-3.txt']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('ralph demo --dir', () => {
