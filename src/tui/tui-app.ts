@@ -2,7 +2,7 @@ import { Box, Text, useInput } from 'ink';
 import { createElement as h, useState } from 'react';
 import { formatSpan } from '../observe/format.ts';
 import { type FrameProps, useFrames } from './screen.ts';
-import { clip, headerLines, iterationRow, outputRows, type TuiLimits } from './tui-layout.ts';
+import { clip, headerLines, iterationRow, outputRows, type TuiLimits, wrapLines } from './tui-layout.ts';
 import type { TuiModel } from './tui-model.ts';
 
 /** What a key does: the TUI writes to the control inbox, never to the loop's state. */
@@ -174,7 +174,11 @@ export function TuiApp(props: TuiAppProps) {
                 { flexDirection: 'column', width: sideWidth },
                 pane(
                   'events',
-                  m.events.slice(0, eventRows).map((e) => e.text),
+                  // Wrapped, not cut: a URL or a path in an event is only useful whole.
+                  wrapLines(
+                    m.events.slice(0, eventRows).map((e) => e.text),
+                    sideWidth - 1,
+                  ).slice(0, eventRows),
                   sideWidth - 1,
                   eventRows,
                 ),

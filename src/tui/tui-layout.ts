@@ -8,6 +8,22 @@ export interface TuiLimits {
   maxRuntimeMs: number | undefined;
 }
 
+/** Each text cut into lines of at most `width` characters, continuation lines indented by two. */
+export function wrapLines(texts: readonly string[], width: number): string[] {
+  const out: string[] = [];
+  const w = Math.max(4, width);
+  for (const text of texts) {
+    let rest = text;
+    out.push(rest.slice(0, w));
+    rest = rest.slice(w);
+    while (rest.length > 0) {
+      out.push(`  ${rest.slice(0, w - 2)}`);
+      rest = rest.slice(w - 2);
+    }
+  }
+  return out;
+}
+
 /** Tokens, cost and runtime, each against its limit with a bar when there is one. */
 export function usageParts(tokens: number, costUsd: number, elapsedMs: number, limits: TuiLimits): string[] {
   const parts = [

@@ -112,3 +112,28 @@ describe('tui layout', () => {
     expect(bar(50, 10, 4)).toBe('▓▓▓▓ 100%');
   });
 });
+
+describe('wrapLines', () => {
+  it('cuts every text into lines of at most the width, losing nothing', async () => {
+    const { wrapLines } = await import('../../src/tui/tui-layout.ts');
+    const fc = (await import('fast-check')).default;
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ maxLength: 200 }), { maxLength: 5 }),
+        fc.integer({ min: 4, max: 80 }),
+        (texts, width) => {
+          const lines = wrapLines(texts, width);
+          for (const l of lines) expect(l.length).toBeLessThanOrEqual(width);
+          // Each text is its first line plus its continuations without their indent.
+          let i = 0;
+          for (const t of texts) {
+            let joined = lines[i++] ?? '';
+            while (i < lines.length && joined.length < t.length) joined += (lines[i++] ?? '').slice(2);
+            expect(joined).toBe(t);
+          }
+          expect(i).toBe(lines.length);
+        },
+      ),
+    );
+  });
+});
