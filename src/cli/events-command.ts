@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { ExitCode, UsageError } from '../errors.ts';
 import { type EventLine, readEventsSince } from '../state/events-log.ts';
 import { resolveEventsFile } from './emit-command.ts';
@@ -48,6 +49,7 @@ export async function eventsCommand(flags: EventsFlags, io: CliIO, signal?: Abor
     (iteration === undefined || e.iteration === iteration);
 
   const chunk = readEventsSince(file, 0);
+  reportSkipped(file, chunk, io);
   let events = chunk.items.flatMap((i) => (i.ok ? [i.event] : [])).filter(keep);
   if (last !== undefined) events = events.slice(-last);
   if (format === 'json') {
@@ -64,4 +66,24 @@ export async function eventsCommand(flags: EventsFlags, io: CliIO, signal?: Abor
     for (const item of next.items) if (item.ok && keep(item.event)) io.out(`${formatRow(item.event)}\n`);
   }
   return ExitCode.ok;
+}
+
+/**
+ * Lines of the events file that are not events (damaged, or a last line a crash left unfinished)
+ * are skipped, said on stderr, and left in the file: the output is never silently partial.
+ */
+function reportSkipped(file: string, chunk: ReturnType<typeof readEventsSince>, io: CliIO): void {
+  const bad = chunk.items.flatMap((i) => (i.ok ? [] : [i.malformed]));
+  let size = 0;
+  try {
+    size = statSync(file).size;
+  } catch {
+    // no file: nothing was skipped
+  }
+  const unfinished = size > chunk.nextOffset;
+  if (bad.length === 0 && !unfinished) return;
+  const parts: string[] = [];
+  if (bad.length > 0) parts.push(`${bad.length} line(s) that are not events (first: ${bad[0]?.error})`);
+  if (unfinished) parts.push('an unfinished last line (a write cut short)');
+  io.err(`ralph: ${file}: skipped ${parts.join(' and ')}; the file is left as it is\n`);
 }

@@ -82,8 +82,23 @@ describe('a torn last line in a JSON-lines file', () => {
     writeFileSync(events, `${readFileSync(events, 'utf8')}{"topic":"half`);
     const emit = await runRalph(['emit', 'after.tear', 'kept'], dir);
     expect(emit.code, emit.stderr).toBe(0);
-    const shown = JSON.parse((await runRalph(['events', '--format', 'json'], dir)).stdout);
+    const r = await runRalph(['events', '--format', 'json'], dir);
+    const shown = JSON.parse(r.stdout);
     expect(shown.map((e: { topic: string }) => e.topic)).toContain('after.tear');
+    // What was skipped is said, on stderr (stdout stays valid JSON), and stays in the file.
+    expect(r.stderr).toContain(`ralph: ${events}: skipped 1 line(s) that are not events (first: not JSON`);
+    expect(readFileSync(events, 'utf8')).toContain('{"topic":"half');
+  });
+
+  it('ralph events names an unfinished last line (a crash mid-write) instead of hiding it', async () => {
+    const dir = await stoppedRun();
+    const events = join(dir, readState(dir).events_file);
+    writeFileSync(events, `${readFileSync(events, 'utf8')}{"topic":"cut`);
+    const r = await runRalph(['events'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      'skipped an unfinished last line (a write cut short); the file is left as it is',
+    );
   });
 });
 
