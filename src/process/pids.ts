@@ -43,6 +43,27 @@ export function readProcStat(pid: number): ProcStat | undefined {
   };
 }
 
+let bootMs: number | undefined;
+
+/**
+ * When a process started (epoch ms, to 10 ms), from /proc: boot time plus its start in clock ticks
+ * (100 a second on Linux). Undefined elsewhere or when it is gone.
+ */
+export function processStartedAtMs(pid: number): number | undefined {
+  const ticks = Number(readProcStat(pid)?.startTime);
+  if (!Number.isFinite(ticks)) return undefined;
+  if (bootMs === undefined) {
+    try {
+      const m = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'));
+      if (!m) return undefined;
+      bootMs = Number(m[1]) * 1000;
+    } catch {
+      return undefined;
+    }
+  }
+  return bootMs + ticks * 10;
+}
+
 /**
  * Processes (and threads) created on this machine since boot (`processes` in /proc/stat), or
  * undefined without /proc. Two equal readings mean nothing at all was started in between.

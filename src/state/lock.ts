@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { LockHeldError, RalphError } from '../errors.ts';
-import { isPidAlive, readProcStat } from '../process/pids.ts';
+import { isPidAlive, processStartedAtMs, readProcStat } from '../process/pids.ts';
 import { writeJsonAtomicSync } from './atomic-write.ts';
 
 /** Content of `.ralph/loop.lock`. */
@@ -28,8 +29,15 @@ export function readLock(path: string): LockInfo | undefined {
 export function lockHolderAlive(info: LockInfo): boolean {
   if (info.host !== hostname()) return true;
   if (!isPidAlive(info.pid)) return false;
-  const now = readProcStat(info.pid)?.startTime;
-  return info.start_time === undefined || now === undefined || now === info.start_time;
+  if (info.start_time !== undefined) {
+    const now = readProcStat(info.pid)?.startTime;
+    return now === undefined || now === info.start_time;
+  }
+  // A lock without a start time (written elsewhere, or by an older Ralph): a process that started
+  // after the lock was taken cannot be its holder — the pid was reused.
+  const started = processStartedAtMs(info.pid);
+  const taken = Date.parse(info.started_at);
+  return started === undefined || Number.isNaN(taken) || started <= taken + 2000;
 }
 
 /** A held workspace lock; `release()` is idempotent and only removes the lock if it is still ours. */
@@ -81,13 +89,16 @@ function createComplete(path: string, info: LockInfo): boolean {
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    // The lock's own path and directory, not the private temp file the error names.
+    const e = error as NodeJS.ErrnoException;
+    const why = e.code ? `${e.message.split(',')[0]?.replace(`${e.code}: `, '')} (${e.code})` : e.message;
     throw new RalphError(
       'lock_failed',
-      `cannot create the workspace lock ${path}: ${(error as Error).message} — check that the directory is writable`,
+      `cannot create the workspace lock ${path}: ${why} — check that ${dirname(path)} is writable by you`,
       { cause: error },
     );
   } finally {
-    rmSync(tmp, { force: true });
+    removeQuietly(tmp);
   }
 }
 
@@ -104,4 +115,13 @@ function makeHeld(path: string, info: LockInfo, tookOver: LockInfo | undefined):
         rmSync(path, { force: true });
     },
   };
+}
+
+/** The temp file goes; a directory that is not one (the error above says so) must not mask it. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // nothing was created there
+  }
 }

@@ -49,6 +49,33 @@ describe('workspace lock', () => {
     held.release();
   });
 
+  it('a lock without a start time: stale when its pid now belongs to a process started after it', () => {
+    const file = join(makeWorkspace(), 'loop.lock');
+    // Our pid, but the lock was taken years before this process started.
+    writeFileSync(
+      file,
+      JSON.stringify({ pid: process.pid, host: hostname(), started_at: '2001-01-01T00:00:00Z' }),
+    );
+    const held = acquireLock(file, 'run');
+    expect(held.tookOver?.started_at).toBe('2001-01-01T00:00:00Z');
+    held.release();
+    // Taken after this process started: this process may well be its holder.
+    writeFileSync(
+      file,
+      JSON.stringify({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() }),
+    );
+    expect(() => acquireLock(file, 'run')).toThrow(LockHeldError);
+  });
+
+  it('a lock that cannot be created names the lock and its directory, not a temp file', () => {
+    const notADir = join(makeWorkspace(), 'file');
+    writeFileSync(notADir, 'x');
+    const lock = join(notADir, 'loop.lock');
+    expect(() => acquireLock(lock, 'run')).toThrow(
+      `cannot create the workspace lock ${lock}: not a directory (ENOTDIR) — check that ${notADir} is writable by you`,
+    );
+  });
+
   it('release does not remove a lock that now belongs to someone else', () => {
     const file = join(makeWorkspace(), 'loop.lock');
     const held = acquireLock(file, 'run');
