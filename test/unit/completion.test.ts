@@ -192,6 +192,25 @@ describe('withoutPromptEcho', () => {
     );
   });
 
+  it('an echo with CRLF line ends, or repeated, never completes the loop for the agent', () => {
+    const prompt = `Work on the task.\nWhen everything is done, print:\n${PROMISE}`;
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3 }), fc.boolean(), textLine, (times, crlf, before) => {
+        const echo = crlf ? prompt.replace(/\n/g, '\r\n') : prompt;
+        const output = `${before}\n${echo.repeat(times)}\n`;
+        expect(promiseFulfilled(output, PROMISE, prompt)).toBe(false);
+        // The agent's own promise after the echoes still counts.
+        expect(promiseFulfilled(`${output}${PROMISE}\n`, PROMISE, prompt)).toBe(true);
+      }),
+    );
+  });
+
+  it('a prompt of a megabyte is found and removed as plain text', () => {
+    const prompt = `${'x'.repeat(1_000_000)}\n${PROMISE}`;
+    expect(promiseFulfilled(`${prompt}\n`, PROMISE, prompt)).toBe(false);
+    expect(promiseFulfilled(`${prompt}\ndone\n${PROMISE}\n`, PROMISE, prompt)).toBe(true);
+  });
+
   it('keeps everything when the prompt is not echoed', () => {
     expect(withoutPromptEcho('<event topic="a">x</event>', 'Do it.')).toBe('<event topic="a">x</event>');
   });

@@ -26,10 +26,14 @@ export function lastNonEmptyLine(text: string): string | undefined {
  * in the prompt — a promise, an example `<event>` tag — may count as if the agent had said it.
  */
 export function withoutPromptEcho(output: string, prompt: string): string {
-  const body = prompt.trim();
+  const body = prompt.replace(/\r\n/g, '\n').trim();
   if (body.length === 0) return output;
-  const at = output.lastIndexOf(body);
-  return at >= 0 ? output.slice(0, at) + output.slice(at + body.length) : output;
+  // Every echo goes (an agent may echo more than once), and the one a terminal (a pty-driven CLI)
+  // prints with CRLF line ends too; the agent's own text is kept exactly as it was.
+  let text = output.includes(body) ? output.split(body).join('') : output;
+  const crlf = body.replace(/\n/g, '\r\n');
+  if (crlf !== body && text.includes(crlf)) text = text.split(crlf).join('');
+  return text;
 }
 
 /**
