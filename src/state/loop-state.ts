@@ -220,6 +220,29 @@ const stateShape = z.looseObject({
   signature_repeats: count.default(0),
   malformed_streak: count.default(0),
   idle: z.boolean().default(false),
+  idle_next_scan_at: z.number().nullable().optional(),
+  parked: z
+    .looseObject({ until: z.number(), message: z.string(), transient: z.boolean() })
+    .nullable()
+    .optional(),
+  parks: z.looseObject({ rateLimit: count, transient: count }).optional(),
+  checklist: nullableString.optional(),
+  start_milestone: nullableString.optional(),
+  start_progress: z.looseObject({ tasks_done: count, milestones_done: count }).nullable().optional(),
+  tdd: z
+    .looseObject({
+      report_misses: count,
+      report_feedback: nullableString,
+      last_signature: nullableString,
+      signature_repeats: count,
+    })
+    .optional(),
+  last_record: z.looseObject({ iteration: z.number().int().positive() }).nullable().optional(),
+  feedback: nullableString.optional(),
+  pending_stop: z
+    .looseObject({ reason: z.string(), message: z.string(), exit_code: z.number().int() })
+    .nullable()
+    .optional(),
   control: z.looseObject({ offset: count, consumed: z.array(z.string()) }).optional(),
   guidance: z
     .array(

@@ -28,6 +28,11 @@ describe('a damaged .ralph/state.json', () => {
       (t) => JSON.stringify({ ...JSON.parse(t), status: undefined, tokens: undefined }),
       /status: .*tokens/,
     ],
+    [
+      'has an optional field of the wrong shape',
+      (t) => JSON.stringify({ ...JSON.parse(t), parked: 'soon', last_record: { iteration: 'two' } }),
+      /parked: .*last_record\.iteration/,
+    ],
     ['is truncated', (t) => t.slice(0, t.length / 2), /JSON/],
     ['is garbage', () => '\u0000\u0001not json at all', /JSON/],
     ['is empty', () => '', /the file is empty/],
