@@ -19,7 +19,29 @@ export type PendingChanges = () => Promise<WorkingTreeChange[]>;
 export interface WorkingTreeCache {
   /** Uncommitted changes minus the excluded paths, exactly as `workingTreeChanges` returns them. */
   changes(): Promise<WorkingTreeChange[]>;
+  /** `git status` runs so far (the rest were answered from the cache): for tests and the bench. */
+  readonly statusRuns: number;
   close(): void;
+}
+
+/**
+ * Directories git ignores as a whole (`node_modules/`, `dist/` …), relative to the top, as one
+ * sorted key: they are not watched, since nothing in them shows in `git status`.
+ */
+async function ignoredDirs(top: string): Promise<string[]> {
+  const out = await runGit(top, [
+    'ls-files',
+    '--others',
+    '--ignored',
+    '--exclude-standard',
+    '--directory',
+    '-z',
+  ]);
+  return out
+    .split('\0')
+    .filter((p) => p.endsWith('/'))
+    .map((p) => p.slice(0, -1))
+    .sort();
 }
 
 /** Beyond this many directories the work tree is not watched: every call runs `git status`. */
@@ -74,7 +96,8 @@ function statKey(path: string): string {
 
 /**
  * A cache of `git status` for a loop: the work tree is watched (every directory but the git dir
- * and the excluded paths), and `git status` runs again only when a watched path changed, or the
+ * and the excluded paths, and the directories git ignores as a whole), and `git status` runs again
+ * only when a watched path changed, or the
  * index, HEAD, the configuration or an ignore/attributes file did. A repository with submodules,
  * or too many directories to watch, gets a plain `git status` every time. Not seen: a file changed
  * only through a shared memory map (inotify does not report those writes).
@@ -90,6 +113,14 @@ export function createWorkingTreeCache(
   let config: { key: string; files: string[] } | undefined;
   let last: { changes: number; key: string; entries: WorkingTreeChange[] } | undefined;
   let closed = false;
+  let statusRuns = 0;
+  let incompleteCalls = 0;
+  /** The ignored directories the current watch leaves out. */
+  let unwatched = '';
+  const status = () => {
+    statusRuns++;
+    return statusEntries(root);
+  };
 
   const gitFiles = (l: Layout) => [
     join(l.gitDir, 'index'),
@@ -114,7 +145,7 @@ export function createWorkingTreeCache(
     return [head.commit, config.key, ...gitFiles(l).map(statKey)].join('|');
   };
 
-  const startWatch = (l: Layout) => {
+  const startWatch = async (l: Layout) => {
     // Submodules keep their HEADs under the git dir, outside the watched tree.
     if (existsSync(join(l.top, '.gitmodules')) || existsSync(join(l.commonDir, 'modules'))) {
       watching = false;
@@ -123,9 +154,17 @@ export function createWorkingTreeCache(
     const gitDirInTree = relative(l.top, l.gitDir);
     const inTree = gitDirInTree !== '' && !gitDirInTree.startsWith('..') && !isAbsolute(gitDirInTree);
     const fromTop = excludedFromTop(l.prefix, exclude);
+    const ignored = await ignoredDirs(l.top);
+    if (closed) return;
+    unwatched = ignored.join('\0');
+    const skipped = new Set(ignored);
     tree = watchTree(l.top, {
       maxDirs: MAX_WATCHED_DIRS,
-      skip: (rel) => rel === '.git' || (inTree && rel === gitDirInTree) || isExcludedPath(rel, fromTop),
+      skip: (rel) =>
+        rel === '.git' ||
+        (inTree && rel === gitDirInTree) ||
+        skipped.has(rel) ||
+        isExcludedPath(rel, fromTop),
     });
   };
 
@@ -133,9 +172,19 @@ export function createWorkingTreeCache(
     async changes() {
       layout ??= await readLayout(root);
       const l = layout;
-      if (watching && tree === undefined && !closed) startWatch(l);
-      if (closed || !watching || !tree?.complete)
-        return withoutExcluded(await statusEntries(root), l.prefix, exclude);
+      if (watching && tree === undefined && !closed) await startWatch(l);
+      if (closed || !watching || !tree) return withoutExcluded(await status(), l.prefix, exclude);
+      if (!tree.complete) {
+        // Given up (too many directories: an ignored one, like node_modules, made after the watch
+        // began?): now and then, see whether leaving out what git ignores now makes it fit.
+        const entries = await status();
+        if (++incompleteCalls % 10 === 1 && (await ignoredDirs(l.top)).join('\0') !== unwatched) {
+          tree.close();
+          tree = undefined;
+          last = undefined;
+        }
+        return withoutExcluded(entries, l.prefix, exclude);
+      }
       // Every change made before this call is queued by the kernel already: one full turn of the
       // event loop (an immediate scheduled from an immediate runs after the next I/O poll)
       // delivers it before the counts are compared.
@@ -144,9 +193,18 @@ export function createWorkingTreeCache(
       if (last !== undefined && last.changes === tree.changes && last.key === key && tree.complete)
         return withoutExcluded(last.entries, l.prefix, exclude);
       const changes = tree.changes;
-      const entries = await statusEntries(root);
-      last = { changes, key, entries };
+      const entries = await status();
+      // A change may have been to what git ignores (a .gitignore edited): the watch must leave out
+      // exactly the directories git ignores, so it is made again when they differ.
+      if ((await ignoredDirs(l.top)).join('\0') !== unwatched) {
+        tree.close();
+        tree = undefined;
+        last = undefined;
+      } else last = { changes, key, entries };
       return withoutExcluded(entries, l.prefix, exclude);
+    },
+    get statusRuns() {
+      return statusRuns;
     },
     close() {
       closed = true;

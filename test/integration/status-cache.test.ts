@@ -136,6 +136,40 @@ describe('the cached git status of a loop', () => {
     expect((await cache.changes()).map((c) => c.path)).toEqual(['other/b.txt']);
   });
 
+  it('leaves out what git ignores (a node_modules of 4,100 directories) and still caches', async () => {
+    const dir = makeGitWorkspace({ 'a.txt': 'a\n', '.gitignore': 'node_modules/\n' });
+    for (let i = 0; i < 4100; i++) mkdirSync(join(dir, 'node_modules', `p${i}`), { recursive: true });
+    const cache = cacheFor(dir);
+    await expectSameAsStatus(cache, dir);
+    const runs = cache.statusRuns;
+    // Nothing changed, or only inside the ignored directory: answered from the cache.
+    await expectSameAsStatus(cache, dir);
+    writeFileSync(join(dir, 'node_modules', 'p7', 'index.js'), 'x');
+    await expectSameAsStatus(cache, dir);
+    expect(cache.statusRuns).toBe(runs);
+    // A change git sees is seen.
+    appendFileSync(join(dir, 'a.txt'), 'more\n');
+    await expectSameAsStatus(cache, dir);
+    expect(cache.statusRuns).toBe(runs + 1);
+  });
+
+  it('follows a .gitignore edit: a directory no longer ignored is watched from then on', async () => {
+    const dir = makeGitWorkspace({ 'a.txt': 'a\n', '.gitignore': 'build/\n' });
+    write(dir, 'build/out.txt', 'old\n');
+    const cache = cacheFor(dir);
+    await expectSameAsStatus(cache, dir);
+    writeFileSync(join(dir, '.gitignore'), '');
+    await expectSameAsStatus(cache, dir);
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'track build');
+    await expectSameAsStatus(cache, dir);
+    // Inside the directory that used to be left out: a change git now sees.
+    writeFileSync(join(dir, 'build', 'out.txt'), 'new\n');
+    await expectSameAsStatus(cache, dir);
+    write(dir, 'build/more/deep.txt', 'x\n');
+    await expectSameAsStatus(cache, dir);
+  });
+
   it('still runs `git status` each time in a repository with submodules', async () => {
     const dir = makeGitWorkspace({ 'a.txt': 'a\n', '.gitmodules': '' });
     const cache = cacheFor(dir);
