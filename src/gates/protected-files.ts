@@ -91,9 +91,27 @@ export function matchProtected(workspace: string, globs: readonly string[]): str
   return [...found].sort();
 }
 
+const known = new Map<string, { key: string; hash: string }>();
+/** A file changed this recently may change again within the same timestamp: always hashed (as git does). */
+const RACY_NS = 2_000_000_000n;
+
+/**
+ * The file's sha256, or null when it cannot be read. A file whose identity, size and change times
+ * are as when it was last hashed is not read again (every iteration checks every protected file).
+ */
 export function hashFile(path: string): string | null {
   try {
-    return createHash('sha256').update(readFileSync(path)).digest('hex');
+    const st = statSync(path, { bigint: true });
+    const key = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    const hit = known.get(path);
+    if (hit?.key === key) return hit.hash;
+    const hash = createHash('sha256').update(readFileSync(path)).digest('hex');
+    const racy = BigInt(Date.now()) * 1_000_000n - st.ctimeNs < RACY_NS;
+    if (!racy) {
+      if (known.size > 10_000) known.clear();
+      known.set(path, { key, hash });
+    }
+    return hash;
   } catch {
     return null;
   }
