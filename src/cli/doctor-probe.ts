@@ -9,6 +9,7 @@ import { UsageMeter } from '../engine/context/usage-meter.ts';
 import type { TokenTotals } from '../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
 import { installHint } from '../process/find-executable.ts';
+import { sweepMarkedProcesses } from '../process/marked-processes.ts';
 import { type SuperviseResult, supervise } from '../process/supervisor.ts';
 import type { CliIO } from './io.ts';
 
@@ -102,6 +103,8 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
   const events: AgentEvent[] = [];
   let resultError = false;
   const scratch = mkdtempSync(join(tmpdir(), 'ralph-probe-'));
+  // Its own mark: what the probed agent leaves running (a detached helper) is swept afterwards.
+  const probeRun = `doctor-probe-${process.pid}-${Date.now()}`;
   // The agent runs in its own process group: Ctrl-C must kill it rather than orphan it.
   const controller = new AbortController();
   const onSignal = () => controller.abort('interrupted');
@@ -120,7 +123,7 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
         workspace: io.cwd,
         iteration: 1,
         hat: null,
-        runId: 'doctor-probe',
+        runId: probeRun,
         human: { timeoutSeconds: config.human.timeout_seconds, defaultAnswer: config.human.default_answer },
         extra: [config.cli.env, invocation.env],
       }),
@@ -170,6 +173,9 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await sweepMarkedProcesses({ runId: probeRun }, config.event_loop.kill_grace_seconds * 1000).catch(
+      () => [],
+    );
     rmSync(scratch, { recursive: true, force: true });
   }
 }

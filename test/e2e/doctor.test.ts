@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, runRalph } from '../helpers/workspace.ts';
+import { cleanupWorkspaces, makeWorkspace, pidAlive, runRalph } from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);
 
@@ -302,6 +302,28 @@ describe('ralph doctor --probe', () => {
       tokens: { input: 1200, output: 3, total: 1203 },
       cost_usd: 0.0042,
     });
+  });
+
+  it('sweeps what the probed agent left running outside its process group', async () => {
+    // The probe's PATH holds only fake CLIs: the tools go by their full paths.
+    const which = (tool: string) =>
+      execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+    const [setsid, sleep] = [which('setsid'), which('sleep')];
+    const dir = probeWorkspace([
+      `run: "${setsid} /bin/sh -c 'echo $$ > escaped.pid; exec ${sleep} 300' >/dev/null 2>&1 &"`,
+      `run: "while [ ! -s escaped.pid ]; do ${sleep} 0.05; done"`,
+      'print: OK',
+    ]);
+    const env = agentEnv();
+    // The scripted agent's `run` needs sh.
+    const r = await runRalph(['doctor', '--probe'], dir, {
+      ...env,
+      PATH: `${env.PATH}:${dirname(which('sh'))}`,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const pid = Number(readFileSync(join(dir, 'escaped.pid'), 'utf8'));
+    expect(pid).toBeGreaterThan(0);
+    expect(pidAlive(pid)).toBe(false);
   });
 
   it('prints ✗ with the reason and exits 1 when the agent fails', async () => {
