@@ -149,6 +149,8 @@ export async function markDone(
     const item = planItems(text).find((i) => i.text === task.title);
     if (!item) return null;
     lines.splice(item.index, 1);
+    // The list's last item gone: no second blank line where it was.
+    if (lines[item.index - 1]?.trim() === '' && lines[item.index]?.trim() === '') lines.splice(item.index, 1);
     const progressPath = join(root, PROGRESS_FILE);
     const entry = `- ${task.title} (merged in ${mergedCommit.slice(0, 8)} by a parallel worker)`;
     const progress = existsSync(progressPath) ? readFileSync(progressPath, 'utf8') : '# Progress\n';

@@ -197,7 +197,7 @@ describe('ralph run --parallel', () => {
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stderr).toContain('plan tasks');
     expect(readFileSync(join(dir, 'IMPLEMENTATION_PLAN.md'), 'utf8')).toBe(
-      '# Implementation Plan\n\n## Remaining Tasks\n\n\n## Notes\n\n- keep it small\n',
+      '# Implementation Plan\n\n## Remaining Tasks\n\n## Notes\n\n- keep it small\n',
     );
     const progress = readFileSync(join(dir, 'PROGRESS.md'), 'utf8');
     expect(progress).toMatch(/- Build alpha \(specs\/a\.md\) \(merged in [0-9a-f]{8} by a parallel worker\)/);
