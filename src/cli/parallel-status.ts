@@ -1,9 +1,13 @@
-import { join } from 'node:path';
 import { formatCost } from '../observe/format.ts';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
-import { readLoopState } from '../state/loop-state.ts';
-import { type ParallelState, parallelPaths, readParallelState } from '../state/parallel-files.ts';
-import { ralphPaths } from '../state/paths.ts';
+import { loopStateOf } from '../state/loop-state.ts';
+import {
+  coordinatorPid,
+  type ParallelState,
+  parallelPaths,
+  readParallelState,
+  repoTopOf,
+  workerWorkspace,
+} from '../state/parallel-files.ts';
 
 /** The parallel run of this workspace, if there ever was one, and whether its coordinator runs. */
 export function readParallelStatus(
@@ -11,9 +15,8 @@ export function readParallelStatus(
 ): { state: ParallelState; running: boolean; pid: number | null } | undefined {
   const state = readParallelState(parallelPaths(workspace).state);
   if (!state) return undefined;
-  const lock = readLock(ralphPaths(workspace).lock);
-  const running = lock !== undefined && lock.run_id === state.id && lockHolderAlive(lock);
-  return { state, running, pid: running ? (lock?.pid ?? null) : null };
+  const pid = coordinatorPid(workspace, state);
+  return { state, running: pid !== null, pid };
 }
 
 /** `ralph status` lines of a parallel run: the run, then one line per task with its worker's progress. */
@@ -37,7 +40,7 @@ export function parallelStatusLines(
   for (const t of tasks) {
     let detail = '';
     if (t.state === 'working') {
-      const w = readLoopState(ralphPaths(join(workspace, '.ralph', 'worktrees', t.worktree)).state);
+      const w = loopStateOf(workerWorkspace(repoTopOf(workspace), workspace, t.worktree));
       detail = w ? ` — iteration ${w.current?.number ?? w.iterations}, ${w.status}` : '';
     }
     const why = t.reason ? ` (${t.reason})` : '';

@@ -1,8 +1,14 @@
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
-import { type LoopState, readLoopState } from '../state/loop-state.ts';
-import { type ParallelState, parallelPaths, readParallelState } from '../state/parallel-files.ts';
+import { join, sep } from 'node:path';
+import { loopStateOf } from '../state/loop-state.ts';
+import {
+  coordinatorPid,
+  type ParallelState,
+  parallelPaths,
+  readParallelState,
+  repoTopOf,
+  workerWorkspace,
+} from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { readRegistry } from '../state/run-registry.ts';
 import { runKey } from './run-data.ts';
@@ -58,25 +64,8 @@ export function parallelWorkspaces(env: NodeJS.ProcessEnv): string[] {
   return [...found];
 }
 
-/** The repository's top: the nearest folder up with `.git` (a directory, or a worktree's file). */
-function repoTop(workspace: string): string {
-  for (let dir = workspace; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, '.git'))) return dir;
-    if (dirname(dir) === dir) return workspace;
-  }
-}
-
-function loopState(dir: string): LoopState | undefined {
-  try {
-    return readLoopState(ralphPaths(dir).state);
-  } catch {
-    return undefined;
-  }
-}
-
 export function readParallelRun(workspace: string): ParallelRunView {
   const key = runKey(workspace);
-  const lock = readLock(ralphPaths(workspace).lock);
   const base = { key, workspace, workers: [] as ParallelWorkerView[] };
   let state: ParallelState | undefined;
   try {
@@ -85,14 +74,13 @@ export function readParallelRun(workspace: string): ParallelRunView {
     return { ...base, state: undefined, alive: false, error: (error as Error).message };
   }
   // The lock is the coordinator's while it names this parallel run.
-  const alive = state !== undefined && lock?.run_id === state.id && lockHolderAlive(lock);
+  const alive = state !== undefined && coordinatorPid(workspace, state) !== null;
   if (!state) return { ...base, state, alive };
-  const repo = repoTop(workspace);
-  const sub = relative(repo, workspace);
+  const repo = repoTopOf(workspace);
   for (const t of Object.values(state.tasks)) {
     if (t.state !== 'working' && !(t.state === 'merging' && t.worker === 'merge')) continue;
-    const dir = join(repo, '.ralph', 'worktrees', t.worktree, sub);
-    const s = loopState(dir);
+    const dir = workerWorkspace(repo, workspace, t.worktree);
+    const s = loopStateOf(dir);
     base.workers.push({
       worker: t.worker ?? '?',
       task: t.id,

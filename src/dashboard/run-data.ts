@@ -6,7 +6,7 @@ import { STREAM_FILE, type StreamLine } from '../observe/event-stream-file.ts';
 import type { IterationRecord } from '../observe/events.ts';
 import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
-import { type LoopState, readLoopState } from '../state/loop-state.ts';
+import { type LoopState, loopStateOf } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { type RegistryEntry, readRegistry } from '../state/run-registry.ts';
 
@@ -31,18 +31,10 @@ export function runKey(workspace: string): string {
   return createHash('sha256').update(workspace).digest('hex').slice(0, 12);
 }
 
-function readState(workspace: string): LoopState | undefined {
-  try {
-    return readLoopState(ralphPaths(workspace).state);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Where a run stands, from its registry line, state.json and lock (pure apart from the reads). */
 export function summarize(entry: RegistryEntry, now: number): RunSummary {
   const paths = ralphPaths(entry.workspace);
-  const state = readState(entry.workspace);
+  const state = loopStateOf(entry.workspace);
   const lock = readLock(paths.lock);
   const alive = lock !== undefined && lockHolderAlive(lock);
   const base = {

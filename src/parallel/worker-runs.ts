@@ -1,8 +1,8 @@
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
-import { type LoopState, readLoopState } from '../state/loop-state.ts';
+import { type LoopState, loopStateOf } from '../state/loop-state.ts';
 import {
   type Claim,
   claimAlive,
@@ -13,12 +13,13 @@ import {
   readClaims,
   releaseClaim,
   takeClaim,
+  workerWorkspace,
 } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { WorkerView } from './parallel-events.ts';
 import { adoptWorker, type SpawnWorker, type WorkerHandle } from './worker-process.ts';
 import { type Assignment, assignmentPrompt, workerConfig, writeWorkerSpec } from './worker-spec.ts';
-import { ensureWorktree, worktreePath } from './worktrees.ts';
+import { ensureWorktree } from './worktrees.ts';
 
 /** What a parallel run's worker processes share: where things are and what they run. */
 export interface WorkerSetup {
@@ -49,20 +50,12 @@ export interface ActiveWorker {
 
 /** The workspace of a task's worktree: the same place in it as the coordinator's in the repository. */
 export function taskWorkspace(setup: Pick<WorkerSetup, 'repo' | 'workspace'>, task: ParallelTask): string {
-  return join(worktreePath(setup.repo, task.worktree), relative(setup.repo, setup.workspace));
-}
-
-export function readWorkerState(dir: string): LoopState | undefined {
-  try {
-    return readLoopState(ralphPaths(dir).state);
-  } catch {
-    return undefined;
-  }
+  return workerWorkspace(setup.repo, setup.workspace, task.worktree);
 }
 
 /** Counts what the worktree's current run spent, once per run id (re-reading it overwrites). */
 export function account(task: ParallelTask, dir: string): LoopState | undefined {
-  const s = readWorkerState(dir);
+  const s = loopStateOf(dir);
   if (s) task.runs[s.run_id] = { cost_usd: s.cost_usd, tokens: s.tokens.total };
   return s;
 }
@@ -80,7 +73,7 @@ export function spent(state: ParallelState): { costUsd: number; tokens: number }
 
 /** How a retry starts: an interrupted run goes on (its iteration re-runs), a finished one starts over. */
 function retryMode(dir: string): StartMode {
-  const s = readWorkerState(dir);
+  const s = loopStateOf(dir);
   return s && (s.status === 'running' || s.status === 'interrupted') ? 'resume' : 'fresh';
 }
 
@@ -112,7 +105,7 @@ export async function startWorker(setup: WorkerSetup, o: StartOptions): Promise<
     promise,
   });
   const mode = resolve ? 'fresh' : retryMode(dir);
-  const priorRun = mode === 'fresh' ? readWorkerState(dir)?.run_id : undefined;
+  const priorRun = mode === 'fresh' ? loopStateOf(dir)?.run_id : undefined;
   const specFile = writeWorkerSpec(setup.paths.specs, {
     workspace: dir,
     config,
@@ -182,7 +175,7 @@ function idle(worker: string): WorkerView {
 }
 
 function viewOf(a: ActiveWorker): WorkerView {
-  const s = readWorkerState(a.dir);
+  const s = loopStateOf(a.dir);
   return {
     worker: a.worker,
     task: a.task.id,

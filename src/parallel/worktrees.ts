@@ -4,14 +4,17 @@ import { RalphError } from '../errors.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { readLoopState } from '../state/loop-state.ts';
-import { type ParallelState, parallelPaths, readParallelState } from '../state/parallel-files.ts';
+import {
+  type ParallelState,
+  parallelPaths,
+  readParallelState,
+  worktreePath,
+} from '../state/parallel-files.ts';
+
+export { worktreePath };
+
 import { ralphPaths } from '../state/paths.ts';
 import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
-
-/** Where `ralph run --worktree NAME` keeps its checkout (DESIGN.md §5): `.ralph/worktrees/NAME`. */
-export function worktreePath(root: string, name: string): string {
-  return join(ralphPaths(root).dir, 'worktrees', name);
-}
 
 export function worktreeBranch(name: string): string {
   return `ralph/${name}`;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { RalphError } from '../errors.ts';
 import { writeJsonAtomicSync } from './atomic-write.ts';
+import { ralphPaths } from './paths.ts';
 
 /** An event waiting to be routed (kept in state.json). `source` says who published it (agent, tag, starting_event, …). */
 export interface PendingEvent {
@@ -333,4 +334,16 @@ export function writeLoopState(path: string, state: LoopState, options: { fsync?
 /** A run is unfinished when it crashed mid-loop or was interrupted: a plain `ralph run` must not clobber it. */
 export function isUnfinished(state: LoopState): boolean {
   return LIVE_STATUSES.includes(state.status) || state.status === 'interrupted';
+}
+
+/**
+ * A workspace's loop state for a view (dashboard, status of a worker): undefined when there is
+ * none or it is damaged — the loop itself, `ralph status` and `--resume` report the damage.
+ */
+export function loopStateOf(workspace: string): LoopState | undefined {
+  try {
+    return readLoopState(ralphPaths(workspace).state);
+  } catch {
+    return undefined;
+  }
 }

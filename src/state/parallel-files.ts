@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { isPidAlive, readProcStat } from '../process/pids.ts';
 import { writeJsonAtomicSync } from './atomic-write.ts';
-import { RALPH_DIR } from './paths.ts';
+import { lockHolderAlive, readLock } from './lock.ts';
+import { RALPH_DIR, ralphPaths } from './paths.ts';
 
 /** `.ralph/parallel/` of the coordinating workspace (DESIGN.md §5 "Parallel loops"). */
 export interface ParallelPaths {
@@ -31,6 +32,30 @@ export function parallelPaths(root: string): ParallelPaths {
     specs: join(dir, 'workers'),
     logs: join(dir, 'logs'),
   };
+}
+
+/** Where `ralph run --worktree NAME` and a parallel task keep their checkout: `.ralph/worktrees/NAME`. */
+export function worktreePath(repo: string, name: string): string {
+  return join(repo, RALPH_DIR, 'worktrees', name);
+}
+
+/** Where a task's worker runs: the coordinator's place in the repository, inside the task's worktree. */
+export function workerWorkspace(repo: string, coordinator: string, worktree: string): string {
+  return join(worktreePath(repo, worktree), relative(repo, coordinator));
+}
+
+/** The repository top of a workspace: the nearest folder up holding `.git` (a directory or a file). */
+export function repoTopOf(workspace: string): string {
+  for (let dir = workspace; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    if (dirname(dir) === dir) return workspace;
+  }
+}
+
+/** The pid of the coordinator running `state` in `workspace` (it holds the workspace's lock), or null. */
+export function coordinatorPid(workspace: string, state: Pick<ParallelState, 'id'>): number | null {
+  const lock = readLock(ralphPaths(workspace).lock);
+  return lock !== undefined && lock.run_id === state.id && lockHolderAlive(lock) ? lock.pid : null;
 }
 
 /** Where a task is in a parallel run. A task is `merged` only once its commit is on the target. */
