@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import {
   cleanupWorkspaces,
@@ -13,7 +14,6 @@ import {
   waitFor,
 } from '../helpers/workspace.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const running: RalphProcess[] = [];
 
 afterEach(async () => {
@@ -32,17 +32,7 @@ function parallelState(dir: string): Record<string, any> | null {
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
 }
 
-/** `ralph dashboard` on a free port, and a fetch that carries its cookie. */
-async function dashboard(): Promise<{ url: string; get: (path: string) => Promise<Response> }> {
-  const p = startRalph(['dashboard'], ROOT);
-  running.push(p);
-  await waitFor(() => /ralph dashboard: http:\/\/\S+/.test(p.stderr()), 15_000, 'the dashboard URL');
-  const url = /ralph dashboard: (http:\/\/\S+)/.exec(p.stderr())?.[1] as string;
-  const first = await fetch(url, { redirect: 'manual' });
-  const cookie = (first.headers.get('set-cookie') as string).split(';')[0] as string;
-  const origin = new URL(url).origin;
-  return { url, get: (path) => fetch(`${origin}${path}`, { headers: { cookie } }) };
-}
+const dashboard = () => openDashboard({ track: (p) => running.push(p) });
 
 describe('dashboard: a parallel run (real HTTP)', () => {
   it('lists it, shows the workers side by side and every task, refreshes over SSE, ends with the merged commits', {

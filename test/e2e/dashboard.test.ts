@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
 import {
   cleanupWorkspaces,
   fakeConfig,
@@ -16,7 +17,6 @@ import {
   waitFor,
 } from '../helpers/workspace.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const running: RalphProcess[] = [];
 
 afterEach(async () => {
@@ -27,15 +27,7 @@ afterEach(async () => {
   cleanupWorkspaces();
 });
 
-/** `ralph dashboard` on a free port; resolves with its URL (printed once, with the token). */
-async function startDashboard(args: string[] = []): Promise<{ url: string; origin: string; token: string }> {
-  const p = startRalph(['dashboard', ...args], ROOT);
-  running.push(p);
-  await waitFor(() => /ralph dashboard: http:\/\/\S+/.test(p.stderr()), 15_000, 'the dashboard URL');
-  const url = /ralph dashboard: (http:\/\/\S+)/.exec(p.stderr())?.[1] as string;
-  const u = new URL(url);
-  return { url, origin: u.origin, token: u.searchParams.get('token') as string };
-}
+const startDashboard = (args: string[] = []) => openDashboard({ track: (p) => running.push(p), args });
 
 describe('dashboard security (real HTTP requests)', () => {
   it('needs the token, sets an HttpOnly SameSite=Strict cookie, checks Host and Origin, never acts on GET', async () => {

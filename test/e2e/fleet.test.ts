@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openDashboard } from '../helpers/dashboard.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers } from '../helpers/marked-processes.ts';
 import { hasRedisServer, startRedis, type TestRedis } from '../helpers/redis-server.ts';
@@ -343,16 +344,12 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     const logs = await runRalph(['fleet', 'logs', first, '--redis', f.redis.url], f.root);
     expect(logs.stdout).toContain('Iteration: 3');
     // The dashboard lists fleet runs when a fleet Redis is configured.
-    const dash = startRalph(['dashboard'], f.root, { RALPH_REDIS_URL: f.redis.url });
-    f.workers.set('dashboard', dash);
-    const url = await until(
-      () => /ralph dashboard: (http:\/\/\S+)/.exec(dash.stderr())?.[1],
-      15_000,
-      'dashboard',
-    );
-    const login = await fetch(url, { redirect: 'manual' });
-    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
-    const page = await (await fetch(new URL('/', url), { headers: { cookie } })).text();
+    const dash = await openDashboard({
+      track: (p) => f.workers.set('dashboard', p),
+      cwd: f.root,
+      env: { RALPH_REDIS_URL: f.redis.url },
+    });
+    const page = await (await dash.get('/')).text();
     expect(page).toContain(`<tr data-fleet-run="${first}">`);
     expect(page).toContain('max_cost');
   }, 60_000);
