@@ -142,9 +142,13 @@ export async function markDone(
   const lines = text.split('\n');
   const files = [file];
   if (kind === 'checklist') {
-    const line = lines.findIndex((l) => /\[ \]/.test(l) && l.includes(task.title));
-    if (line < 0) return null;
-    lines[line] = (lines[line] ?? '').replace('[ ]', '[x]');
+    // The task's own line, as the parser reads it: an item whose text merely contains the title
+    // ("Add login" in "Add login form") is another task.
+    const item = parseChecklist(text)
+      .milestones.flatMap((m) => m.tasks)
+      .find((t) => !t.done && t.text === task.title);
+    if (!item) return null;
+    lines[item.line - 1] = (lines[item.line - 1] ?? '').replace('[ ]', '[x]');
   } else {
     const item = planItems(text).find((i) => i.text === task.title);
     if (!item) return null;
