@@ -7,11 +7,11 @@ import { safeRedisUrl } from '../fleet/fleet-errors.ts';
 import type { FleetJobSpec } from '../fleet/job-engine.ts';
 import { runGitRaw } from '../git/run-git.ts';
 import type { LoopEvent } from '../observe/events.ts';
-import { defaultWorkdir, fleetSettings, positiveFlag } from './fleet-settings.ts';
+import { defaultWorkdir, fleetSettings } from './fleet-settings.ts';
 import type { CliIO } from './io.ts';
-import { resolveRun } from './resolve-run.ts';
+import { numberFlag, resolveRun } from './resolve-run.ts';
 
-export interface WorkerFlags {
+interface WorkerFlags {
   concurrency: string;
   redis?: string | undefined;
   workdir?: string | undefined;
@@ -40,16 +40,16 @@ function workerLine(event: LoopEvent): string | undefined {
 /** `ralph fleet worker`: runs fleet jobs until drained (SIGTERM, Ctrl-C or `ralph fleet drain`). */
 export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<number> {
   const settings = fleetSettings(flags, io);
-  const concurrency = positiveFlag('--concurrency', flags.concurrency, true);
-  const lockDurationMs = positiveFlag('--lock-ms', flags.lockMs, true);
+  const concurrency = numberFlag('--concurrency', flags.concurrency, true);
+  const lockDurationMs = numberFlag('--lock-ms', flags.lockMs, true);
   if (lockDurationMs < 500) throw new UsageError('--lock-ms must be at least 500');
   const globalConcurrency =
     flags.globalConcurrency !== undefined
-      ? positiveFlag('--global-concurrency', flags.globalConcurrency, true)
+      ? numberFlag('--global-concurrency', flags.globalConcurrency, true)
       : settings.fleet.global_concurrency;
   const fleetMaxCostUsd =
     flags.fleetMaxCost !== undefined
-      ? positiveFlag('--fleet-max-cost', flags.fleetMaxCost, false)
+      ? numberFlag('--fleet-max-cost', flags.fleetMaxCost, false)
       : settings.fleet.max_cost_usd;
   const workdir = resolve(io.cwd, flags.workdir ?? defaultWorkdir(io.env));
   const workerId = flags.id ?? `${hostname()}-${process.pid}`;
@@ -102,7 +102,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<numb
   return 0;
 }
 
-export interface SubmitFlags {
+interface SubmitFlags {
   repo?: string | undefined;
   branch?: string | undefined;
   preset?: string | undefined;
@@ -135,8 +135,7 @@ export async function submitCommand(flags: SubmitFlags, io: CliIO): Promise<numb
   if (flags.preset !== undefined && flags.config !== undefined)
     throw new UsageError('pass either --preset or -c, not both');
   if (flags.preset !== undefined) findPreset(flags.preset);
-  const maxCostUsd =
-    flags.maxCost === undefined ? undefined : positiveFlag('--max-cost', flags.maxCost, false);
+  const maxCostUsd = flags.maxCost === undefined ? undefined : numberFlag('--max-cost', flags.maxCost, false);
   const settings = fleetSettings(flags, io);
   const { repo, branch } = await sourceOf(flags, io.cwd);
   const spec: FleetJobSpec = {

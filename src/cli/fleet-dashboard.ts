@@ -20,13 +20,17 @@ export function fleetForDashboard(
       io.err(`ralph dashboard: no fleet section: ${(error as Error).message}\n`);
     return undefined;
   }
-  let engine: JobEngine | undefined;
+  // The promise, not the engine: two first page views at once share one connection. A failed
+  // open is forgotten, so the next view tries again.
+  let engine: Promise<JobEngine> | undefined;
   const source: FleetSource = async () => {
-    if (!engine) {
-      const { openBullmqEngine } = await import('../fleet/bullmq-engine.ts');
-      engine = await openBullmqEngine(url);
-    }
-    return engine.list();
+    engine ??= import('../fleet/bullmq-engine.ts')
+      .then((m) => m.openBullmqEngine(url))
+      .catch((error: unknown) => {
+        engine = undefined;
+        throw error;
+      });
+    return (await engine).list();
   };
-  return { source, close: async () => engine?.close() };
+  return { source, close: async () => (await engine?.catch(() => undefined))?.close() };
 }

@@ -1,15 +1,15 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
-import type { RalphConfig } from '../config/schema.ts';
+import { type RalphConfig, REDIS_URL } from '../config/schema.ts';
 import { RalphError, UsageError } from '../errors.ts';
+import { userStateDir } from '../state/run-registry.ts';
 import type { CliIO } from './io.ts';
 import { configLayers } from './resolve-run.ts';
 
 /** The code of the error "no Redis URL anywhere" (the dashboard then simply has no fleet section). */
 export const NO_REDIS = 'fleet_no_redis';
 
-export interface FleetSettings {
+interface FleetSettings {
   redisUrl: string;
   fleet: RalphConfig['fleet'];
 }
@@ -32,21 +32,13 @@ export function fleetSettings(flags: { redis?: string | undefined }, io: CliIO):
       NO_REDIS,
       'no Redis for the fleet: pass --redis redis://HOST:PORT, set RALPH_REDIS_URL, or set fleet.redis in ~/.config/ralph/config.yml',
     );
-  if (!/^rediss?:\/\/./.test(url))
+  // fleet.redis was checked with the config; the flag and the variable are checked here.
+  if (!REDIS_URL.test(url))
     throw new UsageError(`${source} must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)`);
   return { redisUrl: url, fleet: config.fleet };
 }
 
-/** A flag that must be a positive number (an integer when `integer`). */
-export function positiveFlag(flag: string, value: string, integer: boolean): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-    throw new UsageError(`${flag} expects a positive ${integer ? 'integer' : 'number'}, got "${value}"`);
-  return n;
-}
-
 /** Where a worker clones run workspaces by default: `$XDG_STATE_HOME/ralph/fleet`. */
 export function defaultWorkdir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
-  return join(base, 'ralph', 'fleet');
+  return join(userStateDir(env), 'fleet');
 }

@@ -32,7 +32,8 @@ export interface ResolvedRun {
   backend: Backend;
 }
 
-function numberFlag(flag: string, value: string, integer: boolean): number {
+/** A flag that must be a positive number (an integer when `integer`). */
+export function numberFlag(flag: string, value: string, integer: boolean): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
     throw new UsageError(`${flag} expects a positive ${integer ? 'integer' : 'number'}, got "${value}"`);

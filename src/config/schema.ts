@@ -330,12 +330,15 @@ export const mergeSchema = z.strictObject({
   max_attempts: positiveInt.default(3),
 });
 
+/** What a Redis URL looks like (`fleet.redis`, `--redis`, RALPH_REDIS_URL). */
+export const REDIS_URL = /^rediss?:\/\/./;
+
 /** `ralph fleet` (DESIGN.md §5): where the fleet's Redis is and its fleet-wide limits. */
 export const fleetSchema = z.strictObject({
   /** redis:// or rediss:// URL of the fleet's Redis (`--redis` and RALPH_REDIS_URL win). */
   redis: z
     .string()
-    .regex(/^rediss?:\/\/./, 'expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379')
+    .regex(REDIS_URL, 'expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379')
     .optional(),
   /** Fleet-wide cost cap (USD): workers start no new iteration once the whole fleet spent this much. */
   max_cost_usd: positive.optional(),

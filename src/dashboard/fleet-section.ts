@@ -2,7 +2,7 @@ import { formatCost } from '../observe/format.ts';
 import { esc } from './charts.ts';
 
 /** One fleet run as the dashboard lists it (the CLI reads these from the fleet's Redis). */
-export interface FleetRow {
+interface FleetRow {
   runId: string;
   name: string | null;
   state: string;

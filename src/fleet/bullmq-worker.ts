@@ -25,7 +25,7 @@ export type ControlMessage =
   | { kind: 'drain'; worker?: string | undefined };
 
 /** What the worker shares with the engine that opened it. */
-export interface WorkerContext {
+interface WorkerContext {
   url: string;
   queueName: string;
   redis: Redis;

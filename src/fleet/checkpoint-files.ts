@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
+import { writeJsonAtomicSync } from '../state/atomic-write.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { RALPH_DIR, ralphPaths } from '../state/paths.ts';
 
@@ -25,7 +26,7 @@ function walk(root: string, dir: string, out: Map<string, string>): void {
 }
 
 /** The run's `.ralph/` files of a workspace: workspace-relative path → content. */
-export function readRalphFiles(ws: string): Map<string, string> {
+function readRalphFiles(ws: string): Map<string, string> {
   const out = new Map<string, string>();
   const dir = join(ws, RALPH_DIR);
   if (existsSync(dir)) walk(ws, dir, out);
@@ -88,7 +89,7 @@ export function forgetForeignAgent(ws: string): boolean {
   if (state.current) {
     state.current.agent_pid = null;
     state.current.agent_start_time = null;
-    writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
+    writeJsonAtomicSync(file, state);
   }
   return true;
 }

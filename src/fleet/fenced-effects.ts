@@ -1,7 +1,7 @@
 import { type SweepMarked, sweepMarkedProcesses } from '../process/marked-processes.ts';
 import { ABORT_FENCE_LOST } from './bullmq-worker.ts';
 import { pushFleetBranch, remoteFleetSha } from './fleet-git.ts';
-import type { ActiveJob } from './job-engine.ts';
+import { type ActiveJob, fleetBranch } from './job-engine.ts';
 
 // What only the lock holder of a run may do to the world outside Redis: push its branch, kill
 // processes carrying its mark. Each first proves the lock is still its own (a fenced no-op write).
@@ -47,5 +47,5 @@ export async function pushWithLease(
       lease = await remoteFleetSha(ws, runId);
     } else await new Promise((done) => setTimeout(done, 1000));
   }
-  throw new Error(`cannot push ralph/fleet/${runId}: ${detail}`);
+  throw new Error(`cannot push ${fleetBranch(runId)}: ${detail}`);
 }

@@ -71,7 +71,7 @@ export async function commitLeftovers(ws: string, runId: string, iteration: numb
   await commitAll(ws, `ralph fleet: run ${runId}, iteration ${iteration}`, { exclude: [] });
 }
 
-export type PushResult = { ok: true; sha: string } | { ok: false; lease: boolean; detail: string };
+type PushResult = { ok: true; sha: string } | { ok: false; lease: boolean; detail: string };
 
 /**
  * Pushes HEAD to `ralph/fleet/<run-id>` only if the remote branch is still at `expected` (null:

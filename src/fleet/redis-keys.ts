@@ -3,7 +3,7 @@ import { Redis as RedisClient } from 'ioredis';
 import { RedisUnreachableError, safeRedisUrl } from './fleet-errors.ts';
 
 /** BullMQ's key prefix (its default); a job's lock is `bull:<queue>:<job-id>:lock`. */
-export const BULL_PREFIX = 'bull';
+const BULL_PREFIX = 'bull';
 
 /** The Redis keys of one fleet (one queue), beside BullMQ's own. */
 export function fleetKeys(queue: string) {

@@ -13,7 +13,7 @@ import { commitLeftovers, prepareWorkspace } from './fleet-git.ts';
 import type { ActiveJob, FleetJobSpec, FleetRunState, JobOutcome } from './job-engine.ts';
 
 /** What a worker needs besides the job: where workspaces go and how a run is configured. */
-export interface RunJobDeps {
+interface RunJobDeps {
   /** Each run gets `<workdir>/<run-id>`. */
   workdir: string;
   /** Config, prompt and backend of a workspace, as `ralph run` resolves them (the CLI's resolver). */
@@ -29,6 +29,8 @@ export interface RunJobDeps {
 }
 
 const now = () => new Date().toISOString();
+const CANCELLED = 'cancelled by `ralph fleet cancel`';
+const capReached = (cap: number) => `the fleet-wide cost cap ($${cap}, fleet.max_cost_usd) is reached`;
 
 /** The loop's end as a fleet state: a completed loop completes; a stop by a limit or failure stops. */
 type FinalState = 'completed' | 'stopped' | 'cancelled' | 'failed';
@@ -67,7 +69,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
     if (await job.cancelRequested())
       return await finish('cancelled', {
         stopReason: 'cancelled',
-        message: 'cancelled by `ralph fleet cancel`',
+        message: CANCELLED,
       });
     const before = await job.readRun();
     await job.writeCheckpoint({
@@ -126,13 +128,12 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
         handedOver = true;
         return { reason: 'interrupted', message: `handed over: worker ${job.workerId} is draining` };
       }
-      if (await job.cancelRequested())
-        return { reason: 'cancelled', message: 'cancelled by `ralph fleet cancel`' };
+      if (await job.cancelRequested()) return { reason: 'cancelled', message: CANCELLED };
       const cap = deps.fleetMaxCostUsd;
       if (cap !== undefined && (await job.fleetCost()) >= cap)
         return {
           reason: 'max_cost',
-          message: `the fleet-wide cost cap ($${cap}, fleet.max_cost_usd) is reached`,
+          message: capReached(cap),
         };
       return undefined;
     };
@@ -141,7 +142,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
     if (cap !== undefined && (await job.fleetCost()) >= cap)
       return await finish('stopped', {
         stopReason: 'max_cost',
-        message: `not started: the fleet-wide cost cap ($${cap}, fleet.max_cost_usd) is reached`,
+        message: `not started: ${capReached(cap)}`,
       });
 
     const result = await runLoop({
@@ -159,10 +160,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
     });
     if (job.signal.reason === ABORT_FENCE_LOST) return fenced(deps, runId);
     if (job.signal.reason === ABORT_CANCELLED) {
-      await checkpoint(
-        result.state,
-        fields('cancelled', { stopReason: 'cancelled', message: 'cancelled by `ralph fleet cancel`' }),
-      );
+      await checkpoint(result.state, fields('cancelled', { stopReason: 'cancelled', message: CANCELLED }));
       return { kind: 'finished', state: 'cancelled' };
     }
     // A drain that met the run's own end (it completed in that iteration) is no hand-over.

@@ -15,10 +15,14 @@ export interface RegistryEntry {
   stop_reason: string | null;
 }
 
+/** Ralph's per-user state directory: `$XDG_STATE_HOME/ralph` (default `~/.local/state/ralph`). */
+export function userStateDir(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'ralph');
+}
+
 /** `$XDG_STATE_HOME/ralph/runs.jsonl` (default `~/.local/state/ralph/runs.jsonl`). */
 export function registryFile(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
-  return join(base, 'ralph', 'runs.jsonl');
+  return join(userStateDir(env), 'runs.jsonl');
 }
 
 /** Appends a line; the registry is a convenience, so failing to write it never stops a run. */

@@ -366,6 +366,12 @@ describe('ralph fleet: clear errors', () => {
     const none = await runRalph(['fleet', 'status'], dir, env);
     expect(none.code).not.toBe(0);
     expect(none.stderr).toContain('fleet.redis');
+    // The flag and the variable are checked too, each named.
+    const flag = await runRalph(['fleet', 'status', '--redis', 'localhost:6379'], dir, env);
+    expect(flag.code).toBe(1);
+    expect(flag.stderr).toContain('--redis must be a redis:// or rediss:// URL');
+    const variable = await runRalph(['fleet', 'status'], dir, { ...env, RALPH_REDIS_URL: 'localhost:6379' });
+    expect(variable.stderr).toContain('RALPH_REDIS_URL must be a redis:// or rediss:// URL');
     mkdirSync(join(dir, 'config', 'ralph'), { recursive: true });
     writeFileSync(join(dir, 'config', 'ralph', 'config.yml'), 'fleet:\n  redis: localhost:6379\n');
     const bad = await runRalph(['fleet', 'status'], dir, env);

@@ -47,7 +47,8 @@ d('fenced checkpoint write', () => {
     });
     expect(await client.hgetall(keys.run(run))).toEqual({ state: 'running', iteration: '1', worker: 'a' });
     expect(Number(await client.get(keys.cost))).toBe(0.5);
-    // The owner writes; a null deletes a file and an empty field.
+    // The owner writes; a null deletes a file and a field.
+    await client.hset(keys.run(run), 'message', 'handed over');
     const owner = await fencedWrite(client, keys, run, 'worker-b:7', {
       files: { '.ralph/old.txt': null },
       run: { worker: 'b', message: null },
@@ -55,6 +56,7 @@ d('fenced checkpoint write', () => {
     });
     expect(owner).toBe(true);
     expect(Object.keys(await client.hgetall(keys.files(run)))).toEqual(['.ralph/state.json']);
+    expect(await client.hgetall(keys.run(run))).toEqual({ state: 'running', iteration: '1', worker: 'b' });
     expect(Number(await client.get(keys.cost))).toBe(0.75);
   });
 
