@@ -1,6 +1,6 @@
 import type { BackendName } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
-import type { ParallelEvent } from '../parallel/parallel-events.ts';
+import type { ParallelEvent } from '../observe/parallel-events.ts';
 import { killGroupNow } from '../process/kill-group.ts';
 import type { ParallelTuiHandle } from '../tui/start-parallel-tui.ts';
 import type { CliIO } from './io.ts';

@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import type { ParallelEvent, WorkerView } from '../parallel/parallel-events.ts';
+import type { ParallelEvent, WorkerView } from '../observe/parallel-events.ts';
 
 const seen = new Map<string, string>();
 

@@ -1,8 +1,8 @@
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
+import type { ParallelEventListener } from '../observe/parallel-events.ts';
 import type { ParallelState } from '../state/parallel-files.ts';
 import type { ParallelStop } from './parallel-decide.ts';
-import type { ParallelEventListener } from './parallel-events.ts';
 import type { TaskSourceKind } from './task-source.ts';
 import type { SpawnWorker } from './worker-process.ts';
 import type { ActiveWorker, WorkerSetup } from './worker-runs.ts';

@@ -1,4 +1,5 @@
 import { sendCommand } from '../human/human-actions.ts';
+import type { ParallelEventListener } from '../observe/parallel-events.ts';
 import { acquireLock } from '../state/lock.ts';
 import { type ParallelState, parallelPaths, writeParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -6,7 +7,6 @@ import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
 import type { Coordination, ParallelOptions, ParallelResult } from './coordination.ts';
 import { mergeFailed, mergeNext } from './merge-step.ts';
 import { type ParallelStop, stopOf } from './parallel-decide.ts';
-import type { ParallelEventListener } from './parallel-events.ts';
 import { openParallelRun, readStopCommands } from './parallel-start.ts';
 import { spawnWorkerProcess } from './worker-process.ts';
 import { type ActiveWorker, spent, workerViews } from './worker-runs.ts';

@@ -2,9 +2,9 @@ import type { RalphConfig } from '../config/schema.ts';
 import { type GateResult, runGate, validateCommand } from '../gates/run-gate.ts';
 import { repoState } from '../git/git.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
+import type { ParallelEvent } from '../observe/parallel-events.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
 import { conflictedFiles, describeConflict, filesWithMarkers } from './conflicts.ts';
-import type { ParallelEvent } from './parallel-events.ts';
 import { worktreeBranch } from './worktrees.ts';
 
 /** What the merge of one finished task came to. */

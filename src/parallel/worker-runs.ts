@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
+import type { WorkerView } from '../observe/parallel-events.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { type LoopState, loopStateOf } from '../state/loop-state.ts';
 import {
@@ -16,7 +17,6 @@ import {
   workerWorkspace,
 } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
-import type { WorkerView } from './parallel-events.ts';
 import { adoptWorker, type SpawnWorker, type WorkerHandle } from './worker-process.ts';
 import { type Assignment, assignmentPrompt, workerConfig, writeWorkerSpec } from './worker-spec.ts';
 import { ensureWorktree } from './worktrees.ts';

@@ -1,33 +1,11 @@
+import type { ParallelEvent, WorkerView } from '../observe/parallel-events.ts';
 import type { ParallelTaskState } from '../state/parallel-files.ts';
 
 /** One worker slot as the coordinator reports it (`workers.progress`). */
-export interface SlotInput {
-  worker: string;
-  task: string | null;
-  title: string | null;
-  kind: 'task' | 'resolve' | null;
-  iteration: number;
-  costUsd: number;
-  status: string;
-}
+export type SlotInput = Omit<WorkerView, 'pid'>;
 
-/**
- * The coordinator's events as the TUI reads them: the fields it shows of each member of
- * `ParallelEvent` (src/parallel, which the TUI must not import — DESIGN.md §3). Structural, so the
- * CLI passes the real events and the compiler checks they still fit.
- */
-export type ParallelInput =
-  | { type: 'parallel.started'; id: string; target: string; workers: number; tasks: number; resumed: boolean }
-  | { type: 'worker.started'; worker: string; task: string; title: string; kind: 'task' | 'resolve' }
-  | { type: 'worker.finished'; worker: string; task: string; outcome: string }
-  | { type: 'workers.progress'; workers: SlotInput[]; costUsd: number; tokens: number }
-  | { type: 'task.state'; task: string; title: string; state: ParallelTaskState }
-  | { type: 'merge.started'; task: string; title: string }
-  | { type: 'merge.conflict'; task: string; attempt: number }
-  | { type: 'merge.gates'; task: string; phase: 'started' | 'passed' | 'failed' }
-  | { type: 'merge.merged'; task: string; commit: string }
-  | { type: 'parallel.limit'; message: string }
-  | { type: 'parallel.finished'; reason: string; merged: number; total: number; message: string };
+/** The coordinator's events, as the TUI reads them. */
+export type ParallelInput = ParallelEvent;
 
 /** Where a task in the merge queue is. */
 export type QueueStep = 'queued' | 'merging' | 'conflict' | 'gates' | 'gates failed';

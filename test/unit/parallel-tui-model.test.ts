@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ParallelEvent } from '../../src/parallel/parallel-events.ts';
+import type { ParallelEvent } from '../../src/observe/parallel-events.ts';
 import { parallelHeader, queueLines, slotLines, slotRow } from '../../src/tui/parallel-layout.ts';
 import {
   addLines,
@@ -137,13 +137,13 @@ describe('parallel TUI model', () => {
     const event: fc.Arbitrary<ParallelInput> = fc.oneof(
       task.map((t) => ({ type: 'task.state', task: t, title: t, state: 'queued' }) as const),
       task.map((t) => ({ type: 'merge.started', task: t, title: t }) as const),
-      task.map((t) => ({ type: 'merge.conflict', task: t, attempt: 1 }) as const),
+      task.map((t) => ({ type: 'merge.conflict' as const, task: t, files: ['a.txt'], attempt: 1 })),
       fc.record({
         type: fc.constant('merge.gates' as const),
         task,
         phase: fc.constantFrom('started' as const, 'passed' as const, 'failed' as const),
       }),
-      task.map((t) => ({ type: 'merge.merged', task: t, commit: 'c' }) as const),
+      task.map((t) => ({ type: 'merge.merged', task: t, title: t, commit: 'c', doneCommit: null }) as const),
     );
     fc.assert(
       fc.property(
