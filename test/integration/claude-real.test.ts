@@ -326,7 +326,6 @@ describe('real claude driven by ralph', () => {
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(readState(dir).stop_reason).toBe('max_tokens');
     // Streamed usage of the first model call crossed the cap: the agent never got to its second call.
-    expect(r.ms).toBeLessThan(15_000);
     expect(messageCalls()).toHaveLength(1);
     expect(existsSync(join(dir, 'late.txt'))).toBe(false);
   }, 60_000);
