@@ -93,7 +93,7 @@ export function humanStatus(
         : parked
           ? `parked for another ${formatSpan(parked.until - o.now)} (${parked.message})`
           : state.idle
-            ? `idle — waiting for changes${typeof state.idle_next_scan_at === 'number' && state.idle_next_scan_at > o.now ? ` (next scan in ${formatSpan(state.idle_next_scan_at - o.now)})` : ''}; running`
+            ? `idle — waiting for changes${typeof state.idle_next_scan_at === 'number' ? (state.idle_next_scan_at > o.now ? ` (next scan in ${formatSpan(state.idle_next_scan_at - o.now)})` : ' (next scan due)') : ''}; running`
             : 'running';
     head = `${doing} ${formatSpan(elapsed)}, ${iteration}, ${event}${o.stopRequested ? ', stop requested' : ''} (pid ${o.pid})`;
   } else if (o.crashed) {

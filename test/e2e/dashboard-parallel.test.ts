@@ -108,8 +108,9 @@ describe('dashboard: a parallel run (real HTTP)', () => {
       mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
       await tab.screenshot({ path: join(ROOT, 'docs/images/dashboard-parallel.png'), fullPage: true });
       // The agents finish now: the files change, the stream says so, the page follows.
+      // (Files the workers wrote while the browser started may have sent one more already.)
       writeFileSync(join(dir, 'release'), '');
-      expect(await events(2)).toBe(2);
+      expect(await events(2)).toBeGreaterThanOrEqual(2);
       await reader.cancel();
       await tab.getByText('2/2 tasks merged').waitFor({ timeout: 30_000 });
     } finally {

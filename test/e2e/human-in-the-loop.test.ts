@@ -82,7 +82,8 @@ describe('ralph ask / ralph answer', () => {
   it('blocks the agent until answered, suspends the idle timeout, and shows waiting_for_human', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
-      'ralph.yml': `${fakeConfig({ max_iterations: 1, idle_timeout_seconds: 1 })}`,
+      // Long enough for the agent's `ralph ask` to start on a loaded machine (it is silent until then).
+      'ralph.yml': `${fakeConfig({ max_iterations: 1, idle_timeout_seconds: 4 })}`,
       'fake-agent.yml': [
         'turns:',
         '  - do:',
@@ -98,7 +99,7 @@ describe('ralph ask / ralph answer', () => {
     const st = await runRalph(['status'], dir);
     expect(st.stdout).toContain('waiting for a human (question');
     // Silent for longer than idle_timeout_seconds: still alive, because it waits for a human.
-    await new Promise((r) => setTimeout(r, 1800));
+    await new Promise((r) => setTimeout(r, 4800));
     const wrong = await runRalph(['answer', 'mysql'], dir);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('takes one of: "postgres", "sqlite"');

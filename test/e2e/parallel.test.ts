@@ -22,7 +22,8 @@ const RESOLVE =
   "      - run: \"git merge main -m 'merge main' >/dev/null 2>&1; printf 'base\\\\nA\\\\nB\\\\n' > shared.txt; git add -A && git commit -qm 'ralph: resolve conflict'\"\n" +
   '        allow_failure: true\n      - print: LOOP_COMPLETE\n';
 
-describe('ralph run --parallel', () => {
+// Each test runs several Ralph and agent processes: a loaded 2-core machine needs time, never luck.
+describe('ralph run --parallel', { timeout: 120_000 }, () => {
   it('merges disjoint tasks of 3 workers onto the target; every task closed, no worker commit lost', async () => {
     const script = `turns:\n${['Alpha', 'Beta', 'Gamma', 'Delta'].map((t) => writes(t, `${t.toLowerCase()}.txt`)).join('')}`;
     const dir = makeParallelWorkspace(script);
@@ -129,12 +130,16 @@ describe('ralph run --parallel', () => {
     expect(task).toMatchObject({ state: 'merged', attempts: 1 });
     expect(readFileSync(join(dir, 'slow.txt'), 'utf8')).toBe('slow\n');
     expect(existsSync(claim)).toBe(false);
-  }, 60_000);
+  });
 
   it('Ralph killed mid-merge: --resume adopts the live worker and finishes the merge exactly once', async () => {
     const log = 'merge-gates.log';
     const gate = `gates:\n  tests:\n    command: "if [ -n \\"$RALPH_MERGE_TASK\\" ]; then echo $RALPH_MERGE_TASK >> ../../${log}; sleep 2; fi"\n`;
-    const script = `turns:\n${writes('First', 'first.txt')}${writes('Second', 'second.txt', 'Second\n', 6)}`;
+    // Second works until the test releases it, so it is still at work when the resume adopts it.
+    const second_ =
+      '  - when: { prompt: "\\\\*\\\\*Second\\\\*\\\\*" }\n    do:\n      - run: "while [ ! -f ../../../release ]; do sleep 0.1; done"\n' +
+      '      - write: { path: second.txt, content: "Second\\n" }\n      - print: LOOP_COMPLETE\n';
+    const script = `turns:\n${writes('First', 'first.txt')}${second_}`;
     const dir = makeParallelWorkspace(script, gate);
     const [first, second] = await addTasks(dir, ['First', 'Second']);
     const run = startRalph(['run', '--parallel', '2', '--no-tui'], dir);
@@ -143,10 +148,16 @@ describe('ralph run --parallel', () => {
     await run.done;
     expect(parallelState(dir).tasks[first as string].state).toBe('merging');
 
-    const r = await runRalph(['run', '--parallel', '2', '--resume', '--no-tui'], dir);
+    const resumed = startRalph(['run', '--parallel', '2', '--resume', '--no-tui'], dir);
+    await waitFor(
+      () => new RegExp(`w\\d still works on ${second}`).test(resumed.stderr()),
+      60_000,
+      'the resume to adopt the live worker',
+    );
+    writeFileSync(join(dir, 'release'), '');
+    const r = await resumed.done;
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(r.stderr).toContain('(resumed)');
-    expect(r.stderr).toMatch(new RegExp(`w\\d still works on ${second}`));
     const state = parallelState(dir);
     expect(state.tasks[first as string].state).toBe('merged');
     expect(state.tasks[second as string].state).toBe('merged');
@@ -159,7 +170,7 @@ describe('ralph run --parallel', () => {
         .split('\n'),
     ).toEqual([first, first, second]);
     expect(lostWorkerCommits(dir)).toEqual([]);
-  }, 60_000);
+  });
 
   it('checklist tasks: the tasks of a milestone in parallel, the next milestone after; boxes checked on the target', async () => {
     const design =
@@ -176,7 +187,10 @@ describe('ralph run --parallel', () => {
     const lines = r.stderr.split('\n');
     const startedThree = lines.findIndex((l) => l.includes('"Three"') && l.includes(' took '));
     const merged = lines.map((l, i) => (l.startsWith('merged ') ? i : -1)).filter((i) => i >= 0);
-    expect(merged.slice(0, 2).every((i) => i < startedThree)).toBe(true);
+    expect(
+      merged.slice(0, 2).every((i) => i < startedThree),
+      r.stderr,
+    ).toBe(true);
     expect(subjects(dir).filter((s) => s.startsWith('ralph: done — '))).toEqual([
       'ralph: done — Three',
       expect.stringMatching(/^ralph: done — (One|Two)$/),
@@ -230,7 +244,7 @@ describe('ralph run --parallel', () => {
     const spec = JSON.parse(readFileSync(join(dir, '.ralph', 'parallel', 'workers', 'w1.json'), 'utf8'));
     expect(spec.config.event_loop.max_cost_usd).toBeLessThanOrEqual(1);
     expect([a, b].every((id) => state.tasks[id as string])).toBe(true);
-  }, 60_000);
+  });
 
   it('Ctrl-C interrupts every worker (exit 130); the next run resumes their tasks and finishes', async () => {
     const script = `turns:\n${writes('Alpha', 'alpha.txt', 'Alpha\n', 30)}${writes('Beta', 'beta.txt', 'Beta\n', 30)}`;
@@ -260,7 +274,7 @@ describe('ralph run --parallel', () => {
       ['merged', 0],
       ['merged', 0],
     ]);
-  }, 60_000);
+  });
 
   it('refuses what it cannot do, with one line that says what to do, touching nothing', async () => {
     const dir = makeParallelWorkspace(`turns:\n${writes('Alpha', 'alpha.txt')}`);
