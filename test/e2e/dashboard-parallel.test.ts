@@ -105,8 +105,10 @@ describe('dashboard: a parallel run (real HTTP)', () => {
       await tab.goto(d.url);
       await tab.goto(`${new URL(d.url).origin}/parallel/${key}`);
       await tab.locator('.worker:not(.idle)').nth(1).waitFor();
-      mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
-      await tab.screenshot({ path: join(ROOT, 'docs/images/dashboard-parallel.png'), fullPage: true });
+      // An artifact (test-artifacts/, ignored by git), not the docs' picture: a test run leaves the
+      // checkout as it was.
+      mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
+      await tab.screenshot({ path: join(ROOT, 'test-artifacts/dashboard-parallel.png'), fullPage: true });
       // The agents finish now: the files change, the stream says so, the page follows.
       // (Files the workers wrote while the browser started may have sent one more already.)
       writeFileSync(join(dir, 'release'), '');
