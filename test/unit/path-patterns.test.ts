@@ -103,6 +103,17 @@ describe('config path patterns (gates.protect, idle_watch)', () => {
     ]);
   });
 
+  it("never protects .git, node_modules or Ralph's runtime files (they change every iteration)", () => {
+    for (const f of ['.git/HEAD', 'node_modules/x/package.json', '.ralph/state.json', '.ralph/logs/a.json']) {
+      mkdirSync(dirname(join(ws, f)), { recursive: true });
+      writeFileSync(join(ws, f), '{}');
+    }
+    writeFileSync(join(ws, '.ralph/validate.sh'), 'exit 0\n');
+    expect(matchProtected(ws, ['**/*.json', '**/HEAD'])).toEqual(['test/deep/d.json']);
+    expect(matchProtected(ws, ['.ralph/**'])).toEqual(['.ralph/validate.sh']);
+    for (const d of ['.git', 'node_modules', '.ralph']) rmSync(join(ws, d), { recursive: true });
+  });
+
   it('names the patterns that select no file', () => {
     expect(unmatchedPatterns(ws, ['test/**/*.{tsx}', 'test/**', '!nothing', 'src/*.ts', 'nope/'])).toEqual([
       'test/**/*.{tsx}',
