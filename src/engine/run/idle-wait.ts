@@ -98,7 +98,3 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
     else timers.push(setTimeout(() => finish('runtime'), Math.min(Math.max(0, o.maxWaitMs), MAX_TIMER_MS)));
   });
 }
-
-export function describeWatch(workspace: string, paths: readonly string[]): string {
-  return paths.map((p) => relative(workspace, resolve(workspace, p)) || '.').join(', ');
-}
