@@ -63,7 +63,10 @@ export const eventLoopSchema = z.strictObject({
   /** ralph-orchestrator's older form of starting_event: the first iteration runs this hat (its first trigger is published). */
   starting_hat: z.string().min(1).optional(),
   persistent: z.boolean().default(false),
-  /** Persistent mode: while idle, wait for a change under these paths (or a new event) before calling the agent. */
+  /**
+   * Persistent mode: while idle, wait for a change to a path these patterns select (or a new event)
+   * before calling the agent. Path patterns as in gates.protect (`inbox`, `work/*.txt`).
+   */
   idle_watch: z.array(z.string().min(1)).default([]),
   required_events: z.array(z.string()).default([]),
   /** The agent's last line (or last event) saying this stops the loop as cancelled (exit 0, not completed). */
@@ -220,7 +223,7 @@ export const tddSchema = z.strictObject({
   /** Move old reports to archive_dir after this many iterations. */
   archive_after: positiveInt.default(100),
   archive_dir: z.string().min(1).default('loop/archive'),
-  /** Directories the agent may change; anything else is recorded as a scope violation (empty: no check). */
+  /** Paths the agent may change (path patterns as in gates.protect); anything else is a scope violation (empty: no check). */
   allowed_paths: z.array(z.string().min(1)).default([]),
 });
 
@@ -243,8 +246,10 @@ export const gatesSchema = z.strictObject({
     })
     .optional(),
   /**
-   * Files the agent must not change (globs; default: .ralph/validate.sh, CI configs and the files
-   * the test/validate commands name). Hashed at run start; an iteration that touches one is
+   * Files the agent must not change: path patterns (picomatch globs from the workspace root, `dot:
+   * true`; a matched directory covers its files; `!pattern` takes back; see config/path-patterns.ts).
+   * Default: .ralph/validate.sh, CI configs and the files the test/validate commands name. Hashed at
+   * run start (a pattern that selects no file is warned about); an iteration that touches one is
    * `gate_tampered`: not committed, a failed iteration, and its gates run from the protected content.
    */
   protect: z.array(z.string().min(1)).optional(),

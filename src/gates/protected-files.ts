@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
+import { isNegated, literalPattern, pathMatcher, patternBase } from '../config/path-patterns.ts';
 import type { RalphConfig } from '../config/schema.ts';
+import { RUNTIME_PATHS } from '../state/paths.ts';
 
 /** What Ralph protects by default: its validate hook and the usual CI configuration. */
 export const DEFAULT_PROTECTED = [
@@ -14,34 +16,8 @@ export const DEFAULT_PROTECTED = [
 
 /** Files bigger than this are protected by their hash only (no copy to run gates from). */
 const MAX_COPY_BYTES = 4 * 1024 * 1024;
-/** A protected glob that would walk more than this many files is cut there. */
+/** The walk for protected files stops after this many files and directories. */
 const MAX_WALK = 10_000;
-
-/** A glob (`*` within a name, `**` across directories) as a regular expression on `/` paths. */
-export function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === '*' && glob[i + 1] === '*') {
-      re += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
-      i += glob[i + 2] === '/' ? 2 : 1;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
-}
-
-/** The directory a glob's matches all live under (its part before the first wildcard). */
-function staticPrefix(glob: string): string {
-  const parts = glob.split('/');
-  const fixed: string[] = [];
-  for (const p of parts) {
-    if (/[*?]/.test(p)) break;
-    fixed.push(p);
-  }
-  return fixed.join('/');
-}
 
 /**
  * The globs a run protects: `gates.protect`, else the defaults plus the files named in the test
@@ -64,31 +40,53 @@ export function protectedGlobs(config: RalphConfig, workspace: string): string[]
         existsSync(join(workspace, t)) &&
         statSync(join(workspace, t)).isFile(),
     );
-  return [...new Set([...DEFAULT_PROTECTED, ...named])];
+  return [...new Set([...DEFAULT_PROTECTED, ...named.map(literalPattern)])];
 }
 
-/** Every existing file matching the globs, workspace-relative with `/`. */
-export function matchProtected(workspace: string, globs: readonly string[]): string[] {
-  const found = new Set<string>();
+/** Never protected: git's and dependencies' directories, and Ralph's runtime files (they change every iteration). */
+const neverWalked = pathMatcher(['**/.git', '**/node_modules/', ...RUNTIME_PATHS]);
+
+/**
+ * Every existing file the patterns select (config/path-patterns.ts), workspace-relative with `/`,
+ * sorted. Only the directories the patterns can match in are walked.
+ */
+export function matchProtected(workspace: string, patterns: readonly string[]): string[] {
+  const selects = pathMatcher(patterns);
+  const found: string[] = [];
+  for (const rel of walkFiles(workspace, walkRoots(patterns))) if (selects(rel)) found.push(rel);
+  return found.sort();
+}
+
+/** The patterns that select no existing file on their own (`!` patterns are not counted). */
+export function unmatchedPatterns(workspace: string, patterns: readonly string[]): string[] {
+  const positive = patterns.filter((p) => !isNegated(p));
+  const files = walkFiles(workspace, walkRoots(positive));
+  return positive.filter((p) => {
+    const selects = pathMatcher([p]);
+    return !files.some((f) => selects(f));
+  });
+}
+
+/** The patterns' base directories, none inside another ('' = the whole workspace). */
+function walkRoots(patterns: readonly string[]): string[] {
+  const bases = [...new Set(patterns.filter((p) => !isNegated(p)).map(patternBase))].sort();
+  return bases.filter((b) => !bases.some((o) => o !== b && (o === '' || b.startsWith(`${o}/`))));
+}
+
+/** The files under the roots (workspace-relative), at most MAX_WALK entries visited. */
+function walkFiles(workspace: string, roots: readonly string[]): string[] {
+  const files: string[] = [];
   let walked = 0;
-  for (const glob of globs) {
-    const re = globToRegExp(glob);
-    const prefix = staticPrefix(glob);
-    const start = join(workspace, prefix);
-    if (!existsSync(start)) continue;
-    const visit = (abs: string) => {
-      if (walked++ > MAX_WALK) return;
-      const st = statSync(abs, { throwIfNoEntry: false });
-      if (!st) return;
-      const rel = relative(workspace, abs).split(sep).join('/');
-      if (st.isDirectory()) {
-        if (rel === '.git' || rel.startsWith('.git/') || rel.endsWith('node_modules')) return;
-        for (const name of readdirSync(abs)) visit(join(abs, name));
-      } else if (st.isFile() && re.test(rel)) found.add(rel);
-    };
-    visit(start);
-  }
-  return [...found].sort();
+  const visit = (rel: string) => {
+    if (walked++ > MAX_WALK) return;
+    const st = statSync(join(workspace, rel), { throwIfNoEntry: false });
+    if (rel !== '' && neverWalked(rel, st?.isDirectory())) return;
+    if (st?.isDirectory())
+      for (const name of readdirSync(join(workspace, rel))) visit(rel === '' ? name : `${rel}/${name}`);
+    else if (st?.isFile()) files.push(rel);
+  };
+  for (const root of roots) visit(root);
+  return files;
 }
 
 const known = new Map<string, { key: string; hash: string }>();

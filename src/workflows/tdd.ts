@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { literalPattern, pathMatcher } from '../config/path-patterns.ts';
 import { RALPH_DIR } from '../state/paths.ts';
 
 export { parseReport, type ReportCheck, type ReportStatus, reportProblem } from './tdd-report.ts';
@@ -43,16 +44,10 @@ function normalizePath(path: string): string {
   return p === '/' ? p : p.replace(/^(?:\.\/)+/, '').replace(/\/+$/, '');
 }
 
-/** True when `file` is `dir` itself or lies under it (`.` holds everything inside the workspace). */
-function within(file: string, dir: string): boolean {
-  if (dir === '.' || dir === '') return file !== '..' && !file.startsWith('../') && !file.startsWith('/');
-  return file === dir || file.startsWith(`${dir}/`);
-}
-
 /**
  * Changed files outside every allowed path (pure), normalised, each once, in input order. Allowed
- * and ignored entries are directories or files; an empty `allowedPaths` means no check. `ignore`
- * holds Ralph's own files (see `tddOwnPaths`).
+ * entries are path patterns (config/path-patterns.ts: a directory covers its files, globs work);
+ * an empty `allowedPaths` means no check. `ignore` holds Ralph's own paths (see `tddOwnPaths`).
  */
 export function scopeViolations(
   changedFiles: readonly string[],
@@ -60,13 +55,13 @@ export function scopeViolations(
   ignore: readonly string[],
 ): string[] {
   if (allowedPaths.length === 0) return [];
-  const allowed = allowedPaths.map(normalizePath);
-  const ignored = ignore.map(normalizePath);
+  const allowed = pathMatcher(allowedPaths);
+  const ignored = pathMatcher(ignore.map((p) => literalPattern(normalizePath(p))));
   const out = new Set<string>();
   for (const raw of changedFiles) {
     if (raw.trim() === '') continue;
     const file = normalizePath(raw);
-    if (ignored.some((d) => within(file, d)) || allowed.some((d) => within(file, d))) continue;
+    if (ignored(file) || allowed(file)) continue;
     out.add(file);
   }
   return [...out];

@@ -1,5 +1,6 @@
-import { existsSync, type FSWatcher, statSync, watch } from 'node:fs';
-import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { type FSWatcher, statSync, watch } from 'node:fs';
+import { join, posix, relative, resolve, sep } from 'node:path';
+import { isNegated, pathMatcher, patternBase } from '../../config/path-patterns.ts';
 import { ralphPaths } from '../../state/paths.ts';
 
 /** setTimeout's ceiling (~24.8 days); longer waits are re-checked by the caller. */
@@ -9,7 +10,7 @@ export type WakeReason = 'changed' | 'event' | 'cooldown' | 'runtime' | 'interru
 
 export interface IdleWaitOptions {
   workspace: string;
-  /** `event_loop.idle_watch` entries, relative to the workspace. Empty: wait for the cooldown only. */
+  /** `event_loop.idle_watch` patterns (config/path-patterns.ts). Empty: wait for the cooldown only. */
   watch: readonly string[];
   eventsFile: string;
   /** Bytes of the events file already read; growth past it wakes the loop. */
@@ -24,8 +25,14 @@ export interface IdleWaitOptions {
   inboxOffset: number;
 }
 
+const isDirectory = (abs: string) => statSync(abs, { throwIfNoEntry: false })?.isDirectory() === true;
+const parentOf = (rel: string) => {
+  const d = posix.dirname(rel);
+  return d === '.' ? '' : d;
+};
+
 /**
- * The persistent-mode idle wait: no agent call until a watched path changes, an event is appended,
+ * The persistent-mode idle wait: no agent call until a path the patterns select changes, an event is appended,
  * the cooldown heartbeat elapses, or the loop is stopped. Changes Ralph itself makes under `.ralph/`
  * are ignored.
  */
@@ -46,25 +53,28 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
     if (o.signal?.aborted) return finish('interrupted');
     o.signal?.addEventListener('abort', onAbort, { once: true });
 
-    const ralphDir = ralphPaths(resolve(o.workspace)).dir + sep;
-    const relevant = (abs: string) => !(abs + sep).startsWith(ralphDir);
+    const ws = resolve(o.workspace);
+    const ralphDir = ralphPaths(ws).dir + sep;
+    const matches = pathMatcher(o.watch);
     for (const entry of o.watch) {
-      const abs = resolve(o.workspace, entry);
+      if (isNegated(entry)) continue;
+      const base = patternBase(entry);
+      // The nearest existing directory: the base itself (everything under it may match), else
+      // where the base is still to appear (a file, or a path not created yet).
+      let dir = base;
+      while (dir !== '' && !isDirectory(join(ws, dir))) dir = parentOf(dir);
+      const recursive = dir === base;
       try {
-        if (existsSync(abs) && statSync(abs).isDirectory()) {
-          const w = watch(abs, { recursive: true }, (_e, name) => {
-            if (name === null || relevant(resolve(abs, String(name)))) finish('changed');
-          });
-          watchers.push(w);
-        } else {
-          // A file, or a path that does not exist yet: watch its directory for that name.
-          const dir = dirname(abs);
-          const name = basename(abs);
-          if (!existsSync(dir)) continue;
-          watchers.push(
-            watch(dir, (_e, changed) => (changed === null || String(changed) === name) && finish('changed')),
-          );
-        }
+        const w = watch(join(ws, dir), { recursive }, (_e, name) => {
+          if (name === null) return finish('changed');
+          const abs = resolve(ws, dir, String(name));
+          if ((abs + sep).startsWith(ralphDir)) return; // Ralph's own writes
+          const rel = relative(ws, abs).split(sep).join('/');
+          // A step toward a base that does not exist yet wakes the loop too: it then watches deeper.
+          const towardBase = !recursive && (base === rel || base.startsWith(`${rel}/`));
+          if (towardBase || matches(rel, isDirectory(abs))) finish('changed');
+        });
+        watchers.push(w);
       } catch {
         // An unwatchable path (permissions, too many watchers) falls back to the cooldown heartbeat.
       }
@@ -87,8 +97,4 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
       timers.push(setTimeout(() => finish('cooldown'), Math.min(heartbeat, MAX_TIMER_MS)));
     else timers.push(setTimeout(() => finish('runtime'), Math.min(Math.max(0, o.maxWaitMs), MAX_TIMER_MS)));
   });
-}
-
-export function describeWatch(workspace: string, paths: readonly string[]): string {
-  return paths.map((p) => relative(workspace, resolve(workspace, p)) || '.').join(', ');
 }

@@ -1,16 +1,31 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { approvalPoints } from '../../config/schema.ts';
-import { keepCopies, protectedGlobs, snapshot, tamperedPaths } from '../../gates/protected-files.ts';
+import {
+  keepCopies,
+  protectedGlobs,
+  snapshot,
+  tamperedPaths,
+  unmatchedPatterns,
+} from '../../gates/protected-files.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type ApprovalEntry, approvalEntry } from './approval-step.ts';
 import { listFiles } from './git-step.ts';
 import { askHuman } from './human-wait.ts';
 
-/** At the start of a run: the protected files' hashes and copies (kept across --resume). */
+/**
+ * At the start of a run: a warning for each `gates.protect` pattern that selects no file, then the
+ * protected files' hashes and copies (kept across --resume).
+ */
 export function protectAtStart(ctx: RunContext): void {
-  if (ctx.state.protected) return;
   const ws = ctx.options.workspace;
+  for (const pattern of unmatchedPatterns(ws, ctx.config.gates.protect ?? []))
+    ctx.emit({
+      type: 'notice',
+      level: 'warn',
+      message: `gates.protect: '${pattern}' matches no file — nothing is protected by it (patterns are globs from the workspace root: \`**/\` for any depth)`,
+    });
+  if (ctx.state.protected) return;
   const globs = protectedGlobs(ctx.config, ws);
   const hashes = snapshot(ws, globs);
   keepCopies(ws, ctx.paths.protectedStore, hashes);

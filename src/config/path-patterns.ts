@@ -1,0 +1,82 @@
+import picomatch from 'picomatch/posix.js';
+
+/**
+ * How the config's path patterns (`gates.protect`, `event_loop.idle_watch`) select workspace paths:
+ * picomatch globs (`*`, `?`, `**`, `{a,b}`, `[abc]`, extglobs) on workspace-relative `/` paths,
+ * anchored at the workspace root (`*.md` is the root's only; `**\/*.md` any depth), with `dot: true`
+ * (`*` and `**` match dot-files: `**\/*.yml` covers `.github/workflows/ci.yml`). As in .gitignore:
+ * a pattern that matches a directory covers everything under it (`test` = `test/**`), a trailing
+ * `/` matches directories only, a leading `/` or `./` changes nothing, and `!pattern` takes back
+ * what earlier patterns selected (the last pattern that matches a path decides).
+ */
+export const GLOB_OPTIONS = { dot: true } as const;
+
+/** A path selector: workspace-relative `/` path (a directory when `isDir`) → selected? */
+export type PathMatcher = (path: string, isDir?: boolean) => boolean;
+
+interface Compiled {
+  negated: boolean;
+  /** Trailing `/`: only a directory (a parent of the path, or the path when it is one) can match. */
+  dirOnly: boolean;
+  test: (path: string) => boolean;
+}
+
+/** The pattern picomatch is given: no `!`, no leading `/` or `./`, no trailing `/` (`.` = everything). */
+export function globOf(pattern: string): string {
+  const p = pattern
+    .replace(/^!/, '')
+    .replace(/^(?:\.?\/)+/, '')
+    .replace(/\/+$/, '');
+  return p === '' || p === '.' ? '**' : p;
+}
+
+function compile(pattern: string): Compiled {
+  return {
+    negated: pattern.startsWith('!'),
+    dirOnly: /[^/]\/+$/.test(pattern.replace(/^!/, '')),
+    test: picomatch(globOf(pattern), GLOB_OPTIONS),
+  };
+}
+
+/** The path's parent directories, outermost first, then the path itself (`a/b/c` → a, a/b, a/b/c). */
+function selfAndParents(path: string): string[] {
+  const parts = path.split('/');
+  return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+}
+
+/** One matcher for a pattern list (the last pattern that matches a path, or a parent of it, decides). */
+export function pathMatcher(patterns: readonly string[]): PathMatcher {
+  const compiled = patterns.map(compile);
+  return (path, isDir = false) => {
+    const chain = selfAndParents(path);
+    let selected = false;
+    for (const c of compiled) {
+      const hit = chain.some((p, i) => (!c.dirOnly || isDir || i < chain.length - 1) && c.test(p));
+      if (hit) selected = !c.negated;
+    }
+    return selected;
+  };
+}
+
+/**
+ * The directory all of a pattern's matches live in ('' = the root): its leading segments free of
+ * any character picomatch may read as syntax (even `|` alternates at the top level: `b|[a` matches b).
+ */
+export function patternBase(pattern: string): string {
+  const fixed: string[] = [];
+  for (const segment of globOf(pattern).split('/')) {
+    if (/[*?[\]{}()|!+@\\^$]/.test(segment)) break;
+    fixed.push(segment);
+  }
+  return fixed.join('/');
+}
+
+/** A pattern that selects exactly this path (its glob characters escaped). */
+export function literalPattern(path: string): string {
+  return path.replace(/[\\*?[\]{}()!+@]/g, '\\$&');
+}
+
+/** True for a pattern that takes paths back (`!pattern`). */
+export function isNegated(pattern: string): boolean {
+  return pattern.startsWith('!');
+}

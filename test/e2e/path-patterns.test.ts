@@ -1,0 +1,93 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  cleanupWorkspaces,
+  fakeConfig,
+  makeWorkspace,
+  readRecords,
+  readState,
+  runRalph,
+  startRalph,
+  waitFor,
+} from '../helpers/workspace.ts';
+
+afterEach(cleanupWorkspaces);
+
+const NO_MATCH = "gates.protect: 'test/**/*.{tsx}' matches no file — nothing is protected by it";
+
+describe('path patterns in the config are globs (picomatch)', () => {
+  it('gates.protect: a brace pattern catches an edit to test/a.spec.ts (gate_tampered); a pattern that matches no file is warned about at run start', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'make it pass\n',
+      'test/a.spec.ts': 'expect(1).toBe(1)\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 1 })}gates:\n  protect: ["test/**/*.{tsx}", "test/**/*.{ts,js}"]\n`,
+      'fake-agent.yml': [
+        'turns:',
+        '  - do:',
+        '      - write: { path: test/a.spec.ts, content: "// skipped\\n" }',
+        '      - print: LOOP_COMPLETE',
+      ].join('\n'),
+    });
+    const r = await runRalph(['run', '--no-tui'], dir);
+    const out = r.stdout + r.stderr;
+    expect(readRecords(dir)[0]).toMatchObject({ verdict: 'gate_tampered', tampered: ['test/a.spec.ts'] });
+    expect(r.code, out).toBe(2);
+    expect(r.stderr).toContain(`ralph: warning: ${NO_MATCH}`);
+    expect(out).not.toContain("'test/**/*.{ts,js}' matches no file");
+    // At run start: the run log has it before the first iteration.
+    const logs = join(dir, '.ralph', 'logs');
+    const log = readFileSync(join(logs, readdirSync(logs)[0] as string), 'utf8');
+    expect(log.indexOf(NO_MATCH)).toBeGreaterThan(-1);
+    expect(log.indexOf(NO_MATCH)).toBeLessThan(log.indexOf('Iteration: 1'));
+  });
+
+  it('event_loop.idle_watch: a glob wakes the idle loop when a file it selects appears', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'x\n',
+      'inbox/.keep': '',
+      'ralph.yml': [
+        'event_loop:',
+        '  prompt_file: PROMPT.md',
+        '  starting_event: board.scan',
+        '  persistent: true',
+        '  max_iterations: 20',
+        '  idle_watch: ["inbox/*.job"]',
+        'cli:',
+        '  backend: fake',
+        '  fake_script: fake-agent.yml',
+        'hats:',
+        '  scanner:',
+        '    description: scans inbox/',
+        '    triggers: [board.scan, task.resume]',
+        '    publishes: [LOOP_COMPLETE]',
+        '    instructions: scan',
+        '',
+      ].join('\n'),
+      'fake-agent.yml': [
+        'turns:',
+        '  - do:',
+        '      - run: "mkdir -p out; for f in inbox/*.job; do [ -e \\"$f\\" ] && mv \\"$f\\" out/; done; ralph emit LOOP_COMPLETE"',
+      ].join('\n'),
+    });
+    const loop = startRalph(['run', '--no-tui'], dir);
+    try {
+      await waitFor(
+        () => existsSync(join(dir, '.ralph', 'state.json')) && readState(dir).idle === true,
+        15_000,
+        'idle',
+      );
+      // Written again until it is taken: the watch may be set up just after the state says idle.
+      const taken = () => {
+        if (existsSync(join(dir, 'out', 'a.job'))) return true;
+        writeFileSync(join(dir, 'inbox', 'a.job'), 'do it');
+        return false;
+      };
+      await waitFor(taken, 15_000, 'the scan after inbox/a.job appeared');
+    } finally {
+      await runRalph(['stop'], dir);
+      await loop.done;
+    }
+    expect(readRecords(dir).length).toBeGreaterThanOrEqual(2);
+  });
+});
