@@ -20,6 +20,8 @@ export interface FileLockOptions {
   timeoutMs?: number;
   /** A lock older than this is taken over even if its holder lives (default 30000 ms). */
   staleMs?: number;
+  /** Called once when the lock is busy at the first try, with its holder when readable (to say why we wait). */
+  onWait?: ((holder: { pid: number; host: string } | undefined) => void) | undefined;
 }
 
 interface LockContent {
@@ -46,7 +48,7 @@ function sleepSync(ms: number): void {
 export function withFileLock<T>(path: string, fn: () => T, options: FileLockOptions = {}): T {
   const lockPath = `${path}.lock`;
   if (held.has(lockPath)) return fn();
-  const token = acquire(lockPath, options.timeoutMs ?? 5000, options.staleMs ?? 30_000);
+  const token = acquire(lockPath, options.timeoutMs ?? 5000, options.staleMs ?? 30_000, options.onWait);
   held.add(lockPath);
   try {
     return fn();
@@ -56,7 +58,12 @@ export function withFileLock<T>(path: string, fn: () => T, options: FileLockOpti
   }
 }
 
-function acquire(lockPath: string, timeoutMs: number, staleMs: number): string {
+function acquire(
+  lockPath: string,
+  timeoutMs: number,
+  staleMs: number,
+  onWait: FileLockOptions['onWait'],
+): string {
   mkdirSync(dirname(lockPath), { recursive: true });
   const token = `${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 10)}`;
   const content: LockContent = { pid: process.pid, host: hostname(), token };
@@ -79,6 +86,11 @@ function acquire(lockPath: string, timeoutMs: number, staleMs: number): string {
       }
     }
     if (takeOverIfStale(lockPath, staleMs)) continue;
+    if (onWait) {
+      const holder = readLockContent(lockPath);
+      onWait(holder && { pid: holder.pid, host: holder.host });
+      onWait = undefined;
+    }
     if (Date.now() >= deadline) {
       const holder = readLockContent(lockPath);
       throw new RalphError(
