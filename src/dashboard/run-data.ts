@@ -8,7 +8,7 @@ import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { type LoopState, loopStateOf } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
-import { type RegistryEntry, readRegistry } from '../state/run-registry.ts';
+import { type RegistryEntry, readRegistry, workspaceGone } from '../state/run-registry.ts';
 
 /** How the dashboard groups runs. */
 export const GROUPS = ['running', 'waiting', 'paused', 'parked', 'idle', 'stopped', 'completed'] as const;
@@ -22,8 +22,15 @@ export interface RunSummary {
   /** What the group does not say: the stop reason and message, the park's end, the question. */
   detail: string;
   alive: boolean;
+  /** The workspace directory no longer exists (`ralph runs prune` forgets such runs). */
+  removed: boolean;
   state: LoopState | undefined;
+  /** When the run started (its registry line). */
+  startedAt: string;
+  /** The last sign of it: its state.json's last write, else its last registry line. */
   updatedAt: string;
+  /** The registry's last line of the run (the pid, the status it was written with). */
+  entry: RegistryEntry;
 }
 
 /** A stable, URL-safe key for a workspace. */
@@ -37,15 +44,21 @@ export function summarize(entry: RegistryEntry, now: number): RunSummary {
   const state = loopStateOf(entry.workspace);
   const lock = readLock(paths.lock);
   const alive = lock !== undefined && lockHolderAlive(lock);
+  const removed = workspaceGone(entry);
   const base = {
     key: runKey(entry.workspace),
     workspace: entry.workspace,
     runId: state?.run_id ?? entry.run_id,
     alive,
+    removed,
     state,
+    startedAt: entry.started_at,
     updatedAt: state?.updated_at ?? entry.updated_at,
+    entry,
   };
-  if (!state) return { ...base, group: 'stopped', detail: 'no state.json (removed?)' };
+  if (removed)
+    return { ...base, group: 'stopped', detail: 'workspace removed (ralph runs prune forgets it)' };
+  if (!state) return { ...base, group: 'stopped', detail: 'no .ralph/state.json in the workspace' };
   if (alive) {
     switch (state.status) {
       case 'waiting_for_human':
