@@ -20,7 +20,6 @@ function runJson(r: RunSummary) {
 }
 
 function stateWord(r: RunSummary): string {
-  if (r.removed) return 'removed';
   return r.group === 'stopped' && r.state?.stop_reason ? `stopped (${r.state.stop_reason})` : r.group;
 }
 

@@ -11,7 +11,16 @@ import { ralphPaths } from '../state/paths.ts';
 import { type RegistryEntry, readRegistry, workspaceGone } from '../state/run-registry.ts';
 
 /** How the dashboard groups runs. */
-export const GROUPS = ['running', 'waiting', 'paused', 'parked', 'idle', 'stopped', 'completed'] as const;
+export const GROUPS = [
+  'running',
+  'waiting',
+  'paused',
+  'parked',
+  'idle',
+  'stopped',
+  'completed',
+  'removed',
+] as const;
 export type Group = (typeof GROUPS)[number];
 
 export interface RunSummary {
@@ -57,7 +66,7 @@ export function summarize(entry: RegistryEntry, now: number): RunSummary {
     entry,
   };
   if (removed)
-    return { ...base, group: 'stopped', detail: 'workspace removed (ralph runs prune forgets it)' };
+    return { ...base, group: 'removed', detail: 'the workspace is gone (ralph runs prune forgets it)' };
   if (!state) return { ...base, group: 'stopped', detail: 'no .ralph/state.json in the workspace' };
   if (alive) {
     switch (state.status) {

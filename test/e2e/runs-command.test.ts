@@ -90,7 +90,7 @@ describe('ralph runs', () => {
     >[];
     expect(json.map((r) => r.workspace).sort()).toEqual([kept, gone, live, orphan].sort());
     const goneJson = json.find((r) => r.workspace === gone);
-    expect(goneJson).toMatchObject({ run_id: goneRun, state: 'stopped', removed: true, alive: false });
+    expect(goneJson).toMatchObject({ run_id: goneRun, state: 'removed', removed: true, alive: false });
     expect(Object.keys(goneJson ?? {}).sort()).toEqual(
       ['alive', 'detail', 'last_seen', 'pid', 'removed', 'run_id', 'started_at', 'state', 'workspace'].sort(),
     );
