@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isPidAlive } from '../process/pids.ts';
@@ -91,7 +91,18 @@ export interface WorkspaceProbe {
   alive: (pid: number) => boolean;
 }
 
-const realProbe: WorkspaceProbe = { exists: existsSync, alive: isPidAlive };
+/** Only a path that is not there counts as gone: one we may not look into (EACCES) still exists. */
+function pathExists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
+}
+
+const realProbe: WorkspaceProbe = { exists: pathExists, alive: isPidAlive };
 
 /**
  * True when a registered run's workspace directory no longer exists. A run whose newest line says
