@@ -77,7 +77,7 @@ describe('pruneRegistry', () => {
         };
         const gone = new Set(before.filter((e) => workspaceGone(e, probe)).map((e) => e.workspace));
         const result = pruneRegistry(env, probe);
-        const expected = text.filter((t, i) => {
+        const expected = text.filter((_line, i) => {
           const l = lines[i];
           return typeof l !== 'string' && !gone.has(l?.[0].name ?? '');
         });
