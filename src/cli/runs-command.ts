@@ -11,16 +11,17 @@ function runJson(r: RunSummary) {
     run_id: r.runId,
     state: r.group,
     detail: r.detail,
-    removed: r.removed,
     alive: r.alive,
     pid: r.entry.pid,
-    started_at: r.startedAt,
+    started_at: r.entry.started_at,
     last_seen: r.updatedAt,
   };
 }
 
+/** The dashboard's group, with why a stopped run stopped. */
 function stateWord(r: RunSummary): string {
-  return r.group === 'stopped' && r.state?.stop_reason ? `stopped (${r.state.stop_reason})` : r.group;
+  if (r.group !== 'stopped') return r.group;
+  return r.state ? `stopped (${r.state.stop_reason ?? 'crashed'})` : 'stopped (no state.json)';
 }
 
 /** `ralph runs [--json]`: every run in the per-user registry, newest first. */
@@ -37,9 +38,9 @@ export function runsListCommand(flags: { json?: boolean | undefined }, io: CliIO
   const age = (at: string) => (Number.isNaN(Date.parse(at)) ? '?' : formatAge(now - Date.parse(at)));
   for (const r of runs)
     io.out(
-      `${r.workspace}  ${r.runId}  ${stateWord(r)}  started ${age(r.startedAt)}  last seen ${age(r.updatedAt)}\n`,
+      `${r.workspace}  ${r.runId}  ${stateWord(r)}  started ${age(r.entry.started_at)}  last seen ${age(r.updatedAt)}\n`,
     );
-  const removed = runs.filter((r) => r.removed).length;
+  const removed = runs.filter((r) => r.group === 'removed').length;
   if (removed > 0)
     io.out(
       `${removed} of these ${removed === 1 ? 'has its' : 'have their'} workspace gone: ralph runs prune forgets them\n`,

@@ -41,8 +41,8 @@ function removedToggle(removed: number, showRemoved: boolean): string {
 export function runsPage(runs: RunSummary[], parallel = '', fleet = '', showRemoved = false): string {
   if (runs.length === 0 && parallel === '' && fleet === '')
     return layout('runs', '<p>No runs yet. Start one with <code>ralph run</code>; it shows up here.</p>');
-  const removed = runs.filter((r) => r.removed).length;
-  const shown = showRemoved ? runs : runs.filter((r) => !r.removed);
+  const removed = runs.filter((r) => r.group === 'removed').length;
+  const shown = showRemoved ? runs : runs.filter((r) => r.group !== 'removed');
   const sections = GROUPS.map((g) => {
     const rows = shown.filter((r) => r.group === g);
     if (rows.length === 0) return '';

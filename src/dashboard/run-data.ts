@@ -31,11 +31,7 @@ export interface RunSummary {
   /** What the group does not say: the stop reason and message, the park's end, the question. */
   detail: string;
   alive: boolean;
-  /** The workspace directory no longer exists (`ralph runs prune` forgets such runs). */
-  removed: boolean;
   state: LoopState | undefined;
-  /** When the run started (its registry line). */
-  startedAt: string;
   /** The last sign of it: its state.json's last write, else its last registry line. */
   updatedAt: string;
   /** The registry's last line of the run (the pid, the status it was written with). */
@@ -53,19 +49,17 @@ export function summarize(entry: RegistryEntry, now: number): RunSummary {
   const state = loopStateOf(entry.workspace);
   const lock = readLock(paths.lock);
   const alive = lock !== undefined && lockHolderAlive(lock);
-  const removed = workspaceGone(entry);
   const base = {
     key: runKey(entry.workspace),
     workspace: entry.workspace,
     runId: state?.run_id ?? entry.run_id,
     alive,
-    removed,
     state,
-    startedAt: entry.started_at,
     updatedAt: state?.updated_at ?? entry.updated_at,
     entry,
   };
-  if (removed)
+  // `ralph runs prune` forgets such runs; the index hides them unless asked.
+  if (workspaceGone(entry))
     return { ...base, group: 'removed', detail: 'the workspace is gone (ralph runs prune forgets it)' };
   if (!state) return { ...base, group: 'stopped', detail: 'no .ralph/state.json in the workspace' };
   if (alive) {

@@ -90,14 +90,13 @@ describe('ralph runs', () => {
     >[];
     expect(json.map((r) => r.workspace).sort()).toEqual([kept, gone, live, orphan].sort());
     const goneJson = json.find((r) => r.workspace === gone);
-    expect(goneJson).toMatchObject({ run_id: goneRun, state: 'removed', removed: true, alive: false });
+    expect(goneJson).toMatchObject({ run_id: goneRun, state: 'removed', alive: false });
     expect(Object.keys(goneJson ?? {}).sort()).toEqual(
-      ['alive', 'detail', 'last_seen', 'pid', 'removed', 'run_id', 'started_at', 'state', 'workspace'].sort(),
+      ['alive', 'detail', 'last_seen', 'pid', 'run_id', 'started_at', 'state', 'workspace'].sort(),
     );
     expect(json.find((r) => r.workspace === live)).toMatchObject({
       state: 'running',
       alive: true,
-      removed: false,
     });
 
     const prune = await runRalph(['runs', 'prune'], home, env);
