@@ -20,7 +20,10 @@ export interface FileLockOptions {
   timeoutMs?: number;
   /** A lock older than this is taken over even if its holder lives (default 30000 ms). */
   staleMs?: number;
-  /** Called once when the lock is busy at the first try, with its holder when readable (to say why we wait). */
+  /**
+   * Called once when the wait for another holder goes past a moment (a quarter second: the usual
+   * brief contention stays quiet), with the holder when readable, to say why we wait.
+   */
   onWait?: ((holder: { pid: number; host: string } | undefined) => void) | undefined;
 }
 
@@ -35,6 +38,8 @@ const held = new Set<string>();
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 // A lock with no readable content is being written right now, unless it has been empty this long.
 const UNREADABLE_GRACE_MS = 2000;
+// A wait shorter than this goes unannounced (see FileLockOptions.onWait).
+const WAIT_NOTICE_MS = 250;
 
 function sleepSync(ms: number): void {
   Atomics.wait(sleepCell, 0, 0, ms);
@@ -68,6 +73,7 @@ function acquire(
   const token = `${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 10)}`;
   const content: LockContent = { pid: process.pid, host: hostname(), token };
   const deadline = Date.now() + timeoutMs;
+  const announceAt = Date.now() + WAIT_NOTICE_MS;
   let delay = 2;
   for (;;) {
     try {
@@ -86,7 +92,7 @@ function acquire(
       }
     }
     if (takeOverIfStale(lockPath, staleMs)) continue;
-    if (onWait) {
+    if (onWait && Date.now() >= announceAt) {
       const holder = readLockContent(lockPath);
       onWait(holder && { pid: holder.pid, host: holder.host });
       onWait = undefined;
