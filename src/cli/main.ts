@@ -166,6 +166,16 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
     .description('remove the worktrees whose branch is merged (never one holding unmerged work)')
     .action(async () => setCode(await (await import('./worktrees-command.ts')).worktreesCleanCommand(io)));
 
+  const runs = program
+    .command('runs')
+    .description('every run on this machine (the registry $XDG_STATE_HOME/ralph/runs.jsonl), newest first')
+    .option('--json', 'machine-readable output')
+    .action(async (opts) => setCode((await import('./runs-command.ts')).runsListCommand(opts, io)));
+  runs
+    .command('prune')
+    .description('forget the runs whose workspace is gone (never one whose workspace exists)')
+    .action(async () => setCode((await import('./runs-command.ts')).runsPruneCommand(io)));
+
   registerLiveCommands(program, io, setCode);
 
   const config = program.command('config').description('inspect and check ralph.yml');

@@ -83,7 +83,8 @@ if (parallel) {
 
 const runs = document.getElementById('runs');
 if (runs) setInterval(async () => {
-  const res = await fetch('/', { credentials: 'same-origin' });
+  // The same view (removed runs shown or hidden) as the page's own address.
+  const res = await fetch('/' + location.search, { credentials: 'same-origin' });
   if (!res.ok) return;
   const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
   const fresh = doc.getElementById('runs');

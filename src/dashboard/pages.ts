@@ -9,7 +9,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d233
 header{background:#1d2330;color:#fff;padding:10px 20px}header a{color:#9cf}
 main{padding:16px 20px;max-width:1200px}h2{margin:18px 0 6px;font-size:16px}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{border-bottom:1px solid #e3e6ea;padding:4px 8px;text-align:left;vertical-align:top}
-.group-running,.group-completed{color:#17753a}.group-waiting,.group-paused,.group-parked{color:#a35c00}.group-stopped{color:#b3261e}
+.group-running,.group-completed{color:#17753a}.group-waiting,.group-paused,.group-parked{color:#a35c00}.group-stopped{color:#b3261e}.group-removed{color:#777}
 pre{background:#10141c;color:#d8dee9;padding:10px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-word}
 .charts{display:flex;gap:16px;flex-wrap:wrap}.chart{background:#fff;margin:0;padding:8px}.chart svg{width:360px;height:120px}
 .chart rect{fill:#4a7bd0}.axis{stroke:#999}.chart text{font-size:10px;fill:#555}
@@ -24,15 +24,27 @@ export function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(title)}</title><style>${STYLE}</style></head><body><header><a href="/">ralph dashboard</a> · ${esc(title)}</header><main>${body}</main><script type="module" src="/app.js"></script></body></html>`;
 }
 
+/** The index's switch between hiding and showing the runs whose workspace is gone. */
+function removedToggle(removed: number, showRemoved: boolean): string {
+  if (removed === 0) return '';
+  const what = `${removed} run${removed === 1 ? '' : 's'} whose workspace is gone`;
+  return showRemoved
+    ? `<p class="muted" id="removed-toggle">Showing ${what}. <a href="/">Hide removed</a></p>`
+    : `<p class="muted" id="removed-toggle">${what} hidden (<code>ralph runs prune</code> forgets them). <a href="/?removed=1">Show removed</a></p>`;
+}
+
 /**
- * Every run this user started, grouped, with the stop reason of each stopped one; `parallel`: the
- * parallel runs' section (HTML), first; `fleet`: the fleet's, last.
+ * Every run this user started, grouped, with the stop reason of each stopped one; runs whose
+ * workspace is gone only with `showRemoved`. `parallel`: the parallel runs' section (HTML), first;
+ * `fleet`: the fleet's, last.
  */
-export function runsPage(runs: RunSummary[], parallel = '', fleet = ''): string {
+export function runsPage(runs: RunSummary[], parallel = '', fleet = '', showRemoved = false): string {
   if (runs.length === 0 && parallel === '' && fleet === '')
     return layout('runs', '<p>No runs yet. Start one with <code>ralph run</code>; it shows up here.</p>');
+  const removed = runs.filter((r) => r.group === 'removed').length;
+  const shown = showRemoved ? runs : runs.filter((r) => r.group !== 'removed');
   const sections = GROUPS.map((g) => {
-    const rows = runs.filter((r) => r.group === g);
+    const rows = shown.filter((r) => r.group === g);
     if (rows.length === 0) return '';
     return `<h2 class="group-${g}">${esc(g)} (${rows.length})</h2><table><tr><th>workspace</th><th>run</th><th>iterations</th><th>cost</th><th></th></tr>${rows
       .map(
@@ -41,7 +53,10 @@ export function runsPage(runs: RunSummary[], parallel = '', fleet = ''): string 
       )
       .join('')}</table>`;
   }).join('');
-  return layout('runs', `<div id="runs" data-refresh="5000">${parallel}${sections}${fleet}</div>`);
+  return layout(
+    'runs',
+    `<div id="runs" data-refresh="5000">${parallel}${sections}${removedToggle(removed, showRemoved)}${fleet}</div>`,
+  );
 }
 
 /** The parts of a run page that change with each iteration (re-fetched live by the page). */
@@ -53,6 +68,10 @@ export function runLive(
 ): string {
   const s = run.state;
   const head = `<p><b class="group-${run.group}">${esc(run.group)}</b> — ${esc(run.detail)}${s ? ` · ${s.iterations} of ${s.max_iterations} iterations done · tokens ${esc(formatNumber(s.tokens.total))} · cost ${esc(formatCost(s.cost_usd))} · ${esc(formatSpan(s.elapsed_ms))}` : ''}</p>`;
+  // Only a live loop can be stopped, paused or resumed; this part is re-rendered when it ends.
+  const controls = run.alive
+    ? '<div class="actions controls"><button data-action="stop">Stop after this iteration</button><button data-action="stop_now">Stop now</button><button data-action="pause">Pause</button><button data-action="resume">Resume</button></div>'
+    : '';
   const qs = questions
     .map(
       (q) =>
@@ -93,7 +112,7 @@ export function runLive(
     })
     .join('')}</table>`;
   const graph = hatGraphSvg(observedHatGraph(lines), run.alive);
-  return `${head}${qs}<h2>hats</h2>${graph}<h2>iterations</h2>${charts}${timeline}`;
+  return `${head}${controls}${qs}<h2>hats</h2>${graph}<h2>iterations</h2>${charts}${timeline}`;
 }
 
 /** A run's page: live output, the live part, actions, events (filterable), prompts and the log. */
@@ -106,7 +125,7 @@ export function runPage(o: {
   filter: { topic: string; iteration: string };
 }): string {
   const { run } = o;
-  const actions = `<div class="actions" data-key="${esc(run.key)}"><button data-action="stop">Stop after this iteration</button><button data-action="stop_now">Stop now</button><button data-action="pause">Pause</button><button data-action="resume">Resume</button><span><textarea name="guidance" placeholder="guidance for the next iteration"></textarea><br><button data-action="guidance">Send guidance</button></span><span id="flash" role="status"></span></div>`;
+  const actions = `<div class="actions" data-key="${esc(run.key)}"><span><textarea name="guidance" placeholder="guidance for the next iteration"></textarea><br><button data-action="guidance">Send guidance</button></span><span id="flash" role="status"></span></div>`;
   const events = `<form method="get"><input name="topic" value="${esc(o.filter.topic)}" placeholder="topic contains"> <input name="iteration" value="${esc(o.filter.iteration)}" placeholder="iteration" size="6"> <button>Filter</button></form><table><tr><th>time</th><th>iteration</th><th>event</th><th>detail</th></tr>${o.events
     .map(({ at, event: e }) => {
       const it = 'iteration' in e ? String(e.iteration) : '';

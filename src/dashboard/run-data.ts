@@ -8,10 +8,19 @@ import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { type LoopState, loopStateOf } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
-import { type RegistryEntry, readRegistry } from '../state/run-registry.ts';
+import { type RegistryEntry, readRegistry, workspaceGone } from '../state/run-registry.ts';
 
 /** How the dashboard groups runs. */
-export const GROUPS = ['running', 'waiting', 'paused', 'parked', 'idle', 'stopped', 'completed'] as const;
+export const GROUPS = [
+  'running',
+  'waiting',
+  'paused',
+  'parked',
+  'idle',
+  'stopped',
+  'completed',
+  'removed',
+] as const;
 export type Group = (typeof GROUPS)[number];
 
 export interface RunSummary {
@@ -23,7 +32,10 @@ export interface RunSummary {
   detail: string;
   alive: boolean;
   state: LoopState | undefined;
+  /** The last sign of it: its state.json's last write, else its last registry line. */
   updatedAt: string;
+  /** The registry's last line of the run (the pid, the status it was written with). */
+  entry: RegistryEntry;
 }
 
 /** A stable, URL-safe key for a workspace. */
@@ -44,8 +56,12 @@ export function summarize(entry: RegistryEntry, now: number): RunSummary {
     alive,
     state,
     updatedAt: state?.updated_at ?? entry.updated_at,
+    entry,
   };
-  if (!state) return { ...base, group: 'stopped', detail: 'no state.json (removed?)' };
+  // `ralph runs prune` forgets such runs; the index hides them unless asked.
+  if (workspaceGone(entry))
+    return { ...base, group: 'removed', detail: 'the workspace is gone (ralph runs prune forgets it)' };
+  if (!state) return { ...base, group: 'stopped', detail: 'no .ralph/state.json in the workspace' };
   if (alive) {
     switch (state.status) {
       case 'waiting_for_human':

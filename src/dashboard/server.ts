@@ -105,7 +105,7 @@ export function dashboardApp(o: {
   app.get('/', async (c) => {
     const fleet = o.fleet ? fleetSection(await o.fleet().catch((e: Error) => ({ error: e.message }))) : '';
     const parallel = parallelIndex(parallelWorkspaces(o.env).map(readParallelRun));
-    return c.html(runsPage(listRuns(o.env), parallel, fleet));
+    return c.html(runsPage(listRuns(o.env), parallel, fleet, c.req.query('removed') === '1'));
   });
   app.get('/parallel/:key', (c) => {
     const view = findParallel(o.env, c.req.param('key'));

@@ -20,6 +20,11 @@ export interface FileLockOptions {
   timeoutMs?: number;
   /** A lock older than this is taken over even if its holder lives (default 30000 ms). */
   staleMs?: number;
+  /**
+   * Called once when the wait for another holder goes past a moment (a quarter second: the usual
+   * brief contention stays quiet), with the holder when readable, to say why we wait.
+   */
+  onWait?: ((holder: { pid: number; host: string } | undefined) => void) | undefined;
 }
 
 interface LockContent {
@@ -33,6 +38,8 @@ const held = new Set<string>();
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 // A lock with no readable content is being written right now, unless it has been empty this long.
 const UNREADABLE_GRACE_MS = 2000;
+// A wait shorter than this goes unannounced (see FileLockOptions.onWait).
+const WAIT_NOTICE_MS = 250;
 
 function sleepSync(ms: number): void {
   Atomics.wait(sleepCell, 0, 0, ms);
@@ -46,7 +53,7 @@ function sleepSync(ms: number): void {
 export function withFileLock<T>(path: string, fn: () => T, options: FileLockOptions = {}): T {
   const lockPath = `${path}.lock`;
   if (held.has(lockPath)) return fn();
-  const token = acquire(lockPath, options.timeoutMs ?? 5000, options.staleMs ?? 30_000);
+  const token = acquire(lockPath, options.timeoutMs ?? 5000, options.staleMs ?? 30_000, options.onWait);
   held.add(lockPath);
   try {
     return fn();
@@ -56,11 +63,17 @@ export function withFileLock<T>(path: string, fn: () => T, options: FileLockOpti
   }
 }
 
-function acquire(lockPath: string, timeoutMs: number, staleMs: number): string {
+function acquire(
+  lockPath: string,
+  timeoutMs: number,
+  staleMs: number,
+  onWait: FileLockOptions['onWait'],
+): string {
   mkdirSync(dirname(lockPath), { recursive: true });
   const token = `${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 10)}`;
   const content: LockContent = { pid: process.pid, host: hostname(), token };
   const deadline = Date.now() + timeoutMs;
+  const announceAt = Date.now() + WAIT_NOTICE_MS;
   let delay = 2;
   for (;;) {
     try {
@@ -79,6 +92,11 @@ function acquire(lockPath: string, timeoutMs: number, staleMs: number): string {
       }
     }
     if (takeOverIfStale(lockPath, staleMs)) continue;
+    if (onWait && Date.now() >= announceAt) {
+      const holder = readLockContent(lockPath);
+      onWait(holder && { pid: holder.pid, host: holder.host });
+      onWait = undefined;
+    }
     if (Date.now() >= deadline) {
       const holder = readLockContent(lockPath);
       throw new RalphError(

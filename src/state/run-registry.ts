@@ -1,7 +1,10 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { isPidAlive } from '../process/pids.ts';
 import { appendLine } from './append-line.ts';
+import { writeFileAtomicSync } from './atomic-write.ts';
+import { withFileLock } from './file-lock.ts';
 
 /** One line of the per-user registry: a loop started or ended in a workspace. */
 export interface RegistryEntry {
@@ -25,32 +28,127 @@ export function registryFile(env: NodeJS.ProcessEnv): string {
   return join(userStateDir(env), 'runs.jsonl');
 }
 
-/** Appends a line; the registry is a convenience, so failing to write it never stops a run. */
-export function recordInRegistry(env: NodeJS.ProcessEnv, entry: RegistryEntry): void {
+// A prune holds the lock for milliseconds; a holder stuck past the lock's stale age (30 s) is taken
+// over, so an append waits for that rather than give up and lose its line.
+const APPEND_WAIT_MS = 35_000;
+
+/**
+ * Appends a line under the registry's lock (a prune rewriting the file meanwhile would otherwise
+ * drop it); `onWait` hears when another process holds the lock. The registry is a convenience, so
+ * failing to write it never stops a run.
+ */
+export function recordInRegistry(
+  env: NodeJS.ProcessEnv,
+  entry: RegistryEntry,
+  onWait?: (holderPid: number | undefined) => void,
+): void {
   try {
     const file = registryFile(env);
     mkdirSync(dirname(file), { recursive: true });
-    appendLine(file, JSON.stringify(entry));
+    withFileLock(file, () => appendLine(file, JSON.stringify(entry)), {
+      timeoutMs: APPEND_WAIT_MS,
+      onWait: onWait && ((holder) => onWait(holder?.pid)),
+    });
   } catch {
     // A read-only home or a full disk: the dashboard just does not list this run.
   }
 }
 
-/** The newest entry per workspace, newest first (torn or foreign lines skipped). */
-export function readRegistry(env: NodeJS.ProcessEnv): RegistryEntry[] {
+/** The registry's lines, each with its entry when it is one (torn or foreign lines: undefined). */
+function readLines(file: string): { line: string; entry: RegistryEntry | undefined }[] {
   let text: string;
   try {
-    text = readFileSync(registryFile(env), 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch {
     return [];
   }
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      try {
+        const e = JSON.parse(line) as RegistryEntry;
+        return {
+          line,
+          entry: typeof e.workspace === 'string' && typeof e.run_id === 'string' ? e : undefined,
+        };
+      } catch {
+        return { line, entry: undefined };
+      }
+    });
+}
+
+/** The newest entry per workspace, newest first (torn or foreign lines skipped). */
+export function readRegistry(env: NodeJS.ProcessEnv): RegistryEntry[] {
   const byWorkspace = new Map<string, RegistryEntry>();
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const e = JSON.parse(line) as RegistryEntry;
-      if (typeof e.workspace === 'string' && typeof e.run_id === 'string') byWorkspace.set(e.workspace, e);
-    } catch {}
-  }
+  for (const { entry } of readLines(registryFile(env))) if (entry) byWorkspace.set(entry.workspace, entry);
   return [...byWorkspace.values()].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+}
+
+/** What `workspaceGone` looks at; injected so the decision is tested without a file system. */
+export interface WorkspaceProbe {
+  exists: (path: string) => boolean;
+  alive: (pid: number) => boolean;
+}
+
+/** Only a path that is not there counts as gone: one we may not look into (EACCES) still exists. */
+function pathExists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
+}
+
+const realProbe: WorkspaceProbe = { exists: pathExists, alive: isPidAlive };
+
+/**
+ * True when a registered run's workspace directory no longer exists. A run whose newest line says
+ * `running` and whose process lives is never gone, even with its directory deleted under it.
+ */
+export function workspaceGone(entry: RegistryEntry, probe: WorkspaceProbe = realProbe): boolean {
+  if (probe.exists(entry.workspace)) return false;
+  return !(entry.status === 'running' && probe.alive(entry.pid));
+}
+
+/** What `pruneRegistry` did: the runs it forgot, how many it kept, damaged lines dropped. */
+export interface PruneResult {
+  pruned: RegistryEntry[];
+  kept: number;
+  damaged: number;
+}
+
+/**
+ * Forgets the runs whose workspace is gone (every line of such a workspace) and damaged lines, by
+ * an atomic rewrite under the registry's lock, so a run appending meanwhile waits and keeps its line.
+ */
+export function pruneRegistry(
+  env: NodeJS.ProcessEnv,
+  probe: WorkspaceProbe = realProbe,
+  onWait?: (holderPid: number | undefined) => void,
+): PruneResult {
+  const file = registryFile(env);
+  if (!existsSync(file)) return { pruned: [], kept: 0, damaged: 0 };
+  return withFileLock(
+    file,
+    () => {
+      const lines = readLines(file);
+      const newest = new Map<string, RegistryEntry>();
+      for (const { entry } of lines) if (entry) newest.set(entry.workspace, entry);
+      const gone = new Set(
+        [...newest.values()].filter((e) => workspaceGone(e, probe)).map((e) => e.workspace),
+      );
+      const keep = lines.filter(({ entry }) => entry && !gone.has(entry.workspace));
+      const damaged = lines.filter(({ entry }) => !entry).length;
+      if (keep.length < lines.length) writeFileAtomicSync(file, keep.map(({ line }) => `${line}\n`).join(''));
+      return {
+        pruned: [...newest.values()].filter((e) => gone.has(e.workspace)),
+        kept: newest.size - gone.size,
+        damaged,
+      };
+    },
+    { timeoutMs: APPEND_WAIT_MS, onWait: onWait && ((holder) => onWait(holder?.pid)) },
+  );
 }

@@ -50,6 +50,7 @@ describe('ralph completion', () => {
     ]);
     expect(bashComplete(r.stdout, 'ralph -v tools task cl')).toEqual(['close']);
     expect(bashComplete(r.stdout, 'ralph logs --')).toEqual(['--follow', '--help']);
+    expect(bashComplete(r.stdout, 'ralph runs ')).toEqual(['--help', '--json', 'prune']);
   });
 
   it('zsh reuses the bash function through bashcompinit; fish lists every command and flag', async () => {

@@ -17,7 +17,7 @@ import { createStreamRedaction } from '../../observe/stream-redaction.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
-import { recordInRegistry } from '../../state/run-registry.ts';
+import { recordInRegistry, registryFile } from '../../state/run-registry.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
 import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/limits.ts';
 import { runIteration } from '../iteration/iteration.ts';
@@ -164,15 +164,24 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const startIterations = state.iterations;
   // The per-user list of workspaces where loops ran: what `ralph dashboard` shows.
   const register = () =>
-    recordInRegistry(env, {
-      workspace: options.workspace,
-      run_id: state.run_id,
-      pid: process.pid,
-      started_at: state.started_at,
-      updated_at: new Date(now()).toISOString(),
-      status: state.status,
-      stop_reason: state.stop_reason,
-    });
+    recordInRegistry(
+      env,
+      {
+        workspace: options.workspace,
+        run_id: state.run_id,
+        pid: process.pid,
+        started_at: state.started_at,
+        updated_at: new Date(now()).toISOString(),
+        status: state.status,
+        stop_reason: state.stop_reason,
+      },
+      (pid) =>
+        emit({
+          type: 'notice',
+          level: 'info',
+          message: `waiting for the run registry (${registryFile(env)}), locked by ${pid === undefined ? 'another ralph' : `pid ${pid}`}`,
+        }),
+    );
   register();
   // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
   // only when the watched work tree, the index, HEAD or the git config changed.
