@@ -3,8 +3,8 @@ import { createStreamJsonParser, createTextParser } from './stream-json.ts';
 import type { Backend } from './types.ts';
 
 /**
- * Any command: `cli.command` + `cli.args` (or a hat's own `command` and `args`), the prompt on stdin
- * or as an argument.
+ * Any command: `cli.command` + `cli.args` (a hat on custom: its own `command` + `args`), the prompt
+ * on stdin or as an argument.
  */
 export function createCustomBackend(outputFormat: 'text' | 'stream-json'): Backend {
   return {
@@ -14,8 +14,7 @@ export function createCustomBackend(outputFormat: 'text' | 'stream-json'): Backe
       if (!command) {
         throw new RalphError(
           'config_invalid',
-          'the custom backend has no command to run: set cli.command (e.g. cli.command: my-agent) when cli.backend is custom, ' +
-            "or the hat's own command (hats.<id>.command) on a hat with backend: custom (cli.command is the executable of cli.backend only)",
+          'cli.backend is "custom" but cli.command is not set; set it to the agent executable (e.g. cli.command: my-agent)',
         );
       }
       const base = [...args, ...extraArgs];
