@@ -1,5 +1,5 @@
 import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agentStub, ranLog, stubBin } from '../helpers/agent-stubs.ts';
 import { cleanupWorkspaces, makeWorkspace, readRecords, runRalph } from '../helpers/workspace.ts';
@@ -115,6 +115,19 @@ describe('a hat on another backend runs that backend, not the loop’s command',
     ]);
     const explain = await runRalph(['explain', '--iteration', '2'], dir);
     expect(explain.stdout).toContain('· hat builder (triggered by build.task) · custom (./builder.sh) ·');
+  });
+
+  it('a hat whose CLI is not installed stops the run naming the hat’s keys, not cli.command', async () => {
+    const { dir } = setup(config(['backend: custom', 'command: ./agent.sh'], ['backend: claude']), {
+      'agent.sh': agentStub('custom', WORK),
+    });
+    // No claude anywhere on PATH: node (for `ralph emit`) and the system tools only.
+    const r = await runRalph(['run'], dir, { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` });
+    expect(r.code).toBe(1);
+    expect(ranLog(dir)).toEqual(['agent.sh']);
+    expect(r.stdout + r.stderr).toContain(
+      'agent command not found: claude — install it or fix hats.builder.command / hats.builder.backend',
+    );
   });
 
   it('a hat on custom without a command of its own is a config error, before any agent runs', async () => {

@@ -89,6 +89,15 @@ export function hatBackend(
   };
 }
 
+/** The keys that chose a route's executable, for a message that says what to fix. */
+export function commandKeys(route: Pick<IterationRoute, 'hatId' | 'hat' | 'fallbackFrom'>): string {
+  if (route.fallbackFrom) return 'cli.fallback';
+  const { hatId, hat } = route;
+  if (hatId && (hat?.backend !== undefined || hat?.command !== undefined))
+    return `hats.${hatId}.command / hats.${hatId}.backend`;
+  return 'cli.command / cli.backend';
+}
+
 /**
  * The agent command of one iteration: the backend's invocation with the hat's arguments first, and
  * the hat's `disallowed_tools` refused the backend's own way (validated at load: every backend that
