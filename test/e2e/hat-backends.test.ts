@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agentStub, ranLog, stubBin } from '../helpers/agent-stubs.ts';
@@ -117,17 +117,21 @@ describe('a hat on another backend runs that backend, not the loop’s command',
     expect(explain.stdout).toContain('· hat builder (triggered by build.task) · custom (./builder.sh) ·');
   });
 
-  it('a hat whose CLI is not installed stops the run naming the hat’s keys, not cli.command', async () => {
+  it('a hat whose CLI is not installed is found before the run starts, naming the hat’s keys', async () => {
     const { dir } = setup(config(['backend: custom', 'command: ./agent.sh'], ['backend: claude']), {
       'agent.sh': agentStub('custom', WORK),
     });
     // No claude anywhere on PATH: node (for `ralph emit`) and the system tools only.
-    const r = await runRalph(['run'], dir, { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` });
+    const env = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` };
+    const missing =
+      'hat builder runs claude, which is not there (not on PATH): install it (npm install -g @anthropic-ai/claude-code) or fix hats.builder.command / hats.builder.backend';
+    const r = await runRalph(['run'], dir, env);
     expect(r.code).toBe(1);
-    expect(ranLog(dir)).toEqual(['agent.sh']);
-    expect(r.stdout + r.stderr).toContain(
-      'agent command not found: claude — install it or fix hats.builder.command / hats.builder.backend',
-    );
+    expect(r.stdout + r.stderr).toContain(missing);
+    expect(existsSync(join(dir, 'ran.log'))).toBe(false);
+    const validate = await runRalph(['config', 'validate'], dir, env);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toContain(missing);
   });
 
   it('a hat on custom without a command of its own is a config error, before any agent runs', async () => {

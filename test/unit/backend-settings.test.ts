@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AUTO_ORDER, backendCapabilityIssues, resolveBackend } from '../../src/backends/registry.ts';
 import { BACKEND_NAMES, type BackendName, configSchema, type RalphConfig } from '../../src/config/schema.ts';
-import { agentInvocation, hatBackend } from '../../src/engine/iteration/iteration-prompt.ts';
+import { agentInvocation, commandKeys, hatBackend } from '../../src/engine/iteration/iteration-prompt.ts';
 import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);
@@ -148,5 +148,23 @@ describe('custom off the loop needs a command of its own', () => {
           'a custom reviewer has no command to run (cli.command is the executable of cli.backend (codex) only); review with an agent CLI',
       },
     ]);
+  });
+});
+
+describe('commandKeys', () => {
+  const hat = (h: Record<string, unknown>) =>
+    configSchema.parse({ hats: { h: { triggers: ['go'], ...h } } }).hats.h;
+  it('names the keys that chose the executable that is missing', () => {
+    expect(commandKeys({ hatId: null, hat: null })).toBe('cli.command / cli.backend');
+    expect(commandKeys({ hatId: 'h', hat: hat({}) ?? null })).toBe('cli.command / cli.backend');
+    expect(commandKeys({ hatId: 'h', hat: hat({ backend: 'claude' }) ?? null })).toBe(
+      'hats.h.command / hats.h.backend',
+    );
+    expect(commandKeys({ hatId: 'h', hat: hat({ command: './x' }) ?? null })).toBe(
+      'hats.h.command / hats.h.backend',
+    );
+    expect(commandKeys({ hatId: 'h', hat: hat({ backend: 'claude' }) ?? null, fallbackFrom: 'claude' })).toBe(
+      'cli.fallback',
+    );
   });
 });
