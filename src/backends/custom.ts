@@ -2,7 +2,10 @@ import { RalphError } from '../errors.ts';
 import { createStreamJsonParser, createTextParser } from './stream-json.ts';
 import type { Backend } from './types.ts';
 
-/** Any command: `cli.command` + `cli.args`, the prompt on stdin or as an argument. */
+/**
+ * Any command: `cli.command` + `cli.args` (a hat on custom: its own `command` + `args`), the prompt
+ * on stdin or as an argument.
+ */
 export function createCustomBackend(outputFormat: 'text' | 'stream-json'): Backend {
   return {
     name: 'custom',

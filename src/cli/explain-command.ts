@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { describeAgent } from '../backends/registry.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import type { IterationRecord } from '../observe/events.ts';
 import { formatCost, formatNumber, formatSpan } from '../observe/format.ts';
@@ -50,7 +51,7 @@ export function explainRecord(r: IterationRecord): string[] {
   const d = r.decision;
   const route = d?.route;
   const lines = [
-    `iteration ${r.iteration} · ${route?.hat ? `hat ${route.hat}` : 'solo'}${route?.triggered_by.length ? ` (triggered by ${route.triggered_by.join(', ')})` : ''} · ${r.backend} · ${r.verdict}${r.reason ? ` — ${r.reason}` : ''} · ${formatSpan(r.duration_ms)}`,
+    `iteration ${r.iteration} · ${route?.hat ? `hat ${route.hat}` : 'solo'}${route?.triggered_by.length ? ` (triggered by ${route.triggered_by.join(', ')})` : ''} · ${describeAgent(r.backend, r.command)} · ${r.verdict}${r.reason ? ` — ${r.reason}` : ''} · ${formatSpan(r.duration_ms)}`,
   ];
   if (r.events.length > 0) lines.push(`  published: ${r.events.join(', ')}`);
   if (d?.completion)

@@ -82,7 +82,7 @@ export const eventLoopSchema = z.strictObject({
 
 export const cliSchema = z.strictObject({
   backend: backendName.default('auto'),
-  /** Executable for the `custom` backend. */
+  /** Executable of cli.backend: required for `custom`, replaces the CLI's own name for the others. */
   command: z.string().min(1).optional(),
   /** Extra arguments given to the agent (before the prompt, for `custom`). */
   args: z.array(z.string()).default([]),
@@ -120,7 +120,11 @@ export const hatSchema = z.strictObject({
   default_publishes: stringOrList.optional(),
   instructions: z.string().default(''),
   extra_instructions: z.array(z.string()).default([]),
+  /** The backend this hat runs on (default: cli.backend); it runs that CLI's own executable, without cli.command, cli.args or cli.model. */
   backend: backendName.optional(),
+  /** Executable for this hat's backend (over cli.command and the CLI's own name); needed for `backend: custom` unless cli.backend is custom. */
+  command: z.string().min(1).optional(),
+  /** Arguments for this hat's agent (before the prompt, for `custom`). */
   args: z.array(z.string()).optional(),
   backend_args: z.array(z.string()).optional(),
   max_activations: positiveInt.optional(),

@@ -77,6 +77,8 @@ export interface IterationRecord {
   iteration: number;
   hat: string | null;
   backend: string;
+  /** The executable that ran (`claude`, `./agent.sh`); absent in records written before it was kept. */
+  command?: string;
   started_at: string;
   finished_at: string;
   duration_ms: number;

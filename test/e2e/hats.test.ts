@@ -249,13 +249,10 @@ describe('hat routing and events', () => {
       'ralph.yml': hatsConfig(
         PLANNER_BUILDER.replace(
           '    instructions: Build the task.',
-          '    instructions: Build the task.\n    backend: custom',
+          '    instructions: Build the task.\n    backend: custom\n    command: sh\n    args: ["-c", "echo custom-backend-ran > custom.txt; ralph emit build.done"]',
         ),
         { max_iterations: 2 },
         '',
-      ).replace(
-        '  fake_script: fake-agent.yml',
-        '  fake_script: fake-agent.yml\n  command: sh\n  args: ["-c", "echo custom-backend-ran > custom.txt; ralph emit build.done"]',
       ),
       'fake-agent.yml': 'turns:\n  - do: [{ run: "ralph emit build.task t" }]\n',
     });

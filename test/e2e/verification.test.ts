@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { agentStub, ranLog, stubBin } from '../helpers/agent-stubs.ts';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
 import {
   cleanupWorkspaces,
@@ -257,21 +258,28 @@ describe('provider fallback (cli.fallback)', () => {
   it('runs the iteration again on the next backend when the primary is parked for long', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
-      'fallback.sh': 'cat > /dev/null\necho "done by the fallback" > done.txt\necho LOOP_COMPLETE\n',
-      'ralph.yml': `${fakeConfig({ max_iterations: 3 })}  command: sh\n  args: [fallback.sh]\n  fallback: [custom]\n  fallback_after_seconds: 60\n`,
+      'ralph.yml': `${fakeConfig({ max_iterations: 3 })}  args: [--loop-arg]\n  fallback: [codex]\n  fallback_after_seconds: 60\n`,
       'fake-agent.yml': 'turns:\n  - do:\n      - rate_limit: { resets_in_seconds: 3600 }\n',
     });
-    const r = await runRalph(['run'], dir);
+    const bin = stubBin({
+      codex: agentStub('codex', 'echo "done by the fallback" > done.txt\nTEXT=LOOP_COMPLETE'),
+    });
+    const r = await runRalph(['run'], dir, { PATH: `${bin}:${process.env.PATH}` });
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, 'done.txt'), 'utf8')).toBe('done by the fallback\n');
+    // The fallback runs with its own flags, not the primary's cli.args.
+    expect(ranLog(dir)).toEqual([
+      'codex exec --json --skip-git-repo-check -c allow_login_shell=false --dangerously-bypass-approvals-and-sandbox',
+    ]);
     const records = readRecords(dir);
     expect(records.at(-1)).toMatchObject({
       iteration: 1,
-      backend: 'custom',
+      backend: 'codex',
+      command: 'codex',
       fallback_from: 'fake',
       verdict: 'complete',
     });
     expect(readState(dir).fallback).toMatchObject({ index: 0 });
-    expect(r.stdout + r.stderr).toContain('runs again on custom (cli.fallback)');
+    expect(r.stdout + r.stderr).toContain('runs again on codex (cli.fallback)');
   });
 });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { claudeBackend } from '../../src/backends/claude.ts';
 import type { AgentEvent } from '../../src/backends/types.ts';
@@ -392,9 +392,10 @@ describe('real claude driven by ralph', () => {
         '      - append: { path: greet.sh, content: "echo hello {{iteration}}\\n" }',
         '      - print: LOOP_COMPLETE',
       ].join('\n'),
-      'ralph.yml': `event_loop:\n  prompt_file: PROMPT.md\n  max_iterations: 4\ncli:\n  backend: fake\n  fake_script: fake-agent.yml\n  command: ${JSON.stringify(CLAUDE)}\ngates:\n  review:\n    backend: claude\n`,
+      'ralph.yml': `event_loop:\n  prompt_file: PROMPT.md\n  max_iterations: 4\ncli:\n  backend: fake\n  fake_script: fake-agent.yml\ngates:\n  review:\n    backend: claude\n`,
     });
-    const r = await ralph(dir, []);
+    // The reviewer runs `claude` from PATH: cli.command is the fake loop's, not the reviewer's.
+    const r = await ralph(dir, [], { PATH: `${dirname(CLAUDE)}:${process.env.PATH}` });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const [first, second] = readRecords(dir);
     expect(first?.review).toMatchObject({

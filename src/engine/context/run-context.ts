@@ -22,6 +22,10 @@ export interface RunLoopOptions {
   config: RalphConfig;
   /** The user's prompt text (from -p, -P, or event_loop.prompt_file). */
   prompt: string;
+  /**
+   * The loop's backend: `resolveBackend(config.cli.backend, config)`. cli.command, cli.args,
+   * cli.model and `extraArgs` are its settings; hats and fallbacks on other backends run without them.
+   */
   backend: Backend;
   mode?: StartMode | undefined;
   /** Arguments given after `--`, passed to the agent. */

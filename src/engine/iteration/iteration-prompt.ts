@@ -1,6 +1,7 @@
+import { usesLoopSettings } from '../../backends/backend-settings.ts';
 import { resolveBackend } from '../../backends/registry.ts';
 import type { AgentInvocation, Backend } from '../../backends/types.ts';
-import type { HatConfig, RalphConfig } from '../../config/schema.ts';
+import type { BackendName, HatConfig, RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
 import { assemblePrompt, type PromptInput } from '../../routing/prompt.ts';
 import { type HatSelection, selectHat } from '../../routing/select-hat.ts';
@@ -70,16 +71,31 @@ export function routeIteration(ctx: RunContext, number: number): IterationRoute 
   };
 }
 
-/** The backend a hat runs on (its own `backend`, else the loop's) and its own agent arguments. */
+/**
+ * The backend a hat runs on (its own `backend`, else the loop's; its own `command` replaces the
+ * executable) and its own agent arguments. A hat on another backend than the loop's runs that
+ * CLI's own executable: cli.command, cli.args and cli.model are the loop backend's (resolveBackend).
+ */
 export function hatBackend(
   config: RalphConfig,
   hat: HatConfig | null,
   loopBackend: Backend,
 ): Pick<IterationRoute, 'backend' | 'hatArgs'> {
+  const name = hat?.backend ?? (loopBackend.name as BackendName);
+  const own = hat?.backend !== undefined || hat?.command !== undefined;
   return {
-    backend: hat?.backend ? resolveBackend(hat.backend, config) : loopBackend,
+    backend: own ? resolveBackend(name, config, hat?.command) : loopBackend,
     hatArgs: hat?.args ?? hat?.backend_args ?? [],
   };
+}
+
+/** The keys that chose a route's executable, for a message that says what to fix. */
+export function commandKeys(route: Pick<IterationRoute, 'hatId' | 'hat' | 'fallbackFrom'>): string {
+  if (route.fallbackFrom) return 'cli.fallback';
+  const { hatId, hat } = route;
+  if (hatId && (hat?.backend !== undefined || hat?.command !== undefined))
+    return `hats.${hatId}.command / hats.${hatId}.backend`;
+  return 'cli.command / cli.backend';
 }
 
 /**
@@ -98,11 +114,13 @@ export function agentInvocation(
   },
 ): AgentInvocation {
   const { backend, hat } = route;
+  // The arguments after `--` are the loop backend's, like cli.args.
+  const loopArgs = usesLoopSettings(backend.name, opts.config) ? opts.extraArgs : [];
   const invocation = backend.buildInvocation({
     prompt: opts.prompt,
     config: opts.config,
     workspace: opts.workspace,
-    extraArgs: [...route.hatArgs, ...opts.extraArgs],
+    extraArgs: [...route.hatArgs, ...loopArgs],
   });
   const tools = hat?.disallowed_tools ?? [];
   if (tools.length === 0) return invocation;

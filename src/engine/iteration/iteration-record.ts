@@ -36,6 +36,7 @@ export async function recordIteration(
       iteration: phase.number,
       hat: phase.route.hatId,
       backend: phase.route.backend.name,
+      command: phase.invocation.command,
       started_at: new Date(phase.startedAt).toISOString(),
       finished_at: new Date(finishedAt).toISOString(),
       duration_ms: finishedAt - phase.startedAt,

@@ -7,6 +7,7 @@ import { type EventDecision, eventSignature, STALE_REPEATS } from '../decide/eve
 import { type Stop, stop } from '../decide/limits.ts';
 import type { TddStepResult } from '../steps/tdd-step.ts';
 import type { AgentPhase } from './iteration-agent.ts';
+import { commandKeys } from './iteration-prompt.ts';
 
 /** Malformed event lines in a row that stop the loop. */
 const MAX_MALFORMED = 3;
@@ -53,7 +54,7 @@ export function stopAfterIteration(ctx: RunContext, s: StopInput): Stop | undefi
   if (sup.spawnError && (sup.spawnError as NodeJS.ErrnoException).code === 'ENOENT')
     return stop(
       'error',
-      `agent command not found: ${invocation.command} — install it or fix cli.command / cli.backend`,
+      `agent command not found: ${invocation.command} — install it or fix ${commandKeys(s.phase.route)}`,
     );
   return staleLoopStop(ctx, s.phase.route.hatId, s.phase.collected.published, decision.idle);
 }

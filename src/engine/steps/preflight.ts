@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { usesLoopSettings } from '../../backends/backend-settings.ts';
+import { resolveBackend } from '../../backends/registry.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { type HealthResult, resolveAgentCommand, runHealthChecks } from '../../gates/health.ts';
 import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.ts';
-import { findExecutable } from '../../process/find-executable.ts';
+import { findExecutable, installHint } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from './git-step.ts';
 
 /** Shell words that are not programs on PATH. */
@@ -121,6 +123,34 @@ function backendChecks(workspace: string, config: RalphConfig, env: NodeJS.Proce
 }
 
 /**
+ * The executable of every hat on a backend or command of its own (the loop's agent is a health
+ * check): a missing one would stop the run only when that hat first runs.
+ */
+function hatAgentChecks(workspace: string, config: RalphConfig, env: NodeJS.ProcessEnv): HealthResult[] {
+  const path = { ...env, ...config.cli.env }.PATH;
+  return Object.entries(config.hats).flatMap(([id, hat]): HealthResult[] => {
+    const name = hat.backend ?? config.cli.backend;
+    if (hat.command === undefined && (hat.backend === undefined || usesLoopSettings(name, config))) return [];
+    const keys = `hats.${id}.command / hats.${id}.backend`;
+    let command: string;
+    try {
+      command = resolveBackend(name, config, hat.command).buildInvocation({
+        prompt: 'ralph health check',
+        config,
+        workspace,
+        extraArgs: [],
+      }).command;
+    } catch (error) {
+      return [{ check: 'agent', level: 'fatal', message: `hat ${id}: ${(error as Error).message}` }];
+    }
+    const found = findExecutable(command, path, workspace);
+    if (found.found) return [];
+    const message = `hat ${id} runs ${command}, which is not there (${found.detail}): install it (${installHint(command)}) or fix ${keys}`;
+    return [{ check: 'agent', level: 'fatal', message }];
+  });
+}
+
+/**
  * One preflight for `ralph config validate`, `ralph doctor` and `ralph run`: everything a run would
  * fail on a minute later — the health checks (disk, agent binary, specs), the backend, the prompt
  * file, the gate commands, and git (repository state, a dirty tree with require_clean, a push remote).
@@ -133,6 +163,7 @@ export async function preflight(
   return [
     ...backendChecks(workspace, config, env),
     ...runHealthChecks({ workspace, config, env }),
+    ...hatAgentChecks(workspace, config, env),
     ...promptChecks(workspace, config),
     ...gateChecks(workspace, config, env),
     ...(await gitChecks(workspace, config).catch((error: Error): HealthResult[] => [
@@ -150,5 +181,5 @@ export async function startChecks(
   const push = await pushRemoteCheck(workspace, config).catch((error: Error): HealthResult[] => [
     { check: 'git', level: 'fatal', message: error.message },
   ]);
-  return [...gateChecks(workspace, config, env), ...push];
+  return [...hatAgentChecks(workspace, config, env), ...gateChecks(workspace, config, env), ...push];
 }
