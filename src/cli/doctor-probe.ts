@@ -1,19 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildAgentEnv } from '../agent/agent-env.ts';
+import { type AgentTurnResult, runAgentTurn } from '../agent/agent-turn.ts';
 import { resolveBackend } from '../backends/registry.ts';
 import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
-import { buildAgentEnv } from '../engine/context/agent-env.ts';
-import { UsageMeter } from '../engine/context/usage-meter.ts';
 import type { TokenTotals } from '../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
 import { installHint } from '../process/find-executable.ts';
 import { sweepMarkedProcesses } from '../process/marked-processes.ts';
-import { type SuperviseResult, supervise } from '../process/supervisor.ts';
 import type { CliIO } from './io.ts';
 
-/** `ralph doctor --probe`: one headless turn of the configured backend through the real supervisor. */
+/** `ralph doctor --probe`: one headless turn of the configured backend through the agent-turn runner. */
 export interface DoctorProbe {
   backend: string;
   command: string | null;
@@ -64,7 +63,7 @@ function lastLine(text: string): string {
 /** How the probe ended: success only on a clean exit; otherwise the backend's own reading of it. */
 function classifyProbe(
   backend: Backend,
-  sup: SuperviseResult,
+  sup: AgentTurnResult['supervised'],
   resultError: boolean,
   events: readonly AgentEvent[],
 ): ExitClass {
@@ -80,6 +79,25 @@ function classifyProbe(
   if (!cls || cls.kind === 'success' || cls.kind === 'killed')
     return { kind: 'agent_error', message: fallback };
   return cls.message ? cls : { ...cls, message: fallback };
+}
+
+/** Why Ralph killed the probed agent, naming the cap that did. */
+function killedMessage(reason: string, config: RalphConfig): string {
+  const loop = config.event_loop;
+  switch (reason) {
+    case 'probe_timeout':
+      return `no answer within ${PROBE_TIMEOUT_MS / 1000} s`;
+    case 'interrupted':
+      return 'stopped by Ctrl-C (or SIGTERM)';
+    case 'idle_timeout':
+      return `no output for ${loop.idle_timeout_seconds} s (event_loop.idle_timeout_seconds)`;
+    case 'max_cost':
+      return `the answer cost more than event_loop.max_cost_usd ($${loop.max_cost_usd})`;
+    case 'max_tokens':
+      return `the answer used more than event_loop.max_tokens (${loop.max_tokens})`;
+    default:
+      return reason;
+  }
 }
 
 /** Runs the configured backend (auto already resolved) once, headless, the way an iteration runs it. */
@@ -98,10 +116,6 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
   } catch (error) {
     return probeFailure(name, 'unavailable', (error as Error).message);
   }
-  const parser = backend.createParser();
-  const meter = new UsageMeter();
-  const events: AgentEvent[] = [];
-  let resultError = false;
   const scratch = mkdtempSync(join(tmpdir(), 'ralph-probe-'));
   // Its own mark: what the probed agent leaves running (a detached helper) is swept afterwards.
   const probeRun = `doctor-probe-${process.pid}-${Date.now()}`;
@@ -110,10 +124,9 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
   const onSignal = () => controller.abort('interrupted');
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const loop = config.event_loop;
   try {
-    const sup = await supervise({
-      command: invocation.command,
-      args: invocation.args,
+    const run = await runAgentTurn(backend, invocation, {
       cwd: io.cwd,
       env: buildAgentEnv({
         base: io.env,
@@ -127,37 +140,31 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
         human: { timeoutSeconds: config.human.timeout_seconds, defaultAnswer: config.human.default_answer },
         extra: [config.cli.env, invocation.env],
       }),
-      stdin: invocation.stdin,
-      timeoutMs: PROBE_TIMEOUT_MS,
-      timeoutReason: 'probe_timeout',
-      killGraceMs: config.event_loop.kill_grace_seconds * 1000,
-      signal: controller.signal,
-      onLine: (stream, line) => {
-        if (stream !== 'stdout') return;
-        for (const event of parser.parseLine(line)) {
-          events.push(event);
-          if (events.length > 200) events.splice(0, 100);
-          meter.add(event);
-          if (event.type === 'result' && event.isError) resultError = true;
-        }
+      // The caps of a loop's turn, within the probe's own deadline.
+      limits: {
+        timeoutMs: PROBE_TIMEOUT_MS,
+        timeoutReason: 'probe_timeout',
+        idleTimeoutMs: loop.idle_timeout_seconds * 1000,
+        killGraceMs: loop.kill_grace_seconds * 1000,
+        costLeftUsd: loop.max_cost_usd,
+        tokensLeft: loop.max_tokens,
       },
+      signal: controller.signal,
+      sweep: { select: { runId: probeRun }, kill: sweepMarkedProcesses },
     });
+    const { supervised: sup, meter } = run;
     if (sup.spawnError) {
       const message = `could not start ${invocation.command}: ${sup.spawnError.message} — install it (${installHint(invocation.command)}) or set cli.command`;
       return probeFailure(name, 'unavailable', message, invocation.command);
     }
-    const cls = classifyProbe(backend, sup, resultError, events);
+    const cls = classifyProbe(backend, sup, run.resultError, run.events);
     const interrupted = cls.kind === 'killed' && cls.reason === 'interrupted';
     const message =
       cls.kind === 'success'
-        ? parser.finalText().trim()
+        ? run.finalText.trim()
         : cls.kind !== 'killed'
           ? cls.message
-          : cls.reason === 'probe_timeout'
-            ? `no answer within ${PROBE_TIMEOUT_MS / 1000} s`
-            : interrupted
-              ? 'stopped by Ctrl-C (or SIGTERM)'
-              : cls.reason;
+          : killedMessage(cls.reason, config);
     return {
       backend: name,
       command: invocation.command,
@@ -173,9 +180,6 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await sweepMarkedProcesses({ runId: probeRun }, config.event_loop.kill_grace_seconds * 1000).catch(
-      () => [],
-    );
     rmSync(scratch, { recursive: true, force: true });
   }
 }

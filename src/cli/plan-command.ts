@@ -55,7 +55,7 @@ function readPlanPrompt(cwd: string, flag: string | undefined): string {
 /** What the session inherits: the user's environment minus nesting guards, plus cli.env and `ralph` on PATH. */
 function sessionEnv(base: NodeJS.ProcessEnv, config: RalphConfig, cwd: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base, ...config.cli.env };
-  // The same variables the loop removes (engine/iteration/agent-env.ts): Claude Code refuses to start nested.
+  // The same variables the loop removes (agent/agent-env.ts): Claude Code refuses to start nested.
   delete env.CLAUDECODE;
   delete env.CLAUDE_CODE_ENTRYPOINT;
   env.RALPH_BIN = RALPH_BIN;

@@ -381,6 +381,47 @@ describe('ralph doctor --probe', () => {
     expect(JSON.parse(json.stdout).probe.message).toBe('OK [redacted] [redacted]');
   });
 
+  it('runs the agent under the caps a loop iteration has: the idle timeout, max_cost_usd, max_tokens', async () => {
+    const capped = (steps: string[], eventLoop: string) => {
+      const dir = probeWorkspace(steps);
+      writeFileSync(
+        join(dir, 'ralph.yml'),
+        `${RALPH_YML}event_loop:\n${eventLoop}  kill_grace_seconds: 0.5\n`,
+      );
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e.invalid', 'commit', '-qam', 'caps'], {
+        cwd: dir,
+      });
+      return dir;
+    };
+    const silent = capped(['sleep: 600'], '  idle_timeout_seconds: 2\n');
+    const idle = await runRalph(['doctor', '--probe'], silent, agentEnv());
+    expect(idle.code).toBe(1);
+    expect(idle.stdout).toMatch(
+      /^✗ probe +fake: killed: no output for 2 s \(event_loop\.idle_timeout_seconds\)$/m,
+    );
+    const costly = capped(
+      ['{ result: { text: thinking, cost_usd: 2.5, input_tokens: 10, output_tokens: 10 } }', 'hang: true'],
+      '  max_cost_usd: 1\n',
+    );
+    const cost = await runRalph(['doctor', '--probe', '--json'], costly, agentEnv());
+    expect(cost.code).toBe(1);
+    expect(JSON.parse(cost.stdout).probe).toMatchObject({
+      ok: false,
+      kind: 'killed',
+      message: 'the answer cost more than event_loop.max_cost_usd ($1)',
+      cost_usd: 2.5,
+    });
+    const wordy = capped(
+      ['{ assistant: reading, usage: { input_tokens: 4000, output_tokens: 500 } }', 'hang: true'],
+      '  max_tokens: 1000\n',
+    );
+    const tokens = await runRalph(['doctor', '--probe'], wordy, agentEnv());
+    expect(tokens.code).toBe(1);
+    expect(tokens.stdout).toMatch(
+      /^✗ probe +fake: killed: the answer used more than event_loop\.max_tokens \(1000\)$/m,
+    );
+  });
+
   it('fails with what to do when the backend cannot run at all', async () => {
     const noCommand = makeWorkspace({ 'ralph.yml': 'cli:\n  backend: custom\n' });
     const r = await runRalph(['doctor', '--probe'], noCommand, agentEnv());

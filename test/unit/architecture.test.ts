@@ -10,15 +10,16 @@ const SRC = join(ROOT, 'src');
  * two root files); a folder missing here fails the test, so a new folder must be placed on purpose.
  */
 const LAYERS: Record<string, number> = {
-  'index.ts': 6, // the library's entry: re-exports the engine API
-  cli: 5,
-  tui: 4,
-  dashboard: 4,
-  fleet: 4,
-  parallel: 4,
-  demo: 4, // the demo workspace the CLI writes
-  'fake-agent': 4, // a stand-alone executable (the scripted agent)
-  engine: 3,
+  'index.ts': 7, // the library's entry: re-exports the engine API
+  cli: 6,
+  tui: 5,
+  dashboard: 5,
+  fleet: 5,
+  parallel: 5,
+  demo: 5, // the demo workspace the CLI writes
+  'fake-agent': 5, // a stand-alone executable (the scripted agent)
+  engine: 4,
+  agent: 3, // the one agent-turn runner: iterations, review, doctor --probe
   human: 3,
   observe: 3,
   routing: 2,
@@ -33,7 +34,23 @@ const LAYERS: Record<string, number> = {
   'paths-package.ts': 0, // where the installed package's files are
 };
 /** Below the CLI: no console I/O, no process exit, no imports of the CLI or UIs. */
-const CORE_RANK = 3;
+const CORE_RANK = 4;
+
+/**
+ * The supervisor is called by the agent-turn runner only (DESIGN.md §3), so every agent process
+ * runs under the same caps, idle timeout, heartbeat and sweep. Besides: the gate runner (gate
+ * commands are not agents) and the package entry (a re-export of the library API).
+ */
+const SUPERVISOR = join(SRC, 'process', 'supervisor.ts');
+const SUPERVISOR_USERS = ['agent', 'process'];
+const SUPERVISOR_EXCEPTIONS = ['gates/run-gate.ts', 'index.ts'];
+
+function supervisorCallers(graph: Map<string, string[]>): string[] {
+  return [...graph]
+    .filter(([file, targets]) => targets.includes(SUPERVISOR) && !SUPERVISOR_USERS.includes(area(file)))
+    .map(([file]) => relative(SRC, file))
+    .filter((f) => !SUPERVISOR_EXCEPTIONS.includes(f.split(sep).join('/')));
+}
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -153,6 +170,10 @@ describe('architecture (DESIGN.md §3)', () => {
     expect(upwardEngineImports(graph)).toEqual([]);
   });
 
+  it('lets only the agent-turn runner start agents through the supervisor', () => {
+    expect(supervisorCallers(graph), 'run the agent with runAgentTurn (src/agent/agent-turn.ts)').toEqual([]);
+  });
+
   it('resolves every relative import to a file', () => {
     const missing = [...graph].flatMap(([f, ts]) =>
       ts.filter((t) => !graph.has(t)).map((t) => `${relative(SRC, f)} → ${relative(SRC, t)}`),
@@ -175,11 +196,13 @@ describe('architecture (DESIGN.md §3)', () => {
       [low, [high]],
       [high, [low]],
     ]);
-    expect(upwardImports(planted)).toEqual(['state/planted.ts → engine/planted.ts (state 1 → engine 3)']);
+    expect(upwardImports(planted)).toEqual(['state/planted.ts → engine/planted.ts (state 1 → engine 4)']);
     expect(cycles(planted).map(rel)).toEqual([['state/planted.ts', 'engine/planted.ts', 'state/planted.ts']]);
     expect(cycles(folderGraph(planted))).toEqual([['state', 'engine', 'state']]);
     const decide = join(ENGINE, 'decide', 'planted.ts');
     const run = join(ENGINE, 'run', 'planted.ts');
+    const review = join(ENGINE, 'steps', 'planted.ts');
+    expect(supervisorCallers(new Map([[review, [SUPERVISOR]]]))).toEqual([relative(SRC, review)]);
     expect(upwardEngineImports(new Map([[decide, [run]]]))).toEqual([
       'engine/decide/planted.ts → engine/run/planted.ts (decide → run)',
     ]);

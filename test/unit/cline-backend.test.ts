@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UsageMeter } from '../../src/agent/usage-meter.ts';
 import {
   CLINE_ARG_PROMPT_MAX_BYTES,
   classifyClineExit,
@@ -9,7 +10,6 @@ import {
 } from '../../src/backends/cline.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 /** Real `cline --json` output (Cline CLI 3.0.65) against a scripted model server (SOURCE.md). */

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UsageMeter } from '../../src/agent/usage-meter.ts';
 import {
   CODEX_ARG_PROMPT_MAX_BYTES,
   classifyCodexExit,
@@ -11,7 +12,6 @@ import {
 } from '../../src/backends/codex.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 /** Real `codex exec --json` output (codex-cli 0.169.0) against the scripted model server. */

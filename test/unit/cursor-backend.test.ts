@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UsageMeter } from '../../src/agent/usage-meter.ts';
 import {
   CURSOR_ARG_PROMPT_MAX_BYTES,
   classifyCursorExit,
@@ -9,7 +10,6 @@ import {
 } from '../../src/backends/cursor.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 /** cursor-agent output documented from Cursor's reference and published captures (not recorded: SOURCE.md). */

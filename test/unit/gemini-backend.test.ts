@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UsageMeter } from '../../src/agent/usage-meter.ts';
 import {
   classifyGeminiExit,
   GEMINI_ARG_PROMPT_MAX_BYTES,
@@ -12,7 +13,6 @@ import {
 } from '../../src/backends/gemini.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { ROOT } from '../helpers/workspace.ts';
 import { geminiTool, geminiView, requestWorkspace, schemaValue } from '../support/model-server/gemini.ts';
 

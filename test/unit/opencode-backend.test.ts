@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { UsageMeter } from '../../src/agent/usage-meter.ts';
 import {
   classifyOpencodeExit,
   createOpencodeBackend,
@@ -13,7 +14,6 @@ import {
 } from '../../src/backends/opencode.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { UsageMeter } from '../../src/engine/context/usage-meter.ts';
 import { cleanupWorkspaces, makeWorkspace, ROOT } from '../helpers/workspace.ts';
 import {
   addFilePatch,

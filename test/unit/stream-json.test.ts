@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addTotals, UsageMeter } from '../../src/agent/usage-meter.ts';
 import { createStreamJsonParser, createTextParser, readUsage } from '../../src/backends/stream-json.ts';
 import type { AgentEvent } from '../../src/backends/types.ts';
-import { addTotals, UsageMeter } from '../../src/engine/context/usage-meter.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 
@@ -327,7 +327,7 @@ describe('addTotals', () => {
 
 describe('UsageMeter cost while an agent runs', () => {
   it('sums per-call costs, prefers the final reported cost, and otherwise estimates from list prices', async () => {
-    const { UsageMeter } = await import('../../src/engine/context/usage-meter.ts');
+    const { UsageMeter } = await import('../../src/agent/usage-meter.ts');
     const u = (input: number, output: number) => ({
       inputTokens: input,
       outputTokens: output,

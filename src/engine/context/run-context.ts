@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { buildAgentEnv } from '../../agent/agent-env.ts';
 import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
@@ -12,7 +13,6 @@ import { type LoopState, writeLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { checklistCondition } from '../decide/completion.ts';
 import type { Counters, Limits } from '../decide/limits.ts';
-import { buildAgentEnv } from './agent-env.ts';
 
 /** How a run starts: continue a resumable run (auto), insist on one (resume), or start over (fresh). */
 export type StartMode = 'auto' | 'resume' | 'fresh';

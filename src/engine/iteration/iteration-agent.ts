@@ -1,7 +1,9 @@
+import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
+import { addTotals } from '../../agent/usage-meter.ts';
 import type { AgentInvocation } from '../../backends/types.ts';
 import type { TokenTotals } from '../../observe/events.ts';
-import { type RunContext, ralphEnv, runtimeLeftMs } from '../context/run-context.ts';
-import { addTotals } from '../context/usage-meter.ts';
+import { emitTurnEvent, turnController, turnLimits } from '../context/agent-turns.ts';
+import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
 import { type IterationVerdict, judgeIteration, verdictFromExitClass } from '../decide/limits.ts';
@@ -9,7 +11,6 @@ import { consumeControl, controlPending } from '../steps/control-step.ts';
 import { createQuestionWatch } from '../steps/question-watch.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
-import { type AgentRunResult, runAgent } from './run-agent.ts';
 
 /** An iteration whose prompt is built and whose start is announced. */
 export interface StartedIteration {
@@ -28,7 +29,7 @@ export interface StartedIteration {
 export interface AgentPhase extends StartedIteration {
   /** The iteration timeout that applied (the hat's own, or event_loop's). */
   iterationMs: number;
-  run: AgentRunResult;
+  run: AgentTurnResult;
   /** This iteration's usage. */
   tokens: TokenTotals;
   finalText: string;
@@ -45,49 +46,43 @@ export interface AgentPhase extends StartedIteration {
 
 /** Runs the agent under the iteration's limits, books its usage and judges how it ended. */
 export async function runIterationAgent(ctx: RunContext, it: StartedIteration): Promise<AgentPhase> {
-  const { options, config, state, limits, emit } = ctx;
+  const { options, config, state, limits } = ctx;
   const { number, route, invocation } = it;
   const iterationMs = (route.hat?.timeout ?? config.event_loop.iteration_timeout_seconds) * 1000;
-  const runtimeLeft = runtimeLeftMs(ctx);
-  const parser = route.backend.createParser();
   const questions = createQuestionWatch(ctx, number);
-  const run = await runAgent({
-    iteration: number,
-    invocation,
-    parser,
+  const turn = turnController(ctx);
+  let ticks = 0;
+  const run = await runAgentTurn(route.backend, invocation, {
     cwd: options.workspace,
     env: ralphEnv(ctx, number, route.hatId, [config.cli.env, invocation.env]),
-    timeoutMs: Math.max(0, Math.min(iterationMs, runtimeLeft)),
-    timeoutReason: runtimeLeft < iterationMs ? 'max_runtime' : 'iteration_timeout',
-    idleTimeoutMs: config.event_loop.idle_timeout_seconds * 1000,
-    heartbeatMs: config.event_loop.heartbeat_seconds * 1000,
-    killGraceMs: ctx.graceMs,
-    signal: options.signal,
-    control: {
-      poll: () => {
-        questions.poll();
-        return controlPending(ctx) ? consumeControl(ctx) : { stopNow: false };
-      },
-      waitingForHuman: () => questions.waiting(),
-    },
-    costLeftUsd: limits.maxCostUsd === undefined ? undefined : limits.maxCostUsd - state.cost_usd,
-    tokensLeft: limits.maxTokens === undefined ? undefined : limits.maxTokens - state.tokens.total,
-    emit,
-    onSpawn: (pid, startTime) => {
-      if (state.current) {
-        state.current.agent_pid = pid;
-        state.current.agent_start_time = startTime ?? null;
+    limits: turnLimits(ctx, iterationMs, 'iteration_timeout'),
+    signal: turn.controller.signal,
+    // `ralph ask` suspends the idle timeout while the agent waits for a human.
+    idleSuspended: () => questions.waiting(),
+    onTick: () => {
+      questions.poll();
+      // The control channel: `ralph stop --now` kills the agent.
+      if (controlPending(ctx) && consumeControl(ctx).stopNow) turn.controller.abort('stop_requested');
+      // About every 5 s: the state heartbeat.
+      if (++ticks % 10 === 0) {
+        state.elapsed_ms = ctx.elapsed();
+        ctx.persist({ fsync: false });
       }
-      // Bookkeeping: after a crash of Ralph it is on disk; only a power loss could lose it, and then
-      // the agent is gone too. The iteration's commit point below flushes.
-      ctx.persist({ fsync: false });
-      emit({ type: 'agent.spawned', iteration: number, pid, command: invocation.command });
     },
-    onHeartbeat: () => {
-      state.elapsed_ms = ctx.elapsed();
-      ctx.persist({ fsync: false });
+    onEvent: (e) => {
+      if (e.type === 'agent.spawned') {
+        if (state.current) {
+          state.current.agent_pid = e.pid;
+          state.current.agent_start_time = e.startTime ?? null;
+        }
+        // Bookkeeping: after a crash of Ralph it is on disk; only a power loss could lose it, and then
+        // the agent is gone too. The iteration's commit point below flushes.
+        ctx.persist({ fsync: false });
+      }
+      emitTurnEvent(ctx, number, e);
     },
-  });
+    sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
+  }).finally(() => turn.release());
 
   // The agent is gone: a question it left open waits for nobody.
   questions.close();
@@ -96,7 +91,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   state.tokens = addTotals(state.tokens, tokens);
   state.cost_usd += run.meter.spentUsd() ?? 0;
   state.elapsed_ms = ctx.elapsed();
-  const finalText = parser.finalText();
+  const { finalText } = run;
   const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);
   const promiseMisplaced =
     promiseSeen || !ctx.outputPromiseCounts ? undefined : misplacedPromise(finalText, ctx.promise, it.prompt);

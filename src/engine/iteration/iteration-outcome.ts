@@ -1,5 +1,6 @@
 import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
 import type { IterationRecord } from '../../observe/events.ts';
+import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';
 import { summarize } from '../decide/completion-marker.ts';
@@ -44,6 +45,8 @@ export interface IterationOutcome {
   /** Protected files it changed (gates.protect): it was not accepted. */
   tampered?: string[] | undefined;
   review?: IterationRecord['review'] | undefined;
+  /** Processes started after the agent (the reviewer's) that were left running and killed. */
+  killed: KilledProcess[];
 }
 
 /** Everything after the agent: gates, TDD, completion, events, git, and the stop decision. */
@@ -74,6 +77,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       tddStep: checks.tddStep,
       commit: null,
       approvals: [],
+      killed: [],
     };
   }
   if (phase.verdict.kind === 'parked') {
@@ -96,6 +100,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       tddStep: checks.tddStep,
       commit: null,
       approvals: [],
+      killed: [],
     };
   }
   state.parks = { rateLimit: 0, transient: 0 };
@@ -123,7 +128,9 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       checks,
       [
         ...workBlockers(ctx),
-        `the reviewer requested changes: ${review.findings.join('; ') || 'see the review'}`,
+        review.stop
+          ? `the review was cut short (${review.stop.reason})`
+          : `the reviewer requested changes: ${review.findings.join('; ') || 'see the review'}`,
       ],
       forced,
     );
@@ -139,6 +146,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Ralph's own commit moved HEAD: the next iteration is measured from here.
   if (work.commit) await rememberTree(ctx);
   const stopAfter =
+    review?.stop ??
     tamperedStop(ctx, tampered) ??
     stopAfterIteration(ctx, {
       phase,
@@ -167,6 +175,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
           tokens: review.tokens,
         }
       : undefined,
+    killed: review?.killed ?? [],
   };
 }
 

@@ -1,5 +1,6 @@
 import { readGitHead } from '../../git/head.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
+import { announceSwept } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
 import { readExternalEvents } from './collect-events.ts';
@@ -30,32 +31,23 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   const route = routeIteration(ctx, number);
   const prompt = assembleIterationPrompt(ctx, number, route);
   const started = startIteration(ctx, number, route, prompt);
+  // What the agent detached is swept at its end: it must not touch the workspace while Ralph
+  // checks and commits it.
   const phase = await runIterationAgent(ctx, started);
-  // What the agent detached must not touch the workspace while Ralph checks and commits it.
-  // The agent is the one process started since the last sweep (when it was started at all).
-  const afterAgent = await sweepIteration(
-    ctx,
-    number,
-    phase.run.supervised.pid === undefined ? undefined : 1,
-  );
+  announceSwept(ctx, `iteration ${number}`, phase.run.swept);
   const outcome = await settleIteration(ctx, phase);
   // Gate commands carry the mark too; without a gate nothing new was started since the last sweep.
   const gateRan = outcome.gates.validate !== undefined || outcome.gates.tests !== undefined;
   const afterGates = gateRan ? await sweepIteration(ctx, number) : [];
-  const killed = [...phase.run.supervised.killed, ...afterAgent, ...afterGates];
+  const killed = [...phase.run.supervised.killed, ...phase.run.swept, ...outcome.killed, ...afterGates];
   await recordIteration(ctx, phase, outcome, killed);
   return outcome.stopAfter;
 }
 
 /** Kills every process still carrying the run's mark (setsid'd, double-forked) and says so. */
-async function sweepIteration(ctx: RunContext, number: number, started?: number): Promise<KilledProcess[]> {
-  const killed = await ctx.sweep({ runId: ctx.state.run_id }, Math.min(ctx.graceMs, 1000), { started });
-  if (killed.length > 0)
-    ctx.emit({
-      type: 'notice',
-      level: 'info',
-      message: `iteration ${number} left ${killed.length} process(es) running; killed ${killed.map((p) => `${p.pid} (${p.command})`).join(', ')}`,
-    });
+async function sweepIteration(ctx: RunContext, number: number): Promise<KilledProcess[]> {
+  const killed = await ctx.sweep({ runId: ctx.state.run_id }, Math.min(ctx.graceMs, 1000));
+  announceSwept(ctx, `iteration ${number}`, killed);
   return killed;
 }
 

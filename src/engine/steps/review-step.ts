@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runAgentTurn } from '../../agent/agent-turn.ts';
+import { addTotals } from '../../agent/usage-meter.ts';
 import { resolveBackend } from '../../backends/registry.ts';
 import { runGitRaw } from '../../git/run-git.ts';
-import { supervise } from '../../process/supervisor.ts';
+import type { KilledProcess } from '../../process/marked-processes.ts';
+import { announceSwept, emitTurnEvent, turnController, turnLimits } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
-import { addTotals, UsageMeter } from '../context/usage-meter.ts';
-import { type Stop, stop } from '../decide/limits.ts';
+import { judgeIteration, type Stop, stop } from '../decide/limits.ts';
 
 /** Characters of the diff given to the reviewer (the rest is left for it to read in the workspace). */
 const MAX_DIFF_CHARS = 60_000;
@@ -80,9 +82,16 @@ export async function reviewPrompt(ctx: RunContext, rounds: readonly ReviewRound
 export interface ReviewResult extends ReviewRound {
   costUsd: number;
   tokens: number;
+  /** A limit (or Ctrl-C) stopped the reviewer mid-turn: no verdict, and the loop stops with this. */
+  stop: Stop | undefined;
+  /** What the reviewer left running, which Ralph killed. */
+  killed: KilledProcess[];
 }
 
-/** Runs one review with `gates.review.backend`; its usage counts toward the run's limits. */
+/**
+ * Runs one review with `gates.review.backend`, under the caps of an iteration (DESIGN.md §2): its
+ * usage counts toward the run's limits, and crossing one kills the reviewer and stops the loop.
+ */
 export async function runReview(ctx: RunContext, iteration: number): Promise<ReviewResult> {
   const review = ctx.config.gates.review;
   if (!review) throw new Error('runReview without gates.review');
@@ -97,32 +106,44 @@ export async function runReview(ctx: RunContext, iteration: number): Promise<Rev
     workspace: ctx.options.workspace,
     extraArgs: [],
   });
-  const parser = backend.createParser();
-  const meter = new UsageMeter();
-  const sup = await supervise({
-    command: invocation.command,
-    args: invocation.args,
+  const turn = turnController(ctx);
+  const run = await runAgentTurn(backend, invocation, {
     cwd: ctx.options.workspace,
     env: ralphEnv(ctx, iteration, 'reviewer', [ctx.config.cli.env, invocation.env]),
-    stdin: invocation.stdin,
-    timeoutMs: ctx.config.event_loop.iteration_timeout_seconds * 1000,
-    timeoutReason: 'review_timeout',
-    idleTimeoutMs: ctx.config.event_loop.idle_timeout_seconds * 1000,
-    killGraceMs: ctx.graceMs,
-    signal: ctx.options.signal,
-    onLine: (stream, line) => {
-      if (stream === 'stdout') for (const e of parser.parseLine(line)) meter.add(e);
-    },
-  });
-  const tokens = meter.totals();
-  const costUsd = meter.spentUsd() ?? 0;
+    limits: turnLimits(ctx, ctx.config.event_loop.iteration_timeout_seconds * 1000, 'review_timeout'),
+    signal: turn.controller.signal,
+    onEvent: (e) => emitTurnEvent(ctx, iteration, e),
+    sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
+  }).finally(() => turn.release());
+  announceSwept(ctx, `the review after iteration ${iteration}`, run.swept);
+  const sup = run.supervised;
+  const tokens = run.meter.totals();
+  const costUsd = run.meter.spentUsd() ?? 0;
   state.tokens = addTotals(state.tokens, tokens);
   state.cost_usd += costUsd;
   book.cost_usd += costUsd;
   book.tokens += tokens.total;
+  const killed = [...sup.killed, ...run.swept];
+  // Judged like an iteration's agent: a limit or Ctrl-C that killed it ends the loop, not the review.
+  const judged = judgeIteration(
+    {
+      exitCode: sup.exitCode,
+      signal: sup.signal,
+      killedBy: sup.killedBy,
+      spawnError: sup.spawnError?.message,
+      resultError: run.resultError,
+      promiseSeen: false,
+    },
+    ctx.limits,
+    ctx.counters(),
+  );
+  if (judged.kind === 'limit' || judged.kind === 'aborted') {
+    const findings = [`the review was cut short: ${judged.stop.message}`];
+    return { iteration, approved: false, findings, costUsd, tokens: tokens.total, stop: judged.stop, killed };
+  }
   const parsed =
     sup.exitCode === 0
-      ? parseVerdict(parser.finalText())
+      ? parseVerdict(run.finalText)
       : {
           approved: false,
           findings: [
@@ -137,7 +158,7 @@ export async function runReview(ctx: RunContext, iteration: number): Promise<Rev
         findings: ['the reviewer gave no verdict line (APPROVE or REQUEST_CHANGES)'],
       };
   book.rounds = round.approved ? [] : [...book.rounds, round];
-  return { ...round, costUsd, tokens: tokens.total };
+  return { ...round, costUsd, tokens: tokens.total, stop: undefined, killed };
 }
 
 /** After max_rounds reviews in a row without approval: stop review_unresolved. */
@@ -169,6 +190,8 @@ export async function secondOpinion(
   const review = ctx.config.gates.review;
   if (!review || !(review.when === 'every' || completing)) return undefined;
   const result = await runReview(ctx, iteration);
+  // Cut short, it gave no verdict: the loop's end says why.
+  if (result.stop) return result;
   ctx.emit({
     type: 'review.finished',
     iteration,

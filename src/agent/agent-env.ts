@@ -1,5 +1,5 @@
 import { delimiter } from 'node:path';
-import { MARK_VAR, markFor } from '../../process/marked-processes.ts';
+import { MARK_VAR, markFor } from '../process/marked-processes.ts';
 
 /**
  * Removed from every agent's environment: variables that make agent CLIs refuse to start inside

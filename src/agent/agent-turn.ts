@@ -1,0 +1,139 @@
+import type { AgentEvent, AgentInvocation, Backend } from '../backends/types.ts';
+import type { KilledProcess, MarkSelector, SweepMarked } from '../process/marked-processes.ts';
+import { type OutputStream, type SuperviseResult, supervise } from '../process/supervisor.ts';
+import { UsageMeter } from './usage-meter.ts';
+
+/** The caps one agent turn runs under; crossing any kills the agent's whole process group. */
+export interface TurnLimits {
+  /** Hard deadline of the turn, and the reason reported when it fires (`max_runtime` when the run's runtime is nearer). */
+  timeoutMs: number;
+  timeoutReason: string;
+  /** Kill after this long without output (`idle_timeout`). */
+  idleTimeoutMs?: number | undefined;
+  /** A silent agent gets an `agent.heartbeat` event at most this often (and only once silent this long). */
+  heartbeatMs?: number | undefined;
+  killGraceMs: number;
+  /** Budget left for this turn: streamed cost or tokens reaching it kills the agent (`max_cost` / `max_tokens`). */
+  costLeftUsd?: number | undefined;
+  tokensLeft?: number | undefined;
+}
+
+/** What a turn reports while it runs (the engine stamps these with its iteration). */
+export type AgentTurnEvent =
+  | { type: 'agent.spawned'; pid: number; startTime: string | undefined; command: string }
+  | { type: 'agent.output'; stream: OutputStream; text: string }
+  | { type: 'agent.event'; event: AgentEvent }
+  | { type: 'agent.heartbeat'; runningMs: number; silentMs: number };
+
+export interface AgentTurnOptions {
+  cwd: string;
+  /** The agent's whole environment, its process mark included (agent-env.ts). */
+  env: NodeJS.ProcessEnv;
+  limits: TurnLimits;
+  /** Aborting kills the agent; a string reason becomes `killedBy`, anything else is `interrupted`. */
+  signal?: AbortSignal | undefined;
+  onEvent?: ((event: AgentTurnEvent) => void) | undefined;
+  /** While this says true the idle clock stands still (the agent waits for a human in `ralph ask`). */
+  idleSuspended?: (() => boolean) | undefined;
+  /** Called about every 500 ms while the agent runs (the loop polls its control channel here). */
+  onTick?: (() => void) | undefined;
+  /**
+   * After the agent exits, every process carrying the selected mark is killed: what it detached
+   * from its group (setsid, daemons). `kill` is the run's sweep (a fleet worker's is fenced).
+   */
+  sweep: { select: MarkSelector; kill: SweepMarked };
+}
+
+export interface AgentTurnResult {
+  supervised: SuperviseResult;
+  meter: UsageMeter;
+  /** The agent's final answer, as its backend's parser reads it. */
+  finalText: string;
+  resultError: boolean;
+  /** The most recent normalized events (bounded), for the backend's exit classification. */
+  events: AgentEvent[];
+  /** Marked processes the sweep after the agent killed. */
+  swept: KilledProcess[];
+}
+
+/**
+ * One agent turn (DESIGN.md §3): the backend's invocation, spawned in its own process group under
+ * the turn's caps, its output parsed and metered as it streams, and whatever it left running swept.
+ * Every agent process Ralph starts headless runs through here.
+ */
+export async function runAgentTurn(
+  backend: Pick<Backend, 'createParser'>,
+  invocation: AgentInvocation,
+  o: AgentTurnOptions,
+): Promise<AgentTurnResult> {
+  const { limits } = o;
+  const controller = new AbortController();
+  const abort = (reason: string) => {
+    if (!controller.signal.aborted) controller.abort(reason);
+  };
+  const onOuterAbort = () => abort(typeof o.signal?.reason === 'string' ? o.signal.reason : 'interrupted');
+  if (o.signal?.aborted) onOuterAbort();
+  o.signal?.addEventListener('abort', onOuterAbort, { once: true });
+
+  const parser = backend.createParser();
+  const meter = new UsageMeter();
+  const recent: AgentEvent[] = [];
+  let resultError = false;
+  const started = Date.now();
+  let lastOutput = started;
+  let lastBeat = started;
+  const heartbeatMs = limits.heartbeatMs;
+  const tick = setInterval(() => {
+    o.onTick?.();
+    // A silent agent is still alive: say so, at most once per heartbeat interval.
+    const now = Date.now();
+    if (heartbeatMs !== undefined && now - lastOutput >= heartbeatMs && now - lastBeat >= heartbeatMs) {
+      lastBeat = now;
+      o.onEvent?.({ type: 'agent.heartbeat', runningMs: now - started, silentMs: now - lastOutput });
+    }
+  }, 500);
+
+  let supervised: SuperviseResult;
+  try {
+    supervised = await supervise({
+      command: invocation.command,
+      args: invocation.args,
+      cwd: o.cwd,
+      env: o.env,
+      stdin: invocation.stdin,
+      timeoutMs: limits.timeoutMs,
+      timeoutReason: limits.timeoutReason,
+      idleTimeoutMs: limits.idleTimeoutMs,
+      idleSuspended: o.idleSuspended,
+      killGraceMs: limits.killGraceMs,
+      signal: controller.signal,
+      onSpawn: (pid, startTime) =>
+        o.onEvent?.({ type: 'agent.spawned', pid, startTime, command: invocation.command }),
+      onChunk: (stream, text) => {
+        lastOutput = Date.now();
+        o.onEvent?.({ type: 'agent.output', stream, text });
+      },
+      onLine: (stream, line) => {
+        if (stream !== 'stdout') return;
+        for (const event of parser.parseLine(line)) {
+          recent.push(event);
+          if (recent.length > 200) recent.splice(0, recent.length - 100);
+          meter.add(event);
+          if (event.type === 'result' && event.isError) resultError = true;
+          o.onEvent?.({ type: 'agent.event', event });
+        }
+        if (limits.costLeftUsd !== undefined && (meter.spentUsd() ?? 0) >= limits.costLeftUsd)
+          abort('max_cost');
+        if (limits.tokensLeft !== undefined && meter.totals().total >= limits.tokensLeft) abort('max_tokens');
+      },
+    });
+  } finally {
+    clearInterval(tick);
+    o.signal?.removeEventListener('abort', onOuterAbort);
+  }
+  // The agent is the one process started since the last sweep (when it was started at all).
+  const swept = await o.sweep.kill(o.sweep.select, Math.min(limits.killGraceMs, 1000), {
+    started: supervised.pid === undefined ? undefined : 1,
+  });
+  return { supervised, meter, finalText: parser.finalText(), resultError, events: recent, swept };
+}

@@ -1,0 +1,59 @@
+import type { AgentTurnEvent, TurnLimits } from '../../agent/agent-turn.ts';
+import type { KilledProcess } from '../../process/marked-processes.ts';
+import { type RunContext, runtimeLeftMs } from './run-context.ts';
+
+// What every agent turn of a run shares, whoever starts it (the iteration's agent, the reviewer):
+// the run's caps, Ctrl-C, and the event stream.
+
+/**
+ * The caps of one agent turn of this run: its own deadline or the runtime left (whichever is
+ * nearer), the idle timeout, and the cost and tokens left of the run's budget.
+ */
+export function turnLimits(ctx: RunContext, turnMs: number, turnReason: string): TurnLimits {
+  const { config, limits, state } = ctx;
+  const runtimeLeft = runtimeLeftMs(ctx);
+  return {
+    timeoutMs: Math.max(0, Math.min(turnMs, runtimeLeft)),
+    timeoutReason: runtimeLeft < turnMs ? 'max_runtime' : turnReason,
+    idleTimeoutMs: config.event_loop.idle_timeout_seconds * 1000,
+    heartbeatMs: config.event_loop.heartbeat_seconds * 1000,
+    killGraceMs: ctx.graceMs,
+    costLeftUsd: limits.maxCostUsd === undefined ? undefined : limits.maxCostUsd - state.cost_usd,
+    tokensLeft: limits.maxTokens === undefined ? undefined : limits.maxTokens - state.tokens.total,
+  };
+}
+
+/**
+ * The abort controller of one turn: the run's signal (Ctrl-C, a fleet cancel) kills the agent as
+ * `interrupted`; the caller may abort it with its own reason (`stop_requested`).
+ */
+export function turnController(ctx: RunContext): { controller: AbortController; release(): void } {
+  const controller = new AbortController();
+  const outer = ctx.options.signal;
+  const onAbort = () => {
+    if (!controller.signal.aborted) controller.abort('interrupted');
+  };
+  if (outer?.aborted) onAbort();
+  outer?.addEventListener('abort', onAbort, { once: true });
+  return { controller, release: () => outer?.removeEventListener('abort', onAbort) };
+}
+
+/** A turn's events on the run's event stream, as events of `iteration`. */
+export function emitTurnEvent(ctx: RunContext, iteration: number, e: AgentTurnEvent): void {
+  if (e.type === 'agent.spawned')
+    ctx.emit({ type: 'agent.spawned', iteration, pid: e.pid, command: e.command });
+  else if (e.type === 'agent.output')
+    ctx.emit({ type: 'agent.output', iteration, stream: e.stream, text: e.text });
+  else if (e.type === 'agent.event') ctx.emit({ type: 'agent.event', iteration, event: e.event });
+  else ctx.emit({ type: 'agent.heartbeat', iteration, runningMs: e.runningMs, silentMs: e.silentMs });
+}
+
+/** Says which processes a turn left running (and were killed), in the words of `who`. */
+export function announceSwept(ctx: RunContext, who: string, killed: readonly KilledProcess[]): void {
+  if (killed.length > 0)
+    ctx.emit({
+      type: 'notice',
+      level: 'info',
+      message: `${who} left ${killed.length} process(es) running; killed ${killed.map((p) => `${p.pid} (${p.command})`).join(', ')}`,
+    });
+}
