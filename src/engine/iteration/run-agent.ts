@@ -56,7 +56,21 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
   const started = Date.now();
   let lastOutput = started;
   let lastBeat = started;
-  const poll = setInterval(() => {
+  // A callback that fails (a full disk under the run log or state.json) stops the agent, and its
+  // error is thrown once the agent is gone instead of escaping from a stream or timer handler.
+  let failed: { error: unknown } | undefined;
+  const guard =
+    <A extends unknown[]>(fn: (...args: A) => void) =>
+    (...args: A): void => {
+      if (failed) return;
+      try {
+        fn(...args);
+      } catch (error) {
+        failed = { error };
+        abort('write_failed');
+      }
+    };
+  const tick = () => {
     if (input.control.poll().stopNow) abort('stop_requested');
     if (++ticks % 10 === 0) input.onHeartbeat();
     // A silent agent is still alive: say so, at most once per heartbeat interval.
@@ -70,7 +84,8 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
         silentMs: now - lastOutput,
       });
     }
-  }, 500);
+  };
+  const poll = setInterval(guard(tick), 500);
 
   try {
     const supervised = await supervise({
@@ -85,12 +100,12 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
       idleSuspended: () => input.control.waitingForHuman(),
       killGraceMs: input.killGraceMs,
       signal: controller.signal,
-      onSpawn: input.onSpawn,
-      onChunk: (stream, text) => {
+      onSpawn: guard(input.onSpawn),
+      onChunk: guard((stream, text) => {
         lastOutput = Date.now();
         input.emit({ type: 'agent.output', iteration: input.iteration, stream, text });
-      },
-      onLine: (stream, line) => {
+      }),
+      onLine: guard((stream, line) => {
         if (stream !== 'stdout') return;
         for (const event of input.parser.parseLine(line)) {
           recent.push(event);
@@ -102,8 +117,9 @@ export async function runAgent(input: AgentRunInput): Promise<AgentRunResult> {
         if (input.costLeftUsd !== undefined && (meter.spentUsd() ?? 0) >= input.costLeftUsd)
           abort('max_cost');
         if (input.tokensLeft !== undefined && meter.totals().total >= input.tokensLeft) abort('max_tokens');
-      },
+      }),
     });
+    if (failed) throw failed.error;
     return { supervised, meter, resultError, events: recent };
   } finally {
     clearInterval(poll);
