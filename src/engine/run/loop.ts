@@ -230,7 +230,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       await step();
     } catch (error) {
       // Once the end is saved, a failure (the log's last line) does not undo it: nothing to resume.
-      const next = saved ? `the run had ended (${state.stop_reason}) and is saved` : RESUME;
+      const next = saved ? `though the run itself had ended (${state.stop_reason}) and is saved` : RESUME;
       failed ??= { error: fileSystemError(error, { next }) ?? userError(error) ?? error };
     }
   };
