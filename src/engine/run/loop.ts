@@ -124,10 +124,13 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const logFile = join(options.workspace, state.log_file);
   let log: ReturnType<typeof createRunLogSink>;
   let stream: ReturnType<typeof createStreamFileSink>;
+  let diagnostics: ReturnType<typeof createDiagnosticsSink> | undefined;
   try {
     log = createRunLogSink(logFile);
     mkdirSync(join(paths.runs, state.run_id), { recursive: true });
     stream = createStreamFileSink(join(paths.runs, state.run_id, STREAM_FILE), now);
+    if ((options.env ?? process.env).RALPH_DIAGNOSTICS === '1')
+      diagnostics = createDiagnosticsSink(options.workspace, { now });
   } catch (error) {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
     const user = userError(error) ?? error;
@@ -144,10 +147,6 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     lock.release();
     throw user;
   }
-  const diagnostics =
-    (options.env ?? process.env).RALPH_DIAGNOSTICS === '1'
-      ? createDiagnosticsSink(options.workspace, { now })
-      : undefined;
   // API keys never reach a file Ralph writes or its console: every sink sees redacted events. The
   // values of secret-named variables of the environment and of cli.env are redacted, and key shapes.
   const redact = createRedactor({ ...(options.env ?? process.env), ...config.cli.env });
