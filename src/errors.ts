@@ -77,28 +77,79 @@ export class UnfinishedRunError extends RalphError {
   }
 }
 
-/** File-system failures a user can fix (space, permissions, a read-only disk), by errno code. */
-const FS_FIXES: Record<string, string> = {
-  ENOSPC: 'no space left on the device: free some space',
-  EDQUOT: 'the disk quota is exhausted: free some space',
-  EACCES: 'permission denied: make it writable (chmod u+w)',
-  EPERM: 'operation not permitted: make it writable (chmod u+w)',
-  EROFS: 'the file system is read-only: run Ralph where it can write',
-  EMFILE: 'too many open files: raise the limit (ulimit -n)',
-  ENOTDIR: 'a part of the path is a file, not a directory: move that file away',
+/** File-system failures a user can fix, by errno code: the system's words for it and what to do. */
+const FS_ERRNOS: Record<string, { words: string; fix: string }> = {
+  ENOSPC: { words: 'no space left on device', fix: 'free some space' },
+  EDQUOT: { words: 'disk quota exceeded', fix: 'free some space or raise the quota' },
+  EACCES: { words: 'permission denied', fix: 'make it writable for you (chmod u+w)' },
+  EPERM: { words: 'operation not permitted', fix: 'make it writable for you (chmod u+w)' },
+  EROFS: { words: 'read-only file system', fix: 'remount it read-write, or run Ralph where it can write' },
+  ENOENT: {
+    words: 'no such file or directory',
+    fix: 'a directory on the path was removed: restore it (Ralph remakes its own under .ralph/ when it starts)',
+  },
+  ENOTDIR: {
+    words: 'not a directory',
+    fix: 'a part of the path is a file, not a directory: move that file away',
+  },
+  EISDIR: { words: 'is a directory', fix: 'a directory is where the file should be: move it away' },
+  EIO: { words: 'input/output error', fix: 'the disk is failing or gone: check it (dmesg)' },
+  EFBIG: { words: 'file too large', fix: 'move the file away or raise the file size limit (ulimit -f)' },
+  ENAMETOOLONG: { words: 'file name too long', fix: 'use a workspace with a shorter path' },
+  ELOOP: { words: 'too many levels of symbolic links', fix: 'fix the symbolic link on the path' },
+  EMFILE: { words: 'too many open files', fix: 'raise the limit (ulimit -n)' },
+  ENFILE: { words: 'too many open files in system', fix: 'close some programs or raise the system limit' },
 };
 
+/** An errno code in the system's words with the code, e.g. `no space left on device (ENOSPC)`. */
+export function errnoInWords(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const known = code === undefined ? undefined : FS_ERRNOS[code];
+  return known ? `${known.words} (${code})` : undefined;
+}
+
+/** Calls that only read: the message says "cannot read" for these, "cannot write" otherwise. */
+const READ_CALLS = new Set(['read', 'scandir', 'stat', 'lstat', 'access', 'readlink', 'opendir']);
+
 /**
- * A RalphError naming the file and what to do for a file-system failure (ENOSPC, EACCES, …), or
- * undefined for anything else. `next` is the command that continues afterwards.
+ * A file-system failure a user can fix: the path, the errno in words, what to do, and `next`, the
+ * command that continues afterwards. `cause` is the errno exception.
+ */
+export class FileSystemError extends RalphError {
+  readonly path: string;
+  readonly errno: string;
+  readonly next: string | undefined;
+  constructor(cause: NodeJS.ErrnoException, path: string, next: string | undefined) {
+    const code = cause.code ?? '';
+    const verb = READ_CALLS.has(cause.syscall ?? '') ? 'read' : 'write';
+    super(
+      'fs_error',
+      `cannot ${verb} ${path}: ${errnoInWords(cause)}: ${FS_ERRNOS[code]?.fix}${next ? `, ${next}` : ''}`,
+      { cause },
+    );
+    this.name = 'FileSystemError';
+    this.path = path;
+    this.errno = code;
+    this.next = next;
+  }
+}
+
+/**
+ * The one conversion of file-system failures (ENOSPC, EROFS, EACCES, ENOENT, …) into a RalphError
+ * naming the file, the errno in words and what to do; undefined for anything else. `path` names the
+ * file when the error does not (a write to an open descriptor) or names a temp file; `next` adds
+ * the command that continues afterwards to an error that does not say it yet.
  */
 export function fileSystemError(
   error: unknown,
-  next = 'then run `ralph run --resume`',
-): RalphError | undefined {
+  options: { path?: string; next?: string } = {},
+): FileSystemError | undefined {
+  if (error instanceof FileSystemError) {
+    if (error.next !== undefined || options.next === undefined) return error;
+    return new FileSystemError(error.cause as NodeJS.ErrnoException, error.path, options.next);
+  }
   const e = error as NodeJS.ErrnoException | undefined;
-  const fix = e?.code === undefined ? undefined : FS_FIXES[e.code];
-  if (fix === undefined) return undefined;
-  const where = e?.path ? `${e.path}: ` : '';
-  return new RalphError('fs_error', `cannot write ${where}${fix}, ${next}`, { cause: error });
+  if (e?.code === undefined || !(e.code in FS_ERRNOS)) return undefined;
+  const path = options.path ?? e.path ?? '(a file)';
+  return new FileSystemError(e, path, options.next);
 }

@@ -83,15 +83,32 @@ export async function runAgentTurn(
   let lastOutput = started;
   let lastBeat = started;
   const heartbeatMs = limits.heartbeatMs;
-  const tick = setInterval(() => {
-    o.onTick?.();
-    // A silent agent is still alive: say so, at most once per heartbeat interval.
-    const now = Date.now();
-    if (heartbeatMs !== undefined && now - lastOutput >= heartbeatMs && now - lastBeat >= heartbeatMs) {
-      lastBeat = now;
-      o.onEvent?.({ type: 'agent.heartbeat', runningMs: now - started, silentMs: now - lastOutput });
-    }
-  }, 500);
+  // A callback that fails (a full disk under the run log or state.json) stops the agent, and its
+  // error is thrown once the agent is gone instead of escaping from a stream or timer handler.
+  let failed: { error: unknown } | undefined;
+  const guard =
+    <A extends unknown[]>(fn: (...args: A) => void) =>
+    (...args: A): void => {
+      if (failed) return;
+      try {
+        fn(...args);
+      } catch (error) {
+        failed = { error };
+        abort('write_failed');
+      }
+    };
+  const tick = setInterval(
+    guard(() => {
+      o.onTick?.();
+      // A silent agent is still alive: say so, at most once per heartbeat interval.
+      const now = Date.now();
+      if (heartbeatMs !== undefined && now - lastOutput >= heartbeatMs && now - lastBeat >= heartbeatMs) {
+        lastBeat = now;
+        o.onEvent?.({ type: 'agent.heartbeat', runningMs: now - started, silentMs: now - lastOutput });
+      }
+    }),
+    500,
+  );
 
   let supervised: SuperviseResult;
   try {
@@ -107,13 +124,14 @@ export async function runAgentTurn(
       idleSuspended: o.idleSuspended,
       killGraceMs: limits.killGraceMs,
       signal: controller.signal,
-      onSpawn: (pid, startTime) =>
+      onSpawn: guard((pid: number, startTime: string | undefined) =>
         o.onEvent?.({ type: 'agent.spawned', pid, startTime, command: invocation.command }),
-      onChunk: (stream, text) => {
+      ),
+      onChunk: guard((stream: OutputStream, text: string) => {
         lastOutput = Date.now();
         o.onEvent?.({ type: 'agent.output', stream, text });
-      },
-      onLine: (stream, line) => {
+      }),
+      onLine: guard((stream: OutputStream, line: string) => {
         if (stream !== 'stdout') return;
         for (const event of parser.parseLine(line)) {
           recent.push(event);
@@ -125,7 +143,7 @@ export async function runAgentTurn(
         if (limits.costLeftUsd !== undefined && (meter.spentUsd() ?? 0) >= limits.costLeftUsd)
           abort('max_cost');
         if (limits.tokensLeft !== undefined && meter.totals().total >= limits.tokensLeft) abort('max_tokens');
-      },
+      }),
     });
   } finally {
     clearInterval(tick);
@@ -135,5 +153,6 @@ export async function runAgentTurn(
   const swept = await o.sweep.kill(o.sweep.select, Math.min(limits.killGraceMs, 1000), {
     started: supervised.pid === undefined ? undefined : 1,
   });
+  if (failed) throw failed.error;
   return { supervised, meter, finalText: parser.finalText(), resultError, events: recent, swept };
 }

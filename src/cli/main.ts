@@ -295,14 +295,15 @@ function reportError(error: unknown, io: CliIO): number {
     );
     return error.exitCode;
   }
-  if (error instanceof RalphError) {
-    io.err(`ralph: ${error.message}\n`);
-    return error.exitCode;
-  }
-  const fsError = fileSystemError(error, 'then run the command again');
+  // Before other RalphErrors: a file-system failure that does not say how to go on yet gets it here.
+  const fsError = fileSystemError(error, { next: 'then run the command again' });
   if (fsError) {
     io.err(`ralph: ${fsError.message}\n`);
     return fsError.exitCode;
+  }
+  if (error instanceof RalphError) {
+    io.err(`ralph: ${error.message}\n`);
+    return error.exitCode;
   }
   io.err(`ralph: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
   return ExitCode.failure;

@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { outputWrite } from '../state/write-faults.ts';
 import type { LoopEvent } from './events.ts';
 
 /** `.ralph/runs/<run-id>/stream.jsonl`: the engine's event stream, one redacted event per line. */
@@ -22,7 +23,7 @@ export function createStreamFileSink(
   const fd = openSync(file, 'a');
   let pending: Extract<LoopEvent, { type: 'agent.output' }> | undefined;
   let pendingAt = 0;
-  const write = (at: number, event: LoopEvent) => writeSync(fd, `${JSON.stringify({ at, event })}\n`);
+  const write = (at: number, event: LoopEvent) => outputWrite(fd, file, `${JSON.stringify({ at, event })}\n`);
   const flush = () => {
     if (pending) write(pendingAt, pending);
     pending = undefined;
@@ -49,8 +50,11 @@ export function createStreamFileSink(
       write(t, e);
     },
     close() {
-      flush();
-      closeSync(fd);
+      try {
+        flush();
+      } finally {
+        closeSync(fd);
+      }
     },
   };
 }

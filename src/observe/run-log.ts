@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { outputWrite } from '../state/write-faults.ts';
 import type { LoopEvent } from './events.ts';
 import { formatDuration, formatNumber } from './format.ts';
 
@@ -31,7 +32,7 @@ export function nextLogFile(dir: string, now: Date): string {
  */
 export function createRunLogSink(file: string): { listener: (e: LoopEvent) => void; close(): void } {
   const fd = openSync(file, 'a');
-  const write = (s: string) => writeSync(fd, s);
+  const write = (s: string) => outputWrite(fd, file, s);
   let needsNewline = false;
   return {
     listener(e) {

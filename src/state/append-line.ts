@@ -1,13 +1,14 @@
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { durableWrite } from './write-faults.ts';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { durableWrite, writeAll } from './write-faults.ts';
 
 /**
  * Appends one line to a JSON-lines file. When the file's last line is torn (a crash mid-write left
  * it without its newline), the new line starts on a line of its own instead of being glued onto
- * the torn one and lost with it; readers then see the torn line alone and report it.
+ * the torn one and lost with it; readers then see the torn line alone and report it. A failure (a
+ * full or read-only disk) is a RalphError naming `path`.
  */
 export function appendLine(path: string, line: string): void {
-  durableWrite(() => appendLineNow(path, line));
+  durableWrite(path, () => appendLineNow(path, line));
 }
 
 function appendLineNow(path: string, line: string): void {
@@ -21,7 +22,7 @@ function appendLineNow(path: string, line: string): void {
       if (last[0] !== 0x0a) prefix = '\n';
     }
     // O_APPEND: the write lands at the end even when another process appended meanwhile.
-    writeSync(fd, `${prefix}${line}\n`);
+    writeAll(fd, `${prefix}${line}\n`);
   } finally {
     closeSync(fd);
   }

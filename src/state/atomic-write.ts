@@ -1,6 +1,6 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { durableWrite } from './write-faults.ts';
+import { durableWrite, writeAll } from './write-faults.ts';
 
 let sequence = 0;
 
@@ -17,22 +17,25 @@ function modeOf(path: string): number {
  * Writes a file so readers see either the old or the new content, never a torn one: a temp file
  * (`<name>.<digits>`, removed at the next start if a crash leaves it) is written, flushed and renamed
  * over the target. `fsync: false` skips the flush: still atomic against a crash of Ralph (kill -9),
- * only not against a power loss — for frequent bookkeeping whose loss costs nothing.
+ * only not against a power loss — for frequent bookkeeping whose loss costs nothing. A missing
+ * directory is made; a failure (a full or read-only disk) is a RalphError naming `path`, and leaves
+ * the old content.
  */
 export function writeFileAtomicSync(path: string, content: string, options: { fsync?: boolean } = {}): void {
-  mkdirSync(dirname(path), { recursive: true });
-  durableWrite(() => {
+  durableWrite(path, () => {
+    mkdirSync(dirname(path), { recursive: true });
     const tmp = `${path}.${process.pid}${String(++sequence).padStart(6, '0')}`;
     const fd = openSync(tmp, 'w', modeOf(path));
     try {
-      writeSync(fd, content);
-      if (options.fsync ?? true) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
+      try {
+        writeAll(fd, content);
+        if (options.fsync ?? true) fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
       renameSync(tmp, path);
     } catch (error) {
+      // A full disk mid-write or a failed rename: no half-written temp file is left behind.
       rmSync(tmp, { force: true });
       throw error;
     }

@@ -1,5 +1,5 @@
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { appendLine } from './append-line.ts';
 import { readRecordLines, recordsFileOf } from './iteration-records.ts';
 import type { LoopState } from './loop-state.ts';
@@ -13,6 +13,9 @@ export function repairLastRecord(paths: RalphPaths, state: LoopState): boolean {
   const record = state.last_record;
   if (!record) return false;
   const file = recordsFileOf(paths, state.run_id);
+  // The run's directory exists from its start on: gone, the user deleted it (to free space), and a
+  // lone record is not put back.
+  if (!existsSync(dirname(file))) return false;
   if (readRecordLines(file).some((r) => r.iteration === record.iteration)) return false;
   appendLine(file, JSON.stringify(record));
   return true;

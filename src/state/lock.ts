@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { LockHeldError, RalphError } from '../errors.ts';
+import { errnoInWords, LockHeldError, RalphError } from '../errors.ts';
 import { isPidAlive, processStartedAtMs, readProcStat } from '../process/pids.ts';
 import { writeJsonAtomicSync } from './atomic-write.ts';
 
@@ -91,7 +91,7 @@ function createComplete(path: string, info: LockInfo): boolean {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     // The lock's own path and directory, not the private temp file the error names.
     const e = error as NodeJS.ErrnoException;
-    const why = e.code ? `${e.message.split(',')[0]?.replace(`${e.code}: `, '')} (${e.code})` : e.message;
+    const why = errnoInWords(e) ?? e.message;
     throw new RalphError(
       'lock_failed',
       `cannot create the workspace lock ${path}: ${why} — check that ${dirname(path)} is writable by you`,

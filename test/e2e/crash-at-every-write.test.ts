@@ -135,3 +135,135 @@ describe('a signal at every phase of a run (right after each durable write), the
     }, 180_000);
   }
 });
+
+/** The errnos injected, with the words a user must see for each. */
+const ERRNOS: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EROFS: 'read-only file system',
+  EACCES: 'permission denied',
+  ENOENT: 'no such file or directory',
+};
+
+/** One write of a run, as RALPH_FAULT_TRACE_WRITES lists it. */
+interface WritePoint {
+  kind: 'durable' | 'output';
+  n: number;
+  path: string;
+  text?: string;
+}
+
+/** Every write of an undisturbed run, in order (durable writes and the log and stream writes). */
+async function writePoints(): Promise<WritePoint[]> {
+  const dir = workspace();
+  const trace = join(makeWorkspace(), 'writes.jsonl');
+  const r = await runRalph(['run'], dir, { RALPH_FAULT_TRACE_WRITES: trace });
+  expect(r.code, r.stderr).toBe(0);
+  expect(recordedIterations(dir)).toEqual([1, 2]);
+  return readFileSync(trace, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+}
+
+/** A written path as the message names it, with the run id (new in every run) as a pattern. */
+function pathPattern(path: string): RegExp {
+  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(escaped.replace(/runs\/\d{8}-\d{6}-[0-9a-f]{6}\//, 'runs/\\d{8}-\\d{6}-[0-9a-f]{6}/'));
+}
+
+/**
+ * Fails write `point` of a run with `errno`, then goes on as the message says; what must hold after:
+ * no stack trace, the file and the errno named, and the same end and records as an undisturbed run.
+ * True when the failure stopped the run (a write in the workspace).
+ */
+async function failAndGoOn(point: WritePoint, errno: string): Promise<boolean> {
+  const dir = workspace();
+  const variable =
+    point.kind === 'durable' ? 'RALPH_FAULT_ERRNO_AT_WRITE' : 'RALPH_FAULT_ERRNO_AT_OUTPUT_WRITE';
+  const first = await runRalph(['run'], dir, { [variable]: `${point.n}:${errno}` });
+  const where = `${errno} at ${point.kind} write ${point.n} (${point.path})\n${first.stdout}${first.stderr}`;
+  expect(first.stderr, where).not.toMatch(/^ {4}at /m);
+  expect(first.stderr, where).not.toContain('unexpected error');
+  const inWorkspace = /\/ralph-test-[^/]+\/\.ralph\//.test(point.path);
+  if (!inWorkspace) {
+    // The per-user registry is a convenience: failing to write it never stops a run.
+    expect(first.code, where).toBe(0);
+  } else {
+    expect(first.code, where).toBe(1);
+    // The trace came from another workspace: the same file in this one.
+    const named = pathPattern(point.path.replace(/^.*\/ralph-test-[^/]+\//, `${dir}/`));
+    expect(first.stderr, where).toMatch(
+      new RegExp(`ralph: cannot write ${named.source}: ${ERRNOS[errno]} \\(${errno}\\): `),
+    );
+    expect(existsSync(join(dir, '.ralph', 'loop.lock')), where).toBe(false);
+    const state = join(dir, '.ralph', 'state.json');
+    if (existsSync(state) && readState(dir).status === 'completed') {
+      // The end was saved before the failure (the log's last line): nothing left to resume.
+      expect(first.stderr, where).not.toContain('--resume');
+    } else if (existsSync(state)) {
+      expect(first.stderr, where).toContain('then run `ralph run --resume`');
+      const resumed = await runRalph(['run', '--resume'], dir);
+      expect(resumed.code, `${where}\n${resumed.stdout}${resumed.stderr}`).toBe(0);
+    } else {
+      // The run's first state write failed: nothing started, the command is simply run again.
+      expect(first.stderr, where).toContain('then run the command again');
+      const again = await runRalph(['run'], dir);
+      expect(again.code, `${where}\n${again.stdout}${again.stderr}`).toBe(0);
+    }
+  }
+  expect(readState(dir), where).toMatchObject({
+    status: 'completed',
+    stop_reason: 'completed',
+    iterations: 2,
+  });
+  // Never lost, never twice: the same records as an undisturbed run (no aborted attempt either).
+  const records = readFileSync(
+    join(dir, '.ralph', 'runs', readState(dir).run_id, 'iterations.jsonl'),
+    'utf8',
+  );
+  const iterations = records
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).iteration);
+  expect(iterations, where).toEqual([1, 2]);
+  const calls = readFileSync(join(dir, 'calls.log'), 'utf8').trim().split('\n');
+  expect(calls.length, `${where}: ${calls}`).toBeLessThanOrEqual(3);
+  expect(calls.at(-1), where).toBe('2');
+  expect(leftovers(dir), where).toEqual([]);
+  expect(markedProcesses(dir), where).toEqual([]);
+  return inWorkspace;
+}
+
+describe('a file-system failure (ENOSPC, EROFS, EACCES, ENOENT) at every write point, then --resume', () => {
+  it('names the file and the errno in words, never a stack trace; --resume after it ends with the same records', async () => {
+    const all = await writePoints();
+    const durable = all.filter((p) => p.kind === 'durable');
+    const output = all.filter((p) => p.kind === 'output');
+    // Every durable write; of the log and stream writes, the first and the last one (the run's
+    // header and end) and the agent's output (a disk filling up while the agent talks): iteration
+    // 1's in the log, iteration 2's in the stream.
+    const agentOutput = output.filter(
+      (p) =>
+        ['step one done\n', 'LOOP_COMPLETE\n'].includes(p.text ?? '') ||
+        p.text?.includes('"type":"agent.output"'),
+    );
+    expect(
+      agentOutput.map((p) => p.path.endsWith('.log')),
+      JSON.stringify(output),
+    ).toEqual([true, false, true, false]);
+    const points = [...durable, output[0]!, agentOutput[0]!, agentOutput[3]!, output.at(-1)!];
+    // The errnos in turn over the points: each point gets one, each errno several points.
+    const codes = Object.keys(ERRNOS);
+    const cases = points.map((point, i) => ({ point, errno: codes[i % codes.length]! }));
+    // Two at a time: each case has its own workspace (the run time is mostly process start-up).
+    const stopped: string[] = [];
+    const queue = [...cases];
+    const worker = async () => {
+      for (let c = queue.shift(); c; c = queue.shift())
+        if (await failAndGoOn(c.point, c.errno)) stopped.push(c.errno);
+    };
+    await Promise.all([worker(), worker()]);
+    expect(stopped.length).toBeGreaterThanOrEqual(12);
+    expect(new Set(stopped)).toEqual(new Set(codes));
+  }, 180_000);
+});

@@ -1,4 +1,12 @@
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupWorkspaces, fakeConfig, makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
@@ -107,11 +115,61 @@ describe('a torn last line in a JSON-lines file', () => {
   });
 });
 
+describe('.ralph/runs/ deleted (a user freeing space)', () => {
+  for (const args of [['run'], ['run', '--resume', '--max-iterations', '2']]) {
+    it(`\`ralph ${args.join(' ')}\` makes it again and records the run there`, async () => {
+      const dir = await stoppedRun();
+      const runs = join(dir, '.ralph', 'runs');
+      rmSync(runs, { recursive: true });
+      const r = await runRalph(args, dir);
+      expect(r.code, r.stderr).toBe(2);
+      noStackTrace(r.stderr);
+      expect(r.stderr).not.toContain('unexpected error');
+      // Only the records written since: what the user deleted is not put back.
+      const records = readFileSync(join(runs, readState(dir).run_id, 'iterations.jsonl'), 'utf8');
+      const iterations = records
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).iteration);
+      expect(iterations).toEqual(args.includes('--resume') ? [2] : [1]);
+    });
+  }
+});
+
+describe.skipIf(!existsSync('/dev/full'))('a full disk under the run log (the kernel says ENOSPC)', () => {
+  it('names the log and "no space left on device", keeps the run resumable, and --resume finishes it', async () => {
+    const dir = await stoppedRun();
+    const log = join(dir, readState(dir).log_file);
+    rmSync(log);
+    // /dev/full: every write fails with ENOSPC, as on a full disk.
+    symlinkSync('/dev/full', log);
+    const r = await runRalph(['run', '--resume', '--max-iterations', '2'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `ralph: cannot write ${log}: no space left on device (ENOSPC): free some space, then run \`ralph run --resume\``,
+    );
+    noStackTrace(r.stderr);
+    expect(existsSync(join(dir, '.ralph', 'loop.lock'))).toBe(false);
+    rmSync(log);
+    const resumed = await runRalph(['run', '--resume', '--max-iterations', '2'], dir);
+    expect(resumed.code, resumed.stderr).toBe(2);
+    const records = readFileSync(
+      join(dir, '.ralph', 'runs', readState(dir).run_id, 'iterations.jsonl'),
+      'utf8',
+    );
+    expect(
+      records
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).iteration),
+    ).toEqual([1, 2]);
+  });
+});
+
 describe('.ralph/runs/ that cannot be written', () => {
   it('a file where the directory should be: a clear error, the lock released, the run not left running', async () => {
     const dir = await stoppedRun();
     const runs = join(dir, '.ralph', 'runs');
-    const { rmSync } = await import('node:fs');
     rmSync(runs, { recursive: true });
     writeFileSync(runs, 'not a directory');
     const r = await runRalph(['run', '--fresh'], dir);

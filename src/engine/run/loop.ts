@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { resolveBackend } from '../../backends/registry.ts';
 import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import { fileSystemError } from '../../errors.ts';
+import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
@@ -41,6 +41,14 @@ import { prepareRun } from './run-setup.ts';
 import { startRun } from './run-start.ts';
 
 export type { RunLoopOptions } from '../context/run-context.ts';
+
+/** What a run stopped by a file-system failure says to do once the cause is fixed. */
+const RESUME = 'then run `ralph run --resume`';
+
+/** The error a user sees: a file-system failure named with how to go on, another RalphError as it is. */
+function userError(error: unknown): RalphError | undefined {
+  return fileSystemError(error, { next: RESUME }) ?? (error instanceof RalphError ? error : undefined);
+}
 
 export interface LoopResult {
   runId: string;
@@ -116,14 +124,18 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const logFile = join(options.workspace, state.log_file);
   let log: ReturnType<typeof createRunLogSink>;
   let stream: ReturnType<typeof createStreamFileSink>;
+  let diagnostics: ReturnType<typeof createDiagnosticsSink> | undefined;
   try {
     log = createRunLogSink(logFile);
     mkdirSync(join(paths.runs, state.run_id), { recursive: true });
     stream = createStreamFileSink(join(paths.runs, state.run_id, STREAM_FILE), now);
+    if ((options.env ?? process.env).RALPH_DIAGNOSTICS === '1')
+      diagnostics = createDiagnosticsSink(options.workspace, { now });
   } catch (error) {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
-    const user = fileSystemError(error) ?? error;
-    state.status = 'stopped';
+    const user = userError(error) ?? error;
+    // A full or read-only disk leaves the run unfinished: a plain `ralph run` must not start over it.
+    state.status = user instanceof FileSystemError ? 'interrupted' : 'stopped';
     state.stop_reason = 'error';
     state.stop_message = (user as Error).message;
     state.exit_code = 1;
@@ -135,10 +147,6 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     lock.release();
     throw user;
   }
-  const diagnostics =
-    (options.env ?? process.env).RALPH_DIAGNOSTICS === '1'
-      ? createDiagnosticsSink(options.workspace, { now })
-      : undefined;
   // API keys never reach a file Ralph writes or its console: every sink sees redacted events. The
   // values of secret-named variables of the environment and of cli.env are redacted, and key shapes.
   const redact = createRedactor({ ...(options.env ?? process.env), ...config.cli.env });
@@ -158,8 +166,19 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     ...(diagnostics ? [diagnostics.listener] : []),
     ...(options.onEvent ? [options.onEvent] : []),
   ];
+  // Every sink sees every event even when one fails (a full disk under the log): the first failure
+  // is thrown after all of them were called.
   const emit = (event: LoopEvent) => {
-    for (const safe of redaction(event)) for (const sink of sinks) sink(safe);
+    let failed: { error: unknown } | undefined;
+    for (const safe of redaction(event))
+      for (const sink of sinks) {
+        try {
+          sink(safe);
+        } catch (error) {
+          failed ??= { error };
+        }
+      }
+    if (failed) throw failed.error;
   };
   const startIterations = state.iterations;
   // The per-user list of workspaces where loops ran: what `ralph dashboard` shows.
@@ -202,37 +221,55 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   });
 
   let final: Stop | undefined;
+  let failed: { error: unknown } | undefined;
   try {
     final = startRun(ctx, prepared, logFile);
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {
-    const user = fileSystemError(error);
+    const user = userError(error);
     final = stop('error', user ? user.message : `internal error: ${(error as Error).message}`);
-    throw user ?? error;
-  } finally {
-    try {
-      // Whatever an iteration cut short by an error left running goes with the run.
-      await ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000));
-      // A --resume that stops before finishing an iteration (a health check, a dirty tree) leaves
-      // an unfinished run unfinished: the next plain `ralph run` must not start over it.
-      const stillUnfinished = prepared.resumedUnfinished === true && state.iterations === startIterations;
-      finishRun(ctx, final ?? stop('error', 'the loop ended unexpectedly'), logFile, stillUnfinished);
-      register();
-      // The `stopped` notification is delivered before the process ends (bounded: never hangs the exit).
-      await notifier.flush(10_000);
-    } finally {
-      log.close();
-      stream.close();
-      diagnostics?.close();
-      workingTree?.close();
-      lock.release();
-    }
+    failed = { error: user ?? error };
   }
+  // Ending the run: every step is tried, and the first failure is what the user hears (a full disk
+  // fails the final state write too; state.json then keeps its last good content, still resumable).
+  let saved = false;
+  const attempt = async (step: () => unknown) => {
+    try {
+      await step();
+    } catch (error) {
+      // Once the end is saved, a failure (the log's last line) does not undo it: nothing to resume.
+      const next = saved ? `though the run itself had ended (${state.stop_reason}) and is saved` : RESUME;
+      failed ??= { error: fileSystemError(error, { next }) ?? userError(error) ?? error };
+    }
+  };
+  // Whatever an iteration cut short by an error left running goes with the run.
+  await attempt(() => ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000)));
+  // A --resume that stops before finishing an iteration (a health check, a dirty tree) leaves
+  // an unfinished run unfinished, and a file-system failure (a full disk) cuts a run short: the
+  // next plain `ralph run` must not start over it.
+  const stillUnfinished =
+    (prepared.resumedUnfinished === true && state.iterations === startIterations) ||
+    failed?.error instanceof FileSystemError;
+  const end = final ?? stop('error', 'the loop ended unexpectedly');
+  await attempt(() => {
+    saveEnd(ctx, end, stillUnfinished);
+    saved = true;
+  });
+  await attempt(() => announceEnd(ctx, end, logFile));
+  register();
+  // The `stopped` notification is delivered before the process ends (bounded: never hangs the exit).
+  await attempt(() => notifier.flush(10_000));
+  await attempt(() => log.close());
+  await attempt(() => stream.close());
+  await attempt(() => diagnostics?.close());
+  await attempt(() => workingTree?.close());
+  await attempt(() => lock.release());
+  if (failed) throw failed.error;
   return {
     runId: state.run_id,
-    exitCode: final.exitCode,
-    stopReason: final.reason,
-    message: final.message,
+    exitCode: end.exitCode,
+    stopReason: end.reason,
+    message: end.message,
     state,
     logFile,
   };
@@ -274,8 +311,8 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
   }
 }
 
-/** Saves the final state and announces the end of the run. */
-function finishRun(ctx: RunContext, end: Stop, logFile: string, stillUnfinished = false): void {
+/** Saves the final state. */
+function saveEnd(ctx: RunContext, end: Stop, stillUnfinished: boolean): void {
   const { state } = ctx;
   state.elapsed_ms = ctx.elapsed();
   state.status =
@@ -285,16 +322,21 @@ function finishRun(ctx: RunContext, end: Stop, logFile: string, stillUnfinished 
         ? 'interrupted'
         : 'stopped';
   state.stop_reason = end.reason;
-  state.pending_stop = null;
-  const message = ctx.redact(end.message);
-  state.stop_message = message;
+  // An error before the run could end as its last iteration decided: --resume ends it so.
+  if (end.reason !== 'error') state.pending_stop = null;
+  state.stop_message = ctx.redact(end.message);
   state.exit_code = end.exitCode;
   ctx.persist();
+}
+
+/** Announces the end of the run (the summary, the log's last line). */
+function announceEnd(ctx: RunContext, end: Stop, logFile: string): void {
+  const { state } = ctx;
   ctx.emit({
     type: 'loop.finished',
     runId: state.run_id,
     stopReason: end.reason,
-    message,
+    message: state.stop_message ?? '',
     exitCode: end.exitCode,
     iterations: state.iterations,
     elapsedMs: state.elapsed_ms,
