@@ -132,7 +132,7 @@ describe('terminal UI (ralph run on a terminal)', () => {
     const t = await startRalphScreen(['run'], dir, { CI: 'true' });
     expect((await t.exited).exitCode).toBe(2);
     const screen = (await t.screen()).join('\n');
-    expect(screen).toContain('ralph: max_iterations');
+    expect(screen).toContain('ralph: reached max_iterations (1)');
     expect(screen).not.toContain('agent output');
   });
 
