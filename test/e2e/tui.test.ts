@@ -140,7 +140,10 @@ describe('terminal UI (ralph run on a terminal)', () => {
     expect(column).toBeGreaterThan(0);
     const pane = rows.slice(header + 1).map((r) => r.slice(column).trim());
     const first = pane.findIndex((r) => r.startsWith('wrote .ralph/.gitignore'));
-    const wrapped = pane.slice(first, pane.findIndex((r) => r.startsWith('started run ')));
+    const wrapped = pane.slice(
+      first,
+      pane.findIndex((r) => r.startsWith('started run ')),
+    );
     expect(wrapped.length).toBeGreaterThan(1);
     expect(wrapped.join(' ')).toBe(notice);
     const words = new Set(wrapped.flatMap((r) => r.split(' ')));
