@@ -138,7 +138,7 @@ describe('a scratchpad outside .ralph/ is the user’s file', () => {
       'fake-agent.yml': [
         'turns:',
         '  - when: { prompt: "## Scratchpad \\\\(notes/builder\\\\.md\\\\)\\n# Builder notes\\n- the API lives in src/api" }',
-        '    do: [{ run: "ralph emit LOOP_COMPLETE" }]',
+        '    do: [{ save_prompt: seen-prompt.md }, { run: "ralph emit LOOP_COMPLETE" }]',
         '  - do: [{ exit: 3 }]',
       ].join('\n'),
     });
@@ -149,5 +149,8 @@ describe('a scratchpad outside .ralph/ is the user’s file', () => {
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(readFileSync(join(dir, 'notes/builder.md'), 'utf8')).toBe(notes);
     }
+    // The dry run showed exactly the prompt the first iteration got.
+    const shown = /^# first prompt [^\n]*\n([\s\S]*)\n# agent command /m.exec(dry.stdout)?.[1];
+    expect(shown).toBe(readFileSync(join(dir, 'seen-prompt.md'), 'utf8'));
   });
 });
