@@ -23,4 +23,7 @@ got=$("$ralph" --version)
 (cd "$work" && PATH="$work/prefix/bin:$PATH" "$ralph" demo --dir "$work/demo" >"$work/demo.txt" 2>&1) || {
   cat "$work/demo.txt"; echo "installed ralph demo failed"; exit 1; }
 grep -q 'completed' "$work/demo.txt" || { cat "$work/demo.txt"; echo "installed ralph demo did not complete"; exit 1; }
+# The installed `ralph` is on PATH, so what to try next is `ralph events`, not node and a path.
+grep -q "^Try: cd .* && ralph events && ralph hats graph$" "$work/demo.txt" || {
+  cat "$work/demo.txt"; echo "installed ralph demo did not suggest \`ralph events\`"; exit 1; }
 echo "packed install ok: ralph $got, demo completed"

@@ -1,4 +1,7 @@
+import { realpathSync } from 'node:fs';
 import { createDemoWorkspace, DEMO_OVERRIDES } from '../demo/demo-workspace.ts';
+import { RALPH_BIN } from '../paths-package.ts';
+import { findExecutable } from '../process/find-executable.ts';
 import type { CliIO } from './io.ts';
 import { runCommand } from './run-command.ts';
 
@@ -21,7 +24,7 @@ export async function demoCommand(
     // the demo goes on only with its overrides.
     const sets = DEMO_OVERRIDES.map((o) => `--set ${o}`).join(' ');
     io.out(
-      `\nThe demo did not finish. To go on with it:\n  cd ${root} && ${ralphCommand()} run --resume -P PROMPT.md ${sets}\n`,
+      `\nThe demo did not finish. To go on with it:\n  cd ${root} && ${ralphCommand(io)} run --resume -P PROMPT.md ${sets}\n`,
     );
     return code;
   }
@@ -34,15 +37,26 @@ export async function demoCommand(
       '  .ralph/events-*.jsonl                   every event (`ralph events` there)',
       '  .ralph/agent/memories.md                memories written across items',
       '  .ralph/state.json, .ralph/logs/, .ralph/runs/<run-id>/iterations.jsonl',
-      `Try: cd ${root} && ${ralphCommand()} events && ${ralphCommand()} hats graph`,
+      `Try: cd ${root} && ${ralphCommand(io)} events && ${ralphCommand(io)} hats graph`,
       '',
     ].join('\n'),
   );
   return code;
 }
 
-/** How to call this same ralph again from any shell (it need not be on PATH). */
-function ralphCommand(): string {
-  const script = process.argv[1];
-  return script ? `node ${script}` : 'ralph';
+/**
+ * How to call this same ralph again from a shell: `ralph` when that name on PATH is this CLI (an
+ * installed package), else node with this CLI's path (a checkout, or another ralph on PATH).
+ */
+function ralphCommand(io: CliIO): string {
+  const onPath = findExecutable('ralph', io.env.PATH, io.cwd);
+  return onPath.found && sameFile(onPath.path, RALPH_BIN) ? 'ralph' : `node ${RALPH_BIN}`;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }

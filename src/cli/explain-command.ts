@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { describeAgent } from '../backends/registry.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import type { IterationRecord } from '../observe/events.ts';
-import { formatCost, formatNumber, formatSpan } from '../observe/format.ts';
+import { formatCost, formatNumber, formatSpan, stopText } from '../observe/format.ts';
 import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import { readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -73,7 +73,7 @@ export function explainRecord(r: IterationRecord): string[] {
   ];
   if (human.length > 0) lines.push(`  human: ${human.join(', ')}`);
   if (d) lines.push(`  limits: ${limitLine(d)}`);
-  if (d?.stop) lines.push(`  stop: ${d.stop.reason} — ${d.stop.message}`);
+  if (d?.stop) lines.push(`  stop: ${stopText(d.stop.reason, d.stop.message)}`);
   return lines;
 }
 
@@ -104,6 +104,6 @@ export function explainCommand(
   else io.out(`run ${runId}\n${records.map((r) => explainRecord(r).join('\n')).join('\n')}\n`);
   const state = readLoopState(ralphPaths(io.cwd).state);
   if (state?.run_id === runId && state.stop_reason && opts.iteration === undefined)
-    io.out(`stopped: ${state.stop_reason} — ${state.stop_message ?? ''}\n`);
+    io.out(`stopped: ${stopText(state.stop_reason, state.stop_message)}\n`);
   return ExitCode.ok;
 }

@@ -7,6 +7,7 @@ import { safeRedisUrl } from '../fleet/fleet-errors.ts';
 import type { FleetJobSpec } from '../fleet/job-engine.ts';
 import { runGitRaw } from '../git/run-git.ts';
 import type { LoopEvent } from '../observe/events.ts';
+import { stopText } from '../observe/format.ts';
 import { defaultWorkdir, fleetSettings } from './fleet-settings.ts';
 import type { CliIO } from './io.ts';
 import { numberFlag, resolveRun } from './resolve-run.ts';
@@ -31,7 +32,7 @@ function workerLine(event: LoopEvent): string | undefined {
     case 'iteration.finished':
       return `iteration ${event.record.iteration} ${event.record.verdict} ($${event.totals.costUsd.toFixed(4)} so far)`;
     case 'loop.finished':
-      return `loop finished: ${event.stopReason} — ${event.message}`;
+      return `loop finished: ${stopText(event.stopReason, event.message)}`;
     default:
       return undefined;
   }

@@ -1,6 +1,7 @@
 import { RalphError, UsageError } from '../errors.ts';
 import type { FleetRunInfo, JobEngine } from '../fleet/job-engine.ts';
 import { FINAL_STATES } from '../fleet/run-record.ts';
+import { stopText } from '../observe/format.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { fleetSettings } from './fleet-settings.ts';
 import type { CliIO } from './io.ts';
@@ -73,7 +74,7 @@ export function fleetStatusCommand(
         r.worker ?? '-',
         String(r.iteration),
         `$${r.costUsd.toFixed(4)}`,
-        r.stopReason ? `${r.stopReason}${r.message ? `: ${r.message}` : ''}` : '-',
+        r.stopReason ? stopText(r.stopReason, r.message, ': ') : '-',
       ];
       io.out(
         `${cells

@@ -4,7 +4,12 @@ import { stringify } from 'yaml';
 import type { Dashboard } from '../dashboard/server.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
 import { checklistCondition } from '../engine/decide/completion.ts';
-import { agentInvocation, configPromptParts, hatBackend } from '../engine/iteration/iteration-prompt.ts';
+import {
+  agentInvocation,
+  configPromptParts,
+  hatBackend,
+  SCRATCHPAD_BUDGET,
+} from '../engine/iteration/iteration-prompt.ts';
 import { initialEvents, runLoop } from '../engine/run/loop.ts';
 import { checklistContextBlock, readChecklist } from '../engine/steps/checklist-step.ts';
 import { readWorkspaceContext } from '../engine/steps/workspace-context.ts';
@@ -82,9 +87,10 @@ export async function runCommand(
       completionPromise: promise,
       ...configPromptParts(config, route.hatId, route.hat),
       events: route.consumed,
-      // A new run starts with an empty scratchpad.
-      scratchpad: null,
-      scratchpadBudget: 0,
+      // A new run starts Ralph's own scratchpad empty; the user's (outside .ralph/) is read as it is.
+      scratchpad: context.scratchpadOwned ? null : context.scratchpad,
+      scratchpadLabel: context.scratchpadLabel,
+      scratchpadBudget: SCRATCHPAD_BUDGET,
       memories: context.memories,
       readyTasks: context.readyTasks,
     });

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../errors.ts';
 import { readInbox } from '../human/control-files.ts';
-import { formatAge, formatCost, formatNumber, formatSpan } from '../observe/format.ts';
+import { formatAge, formatCost, formatNumber, formatSpan, stopText } from '../observe/format.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -100,7 +100,7 @@ export function humanStatus(
     head = `not running — the loop (pid ${state.pid}) died in ${iteration}; continue with \`ralph run --resume\` or start over with --fresh`;
   } else {
     const ended = Number.isFinite(updated) ? ` ${formatAge(o.now - updated)}` : '';
-    head = `${state.status}${ended} after ${state.iterations} iteration${state.iterations === 1 ? '' : 's'} in ${formatSpan(state.elapsed_ms)}${state.stop_reason ? ` — ${state.stop_reason}: ${state.stop_message}` : ''}`;
+    head = `${state.status}${ended} after ${state.iterations} iteration${state.iterations === 1 ? '' : 's'} in ${formatSpan(state.elapsed_ms)}${state.stop_reason ? ` — ${stopText(state.stop_reason, state.stop_message, ': ')}` : ''}`;
   }
   const queued = state.guidance?.length ?? 0;
   return [

@@ -1,4 +1,4 @@
-import { formatCost } from '../observe/format.ts';
+import { formatCost, stopText } from '../observe/format.ts';
 import { esc } from './charts.ts';
 
 /** One fleet run as the dashboard lists it (the CLI reads these from the fleet's Redis). */
@@ -32,7 +32,7 @@ export function fleetSection(fleet: FleetRow[] | { error: string }): string {
   const rows = fleet
     .map(
       (r) =>
-        `<tr data-fleet-run="${esc(r.runId)}"><td>${esc(r.runId)}</td><td>${esc(r.name ?? '')}</td><td class="group-${GROUP[r.state] ?? 'stopped'}">${esc(r.state)}</td><td>${esc(r.worker ?? '')}</td><td>${r.iteration}</td><td>${esc(formatCost(r.costUsd))}</td><td>${esc(r.stopReason ? `${r.stopReason}${r.message ? `: ${r.message}` : ''}` : '')}</td></tr>`,
+        `<tr data-fleet-run="${esc(r.runId)}"><td>${esc(r.runId)}</td><td>${esc(r.name ?? '')}</td><td class="group-${GROUP[r.state] ?? 'stopped'}">${esc(r.state)}</td><td>${esc(r.worker ?? '')}</td><td>${r.iteration}</td><td>${esc(formatCost(r.costUsd))}</td><td>${esc(r.stopReason ? stopText(r.stopReason, r.message, ': ') : '')}</td></tr>`,
     )
     .join('');
   return `<h2>fleet (${fleet.length})</h2><table><tr><th>run</th><th>name</th><th>state</th><th>worker</th><th>iteration</th><th>cost</th><th>stop reason</th></tr>${rows}</table>`;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openQuestions, type QuestionRecord } from '../human/control-files.ts';
 import { STREAM_FILE, type StreamLine } from '../observe/event-stream-file.ts';
 import type { IterationRecord } from '../observe/events.ts';
+import { stopText } from '../observe/format.ts';
 import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { type LoopState, loopStateOf } from '../state/loop-state.ts';
@@ -91,7 +92,7 @@ export function summarize(entry: RegistryEntry, now: number): RunSummary {
   if (state.status === 'completed') return { ...base, group: 'completed', detail: state.stop_message ?? '' };
   if (state.stop_reason === null)
     return { ...base, group: 'stopped', detail: 'crashed: the loop died (ralph run --resume continues it)' };
-  return { ...base, group: 'stopped', detail: `${state.stop_reason}: ${state.stop_message ?? ''}` };
+  return { ...base, group: 'stopped', detail: stopText(state.stop_reason, state.stop_message, ': ') };
 }
 
 export function listRuns(env: NodeJS.ProcessEnv, now = Date.now()): RunSummary[] {

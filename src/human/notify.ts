@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { NotifyKind, RalphConfig } from '../config/schema.ts';
 import type { LoopEvent } from '../observe/events.ts';
+import { stopText } from '../observe/format.ts';
 
 /** The JSON document a notification carries (stdin of `notify.command`, body of the webhook). */
 export interface Notification {
@@ -44,7 +45,7 @@ export function notificationOf(
       return {
         kind: 'stopped',
         ...base,
-        message: `${event.stopReason}: ${event.message}`,
+        message: stopText(event.stopReason, event.message, ': '),
         detail: { stop_reason: event.stopReason, exit_code: event.exitCode, iterations: event.iterations },
       };
     case 'human.question':

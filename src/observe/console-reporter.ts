@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import type { LoopEvent, LoopEventListener } from './events.ts';
-import { formatCost, formatDuration, formatNumber } from './format.ts';
+import { formatCost, formatDuration, formatNumber, stopText } from './format.ts';
 
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
 
@@ -188,7 +188,7 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
       case 'loop.finished': {
         const color = e.exitCode === 0 ? c.green : e.exitCode === 2 ? c.yellow : c.red;
         line(
-          `${color(c.bold(`ralph: ${e.stopReason}`))} — ${e.message}\n` +
+          `${color(c.bold(`ralph: ${stopText(e.stopReason, e.message)}`))}\n` +
             `  iterations ${e.iterations} · duration ${formatDuration(e.elapsedMs)} · tokens ${formatNumber(e.tokens.total)} ` +
             `(in ${formatNumber(e.tokens.input)}, out ${formatNumber(e.tokens.output)}) · cost ${formatCost(e.costUsd)} · exit ${e.exitCode}\n` +
             (e.progress
@@ -196,7 +196,8 @@ export function createConsoleReporter(o: ConsoleReporterOptions): LoopEventListe
                 `tasks completed ${e.progress.tasksCompletedThisRun} (${e.progress.tasksDone}/${e.progress.tasksTotal} done)\n`
               : '') +
             c.dim(`  log ${e.logFile}`) +
-            (e.next ? `\n  next: ${e.next}` : ''),
+            // A message that already says how to go on is not followed by the same advice.
+            (e.next && !e.message.includes(e.next) ? `\n  next: ${e.next}` : ''),
         );
         break;
       }

@@ -35,3 +35,15 @@ export function formatSpan(ms: number): string {
 export function formatAge(ms: number): string {
   return ms < 1000 ? 'just now' : `${formatSpan(ms)} ago`;
 }
+
+/**
+ * A stop as one phrase: `reason — message`, or the message alone when it already names the reason
+ * (`interrupted (Ctrl-C …)`, `stale loop: …`, `reached max_iterations (10)`): no line says it twice.
+ */
+export function stopText(reason: string, message: string | null | undefined, separator = ' — '): string {
+  if (!message) return reason;
+  const text = message.toLowerCase();
+  const name = reason.toLowerCase();
+  const named = text.includes(name) || text.includes(name.replace(/_/g, ' '));
+  return named ? message : `${reason}${separator}${message}`;
+}

@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { outputWrite } from '../state/write-faults.ts';
 import type { LoopEvent } from './events.ts';
-import { formatDuration, formatNumber } from './format.ts';
+import { formatDuration, formatNumber, stopText } from './format.ts';
 
 const RULE = '━'.repeat(40);
 
@@ -86,7 +86,7 @@ export function createRunLogSink(file: string): { listener: (e: LoopEvent) => vo
         }
         case 'loop.finished':
           write(
-            `# stopped: ${e.stopReason} — ${e.message} · exit ${e.exitCode} · ${e.iterations} iterations · ${formatDuration(e.elapsedMs)} · $${e.costUsd.toFixed(4)}\n`,
+            `# stopped: ${stopText(e.stopReason, e.message)} · exit ${e.exitCode} · ${e.iterations} iterations · ${formatDuration(e.elapsedMs)} · $${e.costUsd.toFixed(4)}\n`,
           );
           break;
         default:

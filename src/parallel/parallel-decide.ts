@@ -1,4 +1,5 @@
 import type { RalphConfig } from '../config/schema.ts';
+import { stopText } from '../observe/format.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import type { ParallelState, ParallelTask } from '../state/parallel-files.ts';
 import type { SourceTask } from './task-source.ts';
@@ -88,7 +89,9 @@ export function settleWorker(
     ? 'exited before its loop started'
     : after.status === 'running'
       ? 'killed (its loop was still running)'
-      : `${after.status}${after.stop_reason && after.stop_reason !== after.status ? `: ${after.stop_reason}` : ''}${after.stop_message && after.status !== 'interrupted' ? ` — ${after.stop_message}` : ''}`;
+      : after.status === 'interrupted' || !after.stop_reason
+        ? after.status
+        : `${after.status}: ${stopText(after.stop_reason, after.stop_message)}`;
   if (stopping) {
     task.state = 'ready';
     return { queue: false, label };

@@ -8,20 +8,41 @@ export interface TuiLimits {
   maxRuntimeMs: number | undefined;
 }
 
-/** Each text cut into lines of at most `width` characters, continuation lines indented by two. */
+/**
+ * Each text cut into lines of at most `width` characters, continuation lines indented by two; cut
+ * at spaces (which go) when the word fits on a line, mid-word only for a longer word.
+ */
 export function wrapLines(texts: readonly string[], width: number): string[] {
-  const out: string[] = [];
   const w = Math.max(4, width);
-  for (const text of texts) {
-    let rest = text;
-    out.push(rest.slice(0, w));
-    rest = rest.slice(w);
-    while (rest.length > 0) {
-      out.push(`  ${rest.slice(0, w - 2)}`);
-      rest = rest.slice(w - 2);
+  return texts.flatMap((text) => {
+    const [first = '', ...rest] = breakAtWords([...text], w, w - 2);
+    return [first, ...rest.map((r) => `  ${r}`)];
+  });
+}
+
+/**
+ * Rows of at most `first` characters (the first row) and `rest` (the others). A row ends before
+ * the last space that lets it fit, and the spaces there are dropped; a word longer than a row is cut.
+ */
+function breakAtWords(chars: readonly string[], first: number, rest: number): string[] {
+  const rows: string[] = [];
+  let i = 0;
+  let w = Math.max(1, first);
+  while (chars.length - i > w) {
+    let cut = i + w;
+    while (cut > i && chars[cut] !== ' ') cut--;
+    if (cut > i) {
+      rows.push(chars.slice(i, cut).join(''));
+      i = cut + 1;
+      while (chars[i] === ' ') i++;
+    } else {
+      rows.push(chars.slice(i, i + w).join(''));
+      i += w;
     }
+    w = Math.max(1, rest);
   }
-  return out;
+  if (i < chars.length || rows.length === 0) rows.push(chars.slice(i).join(''));
+  return rows;
 }
 
 /** Tokens, cost and runtime, each against its limit with a bar when there is one. */
@@ -62,13 +83,9 @@ export function clip(text: string, width: number): string {
   return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
 }
 
-/** Wraps one line into rows of at most `width` columns. */
+/** Wraps one line into rows of at most `width` columns, at word boundaries where a word fits. */
 export function wrap(line: string, width: number): string[] {
-  const chars = [...clean(line)];
-  if (chars.length === 0) return [''];
-  const rows: string[] = [];
-  for (let i = 0; i < chars.length; i += Math.max(1, width)) rows.push(chars.slice(i, i + width).join(''));
-  return rows;
+  return breakAtWords([...clean(line)], width, width);
 }
 
 /**

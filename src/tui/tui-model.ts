@@ -1,5 +1,6 @@
 import { totalTokens } from '../backends/types.ts';
 import type { ChecklistProgress, LoopEvent } from '../observe/events.ts';
+import { stopText } from '../observe/format.ts';
 
 /** Lines of agent output kept for the output pane (older lines scroll away). */
 export const MAX_OUTPUT_LINES = 2000;
@@ -202,7 +203,7 @@ export function reduce(m: TuiModel, e: LoopEvent, now: number): TuiModel {
       Object.assign(m, { clockBase: e.elapsedMs, clockAt: null, inIteration: false });
       m.tokens = e.tokens.total;
       m.costUsd = e.costUsd;
-      pushEvent(m, now, `stopped: ${e.stopReason} — ${e.message}`, e.exitCode === 0 ? 'info' : 'warn');
+      pushEvent(m, now, `stopped: ${stopText(e.stopReason, e.message)}`, e.exitCode === 0 ? 'info' : 'warn');
       break;
     default:
       break;

@@ -1,10 +1,20 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   cleanupWorkspaces,
   makeWorkspace,
+  RALPH,
   ROOT,
   readState,
   runRalph,
@@ -71,7 +81,34 @@ describe('ralph demo', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 90_000);
+});
+
+describe('ralph demo, what to try next', () => {
+  /** `ralph demo` with a `ralph` on PATH made by `place` (as `npm install -g` puts it there). */
+  async function tryLine(place: (bin: string) => void): Promise<{ line: string; dir: string }> {
+    const bin = makeWorkspace({});
+    place(join(bin, 'ralph'));
+    const dir = join(makeWorkspace({}), 'demo');
+    const r = await runRalph(['demo', '--dir', dir, '-q'], ROOT, {
+      PATH: `${bin}${delimiter}${process.env.PATH}`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    return { line: /^Try: .*$/m.exec(r.stdout)?.[0] ?? r.stdout, dir };
+  }
+
+  it('says `ralph events` when the ralph on PATH is this CLI (an installed bin links to it)', async () => {
+    const { line, dir } = await tryLine((at) => symlinkSync(RALPH, at));
+    expect(line).toBe(`Try: cd ${dir} && ralph events && ralph hats graph`);
+  }, 90_000);
+
+  it('says `node …/bin/ralph events` when the ralph on PATH is another program', async () => {
+    const { line, dir } = await tryLine((at) => {
+      writeFileSync(at, '#!/bin/sh\necho another ralph\n');
+      chmodSync(at, 0o755);
+    });
+    expect(line).toBe(`Try: cd ${dir} && node ${RALPH} events && node ${RALPH} hats graph`);
+  }, 90_000);
 });
 
 describe('ralph demo, interrupted', () => {
@@ -111,7 +148,7 @@ describe('ralph demo --dir', () => {
     const forced = await runRalph(['demo', '--dir', dir, '-q', '--force'], ROOT);
     expect(forced.code, forced.stderr).toBe(0);
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('keep\n');
-  });
+  }, 90_000);
 });
 
 describe('help', () => {

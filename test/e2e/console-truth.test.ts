@@ -1,7 +1,15 @@
-import { chmodSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
+import {
+  cleanupWorkspaces,
+  makeWorkspace,
+  readRecords,
+  readState,
+  runRalph,
+  startRalph,
+  waitFor,
+} from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);
 
@@ -148,5 +156,32 @@ describe('a failed agent start says why, without -v', () => {
     expect(r.stdout).toMatch(hint);
     expect(r.stdout).toContain(`  | ${stderr}`);
     expect(readRecords(dir)[0]).toMatchObject({ verdict: 'failure', stderr_tail: stderr });
+  });
+});
+
+describe('a stop is said once', () => {
+  it('Ctrl-C: "interrupted" once on the console and in the log, with the way to go on once', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Do it.\n',
+      'ralph.yml': 'event_loop:\n  prompt_file: PROMPT.md\ncli:\n  backend: fake\n  fake_script: agent.yml\n',
+      'agent.yml': 'turns:\n  - do: [{ run: "touch started" }, { hang: true }]\n',
+    });
+    const run = startRalph(['run'], dir);
+    await waitFor(() => existsSync(join(dir, 'started')), 15_000, 'the agent at work');
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    const out = plain(r);
+    expect(out).toContain(
+      'ralph: interrupted (Ctrl-C, SIGTERM or SIGHUP); resume with `ralph run --resume`\n',
+    );
+    expect(out).not.toContain('interrupted — interrupted');
+    // The stop's summary says it once, and its way to go on once (no `next:` repeating it).
+    const summary = out.slice(out.indexOf('ralph: interrupted'));
+    expect(summary.match(/interrupted/g)).toHaveLength(1);
+    expect(summary.match(/ralph run --resume/g)).toHaveLength(1);
+    const log = readFileSync(join(dir, readState(dir).log_file), 'utf8');
+    expect(log).toContain('# stopped: interrupted (Ctrl-C, SIGTERM or SIGHUP)');
+    expect(log).not.toMatch(/interrupted — interrupted/);
   });
 });

@@ -159,6 +159,10 @@ describe('TDD state loop (seed 004)', () => {
     expect(r.stderr).toContain('loop/state.md was corrupted');
     expect(readFileSync(join(dir, 'loop', 'state.md'), 'utf8')).toContain('A correct add function.');
     expect(existsSync(join(dir, 'lost.txt'))).toBe(false);
+    // What the restore replaced was someone's writing: it is kept, and the warning says where.
+    const kept = /what it held is kept in (\.ralph\/tdd\/state\.replaced-[0-9a-f]+\.md)/.exec(r.stderr)?.[1];
+    expect(kept, r.stderr).toBeDefined();
+    expect(readFileSync(join(dir, kept ?? ''), 'utf8')).toBe('oops, overwritten\n');
   });
 
   it('records changes outside tdd.allowed_paths as scope violations', async () => {

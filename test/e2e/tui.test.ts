@@ -123,6 +123,36 @@ describe('terminal UI (ralph run on a terminal)', () => {
     expect((await t.exited).exitCode).toBe(0);
   });
 
+  it('wraps the events pane at word boundaries, as a person sees it at 100×30', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      'fake-agent.yml': 'turns:\n  - do: [{ hang: true }]\n',
+    });
+    // A first run writes .ralph/.gitignore and says so in the events pane, in a line too long for it.
+    const notice = "wrote .ralph/.gitignore: git ignores Ralph's runtime files (commit it with your project)";
+    const t = await startRalphScreen(['run'], dir, {}, { cols: 100, rows: 30 });
+    // The event after the notice: the notice is on screen by then.
+    const rows = await t.waitForScreen(/started run /);
+    keep('tui-events-wrap.txt', rows);
+    const header = rows.findIndex((r) => /^agent output +events/.test(r));
+    const column = rows[header]?.indexOf('events') ?? -1;
+    expect(column).toBeGreaterThan(0);
+    const pane = rows.slice(header + 1).map((r) => r.slice(column).trim());
+    const first = pane.findIndex((r) => r.startsWith('wrote .ralph/.gitignore'));
+    const wrapped = pane.slice(
+      first,
+      pane.findIndex((r) => r.startsWith('started run ')),
+    );
+    expect(wrapped.length).toBeGreaterThan(1);
+    expect(wrapped.join(' ')).toBe(notice);
+    const words = new Set(wrapped.flatMap((r) => r.split(' ')));
+    for (const word of notice.split(' '))
+      expect(words.has(word), `${word} whole in ${wrapped.join(' / ')}`).toBe(true);
+    t.write('Q');
+    await t.exited;
+  });
+
   it('is off in a CI environment even on a terminal: plain lines (ink would draw nothing until the end)', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
@@ -132,7 +162,7 @@ describe('terminal UI (ralph run on a terminal)', () => {
     const t = await startRalphScreen(['run'], dir, { CI: 'true' });
     expect((await t.exited).exitCode).toBe(2);
     const screen = (await t.screen()).join('\n');
-    expect(screen).toContain('ralph: max_iterations');
+    expect(screen).toContain('ralph: reached max_iterations (1)');
     expect(screen).not.toContain('agent output');
   });
 

@@ -114,26 +114,52 @@ describe('tui layout', () => {
 });
 
 describe('wrapLines', () => {
-  it('cuts every text into lines of at most the width, losing nothing', async () => {
+  it('cuts every text into lines of at most the width at word boundaries, losing nothing but the spaces where it cuts', async () => {
     const { wrapLines } = await import('../../src/tui/tui-layout.ts');
     const fc = (await import('fast-check')).default;
+    const text = fc
+      .array(fc.oneof(fc.string({ maxLength: 30 }), fc.constant(' ')), { maxLength: 12 })
+      .map((p) => p.join(''));
     fc.assert(
-      fc.property(
-        fc.array(fc.string({ maxLength: 200 }), { maxLength: 5 }),
-        fc.integer({ min: 4, max: 80 }),
-        (texts, width) => {
-          const lines = wrapLines(texts, width);
-          for (const l of lines) expect(l.length).toBeLessThanOrEqual(width);
-          // Each text is its first line plus its continuations without their indent.
-          let i = 0;
-          for (const t of texts) {
-            let joined = lines[i++] ?? '';
-            while (i < lines.length && joined.length < t.length) joined += (lines[i++] ?? '').slice(2);
-            expect(joined).toBe(t);
-          }
-          expect(i).toBe(lines.length);
-        },
-      ),
+      fc.property(fc.array(text, { maxLength: 5 }), fc.integer({ min: 4, max: 80 }), (texts, width) => {
+        const lines = wrapLines(texts, width);
+        for (const l of lines) expect(l.length).toBeLessThanOrEqual(width);
+        // Texts are wrapped one by one.
+        expect(lines).toEqual(texts.flatMap((t) => wrapLines([t], width)));
+        for (const t of texts) {
+          const [first = '', ...more] = wrapLines([t], width);
+          for (const m of more) expect(m.startsWith('  ')).toBe(true);
+          const rows = [first, ...more.map((m) => m.slice(2))];
+          // Nothing is lost but the spaces at a cut: a URL or a path is all there, in order.
+          expect(rows.join('').replace(/ /g, '')).toBe(t.replace(/ /g, ''));
+          // A word that fits on a line is never cut.
+          for (const word of t.split(' ').filter((w) => w.length > 0 && w.length <= width - 2))
+            expect(
+              rows.some((r) => r.split(' ').includes(word)),
+              `${JSON.stringify(word)} in ${JSON.stringify(rows)}`,
+            ).toBe(true);
+        }
+      }),
     );
+  });
+
+  it('breaks the runtime-files notice between words, the dashboard URL only where it must', async () => {
+    const { wrapLines } = await import('../../src/tui/tui-layout.ts');
+    expect(
+      wrapLines(
+        ["wrote .ralph/.gitignore: git ignores Ralph's runtime files (commit it with your project)"],
+        40,
+      ),
+    ).toEqual([
+      'wrote .ralph/.gitignore: git ignores',
+      "  Ralph's runtime files (commit it with",
+      '  your project)',
+    ]);
+    const url = 'http://127.0.0.1:40123/?token=0123456789abcdef0123456789abcdef';
+    expect(wrapLines([`dashboard ${url}`], 40)).toEqual([
+      'dashboard',
+      `  ${url.slice(0, 38)}`,
+      `  ${url.slice(38)}`,
+    ]);
   });
 });

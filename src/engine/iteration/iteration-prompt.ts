@@ -17,7 +17,7 @@ import { reviewBlock } from '../steps/review-step.ts';
 import { readWorkspaceContext } from '../steps/workspace-context.ts';
 
 /** Characters of the scratchpad's newest part put in the prompt. */
-const SCRATCHPAD_BUDGET = 6000;
+export const SCRATCHPAD_BUDGET = 6000;
 
 /** The hat an iteration runs (null in solo mode), and the backend it runs on. */
 export interface IterationRoute {

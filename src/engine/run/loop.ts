@@ -26,7 +26,7 @@ import { gitPreflight } from '../steps/git-step.ts';
 import { taskFingerprint, treeFingerprint } from '../steps/progress-step.ts';
 import { protectAtStart } from '../steps/protect-step.ts';
 import { reviewAtStart } from '../steps/review-step.ts';
-import { allScratchpadPaths } from '../steps/workspace-context.ts';
+import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
 import {
   boundaryStop,
   preIterationStop,
@@ -116,7 +116,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     killGraceMs: config.event_loop.kill_grace_seconds * 1000,
     now: new Date(now()),
     initialEvents: initialEvents(config),
-    scratchpadFiles: allScratchpadPaths(config, paths),
+    scratchpadFiles: ralphScratchpadPaths(config, paths),
     sweep: options.sweep ?? sweepMarkedProcesses,
     runId: options.runId,
   });

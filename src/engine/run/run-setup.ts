@@ -78,7 +78,7 @@ export async function prepareRun(opts: {
   now: Date;
   /** Events a new run starts with (the starting event in hats mode). */
   initialEvents: PendingEvent[];
-  /** The scratchpad files a new run clears (the loop's and each hat's). */
+  /** The scratchpad files a new run clears: Ralph's own, under `.ralph/` (the loop's and each hat's). */
   scratchpadFiles: readonly string[];
   /** Kills what a run's iterations left running (by the mark in their environment). */
   sweep: SweepMarked;
@@ -150,7 +150,8 @@ export async function prepareRun(opts: {
           : 'no earlier run to resume; starting a new run',
       );
     }
-    // A new run starts with a clean scratchpad; --resume keeps it. Memories and tasks are kept.
+    // A new run starts with a clean scratchpad of Ralph's; --resume keeps it. A scratchpad outside
+    // .ralph/ is the user's file and is never cleared. Memories and tasks are kept.
     for (const file of opts.scratchpadFiles) rmSync(file, { force: true });
     let eventsFile = join(RALPH_DIR, `events-${compactStamp(opts.now)}.jsonl`);
     // Two runs started in the same second must not share an event log.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { GateResult } from '../../gates/run-gate.ts';
 import { writeFileAtomicSync } from '../../state/atomic-write.ts';
@@ -64,18 +64,34 @@ export function checkTddStateAtStart(
   const restored = restoreState(workspace, tdd);
   if (restored)
     return {
-      warning: `${tdd.state_file} ${text === null ? 'was missing' : `was corrupted (${parsed?.problems.join('; ')})`}; restored the last good copy`,
+      warning: `${tdd.state_file} ${text === null ? 'was missing' : `was corrupted (${parsed?.problems.join('; ')})`}; ${restored}`,
     };
   return {
     fatal: `${tdd.state_file} ${text === null ? 'does not exist' : `is not usable: ${parsed?.problems.join('; ')}`}; fill in its # Goal, # Current task and # Constraints sections, then run ralph again`,
   };
 }
 
-function restoreState(workspace: string, tdd: TddConfig): boolean {
-  const good = readOptional(ownFiles(workspace).goodState);
-  if (good === null) return false;
-  writeFileAtomicSync(resolve(workspace, tdd.state_file), good);
-  return true;
+/**
+ * Puts the last good copy back, or returns null when there is none. What it replaces is the user's
+ * writing: it is kept under `.ralph/tdd/` (by its hash), and the returned text says where.
+ */
+function restoreState(workspace: string, tdd: TddConfig): string | null {
+  const own = ownFiles(workspace);
+  const good = readOptional(own.goodState);
+  if (good === null) return null;
+  const path = resolve(workspace, tdd.state_file);
+  const replaced = readOptional(path);
+  let kept = '';
+  if (replaced !== null && replaced !== good) {
+    const copy = join(
+      own.dir,
+      `state.replaced-${createHash('sha256').update(replaced).digest('hex').slice(0, 12)}.md`,
+    );
+    writeFileAtomicSync(copy, replaced);
+    kept = ` (what it held is kept in ${relative(workspace, copy)})`;
+  }
+  writeFileAtomicSync(path, good);
+  return `restored the last good copy${kept}`;
 }
 
 export interface TddStepResult {
@@ -131,9 +147,10 @@ export function tddAfterIteration(input: {
   let stateText = readOptional(statePath);
   let state = stateText === null ? undefined : parseTddState(stateText);
   if (!state?.ok) {
-    if (restoreState(workspace, tdd)) {
+    const restored = restoreState(workspace, tdd);
+    if (restored) {
       warnings.push(
-        `${tdd.state_file} was ${stateText === null ? 'deleted' : `corrupted (${state?.problems.join('; ')})`}; restored the last good copy`,
+        `${tdd.state_file} was ${stateText === null ? 'deleted' : `corrupted (${state?.problems.join('; ')})`}; ${restored}`,
       );
       stateText = readOptional(statePath);
       state = stateText === null ? undefined : parseTddState(stateText);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { HatConfig, RalphConfig } from '../../config/schema.ts';
 import type { PromptTask } from '../../routing/prompt.ts';
 import {
@@ -17,6 +17,8 @@ export interface WorkspaceContext {
   scratchpad: string | null;
   /** The scratchpad's path relative to the workspace, as the prompt names it. */
   scratchpadLabel: string;
+  /** Ralph's own scratchpad (under `.ralph/`): a new run starts it empty. Any other is the user's. */
+  scratchpadOwned: boolean;
   memories: string;
   readyTasks: PromptTask[];
   openTasks: number;
@@ -42,10 +44,20 @@ export function scratchpadPath(config: RalphConfig, paths: RalphPaths, hat?: Hat
   return settingPath(scratchpadSetting(config, hat), paths);
 }
 
-/** Every scratchpad file a run uses (the loop's and each hat's own): a new run clears them all. */
-export function allScratchpadPaths(config: RalphConfig, paths: RalphPaths): string[] {
+/** True for a file under the workspace's `.ralph/`: Ralph's to clear. Anywhere else it is the user's. */
+export function ownedByRalph(file: string, paths: RalphPaths): boolean {
+  const rel = relative(paths.dir, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/**
+ * The scratchpad files a new run clears: those of the loop and each hat that live under `.ralph/`.
+ * A scratchpad configured elsewhere (`notes/builder.md`) holds the user's notes and is never cleared.
+ */
+export function ralphScratchpadPaths(config: RalphConfig, paths: RalphPaths): string[] {
   const hats = Object.values(config.hats).filter((h) => h.scratchpad !== undefined);
-  return [...new Set([scratchpadPath(config, paths), ...hats.map((h) => scratchpadPath(config, paths, h))])];
+  const all = [scratchpadPath(config, paths), ...hats.map((h) => scratchpadPath(config, paths, h))];
+  return [...new Set(all.filter((file) => ownedByRalph(file, paths)))];
 }
 
 /** Which memories the prompt gets: `memories.filter` types, tags (any of), and the `recent` newest. */
@@ -91,6 +103,7 @@ export function readWorkspaceContext(
   return {
     scratchpad: scratchpadEnabled ? readOptional(file) : null,
     scratchpadLabel: relative(paths.root, file),
+    scratchpadOwned: ownedByRalph(file, paths),
     memories,
     readyTasks: readyTasks(tasks).map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
     openTasks: openTasks(tasks).length,
