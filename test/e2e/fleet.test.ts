@@ -302,7 +302,8 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
       '      - run: "echo $PPID > {{env.FLEET_PROBE}}/agent.pid; echo {{iteration}} $RALPH_WORKSPACE_ROOT >> {{env.FLEET_PROBE}}/started"',
       '      - hang: true',
     ]);
-    startWorker(f, 'wA');
+    // A lock no loaded machine lets expire: the run must not move before the cancel reaches it.
+    startWorker(f, 'wA', 60_000);
     const id = await submit(f);
     const pidFile = join(f.probe, 'agent.pid');
     const agent = Number(
