@@ -66,6 +66,25 @@ export function appendJsonLine(path: string, value: object): void {
   appendLine(path, JSON.stringify(value));
 }
 
+/** Withdraws an open question: nothing waits for its answer any more (the first answer wins). */
+export function withdrawQuestion(path: string, q: QuestionRecord, at: number): QuestionRecord {
+  const withdrawn: QuestionRecord = {
+    ...q,
+    answered: true,
+    answer: '',
+    by: 'withdrawn',
+    answered_at: new Date(at).toISOString(),
+  };
+  appendJsonLine(path, withdrawn);
+  return withdrawn;
+}
+
+/** Withdraws question `id` if it is still open (a run that held it was replaced or moved past it). */
+export function withdrawIfOpen(path: string, id: string, at: number): void {
+  const q = readQuestions(path).get(id);
+  if (q && !q.answered) withdrawQuestion(path, q, at);
+}
+
 function isInboxCommand(v: unknown): v is InboxCommand {
   if (typeof v !== 'object' || v === null) return false;
   const o = v as Record<string, unknown>;

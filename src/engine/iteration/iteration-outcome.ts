@@ -1,13 +1,13 @@
-import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
 import type { IterationRecord } from '../../observe/events.ts';
+import type { HeldCommit } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';
 import { summarize } from '../decide/completion-marker.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { type ApprovalEntry, approveCommit, approveCompletion, approvePush } from '../steps/approval-step.ts';
-import { commitStep, pushStep } from '../steps/commit-and-push.ts';
+import { type ApprovalEntry, approveCommit, approveCompletion } from '../steps/approval-step.ts';
+import { type CommitInput, commitValidatePush, testsLine } from '../steps/commit-and-push.ts';
 import { switchToFallback } from '../steps/fallback-step.ts';
-import { runValidateGate } from '../steps/gate-steps.ts';
+import { abandonedWaitStop } from '../steps/human-wait.ts';
 import {
   type IterationProgress,
   measureProgress,
@@ -27,7 +27,7 @@ import {
   decide,
   publishResultEvents,
 } from './iteration-decision.ts';
-import { stopAfterIteration } from './iteration-stop.ts';
+import { completedMessage, stopAfterIteration } from './iteration-stop.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
 export interface IterationOutcome {
@@ -113,33 +113,58 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     headBefore: phase.headBefore,
     published: phase.collected.published.length,
   });
-  let decision = decide(ctx, phase, checks, workBlockers(ctx), forced);
+  const blockers = workBlockers(ctx);
+  let decision = decide(ctx, phase, checks, blockers, forced);
   // A second opinion before a human is asked: another backend reviews the work.
   const review = checks.agentOk ? await secondOpinion(ctx, phase.number, decision.complete) : undefined;
-  if (review && !review.approved && decision.complete)
-    decision = decide(
-      ctx,
-      phase,
-      checks,
-      [
-        ...workBlockers(ctx),
-        `the reviewer requested changes: ${review.findings.join('; ') || 'see the review'}`,
-      ],
-      forced,
-    );
-  if (decision.complete) {
-    // Review point: completion counts only once a human approves it; a rejection blocks it.
-    const blockers = await approveCompletion(ctx, phase.number, approvals);
-    if (blockers.length > 0)
-      decision = decide(ctx, phase, checks, [...workBlockers(ctx), ...blockers], forced);
+  if (review && !review.approved && decision.complete) {
+    blockers.push(`the reviewer requested changes: ${review.findings.join('; ') || 'see the review'}`);
+    decision = decide(ctx, phase, checks, blockers, forced);
+  }
+  // Review points, the commit first: changes a human did not let in (or not yet: a stop or Ctrl-C
+  // held the approval for --resume) complete nothing.
+  const toCommit = checks.agentOk && ctx.config.git.commit ? commitInput(phase, checks) : undefined;
+  const commitReview = toCommit ? await approveCommit(ctx, phase.number, approvals) : undefined;
+  const completes = decision.complete ? completedMessage(ctx, checks.markerHit) : null;
+  if (commitReview?.ok === false && decision.complete) {
+    blockers.push(`a human did not approve the commit: ${commitReview.reason}`);
+    decision = decide(ctx, phase, checks, blockers, forced);
+  }
+  const completeReview = decision.complete
+    ? await approveCompletion(ctx, phase.number, approvals)
+    : undefined;
+  if (completeReview?.ok === false) {
+    blockers.push(`a human did not accept completion: ${completeReview.reason}`);
+    decision = decide(ctx, phase, checks, blockers, forced);
   }
   const completion = applyDecision(ctx, phase, decision);
   publishResultEvents(ctx, phase, checks, decision);
-  const work = await commitValidatePush(ctx, phase, checks, approvals);
+  const commitHeld = commitReview?.ok === false && commitReview.held === true;
+  const work =
+    checks.agentOk && !commitHeld
+      ? await commitValidatePush(
+          ctx,
+          {
+            iteration: phase.number,
+            hat: phase.route.hatId,
+            commit: commitReview?.ok ? toCommit : undefined,
+          },
+          approvals,
+        )
+      : { commit: null, validateGate: undefined, pushError: undefined, pushHeld: false };
+  if (work.validateGate) checks.gates.validate = summarize(work.validateGate);
   // Ralph's own commit moved HEAD: the next iteration is measured from here.
   if (work.commit) await rememberTree(ctx);
+  const held = commitHeld || work.pushHeld || (completeReview?.ok === false && completeReview.held === true);
+  if (held && state.held_question) {
+    // What --resume does once the held point is passed: commit (then validate, push), complete.
+    state.held_question.completes = completes;
+    state.held_question.commit = commitHeld && toCommit ? heldCommit(toCommit) : null;
+  }
   const stopAfter =
     tamperedStop(ctx, tampered) ??
+    // Held: never a completion; the run ends interrupted (or cancelled) and resumes at the point.
+    (held ? abandonedWaitStop(ctx) : undefined) ??
     stopAfterIteration(ctx, {
       phase,
       decision,
@@ -180,32 +205,19 @@ function tamperedStop(ctx: RunContext, tampered: string[]): Stop | undefined {
   );
 }
 
-/** Git and the validate hook: commit first so a fatal gate leaves the work committed locally. */
-async function commitValidatePush(
-  ctx: RunContext,
-  phase: AgentPhase,
-  checks: AfterAgentChecks,
-  approvals: ApprovalEntry[],
-): Promise<{ commit: string | null; validateGate: GateResult | undefined; pushError: string | undefined }> {
-  const { config } = ctx;
-  const { number } = phase;
-  const commitApproved = checks.agentOk && config.git.commit && (await approveCommit(ctx, number, approvals));
-  const commit = commitApproved
-    ? await commitStep(ctx, {
-        iteration: number,
-        hat: phase.route.hatId,
-        backendName: phase.route.backend.name,
-        summary: phase.finalText,
-        before: phase.headBefore,
-        tests: checks.testsGate,
-      })
-    : null;
-  const validate = checks.agentOk ? validateCommand(config, ctx.options.workspace) : undefined;
-  const validateGate = validate ? await runValidateGate(ctx, number, phase.route.hatId, validate) : undefined;
-  if (validateGate) checks.gates.validate = summarize(validateGate);
-  const validateFailed = validateGate !== undefined && !validateGate.passed;
-  const pushWanted = checks.agentOk && config.git.push && !validateFailed;
-  const pushError =
-    pushWanted && (await approvePush(ctx, number, approvals)) ? await pushStep(ctx, number) : undefined;
-  return { commit, validateGate, pushError };
+/** What the iteration commits (`git.commit`). */
+function commitInput(phase: AgentPhase, checks: AfterAgentChecks): CommitInput {
+  return {
+    iteration: phase.number,
+    hat: phase.route.hatId,
+    backend: phase.route.backend.name,
+    summary: phase.finalText,
+    before: phase.headBefore,
+    tests: testsLine(checks.testsGate),
+  };
+}
+
+/** The commit a held `before_commit` makes once approved (saved in state.json). */
+function heldCommit({ iteration: _, ...commit }: CommitInput): HeldCommit {
+  return commit;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UnfinishedRunError } from '../../errors.ts';
+import { withdrawIfOpen } from '../../human/control-files.ts';
 import { nextLogFile } from '../../observe/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
@@ -150,6 +151,9 @@ export async function prepareRun(opts: {
           : 'no earlier run to resume; starting a new run',
       );
     }
+    // A question the earlier run held for --resume: nothing will wait for it now.
+    if (previous?.held_question)
+      withdrawIfOpen(paths.questions, previous.held_question.id, opts.now.getTime());
     // A new run starts with a clean scratchpad; --resume keeps it. Memories and tasks are kept.
     for (const file of opts.scratchpadFiles) rmSync(file, { force: true });
     let eventsFile = join(RALPH_DIR, `events-${compactStamp(opts.now)}.jsonl`);
@@ -196,6 +200,20 @@ export async function prepareRun(opts: {
   } catch (error) {
     lock.release();
     throw error;
+  }
+}
+
+/**
+ * `--resume` of a run whose changes stay uncommitted on purpose (a human rejected them, or a stop
+ * held the review point): the dirty-tree check at start lets them be.
+ */
+export function resumesUncommitted(paths: RalphPaths, mode: StartMode): boolean {
+  if (mode !== 'resume') return false;
+  try {
+    const previous = readLoopState(paths.state);
+    return previous?.status !== 'completed' && previous?.uncommitted_changes === true;
+  } catch {
+    return false; // a damaged state file is reported when the run is prepared
   }
 }
 

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { appendJsonLine, type QuestionRecord, readQuestions } from '../../human/control-files.ts';
+import { type QuestionRecord, readQuestions, withdrawQuestion } from '../../human/control-files.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { announceAnswer, announceQuestion, humanTimeoutMessage } from './human-wait.ts';
 
@@ -66,14 +66,7 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
     asked: () => [...seen.keys()],
     close() {
       this.poll();
-      for (const q of latest)
-        appendJsonLine(ctx.paths.questions, {
-          ...q,
-          answered: true,
-          answer: '',
-          by: 'withdrawn',
-          answered_at: new Date(ctx.now()).toISOString(),
-        });
+      for (const q of latest) withdrawQuestion(ctx.paths.questions, q, ctx.now());
       if (latest.length > 0 || state.status === 'waiting_for_human') {
         latest = [];
         open = 0;
