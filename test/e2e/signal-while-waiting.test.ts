@@ -94,6 +94,7 @@ describe('a signal at a review point (gates.approval: before_commit) of a comple
       expect(subjects(dir)).toEqual(['initial']);
       expect(git(dir, 'status', '--porcelain')).toContain('a.txt');
       expect(openIds(dir)).toEqual([id]);
+      expect(r.stdout + r.stderr).toContain(`while approval ${id} (before_commit) waited; it stays open`);
 
       if (signal === 'SIGHUP') {
         // Approved while no loop runs: the resumed run commits and completes without asking again.
@@ -137,6 +138,26 @@ describe('a signal at a review point (gates.approval: before_commit) of a comple
       expect(openIds(dir)).toEqual([]);
     }, 60_000);
   }
+});
+
+describe('a review point nobody let pass is no completion', () => {
+  it('before_commit rejected in a completing iteration: nothing committed, the reason goes back to the agent', async () => {
+    const dir = commitReviewWorkspace();
+    const loop = startRalph(['run'], dir);
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'approval 1');
+    expect((await runRalph(['reject', 'use', 'tabs'], dir)).code).toBe(0);
+    await waitFor(() => existsSync(join(dir, '.git', 'p2.md')), 15_000, 'iteration 2');
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'approval 2');
+    expect((await runRalph(['approve'], dir)).code).toBe(0);
+    const r = await loop.done;
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readState(dir)).toMatchObject({ stop_reason: 'completed', iterations: 2 });
+    expect(readFileSync(join(dir, '.git', 'p2.md'), 'utf8')).toContain(
+      'A human rejected the commit of iteration 1: use tabs',
+    );
+    expect(subjects(dir)).toHaveLength(2);
+    expect(git(dir, 'show', 'HEAD:a.txt')).toBe('tabs\n');
+  }, 60_000);
 });
 
 describe('a signal while Ralph waits for a human, other than before_commit', () => {

@@ -91,15 +91,22 @@ function heldRecord(ctx: RunContext, request: HumanRequest): QuestionRecord | un
 
 /**
  * The stop after a wait for a human was given up: Ctrl-C (or SIGTERM, SIGHUP) is `interrupted`,
- * `ralph stop` is `cancelled`. A held question is asked again on `--resume`.
+ * `ralph stop` is `cancelled`. The message names the held question, asked again on `--resume`.
  */
 export function abandonedWaitStop(ctx: RunContext): Stop {
-  if (ctx.options.signal?.aborted) return interruptedStop();
-  if (ctx.state.stop_requested) {
-    ctx.state.stop_requested = false;
-    return stop('cancelled', 'stopped by `ralph stop`');
-  }
-  return interruptedStop();
+  const end = ctx.options.signal?.aborted || !ctx.state.stop_requested ? interruptedStop() : undefined;
+  ctx.state.stop_requested = false;
+  const held = ctx.state.held_question;
+  const base = end ?? stop('cancelled', 'stopped by `ralph stop`');
+  if (!held) return base;
+  const settle = held.point
+    ? `\`ralph approve ${held.id}\` / \`ralph reject ${held.id} "why"\``
+    : `\`ralph answer ${held.id} "…"\``;
+  const what = held.point ? `approval ${held.id} (${held.point})` : `question ${held.id}`;
+  return {
+    ...base,
+    message: `${base.message.split(';')[0]} while ${what} waited; it stays open: \`ralph run --resume\` asks it again (or settle it now with ${settle})`,
+  };
 }
 
 /** A question or approval waits for a human: the event every output shows it by. */
