@@ -118,7 +118,10 @@ export async function askCommand(
     .filter((o) => o !== '');
   const ws = workspaceOf(io);
   const iteration = Number(io.env.RALPH_ITERATION);
-  // Ctrl-C, or Ralph ending the iteration: the question is withdrawn, nobody answers it for nothing.
+  // Ctrl-C: the question is withdrawn, nobody answers it for nothing. Inside a loop, the loop
+  // decides: it withdraws the question when the agent is gone, unless a stop cut the iteration
+  // short; then the re-run iteration's `ralph ask` waits for the same question again.
+  const inLoop = io.env.RALPH_RUN_ID !== undefined && io.env.RALPH_RUN_ID !== '';
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -134,15 +137,21 @@ export async function askCommand(
       timeoutMs: timeoutS * 1000,
       defaultAnswer: io.env.RALPH_HUMAN_DEFAULT_ANSWER ?? humanSchema.parse({}).default_answer,
       signal: controller.signal,
+      keepOpen: inLoop,
+      rejoin: inLoop,
       onAsked: (q) =>
         io.err(
           `waiting for a human: ralph answer ${q.id} "…"${options ? ` (one of: ${options.join(', ')})` : ''}\n`,
         ),
     });
     if (outcome.kind === 'abandoned')
-      throw new RalphError('interrupted', 'interrupted while waiting; the question was withdrawn', {
-        exitCode: ExitCode.interrupted,
-      });
+      throw new RalphError(
+        'interrupted',
+        inLoop
+          ? `interrupted while waiting; the loop withdraws question ${outcome.record.id}, or asks it again when the iteration re-runs`
+          : 'interrupted while waiting; the question was withdrawn',
+        { exitCode: ExitCode.interrupted },
+      );
     if (outcome.kind === 'timeout') io.err('no answer in time; printing the default answer\n');
     io.out(`${outcome.record.answer ?? ''}\n`);
     return ExitCode.ok;

@@ -24,6 +24,12 @@ export interface AskInput {
   giveUp?: (() => boolean) | undefined;
   /** Given up, the question stays open (not withdrawn): the loop waits for it again on --resume. */
   keepOpen?: boolean | undefined;
+  /**
+   * A question of the same run and iteration with the same text and options that the loop held
+   * (a stop cut the iteration short while it waited) is waited for again instead of asked anew; an
+   * answer given meanwhile is the answer. (Asked twice more after that, it gets the same answer.)
+   */
+  rejoin?: boolean | undefined;
   /** Called once the question is written, before the wait. */
   onAsked?: ((q: QuestionRecord) => void) | undefined;
   pollMs?: number | undefined;
@@ -37,6 +43,8 @@ export type AskOutcome =
 
 /** Writes a question (or approval) and waits for its answer, the timeout, or the caller giving up. */
 export async function ask(input: AskInput): Promise<AskOutcome> {
+  const twin = input.rejoin ? heldTwin(input) : undefined;
+  if (twin) return askAgain(input, twin);
   const now = input.now ?? Date.now;
   const timeoutMs = input.timeoutMs ?? 0;
   const question: QuestionRecord = {
@@ -53,6 +61,22 @@ export async function ask(input: AskInput): Promise<AskOutcome> {
   appendJsonLine(input.questionsFile, question);
   input.onAsked?.(question);
   return waitForAnswer(input, question);
+}
+
+/** The held question `input` asks again (same run, iteration, kind, text and options), if any. */
+function heldTwin(input: AskInput): QuestionRecord | undefined {
+  if (input.runId === null || input.iteration === null) return undefined;
+  const options = JSON.stringify(input.options ?? []);
+  return [...readQuestions(input.questionsFile).values()].find(
+    (q) =>
+      q.held === true &&
+      q.by !== 'withdrawn' &&
+      q.run_id === input.runId &&
+      q.iteration === input.iteration &&
+      q.kind === input.kind &&
+      q.text === input.text &&
+      JSON.stringify(q.options ?? []) === options,
+  );
 }
 
 /**

@@ -214,6 +214,46 @@ describe('a signal while Ralph waits for a human, other than before_commit', () 
   }, 60_000);
 });
 
+describe('a signal while the agent waits for a human (ralph ask)', () => {
+  it('SIGTERM: interrupted; the question stays open, and the re-run iteration waits for the same id', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      'fake-agent.yml':
+        'turns:\n  - do:\n      - run: "ralph ask \'Which database?\' --options postgres,sqlite > answer.txt"\n',
+    });
+    const { id, r } = await signalWhileWaiting(startRalph(['run'], dir), dir, 'SIGTERM');
+    expect(r.code, r.stdout + r.stderr).toBe(130);
+    expect(readState(dir)).toMatchObject({ status: 'interrupted', iterations: 0 });
+    expect(openIds(dir)).toEqual([id]);
+    const resumed = startRalph(['run', '--resume'], dir);
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'the question again');
+    expect(readState(dir).waiting_for.id).toBe(id);
+    expect((await runRalph(['answer', 'sqlite'], dir)).code).toBe(0);
+    const r2 = await resumed.done;
+    expect(r2.code, r2.stdout + r2.stderr).toBe(2);
+    expect(readFileSync(join(dir, 'answer.txt'), 'utf8')).toBe('sqlite\n');
+    expect(openIds(dir)).toEqual([]);
+  }, 60_000);
+
+  it('--fresh withdraws what the interrupted run kept open', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 1 })}gates:\n  approval: before_complete\n`,
+      'fake-agent.yml': 'turns:\n  - do: [{ print: LOOP_COMPLETE }]\n',
+    });
+    const { id, r } = await signalWhileWaiting(startRalph(['run'], dir), dir, 'SIGINT');
+    expect(r.code).toBe(130);
+    expect(openIds(dir)).toEqual([id]);
+    const fresh = startRalph(['run', '--fresh'], dir);
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'the new run asks');
+    expect(openIds(dir)).toEqual([readState(dir).waiting_for.id]);
+    expect(readState(dir).waiting_for.id).not.toBe(id);
+    expect((await runRalph(['approve'], dir)).code).toBe(0);
+    expect((await fresh.done).code).toBe(0);
+  }, 60_000);
+});
+
 describe('a signal in the other waits of the loop', () => {
   it('parked on a rate limit, SIGINT: interrupted (exit 130), still parked for --resume', async () => {
     const dir = makeWorkspace({

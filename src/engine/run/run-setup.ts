@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UnfinishedRunError } from '../../errors.ts';
-import { withdrawIfOpen } from '../../human/control-files.ts';
+import { withdrawRunQuestions } from '../../human/control-files.ts';
 import { nextLogFile } from '../../observe/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
@@ -151,9 +151,8 @@ export async function prepareRun(opts: {
           : 'no earlier run to resume; starting a new run',
       );
     }
-    // A question the earlier run held for --resume: nothing will wait for it now.
-    if (previous?.held_question)
-      withdrawIfOpen(paths.questions, previous.held_question.id, opts.now.getTime());
+    // Questions the earlier run kept open for --resume: nothing will wait for them now.
+    if (previous) withdrawRunQuestions(paths.questions, previous.run_id, opts.now.getTime());
     // A new run starts with a clean scratchpad; --resume keeps it. Memories and tasks are kept.
     for (const file of opts.scratchpadFiles) rmSync(file, { force: true });
     let eventsFile = join(RALPH_DIR, `events-${compactStamp(opts.now)}.jsonl`);
