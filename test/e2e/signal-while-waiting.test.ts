@@ -160,6 +160,52 @@ describe('a review point nobody let pass is no completion', () => {
   }, 60_000);
 });
 
+describe('every review point in turn (before_commit, before_push, before_complete)', () => {
+  it('SIGINT at before_push: committed, not pushed; --resume asks the same push, then completion', async () => {
+    const remote = makeWorkspace({});
+    git(remote, 'init', '-q', '--bare', '-b', 'main');
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 3 })}git:\n  commit: true\n  push: true\ngates:\n  approval: [before_commit, before_push, before_complete]\n`,
+      'fake-agent.yml':
+        'turns:\n  - do:\n      - write: { path: a.txt, content: "done\\n" }\n      - print: LOOP_COMPLETE\n',
+    });
+    git(dir, 'remote', 'add', 'origin', remote);
+    /** The next review point, once the loop waits for it. */
+    const next = async (after: string[]) => {
+      await waitFor(
+        () => readStatus(dir) === 'waiting_for_human' && !after.includes(readState(dir).waiting_for.id),
+        15_000,
+        `review point ${after.length + 1}`,
+      );
+      return readState(dir).waiting_for as { id: string; text: string };
+    };
+    const loop = startRalph(['run'], dir);
+    const commit = await next([]);
+    expect(commit.text).toContain('Commit the changes of iteration 1');
+    expect((await runRalph(['approve'], dir)).code).toBe(0);
+    const push = await next([commit.id]);
+    expect(push.text).toContain('Push the commits of iteration 1');
+    loop.child.kill('SIGINT');
+    const r = await loop.done;
+    expect(r.code, r.stdout + r.stderr).toBe(130);
+    expect(subjects(dir)).toHaveLength(2);
+    expect(git(remote, 'branch', '--list')).toBe('');
+
+    const resumed = startRalph(['run', '--resume'], dir);
+    expect((await next([commit.id])).id).toBe(push.id);
+    expect((await runRalph(['approve'], dir)).code).toBe(0);
+    const complete = await next([commit.id, push.id]);
+    expect(complete.text).toContain('Accept completion?');
+    expect(git(remote, 'rev-parse', 'main')).toBe(git(dir, 'rev-parse', 'HEAD'));
+    expect((await runRalph(['approve'], dir)).code).toBe(0);
+    const r2 = await resumed.done;
+    expect(r2.code, r2.stdout + r2.stderr).toBe(0);
+    expect(readState(dir)).toMatchObject({ status: 'completed', iterations: 1 });
+    expect(openIds(dir)).toEqual([]);
+  }, 60_000);
+});
+
 describe('a signal while Ralph waits for a human, other than before_commit', () => {
   it('before_complete, SIGTERM: interrupted, not completed; --resume asks the same approval, approve completes without another agent run', async () => {
     const dir = makeGitWorkspace({

@@ -1,11 +1,10 @@
 import type { IterationRecord } from '../../observe/events.ts';
-import type { HeldCommit } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';
 import { summarize } from '../decide/completion-marker.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { type ApprovalEntry, approveCommit, approveCompletion } from '../steps/approval-step.ts';
-import { type CommitInput, commitValidatePush, testsLine } from '../steps/commit-and-push.ts';
+import type { ApprovalEntry } from '../steps/approval-step.ts';
+import { type CommitInput, settleWork, testsLine } from '../steps/commit-and-push.ts';
 import { switchToFallback } from '../steps/fallback-step.ts';
 import { abandonedWaitStop } from '../steps/human-wait.ts';
 import {
@@ -121,50 +120,30 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     blockers.push(`the reviewer requested changes: ${review.findings.join('; ') || 'see the review'}`);
     decision = decide(ctx, phase, checks, blockers, forced);
   }
-  // Review points, the commit first: changes a human did not let in (or not yet: a stop or Ctrl-C
-  // held the approval for --resume) complete nothing.
-  const toCommit = checks.agentOk && ctx.config.git.commit ? commitInput(phase, checks) : undefined;
-  const commitReview = toCommit ? await approveCommit(ctx, phase.number, approvals) : undefined;
+  // Git, the validate hook and the review points, in that order. Changes a human did not let in,
+  // or has not yet (a stop or Ctrl-C held the review point for --resume), complete nothing.
   const completes = decision.complete ? completedMessage(ctx, checks.markerHit) : null;
-  if (commitReview?.ok === false && decision.complete) {
-    blockers.push(`a human did not approve the commit: ${commitReview.reason}`);
-    decision = decide(ctx, phase, checks, blockers, forced);
-  }
-  const completeReview = decision.complete
-    ? await approveCompletion(ctx, phase.number, approvals)
-    : undefined;
-  if (completeReview?.ok === false) {
-    blockers.push(`a human did not accept completion: ${completeReview.reason}`);
+  const toCommit = ctx.config.git.commit ? commitInput(phase, checks) : undefined;
+  const work = checks.agentOk
+    ? await settleWork(
+        ctx,
+        { iteration: phase.number, hat: phase.route.hatId, commit: toCommit, completes },
+        approvals,
+      )
+    : { commit: null, validateGate: undefined, pushError: undefined, blocked: undefined, held: false };
+  if (work.blocked && decision.complete) {
+    blockers.push(work.blocked);
     decision = decide(ctx, phase, checks, blockers, forced);
   }
   const completion = applyDecision(ctx, phase, decision);
   publishResultEvents(ctx, phase, checks, decision);
-  const commitHeld = commitReview?.ok === false && commitReview.held === true;
-  const work =
-    checks.agentOk && !commitHeld
-      ? await commitValidatePush(
-          ctx,
-          {
-            iteration: phase.number,
-            hat: phase.route.hatId,
-            commit: commitReview?.ok ? toCommit : undefined,
-          },
-          approvals,
-        )
-      : { commit: null, validateGate: undefined, pushError: undefined, pushHeld: false };
   if (work.validateGate) checks.gates.validate = summarize(work.validateGate);
   // Ralph's own commit moved HEAD: the next iteration is measured from here.
   if (work.commit) await rememberTree(ctx);
-  const held = commitHeld || work.pushHeld || (completeReview?.ok === false && completeReview.held === true);
-  if (held && state.held_question) {
-    // What --resume does once the held point is passed: commit (then validate, push), complete.
-    state.held_question.completes = completes;
-    state.held_question.commit = commitHeld && toCommit ? heldCommit(toCommit) : null;
-  }
   const stopAfter =
     tamperedStop(ctx, tampered) ??
     // Held: never a completion; the run ends interrupted (or cancelled) and resumes at the point.
-    (held ? abandonedWaitStop(ctx) : undefined) ??
+    (work.held ? abandonedWaitStop(ctx) : undefined) ??
     stopAfterIteration(ctx, {
       phase,
       decision,
@@ -215,9 +194,4 @@ function commitInput(phase: AgentPhase, checks: AfterAgentChecks): CommitInput {
     before: phase.headBefore,
     tests: testsLine(checks.testsGate),
   };
-}
-
-/** The commit a held `before_commit` makes once approved (saved in state.json). */
-function heldCommit({ iteration: _, ...commit }: CommitInput): HeldCommit {
-  return commit;
 }

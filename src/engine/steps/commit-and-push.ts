@@ -1,9 +1,16 @@
+import type { ApprovalPointName } from '../../config/schema.ts';
 import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
 import { pushWithRetry } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
 import type { HeldCommit } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { type ApprovalEntry, approvePush } from './approval-step.ts';
+import {
+  type ApprovalEntry,
+  type ApprovalResult,
+  approveCommit,
+  approveCompletion,
+  approvePush,
+} from './approval-step.ts';
 import { runValidateGate } from './gate-steps.ts';
 import { commitIteration, commitMessage, filesChanged } from './git-step.ts';
 
@@ -39,34 +46,84 @@ export async function commitStep(ctx: RunContext, input: CommitInput): Promise<s
   return made;
 }
 
-/** What git and the validate hook did after an accepted iteration. */
-export interface CommittedWork {
+/** What an iteration whose agent succeeded leaves for git, the validate hook and the review points. */
+export interface AcceptedWork {
+  iteration: number;
+  hat: string | null;
+  /** What to commit (`git.commit`), or undefined. */
+  commit: CommitInput | undefined;
+  /** How the run completes when every review point lets it (null: the iteration does not complete). */
+  completes: string | null;
+}
+
+export interface SettledWork {
   commit: string | null;
   validateGate: GateResult | undefined;
   pushError: string | undefined;
-  /** A stop or Ctrl-C came while `before_push` waited: the approval is held for `--resume`. */
-  pushHeld: boolean;
+  /** Why completion does not stand: a human did not let the commit in or did not accept it, or a stop held a point. */
+  blocked: string | undefined;
+  /** A stop or Ctrl-C came while a review point waited: it is held (`state.held_question`) for --resume. */
+  held: boolean;
 }
 
 /**
- * Git and the validate hook after an iteration whose agent succeeded: commit first (`commit` given:
- * approved, or no review point), so a fatal gate leaves the work committed locally; then validate,
- * then push (after `before_push`). The same tail runs when a held `before_commit` is approved.
+ * The steps after an accepted agent run, in the order of the review points (`gates.approval`):
+ * before_commit → commit → validate → before_push → push → before_complete. A held point stops the
+ * sequence; `--resume` runs it again from that point (`from`) with what the iteration saved.
  */
-export async function commitValidatePush(
+export async function settleWork(
   ctx: RunContext,
-  work: { iteration: number; hat: string | null; commit: CommitInput | undefined },
+  work: AcceptedWork,
   approvals: ApprovalEntry[],
-): Promise<CommittedWork> {
+  from: ApprovalPointName = 'before_commit',
+): Promise<SettledWork> {
   const { config } = ctx;
-  const commit = work.commit ? await commitStep(ctx, work.commit) : null;
-  const validate = validateCommand(config, ctx.options.workspace);
-  const validateGate = validate ? await runValidateGate(ctx, work.iteration, work.hat, validate) : undefined;
-  const validateFailed = validateGate !== undefined && !validateGate.passed;
-  const push =
-    config.git.push && !validateFailed ? await approvePush(ctx, work.iteration, approvals) : undefined;
-  const pushError = push?.ok ? await pushStep(ctx, work.iteration) : undefined;
-  return { commit, validateGate, pushError, pushHeld: push?.ok === false && push.held === true };
+  const out: SettledWork = {
+    commit: null,
+    validateGate: undefined,
+    pushError: undefined,
+    blocked: undefined,
+    held: false,
+  };
+  const hold = (review: ApprovalResult, point: ApprovalPointName): SettledWork => {
+    const held = ctx.state.held_question;
+    if (held) {
+      held.completes = work.completes;
+      held.commit = point === 'before_commit' && work.commit ? heldCommit(work.commit) : null;
+    }
+    return { ...out, held: true, blocked: review.ok ? undefined : review.reason };
+  };
+  if (from === 'before_commit') {
+    if (work.commit) {
+      // Rejected (or not approved in time), the changes stay uncommitted: no completion.
+      const review = await approveCommit(ctx, work.iteration, approvals);
+      if (!review.ok && review.held) return hold(review, 'before_commit');
+      if (review.ok) out.commit = await commitStep(ctx, work.commit);
+      else out.blocked = `a human did not approve the commit: ${review.reason}`;
+    }
+    // After the commit: a fatal gate leaves the work committed locally.
+    const validate = validateCommand(config, ctx.options.workspace);
+    out.validateGate = validate ? await runValidateGate(ctx, work.iteration, work.hat, validate) : undefined;
+    if (out.validateGate && !out.validateGate.passed) return out;
+  }
+  if (from !== 'before_complete' && config.git.push) {
+    // Rejected, the commits stay local until a later push; completion still stands.
+    const review = await approvePush(ctx, work.iteration, approvals);
+    if (!review.ok && review.held) return hold(review, 'before_push');
+    if (review.ok) out.pushError = await pushStep(ctx, work.iteration);
+    if (out.pushError) return out;
+  }
+  if (work.completes !== null && out.blocked === undefined) {
+    const review = await approveCompletion(ctx, work.iteration, approvals);
+    if (!review.ok && review.held) return hold(review, 'before_complete');
+    if (!review.ok) out.blocked = `a human did not accept completion: ${review.reason}`;
+  }
+  return out;
+}
+
+/** What a held `before_commit` commits once approved (saved in state.json). */
+function heldCommit({ iteration: _, ...commit }: CommitInput): HeldCommit {
+  return commit;
 }
 
 /** Pushes the current branch; returns an error message when every attempt failed. */

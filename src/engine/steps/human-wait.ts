@@ -60,14 +60,14 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
   const outcome = await (held ? askAgain(input, held) : ask(input));
   state.status = 'running';
   state.waiting_for = null;
-  // Held (stopped again while it waits, it keeps what follows it), or settled.
+  // Held (what follows it is added by the caller), or settled.
   if (outcome.kind === 'abandoned' && request.hold)
     state.held_question = {
       id: outcome.record.id,
       point: request.point ?? null,
       iteration,
-      completes: held ? (state.held_question?.completes ?? null) : null,
-      commit: held ? (state.held_question?.commit ?? null) : null,
+      completes: null,
+      commit: null,
     };
   else if (held) state.held_question = null;
   ctx.persist();
@@ -83,7 +83,8 @@ function heldRecord(ctx: RunContext, request: HumanRequest): QuestionRecord | un
   const held = ctx.state.held_question;
   if (!held || (held.point ?? undefined) !== request.point) return undefined;
   const record = readQuestions(ctx.paths.questions).get(held.id);
-  if (record && record.kind === request.kind && record.by !== 'withdrawn') return record;
+  if (record && record.kind !== request.kind) return undefined;
+  if (record && record.by !== 'withdrawn') return record;
   // Withdrawn or gone (the file was cleared): nothing to return to, it is asked anew.
   ctx.state.held_question = null;
   return undefined;
