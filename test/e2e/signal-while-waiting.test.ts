@@ -320,6 +320,22 @@ describe('a signal in the other waits of the loop', () => {
     expect(readState(dir).parked?.until).toBeGreaterThan(Date.now());
   }, 60_000);
 
+  it('paused (ralph pause), SIGINT: interrupted (exit 130)', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 3 }),
+      'fake-agent.yml': 'turns:\n  - do: [{ write: { path: started, content: "" } }, { sleep: 0.5 }]\n',
+    });
+    const loop = startRalph(['run'], dir);
+    await waitFor(() => existsSync(join(dir, 'started')), 15_000, 'iteration 1');
+    expect((await runRalph(['pause'], dir)).code).toBe(0);
+    await waitFor(() => readStatus(dir) === 'paused', 15_000, 'paused');
+    loop.child.kill('SIGINT');
+    const r = await loop.done;
+    expect(r.code, r.stdout + r.stderr).toBe(130);
+    expect(readState(dir)).toMatchObject({ status: 'interrupted', stop_reason: 'interrupted' });
+  }, 60_000);
+
   it('the cooldown between iterations, SIGTERM: interrupted (exit 130), not completed', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
