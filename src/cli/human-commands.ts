@@ -28,6 +28,11 @@ function loopIsRunning(workspace: string): boolean {
   return lock !== undefined && lockHolderAlive(lock);
 }
 
+/** What an answer given while no loop runs leads to: the stopped run waits for it on --resume. */
+function whenStopped(workspace: string): string {
+  return loopIsRunning(workspace) ? '' : ' — no loop is running: `ralph run --resume` goes on from it';
+}
+
 const QUESTION_ID = /^[qa]-[0-9a-f]{1,8}$/;
 
 /** `ralph tell TEXT…` */
@@ -57,14 +62,15 @@ export function answerCommand(args: string[], io: CliIO): number {
   const [first, ...rest] = args as [string, ...string[]];
   const hasId = rest.length > 0 && QUESTION_ID.test(first);
   const q = answerQuestion(ws, hasId ? first : undefined, (hasId ? rest : args).join(' '), 'cli');
-  io.out(`answered ${q.id}: ${q.answer}\n`);
+  io.out(`answered ${q.id}: ${q.answer}${whenStopped(ws)}\n`);
   return ExitCode.ok;
 }
 
 /** `ralph approve [ID]` */
 export function approveCommand(id: string | undefined, io: CliIO): number {
-  const a = settleApproval(workspaceOf(io), id, { approve: true }, 'cli');
-  io.out(`approved ${a.id} (${a.point ?? 'review point'})\n`);
+  const ws = workspaceOf(io);
+  const a = settleApproval(ws, id, { approve: true }, 'cli');
+  io.out(`approved ${a.id} (${a.point ?? 'review point'})${whenStopped(ws)}\n`);
   return ExitCode.ok;
 }
 
@@ -73,8 +79,9 @@ export function rejectCommand(args: string[], io: CliIO): number {
   const [first, ...rest] = args as [string, ...string[]];
   const hasId = rest.length > 0 && QUESTION_ID.test(first);
   const reason = (hasId ? rest : args).join(' ');
-  const a = settleApproval(workspaceOf(io), hasId ? first : undefined, { approve: false, reason }, 'cli');
-  io.out(`rejected ${a.id} (${a.point ?? 'review point'}): ${reason}\n`);
+  const ws = workspaceOf(io);
+  const a = settleApproval(ws, hasId ? first : undefined, { approve: false, reason }, 'cli');
+  io.out(`rejected ${a.id} (${a.point ?? 'review point'}): ${reason}${whenStopped(ws)}\n`);
   return ExitCode.ok;
 }
 

@@ -98,7 +98,9 @@ describe('a signal at a review point (gates.approval: before_commit) of a comple
 
       if (signal === 'SIGHUP') {
         // Approved while no loop runs: the resumed run commits and completes without asking again.
-        expect((await runRalph(['approve', id], dir)).code).toBe(0);
+        const approved = await runRalph(['approve', id], dir);
+        expect(approved.code).toBe(0);
+        expect(approved.stdout).toContain('no loop is running: `ralph run --resume` goes on from it');
         const resumed = await runRalph(['run', '--resume'], dir);
         expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
       } else {
