@@ -28,9 +28,10 @@ function loopIsRunning(workspace: string): boolean {
   return lock !== undefined && lockHolderAlive(lock);
 }
 
-/** What an answer given while no loop runs leads to: the stopped run waits for it on --resume. */
-function whenStopped(workspace: string): string {
-  return loopIsRunning(workspace) ? '' : ' — no loop is running: `ralph run --resume` goes on from it';
+/** What an answer to a loop's question given while no loop runs leads to: the run waits for it on --resume. */
+function whenStopped(workspace: string, q: { run_id: string | null }): string {
+  if (q.run_id === null || loopIsRunning(workspace)) return '';
+  return ' — no loop is running: `ralph run --resume` goes on from it';
 }
 
 const QUESTION_ID = /^[qa]-[0-9a-f]{1,8}$/;
@@ -62,7 +63,7 @@ export function answerCommand(args: string[], io: CliIO): number {
   const [first, ...rest] = args as [string, ...string[]];
   const hasId = rest.length > 0 && QUESTION_ID.test(first);
   const q = answerQuestion(ws, hasId ? first : undefined, (hasId ? rest : args).join(' '), 'cli');
-  io.out(`answered ${q.id}: ${q.answer}${whenStopped(ws)}\n`);
+  io.out(`answered ${q.id}: ${q.answer}${whenStopped(ws, q)}\n`);
   return ExitCode.ok;
 }
 
@@ -70,7 +71,7 @@ export function answerCommand(args: string[], io: CliIO): number {
 export function approveCommand(id: string | undefined, io: CliIO): number {
   const ws = workspaceOf(io);
   const a = settleApproval(ws, id, { approve: true }, 'cli');
-  io.out(`approved ${a.id} (${a.point ?? 'review point'})${whenStopped(ws)}\n`);
+  io.out(`approved ${a.id} (${a.point ?? 'review point'})${whenStopped(ws, a)}\n`);
   return ExitCode.ok;
 }
 
@@ -81,7 +82,7 @@ export function rejectCommand(args: string[], io: CliIO): number {
   const reason = (hasId ? rest : args).join(' ');
   const ws = workspaceOf(io);
   const a = settleApproval(ws, hasId ? first : undefined, { approve: false, reason }, 'cli');
-  io.out(`rejected ${a.id} (${a.point ?? 'review point'}): ${reason}${whenStopped(ws)}\n`);
+  io.out(`rejected ${a.id} (${a.point ?? 'review point'}): ${reason}${whenStopped(ws, a)}\n`);
   return ExitCode.ok;
 }
 
