@@ -28,6 +28,12 @@ function loopIsRunning(workspace: string): boolean {
   return lock !== undefined && lockHolderAlive(lock);
 }
 
+/** What an answer to a loop's question given while no loop runs leads to: the run waits for it on --resume. */
+function whenStopped(workspace: string, q: { run_id: string | null }): string {
+  if (q.run_id === null || loopIsRunning(workspace)) return '';
+  return ' — no loop is running: `ralph run --resume` goes on from it';
+}
+
 const QUESTION_ID = /^[qa]-[0-9a-f]{1,8}$/;
 
 /** `ralph tell TEXT…` */
@@ -57,14 +63,15 @@ export function answerCommand(args: string[], io: CliIO): number {
   const [first, ...rest] = args as [string, ...string[]];
   const hasId = rest.length > 0 && QUESTION_ID.test(first);
   const q = answerQuestion(ws, hasId ? first : undefined, (hasId ? rest : args).join(' '), 'cli');
-  io.out(`answered ${q.id}: ${q.answer}\n`);
+  io.out(`answered ${q.id}: ${q.answer}${whenStopped(ws, q)}\n`);
   return ExitCode.ok;
 }
 
 /** `ralph approve [ID]` */
 export function approveCommand(id: string | undefined, io: CliIO): number {
-  const a = settleApproval(workspaceOf(io), id, { approve: true }, 'cli');
-  io.out(`approved ${a.id} (${a.point ?? 'review point'})\n`);
+  const ws = workspaceOf(io);
+  const a = settleApproval(ws, id, { approve: true }, 'cli');
+  io.out(`approved ${a.id} (${a.point ?? 'review point'})${whenStopped(ws, a)}\n`);
   return ExitCode.ok;
 }
 
@@ -73,8 +80,9 @@ export function rejectCommand(args: string[], io: CliIO): number {
   const [first, ...rest] = args as [string, ...string[]];
   const hasId = rest.length > 0 && QUESTION_ID.test(first);
   const reason = (hasId ? rest : args).join(' ');
-  const a = settleApproval(workspaceOf(io), hasId ? first : undefined, { approve: false, reason }, 'cli');
-  io.out(`rejected ${a.id} (${a.point ?? 'review point'}): ${reason}\n`);
+  const ws = workspaceOf(io);
+  const a = settleApproval(ws, hasId ? first : undefined, { approve: false, reason }, 'cli');
+  io.out(`rejected ${a.id} (${a.point ?? 'review point'}): ${reason}${whenStopped(ws, a)}\n`);
   return ExitCode.ok;
 }
 
@@ -118,7 +126,10 @@ export async function askCommand(
     .filter((o) => o !== '');
   const ws = workspaceOf(io);
   const iteration = Number(io.env.RALPH_ITERATION);
-  // Ctrl-C, or Ralph ending the iteration: the question is withdrawn, nobody answers it for nothing.
+  // Ctrl-C: the question is withdrawn, nobody answers it for nothing. Inside a loop, the loop
+  // decides: it withdraws the question when the agent is gone, unless a stop cut the iteration
+  // short; then the re-run iteration's `ralph ask` waits for the same question again.
+  const inLoop = io.env.RALPH_RUN_ID !== undefined && io.env.RALPH_RUN_ID !== '';
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -134,15 +145,21 @@ export async function askCommand(
       timeoutMs: timeoutS * 1000,
       defaultAnswer: io.env.RALPH_HUMAN_DEFAULT_ANSWER ?? humanSchema.parse({}).default_answer,
       signal: controller.signal,
+      keepOpen: inLoop,
+      rejoin: inLoop,
       onAsked: (q) =>
         io.err(
           `waiting for a human: ralph answer ${q.id} "…"${options ? ` (one of: ${options.join(', ')})` : ''}\n`,
         ),
     });
     if (outcome.kind === 'abandoned')
-      throw new RalphError('interrupted', 'interrupted while waiting; the question was withdrawn', {
-        exitCode: ExitCode.interrupted,
-      });
+      throw new RalphError(
+        'interrupted',
+        inLoop
+          ? `interrupted while waiting; the loop withdraws question ${outcome.record.id}, or asks it again when the iteration re-runs`
+          : 'interrupted while waiting; the question was withdrawn',
+        { exitCode: ExitCode.interrupted },
+      );
     if (outcome.kind === 'timeout') io.err('no answer in time; printing the default answer\n');
     io.out(`${outcome.record.answer ?? ''}\n`);
     return ExitCode.ok;

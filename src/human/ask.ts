@@ -4,6 +4,7 @@ import {
   newId,
   type QuestionRecord,
   readQuestions,
+  withdrawQuestion,
 } from './control-files.ts';
 
 export interface AskInput {
@@ -21,6 +22,14 @@ export interface AskInput {
   signal?: AbortSignal | undefined;
   /** Checked at every poll: true gives up the wait (e.g. the loop was told to stop). */
   giveUp?: (() => boolean) | undefined;
+  /** Given up, the question stays open (not withdrawn): the loop waits for it again on --resume. */
+  keepOpen?: boolean | undefined;
+  /**
+   * A question of the same run and iteration with the same text and options that the loop held
+   * (a stop cut the iteration short while it waited) is waited for again instead of asked anew; an
+   * answer given meanwhile is the answer. (Asked twice more after that, it gets the same answer.)
+   */
+  rejoin?: boolean | undefined;
   /** Called once the question is written, before the wait. */
   onAsked?: ((q: QuestionRecord) => void) | undefined;
   pollMs?: number | undefined;
@@ -34,6 +43,8 @@ export type AskOutcome =
 
 /** Writes a question (or approval) and waits for its answer, the timeout, or the caller giving up. */
 export async function ask(input: AskInput): Promise<AskOutcome> {
+  const twin = input.rejoin ? heldTwin(input) : undefined;
+  if (twin) return askAgain(input, twin);
   const now = input.now ?? Date.now;
   const timeoutMs = input.timeoutMs ?? 0;
   const question: QuestionRecord = {
@@ -52,6 +63,37 @@ export async function ask(input: AskInput): Promise<AskOutcome> {
   return waitForAnswer(input, question);
 }
 
+/** The held question `input` asks again (same run, iteration, kind, text and options), if any. */
+function heldTwin(input: AskInput): QuestionRecord | undefined {
+  if (input.runId === null || input.iteration === null) return undefined;
+  const options = JSON.stringify(input.options ?? []);
+  return [...readQuestions(input.questionsFile).values()].find(
+    (q) =>
+      q.held === true &&
+      q.by !== 'withdrawn' &&
+      q.run_id === input.runId &&
+      q.iteration === input.iteration &&
+      q.kind === input.kind &&
+      q.text === input.text &&
+      JSON.stringify(q.options ?? []) === options,
+  );
+}
+
+/**
+ * Waits again for a question asked before a stop or Ctrl-C: the same id, with a fresh timeout from
+ * now. An answer given meanwhile (`ralph answer`/`approve` while no loop ran) settles it at once.
+ */
+export function askAgain(input: AskInput, asked: QuestionRecord): Promise<AskOutcome> {
+  if (asked.answered)
+    return Promise.resolve({ kind: asked.by === 'timeout' ? 'timeout' : 'answered', record: asked });
+  const now = input.now ?? Date.now;
+  const timeoutMs = input.timeoutMs ?? 0;
+  const question: QuestionRecord = { ...asked, expires_at: timeoutMs > 0 ? now() + timeoutMs : null };
+  appendJsonLine(input.questionsFile, question);
+  input.onAsked?.(question);
+  return waitForAnswer(input, question);
+}
+
 /** Polls the questions file until the question is answered (first answer wins), times out or is given up. */
 export function waitForAnswer(input: AskInput, question: QuestionRecord): Promise<AskOutcome> {
   const now = input.now ?? Date.now;
@@ -62,15 +104,9 @@ export function waitForAnswer(input: AskInput, question: QuestionRecord): Promis
       if (record?.answered)
         return resolve({ kind: record.by === 'timeout' ? 'timeout' : 'answered', record });
       if (input.signal?.aborted || input.giveUp?.()) {
+        if (input.keepOpen) return resolve({ kind: 'abandoned', record: question });
         // Withdrawn, so nobody answers a question nothing waits for any more.
-        const withdrawn: QuestionRecord = {
-          ...question,
-          answered: true,
-          answer: '',
-          by: 'withdrawn',
-          answered_at: new Date(now()).toISOString(),
-        };
-        appendJsonLine(input.questionsFile, withdrawn);
+        const withdrawn = withdrawQuestion(input.questionsFile, question, now());
         return resolve({ kind: 'abandoned', record: withdrawn });
       }
       if (question.expires_at != null && now() >= question.expires_at) {

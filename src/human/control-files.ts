@@ -53,6 +53,8 @@ export interface QuestionRecord {
   reason?: string | undefined;
   by?: ControlSource | undefined;
   answered_at?: string | undefined;
+  /** Kept open when a stop cut its iteration short: the re-run's `ralph ask` gets it (and its answer). */
+  held?: boolean | undefined;
 }
 
 /** A short random id with a kind prefix (`q-1a2b3c4d`), unique enough for one workspace. */
@@ -64,6 +66,31 @@ export function newId(prefix: string): string {
 export function appendJsonLine(path: string, value: object): void {
   mkdirSync(dirname(path), { recursive: true });
   appendLine(path, JSON.stringify(value));
+}
+
+/** Withdraws an open question: nothing waits for its answer any more (the first answer wins). */
+export function withdrawQuestion(path: string, q: QuestionRecord, at: number): QuestionRecord {
+  const withdrawn: QuestionRecord = {
+    ...q,
+    answered: true,
+    answer: '',
+    by: 'withdrawn',
+    answered_at: new Date(at).toISOString(),
+  };
+  appendJsonLine(path, withdrawn);
+  return withdrawn;
+}
+
+/** Withdraws question `id` if it is still open (a run that held it moved past it). */
+export function withdrawIfOpen(path: string, id: string, at: number): void {
+  const q = readQuestions(path).get(id);
+  if (q && !q.answered) withdrawQuestion(path, q, at);
+}
+
+/** Withdraws the questions run `runId` left open (it is replaced by a new run: nobody waits for them). */
+export function withdrawRunQuestions(path: string, runId: string, at: number): void {
+  for (const q of readQuestions(path).values())
+    if (!q.answered && q.run_id === runId) withdrawQuestion(path, q, at);
 }
 
 function isInboxCommand(v: unknown): v is InboxCommand {

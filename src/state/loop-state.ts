@@ -55,6 +55,33 @@ export interface CurrentIteration {
   agent_start_time: string | null;
 }
 
+/**
+ * A question or review point that a stop or Ctrl-C left unanswered. It stays open in
+ * `control/questions.jsonl`, and `--resume` waits for it again (same id) before anything else.
+ */
+export interface HeldQuestion {
+  id: string;
+  /** The review point (`gates.approval`) that waits, or null for a question (`human.interact`). */
+  point: 'before_commit' | 'before_push' | 'before_complete' | null;
+  iteration: number;
+  /** How the run completes once the point is passed (null: the iteration did not complete). */
+  completes: string | null;
+  /** `before_commit`: what is committed once a human approves (then validate and push follow). */
+  commit: HeldCommit | null;
+}
+
+/** What Ralph commits for an iteration (`git.commit`). */
+export interface HeldCommit {
+  hat: string | null;
+  backend: string;
+  /** The agent's final text: the commit message's summary. */
+  summary: string;
+  /** HEAD before the iteration, to list the files it changed. */
+  before: string | null;
+  /** The tests gate's line in the message (`passing`, `failing (exit 1)`), or null. */
+  tests: string | null;
+}
+
 /** `.ralph/state.json`: durable loop state, written atomically after every step. */
 export interface LoopState {
   version: 1;
@@ -131,6 +158,8 @@ export interface LoopState {
   stop_requested?: boolean;
   /** While `waiting_for_human`: the question or approval it waits for. */
   waiting_for?: { id: string; kind: 'question' | 'approval'; text: string; expires_at: number | null } | null;
+  /** A question or review point a stop or Ctrl-C left unanswered: `--resume` returns to it. */
+  held_question?: HeldQuestion | null;
   /** A human rejected the last changes (or did not approve them): they stay uncommitted, the next iteration builds on them. */
   uncommitted_changes?: boolean;
   /** A question or approval timed out with `human.on_timeout: stop`: the loop stops at the next boundary. */
@@ -263,6 +292,24 @@ const stateShape = z.looseObject({
       kind: z.enum(['question', 'approval']),
       text: z.string(),
       expires_at: z.number().nullable(),
+    })
+    .nullable()
+    .optional(),
+  held_question: z
+    .looseObject({
+      id: z.string(),
+      point: z.enum(['before_commit', 'before_push', 'before_complete']).nullable(),
+      iteration: count,
+      completes: nullableString,
+      commit: z
+        .looseObject({
+          hat: nullableString,
+          backend: z.string(),
+          summary: z.string(),
+          before: nullableString,
+          tests: nullableString,
+        })
+        .nullable(),
     })
     .nullable()
     .optional(),

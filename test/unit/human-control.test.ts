@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { limitWarnings, WARN_AT_PERCENT } from '../../src/engine/decide/limit-warnings.ts';
 import type { Counters, Limits } from '../../src/engine/decide/limits.ts';
-import { ask } from '../../src/human/ask.ts';
+import { ask, askAgain } from '../../src/human/ask.ts';
 import { openQuestions, readInbox, readQuestions } from '../../src/human/control-files.ts';
 import { answerQuestion, settleApproval, tell } from '../../src/human/human-actions.ts';
 import { notificationOf } from '../../src/human/notify.ts';
@@ -93,6 +93,60 @@ describe('questions', () => {
     expect(() => settleApproval(ws, undefined, { approve: false, reason: ' ' }, 'cli')).toThrow(/say why/);
     settleApproval(ws, undefined, { approve: false, reason: 'tests first' }, 'cli');
     expect((await approval).record).toMatchObject({ answer: 'reject', reason: 'tests first' });
+  });
+});
+
+describe('a question kept open across a stop', () => {
+  const base = (file: string) => ({
+    questionsFile: file,
+    kind: 'question' as const,
+    text: 'Which?',
+    runId: 'r1',
+    iteration: 3,
+    defaultAnswer: '',
+    pollMs: 5,
+  });
+
+  it('given up with keepOpen, it stays open; asked again (rejoin) after the loop held it, it is the same question', async () => {
+    const ws = workspace();
+    const file = join(ws, '.ralph', 'control', 'questions.jsonl');
+    const stopped = new AbortController();
+    stopped.abort();
+    const first = await ask({ ...base(file), keepOpen: true, signal: stopped.signal });
+    expect(first.kind).toBe('abandoned');
+    expect(openQuestions(file).map((q) => q.id)).toEqual([first.record.id]);
+    // Not held by the loop: a new question.
+    const other = ask({ ...base(file), rejoin: true, keepOpen: true, signal: stopped.signal });
+    expect((await other).record.id).not.toBe(first.record.id);
+    // Held (a stop cut the iteration short): the re-run's ask is the same question, and its answer.
+    appendFileSync(file, `${JSON.stringify({ ...first.record, held: true })}\n`);
+    const again = ask({ ...base(file), rejoin: true });
+    await new Promise((r) => setTimeout(r, 20));
+    answerQuestion(ws, first.record.id, 'this one', 'cli');
+    expect(await again).toMatchObject({
+      kind: 'answered',
+      record: { id: first.record.id, answer: 'this one' },
+    });
+    // Another iteration, or other text, is not the same question.
+    const stopped2 = new AbortController();
+    stopped2.abort();
+    const later = await ask({ ...base(file), iteration: 4, rejoin: true, signal: stopped2.signal });
+    expect(later.record.id).not.toBe(first.record.id);
+  });
+
+  it('askAgain: an answer given meanwhile settles it at once; an open one gets a fresh timeout', async () => {
+    const ws = workspace();
+    const file = join(ws, '.ralph', 'control', 'questions.jsonl');
+    const stopped = new AbortController();
+    stopped.abort();
+    const held = (await ask({ ...base(file), keepOpen: true, signal: stopped.signal })).record;
+    let now = 1_000;
+    const waiting = askAgain({ ...base(file), timeoutMs: 50, now: () => now }, held);
+    expect(readQuestions(file).get(held.id)?.expires_at).toBe(1_050);
+    now = 2_000;
+    expect(await waiting).toMatchObject({ kind: 'timeout', record: { id: held.id, by: 'timeout' } });
+    const settled = readQuestions(file).get(held.id);
+    expect(await askAgain(base(file), settled!)).toMatchObject({ kind: 'timeout', record: { id: held.id } });
   });
 });
 

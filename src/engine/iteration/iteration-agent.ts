@@ -84,9 +84,10 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
   }).finally(() => turn.release());
 
-  // The agent is gone: a question it left open waits for nobody.
-  questions.close();
   const sup = run.supervised;
+  // The agent is gone: a question it left open waits for nobody, unless the iteration re-runs on
+  // --resume (Ctrl-C, `ralph stop --now`): its `ralph ask` then waits for the same question again.
+  questions.close(sup.killedBy === 'interrupted' || sup.killedBy === 'stop_requested');
   const tokens = run.meter.totals();
   state.tokens = addTotals(state.tokens, tokens);
   state.cost_usd += run.meter.spentUsd() ?? 0;

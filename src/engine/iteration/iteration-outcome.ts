@@ -1,14 +1,13 @@
-import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
 import type { IterationRecord } from '../../observe/events.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';
 import { summarize } from '../decide/completion-marker.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { type ApprovalEntry, approveCommit, approveCompletion, approvePush } from '../steps/approval-step.ts';
-import { commitStep, pushStep } from '../steps/commit-and-push.ts';
+import type { ApprovalEntry } from '../steps/approval-step.ts';
+import { type CommitInput, settleWork, testsLine } from '../steps/commit-and-push.ts';
 import { switchToFallback } from '../steps/fallback-step.ts';
-import { runValidateGate } from '../steps/gate-steps.ts';
+import { abandonedWaitStop } from '../steps/human-wait.ts';
 import {
   type IterationProgress,
   measureProgress,
@@ -28,7 +27,7 @@ import {
   decide,
   publishResultEvents,
 } from './iteration-decision.ts';
-import { stopAfterIteration } from './iteration-stop.ts';
+import { completedMessage, stopAfterIteration } from './iteration-stop.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
 export interface IterationOutcome {
@@ -118,36 +117,43 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     headBefore: phase.headBefore,
     published: phase.collected.published.length,
   });
-  let decision = decide(ctx, phase, checks, workBlockers(ctx), forced);
+  const blockers = workBlockers(ctx);
+  let decision = decide(ctx, phase, checks, blockers, forced);
   // A second opinion before a human is asked: another backend reviews the work.
   const review = checks.agentOk ? await secondOpinion(ctx, phase.number, decision.complete) : undefined;
-  if (review && !review.approved && decision.complete)
-    decision = decide(
-      ctx,
-      phase,
-      checks,
-      [
-        ...workBlockers(ctx),
-        review.stop
-          ? `the review was cut short (${review.stop.reason})`
-          : `the reviewer requested changes: ${review.findings.join('; ') || 'see the review'}`,
-      ],
-      forced,
+  if (review && !review.approved && decision.complete) {
+    blockers.push(
+      review.stop
+        ? `the review was cut short (${review.stop.reason})`
+        : `the reviewer requested changes: ${review.findings.join('; ') || 'see the review'}`,
     );
-  if (decision.complete) {
-    // Review point: completion counts only once a human approves it; a rejection blocks it.
-    const blockers = await approveCompletion(ctx, phase.number, approvals);
-    if (blockers.length > 0)
-      decision = decide(ctx, phase, checks, [...workBlockers(ctx), ...blockers], forced);
+    decision = decide(ctx, phase, checks, blockers, forced);
+  }
+  // Git, the validate hook and the review points, in that order. Changes a human did not let in,
+  // or has not yet (a stop or Ctrl-C held the review point for --resume), complete nothing.
+  const completes = decision.complete ? completedMessage(ctx, checks.markerHit) : null;
+  const toCommit = ctx.config.git.commit ? commitInput(phase, checks) : undefined;
+  const work = checks.agentOk
+    ? await settleWork(
+        ctx,
+        { iteration: phase.number, hat: phase.route.hatId, commit: toCommit, completes },
+        approvals,
+      )
+    : { commit: null, validateGate: undefined, pushError: undefined, blocked: undefined, held: false };
+  if (work.blocked && decision.complete) {
+    blockers.push(work.blocked);
+    decision = decide(ctx, phase, checks, blockers, forced);
   }
   const completion = applyDecision(ctx, phase, decision);
   publishResultEvents(ctx, phase, checks, decision);
-  const work = await commitValidatePush(ctx, phase, checks, approvals);
+  if (work.validateGate) checks.gates.validate = summarize(work.validateGate);
   // Ralph's own commit moved HEAD: the next iteration is measured from here.
   if (work.commit) await rememberTree(ctx);
   const stopAfter =
     review?.stop ??
     tamperedStop(ctx, tampered) ??
+    // Held: never a completion; the run ends interrupted (or cancelled) and resumes at the point.
+    (work.held ? abandonedWaitStop(ctx) : undefined) ??
     stopAfterIteration(ctx, {
       phase,
       decision,
@@ -189,32 +195,14 @@ function tamperedStop(ctx: RunContext, tampered: string[]): Stop | undefined {
   );
 }
 
-/** Git and the validate hook: commit first so a fatal gate leaves the work committed locally. */
-async function commitValidatePush(
-  ctx: RunContext,
-  phase: AgentPhase,
-  checks: AfterAgentChecks,
-  approvals: ApprovalEntry[],
-): Promise<{ commit: string | null; validateGate: GateResult | undefined; pushError: string | undefined }> {
-  const { config } = ctx;
-  const { number } = phase;
-  const commitApproved = checks.agentOk && config.git.commit && (await approveCommit(ctx, number, approvals));
-  const commit = commitApproved
-    ? await commitStep(ctx, {
-        iteration: number,
-        hat: phase.route.hatId,
-        backendName: phase.route.backend.name,
-        summary: phase.finalText,
-        before: phase.headBefore,
-        tests: checks.testsGate,
-      })
-    : null;
-  const validate = checks.agentOk ? validateCommand(config, ctx.options.workspace) : undefined;
-  const validateGate = validate ? await runValidateGate(ctx, number, phase.route.hatId, validate) : undefined;
-  if (validateGate) checks.gates.validate = summarize(validateGate);
-  const validateFailed = validateGate !== undefined && !validateGate.passed;
-  const pushWanted = checks.agentOk && config.git.push && !validateFailed;
-  const pushError =
-    pushWanted && (await approvePush(ctx, number, approvals)) ? await pushStep(ctx, number) : undefined;
-  return { commit, validateGate, pushError };
+/** What the iteration commits (`git.commit`). */
+function commitInput(phase: AgentPhase, checks: AfterAgentChecks): CommitInput {
+  return {
+    iteration: phase.number,
+    hat: phase.route.hatId,
+    backend: phase.route.backend.name,
+    summary: phase.finalText,
+    before: phase.headBefore,
+    tests: testsLine(checks.testsGate),
+  };
 }

@@ -72,7 +72,8 @@ function cancellationSeen(ctx: RunContext, phase: AgentPhase): string | undefine
   return undefined;
 }
 
-function validationStop(gate: GateResult, commit: string | null): Stop {
+/** The stop for a failed validate hook (`gates.validate`). */
+export function validationStop(gate: GateResult, commit: string | null): Stop {
   return stop(
     'validation_failed',
     `validation failed: \`${gate.command}\` ${gate.timedOut ? 'timed out' : `exited with ${gate.exitCode}`}; its output is in the log — fix it, then run ralph again${commit ? ` (this iteration's work is committed as ${commit.slice(0, 7)})` : ''}`,
@@ -80,7 +81,7 @@ function validationStop(gate: GateResult, commit: string | null): Stop {
 }
 
 /** Says what completed the loop: the marker, the checklist condition, or the promise. */
-function completedMessage(ctx: RunContext, markerHit: boolean): string {
+export function completedMessage(ctx: RunContext, markerHit: boolean): string {
   const { config } = ctx;
   const marker = config.completion.marker;
   if (!markerHit) return `completion promise "${ctx.promise}" accepted`;

@@ -1,9 +1,9 @@
 import { topicMatches } from '../../config/topic-match.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { interruptedStop, type Stop, stop } from '../decide/limits.ts';
+import { type Stop, stop } from '../decide/limits.ts';
 import { queueGuidance } from '../steps/control-step.ts';
-import { askHuman, humanTimeoutMessage } from '../steps/human-wait.ts';
+import { abandonedWaitStop, askHuman, humanTimeoutMessage } from '../steps/human-wait.ts';
 
 /** The topic an agent publishes to ask a human between iterations (ralph-orchestrator's convention). */
 export const HUMAN_INTERACT = 'human.interact';
@@ -40,16 +40,12 @@ export async function answerInteractions(ctx: RunContext): Promise<Stop | undefi
   state.pending_events = state.pending_events.filter((e) => e.topic !== HUMAN_INTERACT);
   for (const [i, event] of asks.entries()) {
     const { text, options } = interactQuestion(event.payload);
-    const outcome = await askHuman(ctx, { kind: 'question', text, options });
+    const outcome = await askHuman(ctx, { kind: 'question', text, options, hold: true });
     if (outcome.kind === 'abandoned') {
-      // Asked again when the run goes on.
+      // Waited for again (the same question id) when the run goes on.
       state.pending_events.push(...asks.slice(i));
       ctx.persist();
-      if (state.stop_requested) {
-        state.stop_requested = false;
-        return stop('cancelled', 'stopped by `ralph stop`');
-      }
-      return interruptedStop();
+      return abandonedWaitStop(ctx);
     }
     const answer = outcome.record.answer ?? '';
     queueGuidance(state, {

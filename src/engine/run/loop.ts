@@ -36,8 +36,9 @@ import {
   waitWhileParked,
   waitWhilePaused,
 } from './between-iterations.ts';
+import { settleHeldReview } from './held-review.ts';
 import { answerInteractions } from './human-interact.ts';
-import { prepareRun } from './run-setup.ts';
+import { prepareRun, resumesUncommitted } from './run-setup.ts';
 import { startRun } from './run-start.ts';
 
 export type { RunLoopOptions } from '../context/run-context.ts';
@@ -104,7 +105,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
       workspace: options.workspace,
       extraArgs: [],
     });
-  await gitPreflight(options.workspace, config);
+  await gitPreflight(options.workspace, config, resumesUncommitted(paths, options.mode ?? 'auto'));
   const inRepo = await isGitRepo(options.workspace);
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
 
@@ -288,7 +289,9 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
     const before = boundaryStop(ctx) ?? (await preIterationStop(ctx, first));
     first = false;
     if (before) return before;
-    const human = (await waitWhilePaused(ctx)) ?? (await answerInteractions(ctx));
+    // A review point or question a stop or Ctrl-C left unanswered comes first (--resume).
+    const human =
+      (await waitWhilePaused(ctx)) ?? (await settleHeldReview(ctx)) ?? (await answerInteractions(ctx));
     if (human) return human;
     if (state.parked) {
       const woke = await waitWhileParked(ctx);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { UnfinishedRunError } from '../../errors.ts';
+import { withdrawRunQuestions } from '../../human/control-files.ts';
 import { nextLogFile } from '../../observe/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
@@ -150,6 +151,8 @@ export async function prepareRun(opts: {
           : 'no earlier run to resume; starting a new run',
       );
     }
+    // Questions the earlier run kept open for --resume: nothing will wait for them now.
+    if (previous) withdrawRunQuestions(paths.questions, previous.run_id, opts.now.getTime());
     // A new run starts with a clean scratchpad of Ralph's; --resume keeps it. A scratchpad outside
     // .ralph/ is the user's file and is never cleared. Memories and tasks are kept.
     for (const file of opts.scratchpadFiles) rmSync(file, { force: true });
@@ -197,6 +200,20 @@ export async function prepareRun(opts: {
   } catch (error) {
     lock.release();
     throw error;
+  }
+}
+
+/**
+ * `--resume` of a run whose changes stay uncommitted on purpose (a human rejected them, or a stop
+ * held the review point): the dirty-tree check at start lets them be.
+ */
+export function resumesUncommitted(paths: RalphPaths, mode: StartMode): boolean {
+  if (mode !== 'resume') return false;
+  try {
+    const previous = readLoopState(paths.state);
+    return previous?.status !== 'completed' && previous?.uncommitted_changes === true;
+  } catch {
+    return false; // a damaged state file is reported when the run is prepared
   }
 }
 

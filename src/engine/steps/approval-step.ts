@@ -19,10 +19,13 @@ export function approvalEntry(point: string, r: QuestionRecord): ApprovalEntry {
   };
 }
 
-/** How a review point ended: go on, or not (the reason is queued as the next iteration's feedback). */
+/**
+ * How a review point ended: go on, or not (a rejection's reason is queued as the next iteration's
+ * feedback). `held`: a stop or Ctrl-C came first; the approval stays open for `--resume`.
+ */
 export type ApprovalResult =
   | { ok: true; entry: ApprovalEntry | undefined }
-  | { ok: false; reason: string; entry: ApprovalEntry | undefined };
+  | { ok: false; reason: string; entry: ApprovalEntry | undefined; held?: true };
 
 const LABEL: Record<ApprovalPointName, string> = {
   before_commit: 'the commit',
@@ -34,6 +37,7 @@ const LABEL: Record<ApprovalPointName, string> = {
  * A review point of `gates.approval` (seed 002's "human review points"): waits for `ralph approve`
  * or `ralph reject "why"`. A rejection's reason becomes the next prompt's feedback; no answer in
  * time follows `human.on_timeout` (`continue` goes on, `stop` ends the run at the next boundary).
+ * A stop or Ctrl-C holds it (`state.held_question`): `--resume` returns to the same approval.
  */
 export async function reviewPoint(
   ctx: RunContext,
@@ -42,11 +46,16 @@ export async function reviewPoint(
   text: string,
 ): Promise<ApprovalResult> {
   if (!approvalPoints(ctx.config).includes(point)) return { ok: true, entry: undefined };
-  const outcome = await askHuman(ctx, { kind: 'approval', text, point });
+  const outcome = await askHuman(ctx, { kind: 'approval', text, point, hold: true });
   const r = outcome.record;
-  const entry = approvalEntry(point, r);
   if (outcome.kind === 'abandoned')
-    return { ok: false, reason: `the run was stopped while waiting for approval of ${LABEL[point]}`, entry };
+    return {
+      ok: false,
+      reason: `the run was stopped while waiting for approval of ${LABEL[point]} (${r.id}; \`ralph run --resume\` asks it again)`,
+      entry: undefined,
+      held: true,
+    };
+  const entry = approvalEntry(point, r);
   if (outcome.kind === 'timeout') {
     if (ctx.config.human.on_timeout === 'continue') return { ok: true, entry };
     ctx.state.human_timeout = humanTimeoutMessage(
@@ -68,15 +77,16 @@ export async function reviewPoint(
 
 /**
  * The `before_commit` review point, asked only when there is something to commit. Rejected (or not
- * approved in time), the changes stay in the tree uncommitted and the next iteration builds on them.
+ * approved in time, or held), the changes stay in the tree uncommitted and the next iteration (or
+ * the resumed review point) builds on them.
  */
 export async function approveCommit(
   ctx: RunContext,
   number: number,
   approvals: ApprovalEntry[],
-): Promise<boolean> {
+): Promise<ApprovalResult> {
   const files = await uncommittedFiles(ctx.options.workspace, ctx.pendingChanges);
-  if (files.length === 0) return true;
+  if (files.length === 0) return { ok: true, entry: undefined };
   const review = await reviewPoint(
     ctx,
     'before_commit',
@@ -85,7 +95,7 @@ export async function approveCommit(
   );
   if (review.entry) approvals.push(review.entry);
   ctx.state.uncommitted_changes = !review.ok;
-  return review.ok;
+  return review;
 }
 
 /** The `before_push` review point; rejected, the commits stay local until a later push. */
@@ -93,7 +103,7 @@ export async function approvePush(
   ctx: RunContext,
   number: number,
   approvals: ApprovalEntry[],
-): Promise<boolean> {
+): Promise<ApprovalResult> {
   const review = await reviewPoint(
     ctx,
     'before_push',
@@ -101,15 +111,15 @@ export async function approvePush(
     `Push the commits of iteration ${number} to ${ctx.config.git.remote}?`,
   );
   if (review.entry) approvals.push(review.entry);
-  return review.ok;
+  return review;
 }
 
-/** The `before_complete` review point: what blocks completion (nothing once a human approved). */
+/** The `before_complete` review point: a human accepts completion, or it is blocked. */
 export async function approveCompletion(
   ctx: RunContext,
   number: number,
   approvals: ApprovalEntry[],
-): Promise<string[]> {
+): Promise<ApprovalResult> {
   const review = await reviewPoint(
     ctx,
     'before_complete',
@@ -117,5 +127,5 @@ export async function approveCompletion(
     `Iteration ${number} says the work is complete. Accept completion?`,
   );
   if (review.entry) approvals.push(review.entry);
-  return review.ok ? [] : [`a human did not accept completion: ${review.reason}`];
+  return review;
 }

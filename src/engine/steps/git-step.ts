@@ -66,6 +66,8 @@ export async function dirtyTreeMessage(
 export async function gitPreflight(
   workspace: string,
   config: RalphConfig,
+  /** The run resumes from changes a human has not let in yet (rejected, or a held review point). */
+  keepsUncommitted = false,
 ): Promise<{ branch: string | null } | undefined> {
   if (!gitEnabled(config)) return undefined;
   if (!(await isGitRepo(workspace))) {
@@ -77,7 +79,7 @@ export async function gitPreflight(
   const state = await repoState(workspace);
   const refusal = describeRefusal(state);
   if (refusal) throw new RalphError('git_state', refusal);
-  if (requireClean(config)) {
+  if (requireClean(config) && !keepsUncommitted) {
     const dirty = await dirtyTreeMessage(workspace);
     if (dirty) throw new RalphError('dirty_tree', dirty);
   }

@@ -1,7 +1,8 @@
 import type { ApprovalPointName } from '../../config/schema.ts';
-import { type AskOutcome, ask } from '../../human/ask.ts';
-import type { QuestionRecord } from '../../human/control-files.ts';
+import { type AskInput, type AskOutcome, ask, askAgain } from '../../human/ask.ts';
+import { type QuestionRecord, readQuestions } from '../../human/control-files.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
+import { interruptedStop, type Stop, stop } from '../decide/limits.ts';
 import { consumeControl, controlPending } from './control-step.ts';
 
 export interface HumanRequest {
@@ -9,20 +10,27 @@ export interface HumanRequest {
   text: string;
   options?: string[] | undefined;
   point?: ApprovalPointName | undefined;
+  /**
+   * A stop or Ctrl-C keeps the question open and holds it in `state.held_question`, for `--resume`
+   * to wait for again; without it the question is withdrawn.
+   */
+  hold?: boolean | undefined;
 }
 
 /**
  * Waits between iterations (or at a review point) for a human: the status is `waiting_for_human`,
  * the question is in `control/questions.jsonl` for `ralph answer`/`approve`/`reject`, the TUI and
  * the dashboard, and a notification fires. `ralph stop` and Ctrl-C end the wait (`abandoned`);
- * `human.timeout_seconds` settles it as `timeout`.
+ * `human.timeout_seconds` settles it as `timeout`. A held question of the same kind and point is
+ * waited for again under its own id (the run was stopped while it waited).
  */
 export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<AskOutcome> {
   const { state, config } = ctx;
-  const iteration = state.current?.number ?? state.iterations;
+  const held = heldRecord(ctx, request);
+  const iteration = held?.iteration ?? state.current?.number ?? state.iterations;
   const timeoutMs = config.human.timeout_seconds * 1000;
   const runtimeLeft = runtimeLeftMs(ctx);
-  const outcome = await ask({
+  const input: AskInput = {
     questionsFile: ctx.paths.questions,
     kind: request.kind,
     text: request.text,
@@ -36,6 +44,7 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
       : timeoutMs,
     defaultAnswer: config.human.default_answer,
     signal: ctx.options.signal,
+    keepOpen: request.hold,
     now: ctx.now,
     giveUp: () => {
       if (controlPending(ctx)) consumeControl(ctx);
@@ -47,15 +56,58 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
       ctx.persist();
       announceQuestion(ctx, iteration, q);
     },
-  });
+  };
+  const outcome = await (held ? askAgain(input, held) : ask(input));
   state.status = 'running';
   state.waiting_for = null;
+  // Held (what follows it is added by the caller), or settled.
+  if (outcome.kind === 'abandoned' && request.hold)
+    state.held_question = {
+      id: outcome.record.id,
+      point: request.point ?? null,
+      iteration,
+      completes: null,
+      commit: null,
+    };
+  else if (held) state.held_question = null;
   ctx.persist();
   if (outcome.kind !== 'abandoned') {
     announceAnswer(ctx, iteration, outcome.record);
     ctx.emit({ type: 'loop.resumed', iteration, from: 'waiting_for_human' });
   }
   return outcome;
+}
+
+/** The held question this request returns to, as the questions file has it now (undefined: ask anew). */
+function heldRecord(ctx: RunContext, request: HumanRequest): QuestionRecord | undefined {
+  const held = ctx.state.held_question;
+  if (!held || (held.point ?? undefined) !== request.point) return undefined;
+  const record = readQuestions(ctx.paths.questions).get(held.id);
+  if (record && record.kind !== request.kind) return undefined;
+  if (record && record.by !== 'withdrawn') return record;
+  // Withdrawn or gone (the file was cleared): nothing to return to, it is asked anew.
+  ctx.state.held_question = null;
+  return undefined;
+}
+
+/**
+ * The stop after a wait for a human was given up: Ctrl-C (or SIGTERM, SIGHUP) is `interrupted`,
+ * `ralph stop` is `cancelled`. The message names the held question, asked again on `--resume`.
+ */
+export function abandonedWaitStop(ctx: RunContext): Stop {
+  const end = ctx.options.signal?.aborted || !ctx.state.stop_requested ? interruptedStop() : undefined;
+  ctx.state.stop_requested = false;
+  const held = ctx.state.held_question;
+  const base = end ?? stop('cancelled', 'stopped by `ralph stop`');
+  if (!held) return base;
+  const settle = held.point
+    ? `\`ralph approve ${held.id}\` / \`ralph reject ${held.id} "why"\``
+    : `\`ralph answer ${held.id} "…"\``;
+  const what = held.point ? `approval ${held.id} (${held.point})` : `question ${held.id}`;
+  return {
+    ...base,
+    message: `${base.message.split(';')[0]} while ${what} waited; it stays open: \`ralph run --resume\` asks it again (or settle it now with ${settle})`,
+  };
 }
 
 /** A question or approval waits for a human: the event every output shows it by. */

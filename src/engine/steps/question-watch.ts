@@ -1,5 +1,10 @@
 import { statSync } from 'node:fs';
-import { appendJsonLine, type QuestionRecord, readQuestions } from '../../human/control-files.ts';
+import {
+  appendJsonLine,
+  type QuestionRecord,
+  readQuestions,
+  withdrawQuestion,
+} from '../../human/control-files.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { announceAnswer, announceQuestion, humanTimeoutMessage } from './human-wait.ts';
 
@@ -10,8 +15,11 @@ export interface QuestionWatch {
   waiting(): boolean;
   /** Ids of the questions the agent asked during the iteration. */
   asked(): string[];
-  /** The agent is gone: questions it left open are withdrawn (nobody waits for their answer). */
-  close(): void;
+  /**
+   * The agent is gone: questions it left open are withdrawn (nobody waits for their answer), unless
+   * `keepOpen` (a stop cut the iteration short: its re-run asks them again, same ids).
+   */
+  close(keepOpen?: boolean): void;
 }
 
 /**
@@ -64,16 +72,11 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
     },
     waiting: () => open > 0,
     asked: () => [...seen.keys()],
-    close() {
+    close(keepOpen = false) {
       this.poll();
       for (const q of latest)
-        appendJsonLine(ctx.paths.questions, {
-          ...q,
-          answered: true,
-          answer: '',
-          by: 'withdrawn',
-          answered_at: new Date(ctx.now()).toISOString(),
-        });
+        if (keepOpen) appendJsonLine(ctx.paths.questions, { ...q, held: true });
+        else withdrawQuestion(ctx.paths.questions, q, ctx.now());
       if (latest.length > 0 || state.status === 'waiting_for_human') {
         latest = [];
         open = 0;
