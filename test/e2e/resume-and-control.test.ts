@@ -178,13 +178,15 @@ describe('one loop per workspace', () => {
         'turns:',
         '  - do:',
         '      - append: { path: started.txt, content: "{{iteration}}\\n" }',
-        '      - sleep: 1',
+        // Works until the test lets it go: the stop is known to arrive while iteration 1 runs.
+        '      - run: "while [ ! -f go ]; do sleep 0.05; done"',
         '      - append: { path: finished.txt, content: "{{iteration}}\\n" }',
       ].join('\n'),
     });
     const loop = startRalph(['run'], dir);
     await waitFor(() => existsSync(join(dir, 'started.txt')), 15_000, 'first iteration');
     expect((await runRalph(['stop'], dir)).code).toBe(0);
+    writeFileSync(join(dir, 'go'), '');
     const r = await loop.done;
     expect(r.code).toBe(0);
     expect(readState(dir)).toMatchObject({ stop_reason: 'cancelled', iterations: 1 });
@@ -312,7 +314,7 @@ describe('Ctrl-C', () => {
     expect(r.code).toBe(130);
     await waitFor(
       () => !pidAlive(Number(readFileSync(join(dir, 'stubborn.pid'), 'utf8'))),
-      5000,
+      15_000,
       'stubborn child killed',
     );
   });

@@ -19,8 +19,9 @@ describe('process supervision and in-iteration limits', () => {
   it('kills a hung agent and the grandchild holding its stdout at the iteration timeout', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
+      // Long enough for the agent to write its pid and start the grandchild on a loaded machine.
       'ralph.yml': fakeConfig({
-        iteration_timeout_seconds: 1,
+        iteration_timeout_seconds: 5,
         kill_grace_seconds: 0.5,
         max_consecutive_failures: 1,
       }),
@@ -77,14 +78,15 @@ describe('process supervision and in-iteration limits', () => {
   it('enforces max_runtime_seconds during an iteration (exit 2)', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
-      'ralph.yml': fakeConfig({ max_runtime_seconds: 1, kill_grace_seconds: 0.5 }),
+      // Long enough for the agent to start and write its pid on a loaded machine.
+      'ralph.yml': fakeConfig({ max_runtime_seconds: 5, kill_grace_seconds: 0.5 }),
       'fake-agent.yml': 'turns:\n  - do:\n      - run: "echo $PPID > agent.pid"\n      - hang: true\n',
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(2);
     const state = readState(dir);
     expect(state.stop_reason).toBe('max_runtime');
-    expect(state.elapsed_ms).toBeGreaterThanOrEqual(1000);
+    expect(state.elapsed_ms).toBeGreaterThanOrEqual(5000);
     expect(readRecords(dir)[0]).toMatchObject({ killed_by: 'max_runtime', verdict: 'limit' });
     expect(pidAlive(readPid(dir, 'agent.pid'))).toBe(false);
   });
