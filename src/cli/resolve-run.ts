@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { backendCapabilityIssues, pickAutoBackend, resolveBackend } from '../backends/registry.ts';
 import type { Backend } from '../backends/types.ts';
 import { type ConfigLayer, userConfigFile } from '../config/config-layers.ts';
-import { loadConfig } from '../config/load-config.ts';
+import { type LoadedConfig, loadConfig } from '../config/load-config.ts';
 import { type ConfigOverride, parseSetOverride } from '../config/overrides.ts';
 import { findPreset, presetFile } from '../config/presets.ts';
 import type { RalphConfig } from '../config/schema.ts';
@@ -156,7 +156,7 @@ export function resolveRun(cwd: string, flags: RunFlags, env: NodeJS.ProcessEnv 
     overrides: [...envOverrides, ...overridesFromFlags(flags)],
     checks: configChecks(cwd, env),
   });
-  const config = withAutoBackend(loaded.config, cwd, env);
+  const config = withAutoBackend(withoutOtherBackendSettings(loaded, flags), cwd, env);
   const prompt = resolvePrompt(cwd, flags, config);
   if (prompt.text.trim().length === 0) throw new UsageError(`the prompt (${prompt.source}) is empty`);
   return {
@@ -165,6 +165,31 @@ export function resolveRun(cwd: string, flags: RunFlags, env: NodeJS.ProcessEnv 
     prompt: prompt.text,
     promptSource: prompt.source,
     backend: resolveBackend(config.cli.backend, config),
+  };
+}
+
+/**
+ * `-b` or `RALPH_AGENT` naming another backend than the config files do: the files' `cli.command`,
+ * `cli.args` and `cli.model` were written for their backend (`custom` with `./agent.sh`), so the
+ * chosen one runs its own executable with its own flags. What `--set` gives on the same command
+ * line stays.
+ */
+function withoutOtherBackendSettings(loaded: LoadedConfig, flags: RunFlags): RalphConfig {
+  const { config } = loaded;
+  const cliOf = (raw: Record<string, unknown>) =>
+    typeof raw.cli === 'object' && raw.cli !== null ? (raw.cli as Record<string, unknown>) : {};
+  const fileBackend = loaded.layers.map((l) => cliOf(l.raw).backend).findLast((b) => b !== undefined);
+  if (typeof fileBackend !== 'string' || fileBackend === 'auto' || fileBackend === config.cli.backend)
+    return config;
+  const set = new Set((flags.set ?? []).map((s) => parseSetOverride(s).path.join('.')));
+  return {
+    ...config,
+    cli: {
+      ...config.cli,
+      command: set.has('cli.command') ? config.cli.command : undefined,
+      args: set.has('cli.args') ? config.cli.args : [],
+      model: set.has('cli.model') ? config.cli.model : undefined,
+    },
   };
 }
 

@@ -143,4 +143,22 @@ describe('a hat on another backend runs that backend, not the loop’s command',
     );
     expect(r.stdout).not.toContain('iteration 1');
   });
+
+  it('-b claude (or RALPH_AGENT) over a custom ralph.yml: claude runs, not the file’s ./agent.sh', async () => {
+    const { dir, env } = setup(
+      config(['backend: custom', 'command: ./agent.sh', 'args: [--loop-arg]', 'model: local'], []),
+      { 'agent.sh': agentStub('custom', WORK) },
+    );
+    const flag = await runRalph(['run', '-b', 'claude'], dir, env);
+    expect(flag.code, flag.stdout + flag.stderr).toBe(0);
+    expect(ranLog(dir).every((l) => l === CLAUDE_ARGS)).toBe(true);
+    const fresh = await runRalph(['run', '--fresh'], dir, { ...env, RALPH_AGENT: 'codex' });
+    expect(fresh.code, fresh.stdout + fresh.stderr).toBe(0);
+    expect(
+      ranLog(dir)
+        .filter((l) => l.startsWith('codex'))
+        .every((l) => l === CODEX_ARGS),
+    ).toBe(true);
+    expect(ranLog(dir).some((l) => l.startsWith('agent.sh'))).toBe(false);
+  });
 });
