@@ -1,5 +1,6 @@
-import type { AgentTurnEvent, TurnLimits } from '../../agent/agent-turn.ts';
+import type { AgentTurnEvent, AgentTurnResult, TurnLimits } from '../../agent/agent-turn.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
+import { type IterationVerdict, judgeIteration } from '../decide/limits.ts';
 import { type RunContext, runtimeLeftMs } from './run-context.ts';
 
 // What every agent turn of a run shares, whoever starts it (the iteration's agent, the reviewer):
@@ -56,4 +57,21 @@ export function announceSwept(ctx: RunContext, who: string, killed: readonly Kil
       level: 'info',
       message: `${who} left ${killed.length} process(es) running; killed ${killed.map((p) => `${p.pid} (${p.command})`).join(', ')}`,
     });
+}
+
+/** How a finished turn ended, judged against the run's limits (its usage already booked). */
+export function judgeTurn(ctx: RunContext, run: AgentTurnResult, promiseSeen: boolean): IterationVerdict {
+  const sup = run.supervised;
+  return judgeIteration(
+    {
+      exitCode: sup.exitCode,
+      signal: sup.signal,
+      killedBy: sup.killedBy,
+      spawnError: sup.spawnError?.message,
+      resultError: run.resultError,
+      promiseSeen,
+    },
+    ctx.limits,
+    ctx.counters(),
+  );
 }

@@ -2,11 +2,11 @@ import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
 import { addTotals } from '../../agent/usage-meter.ts';
 import type { AgentInvocation } from '../../backends/types.ts';
 import type { TokenTotals } from '../../observe/events.ts';
-import { emitTurnEvent, turnController, turnLimits } from '../context/agent-turns.ts';
+import { emitTurnEvent, judgeTurn, turnController, turnLimits } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
-import { type IterationVerdict, judgeIteration, verdictFromExitClass } from '../decide/limits.ts';
+import { type IterationVerdict, verdictFromExitClass } from '../decide/limits.ts';
 import { consumeControl, controlPending } from '../steps/control-step.ts';
 import { createQuestionWatch } from '../steps/question-watch.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
@@ -46,7 +46,7 @@ export interface AgentPhase extends StartedIteration {
 
 /** Runs the agent under the iteration's limits, books its usage and judges how it ended. */
 export async function runIterationAgent(ctx: RunContext, it: StartedIteration): Promise<AgentPhase> {
-  const { options, config, state, limits } = ctx;
+  const { options, config, state } = ctx;
   const { number, route, invocation } = it;
   const iterationMs = (route.hat?.timeout ?? config.event_loop.iteration_timeout_seconds) * 1000;
   const questions = createQuestionWatch(ctx, number);
@@ -96,18 +96,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);
   const promiseMisplaced =
     promiseSeen || !ctx.outputPromiseCounts ? undefined : misplacedPromise(finalText, ctx.promise, it.prompt);
-  const judged = judgeIteration(
-    {
-      exitCode: sup.exitCode,
-      signal: sup.signal,
-      killedBy: sup.killedBy,
-      spawnError: sup.spawnError?.message,
-      resultError: run.resultError,
-      promiseSeen,
-    },
-    limits,
-    ctx.counters(),
-  );
+  const judged = judgeTurn(ctx, run, promiseSeen);
   // The backend reads how its CLI ended: a rate limit parks the loop, an auth error stops it.
   const cls =
     judged.kind === 'failure'

@@ -5,9 +5,15 @@ import { addTotals } from '../../agent/usage-meter.ts';
 import { resolveBackend } from '../../backends/registry.ts';
 import { runGitRaw } from '../../git/run-git.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
-import { announceSwept, emitTurnEvent, turnController, turnLimits } from '../context/agent-turns.ts';
+import {
+  announceSwept,
+  emitTurnEvent,
+  judgeTurn,
+  turnController,
+  turnLimits,
+} from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
-import { judgeIteration, type Stop, stop } from '../decide/limits.ts';
+import { type Stop, stop } from '../decide/limits.ts';
 
 /** Characters of the diff given to the reviewer (the rest is left for it to read in the workspace). */
 const MAX_DIFF_CHARS = 60_000;
@@ -125,18 +131,7 @@ export async function runReview(ctx: RunContext, iteration: number): Promise<Rev
   book.tokens += tokens.total;
   const killed = [...sup.killed, ...run.swept];
   // Judged like an iteration's agent: a limit or Ctrl-C that killed it ends the loop, not the review.
-  const judged = judgeIteration(
-    {
-      exitCode: sup.exitCode,
-      signal: sup.signal,
-      killedBy: sup.killedBy,
-      spawnError: sup.spawnError?.message,
-      resultError: run.resultError,
-      promiseSeen: false,
-    },
-    ctx.limits,
-    ctx.counters(),
-  );
+  const judged = judgeTurn(ctx, run, false);
   if (judged.kind === 'limit' || judged.kind === 'aborted') {
     const findings = [`the review was cut short: ${judged.stop.message}`];
     return { iteration, approved: false, findings, costUsd, tokens: tokens.total, stop: judged.stop, killed };
