@@ -11,12 +11,14 @@ import { createNotifier } from '../../human/notify.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import { createStreamFileSink, STREAM_FILE } from '../../observe/event-stream-file.ts';
 import type { LoopEvent } from '../../observe/events.ts';
+import { createOutputCap } from '../../observe/output-cap.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { createRunLogSink } from '../../observe/run-log.ts';
 import { createStreamRedaction } from '../../observe/stream-redaction.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
+import { pruneRunDirs } from '../../state/run-dirs.ts';
 import { recordInRegistry } from '../../state/run-registry.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
 import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/limits.ts';
@@ -120,6 +122,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     log = createRunLogSink(logFile);
     mkdirSync(join(paths.runs, state.run_id), { recursive: true });
     stream = createStreamFileSink(join(paths.runs, state.run_id, STREAM_FILE), now);
+    const pruned = pruneRunDirs(paths.runs, config.logs.keep_runs, state.run_id);
+    if (pruned.length > 0)
+      prepared.notices.push(
+        `deleted the ${pruned.length} oldest run director${pruned.length === 1 ? 'y' : 'ies'} under .ralph/runs (logs.keep_runs: ${config.logs.keep_runs})`,
+      );
   } catch (error) {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
     const user = fileSystemError(error) ?? error;
@@ -143,6 +150,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   // values of secret-named variables of the environment and of cli.env are redacted, and key shapes.
   const redact = createRedactor({ ...(options.env ?? process.env), ...config.cli.env });
   const redaction = createStreamRedaction(redact);
+  // A chatty agent's output is kept bounded (head and tail) before anything stores or shows it.
+  const cap = createOutputCap(config.logs.max_output_mb, 'logs.max_output_mb');
   const env = options.env ?? process.env;
   // Notifications are told what the console is told, redacted; a failed delivery is a notice, never a stop.
   const notifier = createNotifier({
@@ -159,7 +168,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     ...(options.onEvent ? [options.onEvent] : []),
   ];
   const emit = (event: LoopEvent) => {
-    for (const safe of redaction(event)) for (const sink of sinks) sink(safe);
+    for (const kept of cap(event)) for (const safe of redaction(kept)) for (const sink of sinks) sink(safe);
   };
   const startIterations = state.iterations;
   // The per-user list of workspaces where loops ran: what `ralph dashboard` shows.
