@@ -34,10 +34,10 @@ const workspace = (logs: string, script: string) =>
 
 describe('a chatty agent', () => {
   it('leaves at most logs.max_output_mb of its output per iteration: head and tail, with a marker saying what was cut', async () => {
-    // `seq` prints 6,000,000 numbered lines (~47 MB) in one iteration, between two marked lines.
+    // `seq` prints 4,000,000 numbered lines (~31 MB) in one iteration, between two marked lines.
     const dir = workspace(
       '  max_output_mb: 4\n',
-      'turns:\n  - do:\n      - print: "FIRST LINE"\n      - run: "seq 1 6000000"\n      - print: "LAST LINE"\n',
+      'turns:\n  - do:\n      - print: "FIRST LINE"\n      - run: "seq 1 4000000"\n      - print: "LAST LINE"\n',
     );
     const r = await runRalph(['run', '-q'], dir);
     expect(r.code, r.stderr).toBe(2);
@@ -52,11 +52,11 @@ describe('a chatty agent', () => {
     // The head starts with the agent's first lines, the tail ends with its last ones.
     expect(log.indexOf('FIRST LINE\n1\n2\n3\n')).toBeGreaterThan(0);
     expect(log.indexOf('FIRST LINE')).toBeLessThan(at);
-    expect(log.indexOf('\n5999999\n6000000\nLAST LINE\n')).toBeGreaterThan(at);
+    expect(log.indexOf('\n3999999\n4000000\nLAST LINE\n')).toBeGreaterThan(at);
     // The marker says how much is missing: everything but the 4 MB kept (to 0.1 MB).
     let printed = 'FIRST LINE\nLAST LINE\n'.length;
-    for (let digits = 1, from = 1; from <= 6_000_000; digits++, from *= 10)
-      printed += (Math.min(6_000_000, from * 10 - 1) - from + 1) * (digits + 1);
+    for (let digits = 1, from = 1; from <= 4_000_000; digits++, from *= 10)
+      printed += (Math.min(4_000_000, from * 10 - 1) - from + 1) * (digits + 1);
     expect(Number(marker?.[1])).toBeCloseTo((printed - 4 * MB) / MB, 1);
     // Whole lines on either side of the cut.
     const before = log.slice(0, at).split('\n').at(-1) ?? '';

@@ -168,7 +168,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     ...(options.onEvent ? [options.onEvent] : []),
   ];
   const emit = (event: LoopEvent) => {
-    for (const kept of cap(event)) for (const safe of redaction(kept)) for (const sink of sinks) sink(safe);
+    // Indexed: runs per line of agent output, and bin/ralph's V8 does not optimise iterators away.
+    const kept = cap(event);
+    for (let k = 0; k < kept.length; k++)
+      for (const safe of redaction(kept[k] as LoopEvent)) for (const sink of sinks) sink(safe);
   };
   const startIterations = state.iterations;
   // The per-user list of workspaces where loops ran: what `ralph dashboard` shows.
