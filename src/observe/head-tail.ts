@@ -23,6 +23,8 @@ interface Held<T> {
 /** Lines held for the tail are merged about this many characters at a time. */
 const MERGE_BLOCK = 64 * 1024;
 const NONE: readonly never[] = Object.freeze([]);
+/** How far past its budget the head may go to finish a line (characters). */
+const HEAD_OVERRUN = 4096;
 
 /**
  * Keeps the first `headBytes` and the last `tailBytes` (UTF-8) of a stream of text pieces — agent
@@ -34,6 +36,7 @@ const NONE: readonly never[] = Object.freeze([]);
  */
 export class HeadTail<T> {
   private headLeft: number;
+  private headOpen = true;
   /** The tail's budget: `tailBytes` and what the head left unused (a line that did not fit in it). */
   private tailBudget: number;
   /** The tail; slots before `first` are dropped pieces (emptied, so they are not kept alive). */
@@ -59,7 +62,7 @@ export class HeadTail<T> {
   /** The pieces to pass on now: everything while the head lasts, nothing after (the tail waits for `end`). */
   push(item: T): readonly T[] {
     const text = this.o.textOf(item);
-    if (this.headLeft <= 0) {
+    if (!this.headOpen) {
       // The hot path of a chatty agent: nothing measured or allocated per line.
       if (this.o.lines) {
         this.blockTemplate ??= this.o.withText(item, '');
@@ -74,13 +77,22 @@ export class HeadTail<T> {
       this.headLeft -= size;
       if (text !== '')
         this.passedEndsLine = this.lastEndedLine = this.o.lines === true || text.endsWith('\n');
+      // A full head that ended mid-line stays open for the rest of that line (below).
+      if (this.headLeft === 0 && this.passedEndsLine) this.headOpen = false;
       return [item];
     }
     // The piece that fills the head: its whole lines that fit pass, the rest is held.
-    const at = this.o.lines ? 0 : headCut(text, this.headLeft);
-    this.tailBudget =
-      this.o.tailBytes + this.headLeft - (at === 0 ? 0 : Buffer.byteLength(text.slice(0, at)));
+    let at = this.o.lines ? 0 : headCut(text, this.headLeft);
+    // The head ends a line: a line the last piece began is finished even a little past the budget
+    // (a credential at the cut would otherwise pass half, where the redaction cannot see it).
+    if (at === 0 && !this.o.lines && !this.passedEndsLine) {
+      const nl = text.indexOf('\n');
+      if (nl >= 0 && nl < HEAD_OVERRUN) at = nl + 1;
+    }
+    const headPart = at === 0 ? 0 : Buffer.byteLength(text.slice(0, at));
+    this.tailBudget = this.o.tailBytes + Math.max(0, this.headLeft - headPart);
     this.headLeft = 0;
+    this.headOpen = false;
     if (at > 0) this.passedEndsLine = this.lastEndedLine = true;
     if (at < text.length) this.push(this.o.withText(item, text.slice(at)));
     if (at === 0) return NONE;
@@ -120,6 +132,7 @@ export class HeadTail<T> {
     const out = held.map((h) => this.o.withText(h.template, h.bytes.toString()));
     if (this.cut > 0) out.unshift(marker(this.cut, this.passedEndsLine));
     this.headLeft = this.o.headBytes;
+    this.headOpen = true;
     this.tailBudget = this.o.tailBytes;
     this.ring = [];
     this.first = 0;

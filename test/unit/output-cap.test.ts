@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../src/observe/events.ts';
 import { HeadTail } from '../../src/observe/head-tail.ts';
 import { createOutputCap } from '../../src/observe/output-cap.ts';
+import { createRedactor } from '../../src/observe/redact.ts';
+import { createStreamRedaction } from '../../src/observe/stream-redaction.ts';
 import { runDirsToPrune } from '../../src/state/run-dirs.ts';
 
 type Piece = { text: string };
@@ -64,7 +66,9 @@ describe('HeadTail', () => {
           const text = ls.map((l) => `${l}\n`).join('');
           const r = through(chunked(text, cuts), head, tail);
           const [kept, rest] = r.text.includes('<cut>') ? r.text.split('<cut>') : [r.text, ''];
-          expect(bytes(kept ?? '') + bytes(rest ?? '')).toBeLessThanOrEqual(head + tail);
+          // The head may finish a line it began past its budget.
+          const longest = Math.max(...ls.map((l) => bytes(l) + 1));
+          expect(bytes(kept ?? '') + bytes(rest ?? '')).toBeLessThanOrEqual(head + tail + longest);
           // What is kept is the start and the end of the output (the end from a line start); the marker counts the rest.
           expect(text.startsWith(kept ?? '')).toBe(true);
           expect(text.endsWith(rest ?? '')).toBe(true);
@@ -133,6 +137,30 @@ describe('createOutputCap', () => {
     );
     expect(lines.join('').endsWith(text.replace(/^….*\n/, ''))).toBe(true);
     expect(text).toContain('line 299\n');
+  });
+
+  it('a credential where the head ends is redacted whole: the head finishes the line it began', () => {
+    const secret = 'vendor-Zq8vR2pL9xW4tY7u';
+    const redaction = createStreamRedaction(createRedactor({ VENDOR_API_KEY: secret }));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: secret.length - 1 }),
+        // The first piece fits in the head, and the rest of its line does not.
+        fc.integer({ min: 460, max: 485 }),
+        (split, pad) => {
+          const cap = createOutputCap(1 / 1024, 'logs.max_output_mb'); // head 512 bytes
+          const first = `${'a'.repeat(pad)} key=${secret.slice(0, split)}`;
+          const pieces = [first, `${secret.slice(split)} rest\n${'b\n'.repeat(2000)}`];
+          const seen = [...pieces.map((t) => output(1, t)), finished]
+            .flatMap((e) => cap(e))
+            .flatMap((e) => redaction(e))
+            .flatMap((e) => (e.type === 'agent.output' ? [e.text] : []))
+            .join('');
+          expect(seen).not.toContain(`key=${secret.slice(0, 1)}`);
+          expect(seen).toContain('key=[redacted] rest\n');
+        },
+      ),
+    );
   });
 
   it('0 keeps all the output; tokens and other agent events are never held', () => {
