@@ -12,7 +12,7 @@ export interface HeadTailOptions<T> {
   lines?: boolean | undefined;
 }
 
-/** A held piece: its text as UTF-8 bytes (off the JS heap: a held tail costs the GC nothing) and an empty template. */
+/** A held piece: its text as UTF-8 bytes (off the JS heap) and an empty template of it. */
 interface Held<T> {
   template: T;
   bytes: Buffer;
@@ -31,8 +31,8 @@ const HEAD_OVERRUN = 4096;
  * output chunks, or the lines parsed from them — and counts what lies between, so a chatty agent's
  * output is stored bounded: the start (what it set out to do) and the end (the summary, the error)
  * survive. The head is passed on at once; the tail is held until `end`. Cuts fall on line ends
- * (the tail's start mid-line only in a piece with no newline), so no line — and no credential in
- * it — is halved for the redaction that follows. Memory: the tail plus one piece.
+ * (the tail starts mid-line only when no newline is left in it: one endless line), so no line —
+ * and no credential in it — is halved for the redaction that follows. Memory: the tail and a block.
  */
 export class HeadTail<T> {
   private headLeft: number;
@@ -179,7 +179,7 @@ export class HeadTail<T> {
  * Where to end a head of at most `budget` bytes of `text`: after the last newline that fits, or 0
  * when none does (a line is never halved at the head). A character index.
  */
-export function headCut(text: string, budget: number): number {
+function headCut(text: string, budget: number): number {
   if (budget <= 0) return 0;
   // A character is 1–3 UTF-8 bytes (a surrogate pair 4 for 2): `budget` characters hold the budget.
   const bytes = Buffer.from(text.slice(0, budget));
@@ -188,7 +188,7 @@ export function headCut(text: string, budget: number): number {
 }
 
 /** The start of the first line that begins at or after byte `drop` (after a newline), or -1. */
-export function lineAfter(bytes: Buffer, drop: number): number {
+function lineAfter(bytes: Buffer, drop: number): number {
   if (drop >= bytes.length) return bytes.length;
   const nl = bytes.indexOf(0x0a, Math.max(0, drop - 1));
   return nl < 0 ? -1 : nl + 1;
