@@ -339,6 +339,21 @@ export const mergeSchema = z.strictObject({
   max_attempts: positiveInt.default(3),
 });
 
+/** What Ralph's own files keep (DESIGN.md §1 "Files"): bounded per iteration and per workspace. */
+export const logsSchema = z.strictObject({
+  /**
+   * Agent output kept per iteration (MB): its first and last halves, with a marker saying how much
+   * was cut between them, in the run log; the text shown by the console, the TUI and the dashboard
+   * is cut the same way. Tokens and cost are read from every line. 0: keep everything.
+   */
+  max_output_mb: z.number().min(0).default(16),
+  /**
+   * Run directories kept under .ralph/runs (records and event stream), the newest first; older ones
+   * are deleted when a run starts. The current run always stays. 0: keep every run.
+   */
+  keep_runs: z.int().min(0).default(20),
+});
+
 /** What a Redis URL looks like (`fleet.redis`, `--redis`, RALPH_REDIS_URL). */
 export const REDIS_URL = /^rediss?:\/\/./;
 
@@ -380,6 +395,7 @@ export const configSchema = z.strictObject({
   human: humanSchema.default(humanSchema.parse({})),
   notify: notifySchema.default(notifySchema.parse({})),
   fleet: fleetSchema.default(fleetSchema.parse({})),
+  logs: logsSchema.default(logsSchema.parse({})),
 });
 
 /** The fully resolved configuration (every default filled in). */

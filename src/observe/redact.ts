@@ -1,13 +1,17 @@
-/** Shapes of well-known credentials (Anthropic, OpenAI, Google, GitHub, Slack, AWS, bearer headers). */
-const KEY_SHAPES = [
-  /sk-ant-[A-Za-z0-9_-]{16,}/g,
-  /sk-(?:proj-)?[A-Za-z0-9_-]{20,}/g,
-  /AIza[0-9A-Za-z_-]{30,}/g,
-  /gh[pousr]_[A-Za-z0-9]{30,}/g,
-  /github_pat_[A-Za-z0-9_]{30,}/g,
-  /xox[abprs]-[A-Za-z0-9-]{10,}/g,
-  /AKIA[0-9A-Z]{16}/g,
-  /(?<=[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*/g,
+/**
+ * Shapes of well-known credentials (Anthropic, OpenAI, Google, GitHub, Slack, AWS, bearer headers),
+ * each with a literal it contains: text without it is not searched (a look-behind over megabytes of
+ * output is slow; `includes` is not).
+ */
+const KEY_SHAPES: [RegExp, string][] = [
+  [/sk-ant-[A-Za-z0-9_-]{16,}/g, 'sk-ant-'],
+  [/sk-(?:proj-)?[A-Za-z0-9_-]{20,}/g, 'sk-'],
+  [/AIza[0-9A-Za-z_-]{30,}/g, 'AIza'],
+  [/gh[pousr]_[A-Za-z0-9]{30,}/g, '_'],
+  [/github_pat_[A-Za-z0-9_]{30,}/g, 'github_pat_'],
+  [/xox[abprs]-[A-Za-z0-9-]{10,}/g, 'xox'],
+  [/AKIA[0-9A-Z]{16}/g, 'AKIA'],
+  [/(?<=[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*/g, 'earer'],
 ];
 
 const SECRET_NAME = /(API_KEY|APIKEY|_TOKEN|TOKEN_|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH_KEY)/i;
@@ -26,7 +30,7 @@ export function createRedactor(env: NodeJS.ProcessEnv): (text: string) => string
   return (text: string) => {
     let out = text;
     for (const v of values) if (out.includes(v)) out = out.split(v).join(REDACTED);
-    for (const shape of KEY_SHAPES) out = out.replace(shape, REDACTED);
+    for (const [shape, literal] of KEY_SHAPES) if (out.includes(literal)) out = out.replace(shape, REDACTED);
     return out;
   };
 }

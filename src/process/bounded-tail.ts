@@ -1,6 +1,11 @@
-/** Keeps only the last `limit` characters of a stream, with amortised O(1) appends. */
+/**
+ * Keeps only the last `limit` characters of a stream, with amortised O(1) appends: whole chunks are
+ * dropped from the front once the rest holds the limit, and the text is joined only when read
+ * (a chatty agent's megabytes are never copied on the way).
+ */
 export class BoundedTail {
   private chunks: string[] = [];
+  private first = 0;
   private length = 0;
   private dropped = false;
   private readonly limit: number;
@@ -12,21 +17,28 @@ export class BoundedTail {
     if (chunk.length === 0) return;
     this.chunks.push(chunk);
     this.length += chunk.length;
-    if (this.length > this.limit * 2) this.compact();
-  }
-
-  private compact(): void {
-    const joined = this.chunks.join('');
-    const kept = this.limit > 0 ? joined.slice(-this.limit) : '';
-    this.dropped ||= kept.length < joined.length;
-    this.chunks = [kept];
-    this.length = kept.length;
+    for (;;) {
+      const head = this.chunks[this.first];
+      if (head === undefined || this.length - head.length < this.limit) break;
+      this.length -= head.length;
+      this.dropped = true;
+      this.first++;
+    }
+    if (this.first > 64) {
+      this.chunks = this.chunks.slice(this.first);
+      this.first = 0;
+    }
   }
 
   /** The retained text (at most `limit` characters). */
   text(): string {
-    this.compact();
-    return this.chunks[0] ?? '';
+    const joined = this.chunks.slice(this.first).join('');
+    const kept = this.limit > 0 ? joined.slice(-this.limit) : '';
+    this.dropped ||= kept.length < joined.length;
+    this.chunks = kept === '' ? [] : [kept];
+    this.first = 0;
+    this.length = kept.length;
+    return kept;
   }
 
   /** True once anything was discarded. */
@@ -48,11 +60,20 @@ export class LineSplitter {
 
   push(chunk: string): void {
     let start = 0;
-    for (let nl = chunk.indexOf('\n', start); nl !== -1; nl = chunk.indexOf('\n', start)) {
-      this.append(chunk.slice(start, nl));
+    let nl = chunk.indexOf('\n');
+    if (nl !== -1 && (this.partial !== '' || this.overflow)) {
+      this.append(chunk.slice(0, nl));
       this.emit(this.partial);
       this.partial = '';
       this.overflow = false;
+      start = nl + 1;
+      nl = chunk.indexOf('\n', start);
+    }
+    // The hot path (a chatty agent prints millions of lines): whole lines straight from the chunk.
+    for (; nl !== -1; nl = chunk.indexOf('\n', start)) {
+      this.emit(
+        nl - start > this.maxLine ? chunk.slice(start, start + this.maxLine) : chunk.slice(start, nl),
+      );
       start = nl + 1;
     }
     if (start < chunk.length) this.append(chunk.slice(start));
@@ -75,6 +96,6 @@ export class LineSplitter {
   }
 
   private emit(line: string): void {
-    this.onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+    this.onLine(line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line);
   }
 }

@@ -245,7 +245,7 @@ describe('a file-system failure (ENOSPC, EROFS, EACCES, ENOENT) at every write p
     const agentOutput = output.filter(
       (p) =>
         ['step one done\n', 'LOOP_COMPLETE\n'].includes(p.text ?? '') ||
-        p.text?.includes('"type":"agent.output"'),
+        (p.text?.includes('"type":"agent.event"') && p.text.includes('"event":{"type":"text"')),
     );
     expect(
       agentOutput.map((p) => p.path.endsWith('.log')),

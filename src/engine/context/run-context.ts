@@ -95,6 +95,11 @@ export interface RunContext {
   emit(event: LoopEvent): void;
   /** Saves the state; `{ fsync: false }` for bookkeeping (agent pid, heartbeats) between commit points. */
   persist(options?: { fsync?: boolean }): void;
+  /**
+   * Puts the in-memory state back to what was last saved: after a failure mid-step (a full disk),
+   * the run ends as a kill at that instant would have left it, never half-settled.
+   */
+  restoreSaved(): void;
   /** Records an event Ralph publishes itself, in the events file and the event stream. */
   publish(e: PendingEvent, hat: string | null): void;
   /** Runtime used by the run, previous sessions included. */
@@ -124,6 +129,8 @@ export function createRunContext(input: RunContextInput): RunContext {
   const sessionStart = now();
   const baseElapsed = state.elapsed_ms;
   const elapsed = () => baseElapsed + (now() - sessionStart);
+  // What state.json holds (as far as this run knows): the state restoreSaved() goes back to.
+  let saved = structuredClone(state);
   return {
     options,
     config,
@@ -146,7 +153,15 @@ export function createRunContext(input: RunContextInput): RunContext {
     sweep: options.sweep ?? sweepMarkedProcesses,
     redact: input.redact ?? ((text: string) => text),
     emit,
-    persist: (opts) => writeLoopState(paths.state, state, opts),
+    persist: (opts) => {
+      writeLoopState(paths.state, state, opts);
+      saved = structuredClone(state);
+    },
+    restoreSaved: () => {
+      const back = structuredClone(saved);
+      for (const key of Object.keys(state)) delete (state as unknown as Record<string, unknown>)[key];
+      Object.assign(state, back);
+    },
     publish: (e, hat) => {
       appendEvent(eventsFile, {
         topic: e.topic,

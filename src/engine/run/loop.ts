@@ -11,12 +11,14 @@ import { createNotifier } from '../../human/notify.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import { createStreamFileSink, STREAM_FILE } from '../../observe/event-stream-file.ts';
 import type { LoopEvent } from '../../observe/events.ts';
+import { createOutputCap } from '../../observe/output-cap.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { createRunLogSink } from '../../observe/run-log.ts';
 import { createStreamRedaction } from '../../observe/stream-redaction.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
+import { pruneRunDirs } from '../../state/run-dirs.ts';
 import { recordInRegistry, registryFile } from '../../state/run-registry.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
 import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/limits.ts';
@@ -132,6 +134,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     stream = createStreamFileSink(join(paths.runs, state.run_id, STREAM_FILE), now);
     if ((options.env ?? process.env).RALPH_DIAGNOSTICS === '1')
       diagnostics = createDiagnosticsSink(options.workspace, { now });
+    const pruned = pruneRunDirs(paths.runs, config.logs.keep_runs, state.run_id);
+    if (pruned.length > 0)
+      prepared.notices.push(
+        `deleted the ${pruned.length} oldest run director${pruned.length === 1 ? 'y' : 'ies'} under .ralph/runs (logs.keep_runs: ${config.logs.keep_runs})`,
+      );
   } catch (error) {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
     const user = userError(error) ?? error;
@@ -152,6 +159,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   // values of secret-named variables of the environment and of cli.env are redacted, and key shapes.
   const redact = createRedactor({ ...(options.env ?? process.env), ...config.cli.env });
   const redaction = createStreamRedaction(redact);
+  // A chatty agent's output is kept bounded (head and tail) before anything stores or shows it.
+  const cap = createOutputCap(config.logs.max_output_mb, 'logs.max_output_mb');
   const env = options.env ?? process.env;
   // Notifications are told what the console is told, redacted; a failed delivery is a notice, never a stop.
   const notifier = createNotifier({
@@ -170,15 +179,18 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   // Every sink sees every event even when one fails (a full disk under the log): the first failure
   // is thrown after all of them were called.
   const emit = (event: LoopEvent) => {
+    // Indexed: runs per line of agent output, and bin/ralph's V8 does not optimise iterators away.
     let failed: { error: unknown } | undefined;
-    for (const safe of redaction(event))
-      for (const sink of sinks) {
-        try {
-          sink(safe);
-        } catch (error) {
-          failed ??= { error };
+    const kept = cap(event);
+    for (let k = 0; k < kept.length; k++)
+      for (const safe of redaction(kept[k] as LoopEvent))
+        for (const sink of sinks) {
+          try {
+            sink(safe);
+          } catch (error) {
+            failed ??= { error };
+          }
         }
-      }
     if (failed) throw failed.error;
   };
   const startIterations = state.iterations;
@@ -228,6 +240,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {
     const user = userError(error);
+    // A full or read-only disk mid-step: the state goes back to what was last saved (as a kill at
+    // that instant would leave it), so --resume neither counts a half-settled iteration nor loses
+    // the stop it was deciding.
+    if (user instanceof FileSystemError) ctx.restoreSaved();
     final = stop('error', user ? user.message : `internal error: ${(error as Error).message}`);
     failed = { error: user ?? error };
   }

@@ -1,0 +1,67 @@
+import { lstatSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A run's directory under `.ralph/runs` and when it was last written. */
+export interface RunDir {
+  name: string;
+  lastWrittenMs: number;
+}
+
+/**
+ * The run directories to delete so that `keep` remain (`logs.keep_runs`): the least recently
+ * written ones, never `current` (the run going on now, the only one that can be resumed). 0 keeps all.
+ */
+export function runDirsToPrune(dirs: readonly RunDir[], keep: number, current: string): string[] {
+  if (keep <= 0) return [];
+  const others = dirs
+    .filter((d) => d.name !== current)
+    .sort((a, b) => b.lastWrittenMs - a.lastWrittenMs || (a.name < b.name ? 1 : -1));
+  return others.slice(Math.max(0, keep - 1)).map((d) => d.name);
+}
+
+/** When anything in a run directory was last written (the directory itself, or a file in it). */
+function lastWritten(dir: string): number {
+  let last = lstatSync(dir).mtimeMs;
+  for (const name of readdirSync(dir)) {
+    try {
+      last = Math.max(last, lstatSync(join(dir, name)).mtimeMs);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return last;
+}
+
+/**
+ * Deletes the oldest run directories under `runsDir` beyond `keep` (see `runDirsToPrune`). Only
+ * real directories directly in `runsDir` are candidates: a symlink or a file there is left alone,
+ * and nothing outside it is touched. Returns the names deleted; one that cannot be is skipped.
+ */
+export function pruneRunDirs(runsDir: string, keep: number, current: string): string[] {
+  if (keep <= 0) return [];
+  let names: string[];
+  try {
+    names = readdirSync(runsDir);
+  } catch {
+    return [];
+  }
+  const dirs: RunDir[] = [];
+  for (const name of names) {
+    const path = join(runsDir, name);
+    try {
+      if (lstatSync(path).isDirectory()) dirs.push({ name, lastWrittenMs: lastWritten(path) });
+    } catch {
+      // Gone meanwhile, or unreadable: not ours to judge.
+    }
+  }
+  const removed: string[] = [];
+  for (const name of runDirsToPrune(dirs, keep, current)) {
+    try {
+      rmSync(join(runsDir, name), { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // Permissions: kept, and tried again at the next start.
+    }
+  }
+  return removed;
+}
