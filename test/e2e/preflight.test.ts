@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupWorkspaces, makeWorkspace, readRecords, runRalph } from '../helpers/workspace.ts';
@@ -86,7 +86,11 @@ describe('one preflight: config validate and doctor catch what run would fail on
       const dir = workspace(yml);
       const r = await runRalph(['run'], dir);
       expect(r.code, r.stdout).toBe(1);
-      expect(r.stdout + r.stderr).toMatch(/health_check/);
+      // The console says it in words once ("health check failed (gates)"); state.json names the reason.
+      expect(r.stdout + r.stderr).toMatch(/health check failed/);
+      expect(JSON.parse(readFileSync(join(dir, '.ralph', 'state.json'), 'utf8')).stop_reason).toBe(
+        'health_check',
+      );
       expect(existsSync(join(dir, 'agent-ran'))).toBe(false);
       expect(readRecords(dir)).toEqual([]);
     }
