@@ -110,6 +110,20 @@ export async function runAgentTurn(
     500,
   );
 
+  // Plain text is read a chunk at a time (one event per chunk, not per line); JSON a line at a time.
+  const byChunk = parser.parseChunk !== undefined;
+  const parsed = (events: AgentEvent[]) => {
+    for (const event of events) {
+      recent.push(event);
+      if (recent.length > 200) recent.splice(0, recent.length - 100);
+      meter.add(event);
+      if (event.type === 'result' && event.isError) resultError = true;
+      o.onEvent?.({ type: 'agent.event', event });
+    }
+    if (limits.costLeftUsd !== undefined && (meter.spentUsd() ?? 0) >= limits.costLeftUsd) abort('max_cost');
+    if (limits.tokensLeft !== undefined && meter.totals().total >= limits.tokensLeft) abort('max_tokens');
+  };
+
   let supervised: SuperviseResult;
   try {
     supervised = await supervise({
@@ -130,21 +144,15 @@ export async function runAgentTurn(
       onChunk: guard((stream: OutputStream, text: string) => {
         lastOutput = Date.now();
         o.onEvent?.({ type: 'agent.output', stream, text });
+        if (byChunk && stream === 'stdout') parsed(parser.parseChunk!(text));
       }),
-      onLine: guard((stream: OutputStream, line: string) => {
-        if (stream !== 'stdout') return;
-        for (const event of parser.parseLine(line)) {
-          recent.push(event);
-          if (recent.length > 200) recent.splice(0, recent.length - 100);
-          meter.add(event);
-          if (event.type === 'result' && event.isError) resultError = true;
-          o.onEvent?.({ type: 'agent.event', event });
-        }
-        if (limits.costLeftUsd !== undefined && (meter.spentUsd() ?? 0) >= limits.costLeftUsd)
-          abort('max_cost');
-        if (limits.tokensLeft !== undefined && meter.totals().total >= limits.tokensLeft) abort('max_tokens');
-      }),
+      onLine: byChunk
+        ? undefined
+        : guard((stream: OutputStream, line: string) => {
+            if (stream === 'stdout') parsed(parser.parseLine(line));
+          }),
     });
+    if (byChunk && !failed) guard(() => parsed(parser.flush?.() ?? []))();
   } finally {
     clearInterval(tick);
     o.signal?.removeEventListener('abort', onOuterAbort);

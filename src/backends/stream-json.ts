@@ -208,15 +208,4 @@ export function createStreamJsonParser(): OutputParser {
   };
 }
 
-/** Parser for agents that print plain text: every line is text, the final answer is all of it. */
-export function createTextParser(): OutputParser {
-  const lines: string[] = [];
-  return {
-    parseLine(line) {
-      lines.push(line);
-      if (lines.length > 2000) lines.splice(0, lines.length - 1000);
-      return [{ type: 'text', text: line }];
-    },
-    finalText: () => lines.join('\n'),
-  };
-}
+export { createTextParser } from './text-parser.ts';

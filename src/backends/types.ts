@@ -40,6 +40,13 @@ export type AgentEvent =
 /** Reads an agent's stdout line by line and keeps what the loop needs at the end. */
 export interface OutputParser {
   parseLine(line: string): AgentEvent[];
+  /**
+   * A parser of plain text may read the output a chunk at a time instead of a line at a time: one
+   * `text` event for the chunk's complete lines (a chatty agent prints millions of lines). Then
+   * `flush` gives the last, unterminated line once the output is over.
+   */
+  parseChunk?(chunk: string): AgentEvent[];
+  flush?(): AgentEvent[];
   /** The agent's final answer: the result text, or all plain text it printed. */
   finalText(): string;
 }

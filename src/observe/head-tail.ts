@@ -12,7 +12,16 @@ export interface HeadTailOptions<T> {
   lines?: boolean | undefined;
 }
 
-/** A held piece: its text as UTF-8 bytes (off the JS heap) and an empty template of it. */
+/** A held piece: its text, its UTF-8 size, and an empty template of it. */
+interface Kept<T> {
+  template: T;
+  text: string;
+  size: number;
+  /** The piece before it ended a line. */
+  startsLine: boolean;
+}
+
+/** A held piece at the end, as UTF-8 bytes (cut at a byte offset). */
 interface Held<T> {
   template: T;
   bytes: Buffer;
@@ -40,7 +49,7 @@ export class HeadTail<T> {
   /** The tail's budget: `tailBytes` and what the head left unused (a line that did not fit in it). */
   private tailBudget: number;
   /** The tail; slots before `first` are dropped pieces (emptied, so they are not kept alive). */
-  private ring: (Held<T> | undefined)[] = [];
+  private ring: (Kept<T> | undefined)[] = [];
   private first = 0;
   private ringBytes = 0;
   private cut = 0;
@@ -106,7 +115,12 @@ export class HeadTail<T> {
    */
   end(marker: (cutBytes: number, atLineStart: boolean) => T): T[] {
     this.commitBlock();
-    const held = this.ring.slice(this.first) as Held<T>[];
+    // Bytes only now, for the tail that is kept: a chatty agent's dropped pieces never become Buffers.
+    const held: Held<T>[] = (this.ring.slice(this.first) as Kept<T>[]).map((k) => ({
+      template: k.template,
+      bytes: Buffer.from(k.text),
+      startsLine: k.startsLine,
+    }));
     let over = this.ringBytes - this.tailBudget;
     // Off the front: what is over the budget, then up to a line start once anything was cut. A
     // tail with no newline left (one endless line) starts mid-line instead of empty.
@@ -155,14 +169,14 @@ export class HeadTail<T> {
   /** Puts a piece at the end of the tail, dropping whole pieces from its front while the rest still fills it. */
   private toRing(template: T, text: string): void {
     if (text === '' && !this.o.lines) return;
-    const bytes = Buffer.from(text);
-    this.ring.push({ template: this.o.withText(template, ''), bytes, startsLine: this.lastEndedLine });
+    const size = Buffer.byteLength(text);
+    this.ring.push({ template: this.o.withText(template, ''), text, size, startsLine: this.lastEndedLine });
     this.lastEndedLine = this.o.lines === true || text.endsWith('\n');
-    this.ringBytes += bytes.length + this.newline;
+    this.ringBytes += size + this.newline;
     for (;;) {
       const first = this.ring[this.first];
       if (!first || this.first === this.ring.length - 1) break;
-      const size = first.bytes.length + this.newline;
+      const size = first.size + this.newline;
       if (this.ringBytes - size < this.tailBudget) break;
       this.ringBytes -= size;
       this.cut += size;

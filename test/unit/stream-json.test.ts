@@ -181,6 +181,39 @@ describe('createTextParser', () => {
     p.parseLine('LOOP_COMPLETE');
     expect(p.finalText()).toBe(`${result()}\nLOOP_COMPLETE`);
   });
+
+  it('read a chunk at a time, it gives the same lines and final text as a line at a time, however the output is cut', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('LOOP_COMPLETE', 'a\r', '', 'é😀')), {
+          maxLength: 30,
+        }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (lines, cuts) => {
+          const output = lines.map((l) => `${l}\n`).join('');
+          const byLine = createTextParser();
+          const want = lines.map((l) => byLine.parseLine(l.endsWith('\r') ? l.slice(0, -1) : l));
+          const byChunk = createTextParser();
+          const at = [...new Set(cuts.map((c) => c % (output.length + 1)))].sort((a, b) => a - b);
+          const pieces = [0, ...at, output.length]
+            .slice(1)
+            .map((end, i, ends) => output.slice(i === 0 ? 0 : ends[i - 1], end));
+          const got = [...pieces.flatMap((p) => byChunk.parseChunk!(p)), ...byChunk.flush!()];
+          const text = (events: AgentEvent[]) => events.map((e) => (e.type === 'text' ? e.text : '?'));
+          expect(text(got).join('\n')).toBe(text(want.flat()).join('\n'));
+          expect(byChunk.finalText()).toBe(byLine.finalText());
+        },
+      ),
+    );
+  });
+
+  it('an unterminated last line comes with flush', () => {
+    const p = createTextParser();
+    expect(p.parseChunk!('work\nLOOP_')).toEqual([{ type: 'text', text: 'work' }]);
+    expect(p.parseChunk!('COMPLETE')).toEqual([]);
+    expect(p.flush!()).toEqual([{ type: 'text', text: 'LOOP_COMPLETE' }]);
+    expect(p.finalText()).toBe('work\nLOOP_COMPLETE');
+  });
 });
 
 describe('readUsage', () => {
