@@ -13,5 +13,5 @@ if (args[0] === 'emit' && !args.includes('-h') && !args.includes('--help')) {
   }
 } else {
   const { runCli } = await import('./main.ts');
-  process.exitCode = await runCli(args, processIO());
+  process.exitCode = await runCli(args, { ...processIO(), exit: (code) => process.exit(code) });
 }

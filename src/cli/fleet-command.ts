@@ -11,6 +11,7 @@ import { stopText } from '../observe/format.ts';
 import { defaultWorkdir, fleetSettings } from './fleet-settings.ts';
 import type { CliIO } from './io.ts';
 import { numberFlag, resolveRun } from './resolve-run.ts';
+import { handleStopSignals } from './signals.ts';
 
 interface WorkerFlags {
   concurrency: string;
@@ -81,22 +82,21 @@ export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<numb
       }),
   );
   say(`waiting for runs on ${safeRedisUrl(settings.redisUrl)} (workspaces in ${workdir})`);
-  let signals = 0;
-  const onSignal = () => {
-    signals++;
-    if (signals === 1) {
-      say('draining — runs are handed over at their next iteration boundary (again to force)');
-      void handle.drain();
-      return;
-    }
-    say('forced exit: running runs resume elsewhere once their locks expire');
-    process.exit(130);
-  };
-  for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, onSignal);
+  const signals = handleStopSignals(
+    io,
+    {
+      stop: () => {
+        say('draining — runs are handed over at their next iteration boundary (again to force)');
+        void handle.drain();
+      },
+      force: () => say('forced exit: running runs resume elsewhere once their locks expire'),
+    },
+    ['SIGINT', 'SIGTERM'],
+  );
   try {
     await handle.closed;
   } finally {
-    for (const s of ['SIGINT', 'SIGTERM'] as const) process.off(s, onSignal);
+    signals.dispose();
     await engine.close();
   }
   say('stopped');

@@ -6,6 +6,7 @@ import type { ParallelTuiHandle } from '../tui/start-parallel-tui.ts';
 import type { CliIO } from './io.ts';
 import { formatParallelEvent } from './parallel-lines.ts';
 import type { ResolvedRun } from './resolve-run.ts';
+import { handleStopSignals } from './signals.ts';
 
 export interface ParallelDisplay {
   /** -q: only the summary line. */
@@ -29,25 +30,21 @@ export async function parallelCommand(
   let tui: ParallelTuiHandle | undefined;
   // Ralph's own lines go to the TUI's events pane while it owns the screen.
   const say = (text: string) => (tui ? tui.line(text.trim(), 'warn') : io.err(text));
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts++;
-    if (interrupts === 1) {
+  const signals = handleStopSignals(io, {
+    stop: (signal) => {
       say(
         `\nralph: stopping${signal === 'SIGINT' ? '' : ` (${signal})`} — each worker kills its agent, records its iteration and saves its state (Ctrl-C again to force)\n`,
       );
       controller.abort('interrupted');
-      return;
-    }
-    for (const pid of pids) killGroupNow(pid);
-    tui?.stop();
-    io.err(
-      'ralph: forced stop — the workers were killed; `ralph run --parallel N --resume` goes on from the claims and queue as saved\n',
-    );
-    process.exit(130);
-  };
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const s of signals) process.on(s, onSignal);
+    },
+    force: () => {
+      for (const pid of pids) killGroupNow(pid);
+      tui?.stop();
+      io.err(
+        'ralph: forced stop — the workers were killed; `ralph run --parallel N --resume` goes on from the claims and queue as saved\n',
+      );
+    },
+  });
   try {
     if (display.tui && io.terminal) {
       const { startParallelTui } = await import('../tui/start-parallel-tui.ts');
@@ -56,7 +53,7 @@ export async function parallelCommand(
         limits: tuiLimits(resolved.config.event_loop),
         stdout: io.terminal.stdout,
         stdin: io.terminal.stdin,
-        onInterrupt: () => onSignal('SIGINT'),
+        onInterrupt: () => signals.trigger('SIGINT'),
       });
     }
     const result = await runParallel({
@@ -87,6 +84,6 @@ export async function parallelCommand(
     return result.exitCode;
   } finally {
     tui?.stop();
-    for (const s of signals) process.off(s, onSignal);
+    signals.dispose();
   }
 }

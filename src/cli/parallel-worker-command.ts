@@ -3,6 +3,7 @@ import { runLoop } from '../engine/run/loop.ts';
 import { createConsoleReporter } from '../observe/console-reporter.ts';
 import { readWorkerSpec } from '../parallel/worker-spec.ts';
 import type { CliIO } from './io.ts';
+import { handleStopSignals } from './signals.ts';
 
 /**
  * `ralph parallel-worker SPEC` (internal, started by `ralph run --parallel`): one loop on one task
@@ -11,9 +12,8 @@ import type { CliIO } from './io.ts';
 export async function parallelWorkerCommand(specFile: string, io: CliIO): Promise<number> {
   const spec = readWorkerSpec(specFile);
   const controller = new AbortController();
-  const onSignal = () => controller.abort('interrupted');
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const s of signals) process.on(s, onSignal);
+  // Every signal stops it gracefully: the coordinator forces by killing its group.
+  const signals = handleStopSignals(io, { stop: () => controller.abort('interrupted') });
   try {
     const result = await runLoop({
       workspace: spec.workspace,
@@ -28,6 +28,6 @@ export async function parallelWorkerCommand(specFile: string, io: CliIO): Promis
     });
     return result.exitCode;
   } finally {
-    for (const s of signals) process.off(s, onSignal);
+    signals.dispose();
   }
 }

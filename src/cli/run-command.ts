@@ -28,6 +28,7 @@ import type { CliIO } from './io.ts';
 import { parallelFlag } from './parallel-flag.ts';
 import { type RunFlags, resolveRun } from './resolve-run.ts';
 import { shellCommand } from './shell-quote.ts';
+import { handleStopSignals } from './signals.ts';
 
 export interface RunCommandFlags extends RunFlags {
   tui?: boolean | undefined;
@@ -127,30 +128,24 @@ export async function runCommand(
   const say = (text: string) => (tui ? tui.notice(text.trim(), 'warn') : io.err(text));
   let agentPid: number | undefined;
   let runId: string | undefined;
-  let interrupts = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupts++;
-    if (interrupts === 1) {
+  const signals = handleStopSignals(io, {
+    stop: (signal) => {
       const why = signal === 'SIGINT' ? '' : ` (${signal})`;
       say(
         `\nralph: stopping${why} — killing the agent, finishing the iteration's record and saving state (Ctrl-C again to force)\n`,
       );
       controller.abort('interrupted');
-      return;
-    }
+    },
     // Second signal: no grace, no waiting; state.json still says where to resume.
-    if (agentPid !== undefined) killGroupNow(agentPid);
-    // Gates and whatever the agent detached carry the run's mark.
-    if (runId !== undefined) killMarkedNow({ runId });
-    if (runId !== undefined) markForcedStop(ralphPaths(io.cwd), runId);
-    tui?.stop();
-    io.err('ralph: forced stop — the run is saved as interrupted; continue with `ralph run --resume`\n');
-    process.exit(ExitCode.interrupted);
-  };
-  // A closed terminal (SIGHUP) stops like Ctrl-C: the agent runs in a group of its own and would
-  // otherwise keep working after Ralph is gone.
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const s of signals) process.on(s, onSignal);
+    force: () => {
+      if (agentPid !== undefined) killGroupNow(agentPid);
+      // Gates and whatever the agent detached carry the run's mark.
+      if (runId !== undefined) killMarkedNow({ runId });
+      if (runId !== undefined) markForcedStop(ralphPaths(io.cwd), runId);
+      tui?.stop();
+      io.err('ralph: forced stop — the run is saved as interrupted; continue with `ralph run --resume`\n');
+    },
+  });
   let dashboard: Dashboard | undefined;
   try {
     if (flags.dashboard) dashboard = await openDashboard({}, io);
@@ -162,7 +157,7 @@ export async function runCommand(
         limits: tuiLimits(config.event_loop),
         stdout: io.terminal.stdout,
         stdin: io.terminal.stdin,
-        onInterrupt: () => onSignal('SIGINT'),
+        onInterrupt: () => signals.trigger('SIGINT'),
       });
       // The URL went to the normal screen, which the TUI now covers: show it there too.
       if (dashboard) tui.notice(`dashboard: ${dashboard.url}`);
@@ -192,7 +187,7 @@ export async function runCommand(
   } finally {
     tui?.stop();
     await dashboard?.close();
-    for (const s of signals) process.off(s, onSignal);
+    signals.dispose();
   }
 }
 
