@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
 import {
   cleanupWorkspaces,
-  fakeConfig,
+  completingWorkspace,
   makeWorkspace,
   type RalphProcess,
   ROOT,
@@ -25,15 +25,6 @@ afterEach(async () => {
   cleanupWorkspaces();
 });
 
-/** A workspace whose scripted agent completes at once; `hold`: it waits for the file `go` first. */
-function workspace(hold = false): string {
-  return makeWorkspace({
-    'ralph.yml': fakeConfig({ max_iterations: 2 }),
-    'PROMPT.md': 'go\n',
-    'fake-agent.yml': `turns:\n  - do:\n${hold ? '      - run: "while [ ! -f go ]; do sleep 0.05; done"\n' : ''}      - print: LOOP_COMPLETE\n`,
-  });
-}
-
 /** The run page's path of `workspace`, from the index's link to it. */
 function runPath(index: string, workspace: string): string {
   const path = new RegExp(`<a href="(/run/[0-9a-f]+)">${workspace}</a>`).exec(index)?.[1];
@@ -44,8 +35,8 @@ function runPath(index: string, workspace: string): string {
 /** A registry in a temp dir of its own with two finished runs, one of them in a deleted workspace. */
 async function twoFinishedRuns(): Promise<{ env: NodeJS.ProcessEnv; kept: string; gone: string }> {
   const env = { XDG_STATE_HOME: makeWorkspace() };
-  const kept = workspace();
-  const gone = workspace();
+  const kept = completingWorkspace();
+  const gone = completingWorkspace();
   expect((await runRalph(['run'], kept, env)).code).toBe(0);
   expect((await runRalph(['run'], gone, env)).code).toBe(0);
   rmSync(gone, { recursive: true, force: true });
@@ -55,7 +46,7 @@ async function twoFinishedRuns(): Promise<{ env: NodeJS.ProcessEnv; kept: string
 describe('dashboard: removed workspaces and finished runs', () => {
   it('hides the runs whose workspace is gone unless asked; a run page offers stop/pause/resume only while the loop lives', async () => {
     const { env, kept, gone } = await twoFinishedRuns();
-    const live = workspace(true);
+    const live = completingWorkspace(true);
     const loop = startRalph(['run'], live, env);
     running.push(loop);
     await waitFor(() => readStatus(live) === 'running', 15_000, 'the live loop');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   cleanupWorkspaces,
-  fakeConfig,
+  completingWorkspace,
   makeWorkspace,
   type RalphProcess,
   readState,
@@ -24,15 +24,6 @@ afterEach(async () => {
   cleanupWorkspaces();
 });
 
-/** A workspace whose scripted agent completes at once; `hold`: it waits for the file `go` first. */
-function workspace(hold = false): string {
-  return makeWorkspace({
-    'ralph.yml': fakeConfig({ max_iterations: 2 }),
-    'PROMPT.md': 'go\n',
-    'fake-agent.yml': `turns:\n  - do:\n${hold ? '      - run: "touch started; while [ ! -f go ]; do sleep 0.05; done"\n' : ''}      - print: LOOP_COMPLETE\n`,
-  });
-}
-
 /** The workspaces of the registry's lines, in order. */
 function registryWorkspaces(stateHome: string): string[] {
   return readFileSync(join(stateHome, 'ralph', 'runs.jsonl'), 'utf8')
@@ -51,14 +42,14 @@ describe('ralph runs', () => {
   it('lists every registered run (text and --json); prune forgets only the runs whose workspace is gone', async () => {
     const home = makeWorkspace();
     const env = { XDG_STATE_HOME: home };
-    const kept = workspace();
-    const gone = workspace();
+    const kept = completingWorkspace();
+    const gone = completingWorkspace();
     expect((await runRalph(['run'], kept, env)).code).toBe(0);
     expect((await runRalph(['run'], gone, env)).code).toBe(0);
     const goneRun = readState(gone).run_id as string;
     rmSync(gone, { recursive: true, force: true });
     // A loop still at work, and a line of a deleted directory whose loop process still lives.
-    const live = workspace(true);
+    const live = completingWorkspace(true);
     const loop = startRalph(['run'], live, env);
     started.push(loop);
     await waitFor(() => readStatus(live) === 'running', 15_000, 'the live loop');
@@ -118,7 +109,7 @@ describe('ralph runs', () => {
   it('a run that starts while prune rewrites the registry waits for it and keeps its line', async () => {
     const home = makeWorkspace();
     const env = { XDG_STATE_HOME: home };
-    const gone = workspace();
+    const gone = completingWorkspace();
     expect((await runRalph(['run'], gone, env)).code).toBe(0);
     rmSync(gone, { recursive: true, force: true });
 
@@ -129,7 +120,7 @@ describe('ralph runs', () => {
     });
     started.push(prune);
     await waitFor(() => procState(prune.child.pid as number) === 'T', 15_000, 'prune to stop mid-way');
-    const fresh = workspace();
+    const fresh = completingWorkspace();
     const run = startRalph(['run'], fresh, env);
     started.push(run);
     let ended = false;

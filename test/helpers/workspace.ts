@@ -125,3 +125,15 @@ export function pidAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * A workspace whose scripted fake agent completes at once. `hold`: the agent first touches the
+ * file `started`, then waits until the file `go` exists (a run the test keeps live).
+ */
+export function completingWorkspace(hold = false): string {
+  return makeWorkspace({
+    'ralph.yml': fakeConfig({ max_iterations: 2 }),
+    'PROMPT.md': 'go\n',
+    'fake-agent.yml': `turns:\n  - do:\n${hold ? '      - run: "touch started; while [ ! -f go ]; do sleep 0.05; done"\n' : ''}      - print: LOOP_COMPLETE\n`,
+  });
+}
