@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
 import { writeFileAtomicSync } from '../../state/atomic-write.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
-import { summarize } from '../decide/completion-marker.ts';
+import { summarize } from './completion-marker.ts';
 
 /** Runs one gate command with Ralph's environment, streaming its output into the event stream. */
 async function runGateStep(

@@ -2,8 +2,8 @@ import { type ApprovalPointName, approvalPoints } from '../../config/schema.ts';
 import type { QuestionRecord } from '../../human/control-files.ts';
 import type { IterationRecord } from '../../observe/events.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { queueGuidance } from './control-step.ts';
-import { listFiles, uncommittedFiles } from './git-step.ts';
+import { listFiles, uncommittedFiles } from '../git/workspace-git.ts';
+import { queueGuidance } from './control-inbox.ts';
 import { askHuman, humanTimeoutMessage } from './human-wait.ts';
 
 export type ApprovalEntry = NonNullable<IterationRecord['approvals']>[number];

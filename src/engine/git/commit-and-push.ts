@@ -10,9 +10,9 @@ import {
   approveCommit,
   approveCompletion,
   approvePush,
-} from './approval-step.ts';
-import { runValidateGate } from './gate-steps.ts';
-import { commitIteration, commitMessage, filesChanged } from './git-step.ts';
+} from '../human/approval-points.ts';
+import { runValidateGate } from '../verify/gate-commands.ts';
+import { commitIteration, commitMessage, filesChanged } from './workspace-git.ts';
 
 export interface CommitInput extends HeldCommit {
   iteration: number;
