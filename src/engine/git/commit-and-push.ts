@@ -1,17 +1,8 @@
-import type { ApprovalPointName } from '../../config/schema.ts';
-import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
+import type { GateResult } from '../../gates/run-gate.ts';
 import { pushWithRetry } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
 import type { HeldCommit } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
-import {
-  type ApprovalEntry,
-  type ApprovalResult,
-  approveCommit,
-  approveCompletion,
-  approvePush,
-} from '../human/approval-points.ts';
-import { runValidateGate } from '../verify/gate-commands.ts';
 import { commitIteration, commitMessage, filesChanged } from './workspace-git.ts';
 
 export interface CommitInput extends HeldCommit {
@@ -44,86 +35,6 @@ export async function commitStep(ctx: RunContext, input: CommitInput): Promise<s
   const made = await commitIteration(workspace, message);
   if (made) ctx.emit({ type: 'git.committed', iteration, commit: made, message });
   return made;
-}
-
-/** What an iteration whose agent succeeded leaves for git, the validate hook and the review points. */
-export interface AcceptedWork {
-  iteration: number;
-  hat: string | null;
-  /** What to commit (`git.commit`), or undefined. */
-  commit: CommitInput | undefined;
-  /** How the run completes when every review point lets it (null: the iteration does not complete). */
-  completes: string | null;
-}
-
-export interface SettledWork {
-  commit: string | null;
-  validateGate: GateResult | undefined;
-  pushError: string | undefined;
-  /** Why completion does not stand: a human did not let the commit in or did not accept it, or a stop held a point. */
-  blocked: string | undefined;
-  /** A stop or Ctrl-C came while a review point waited: it is held (`state.held_question`) for --resume. */
-  held: boolean;
-}
-
-/**
- * The steps after an accepted agent run, in the order of the review points (`gates.approval`):
- * before_commit → commit → validate → before_push → push → before_complete. A held point stops the
- * sequence; `--resume` runs it again from that point (`from`) with what the iteration saved.
- */
-export async function settleWork(
-  ctx: RunContext,
-  work: AcceptedWork,
-  approvals: ApprovalEntry[],
-  from: ApprovalPointName = 'before_commit',
-): Promise<SettledWork> {
-  const { config } = ctx;
-  const out: SettledWork = {
-    commit: null,
-    validateGate: undefined,
-    pushError: undefined,
-    blocked: undefined,
-    held: false,
-  };
-  const hold = (review: ApprovalResult, point: ApprovalPointName): SettledWork => {
-    const held = ctx.state.held_question;
-    if (held) {
-      held.completes = work.completes;
-      held.commit = point === 'before_commit' && work.commit ? heldCommit(work.commit) : null;
-    }
-    return { ...out, held: true, blocked: review.ok ? undefined : review.reason };
-  };
-  if (from === 'before_commit') {
-    if (work.commit) {
-      // Rejected (or not approved in time), the changes stay uncommitted: no completion.
-      const review = await approveCommit(ctx, work.iteration, approvals);
-      if (!review.ok && review.held) return hold(review, 'before_commit');
-      if (review.ok) out.commit = await commitStep(ctx, work.commit);
-      else out.blocked = `a human did not approve the commit: ${review.reason}`;
-    }
-    // After the commit: a fatal gate leaves the work committed locally.
-    const validate = validateCommand(config, ctx.options.workspace);
-    out.validateGate = validate ? await runValidateGate(ctx, work.iteration, work.hat, validate) : undefined;
-    if (out.validateGate && !out.validateGate.passed) return out;
-  }
-  if (from !== 'before_complete' && config.git.push) {
-    // Rejected, the commits stay local until a later push; completion still stands.
-    const review = await approvePush(ctx, work.iteration, approvals);
-    if (!review.ok && review.held) return hold(review, 'before_push');
-    if (review.ok) out.pushError = await pushStep(ctx, work.iteration);
-    if (out.pushError) return out;
-  }
-  if (work.completes !== null && out.blocked === undefined) {
-    const review = await approveCompletion(ctx, work.iteration, approvals);
-    if (!review.ok && review.held) return hold(review, 'before_complete');
-    if (!review.ok) out.blocked = `a human did not accept completion: ${review.reason}`;
-  }
-  return out;
-}
-
-/** What a held `before_commit` commits once approved (saved in state.json). */
-function heldCommit({ iteration: _, ...commit }: CommitInput): HeldCommit {
-  return commit;
 }
 
 /** Pushes the current branch; returns an error message when every attempt failed. */

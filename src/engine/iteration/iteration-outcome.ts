@@ -3,10 +3,10 @@ import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { type CommitInput, settleWork, testsLine } from '../git/commit-and-push.ts';
+import { type CommitInput, testsLine } from '../git/commit-and-push.ts';
 import type { ApprovalEntry } from '../human/approval-points.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
-import { summarize } from '../verify/completion-marker.ts';
+import { summarize } from '../verify/gate-commands.ts';
 import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
 import {
@@ -28,6 +28,7 @@ import {
   publishResultEvents,
 } from './iteration-decision.ts';
 import { completedMessage, stopAfterIteration } from './iteration-stop.ts';
+import { settleWork } from './settle-work.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
 export interface IterationOutcome {
