@@ -11,8 +11,8 @@ import {
   SCRATCHPAD_BUDGET,
 } from '../engine/iteration/iteration-prompt.ts';
 import { initialEvents, runLoop } from '../engine/run/loop.ts';
-import { checklistContextBlock, readChecklist } from '../engine/steps/checklist-step.ts';
 import { readWorkspaceContext } from '../engine/steps/workspace-context.ts';
+import { checklistContextBlock, readChecklist } from '../engine/workflows/checklist-view.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { createConsoleReporter, type Verbosity } from '../observe/console-reporter.ts';
 import { killGroupNow } from '../process/kill-group.ts';

@@ -5,7 +5,7 @@ import {
   madeNoProgress,
   nextStreak,
   noProgressReached,
-} from '../../src/engine/steps/progress-step.ts';
+} from '../../src/engine/verify/work-progress.ts';
 
 const progress = fc.record({
   files: fc.constantFrom(true, false, null),

@@ -7,8 +7,8 @@ import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
 import { type IterationVerdict, verdictFromExitClass } from '../decide/limits.ts';
-import { consumeControl, controlPending } from '../steps/control-step.ts';
-import { createQuestionWatch } from '../steps/question-watch.ts';
+import { consumeControl, controlPending } from '../human/control-inbox.ts';
+import { createQuestionWatch } from '../human/question-watch.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
 

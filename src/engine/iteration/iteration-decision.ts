@@ -1,12 +1,12 @@
 import type { GateResult } from '../../gates/run-gate.ts';
 import type { IterationRecord } from '../../observe/events.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { markerReached, summarize } from '../decide/completion-marker.ts';
 import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
-import { readChecklist } from '../steps/checklist-step.ts';
-import { runTestsGate } from '../steps/gate-steps.ts';
-import { freshTddBook, type TddStepResult, tddAfterIteration } from '../steps/tdd-step.ts';
 import { countOpenTasks } from '../steps/workspace-context.ts';
+import { markerReached } from '../verify/completion-marker.ts';
+import { runTestsGate, summarize } from '../verify/gate-commands.ts';
+import { readChecklist } from '../workflows/checklist-view.ts';
+import { freshTddBook, type TddStepResult, tddAfterIteration } from '../workflows/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 
 /** The checks run after a successful agent run, before any decision. */

@@ -2,22 +2,22 @@ import type { IterationRecord } from '../../observe/events.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';
-import { summarize } from '../decide/completion-marker.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import type { ApprovalEntry } from '../steps/approval-step.ts';
-import { type CommitInput, settleWork, testsLine } from '../steps/commit-and-push.ts';
-import { switchToFallback } from '../steps/fallback-step.ts';
-import { abandonedWaitStop } from '../steps/human-wait.ts';
+import { type CommitInput, testsLine } from '../git/commit-and-push.ts';
+import type { ApprovalEntry } from '../human/approval-points.ts';
+import { abandonedWaitStop } from '../human/human-wait.ts';
+import { summarize } from '../verify/gate-commands.ts';
+import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
+import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
 import {
   type IterationProgress,
   measureProgress,
   noProgressStop,
   rememberTree,
   workBlockers,
-} from '../steps/progress-step.ts';
-import { checkProtected, tamperedFeedback, withProtectedContent } from '../steps/protect-step.ts';
-import { reviewStop, secondOpinion } from '../steps/review-step.ts';
-import type { TddStepResult } from '../steps/tdd-step.ts';
+} from '../verify/work-progress.ts';
+import type { TddStepResult } from '../workflows/tdd-loop.ts';
+import { switchToFallback } from './backend-fallback.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import {
   type AfterAgentChecks,
@@ -28,6 +28,7 @@ import {
   publishResultEvents,
 } from './iteration-decision.ts';
 import { completedMessage, stopAfterIteration } from './iteration-stop.ts';
+import { settleWork } from './settle-work.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
 export interface IterationOutcome {

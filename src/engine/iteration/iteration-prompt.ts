@@ -6,15 +6,15 @@ import { RalphError } from '../../errors.ts';
 import { assemblePrompt, type PromptInput } from '../../routing/prompt.ts';
 import { type HatSelection, selectHat } from '../../routing/select-hat.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { readWorkspaceContext } from '../steps/workspace-context.ts';
+import { reviewBlock } from '../verify/review-gate.ts';
 import {
   type ChecklistView,
   checklistContextBlock,
   readChecklist,
   writeIterationMarker,
-} from '../steps/checklist-step.ts';
-import { activeFallback } from '../steps/fallback-step.ts';
-import { reviewBlock } from '../steps/review-step.ts';
-import { readWorkspaceContext } from '../steps/workspace-context.ts';
+} from '../workflows/checklist-view.ts';
+import { activeFallback } from './backend-fallback.ts';
 
 /** Characters of the scratchpad's newest part put in the prompt. */
 export const SCRATCHPAD_BUDGET = 6000;

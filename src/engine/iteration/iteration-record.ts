@@ -4,9 +4,9 @@ import { redactDeep } from '../../observe/redact.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import { appendLine } from '../../state/append-line.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { filesChanged } from '../steps/git-step.ts';
-import { tamperedFeedback } from '../steps/protect-step.ts';
-import { tddScopeViolations } from '../steps/tdd-step.ts';
+import { filesChanged } from '../git/workspace-git.ts';
+import { tamperedFeedback } from '../verify/protect-gate.ts';
+import { tddScopeViolations } from '../workflows/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { IterationOutcome } from './iteration-outcome.ts';
 

@@ -2,10 +2,10 @@ import type { GateResult } from '../../gates/run-gate.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { promiseFulfilled } from '../decide/completion.ts';
-import { markerReached } from '../decide/completion-marker.ts';
 import { type EventDecision, eventSignature, STALE_REPEATS } from '../decide/event-decisions.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import type { TddStepResult } from '../steps/tdd-step.ts';
+import { markerReached } from '../verify/completion-marker.ts';
+import type { TddStepResult } from '../workflows/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import { commandKeys } from './iteration-prompt.ts';
 

@@ -4,9 +4,9 @@ import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { projectedOverrun, projectNext } from '../decide/budget-projection.ts';
 import { limitWarnings } from '../decide/limit-warnings.ts';
 import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits.ts';
+import { dirtyTreeMessage, requireClean } from '../git/workspace-git.ts';
+import { consumeControl, controlPending } from '../human/control-inbox.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
-import { consumeControl, controlPending } from '../steps/control-step.ts';
-import { dirtyTreeMessage, requireClean } from '../steps/git-step.ts';
 import { startChecks } from '../steps/preflight.ts';
 import { waitWhileIdle } from './idle-wait.ts';
 

@@ -1,10 +1,10 @@
 import { withdrawIfOpen } from '../../human/control-files.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
+import { abandonedWaitStop } from '../human/human-wait.ts';
 import { validationStop } from '../iteration/iteration-stop.ts';
-import { settleWork } from '../steps/commit-and-push.ts';
-import { abandonedWaitStop } from '../steps/human-wait.ts';
-import { rememberTree } from '../steps/progress-step.ts';
+import { settleWork } from '../iteration/settle-work.ts';
+import { rememberTree } from '../verify/work-progress.ts';
 import { boundaryStop } from './between-iterations.ts';
 
 /**

@@ -22,13 +22,14 @@ import { pruneRunDirs } from '../../state/run-dirs.ts';
 import { recordInRegistry, registryFile } from '../../state/run-registry.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
 import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/limits.ts';
+import { gitPreflight } from '../git/workspace-git.ts';
+import { answerInteractions } from '../human/human-interact.ts';
 import { runIteration } from '../iteration/iteration.ts';
-import { readChecklist } from '../steps/checklist-step.ts';
-import { gitPreflight } from '../steps/git-step.ts';
-import { taskFingerprint, treeFingerprint } from '../steps/progress-step.ts';
-import { protectAtStart } from '../steps/protect-step.ts';
-import { reviewAtStart } from '../steps/review-step.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
+import { protectAtStart } from '../verify/protect-gate.ts';
+import { reviewAtStart } from '../verify/review-gate.ts';
+import { taskFingerprint, treeFingerprint } from '../verify/work-progress.ts';
+import { readChecklist } from '../workflows/checklist-view.ts';
 import {
   boundaryStop,
   preIterationStop,
@@ -39,7 +40,6 @@ import {
   waitWhilePaused,
 } from './between-iterations.ts';
 import { settleHeldReview } from './held-review.ts';
-import { answerInteractions } from './human-interact.ts';
 import { prepareRun, resumesUncommitted } from './run-setup.ts';
 import { startRun } from './run-start.ts';
 

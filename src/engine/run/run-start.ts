@@ -2,11 +2,11 @@ import type { ExitCodeValue } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
 import type { StopReason } from '../../observe/events.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { markerReached } from '../decide/completion-marker.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { currentMilestoneTitle, readChecklist } from '../steps/checklist-step.ts';
-import { consumeControl } from '../steps/control-step.ts';
-import { checkTddStateAtStart, freshTddBook } from '../steps/tdd-step.ts';
+import { consumeControl } from '../human/control-inbox.ts';
+import { markerReached } from '../verify/completion-marker.ts';
+import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
+import { checkTddStateAtStart, freshTddBook } from '../workflows/tdd-loop.ts';
 import type { PreparedRun } from './run-setup.ts';
 
 /**

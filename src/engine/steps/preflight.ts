@@ -6,7 +6,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { type HealthResult, resolveAgentCommand, runHealthChecks } from '../../gates/health.ts';
 import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.ts';
 import { findExecutable, installHint } from '../../process/find-executable.ts';
-import { dirtyTreeMessage, gitEnabled, requireClean } from './git-step.ts';
+import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
 
 /** Shell words that are not programs on PATH. */
 const SHELL_WORDS = new Set([

@@ -9,9 +9,9 @@ import {
   unmatchedPatterns,
 } from '../../gates/protected-files.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { type ApprovalEntry, approvalEntry } from './approval-step.ts';
-import { listFiles } from './git-step.ts';
-import { askHuman } from './human-wait.ts';
+import { listFiles } from '../git/workspace-git.ts';
+import { type ApprovalEntry, approvalEntry } from '../human/approval-points.ts';
+import { askHuman } from '../human/human-wait.ts';
 
 /**
  * At the start of a run: a warning for each `gates.protect` pattern that selects no file, then the

@@ -2,8 +2,8 @@ import { topicMatches } from '../../config/topic-match.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { queueGuidance } from '../steps/control-step.ts';
-import { abandonedWaitStop, askHuman, humanTimeoutMessage } from '../steps/human-wait.ts';
+import { queueGuidance } from './control-inbox.ts';
+import { abandonedWaitStop, askHuman, humanTimeoutMessage } from './human-wait.ts';
 
 /** The topic an agent publishes to ask a human between iterations (ralph-orchestrator's convention). */
 export const HUMAN_INTERACT = 'human.interact';

@@ -1,8 +1,19 @@
 import { resolve } from 'node:path';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
+import type { GateSummary } from '../../observe/events.ts';
 import { writeFileAtomicSync } from '../../state/atomic-write.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
-import { summarize } from '../decide/completion-marker.ts';
+
+/** A gate's result as the iteration record and the events carry it. */
+export function summarize(g: GateResult): GateSummary {
+  return {
+    command: g.command,
+    passed: g.passed,
+    exit_code: g.exitCode,
+    timed_out: g.timedOut,
+    duration_ms: g.durationMs,
+  };
+}
 
 /** Runs one gate command with Ralph's environment, streaming its output into the event stream. */
 async function runGateStep(

@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { GateResult } from '../../gates/run-gate.ts';
-import type { GateSummary } from '../../observe/events.ts';
 
 /** True when the marker file exists and contains the marker text (a missing file is not complete). */
 export function markerReached(workspace: string, marker: { file: string; text: string }): boolean {
@@ -10,14 +8,4 @@ export function markerReached(workspace: string, marker: { file: string; text: s
   } catch {
     return false;
   }
-}
-
-export function summarize(g: GateResult): GateSummary {
-  return {
-    command: g.command,
-    passed: g.passed,
-    exit_code: g.exitCode,
-    timed_out: g.timedOut,
-    duration_ms: g.durationMs,
-  };
 }

@@ -2,8 +2,8 @@ import { type ApprovalPointName, approvalPoints } from '../../config/schema.ts';
 import type { QuestionRecord } from '../../human/control-files.ts';
 import type { IterationRecord } from '../../observe/events.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { queueGuidance } from './control-step.ts';
-import { listFiles, uncommittedFiles } from './git-step.ts';
+import { listFiles, uncommittedFiles } from '../git/workspace-git.ts';
+import { queueGuidance } from './control-inbox.ts';
 import { askHuman, humanTimeoutMessage } from './human-wait.ts';
 
 export type ApprovalEntry = NonNullable<IterationRecord['approvals']>[number];
@@ -75,6 +75,19 @@ export async function reviewPoint(
   return { ok: false, reason, entry };
 }
 
+/** A review point whose settled approval goes into the iteration record. */
+async function recordedReviewPoint(
+  ctx: RunContext,
+  point: ApprovalPointName,
+  number: number,
+  text: string,
+  approvals: ApprovalEntry[],
+): Promise<ApprovalResult> {
+  const review = await reviewPoint(ctx, point, number, text);
+  if (review.entry) approvals.push(review.entry);
+  return review;
+}
+
 /**
  * The `before_commit` review point, asked only when there is something to commit. Rejected (or not
  * approved in time, or held), the changes stay in the tree uncommitted and the next iteration (or
@@ -87,13 +100,13 @@ export async function approveCommit(
 ): Promise<ApprovalResult> {
   const files = await uncommittedFiles(ctx.options.workspace, ctx.pendingChanges);
   if (files.length === 0) return { ok: true, entry: undefined };
-  const review = await reviewPoint(
+  const review = await recordedReviewPoint(
     ctx,
     'before_commit',
     number,
     `Commit the changes of iteration ${number} (${files.length} file(s): ${listFiles(files)})?`,
+    approvals,
   );
-  if (review.entry) approvals.push(review.entry);
   ctx.state.uncommitted_changes = !review.ok;
   return review;
 }
@@ -104,14 +117,13 @@ export async function approvePush(
   number: number,
   approvals: ApprovalEntry[],
 ): Promise<ApprovalResult> {
-  const review = await reviewPoint(
+  return recordedReviewPoint(
     ctx,
     'before_push',
     number,
     `Push the commits of iteration ${number} to ${ctx.config.git.remote}?`,
+    approvals,
   );
-  if (review.entry) approvals.push(review.entry);
-  return review;
 }
 
 /** The `before_complete` review point: a human accepts completion, or it is blocked. */
@@ -120,12 +132,11 @@ export async function approveCompletion(
   number: number,
   approvals: ApprovalEntry[],
 ): Promise<ApprovalResult> {
-  const review = await reviewPoint(
+  return recordedReviewPoint(
     ctx,
     'before_complete',
     number,
     `Iteration ${number} says the work is complete. Accept completion?`,
+    approvals,
   );
-  if (review.entry) approvals.push(review.entry);
-  return review;
 }

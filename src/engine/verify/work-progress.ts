@@ -5,8 +5,8 @@ import { readGitHead } from '../../git/head.ts';
 import { RALPH_DIR } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { readChecklist } from './checklist-step.ts';
-import { uncommittedFiles } from './git-step.ts';
+import { uncommittedFiles } from '../git/workspace-git.ts';
+import { readChecklist } from '../workflows/checklist-view.ts';
 
 /** Outside git, a workspace with more files than this is not fingerprinted (its changes count as unknown). */
 const MAX_FILES = 5000;

@@ -3,7 +3,7 @@ import { type AskInput, type AskOutcome, ask, askAgain } from '../../human/ask.t
 import { type QuestionRecord, readQuestions } from '../../human/control-files.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { interruptedStop, type Stop, stop } from '../decide/limits.ts';
-import { consumeControl, controlPending } from './control-step.ts';
+import { consumeControl, controlPending } from './control-inbox.ts';
 
 export interface HumanRequest {
   kind: 'question' | 'approval';
