@@ -1,8 +1,7 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import { type BackendInspection, inspectBackends, knownBackends } from '../backends/backend-info.ts';
-import { runningAsRoot } from '../backends/claude.ts';
-import { pickAutoBackend } from '../backends/registry.ts';
+import { type BackendInspection, inspectBackends } from '../backends/backend-info.ts';
+import { hostNotes, knownBackends, pickAutoBackend } from '../backends/registry.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
 import { configSchema, type RalphConfig } from '../config/schema.ts';
@@ -140,9 +139,6 @@ async function buildHealthReport(flags: DoctorFlags, io: CliIO): Promise<HealthR
   };
 }
 
-const ROOT_NOTE =
-  'running as root: Ralph sets IS_SANDBOX=1 for Claude Code, which refuses --dangerously-skip-permissions as root';
-
 /** The whole report: health checks, every known agent CLI, and the probe when asked for. */
 export async function buildDoctorReport(flags: DoctorFlags, io: CliIO): Promise<DoctorReport> {
   return (await gatherDoctor(flags, io)).report;
@@ -161,7 +157,7 @@ async function gatherDoctor(
     configured: b.name === configured,
     auto_pick: b.name === auto,
   }));
-  const root = runningAsRoot();
+  const root = process.getuid?.() === 0;
   const probe = flags.probe
     ? loaded
       ? await runProbe(loaded, io)
@@ -173,7 +169,7 @@ async function gatherDoctor(
       backends,
       auto_backend: auto,
       running_as_root: root,
-      notes: root ? [ROOT_NOTE] : [],
+      notes: hostNotes(),
       probe,
     },
     cliEnv: loaded?.cli.env ?? {},
@@ -263,7 +259,7 @@ function probeLine(p: DoctorProbe, width: number, mark: Marks): string {
   }
   const kind = KIND_LABEL[p.kind] ?? p.kind;
   const reset = p.reset_at ? ` (resets ${p.reset_at})` : '';
-  const login = knownBackends().find((b) => b.name === p.backend)?.login;
+  const login = knownBackends().find((b) => b.name === p.backend)?.auth.login;
   const hint = p.kind === 'auth_error' && login ? ` — ${login}` : '';
   return `${mark.fatal} ${label}  ${p.backend}: ${kind}: ${oneLine(p.message)}${reset}${hint}`;
 }

@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAgentEnv } from '../agent/agent-env.ts';
 import { type AgentTurnResult, runAgentTurn } from '../agent/agent-turn.ts';
-import { resolveBackend } from '../backends/registry.ts';
+import { installHint, resolveBackend } from '../backends/registry.ts';
 import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import type { TokenTotals } from '../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
-import { installHint } from '../process/find-executable.ts';
 import { sweepMarkedProcesses } from '../process/marked-processes.ts';
 import type { CliIO } from './io.ts';
 

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usesLoopSettings } from '../../backends/backend-settings.ts';
-import { resolveBackend } from '../../backends/registry.ts';
+import { installHint, resolveBackend } from '../../backends/registry.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { type HealthResult, resolveAgentCommand, runHealthChecks } from '../../gates/health.ts';
 import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.ts';
-import { findExecutable, installHint } from '../../process/find-executable.ts';
+import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from './git-step.ts';
 
 /** Shell words that are not programs on PATH. */

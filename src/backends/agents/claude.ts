@@ -1,5 +1,7 @@
-import { createStreamJsonParser } from './stream-json.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo } from './types.ts';
+import { join } from 'node:path';
+import { type AgentCliDefinition, dirOr, macKeychain } from '../definition.ts';
+import { createStreamJsonParser } from '../parsers/stream-json.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo } from '../types.ts';
 
 /**
  * Claude Code (`claude`), headless. Checked against `claude --help` of @anthropic-ai/claude-code
@@ -36,6 +38,42 @@ export const claudeBackend: Backend = {
   createParser: createStreamJsonParser,
   classifyExit: classifyClaudeExit,
 };
+
+/** Claude Code: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
+export const claude: AgentCliDefinition = {
+  name: 'claude',
+  executable: 'claude',
+  install: 'npm install -g @anthropic-ai/claude-code',
+  // Claude Code keeps its login in $CLAUDE_CONFIG_DIR (default ~/.claude)/.credentials.json on Linux
+  // and in the Keychain on macOS (code.claude.com/docs/en/authentication; CLI 2.1.329's bundle).
+  auth: {
+    login: 'run `claude`, then /login, or set ANTHROPIC_API_KEY',
+    env: [
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_AUTH_TOKEN',
+      'CLAUDE_CODE_OAUTH_TOKEN',
+      'CLAUDE_CODE_USE_BEDROCK',
+      'CLAUDE_CODE_USE_VERTEX',
+    ],
+    files: (env, home) => [
+      { path: join(dirOr(env.CLAUDE_CONFIG_DIR, join(home, '.claude')), '.credentials.json') },
+    ],
+    hidden: macKeychain,
+  },
+  adapter: () => claudeBackend,
+  // `claude "query"` starts the REPL with an initial prompt; `-p` would print and exit
+  // (docs.anthropic.com/en/docs/claude-code/cli-reference).
+  interactive: (config, prompt, { extraArgs = [] }) => ({
+    command: 'claude',
+    args: [...(config.cli.model ? ['--model', config.cli.model] : []), ...extraArgs, prompt],
+  }),
+  // Claude Code refuses to start inside another Claude Code session.
+  nestingGuards: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'],
+  hostNotes: () => (runningAsRoot() ? [ROOT_NOTE] : []),
+};
+
+const ROOT_NOTE =
+  'running as root: Ralph sets IS_SANDBOX=1 for Claude Code, which refuses --dangerously-skip-permissions as root';
 
 /** True when Ralph runs as root, where Claude Code refuses --dangerously-skip-permissions. */
 export const runningAsRoot = (): boolean => process.getuid?.() === 0;
