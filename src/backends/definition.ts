@@ -83,6 +83,9 @@ export const envFileSets =
 /** An environment directory variable, or its default when unset or empty. */
 export const dirOr = (value: string | undefined, fallback: string): string => value || fallback;
 
+/** True when Ralph runs as root (where Claude Code refuses --dangerously-skip-permissions). */
+export const runningAsRoot = (): boolean => process.getuid?.() === 0;
+
 /** Why credentials may exist unseen on macOS: the Keychain. */
 export const macKeychain = (): string | undefined =>
   process.platform === 'darwin' ? 'the macOS Keychain may hold the login' : undefined;

@@ -120,9 +120,17 @@ function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
 
 /**
  * The engine is split by sub-domain (DESIGN.md §3): the run drives iterations, an iteration runs the
- * steps, all of them share the run context, and the decisions (pure) sit at the bottom.
+ * steps, all of them share the run context, and the decisions (pure) sit at the bottom. `readiness`
+ * ("can Ralph run here?": health, preflight, backend info) is judged by the run before iterations.
  */
-const ENGINE_DOMAINS: Record<string, number> = { run: 4, iteration: 3, steps: 2, context: 1, decide: 0 };
+const ENGINE_DOMAINS: Record<string, number> = {
+  run: 4,
+  iteration: 3,
+  readiness: 3,
+  steps: 2,
+  context: 1,
+  decide: 0,
+};
 const ENGINE = join(SRC, 'engine');
 const engineDomain = (file: string) => relative(ENGINE, file).split(sep)[0] as string;
 
@@ -165,7 +173,7 @@ describe('architecture (DESIGN.md §3)', () => {
     const loose = all.filter((f) => area(f) === 'engine' && !(engineDomain(f) in ENGINE_DOMAINS));
     expect(
       loose.map((f) => relative(SRC, f)),
-      'place the file in engine/{run,iteration,steps,context,decide}',
+      'place the file in engine/{run,iteration,readiness,steps,context,decide}',
     ).toEqual([]);
     expect(upwardEngineImports(graph)).toEqual([]);
   });

@@ -2,7 +2,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAgentCli } from '../../src/backends/definition.ts';
-import { BACKEND_DEFINITIONS, definitionOf, knownBackends } from '../../src/backends/registry.ts';
+import {
+  BACKEND_DEFINITIONS,
+  definitionOf,
+  installHint,
+  knownBackends,
+} from '../../src/backends/registry.ts';
 import { AGENT_CLI_NAMES, BACKEND_NAMES } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
@@ -41,6 +46,9 @@ describe('one definition object per backend', () => {
       expect(d.executable).not.toBe('');
       expect(d.install).not.toBe('');
       expect(d.auth.login).not.toBe('');
+      // The one install hint: the doctor's table and a missing binary's message say the same.
+      expect(installHint(d.executable)).toBe(d.install);
+      expect(installHint(`/opt/bin/${d.executable}`)).toBe(d.install);
     }
   });
 

@@ -15,7 +15,7 @@ import {
   isInsideGitRepo,
   runHealthChecks,
   statfsFreeBytes,
-} from '../../src/gates/health.ts';
+} from '../../src/engine/readiness/health.ts';
 import { findExecutable } from '../../src/process/find-executable.ts';
 import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
 

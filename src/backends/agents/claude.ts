@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { type AgentCliDefinition, dirOr, macKeychain } from '../definition.ts';
+import { type AgentCliDefinition, dirOr, macKeychain, runningAsRoot } from '../definition.ts';
+import { lastLine } from '../parsers/json-lines.ts';
 import { createStreamJsonParser } from '../parsers/stream-json.ts';
 import type { AgentEvent, Backend, ExitClass, ExitInfo } from '../types.ts';
 
@@ -75,9 +76,6 @@ export const claude: AgentCliDefinition = {
 const ROOT_NOTE =
   'running as root: Ralph sets IS_SANDBOX=1 for Claude Code, which refuses --dangerously-skip-permissions as root';
 
-/** True when Ralph runs as root, where Claude Code refuses --dangerously-skip-permissions. */
-export const runningAsRoot = (): boolean => process.getuid?.() === 0;
-
 /** Claude Code's environment additions: `IS_SANDBOX=1` lets it skip permissions as root. */
 export function claudeEnv(root: boolean = runningAsRoot()): Record<string, string> {
   return root ? { IS_SANDBOX: '1' } : {};
@@ -136,16 +134,6 @@ export function classifyClaudeExit(info: ExitInfo, now: number = Date.now()): Ex
   if (!result && info.exitCode === 0)
     return { kind: 'agent_error', message: 'claude exited without a result' };
   return { kind: 'agent_error', message };
-}
-
-function lastLine(text: string): string {
-  return (
-    text
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .at(-1) ?? ''
-  );
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];

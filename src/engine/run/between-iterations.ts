@@ -1,13 +1,13 @@
-import { healthFatal, runHealthChecks } from '../../gates/health.ts';
 import { selectHat } from '../../routing/select-hat.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { projectedOverrun, projectNext } from '../decide/budget-projection.ts';
 import { limitWarnings } from '../decide/limit-warnings.ts';
 import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
+import { healthFatal, runHealthChecks } from '../readiness/health.ts';
+import { startChecks } from '../readiness/preflight.ts';
 import { consumeControl, controlPending } from '../steps/control-step.ts';
 import { dirtyTreeMessage, requireClean } from '../steps/git-step.ts';
-import { startChecks } from '../steps/preflight.ts';
 import { waitWhileIdle } from './idle-wait.ts';
 
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, a human who did not answer, limits. */

@@ -1,10 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { type AgentCliName, configSchema } from '../config/schema.ts';
-import { findExecutable } from '../process/find-executable.ts';
-import type { AgentCliDefinition, CredentialFile } from './definition.ts';
-import { knownBackends, resolveBackend } from './registry.ts';
+import type { AgentCliDefinition, CredentialFile } from '../../backends/definition.ts';
+import { knownBackends, resolveBackend } from '../../backends/registry.ts';
+import { type AgentCliName, configSchema } from '../../config/schema.ts';
+import { findExecutable } from '../../process/find-executable.ts';
 
 /** Whether a CLI has credentials, judged only by their presence (never read out, never printed). */
 export type AuthState = 'configured' | 'missing' | 'unknown';

@@ -3,10 +3,10 @@ import { resolve } from 'node:path';
 import { usesLoopSettings } from '../../backends/backend-settings.ts';
 import { installHint, resolveBackend } from '../../backends/registry.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import { type HealthResult, resolveAgentCommand, runHealthChecks } from '../../gates/health.ts';
 import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.ts';
 import { findExecutable } from '../../process/find-executable.ts';
-import { dirtyTreeMessage, gitEnabled, requireClean } from './git-step.ts';
+import { dirtyTreeMessage, gitEnabled, requireClean } from '../steps/git-step.ts';
+import { type HealthResult, resolveAgentCommand, runHealthChecks } from './health.ts';
 
 /** Shell words that are not programs on PATH. */
 const SHELL_WORDS = new Set([
