@@ -63,9 +63,10 @@ export function stopAfterFinishing(ctx: RunContext, after: Stop | undefined): St
 export async function preIterationStop(ctx: RunContext, first: boolean): Promise<Stop | undefined> {
   const { options, config, warned, emit } = ctx;
   const env = options.env ?? process.env;
-  const results = runHealthChecks({ workspace: options.workspace, config, env });
   // At the start, also what would fail only after the first iteration: gate commands, a push remote.
-  if (first) results.push(...(await startChecks(options.workspace, config, env)));
+  const results = first
+    ? await startChecks(options.workspace, config, env)
+    : runHealthChecks({ workspace: options.workspace, config, env });
   if (first) emit({ type: 'preflight', checks: results });
   for (const r of results) {
     if (r.level === 'warn' && !warned.has(r.message)) {
