@@ -1,7 +1,12 @@
 // Ralph as a library: the engine, its contracts and its building blocks. The CLI in src/cli/ is a
 // thin adapter over these exports.
+
+export {
+  createStreamJsonParser,
+  createTextParser,
+  parseStreamJsonObject,
+} from './backends/parsers/stream-json.ts';
 export { resolveBackend } from './backends/registry.ts';
-export { createStreamJsonParser, createTextParser, parseStreamJsonObject } from './backends/stream-json.ts';
 export type {
   AgentEvent,
   AgentInvocation,

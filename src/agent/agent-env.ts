@@ -1,13 +1,14 @@
 import { delimiter } from 'node:path';
+import { nestingGuards } from '../backends/registry.ts';
 import { MARK_VAR, markFor } from '../process/marked-processes.ts';
 
 /**
  * Removed from every agent's environment: variables that make agent CLIs refuse to start inside
- * another agent session, and Ralph's own fault injection (meant for this Ralph, not a nested one).
+ * another agent session (each backend's definition names its own), and Ralph's own fault injection
+ * (meant for this Ralph, not a nested one).
  */
-const NESTING_GUARDS = [
-  'CLAUDECODE',
-  'CLAUDE_CODE_ENTRYPOINT',
+const REMOVED = [
+  ...nestingGuards(),
   'RALPH_FAULT_KILL_BEFORE_WRITE',
   'RALPH_FAULT_KILL_AFTER_WRITE',
   'RALPH_FAULT_SIGNAL_AFTER_WRITE',
@@ -35,7 +36,7 @@ export interface AgentEnvInput {
 /** The environment of every agent process (DESIGN.md §1): Ralph's variables, Ralph's bin first on PATH. */
 export function buildAgentEnv(input: AgentEnvInput): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...input.base };
-  for (const name of NESTING_GUARDS) delete env[name];
+  for (const name of REMOVED) delete env[name];
   for (const extra of input.extra) Object.assign(env, extra);
   env.RALPH_EVENTS_FILE = input.eventsFile;
   env.RALPH_BIN = input.ralphBin;

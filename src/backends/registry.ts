@@ -8,26 +8,71 @@ import {
 } from '../config/schema.ts';
 import { RalphError } from '../errors.ts';
 import { findExecutable } from '../process/find-executable.ts';
-import { ampBackend } from './amp.ts';
+import { amp } from './agents/amp.ts';
+import { claude } from './agents/claude.ts';
+import { cline } from './agents/cline.ts';
+import { codex } from './agents/codex.ts';
+import { copilot } from './agents/copilot.ts';
+import { cursor } from './agents/cursor.ts';
+import { custom } from './agents/custom.ts';
+import { fake } from './agents/fake.ts';
+import { gemini } from './agents/gemini.ts';
+import { opencode } from './agents/opencode.ts';
+import { qwen } from './agents/qwen.ts';
 import { configForBackend } from './backend-settings.ts';
-import { claudeBackend } from './claude.ts';
-import { clineBackend } from './cline.ts';
-import { createCodexBackend } from './codex.ts';
-import { copilotBackend } from './copilot.ts';
-import { cursorBackend } from './cursor.ts';
-import { createCustomBackend } from './custom.ts';
-import { fakeBackend } from './fake.ts';
-import { geminiBackend } from './gemini.ts';
-import { createOpencodeBackend } from './opencode.ts';
-import { qwenBackend } from './qwen.ts';
+import {
+  type AgentCliDefinition,
+  type BackendDefinition,
+  type DefinedBackendName,
+  type InteractiveInvocation,
+  type InteractiveOptions,
+  isAgentCli,
+} from './definition.ts';
 import type { Backend } from './types.ts';
 
-/** Agent CLIs whose executable is not named like the backend. */
-const EXECUTABLES: Partial<Record<AgentCliName, string>> = { cursor: 'cursor-agent' };
+/** Every backend Ralph can run, one definition each (src/backends/agents/): the one list to add to. */
+export const BACKEND_DEFINITIONS: readonly BackendDefinition[] = [
+  claude,
+  codex,
+  gemini,
+  opencode,
+  qwen,
+  copilot,
+  cline,
+  cursor,
+  amp,
+  custom,
+  fake,
+];
+
+const AVAILABLE = BACKEND_NAMES.filter((b) => b !== 'auto').join(', ');
+
+/** The definition of a backend, or an error naming the ones there are. */
+export function definitionOf(name: string): BackendDefinition {
+  const found = BACKEND_DEFINITIONS.find((d) => d.name === name);
+  if (found) return found;
+  if (name === 'auto')
+    throw new RalphError(
+      'backend_unavailable',
+      `cli.backend is auto but none of ${AUTO_ORDER.map(([, c]) => c).join(', ')} is on PATH: install one, or set cli.backend / RALPH_AGENT / -b (available: ${AVAILABLE})`,
+    );
+  throw new RalphError(
+    'backend_unavailable',
+    `backend "${name}" is not supported by this version of ralph (available: ${AVAILABLE}); ` +
+      'to drive that CLI now, use cli.backend: custom with cli.command',
+  );
+}
+
+/** The agent CLIs Ralph knows (not custom or fake), in the order of AGENT_CLI_NAMES. */
+export function knownBackends(): readonly AgentCliDefinition[] {
+  return AGENT_CLI_NAMES.flatMap((name) =>
+    BACKEND_DEFINITIONS.filter(isAgentCli).filter((d) => d.name === name),
+  );
+}
 
 /** The agent CLIs `cli.backend: auto` looks for on PATH, in this order: backend → executable. */
-export const AUTO_ORDER: readonly (readonly [AgentCliName, string])[] = AGENT_CLI_NAMES.map(
-  (name) => [name, EXECUTABLES[name] ?? name] as const,
+export const AUTO_ORDER: readonly (readonly [AgentCliName, string])[] = knownBackends().map(
+  (d) => [d.name, d.executable] as const,
 );
 
 /**
@@ -35,7 +80,7 @@ export const AUTO_ORDER: readonly (readonly [AgentCliName, string])[] = AGENT_CL
  * name (`custom (./agent.sh)`, `claude (/opt/claude/bin/claude)`). `fake` is Ralph's own agent.
  */
 export function describeAgent(backend: string, command: string | undefined): string {
-  if (command === undefined || backend === 'fake') return backend;
+  if (command === undefined || backend === fake.name) return backend;
   const own = AUTO_ORDER.find(([name]) => name === backend)?.[1];
   return command === own ? backend : `${backend} (${command})`;
 }
@@ -45,6 +90,22 @@ export function pickAutoBackend(env: NodeJS.ProcessEnv, cwd: string): BackendNam
   return AUTO_ORDER.find(([, command]) => findExecutable(command, env.PATH, cwd).found)?.[0];
 }
 
+/** How to install the agent CLI `command` runs (a bare name or a path), or a generic hint. */
+export function installHint(command: string): string {
+  const name = command.slice(command.lastIndexOf('/') + 1);
+  return knownBackends().find((d) => d.executable === name)?.install ?? 'make sure it is on PATH';
+}
+
+/** Variables removed from every agent's environment: any backend's nesting guards. */
+export function nestingGuards(): string[] {
+  return BACKEND_DEFINITIONS.flatMap((d) => d.nestingGuards ?? []);
+}
+
+/** What Ralph does differently on this host, per backend (e.g. Claude Code as root), for the doctor. */
+export function hostNotes(): string[] {
+  return BACKEND_DEFINITIONS.flatMap((d) => d.hostNotes?.() ?? []);
+}
+
 /**
  * Resolves `cli.backend`, a hat's `backend`, a fallback or a reviewer to an adapter that builds its
  * command from its own settings (see configForBackend): `cli.command`, `cli.args` and `cli.model`
@@ -52,7 +113,7 @@ export function pickAutoBackend(env: NodeJS.ProcessEnv, cwd: string): BackendNam
  */
 export function resolveBackend(name: BackendName, config: RalphConfig, command?: string): Backend {
   const own = configForBackend(name, config, command);
-  const adapter = adapterFor(name, own);
+  const adapter = definitionOf(name).adapter(own);
   if (own === config) return adapter;
   return {
     ...adapter,
@@ -61,43 +122,34 @@ export function resolveBackend(name: BackendName, config: RalphConfig, command?:
   };
 }
 
-/** The adapter of one backend, configured from `config` as that backend sees it. */
-function adapterFor(name: BackendName, config: RalphConfig): Backend {
-  switch (name) {
-    case 'custom':
-      return createCustomBackend(config.cli.output_format);
-    case 'fake':
-      return fakeBackend;
-    case 'claude':
-      return claudeBackend;
-    case 'codex':
-      return createCodexBackend({ model: config.cli.model });
-    case 'gemini':
-      return geminiBackend;
-    case 'opencode':
-      return createOpencodeBackend({ model: config.cli.model });
-    case 'copilot':
-      return copilotBackend;
-    case 'cline':
-      return clineBackend;
-    case 'amp':
-      return ampBackend;
-    case 'cursor':
-      return cursorBackend;
-    case 'qwen':
-      return qwenBackend;
-    case 'auto':
-      throw new RalphError(
-        'backend_unavailable',
-        `cli.backend is auto but none of ${AUTO_ORDER.map(([, c]) => c).join(', ')} is on PATH: install one, or set cli.backend / RALPH_AGENT / -b (available: ${BACKEND_NAMES.filter((b) => b !== 'auto').join(', ')})`,
-      );
-    default:
-      throw new RalphError(
-        'backend_unavailable',
-        `backend "${name}" is not supported by this version of ralph (available: ${BACKEND_NAMES.filter((b) => b !== 'auto').join(', ')}); ` +
-          'to drive that CLI now, use cli.backend: custom with cli.command',
-      );
-  }
+/** The backends `ralph plan` can open interactively. */
+export const INTERACTIVE_BACKENDS: readonly DefinedBackendName[] = BACKEND_DEFINITIONS.filter(
+  (d) => d.interactive !== undefined,
+).map((d) => d.name);
+
+/**
+ * Builds the command that opens `backendName` interactively with `prompt` as its first message (for
+ * `ralph plan`), as its definition says.
+ */
+export function interactiveInvocation(
+  backendName: BackendName,
+  config: RalphConfig,
+  prompt: string,
+  opts: InteractiveOptions = {},
+): InteractiveInvocation {
+  if (backendName === 'auto')
+    throw new RalphError(
+      'backend_unavailable',
+      `no backend selected: an interactive session needs a named agent; set cli.backend in ralph.yml or pass -b (${INTERACTIVE_BACKENDS.join(', ')})`,
+    );
+  const open = BACKEND_DEFINITIONS.find((d) => d.name === backendName)?.interactive;
+  if (!open)
+    throw new RalphError(
+      'backend_unavailable',
+      `no interactive mode known for backend "${backendName}" (available: ${INTERACTIVE_BACKENDS.join(', ')}); ` +
+        'to open that CLI anyway, pass -b custom --set cli.command=<executable> (plus cli.prompt_flag if it takes one)',
+    );
+  return open(config, prompt, opts);
 }
 
 /**
@@ -126,29 +178,34 @@ export function backendCapabilityIssues(config: RalphConfig, autoPick?: BackendN
   return issues;
 }
 
+/** A backend with no executable of its own (`custom`): it runs only the command it is given. */
+const needsCommand = (name: string | undefined): boolean =>
+  BACKEND_DEFINITIONS.some((d) => d.name === name && d.needsCommand === true);
+
 /** `custom` where it would run with no command: cli.command is the executable of cli.backend only. */
 function customWithoutCommand(config: RalphConfig, autoPick?: BackendName): ConfigCheckIssue[] {
   const loop = config.cli.backend === 'auto' ? (autoPick ?? 'auto') : config.cli.backend;
-  if (loop === 'custom') return [];
+  if (needsCommand(loop)) return [];
   const why = `cli.command is the executable of cli.backend (${loop}) only`;
   const issues: ConfigCheckIssue[] = [];
   for (const [id, hat] of Object.entries(config.hats))
-    if (hat.backend === 'custom' && !hat.command)
+    if (needsCommand(hat.backend) && !hat.command)
       issues.push({
         path: ['hats', id, 'backend'],
-        message: `hat "${id}" runs on custom but has no command (${why}); set hats.${id}.command to the agent executable`,
+        message: `hat "${id}" runs on ${hat.backend} but has no command (${why}); set hats.${id}.command to the agent executable`,
       });
   config.cli.fallback.forEach((name, i) => {
-    if (name === 'custom')
+    if (needsCommand(name))
       issues.push({
         path: ['cli', 'fallback', i],
-        message: `a custom fallback has no command to run (${why}); use an agent CLI as the fallback`,
+        message: `a ${name} fallback has no command to run (${why}); use an agent CLI as the fallback`,
       });
   });
-  if (config.gates.review?.backend === 'custom')
+  const reviewer = config.gates.review?.backend;
+  if (needsCommand(reviewer))
     issues.push({
       path: ['gates', 'review', 'backend'],
-      message: `a custom reviewer has no command to run (${why}); review with an agent CLI`,
+      message: `a ${reviewer} reviewer has no command to run (${why}); review with an agent CLI`,
     });
   return issues;
 }

@@ -4,7 +4,7 @@ import { configJsonSchema } from '../config/json-schema.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
 import { closestMatch } from '../config/suggest.ts';
-import { preflight } from '../engine/steps/preflight.ts';
+import { preflight } from '../engine/readiness/preflight.ts';
 import { ExitCode, UsageError } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
 import type { CliIO } from './io.ts';

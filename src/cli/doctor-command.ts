@@ -1,17 +1,17 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
-import { type BackendInspection, inspectBackends, knownBackends } from '../backends/backend-info.ts';
-import { runningAsRoot } from '../backends/claude.ts';
-import { pickAutoBackend } from '../backends/registry.ts';
+import { knownBackends } from '../backends/registry.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
-import { configSchema, type RalphConfig } from '../config/schema.ts';
-import { preflight } from '../engine/steps/preflight.ts';
+import {
+  assessReadiness,
+  type BackendRow,
+  type LoadedConfig,
+  type Readiness,
+} from '../engine/readiness/readiness.ts';
 import { ExitCode } from '../errors.ts';
-import { checkDiskSpace, type HealthResult, healthFatal, resolveAgentCommand } from '../gates/health.ts';
 import { formatCost, formatDuration, formatNumber } from '../observe/format.ts';
 import { createRedactor, redactDeep } from '../observe/redact.ts';
-import { findExecutable } from '../process/find-executable.ts';
 import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
 import type { CliIO } from './io.ts';
 import { configChecks, configLayers, findConfigFile, withAutoBackend } from './resolve-run.ts';
@@ -23,82 +23,23 @@ interface DoctorFlags {
   probe?: boolean | undefined;
 }
 
-/** The configured backend and whether its agent binary can be started. */
-export interface DoctorBackend {
-  name: string;
-  command: string | null;
-  available: boolean;
-  /** Where the binary was found, or why it was not / why the backend cannot run. */
-  detail: string;
-}
-
-/** One agent CLI in the backends table. */
-export interface DoctorBackendRow extends BackendInspection {
-  /** It is `cli.backend` (or what `auto` resolves to, when that is configured). */
-  configured: boolean;
-  /** `cli.backend: auto` would pick it. */
-  auto_pick: boolean;
-}
-
-/** What `ralph doctor --json` prints (secrets redacted). */
-export interface DoctorReport {
-  ok: boolean;
-  node: string;
-  workspace: string;
-  config: string | null;
-  health_enabled: boolean;
-  backend: DoctorBackend | null;
-  checks: HealthResult[];
-  backends: DoctorBackendRow[];
-  /** What `cli.backend: auto` would pick, or null when no agent CLI of AUTO_ORDER is on PATH. */
-  auto_backend: string | null;
-  running_as_root: boolean;
-  notes: string[];
+/** What `ralph doctor --json` prints (secrets redacted): the readiness data, and the probe. */
+export interface DoctorReport extends Readiness {
   /** Null unless `--probe`. */
   probe: DoctorProbe | null;
 }
 
-/** The health part of the report, and the config it was judged against (undefined when it failed to load). */
-type HealthReport = Omit<
-  DoctorReport,
-  'backends' | 'auto_backend' | 'running_as_root' | 'notes' | 'probe'
-> & {
-  loaded: RalphConfig | undefined;
-};
-
-function backendStatus(config: RalphConfig, io: CliIO): { backend: DoctorBackend; problem?: HealthResult } {
-  const agent = resolveAgentCommand(config, io.cwd, io.env);
-  if (!agent.ok) {
-    return {
-      backend: { name: agent.backend, command: null, available: false, detail: agent.error },
-      problem: { check: 'backend', level: 'fatal', message: agent.error },
-    };
-  }
-  const found = findExecutable(agent.command, agent.env.PATH, io.cwd);
-  return {
-    backend: {
-      name: agent.backend,
-      command: agent.command,
-      available: found.found,
-      detail: found.found ? found.path : found.detail,
-    },
-  };
-}
-
-/** Runs every health check (even with `health.enabled: false`, which only skips them before iterations). */
-async function buildHealthReport(flags: DoctorFlags, io: CliIO): Promise<HealthReport> {
-  const base = { node: process.version, workspace: io.cwd };
+/** The config `ralph run` would use: RALPH_AGENT over ralph.yml, --set over both, auto resolved. */
+function loadForDoctor(flags: DoctorFlags, io: CliIO): LoadedConfig {
   let file: string | undefined;
-  let config: RalphConfig;
   try {
     file = findConfigFile(io.cwd, flags.config);
-    // The agent `ralph run` would use: RALPH_AGENT over ralph.yml, --set over both, auto resolved.
     const agent = io.env.RALPH_AGENT?.trim();
     const overrides = [
       ...(agent ? [{ path: ['cli', 'backend'], value: agent, source: `RALPH_AGENT=${agent}` }] : []),
       ...(flags.set ?? []).map(parseSetOverride),
     ];
-    config = withAutoBackend(
+    const config = withAutoBackend(
       loadConfig({
         layers: configLayers(io.cwd, io.env, flags),
         cwd: io.cwd,
@@ -108,42 +49,13 @@ async function buildHealthReport(flags: DoctorFlags, io: CliIO): Promise<HealthR
       io.cwd,
       io.env,
     );
+    return { ok: true, file, config };
   } catch (error) {
-    // Without a config only the disk can be judged; the config problem itself is the fatal finding.
-    const defaults = configSchema.parse({});
-    const checks: HealthResult[] = [
-      { check: 'config', level: 'fatal', message: (error as Error).message },
-      checkDiskSpace(io.cwd, defaults.health.min_free_disk_mb * 1024 * 1024),
-    ];
-    return {
-      ok: false,
-      ...base,
-      config: file ?? flags.config ?? null,
-      health_enabled: true,
-      backend: null,
-      checks,
-      loaded: undefined,
-    };
+    return { ok: false, file: file ?? flags.config ?? null, error: error as Error };
   }
-  const forced: RalphConfig = { ...config, health: { ...config.health, enabled: true } };
-  const { backend } = backendStatus(config, io);
-  // The same preflight as `ralph config validate` and `ralph run`.
-  const checks = await preflight(io.cwd, forced, io.env);
-  return {
-    ok: healthFatal(checks) === undefined,
-    ...base,
-    config: file ?? null,
-    health_enabled: config.health.enabled,
-    backend,
-    checks,
-    loaded: config,
-  };
 }
 
-const ROOT_NOTE =
-  'running as root: Ralph sets IS_SANDBOX=1 for Claude Code, which refuses --dangerously-skip-permissions as root';
-
-/** The whole report: health checks, every known agent CLI, and the probe when asked for. */
+/** The whole report: readiness, and the probe when asked for. */
 export async function buildDoctorReport(flags: DoctorFlags, io: CliIO): Promise<DoctorReport> {
   return (await gatherDoctor(flags, io)).report;
 }
@@ -153,31 +65,14 @@ async function gatherDoctor(
   flags: DoctorFlags,
   io: CliIO,
 ): Promise<{ report: DoctorReport; cliEnv: Record<string, string> }> {
-  const { loaded, ...health } = await buildHealthReport(flags, io);
-  const auto = pickAutoBackend(io.env, io.cwd) ?? null;
-  const configured = loaded?.cli.backend === 'auto' ? auto : (loaded?.cli.backend ?? null);
-  const backends = (await inspectBackends(io.env, io.cwd)).map((b) => ({
-    ...b,
-    configured: b.name === configured,
-    auto_pick: b.name === auto,
-  }));
-  const root = runningAsRoot();
+  const loaded = loadForDoctor(flags, io);
+  const readiness = await assessReadiness({ workspace: io.cwd, env: io.env, loaded });
   const probe = flags.probe
-    ? loaded
-      ? await runProbe(loaded, io)
+    ? loaded.ok
+      ? await runProbe(loaded.config, io)
       : probeFailure('(config)', 'unavailable', 'the config could not be loaded; fix it first')
     : null;
-  return {
-    report: {
-      ...health,
-      backends,
-      auto_backend: auto,
-      running_as_root: root,
-      notes: root ? [ROOT_NOTE] : [],
-      probe,
-    },
-    cliEnv: loaded?.cli.env ?? {},
-  };
+  return { report: { ...readiness, probe }, cliEnv: loaded.ok ? loaded.config.cli.env : {} };
 }
 
 function label(path: string, cwd: string): string {
@@ -263,7 +158,7 @@ function probeLine(p: DoctorProbe, width: number, mark: Marks): string {
   }
   const kind = KIND_LABEL[p.kind] ?? p.kind;
   const reset = p.reset_at ? ` (resets ${p.reset_at})` : '';
-  const login = knownBackends().find((b) => b.name === p.backend)?.login;
+  const login = knownBackends().find((b) => b.name === p.backend)?.auth.login;
   const hint = p.kind === 'auth_error' && login ? ` — ${login}` : '';
   return `${mark.fatal} ${label}  ${p.backend}: ${kind}: ${oneLine(p.message)}${reset}${hint}`;
 }
@@ -272,7 +167,7 @@ function probeLine(p: DoctorProbe, width: number, mark: Marks): string {
 function backendsTable(report: DoctorReport, mark: Marks): string[] {
   const rows = report.backends;
   const nameWidth = Math.max(...rows.map((b) => b.name.length));
-  const version = (b: DoctorBackendRow) => (b.installed ? (b.version ?? 'version unknown') : 'not installed');
+  const version = (b: BackendRow) => (b.installed ? (b.version ?? 'version unknown') : 'not installed');
   const versionWidth = Math.max(...rows.map((b) => version(b).length));
   const lines = ['backends'];
   for (const b of rows) {

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAgentEnv } from '../agent/agent-env.ts';
 import { type AgentTurnResult, runAgentTurn } from '../agent/agent-turn.ts';
-import { resolveBackend } from '../backends/registry.ts';
+import { lastLine } from '../backends/parsers/json-lines.ts';
+import { installHint, resolveBackend } from '../backends/registry.ts';
 import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import type { TokenTotals } from '../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
-import { installHint } from '../process/find-executable.ts';
 import { sweepMarkedProcesses } from '../process/marked-processes.ts';
 import type { CliIO } from './io.ts';
 
@@ -48,16 +48,6 @@ export function probeFailure(
     cost_usd: null,
     duration_ms: null,
   };
-}
-
-function lastLine(text: string): string {
-  return (
-    text
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .at(-1) ?? ''
-  );
 }
 
 /** How the probe ended: success only on a clean exit; otherwise the backend's own reading of it. */

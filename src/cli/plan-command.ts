@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { delimiter, isAbsolute, normalize, resolve } from 'node:path';
-import { type InteractiveInvocation, interactiveInvocation } from '../backends/interactive.ts';
+import type { InteractiveInvocation } from '../backends/definition.ts';
+import { interactiveInvocation, nestingGuards } from '../backends/registry.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
@@ -55,9 +56,8 @@ function readPlanPrompt(cwd: string, flag: string | undefined): string {
 /** What the session inherits: the user's environment minus nesting guards, plus cli.env and `ralph` on PATH. */
 function sessionEnv(base: NodeJS.ProcessEnv, config: RalphConfig, cwd: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base, ...config.cli.env };
-  // The same variables the loop removes (agent/agent-env.ts): Claude Code refuses to start nested.
-  delete env.CLAUDECODE;
-  delete env.CLAUDE_CODE_ENTRYPOINT;
+  // The same variables the loop removes (agent/agent-env.ts): e.g. Claude Code refuses to start nested.
+  for (const name of nestingGuards()) delete env[name];
   env.RALPH_BIN = RALPH_BIN;
   env.RALPH_WORKSPACE_ROOT = cwd;
   const rest = (env.PATH ?? '').split(delimiter).filter((p) => p && p !== RALPH_BIN_DIR);

@@ -1,5 +1,5 @@
 import { type Command, Option } from '@commander-js/extra-typings';
-import { INTERACTIVE_BACKENDS } from '../backends/interactive.ts';
+import { INTERACTIVE_BACKENDS } from '../backends/registry.ts';
 import { DEFAULT_PLAN_PROMPT } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
 

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
-import { preflight } from '../engine/steps/preflight.ts';
+import { preflight } from '../engine/readiness/preflight.ts';
 import { RalphError } from '../errors.ts';
 import { describeRefusal, repoState } from '../git/git.ts';
 import { runGit } from '../git/run-git.ts';

@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { basename, delimiter, join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 
 /** Where a command resolves, the way spawn finds it. */
 export type ExecutableLookup = { found: true; path: string } | { found: false; detail: string };
@@ -43,16 +43,4 @@ export function findExecutable(command: string, pathEnv: string | undefined, cwd
     found: false,
     detail: notExecutable ? `${notExecutable} is not executable` : 'not on PATH',
   };
-}
-
-const INSTALL_HINTS: Record<string, string> = {
-  claude: 'npm install -g @anthropic-ai/claude-code',
-  codex: 'npm install -g @openai/codex',
-  gemini: 'npm install -g @google/gemini-cli',
-  opencode: 'npm install -g opencode-ai',
-};
-
-/** How to install a well-known agent CLI, or a generic hint. */
-export function installHint(command: string): string {
-  return INSTALL_HINTS[basename(command)] ?? 'make sure it is on PATH';
 }

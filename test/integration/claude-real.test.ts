@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { claudeBackend } from '../../src/backends/claude.ts';
+import { claudeBackend } from '../../src/backends/agents/claude.ts';
 import type { AgentEvent } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
-import { ampBackend, classifyAmpExit } from '../../src/backends/amp.ts';
+import { ampBackend, classifyAmpExit } from '../../src/backends/agents/amp.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

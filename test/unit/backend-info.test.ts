@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inspectBackend, inspectBackends, knownBackends } from '../../src/backends/backend-info.ts';
-import { resolveBackend } from '../../src/backends/registry.ts';
+import { knownBackends, resolveBackend } from '../../src/backends/registry.ts';
 import { AGENT_CLI_NAMES, type AgentCliName, configSchema } from '../../src/config/schema.ts';
+import { inspectBackend, inspectBackends } from '../../src/engine/readiness/backend-info.ts';
 import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);

@@ -3,7 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
-import { classifyClaudeExit, claudeBackend, claudeEnv, parseResetTime } from '../../src/backends/claude.ts';
+import {
+  classifyClaudeExit,
+  claudeBackend,
+  claudeEnv,
+  parseResetTime,
+} from '../../src/backends/agents/claude.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { cleanupWorkspaces, makeWorkspace, ROOT } from '../helpers/workspace.ts';

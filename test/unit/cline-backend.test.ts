@@ -7,7 +7,7 @@ import {
   classifyClineExit,
   clineBackend,
   splitClinePrompt,
-} from '../../src/backends/cline.ts';
+} from '../../src/backends/agents/cline.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

@@ -9,7 +9,7 @@ import {
   codexBackend,
   createCodexBackend,
   parseCodexResetTime,
-} from '../../src/backends/codex.ts';
+} from '../../src/backends/agents/codex.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

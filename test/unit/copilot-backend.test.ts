@@ -7,7 +7,7 @@ import {
   classifyCopilotExit,
   copilotBackend,
   parseCopilotResetTime,
-} from '../../src/backends/copilot.ts';
+} from '../../src/backends/agents/copilot.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

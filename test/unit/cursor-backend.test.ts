@@ -7,7 +7,7 @@ import {
   classifyCursorExit,
   cursorBackend,
   parseCursorResetTime,
-} from '../../src/backends/cursor.ts';
+} from '../../src/backends/agents/cursor.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

@@ -10,7 +10,7 @@ import {
   GEMINI_EXIT,
   geminiBackend,
   parseGeminiResetTime,
-} from '../../src/backends/gemini.ts';
+} from '../../src/backends/agents/gemini.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

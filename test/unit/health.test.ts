@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { installHint } from '../../src/backends/registry.ts';
 import { configSchema, type RalphConfigInput } from '../../src/config/schema.ts';
 import {
   checkAgentAvailable,
@@ -14,8 +15,8 @@ import {
   isInsideGitRepo,
   runHealthChecks,
   statfsFreeBytes,
-} from '../../src/gates/health.ts';
-import { findExecutable, installHint } from '../../src/process/find-executable.ts';
+} from '../../src/engine/readiness/health.ts';
+import { findExecutable } from '../../src/process/find-executable.ts';
 import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);

@@ -11,7 +11,7 @@ import {
   opencodeErrorMessage,
   opencodeResetAt,
   readOpencodeUsage,
-} from '../../src/backends/opencode.ts';
+} from '../../src/backends/agents/opencode.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { cleanupWorkspaces, makeWorkspace, ROOT } from '../helpers/workspace.ts';

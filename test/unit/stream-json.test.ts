@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addTotals, UsageMeter } from '../../src/agent/usage-meter.ts';
-import { createStreamJsonParser, createTextParser, readUsage } from '../../src/backends/stream-json.ts';
+import {
+  createStreamJsonParser,
+  createTextParser,
+  readUsage,
+} from '../../src/backends/parsers/stream-json.ts';
 import type { AgentEvent } from '../../src/backends/types.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';

@@ -1,4 +1,3 @@
-import { healthFatal, runHealthChecks } from '../../gates/health.ts';
 import { selectHat } from '../../routing/select-hat.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { projectedOverrun, projectNext } from '../decide/budget-projection.ts';
@@ -7,7 +6,8 @@ import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits
 import { dirtyTreeMessage, requireClean } from '../git/workspace-git.ts';
 import { consumeControl, controlPending } from '../human/control-inbox.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
-import { startChecks } from '../steps/preflight.ts';
+import { healthFatal, runHealthChecks } from '../readiness/health.ts';
+import { startChecks } from '../readiness/preflight.ts';
 import { waitWhileIdle } from './idle-wait.ts';
 
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, a human who did not answer, limits. */
@@ -63,9 +63,10 @@ export function stopAfterFinishing(ctx: RunContext, after: Stop | undefined): St
 export async function preIterationStop(ctx: RunContext, first: boolean): Promise<Stop | undefined> {
   const { options, config, warned, emit } = ctx;
   const env = options.env ?? process.env;
-  const results = runHealthChecks({ workspace: options.workspace, config, env });
   // At the start, also what would fail only after the first iteration: gate commands, a push remote.
-  if (first) results.push(...(await startChecks(options.workspace, config, env)));
+  const results = first
+    ? await startChecks(options.workspace, config, env)
+    : runHealthChecks({ workspace: options.workspace, config, env });
   if (first) emit({ type: 'preflight', checks: results });
   for (const r of results) {
     if (r.level === 'warn' && !warned.has(r.message)) {

@@ -1,4 +1,4 @@
-import type { AgentEvent, OutputParser, Usage } from './types.ts';
+import type { AgentEvent, OutputParser, Usage } from '../types.ts';
 
 /** One JSON object of an agent's output, fields not yet checked. */
 export type Json = Record<string, unknown>;

@@ -1,6 +1,8 @@
-import { finalRateLimit } from './classify-exit.ts';
-import { createJsonLinesParser, type Json, lastLine, num, str } from './json-lines.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
+import { join } from 'node:path';
+import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { finalRateLimit } from '../parsers/classify-exit.ts';
+import { createJsonLinesParser, type Json, lastLine, num, str } from '../parsers/json-lines.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from '../types.ts';
 
 /**
  * Prompts up to this many bytes go as the trailing argument; longer ones go on stdin (`codex exec -`),
@@ -299,3 +301,23 @@ export function createCodexBackend(options: CodexBackendOptions = {}): Backend {
 
 /** The codex adapter with the model left to codex's own config. */
 export const codexBackend: Backend = createCodexBackend();
+
+/** OpenAI Codex CLI: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
+export const codex: AgentCliDefinition = {
+  name: 'codex',
+  executable: 'codex',
+  install: 'npm install -g @openai/codex',
+  // $CODEX_HOME (default ~/.codex)/auth.json after `codex login` (developers.openai.com/codex/auth).
+  auth: {
+    login: 'run `codex login`, or set CODEX_API_KEY',
+    env: ['CODEX_API_KEY', 'OPENAI_API_KEY'],
+    files: (env, home) => [{ path: join(dirOr(env.CODEX_HOME, join(home, '.codex')), 'auth.json') }],
+  },
+  adapter: (config) => createCodexBackend({ model: config.cli.model }),
+  // `codex "..."` opens the TUI with an initial prompt; `codex exec` is the non-interactive mode
+  // (developers.openai.com/codex/cli/features, "Running in interactive mode").
+  interactive: (config, prompt, { extraArgs = [] }) => ({
+    command: 'codex',
+    args: [...(config.cli.model ? ['--model', config.cli.model] : []), ...extraArgs, prompt],
+  }),
+};

@@ -1,4 +1,4 @@
-import type { AgentEvent, ExitClass, ExitInfo } from './types.ts';
+import type { AgentEvent, ExitClass, ExitInfo } from '../types.ts';
 
 /** How an agent words its failures: the patterns checked, in this order, by `classifyMessage`. */
 export interface FailurePatterns {

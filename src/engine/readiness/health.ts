@@ -10,9 +10,9 @@ import {
   statSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { resolveBackend } from '../backends/registry.ts';
-import type { RalphConfig } from '../config/schema.ts';
-import { findExecutable, installHint } from '../process/find-executable.ts';
+import { installHint, resolveBackend } from '../../backends/registry.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import { findExecutable } from '../../process/find-executable.ts';
 
 /** The outcome of one health check: `warn` is reported and the loop goes on; `fatal` stops it. */
 export interface HealthResult {

@@ -1,7 +1,10 @@
-import { classifyMessage, endedCleanly } from './classify-exit.ts';
-import { createJsonLinesParser, type Json, lastLine, num, str } from './json-lines.ts';
-import { parseStreamJsonObject } from './stream-json.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type AgentCliDefinition, envFileSets } from '../definition.ts';
+import { classifyMessage, endedCleanly } from '../parsers/classify-exit.ts';
+import { createJsonLinesParser, type Json, lastLine, num, str } from '../parsers/json-lines.ts';
+import { parseStreamJsonObject } from '../parsers/stream-json.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from '../types.ts';
 
 /**
  * The prefix Qwen Code writes in front of an API error it reports as assistant text
@@ -166,4 +169,26 @@ export const qwenBackend: Backend = {
   },
   createParser: createQwenParser,
   classifyExit: classifyQwenExit,
+};
+
+/** Qwen Code: its adapter, and how it is installed and logged in to. */
+export const qwen: AgentCliDefinition = {
+  name: 'qwen',
+  executable: 'qwen',
+  install: 'npm install -g @qwen-code/qwen-code',
+  // OPENAI_API_KEY (OpenAI-compatible), ~/.qwen/.env, or the Qwen OAuth cache ~/.qwen/oauth_creds.json;
+  // ~/.qwen/settings.json may configure other providers (qwenlm.github.io/qwen-code-docs/en/cli/authentication).
+  auth: {
+    login: 'run `qwen auth`, or set OPENAI_API_KEY',
+    env: ['OPENAI_API_KEY'],
+    files: (_env, home) => [
+      { path: join(home, '.qwen', 'oauth_creds.json') },
+      { path: join(home, '.qwen', '.env'), holds: envFileSets(['OPENAI_API_KEY']) },
+    ],
+    hidden: (_env, home) => {
+      const settings = join(home, '.qwen', 'settings.json');
+      return existsSync(settings) ? `${settings} may configure a provider key` : undefined;
+    },
+  },
+  adapter: () => qwenBackend,
 };

@@ -1,4 +1,4 @@
-import type { AgentEvent, OutputParser } from './types.ts';
+import type { AgentEvent, OutputParser } from '../types.ts';
 
 /** The end of the output kept for the final answer (characters): where the completion promise is. */
 const FINAL_CHARS = 256 * 1024;

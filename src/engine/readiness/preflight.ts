@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usesLoopSettings } from '../../backends/backend-settings.ts';
-import { resolveBackend } from '../../backends/registry.ts';
+import { installHint, resolveBackend } from '../../backends/registry.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import { type HealthResult, resolveAgentCommand, runHealthChecks } from '../../gates/health.ts';
 import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.ts';
-import { findExecutable, installHint } from '../../process/find-executable.ts';
+import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
+import { type HealthResult, resolveAgentCommand, runHealthChecks } from './health.ts';
 
 /** Shell words that are not programs on PATH. */
 const SHELL_WORDS = new Set([
@@ -172,7 +172,11 @@ export async function preflight(
   ];
 }
 
-/** The checks `run` makes at its start beyond its health checks (git refusals it reports itself). */
+/**
+ * The checks `ralph run` makes before its first iteration: the health checks, and what would fail
+ * only after it (a hat's agent, gate programs, a push remote). Git refusals it reports itself, and
+ * a backend that cannot build its command fails the run with its own message.
+ */
 export async function startChecks(
   workspace: string,
   config: RalphConfig,
@@ -181,5 +185,10 @@ export async function startChecks(
   const push = await pushRemoteCheck(workspace, config).catch((error: Error): HealthResult[] => [
     { check: 'git', level: 'fatal', message: error.message },
   ]);
-  return [...hatAgentChecks(workspace, config, env), ...gateChecks(workspace, config, env), ...push];
+  return [
+    ...runHealthChecks({ workspace, config, env }),
+    ...hatAgentChecks(workspace, config, env),
+    ...gateChecks(workspace, config, env),
+    ...push,
+  ];
 }

@@ -1,6 +1,15 @@
-import { endedCleanly } from './classify-exit.ts';
-import { createJsonLinesParser, type Json, num, obj, readCamelCaseUsage, str } from './json-lines.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from './types.ts';
+import { join } from 'node:path';
+import { type AgentCliDefinition, dirOr, macKeychain } from '../definition.ts';
+import { endedCleanly } from '../parsers/classify-exit.ts';
+import {
+  createJsonLinesParser,
+  type Json,
+  num,
+  obj,
+  readCamelCaseUsage,
+  str,
+} from '../parsers/json-lines.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from '../types.ts';
 
 /**
  * Prompts up to this many bytes go as the positional argument; longer ones are piped on stdin
@@ -167,4 +176,24 @@ export const cursorBackend: Backend = {
   },
   createParser: createCursorParser,
   classifyExit: classifyCursorExit,
+};
+
+/** Cursor CLI: its adapter, and how it is installed and logged in to. */
+export const cursor: AgentCliDefinition = {
+  name: 'cursor',
+  // Not named like the backend.
+  executable: 'cursor-agent',
+  install: 'curl https://cursor.com/install -fsS | bash',
+  // CURSOR_API_KEY, or `cursor-agent login` into ~/.config/cursor/auth.json (Linux), ~/.cursor/auth.json,
+  // or the macOS Keychain (cursor.com/docs/cli/reference/authentication).
+  auth: {
+    login: 'run `cursor-agent login`, or set CURSOR_API_KEY',
+    env: ['CURSOR_API_KEY'],
+    files: (env, home) => [
+      { path: join(dirOr(env.XDG_CONFIG_HOME, join(home, '.config')), 'cursor', 'auth.json') },
+      { path: join(home, '.cursor', 'auth.json') },
+    ],
+    hidden: macKeychain,
+  },
+  adapter: () => cursorBackend,
 };

@@ -1,7 +1,9 @@
-import { classifyMessage, endedCleanly } from './classify-exit.ts';
-import { createJsonLinesParser, type Json, str } from './json-lines.ts';
-import { parseStreamJsonObject } from './stream-json.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from './types.ts';
+import { join } from 'node:path';
+import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { classifyMessage, endedCleanly } from '../parsers/classify-exit.ts';
+import { createJsonLinesParser, type Json, str } from '../parsers/json-lines.ts';
+import { parseStreamJsonObject } from '../parsers/stream-json.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from '../types.ts';
 
 const RATE_LIMIT = /\b429\b|rate.?limit|too many requests/i;
 const AUTH = /invalid or missing api key|amp login|unauthori[sz]ed|\b401\b|no api key found/i;
@@ -84,4 +86,21 @@ export const ampBackend: Backend = {
   },
   createParser: createAmpParser,
   classifyExit: classifyAmpExit,
+};
+
+/** Amp: its adapter, and how it is installed and logged in to. */
+export const amp: AgentCliDefinition = {
+  name: 'amp',
+  executable: 'amp',
+  install: 'npm install -g @ampcode/cli',
+  // AMP_API_KEY, or `amp login` into $XDG_DATA_HOME (default ~/.local/share)/amp/secrets.json
+  // (ampcode.com manual). @sourcegraph/amp is deprecated in favour of @ampcode/cli (npm view).
+  auth: {
+    login: 'run `amp login`, or set AMP_API_KEY',
+    env: ['AMP_API_KEY'],
+    files: (env, home) => [
+      { path: join(dirOr(env.XDG_DATA_HOME, join(home, '.local', 'share')), 'amp', 'secrets.json') },
+    ],
+  },
+  adapter: () => ampBackend,
 };

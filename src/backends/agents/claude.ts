@@ -1,5 +1,8 @@
-import { createStreamJsonParser } from './stream-json.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo } from './types.ts';
+import { join } from 'node:path';
+import { type AgentCliDefinition, dirOr, macKeychain, runningAsRoot } from '../definition.ts';
+import { lastLine } from '../parsers/json-lines.ts';
+import { createStreamJsonParser } from '../parsers/stream-json.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo } from '../types.ts';
 
 /**
  * Claude Code (`claude`), headless. Checked against `claude --help` of @anthropic-ai/claude-code
@@ -37,8 +40,41 @@ export const claudeBackend: Backend = {
   classifyExit: classifyClaudeExit,
 };
 
-/** True when Ralph runs as root, where Claude Code refuses --dangerously-skip-permissions. */
-export const runningAsRoot = (): boolean => process.getuid?.() === 0;
+/** Claude Code: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
+export const claude: AgentCliDefinition = {
+  name: 'claude',
+  executable: 'claude',
+  install: 'npm install -g @anthropic-ai/claude-code',
+  // Claude Code keeps its login in $CLAUDE_CONFIG_DIR (default ~/.claude)/.credentials.json on Linux
+  // and in the Keychain on macOS (code.claude.com/docs/en/authentication; CLI 2.1.329's bundle).
+  auth: {
+    login: 'run `claude`, then /login, or set ANTHROPIC_API_KEY',
+    env: [
+      'ANTHROPIC_API_KEY',
+      'ANTHROPIC_AUTH_TOKEN',
+      'CLAUDE_CODE_OAUTH_TOKEN',
+      'CLAUDE_CODE_USE_BEDROCK',
+      'CLAUDE_CODE_USE_VERTEX',
+    ],
+    files: (env, home) => [
+      { path: join(dirOr(env.CLAUDE_CONFIG_DIR, join(home, '.claude')), '.credentials.json') },
+    ],
+    hidden: macKeychain,
+  },
+  adapter: () => claudeBackend,
+  // `claude "query"` starts the REPL with an initial prompt; `-p` would print and exit
+  // (docs.anthropic.com/en/docs/claude-code/cli-reference).
+  interactive: (config, prompt, { extraArgs = [] }) => ({
+    command: 'claude',
+    args: [...(config.cli.model ? ['--model', config.cli.model] : []), ...extraArgs, prompt],
+  }),
+  // Claude Code refuses to start inside another Claude Code session.
+  nestingGuards: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'],
+  hostNotes: () => (runningAsRoot() ? [ROOT_NOTE] : []),
+};
+
+const ROOT_NOTE =
+  'running as root: Ralph sets IS_SANDBOX=1 for Claude Code, which refuses --dangerously-skip-permissions as root';
 
 /** Claude Code's environment additions: `IS_SANDBOX=1` lets it skip permissions as root. */
 export function claudeEnv(root: boolean = runningAsRoot()): Record<string, string> {
@@ -98,16 +134,6 @@ export function classifyClaudeExit(info: ExitInfo, now: number = Date.now()): Ex
   if (!result && info.exitCode === 0)
     return { kind: 'agent_error', message: 'claude exited without a result' };
   return { kind: 'agent_error', message };
-}
-
-function lastLine(text: string): string {
-  return (
-    text
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .at(-1) ?? ''
-  );
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { finalRateLimit } from './classify-exit.ts';
-import { parseResetTime } from './claude.ts';
-import { createJsonLinesParser, type Json, num, str } from './json-lines.ts';
+import { type AgentCliDefinition, dirOr, envFileSets } from '../definition.ts';
+import { finalRateLimit } from '../parsers/classify-exit.ts';
+import { createJsonLinesParser, type Json, num, str } from '../parsers/json-lines.ts';
 import type {
   AgentEvent,
   Backend,
@@ -12,7 +12,8 @@ import type {
   ExitInfo,
   OutputParser,
   Usage,
-} from './types.ts';
+} from '../types.ts';
+import { parseResetTime } from './claude.ts';
 
 /**
  * Prompts up to this many bytes go as the `--prompt=` argument; longer ones go on stdin, since Linux
@@ -324,3 +325,32 @@ function writeGeminiDenyPolicy({ tools, runtimeDir }: DenyToolsContext): string 
   writeFileSync(file, toml);
   return file;
 }
+
+/** Gemini CLI: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
+export const gemini: AgentCliDefinition = {
+  name: 'gemini',
+  executable: 'gemini',
+  install: 'npm install -g @google/gemini-cli',
+  // OAuth in ~/.gemini/oauth_creds.json, or gemini-credentials.json (its encrypted file store);
+  // $GEMINI_CLI_HOME replaces the home directory; ~/.gemini/.env is loaded
+  // (geminicli.com/docs/get-started/authentication; @google/gemini-cli 0.61.0's bundle).
+  auth: {
+    login: 'run `gemini` and sign in with Google, or set GEMINI_API_KEY',
+    env: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI'],
+    files: (env, home) => {
+      const base = join(dirOr(env.GEMINI_CLI_HOME, home), '.gemini');
+      return [
+        { path: join(base, 'oauth_creds.json') },
+        { path: join(base, 'gemini-credentials.json') },
+        { path: join(base, '.env'), holds: envFileSets(['GEMINI_API_KEY', 'GOOGLE_API_KEY']) },
+      ];
+    },
+  },
+  adapter: () => geminiBackend,
+  // `-i/--prompt-interactive`: "Execute the provided prompt and continue in interactive mode";
+  // `-p` is headless (geminicli.com/docs/cli/cli-reference).
+  interactive: (config, prompt, { extraArgs = [] }) => ({
+    command: 'gemini',
+    args: [...(config.cli.model ? ['--model', config.cli.model] : []), ...extraArgs, '-i', prompt],
+  }),
+};

@@ -1,6 +1,9 @@
-import { finalRateLimit } from './classify-exit.ts';
-import { createJsonLinesParser, type Json, num, str } from './json-lines.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from './types.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { finalRateLimit } from '../parsers/classify-exit.ts';
+import { createJsonLinesParser, type Json, num, str } from '../parsers/json-lines.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser, Usage } from '../types.ts';
 
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null;
 
@@ -248,3 +251,39 @@ export function createOpencodeBackend(options: OpencodeBackendOptions = {}): Bac
 
 /** The opencode adapter with the model left to opencode's own config. */
 export const opencodeBackend: Backend = createOpencodeBackend();
+
+/** OpenCode: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
+export const opencode: AgentCliDefinition = {
+  name: 'opencode',
+  executable: 'opencode',
+  install: 'npm install -g opencode-ai',
+  // $XDG_DATA_HOME (default ~/.local/share)/opencode/auth.json after `opencode auth login`, or
+  // OPENCODE_AUTH_CONTENT (opencode.ai/docs; opencode-ai 1.18.33's binary), or a provider's key.
+  auth: {
+    login: 'run `opencode auth login`, or set a provider key such as ANTHROPIC_API_KEY',
+    env: [
+      'OPENCODE_AUTH_CONTENT',
+      'ANTHROPIC_API_KEY',
+      'OPENAI_API_KEY',
+      'GEMINI_API_KEY',
+      'GOOGLE_GENERATIVE_AI_API_KEY',
+      'OPENROUTER_API_KEY',
+    ],
+    files: (env, home) => [
+      { path: join(dirOr(env.XDG_DATA_HOME, join(home, '.local', 'share')), 'opencode', 'auth.json') },
+    ],
+    hidden: (env, home) => {
+      if (env.OPENCODE_CONFIG_CONTENT) return 'OPENCODE_CONFIG_CONTENT may carry a provider key';
+      const config = join(dirOr(env.XDG_CONFIG_HOME, join(home, '.config')), 'opencode');
+      const file = ['opencode.json', 'opencode.jsonc'].map((f) => join(config, f)).find(existsSync);
+      return file ? `${file} may carry a provider key` : undefined;
+    },
+  },
+  adapter: (config) => createOpencodeBackend({ model: config.cli.model }),
+  // `opencode [project]` starts the TUI; `--prompt` is its "Prompt to use" (opencode.ai/docs/cli).
+  // Model names there are provider/model.
+  interactive: (config, prompt, { extraArgs = [] }) => ({
+    command: 'opencode',
+    args: [...(config.cli.model ? ['--model', config.cli.model] : []), ...extraArgs, '--prompt', prompt],
+  }),
+};

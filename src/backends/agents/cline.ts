@@ -1,7 +1,16 @@
-import { endedCleanly, finalRateLimit } from './classify-exit.ts';
+import { join } from 'node:path';
+import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { endedCleanly, finalRateLimit } from '../parsers/classify-exit.ts';
+import {
+  createJsonLinesParser,
+  type Json,
+  num,
+  obj,
+  readCamelCaseUsage,
+  str,
+} from '../parsers/json-lines.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from '../types.ts';
 import { parseCopilotResetTime } from './copilot.ts';
-import { createJsonLinesParser, type Json, num, obj, readCamelCaseUsage, str } from './json-lines.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from './types.ts';
 
 /**
  * The prompt argument's size limit: longer prompts are split, the rest going on stdin (cline
@@ -215,4 +224,22 @@ export const clineBackend: Backend = {
   },
   createParser: createClineParser,
   classifyExit: classifyClineExit,
+};
+
+/** Cline CLI: its adapter, and how it is installed and logged in to. */
+export const cline: AgentCliDefinition = {
+  name: 'cline',
+  executable: 'cline',
+  install: 'npm install -g cline',
+  // `cline auth` writes $CLINE_DIR (default ~/.cline)/data/settings/providers.json; $CLINE_DATA_DIR
+  // replaces data/ (docs.cline.bot/cli/configuration). Older CLIs: data/secrets.json.
+  auth: {
+    login: 'run `cline auth`',
+    env: [],
+    files: (env, home) => {
+      const data = dirOr(env.CLINE_DATA_DIR, join(dirOr(env.CLINE_DIR, join(home, '.cline')), 'data'));
+      return [{ path: join(data, 'settings', 'providers.json') }, { path: join(data, 'secrets.json') }];
+    },
+  },
+  adapter: () => clineBackend,
 };

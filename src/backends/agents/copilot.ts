@@ -1,6 +1,9 @@
-import { endedCleanly, finalRateLimit } from './classify-exit.ts';
-import { createJsonLinesParser, type Json, num, obj, str } from './json-lines.ts';
-import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from './types.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { endedCleanly, finalRateLimit } from '../parsers/classify-exit.ts';
+import { createJsonLinesParser, type Json, num, obj, str } from '../parsers/json-lines.ts';
+import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from '../types.ts';
 
 /**
  * Prompts up to this many bytes go as the `--prompt=` argument; longer ones go on stdin (copilot reads a
@@ -210,4 +213,29 @@ export const copilotBackend: Backend = {
   denyTools: (inv, { tools }) => ({ ...inv, args: [...inv.args, ...tools.map((t) => `--deny-tool=${t}`)] }),
   createParser: createCopilotParser,
   classifyExit: classifyCopilotExit,
+};
+
+/** GitHub Copilot CLI: its adapter, and how it is installed and logged in to. */
+export const copilot: AgentCliDefinition = {
+  name: 'copilot',
+  executable: 'copilot',
+  install: 'npm install -g @github/copilot',
+  // COPILOT_GITHUB_TOKEN / GH_TOKEN / GITHUB_TOKEN, else the /login recorded in $COPILOT_HOME
+  // (default ~/.copilot)/config.json, else gh's login
+  // (docs.github.com/copilot/how-tos/copilot-cli/set-up-copilot-cli/authenticate-copilot-cli).
+  auth: {
+    login: 'run `copilot`, then /login, or set COPILOT_GITHUB_TOKEN',
+    env: ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'],
+    files: (env, home) => [
+      {
+        path: join(dirOr(env.COPILOT_HOME, join(home, '.copilot')), 'config.json'),
+        holds: (text) => /"logged_in_users"\s*:\s*\[\s*\{/.test(text),
+      },
+    ],
+    hidden: (env, home) => {
+      const hosts = join(dirOr(env.XDG_CONFIG_HOME, join(home, '.config')), 'gh', 'hosts.yml');
+      return existsSync(hosts) ? 'Copilot falls back to the gh CLI login' : undefined;
+    },
+  },
+  adapter: () => copilotBackend,
 };

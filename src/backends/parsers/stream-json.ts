@@ -1,5 +1,5 @@
+import type { AgentEvent, OutputParser, Usage } from '../types.ts';
 import { type Json, num } from './json-lines.ts';
-import type { AgentEvent, OutputParser, Usage } from './types.ts';
 
 /** Reads Anthropic-style usage (`input_tokens`, `cache_read_input_tokens`, …). */
 export function readUsage(raw: unknown): Usage | undefined {

@@ -1,0 +1,145 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import type { AgentCliDefinition, CredentialFile } from '../../backends/definition.ts';
+import { knownBackends, resolveBackend } from '../../backends/registry.ts';
+import { type AgentCliName, configSchema } from '../../config/schema.ts';
+import { findExecutable } from '../../process/find-executable.ts';
+
+/** Whether a CLI has credentials, judged only by their presence (never read out, never printed). */
+export type AuthState = 'configured' | 'missing' | 'unknown';
+
+/** What `inspectBackend` learned about one agent CLI. */
+export interface BackendInspection {
+  name: AgentCliName;
+  executable: string;
+  installed: boolean;
+  path?: string | undefined;
+  /** First line of `<executable> --version`; undefined when it failed. */
+  version?: string | undefined;
+  auth: AuthState;
+  /** Which variable or file holds the credentials (names and paths only), or what to do. */
+  authDetail: string;
+  /** False while `resolveBackend` has no adapter for it. */
+  implemented: boolean;
+  install: string;
+}
+
+const VERSION_TIMEOUT_MS = 5000;
+
+/** Shows paths under HOME as `~/…`. */
+function tilde(text: string, home: string): string {
+  return home.length > 1 ? text.split(`${home}/`).join('~/') : text;
+}
+
+function fileHolds(file: CredentialFile): boolean {
+  if (!existsSync(file.path)) return false;
+  if (!file.holds) return true;
+  try {
+    return file.holds(readFileSync(file.path, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Where the credentials are (names and paths only), judged by presence. */
+export function checkAuth(
+  backend: AgentCliDefinition,
+  env: NodeJS.ProcessEnv,
+): { auth: AuthState; authDetail: string } {
+  const home = env.HOME || homedir();
+  const { auth } = backend;
+  const set = auth.env.filter((name) => (env[name] ?? '') !== '');
+  if (set.length > 0) return { auth: 'configured', authDetail: `${set.join(', ')} set` };
+  const file = auth.files(env, home).find(fileHolds);
+  if (file) return { auth: 'configured', authDetail: tilde(file.path, home) };
+  const hidden = auth.hidden?.(env, home);
+  if (hidden) return { auth: 'unknown', authDetail: tilde(hidden, home) };
+  return { auth: 'missing', authDetail: auth.login };
+}
+
+function firstLine(text: string): string | undefined {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean);
+}
+
+function readVersion(path: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  try {
+    const out = execFileSync(path, ['--version'], {
+      timeout: VERSION_TIMEOUT_MS,
+      env,
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return firstLine(out);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `readVersion` without blocking, so `ralph doctor` asks every CLI at once. */
+function readVersionAsync(path: string, env: NodeJS.ProcessEnv, cwd: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let out = '';
+    const child = spawn(path, ['--version'], { env, cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    // A grandchild holding stdout open must not hold up the doctor.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve(undefined);
+    }, VERSION_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+    });
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(code === 0 ? firstLine(out) : undefined);
+    });
+  });
+}
+
+function isImplemented(name: AgentCliName): boolean {
+  try {
+    resolveBackend(name, configSchema.parse({}));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Everything but the version: PATH lookup, credentials, adapter. */
+function locate(backend: AgentCliDefinition, env: NodeJS.ProcessEnv, cwd: string): BackendInspection {
+  const found = findExecutable(backend.executable, env.PATH, cwd);
+  return {
+    name: backend.name,
+    executable: backend.executable,
+    installed: found.found,
+    path: found.found ? found.path : undefined,
+    version: undefined,
+    ...checkAuth(backend, env),
+    implemented: isImplemented(backend.name),
+    install: backend.install,
+  };
+}
+
+/** Is the CLI on PATH, which version, are credentials present, does Ralph have an adapter for it. */
+export function inspectBackend(name: AgentCliName, env: NodeJS.ProcessEnv, cwd: string): BackendInspection {
+  const info = locate(knownBackends().find((b) => b.name === name)!, env, cwd);
+  return info.path ? { ...info, version: readVersion(info.path, env, cwd) } : info;
+}
+
+/** `inspectBackend` for every known CLI, their `--version` calls run in parallel. */
+export function inspectBackends(env: NodeJS.ProcessEnv, cwd: string): Promise<BackendInspection[]> {
+  return Promise.all(
+    knownBackends().map(async (backend) => {
+      const info = locate(backend, env, cwd);
+      return info.path ? { ...info, version: await readVersionAsync(info.path, env, cwd) } : info;
+    }),
+  );
+}
