@@ -6,7 +6,7 @@ import { type AgentTurnResult, runAgentTurn } from '../agent/agent-turn.ts';
 import { resolveBackend } from '../backends/registry.ts';
 import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
-import type { TokenTotals } from '../observe/events.ts';
+import type { TokenTotals } from '../observe/iteration-record.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
 import { installHint } from '../process/find-executable.ts';
 import { sweepMarkedProcesses } from '../process/marked-processes.ts';

@@ -24,7 +24,7 @@ export async function parallelWorkerCommand(specFile: string, io: CliIO): Promis
       extraArgs: spec.extraArgs,
       signal: controller.signal,
       env: { ...io.env, RALPH_PARALLEL_WORKER: spec.worker, RALPH_PARALLEL_TASK: spec.task },
-      onEvent: createConsoleReporter({ out: io.out, err: io.err, verbosity: 'normal', color: false }),
+      reporters: [createConsoleReporter({ out: io.out, err: io.err, verbosity: 'normal', color: false })],
     });
     return result.exitCode;
   } finally {

@@ -171,17 +171,21 @@ export async function runCommand(
       extraArgs,
       signal: controller.signal,
       env: io.env,
-      onEvent: (event) => {
-        if (event.type === 'loop.started') runId = event.runId;
-        if (event.type === 'agent.spawned') agentPid = event.pid;
-        if (!tui) return reporter(event);
-        tui.listener(event);
-        // The end summary goes to the normal screen, after the TUI gave it back.
-        if (event.type === 'loop.finished') {
-          tui.stop();
-          reporter(event);
-        }
-      },
+      reporters: [
+        {
+          onEvent: (event) => {
+            if (event.type === 'loop.started') runId = event.runId;
+            if (event.type === 'agent.spawned') agentPid = event.pid;
+            if (!tui) return reporter.onEvent(event);
+            tui.listener(event);
+            // The end summary goes to the normal screen, after the TUI gave it back.
+            if (event.type === 'loop.finished') {
+              tui.stop();
+              reporter.onEvent(event);
+            }
+          },
+        },
+      ],
     });
     return result.exitCode;
   } finally {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GateResult } from '../../gates/run-gate.ts';
-import type { GateSummary } from '../../observe/events.ts';
+import type { GateSummary } from '../../observe/iteration-record.ts';
 
 /** True when the marker file exists and contains the marker text (a missing file is not complete). */
 export function markerReached(workspace: string, marker: { file: string; text: string }): boolean {
