@@ -18,7 +18,7 @@ export function describeEvent(event: LoopEvent | ParallelEvent): string {
       : (PARALLEL[event.type as ParallelEvent['type']] as (e: ParallelEvent) => string)(
           event as ParallelEvent,
         );
-  const line = text.trim().replace(/\s*(\r?\n)+\s*/g, ' ⏎ ');
+  const line = text.trim().replace(/\s*[\n\r\v\f\u0085\u2028\u2029]+\s*/g, ' ⏎ ');
   return line === '' ? event.type : line;
 }
 
