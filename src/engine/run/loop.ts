@@ -76,7 +76,8 @@ export function initialEvents(config: RalphConfig): PendingEvent[] {
 /**
  * Runs the loop until completion, a limit, repeated failure, a stop request or an interrupt.
  * Never writes to the console and never exits the process: everything observable goes through
- * `onEvent`, `.ralph/state.json`, the events file, the run log and the iteration records.
+ * the reporters (the run log, the stream file, diagnostics, notifications and the run registry,
+ * then `options.reporters`), `.ralph/state.json`, the events file and the iteration records.
  */
 export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const now = options.now ?? Date.now;
