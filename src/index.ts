@@ -36,15 +36,57 @@ export {
 } from './engine/decide/limits.ts';
 export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engine/run/loop.ts';
 export * from './errors.ts';
-export { createConsoleReporter } from './observe/console-reporter.ts';
+export { describeEvent } from './observe/describe-event.ts';
 export type {
-  IterationRecord,
+  AgentEventEvent,
+  AgentHeartbeatEvent,
+  AgentOutputEvent,
+  AgentSpawnedEvent,
+  CompletionDecidedEvent,
+  ControlReceivedEvent,
+  EventMalformedEvent,
+  EventPublishedEvent,
+  GateFinishedEvent,
+  GateOutputEvent,
+  GateStartedEvent,
+  GitCommittedEvent,
+  GitPushedEvent,
+  HatActivatedEvent,
+  HumanAnsweredEvent,
+  HumanQuestionEvent,
+  IterationFinishedEvent,
+  IterationStartedEvent,
+  LimitWarningEvent,
   LoopEvent,
-  LoopEventListener,
+  LoopEventType,
+  LoopFinishedEvent,
+  LoopIdleEvent,
+  LoopParkedEvent,
+  LoopPausedEvent,
+  LoopResumedEvent,
+  LoopStartedEvent,
+  LoopWokeEvent,
+  NoticeEvent,
+  PreflightEvent,
+  PromptAssembledEvent,
+  ReviewFinishedEvent,
   StopReason,
-  TokenTotals,
 } from './observe/events.ts';
-export { createRunLogSink } from './observe/run-log.ts';
+export type { GateSummary, IterationRecord, TokenTotals } from './observe/iteration-record.ts';
+export type { Reporter } from './observe/reporter.ts';
+/**
+ * Observe a run: `runLoop({ reporters })` calls each `Reporter` with every `LoopEvent` (a named type
+ * per event kind, e.g. `IterationStartedEvent`; the JSON of `.ralph/runs/<id>/stream.jsonl`), on top
+ * of the reporters every run has (run log, stream file, diagnostics, notifications, run registry).
+ * `createConsoleReporter` prints what `ralph run` prints; `describeEvent` gives any event as the
+ * one line of text the console, the logs, fleet and parallel lines and the dashboard share.
+ */
+export {
+  type ConsoleReporterOptions,
+  createConsoleReporter,
+  type Verbosity,
+} from './observe/reporters/console-reporter.ts';
+export { createRunLogSink } from './observe/reporters/run-log.ts';
 export { type SuperviseOptions, type SuperviseResult, supervise } from './process/supervisor.ts';
 export { assemblePrompt, type PromptInput } from './routing/prompt.ts';
 export { type LoopState, readLoopState } from './state/loop-state.ts';

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describeAgent } from '../backends/registry.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
-import type { IterationRecord } from '../observe/events.ts';
 import { formatCost, formatNumber, formatSpan, stopText } from '../observe/format.ts';
+import type { IterationRecord } from '../observe/iteration-record.ts';
 import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import { readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';

@@ -6,8 +6,8 @@ import { UsageError } from '../errors.ts';
 import { safeRedisUrl } from '../fleet/fleet-errors.ts';
 import type { FleetJobSpec } from '../fleet/job-engine.ts';
 import { runGitRaw } from '../git/run-git.ts';
+import { describeEvent } from '../observe/describe-event.ts';
 import type { LoopEvent } from '../observe/events.ts';
-import { stopText } from '../observe/format.ts';
 import { defaultWorkdir, fleetSettings } from './fleet-settings.ts';
 import type { CliIO } from './io.ts';
 import { numberFlag, resolveRun } from './resolve-run.ts';
@@ -23,21 +23,13 @@ interface WorkerFlags {
   fleetMaxCost?: string | undefined;
 }
 
-/** One line per step of each run, prefixed with its id (the worker's console). */
-function workerLine(event: LoopEvent): string | undefined {
-  switch (event.type) {
-    case 'loop.started':
-      return `${event.resumed ? 'resumed' : 'started'} on ${event.branch ?? '?'}`;
-    case 'iteration.started':
-      return `iteration ${event.iteration} started`;
-    case 'iteration.finished':
-      return `iteration ${event.record.iteration} ${event.record.verdict} ($${event.totals.costUsd.toFixed(4)} so far)`;
-    case 'loop.finished':
-      return `loop finished: ${stopText(event.stopReason, event.message)}`;
-    default:
-      return undefined;
-  }
-}
+/** The steps of a run a fleet worker's console shows, one line each, prefixed with the run's id. */
+const WORKER_LINES: ReadonlySet<LoopEvent['type']> = new Set([
+  'loop.started',
+  'iteration.started',
+  'iteration.finished',
+  'loop.finished',
+]);
 
 /** `ralph fleet worker`: runs fleet jobs until drained (SIGTERM, Ctrl-C or `ralph fleet drain`). */
 export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<number> {
@@ -76,8 +68,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<numb
         env: io.env,
         notice: say,
         onEvent: (runId, event) => {
-          const line = workerLine(event);
-          if (line) io.out(`[${runId}] ${line}\n`);
+          if (WORKER_LINES.has(event.type)) io.out(`[${runId}] ${describeEvent(event)}\n`);
         },
       }),
   );

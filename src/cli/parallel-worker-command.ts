@@ -1,6 +1,6 @@
 import { resolveBackend } from '../backends/registry.ts';
 import { runLoop } from '../engine/run/loop.ts';
-import { createConsoleReporter } from '../observe/console-reporter.ts';
+import { createConsoleReporter } from '../observe/reporters/console-reporter.ts';
 import { readWorkerSpec } from '../parallel/worker-spec.ts';
 import type { CliIO } from './io.ts';
 import { handleStopSignals } from './signals.ts';
@@ -24,7 +24,7 @@ export async function parallelWorkerCommand(specFile: string, io: CliIO): Promis
       extraArgs: spec.extraArgs,
       signal: controller.signal,
       env: { ...io.env, RALPH_PARALLEL_WORKER: spec.worker, RALPH_PARALLEL_TASK: spec.task },
-      onEvent: createConsoleReporter({ out: io.out, err: io.err, verbosity: 'normal', color: false }),
+      reporters: [createConsoleReporter({ out: io.out, err: io.err, verbosity: 'normal', color: false })],
     });
     return result.exitCode;
   } finally {

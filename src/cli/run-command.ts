@@ -14,7 +14,7 @@ import { initialEvents, runLoop } from '../engine/run/loop.ts';
 import { readWorkspaceContext } from '../engine/steps/workspace-context.ts';
 import { checklistContextBlock, readChecklist } from '../engine/workflows/checklist-view.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
-import { createConsoleReporter, type Verbosity } from '../observe/console-reporter.ts';
+import { createConsoleReporter, type Verbosity } from '../observe/reporters/console-reporter.ts';
 import { killGroupNow } from '../process/kill-group.ts';
 import { killMarkedNow } from '../process/marked-processes.ts';
 import { assemblePrompt } from '../routing/prompt.ts';
@@ -171,17 +171,21 @@ export async function runCommand(
       extraArgs,
       signal: controller.signal,
       env: io.env,
-      onEvent: (event) => {
-        if (event.type === 'loop.started') runId = event.runId;
-        if (event.type === 'agent.spawned') agentPid = event.pid;
-        if (!tui) return reporter(event);
-        tui.listener(event);
-        // The end summary goes to the normal screen, after the TUI gave it back.
-        if (event.type === 'loop.finished') {
-          tui.stop();
-          reporter(event);
-        }
-      },
+      reporters: [
+        {
+          onEvent: (event) => {
+            if (event.type === 'loop.started') runId = event.runId;
+            if (event.type === 'agent.spawned') agentPid = event.pid;
+            if (!tui) return reporter.onEvent(event);
+            tui.listener(event);
+            // The end summary goes to the normal screen, after the TUI gave it back.
+            if (event.type === 'loop.finished') {
+              tui.stop();
+              reporter.onEvent(event);
+            }
+          },
+        },
+      ],
     });
     return result.exitCode;
   } finally {

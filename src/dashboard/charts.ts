@@ -1,4 +1,4 @@
-import type { StreamLine } from '../observe/event-stream-file.ts';
+import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
 
 /** HTML-escapes text for element content and attribute values. */
 export function esc(text: unknown): string {

@@ -32,11 +32,12 @@ function refreshLive() {
 if (output && key) {
   const source = new EventSource('/run/' + key + '/stream');
   source.onmessage = (m) => {
-    const { event } = JSON.parse(m.data);
+    // text: the event's one-line description (describeEvent), as the console words it.
+    const { event, text } = JSON.parse(m.data);
     // Every backend's parser turns its output into text and tool-call events (raw stream-json is noise).
     if (event.type === 'agent.event' && event.event.type === 'text') output.textContent += event.event.text + '\\n';
-    else if (event.type === 'agent.event' && event.event.type === 'tool_call') output.textContent += '→ ' + event.event.name + '\\n';
-    else if (event.type === 'iteration.started') output.textContent += '── iteration ' + event.iteration + (event.hat ? ' · ' + event.hat : '') + ' ──\\n';
+    else if (event.type === 'agent.event' && event.event.type === 'tool_call') output.textContent += text + '\\n';
+    else if (event.type === 'iteration.started') output.textContent += '── ' + text + ' ──\\n';
     else if (event.type !== 'agent.event' && event.type !== 'agent.output' && event.type !== 'gate.output') refreshLive();
     if (output.textContent.length > 200000) output.textContent = output.textContent.slice(-150000);
     output.scrollTop = output.scrollHeight;

@@ -1,6 +1,7 @@
-import type { StreamLine } from '../observe/event-stream-file.ts';
-import type { IterationRecord } from '../observe/events.ts';
+import { describeEvent } from '../observe/describe-event.ts';
 import { formatCost, formatNumber, formatSpan } from '../observe/format.ts';
+import type { IterationRecord } from '../observe/iteration-record.ts';
+import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { barChart, esc, hatGraphSvg, observedHatGraph } from './charts.ts';
 import { GROUPS, type RunSummary } from './run-data.ts';
 
@@ -129,14 +130,7 @@ export function runPage(o: {
   const events = `<form method="get"><input name="topic" value="${esc(o.filter.topic)}" placeholder="topic contains"> <input name="iteration" value="${esc(o.filter.iteration)}" placeholder="iteration" size="6"> <button>Filter</button></form><table><tr><th>time</th><th>iteration</th><th>event</th><th>detail</th></tr>${o.events
     .map(({ at, event: e }) => {
       const it = 'iteration' in e ? String(e.iteration) : '';
-      const detail =
-        e.type === 'event.published'
-          ? `${e.topic} (${e.source})`
-          : 'message' in e
-            ? String(e.message)
-            : 'text' in e && typeof e.text === 'string'
-              ? e.text
-              : '';
+      const detail = describeEvent(e);
       return `<tr><td>${esc(new Date(at).toLocaleTimeString())}</td><td>${esc(it)}</td><td>${esc(e.type)}</td><td>${esc(detail.slice(0, 300))}</td></tr>`;
     })
     .join('')}</table>`;

@@ -4,7 +4,8 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { RalphError } from '../errors.ts';
 import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
-import type { StreamLine } from '../observe/event-stream-file.ts';
+import { describeEvent } from '../observe/describe-event.ts';
+import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { CLIENT_SCRIPT } from './client-script.ts';
 import { type FleetSource, fleetSection } from './fleet-section.ts';
 import { layout, runLive, runPage, runsPage } from './pages.ts';
@@ -178,7 +179,9 @@ export function dashboardApp(o: {
       while (!closed) {
         const next = readStream(run.workspace, run.runId, offset);
         offset = next.offset;
-        for (const line of next.lines) await stream.writeSSE({ data: JSON.stringify(line) });
+        // Each line carries its one-line description: the page shows the console's wording.
+        for (const line of next.lines)
+          await stream.writeSSE({ data: JSON.stringify({ ...line, text: describeEvent(line.event) }) });
         await stream.sleep(250);
       }
     });

@@ -155,7 +155,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
       signal: job.signal,
       afterIteration,
       sweep: fencedSweep(job),
-      onEvent: deps.onEvent ? (event) => deps.onEvent?.(runId, event) : undefined,
+      reporters: deps.onEvent ? [{ onEvent: (event) => deps.onEvent?.(runId, event) }] : [],
       env: deps.env,
     });
     if (job.signal.reason === ABORT_FENCE_LOST) return fenced(deps, runId);

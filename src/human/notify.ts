@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { NotifyKind, RalphConfig } from '../config/schema.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import { stopText } from '../observe/format.ts';
+import type { Reporter } from '../observe/reporter.ts';
 
 /** The JSON document a notification carries (stdin of `notify.command`, body of the webhook). */
 export interface Notification {
@@ -23,13 +24,14 @@ export interface NotifierOptions {
   /** Webhook attempts and the pause before each retry (ms). */
   retryDelaysMs?: readonly number[];
   commandTimeoutMs?: number;
+  /** How long `close` waits for deliveries in flight, e.g. the `stopped` notification (default 10 s). */
+  closeWaitMs?: number;
   fetchImpl?: typeof fetch;
 }
 
-export interface Notifier {
-  listener: (event: LoopEvent) => void;
-  /** Waits (at most `ms`) for deliveries in flight, e.g. the `stopped` notification at the end. */
-  flush(ms: number): Promise<void>;
+/** A reporter that tells humans (`notify`); `close` waits, bounded, for deliveries in flight. */
+export interface Notifier extends Reporter {
+  close(): Promise<void>;
 }
 
 /** What an event is worth telling a human about, or undefined. */
@@ -88,7 +90,7 @@ export function createNotifier(o: NotifierOptions): Notifier {
   };
   const enabled = o.notify.command !== undefined || o.notify.webhook !== undefined;
   return {
-    listener: (event) => {
+    onEvent: (event) => {
       if (event.type === 'loop.started') runId = event.runId;
       if (!enabled) return;
       const n = notificationOf(event, runId, o.workspace, new Date());
@@ -96,8 +98,9 @@ export function createNotifier(o: NotifierOptions): Notifier {
       if (o.notify.command) track(runCommand(o, o.notify.command, n));
       if (o.notify.webhook) track(postWebhook(o, o.notify.webhook, n));
     },
-    flush: async (ms) => {
+    close: async () => {
       if (inFlight.size === 0) return;
+      const ms = o.closeWaitMs ?? 10_000;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         Promise.allSettled([...inFlight]),

@@ -27,7 +27,7 @@ describe('runLoop (library API)', () => {
       config,
       prompt: 'build it',
       backend: resolveBackend(config.cli.backend, config),
-      onEvent: (e) => events.push(e),
+      reporters: [{ onEvent: (e) => events.push(e) }],
     });
     expect(result).toMatchObject({ exitCode: 0, stopReason: 'completed' });
     const kinds = events

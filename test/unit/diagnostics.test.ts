@@ -10,8 +10,13 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDiagnosticsSink, diagnosticsStamp, toJsonSafe } from '../../src/observe/diagnostics.ts';
-import type { IterationRecord, LoopEvent } from '../../src/observe/events.ts';
+import type { LoopEvent } from '../../src/observe/events.ts';
+import type { IterationRecord } from '../../src/observe/iteration-record.ts';
+import {
+  createDiagnosticsSink,
+  diagnosticsStamp,
+  toJsonSafe,
+} from '../../src/observe/reporters/diagnostics.ts';
 
 let ws: string;
 let clock: number;
@@ -239,7 +244,7 @@ describe('createDiagnosticsSink', () => {
   it('writes every diagnostics file from the event stream', () => {
     const sink = createDiagnosticsSink(ws, { now });
     expect(sink.dir).toBe(join(ws, '.ralph', 'diagnostics', '2024-01-02T03-04-05'));
-    feed(sink.listener);
+    feed(sink.onEvent);
     sink.close();
     expect(sink.errorCount()).toBe(0);
     expect(readdirSync(sink.dir).sort()).toEqual([
@@ -374,7 +379,7 @@ describe('createDiagnosticsSink', () => {
     expect(log).toContain('[1 builder] stdout| hello\n');
     expect(log).toContain('[1 builder] stdout| world\n');
     expect(log).toContain('completion rejected: 2 tasks open');
-    expect(log).toContain('iteration 2 finished failure (exit code 1)');
+    expect(log).toContain('iteration 2 failure — exit code 1');
     expect(log.trimEnd().split('\n')).toHaveLength(trace.length + 2);
   });
 
@@ -388,8 +393,8 @@ describe('createDiagnosticsSink', () => {
       fn: () => 1,
       nan: Number.NaN,
     };
-    sink.listener(started(1, 'builder'));
-    sink.listener({
+    sink.onEvent(started(1, 'builder'));
+    sink.onEvent({
       type: 'event.published',
       iteration: 1,
       hat: 'builder',
@@ -397,7 +402,7 @@ describe('createDiagnosticsSink', () => {
       payload: hostile,
       source: 'agent',
     });
-    sink.listener({
+    sink.onEvent({
       type: 'loop.finished',
       runId: 'run-1',
       stopReason: 'consecutive_failures',
@@ -410,7 +415,7 @@ describe('createDiagnosticsSink', () => {
       logFile: 'x.log',
     });
     sink.close();
-    sink.listener(started(2, 'builder')); // after close: ignored, never throws
+    sink.onEvent(started(2, 'builder')); // after close: ignored, never throws
     const errors = readLines(join(sink.dir, 'errors.jsonl'));
     expect(errors).toEqual([
       expect.objectContaining({

@@ -3,7 +3,8 @@ import { buildAgentEnv } from '../../agent/agent-env.ts';
 import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
-import type { ChecklistProgress, LoopEvent, LoopEventListener, StopReason } from '../../observe/events.ts';
+import type { ChecklistProgress, LoopEvent, StopReason } from '../../observe/events.ts';
+import type { Reporter } from '../../observe/reporter.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { type SweepMarked, sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { appendEvent } from '../../state/events-log.ts';
@@ -35,7 +36,12 @@ export interface RunLoopOptions {
    * is finished and recorded, state saved, exit 130.
    */
   signal?: AbortSignal | undefined;
-  onEvent?: LoopEventListener | undefined;
+  /**
+   * Reporters of the run's event stream on top of the ones every run has (the run log, the stream
+   * file, diagnostics with RALPH_DIAGNOSTICS=1, notifications, the run registry): a console
+   * (`createConsoleReporter`), a UI, an embedder's own. Called after those, closed after them.
+   */
+  reporters?: readonly Reporter[] | undefined;
   /** Injected clock (ms since epoch). */
   now?: (() => number) | undefined;
   env?: NodeJS.ProcessEnv | undefined;

@@ -1,6 +1,6 @@
 import { type ApprovalPointName, approvalPoints } from '../../config/schema.ts';
 import type { QuestionRecord } from '../../human/control-files.ts';
-import type { IterationRecord } from '../../observe/events.ts';
+import type { IterationRecord } from '../../observe/iteration-record.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { listFiles, uncommittedFiles } from '../git/workspace-git.ts';
 import { queueGuidance } from './control-inbox.ts';

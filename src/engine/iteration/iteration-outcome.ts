@@ -1,4 +1,4 @@
-import type { IterationRecord } from '../../observe/events.ts';
+import type { IterationRecord } from '../../observe/iteration-record.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';

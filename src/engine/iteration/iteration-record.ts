@@ -1,5 +1,5 @@
 import { readGitHead } from '../../git/head.ts';
-import type { IterationDecision, IterationRecord } from '../../observe/events.ts';
+import type { IterationDecision, IterationRecord } from '../../observe/iteration-record.ts';
 import { redactDeep } from '../../observe/redact.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import { appendLine } from '../../state/append-line.ts';

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveBackend } from '../../backends/registry.ts';
 import { startingTopic } from '../../config/hat-checks.ts';
@@ -7,19 +6,11 @@ import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
-import { createNotifier } from '../../human/notify.ts';
-import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
-import { createStreamFileSink, STREAM_FILE } from '../../observe/event-stream-file.ts';
-import type { LoopEvent } from '../../observe/events.ts';
-import { createOutputCap } from '../../observe/output-cap.ts';
 import { createRedactor } from '../../observe/redact.ts';
-import { createRunLogSink } from '../../observe/run-log.ts';
-import { createStreamRedaction } from '../../observe/stream-redaction.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneRunDirs } from '../../state/run-dirs.ts';
-import { recordInRegistry, registryFile } from '../../state/run-registry.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
 import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/limits.ts';
 import { gitPreflight } from '../git/workspace-git.ts';
@@ -40,6 +31,7 @@ import {
   waitWhilePaused,
 } from './between-iterations.ts';
 import { settleHeldReview } from './held-review.ts';
+import { openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun, resumesUncommitted } from './run-setup.ts';
 import { startRun } from './run-start.ts';
 
@@ -84,7 +76,8 @@ export function initialEvents(config: RalphConfig): PendingEvent[] {
 /**
  * Runs the loop until completion, a limit, repeated failure, a stop request or an interrupt.
  * Never writes to the console and never exits the process: everything observable goes through
- * `onEvent`, `.ralph/state.json`, the events file, the run log and the iteration records.
+ * the reporters (the run log, the stream file, diagnostics, notifications and the run registry,
+ * then `options.reporters`), `.ralph/state.json`, the events file and the iteration records.
  */
 export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   const now = options.now ?? Date.now;
@@ -125,15 +118,23 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
-  let log: ReturnType<typeof createRunLogSink>;
-  let stream: ReturnType<typeof createStreamFileSink>;
-  let diagnostics: ReturnType<typeof createDiagnosticsSink> | undefined;
+  const env = options.env ?? process.env;
+  // API keys never reach a file Ralph writes or its console: the values of secret-named variables
+  // of the environment and of cli.env are redacted, and key shapes.
+  const redact = createRedactor({ ...env, ...config.cli.env });
+  let run: RunReporters;
   try {
-    log = createRunLogSink(logFile);
-    mkdirSync(join(paths.runs, state.run_id), { recursive: true });
-    stream = createStreamFileSink(join(paths.runs, state.run_id, STREAM_FILE), now);
-    if ((options.env ?? process.env).RALPH_DIAGNOSTICS === '1')
-      diagnostics = createDiagnosticsSink(options.workspace, { now });
+    run = openRunReporters({
+      workspace: options.workspace,
+      config,
+      paths,
+      state,
+      logFile,
+      env,
+      now,
+      redact,
+      extra: options.reporters ?? [],
+    });
     const pruned = pruneRunDirs(paths.runs, config.logs.keep_runs, state.run_id);
     if (pruned.length > 0)
       prepared.notices.push(
@@ -155,71 +156,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     lock.release();
     throw user;
   }
-  // API keys never reach a file Ralph writes or its console: every sink sees redacted events. The
-  // values of secret-named variables of the environment and of cli.env are redacted, and key shapes.
-  const redact = createRedactor({ ...(options.env ?? process.env), ...config.cli.env });
-  const redaction = createStreamRedaction(redact);
-  // A chatty agent's output is kept bounded (head and tail) before anything stores or shows it.
-  const cap = createOutputCap(config.logs.max_output_mb, 'logs.max_output_mb');
-  const env = options.env ?? process.env;
-  // Notifications are told what the console is told, redacted; a failed delivery is a notice, never a stop.
-  const notifier = createNotifier({
-    notify: config.notify,
-    workspace: options.workspace,
-    env,
-    onProblem: (message) => emit({ type: 'notice', level: 'warn', message }),
-  });
-  const sinks = [
-    log.listener,
-    stream.listener,
-    notifier.listener,
-    ...(diagnostics ? [diagnostics.listener] : []),
-    ...(options.onEvent ? [options.onEvent] : []),
-  ];
-  // Every sink sees every event even when one fails (a full disk under the log): the first failure
-  // is thrown after all of them were called.
-  const emit = (event: LoopEvent) => {
-    // Indexed: runs per line of agent output, and bin/ralph's V8 does not optimise iterators away.
-    let failed: { error: unknown } | undefined;
-    const kept = cap(event);
-    for (let k = 0; k < kept.length; k++)
-      for (const safe of redaction(kept[k] as LoopEvent))
-        for (const sink of sinks) {
-          try {
-            sink(safe);
-          } catch (error) {
-            failed ??= { error };
-          }
-        }
-    if (failed) throw failed.error;
-  };
+  const { emit } = run;
   const startIterations = state.iterations;
-  // The per-user list of workspaces where loops ran: what `ralph dashboard` shows.
-  const register = () =>
-    recordInRegistry(
-      env,
-      {
-        workspace: options.workspace,
-        run_id: state.run_id,
-        pid: process.pid,
-        started_at: state.started_at,
-        updated_at: new Date(now()).toISOString(),
-        status: state.status,
-        stop_reason: state.stop_reason,
-      },
-      (pid) =>
-        emit({
-          type: 'notice',
-          level: 'info',
-          message: `waiting for the run registry (${registryFile(env)}), locked by ${pid === undefined ? 'another ralph' : `pid ${pid}`}`,
-        }),
-    );
-  register();
   // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
   // only when the watched work tree, the index, HEAD or the git config changed.
-  const workingTree = inRepo
-    ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, options.env ?? process.env)
-    : undefined;
+  const workingTree = inRepo ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env) : undefined;
   const pendingChanges = workingTree ? () => workingTree.changes() : undefined;
   const ctx = createRunContext({
     options,
@@ -273,12 +214,9 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
     saved = true;
   });
   await attempt(() => announceEnd(ctx, end, logFile));
-  register();
-  // The `stopped` notification is delivered before the process ends (bounded: never hangs the exit).
-  await attempt(() => notifier.flush(10_000));
-  await attempt(() => log.close());
-  await attempt(() => stream.close());
-  await attempt(() => diagnostics?.close());
+  // The registry hears the end, the `stopped` notification is delivered (bounded: never hangs the
+  // exit), the files are closed, then the caller's reporters.
+  for (const reporter of run.reporters) await attempt(() => reporter.close?.());
   await attempt(() => workingTree?.close());
   await attempt(() => lock.release());
   if (failed) throw failed.error;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { join, relative } from 'node:path';
 import { UnfinishedRunError } from '../../errors.ts';
 import { withdrawRunQuestions } from '../../human/control-files.ts';
-import { nextLogFile } from '../../observe/run-log.ts';
+import { nextLogFile } from '../../observe/reporters/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
 import { isPidAlive, liveGroupMembers, readProcStat } from '../../process/pids.ts';

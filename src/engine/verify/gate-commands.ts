@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
-import type { GateSummary } from '../../observe/events.ts';
+import type { GateSummary } from '../../observe/iteration-record.ts';
 import { writeFileAtomicSync } from '../../state/atomic-write.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 

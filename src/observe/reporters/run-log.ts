@@ -1,8 +1,9 @@
 import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { outputWrite } from '../state/write-faults.ts';
-import type { LoopEvent } from './events.ts';
-import { formatDuration, formatNumber, stopText } from './format.ts';
+import { outputWrite } from '../../state/write-faults.ts';
+import { describeEvent } from '../describe-event.ts';
+import { formatDuration, formatNumber } from '../format.ts';
+import type { Reporter } from '../reporter.ts';
 
 const RULE = '━'.repeat(40);
 
@@ -30,12 +31,12 @@ export function nextLogFile(dir: string, now: Date): string {
  * start), the full agent output, and a footer (end, duration, commit, tokens, context %, cost).
  * Written synchronously so it survives a crash of Ralph itself.
  */
-export function createRunLogSink(file: string): { listener: (e: LoopEvent) => void; close(): void } {
+export function createRunLogSink(file: string): Reporter & { close(): void } {
   const fd = openSync(file, 'a');
   const write = (s: string) => outputWrite(fd, file, s);
   let needsNewline = false;
   return {
-    listener(e) {
+    onEvent(e) {
       switch (e.type) {
         case 'loop.started':
           write(
@@ -43,7 +44,7 @@ export function createRunLogSink(file: string): { listener: (e: LoopEvent) => vo
           );
           break;
         case 'notice':
-          write(`[ralph ${e.level}] ${e.message}\n`);
+          write(`[ralph ${e.level}] ${describeEvent(e)}\n`);
           break;
         case 'iteration.started':
           write(
@@ -57,20 +58,16 @@ export function createRunLogSink(file: string): { listener: (e: LoopEvent) => vo
           needsNewline = !e.text.endsWith('\n');
           break;
         case 'gate.started':
-          write(`${needsNewline ? '\n' : ''}[ralph] ${e.gate}: ${e.command}\n`);
+          write(`${needsNewline ? '\n' : ''}[ralph] ${describeEvent(e)}\n`);
           needsNewline = false;
           break;
         case 'gate.finished':
-          write(
-            `${needsNewline ? '\n' : ''}[ralph] ${e.gate} ${e.summary.passed ? 'passed' : e.summary.timed_out ? 'TIMED OUT' : `FAILED (exit ${e.summary.exit_code})`}\n`,
-          );
+          write(`${needsNewline ? '\n' : ''}[ralph] ${describeEvent(e)}\n`);
           needsNewline = false;
           break;
         case 'git.committed':
-          write(`[ralph] committed ${e.commit.slice(0, 7)}: ${e.message.split('\n')[0]}\n`);
-          break;
         case 'git.pushed':
-          write(`[ralph] pushed to ${e.remote}/${e.branch}\n`);
+          write(`[ralph] ${describeEvent(e)}\n`);
           break;
         case 'iteration.finished': {
           const r = e.record;
@@ -86,7 +83,7 @@ export function createRunLogSink(file: string): { listener: (e: LoopEvent) => vo
         }
         case 'loop.finished':
           write(
-            `# stopped: ${stopText(e.stopReason, e.message)} · exit ${e.exitCode} · ${e.iterations} iterations · ${formatDuration(e.elapsedMs)} · $${e.costUsd.toFixed(4)}\n`,
+            `# stopped: ${describeEvent(e)} · exit ${e.exitCode} · ${e.iterations} iterations · ${formatDuration(e.elapsedMs)} · $${e.costUsd.toFixed(4)}\n`,
           );
           break;
         default:

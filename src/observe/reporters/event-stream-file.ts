@@ -1,7 +1,8 @@
 import { closeSync, openSync } from 'node:fs';
-import { outputWrite } from '../state/write-faults.ts';
-import type { LoopEvent } from './events.ts';
-import { type AgentText, isText } from './output-cap.ts';
+import { outputWrite } from '../../state/write-faults.ts';
+import type { LoopEvent } from '../events.ts';
+import { type AgentText, isText } from '../output-cap.ts';
+import type { Reporter } from '../reporter.ts';
 
 /** `.ralph/runs/<run-id>/stream.jsonl`: the engine's event stream, one redacted event per line. */
 export const STREAM_FILE = 'stream.jsonl';
@@ -21,7 +22,7 @@ export interface StreamLine {
 export function createStreamFileSink(
   file: string,
   now: () => number = Date.now,
-): { listener: (e: LoopEvent) => void; close(): void } {
+): Reporter & { close(): void } {
   const fd = openSync(file, 'a');
   let pending: { iteration: number; lines: string[]; at: number } | undefined;
   // A burst's lines reach the file within 100 ms even when the agent then falls silent.
@@ -64,7 +65,7 @@ export function createStreamFileSink(
     pending.lines.push(e.event.text);
   };
   return {
-    listener(e) {
+    onEvent(e) {
       rethrow();
       const t = now();
       if (e.type === 'agent.output') return;

@@ -1,0 +1,96 @@
+/** What `.ralph/runs/<run-id>/iterations.jsonl` records per iteration (a contract, DESIGN.md §1). */
+
+/** Token totals as recorded in state, records and summaries. */
+export interface TokenTotals {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  total: number;
+}
+
+/** A gate's result as recorded per iteration. */
+export interface GateSummary {
+  command: string;
+  passed: boolean;
+  exit_code: number | null;
+  timed_out: boolean;
+  duration_ms: number;
+}
+
+/** The decisions of one iteration, with the values they were made on. */
+export interface IterationDecision {
+  route: { hat: string | null; backend: string; triggered_by: string[] };
+  /** Null when the iteration did not ask to complete. */
+  completion: { accepted: boolean; reasons: string[] } | null;
+  gates: { validate?: boolean; tests?: boolean };
+  /** Each limit: used and its maximum (null: none). */
+  limits: {
+    iterations: { used: number; max: number };
+    runtime_ms: { used: number; max: number | null };
+    cost_usd: { used: number; max: number | null };
+    tokens: { used: number; max: number | null };
+    consecutive_failures: { used: number; max: number };
+  };
+  /** The stop this iteration decided, if any. */
+  stop: { reason: string; message: string } | null;
+}
+
+/** One line of `.ralph/runs/<run-id>/iterations.jsonl`. */
+export interface IterationRecord {
+  run_id: string;
+  iteration: number;
+  hat: string | null;
+  backend: string;
+  /** The executable that ran (`claude`, `./agent.sh`); absent in records written before it was kept. */
+  command?: string;
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  exit_code: number | null;
+  signal: string | null;
+  killed_by: string | null;
+  tokens: TokenTotals;
+  cost_usd: number | null;
+  /** The CLI reported no cost: cost_usd is estimated from the tokens and the model's list price. */
+  cost_estimated?: boolean;
+  context_pct: number | null;
+  model: string | null;
+  head_before: string | null;
+  head_after: string | null;
+  /** Topics the agent published in this iteration. */
+  events: string[];
+  /** Files the iteration changed (git repositories only). */
+  files_changed: string[] | null;
+  /** The commit Ralph made for it (git.commit), if any. */
+  commit: string | null;
+  /** Gate results: validate hook and tests. */
+  gates: { validate?: GateSummary; tests?: GateSummary };
+  /** complete | success | failure | gate_tampered | limit | aborted | parked | idle (persistent mode: nothing to do, waiting) */
+  verdict: string;
+  reason: string | null;
+  consecutive_failures: number;
+  /** Processes the iteration left running that Ralph killed at its end (the agent itself excluded). */
+  killed_processes: { pid: number; command: string }[];
+  /** A failed run: the agent's last stderr lines (redacted). */
+  stderr_tail?: string;
+  /** TDD loop: report sections missing, files changed outside tdd.allowed_paths. */
+  report_missing?: string[];
+  scope_violations?: string[];
+  /** Ids of the human guidance (`ralph tell`) and answers this iteration's prompt carried. */
+  guidance?: string[];
+  /** Ids of the questions the agent asked (`ralph ask`) during the iteration. */
+  questions?: string[];
+  /** cli.fallback: the backend this iteration ran on instead of the parked primary. */
+  fallback_from?: string;
+  /** gates.review after this iteration: the verdict, the findings and the review's own usage. */
+  review?: { approved: boolean; findings: string[]; round: number; cost_usd: number; tokens: number };
+  /** Protected files (gates.protect) the iteration changed: verdict gate_tampered. */
+  tampered?: string[];
+  /** What the iteration moved (no-progress rule): files (null: unknown), commit, tasks, events. */
+  progress?: { files: boolean | null; commit: boolean; tasks: boolean; events: boolean };
+  /** Why the loop did what it did after this iteration (`ralph explain` prints it). */
+  decision?: IterationDecision;
+  /** Review points a human settled for this iteration (`gates.approval`). */
+  approvals?: { point: string; id: string; answer: string; by: string; reason?: string }[];
+}
