@@ -3,9 +3,10 @@ import pc from 'picocolors';
 import { type BackendInspection, inspectBackends, knownBackends } from '../backends/backend-info.ts';
 import { runningAsRoot } from '../backends/claude.ts';
 import { pickAutoBackend } from '../backends/registry.ts';
-import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
+import { findConfigFile } from '../config/run-config.ts';
 import { configSchema, type RalphConfig } from '../config/schema.ts';
+import { resolveRunConfig } from '../engine/run/resolve-run.ts';
 import { preflight } from '../engine/steps/preflight.ts';
 import { ExitCode } from '../errors.ts';
 import { checkDiskSpace, type HealthResult, healthFatal, resolveAgentCommand } from '../gates/health.ts';
@@ -14,7 +15,6 @@ import { createRedactor, redactDeep } from '../observe/redact.ts';
 import { findExecutable } from '../process/find-executable.ts';
 import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
 import type { CliIO } from './io.ts';
-import { configChecks, configLayers, findConfigFile, withAutoBackend } from './resolve-run.ts';
 
 interface DoctorFlags {
   config?: string | undefined;
@@ -93,21 +93,12 @@ async function buildHealthReport(flags: DoctorFlags, io: CliIO): Promise<HealthR
   try {
     file = findConfigFile(io.cwd, flags.config);
     // The agent `ralph run` would use: RALPH_AGENT over ralph.yml, --set over both, auto resolved.
-    const agent = io.env.RALPH_AGENT?.trim();
-    const overrides = [
-      ...(agent ? [{ path: ['cli', 'backend'], value: agent, source: `RALPH_AGENT=${agent}` }] : []),
-      ...(flags.set ?? []).map(parseSetOverride),
-    ];
-    config = withAutoBackend(
-      loadConfig({
-        layers: configLayers(io.cwd, io.env, flags),
-        cwd: io.cwd,
-        overrides,
-        checks: configChecks(io.cwd, io.env),
-      }).config,
-      io.cwd,
-      io.env,
-    );
+    config = resolveRunConfig({
+      cwd: io.cwd,
+      configPath: flags.config,
+      overrides: (flags.set ?? []).map(parseSetOverride),
+      env: io.env,
+    }).config;
   } catch (error) {
     // Without a config only the disk can be judged; the config problem itself is the fatal finding.
     const defaults = configSchema.parse({});

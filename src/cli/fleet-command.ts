@@ -10,7 +10,7 @@ import type { LoopEvent } from '../observe/events.ts';
 import { stopText } from '../observe/format.ts';
 import { defaultWorkdir, fleetSettings } from './fleet-settings.ts';
 import type { CliIO } from './io.ts';
-import { numberFlag, resolveRun } from './resolve-run.ts';
+import { numberFlag, resolveRunFlags } from './resolve-run.ts';
 import { handleStopSignals } from './signals.ts';
 
 interface WorkerFlags {
@@ -65,7 +65,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<numb
       runFleetJob(job, {
         workdir,
         resolve: (ws, spec) => {
-          const r = resolveRun(
+          const r = resolveRunFlags(
             ws,
             { preset: spec.preset, config: spec.config, maxCost: spec.maxCostUsd?.toString() },
             io.env,
