@@ -3,9 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { delimiter, isAbsolute, normalize, resolve } from 'node:path';
 import { type InteractiveInvocation, interactiveInvocation } from '../backends/interactive.ts';
+import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
+import { backendOverrides, configLayers } from '../config/run-config.ts';
 import type { RalphConfig } from '../config/schema.ts';
-import { resolveRunConfig } from '../engine/run/resolve-run.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../paths-package.ts';
 import { DEFAULT_PLAN_PROMPT } from '../state/paths.ts';
@@ -112,13 +113,11 @@ export async function planCommand(
   extraArgs: string[],
   io: CliIO,
 ): Promise<number> {
-  // The agent `ralph run` would use: -b over --set over RALPH_AGENT over ralph.yml, auto resolved.
-  const { config } = resolveRunConfig({
+  // The backend as the files, --set and -b say (no RALPH_AGENT, no auto: a session needs a named CLI).
+  const { config } = loadConfig({
+    layers: configLayers(io.cwd, io.env, flags),
     cwd: io.cwd,
-    configPath: flags.config,
-    overrides: (flags.set ?? []).map(parseSetOverride),
-    backend: flags.backend,
-    env: io.env,
+    overrides: [...(flags.set ?? []).map(parseSetOverride), ...backendOverrides(flags.backend)],
   });
   if (spec?.startsWith('-')) throw new UsageError(`"${spec}" is not a spec name; name the spec before --`);
   const specsDir = config.health.specs_dir ?? config.core.specs_dir ?? 'specs';

@@ -28,7 +28,7 @@ export function numberFlag(flag: string, value: string, integer: boolean): numbe
 }
 
 /** The overrides of `--set` and of the dedicated flags, in that order (flags win). */
-export function overridesFromFlags(flags: RunFlags): ConfigOverride[] {
+function overridesFromFlags(flags: RunFlags): ConfigOverride[] {
   const out = (flags.set ?? []).map(parseSetOverride);
   const add = (path: string, value: unknown, source: string) =>
     out.push({ path: path.split('.'), value, source });

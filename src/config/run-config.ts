@@ -50,6 +50,13 @@ export function agentEnvOverrides(env: NodeJS.ProcessEnv): ConfigOverride[] {
   return agent ? [{ path: ['cli', 'backend'], value: agent, source: `RALPH_AGENT=${agent}` }] : [];
 }
 
+/** `-b NAME`: the agent backend over the files, `RALPH_AGENT` and `--set`. */
+export function backendOverrides(backend: string | undefined): ConfigOverride[] {
+  return backend === undefined
+    ? []
+    : [{ path: ['cli', 'backend'], value: backend, source: `--backend ${backend}` }];
+}
+
 /**
  * `-b` or `RALPH_AGENT` naming another backend than the config files do: the files' `cli.command`,
  * `cli.args` and `cli.model` were written for their backend (`custom` with `./agent.sh`), so the

@@ -4,6 +4,7 @@ import { loadConfig } from '../../config/load-config.ts';
 import type { ConfigOverride } from '../../config/overrides.ts';
 import {
   agentEnvOverrides,
+  backendOverrides,
   choosePrompt,
   configLayers,
   type PromptChoice,
@@ -68,12 +69,7 @@ export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): {
   const { cwd } = options;
   const env = options.env ?? process.env;
   const layers = configLayers(cwd, env, { config: options.configPath, preset: options.preset });
-  const given = [
-    ...(options.overrides ?? []),
-    ...(options.backend === undefined
-      ? []
-      : [{ path: ['cli', 'backend'], value: options.backend, source: `--backend ${options.backend}` }]),
-  ];
+  const given = [...(options.overrides ?? []), ...backendOverrides(options.backend)];
   const loaded = loadConfig({
     layers,
     cwd,
