@@ -17,6 +17,8 @@ export type {
 } from './backends/types.ts';
 export { loadConfig, parseConfigText } from './config/load-config.ts';
 export { applyOverrides, type ConfigOverride, parseSetOverride } from './config/overrides.ts';
+/** The prompt of a run: its text, or a file to read (relative to the workspace). */
+export type { PromptChoice } from './config/run-config.ts';
 export {
   BACKEND_NAMES,
   type BackendName,
@@ -35,6 +37,13 @@ export {
   type Stop,
 } from './engine/decide/limits.ts';
 export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engine/run/loop.ts';
+// Tier "run": what `ralph run` resolves before its loop starts, for runLoop.
+/**
+ * Resolves a run as `ralph run` does: config discovery (`configPath` or ralph.yml), the layers (user
+ * config, project file, preset), `RALPH_AGENT`, the overrides, `cli.backend: auto`, the prompt
+ * choice and the backend. Throws a RalphError that says what to fix.
+ */
+export { type ResolvedRun, type ResolveRunOptions, resolveRun } from './engine/run/resolve-run.ts';
 export * from './errors.ts';
 export { describeEvent } from './observe/describe-event.ts';
 export type {

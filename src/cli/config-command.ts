@@ -3,12 +3,13 @@ import { explainConfig } from '../config/config-explain.ts';
 import { configJsonSchema } from '../config/json-schema.ts';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
+import { configLayers } from '../config/run-config.ts';
 import { closestMatch } from '../config/suggest.ts';
 import { preflight } from '../engine/readiness/preflight.ts';
+import { configChecks, withAutoBackend } from '../engine/run/resolve-run.ts';
 import { ExitCode, UsageError } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
 import type { CliIO } from './io.ts';
-import { configChecks, configLayers, withAutoBackend } from './resolve-run.ts';
 
 interface ConfigFlags {
   config?: string | undefined;

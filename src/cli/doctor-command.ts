@@ -1,20 +1,20 @@
 import { relative } from 'node:path';
 import pc from 'picocolors';
 import { knownBackends } from '../backends/registry.ts';
-import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
+import { findConfigFile } from '../config/run-config.ts';
 import {
   assessReadiness,
   type BackendRow,
   type LoadedConfig,
   type Readiness,
 } from '../engine/readiness/readiness.ts';
+import { resolveRunConfig } from '../engine/run/resolve-run.ts';
 import { ExitCode } from '../errors.ts';
 import { formatCost, formatDuration, formatNumber } from '../observe/format.ts';
 import { createRedactor, redactDeep } from '../observe/redact.ts';
 import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
 import type { CliIO } from './io.ts';
-import { configChecks, configLayers, findConfigFile, withAutoBackend } from './resolve-run.ts';
 
 interface DoctorFlags {
   config?: string | undefined;
@@ -34,21 +34,12 @@ function loadForDoctor(flags: DoctorFlags, io: CliIO): LoadedConfig {
   let file: string | undefined;
   try {
     file = findConfigFile(io.cwd, flags.config);
-    const agent = io.env.RALPH_AGENT?.trim();
-    const overrides = [
-      ...(agent ? [{ path: ['cli', 'backend'], value: agent, source: `RALPH_AGENT=${agent}` }] : []),
-      ...(flags.set ?? []).map(parseSetOverride),
-    ];
-    const config = withAutoBackend(
-      loadConfig({
-        layers: configLayers(io.cwd, io.env, flags),
-        cwd: io.cwd,
-        overrides,
-        checks: configChecks(io.cwd, io.env),
-      }).config,
-      io.cwd,
-      io.env,
-    );
+    const { config } = resolveRunConfig({
+      cwd: io.cwd,
+      configPath: flags.config,
+      overrides: (flags.set ?? []).map(parseSetOverride),
+      env: io.env,
+    });
     return { ok: true, file, config };
   } catch (error) {
     return { ok: false, file: file ?? flags.config ?? null, error: error as Error };

@@ -10,7 +10,7 @@ import { describeEvent } from '../observe/describe-event.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import { defaultWorkdir, fleetSettings } from './fleet-settings.ts';
 import type { CliIO } from './io.ts';
-import { numberFlag, resolveRun } from './resolve-run.ts';
+import { numberFlag, resolveRunFlags } from './resolve-run.ts';
 import { handleStopSignals } from './signals.ts';
 
 interface WorkerFlags {
@@ -57,7 +57,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<numb
       runFleetJob(job, {
         workdir,
         resolve: (ws, spec) => {
-          const r = resolveRun(
+          const r = resolveRunFlags(
             ws,
             { preset: spec.preset, config: spec.config, maxCost: spec.maxCostUsd?.toString() },
             io.env,

@@ -1,10 +1,10 @@
 import { relative } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
 import { parseSetOverride } from '../config/overrides.ts';
+import { configLayers } from '../config/run-config.ts';
 import { ExitCode } from '../errors.ts';
 import { renderHatGraph } from '../routing/hat-graph.ts';
 import type { CliIO } from './io.ts';
-import { configLayers } from './resolve-run.ts';
 
 interface HatsFlags {
   config?: string | undefined;

@@ -1,11 +1,11 @@
 import type { BackendName } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
+import type { ResolvedRun } from '../engine/run/resolve-run.ts';
 import type { ParallelEvent } from '../observe/parallel-events.ts';
 import { killGroupNow } from '../process/kill-group.ts';
 import type { ParallelTuiHandle } from '../tui/start-parallel-tui.ts';
 import type { CliIO } from './io.ts';
 import { formatParallelEvent } from './parallel-lines.ts';
-import type { ResolvedRun } from './resolve-run.ts';
 import { handleStopSignals } from './signals.ts';
 
 export interface ParallelDisplay {

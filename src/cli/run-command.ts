@@ -3,22 +3,12 @@ import { basename, join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import type { Dashboard } from '../dashboard/server.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
-import { checklistCondition } from '../engine/decide/completion.ts';
-import {
-  agentInvocation,
-  configPromptParts,
-  hatBackend,
-  SCRATCHPAD_BUDGET,
-} from '../engine/iteration/iteration-prompt.ts';
-import { initialEvents, runLoop } from '../engine/run/loop.ts';
-import { readWorkspaceContext } from '../engine/steps/workspace-context.ts';
-import { checklistContextBlock, readChecklist } from '../engine/workflows/checklist-view.ts';
+import { planFirstIteration } from '../engine/run/first-iteration.ts';
+import { runLoop } from '../engine/run/loop.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { createConsoleReporter, type Verbosity } from '../observe/reporters/console-reporter.ts';
 import { killGroupNow } from '../process/kill-group.ts';
 import { killMarkedNow } from '../process/marked-processes.ts';
-import { assemblePrompt } from '../routing/prompt.ts';
-import { selectHat } from '../routing/select-hat.ts';
 import { markForcedStop } from '../state/force-stop.ts';
 import { readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -26,7 +16,7 @@ import type { TuiHandle } from '../tui/start-tui.ts';
 import { openDashboard } from './dashboard-command.ts';
 import type { CliIO } from './io.ts';
 import { parallelFlag } from './parallel-flag.ts';
-import { type RunFlags, resolveRun } from './resolve-run.ts';
+import { type RunFlags, resolveRunFlags } from './resolve-run.ts';
 import { shellCommand } from './shell-quote.ts';
 import { handleStopSignals } from './signals.ts';
 
@@ -62,43 +52,19 @@ export async function runCommand(
   // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
-  const resolved = resolveRun(io.cwd, flags, io.env);
+  const resolved = resolveRunFlags(io.cwd, flags, io.env);
   const { config, backend } = resolved;
 
   if (flags.dryRun) {
-    const pending = initialEvents(config);
-    const route = selectHat(config.hats, pending, { activations: {} });
-    const paths = ralphPaths(io.cwd);
-    const context = readWorkspaceContext(config, paths, route.hat);
-    const view = readChecklist(io.cwd, config, null);
-    const promise = config.completion.promise ?? config.event_loop.completion_promise;
-    const contextBlock = view
-      ? checklistContextBlock(
-          io.cwd,
-          config,
-          view,
-          1,
-          config.event_loop.max_iterations,
-          checklistCondition(config) === 'promise' ? promise : null,
-        )
-      : null;
-    const prompt = assemblePrompt({
-      context: contextBlock,
-      base: resolved.prompt,
-      completionPromise: promise,
-      ...configPromptParts(config, route.hatId, route.hat),
-      events: route.consumed,
-      // A new run starts Ralph's own scratchpad empty; the user's (outside .ralph/) is read as it is.
-      scratchpad: context.scratchpadOwned ? null : context.scratchpad,
-      scratchpadLabel: context.scratchpadLabel,
-      scratchpadBudget: SCRATCHPAD_BUDGET,
-      memories: context.memories,
-      readyTasks: context.readyTasks,
+    // The loop's own plan of its first iteration (planIteration), so the prompt is byte for byte the same.
+    const { prompt, invocation: inv } = planFirstIteration({
+      workspace: io.cwd,
+      config,
+      prompt: resolved.prompt,
+      backend,
+      mode,
+      extraArgs,
     });
-    const inv = agentInvocation(
-      { hat: route.hat, ...hatBackend(config, route.hat, backend) },
-      { prompt, config, workspace: io.cwd, runtimeDir: paths.dir, extraArgs },
-    );
     io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(config)}\n`);
     io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
     io.out(

@@ -60,9 +60,11 @@ function announce(ctx: RunContext, c: InboxCommand): void {
 function apply(ctx: RunContext, c: InboxCommand): boolean {
   const { state } = ctx;
   switch (c.kind) {
-    case 'guidance':
-      if (c.text) queueGuidance(state, { id: c.id, kind: 'guidance', text: c.text, source: c.source });
+    case 'guidance': {
+      const entry = guidanceOf(c);
+      if (entry) queueGuidance(state, entry);
       return false;
+    }
     case 'stop':
       state.stop_requested = true;
       return false;
@@ -78,6 +80,29 @@ function apply(ctx: RunContext, c: InboxCommand): boolean {
     default:
       return false;
   }
+}
+
+/** A `ralph tell` as the prompt carries it; undefined for another command or an empty text. */
+function guidanceOf(c: InboxCommand): QueuedGuidance | undefined {
+  return c.kind === 'guidance' && c.text
+    ? { id: c.id, kind: 'guidance', text: c.text, source: c.source }
+    : undefined;
+}
+
+/**
+ * The guidance a session's start would queue from the inbox (what consumeControl keeps at the start),
+ * read without consuming it: for `ralph run --dry-run`.
+ */
+export function unreadGuidance(inbox: string, control: LoopState['control']): QueuedGuidance[] {
+  const seen = new Set(control?.consumed ?? []);
+  const out: QueuedGuidance[] = [];
+  for (const command of readInbox(inbox, control?.offset ?? 0).commands) {
+    if (seen.has(command.id)) continue;
+    seen.add(command.id);
+    const entry = guidanceOf(command);
+    if (entry) out.push(entry);
+  }
+  return out;
 }
 
 /** Queues what a human said for the next prompt (guidance, an answer, a rejection's reason). */

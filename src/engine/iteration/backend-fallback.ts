@@ -1,5 +1,16 @@
-import type { BackendName } from '../../config/schema.ts';
+import type { BackendName, RalphConfig } from '../../config/schema.ts';
+import type { LoopState } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
+
+/** The cli.fallback backend a state says is in force at `now` (pure), or undefined. */
+export function fallbackInForce(
+  state: Pick<LoopState, 'fallback'>,
+  config: RalphConfig,
+  now: number,
+): BackendName | undefined {
+  const fb = state.fallback;
+  return fb && now < fb.until ? config.cli.fallback[fb.index] : undefined;
+}
 
 /**
  * cli.fallback: the backend to run on instead of the primary, or undefined. A fallback whose
@@ -8,7 +19,8 @@ import type { RunContext } from '../context/run-context.ts';
 export function activeFallback(ctx: RunContext): BackendName | undefined {
   const fb = ctx.state.fallback;
   if (!fb) return undefined;
-  if (ctx.now() < fb.until) return ctx.config.cli.fallback[fb.index];
+  const now = ctx.now();
+  if (now < fb.until) return fallbackInForce(ctx.state, ctx.config, now);
   ctx.state.fallback = null;
   ctx.emit({
     type: 'notice',

@@ -1,5 +1,5 @@
 import { appendEvent, type MalformedLine, parseEventTags, readEventsSince } from '../../state/events-log.ts';
-import type { PendingEvent } from '../../state/loop-state.ts';
+import type { LoopState, PendingEvent } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { withoutPromptEcho } from '../decide/completion.ts';
 
@@ -67,10 +67,18 @@ export function collectEvents(opts: {
 
 /** Events published from outside an iteration (e.g. `ralph emit` in another terminal) since the last read. */
 export function readExternalEvents(ctx: RunContext): Collected {
+  return externalEventsSince(ctx.eventsFile, ctx.state);
+}
+
+/** The same for a run's state read from disk (`ralph run --resume --dry-run`). */
+export function externalEventsSince(
+  eventsFile: string,
+  state: Pick<LoopState, 'events_offset' | 'malformed_streak'>,
+): Collected {
   return collectEvents({
-    eventsFile: ctx.eventsFile,
-    offset: ctx.state.events_offset,
-    streak: ctx.state.malformed_streak,
+    eventsFile,
+    offset: state.events_offset,
+    streak: state.malformed_streak,
     iteration: null,
     hat: null,
     finalText: null,

@@ -3,21 +3,10 @@ import { resolveBackend } from '../../backends/registry.ts';
 import type { AgentInvocation, Backend } from '../../backends/types.ts';
 import type { BackendName, HatConfig, RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
-import { assemblePrompt, type PromptInput } from '../../routing/prompt.ts';
 import { type HatSelection, selectHat } from '../../routing/select-hat.ts';
+import type { LoopState } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { readWorkspaceContext } from '../steps/workspace-context.ts';
-import { reviewBlock } from '../verify/review-gate.ts';
-import {
-  type ChecklistView,
-  checklistContextBlock,
-  readChecklist,
-  writeIterationMarker,
-} from '../workflows/checklist-view.ts';
-import { activeFallback } from './backend-fallback.ts';
-
-/** Characters of the scratchpad's newest part put in the prompt. */
-export const SCRATCHPAD_BUDGET = 6000;
+import type { ChecklistView } from '../workflows/checklist-view.ts';
 
 /** The hat an iteration runs (null in solo mode), and the backend it runs on. */
 export interface IterationRoute {
@@ -40,27 +29,19 @@ export interface IterationPrompt {
   guidance: string[];
 }
 
-/** Routes the pending events to a hat; publishes `<hat>.exhausted` for hats past max_activations. */
-export function routeIteration(ctx: RunContext, number: number): IterationRoute {
-  const { config, state, emit } = ctx;
+/**
+ * Routes the pending events to a hat (pure): the hat, the backend it runs on (`cli.fallback` while
+ * the loop backend's usage limit lasts) and its own agent arguments.
+ */
+export function routeFor(
+  config: RalphConfig,
+  state: Pick<LoopState, 'pending_events' | 'hat_activations'>,
+  loopBackend: Backend,
+  fallback: BackendName | undefined,
+): IterationRoute {
   const selection = selectHat(config.hats, state.pending_events, { activations: state.hat_activations });
-  for (const hatId of selection.exhausted)
-    ctx.publish(
-      { topic: `${hatId}.exhausted`, payload: null, source: 'max_activations', iteration: number },
-      hatId,
-    );
-  // Ralph's own informational events (gate results, default_publishes) may well have no hat.
-  const droppedFromAgent = selection.unmatched.filter((e) => ['agent', 'tag', 'external'].includes(e.source));
-  if (droppedFromAgent.length > 0 && ctx.hatsMode) {
-    emit({
-      type: 'notice',
-      level: 'info',
-      message: `no hat triggers on ${droppedFromAgent.map((e) => e.topic).join(', ')}; dropped`,
-    });
-  }
   const hat = selection.hat;
-  const routed = hatBackend(config, hat, ctx.options.backend);
-  const fallback = activeFallback(ctx);
+  const routed = hatBackend(config, hat, loopBackend);
   return {
     selection,
     hatId: selection.hatId,
@@ -69,6 +50,24 @@ export function routeIteration(ctx: RunContext, number: number): IterationRoute 
       ? { backend: resolveBackend(fallback, config), hatArgs: [], fallbackFrom: routed.backend.name }
       : routed),
   };
+}
+
+/** The loop's side of a route: `<hat>.exhausted` for hats past max_activations, dropped events said. */
+export function announceRoute(ctx: RunContext, number: number, selection: HatSelection): void {
+  for (const hatId of selection.exhausted)
+    ctx.publish(
+      { topic: `${hatId}.exhausted`, payload: null, source: 'max_activations', iteration: number },
+      hatId,
+    );
+  // Ralph's own informational events (gate results, default_publishes) may well have no hat.
+  const droppedFromAgent = selection.unmatched.filter((e) => ['agent', 'tag', 'external'].includes(e.source));
+  if (droppedFromAgent.length > 0 && ctx.hatsMode) {
+    ctx.emit({
+      type: 'notice',
+      level: 'info',
+      message: `no hat triggers on ${droppedFromAgent.map((e) => e.topic).join(', ')}; dropped`,
+    });
+  }
 }
 
 /**
@@ -130,89 +129,4 @@ export function agentInvocation(
       `backend ${backend.name} cannot refuse tools, so disallowed_tools cannot be honoured; use a backend that can, or remove the key`,
     );
   return backend.denyTools(invocation, { tools, runtimeDir: opts.runtimeDir });
-}
-
-/** The checklist context block and the TDD report feedback, or '' when there is neither. */
-function contextBlockFor(ctx: RunContext, number: number, view: ChecklistView | undefined): string {
-  const { options, config } = ctx;
-  return [
-    view
-      ? checklistContextBlock(
-          options.workspace,
-          config,
-          view,
-          number,
-          ctx.limits.maxIterations,
-          ctx.condition === 'promise' ? ctx.promise : null,
-        )
-      : '',
-    humanBlock(ctx),
-    reviewBlock(ctx),
-    ctx.state.tdd?.report_feedback ?? '',
-    ctx.state.feedback ? `## Last iteration\n${ctx.state.feedback}` : '',
-  ]
-    .filter((t) => t.length > 0)
-    .join('\n\n');
-}
-
-/** What a human said for this iteration (`ralph tell`, answers, rejected approvals), or ''. */
-function humanBlock(ctx: RunContext): string {
-  const queued = ctx.state.guidance ?? [];
-  if (queued.length === 0) return '';
-  return `## From a human (follow this)\n${queued.map((g) => `- ${g.text.replace(/\n/g, '\n  ')}`).join('\n')}`;
-}
-
-/** The parts of a prompt the config and the active hat give (shared by the loop and `run --dry-run`). */
-export function configPromptParts(
-  config: RalphConfig,
-  hatId: string | null,
-  hat: HatConfig | null,
-): Pick<PromptInput, 'hat' | 'hatsMode' | 'guardrails' | 'eventMeta'> {
-  return {
-    hat:
-      hat && hatId
-        ? {
-            id: hatId,
-            name: hat.name ?? hatId,
-            description: hat.description,
-            instructions: [hat.instructions, ...hat.extra_instructions].join('\n'),
-            publishes: hat.publishes,
-          }
-        : null,
-    hatsMode: Object.keys(config.hats).length > 0,
-    guardrails: config.core.guardrails,
-    eventMeta: config.events,
-  };
-}
-
-/** Assembles the iteration's prompt from the workspace as it stands (marks the journal first). */
-export function assembleIterationPrompt(
-  ctx: RunContext,
-  number: number,
-  route: IterationRoute,
-): IterationPrompt {
-  const { options, config, state } = ctx;
-  const { hat, hatId } = route;
-  const context = readWorkspaceContext(config, ctx.paths, hat);
-  writeIterationMarker(options.workspace, config, number, new Date(ctx.now()));
-  const view = readChecklist(options.workspace, config, state.start_milestone ?? null);
-  const contextBlock = contextBlockFor(ctx, number, view);
-  const prompt = assemblePrompt({
-    context: contextBlock || null,
-    base: options.prompt,
-    completionPromise: ctx.promise,
-    ...configPromptParts(config, hatId, hat),
-    events: route.selection.consumed,
-    scratchpad: context.scratchpad,
-    scratchpadLabel: context.scratchpadLabel,
-    scratchpadBudget: SCRATCHPAD_BUDGET,
-    memories: context.memories,
-    readyTasks: context.readyTasks,
-  });
-  return {
-    prompt,
-    view,
-    scratchpad: context.scratchpad,
-    guidance: (state.guidance ?? []).map((g) => g.id),
-  };
 }

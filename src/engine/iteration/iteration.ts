@@ -3,17 +3,14 @@ import type { KilledProcess } from '../../process/marked-processes.ts';
 import { announceSwept } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
+import { writeIterationMarker } from '../workflows/checklist-view.ts';
+import { activeFallback } from './backend-fallback.ts';
 import { readExternalEvents } from './collect-events.ts';
 import { runIterationAgent, type StartedIteration } from './iteration-agent.ts';
 import { settleIteration } from './iteration-outcome.ts';
-import {
-  agentInvocation,
-  assembleIterationPrompt,
-  type IterationPrompt,
-  type IterationRoute,
-  routeIteration,
-} from './iteration-prompt.ts';
+import { announceRoute } from './iteration-prompt.ts';
 import { recordIteration } from './iteration-record.ts';
+import { type IterationPlan, planIteration } from './plan-iteration.ts';
 
 /**
  * One iteration (DESIGN.md §2): route → prompt → agent → collect → gates → decide → record.
@@ -28,9 +25,8 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   state.events_offset = external.nextOffset;
   state.pending_events.push(...external.published);
 
-  const route = routeIteration(ctx, number);
-  const prompt = assembleIterationPrompt(ctx, number, route);
-  const started = startIteration(ctx, number, route, prompt);
+  const plan = planFor(ctx, number);
+  const started = startIteration(ctx, number, plan);
   // What the agent detached is swept at its end: it must not touch the workspace while Ralph
   // checks and commits it.
   const phase = await runIterationAgent(ctx, started);
@@ -51,22 +47,39 @@ async function sweepIteration(ctx: RunContext, number: number): Promise<KilledPr
   return killed;
 }
 
-/** Builds the agent's invocation, marks the iteration as current and announces it. */
+/**
+ * The iteration's route, prompt and agent command (planIteration), with the loop's effects: the
+ * fallback's end said, exhausted hats published, the journal's iteration marker written.
+ */
+function planFor(ctx: RunContext, number: number): IterationPlan {
+  const { options, config, state } = ctx;
+  const fallback = activeFallback(ctx);
+  const plan = planIteration({
+    config,
+    prompt: options.prompt,
+    workspace: options.workspace,
+    paths: ctx.paths,
+    state,
+    number,
+    maxIterations: ctx.limits.maxIterations,
+    backend: options.backend,
+    extraArgs: ctx.extraArgs,
+    fallback,
+  });
+  announceRoute(ctx, number, plan.route.selection);
+  // After the journal was read: the marker heads what this iteration appends, not its prompt.
+  writeIterationMarker(options.workspace, config, number, new Date(ctx.now()));
+  return plan;
+}
+
+/** Marks the iteration as current and announces it. */
 function startIteration(
   ctx: RunContext,
   number: number,
-  route: IterationRoute,
-  { prompt, view, scratchpad, guidance }: IterationPrompt,
+  { route, prompt, invocation, view, scratchpad, guidance }: IterationPlan,
 ): StartedIteration {
   const { options, state, emit } = ctx;
   const { hatId, hat, backend } = route;
-  const invocation = agentInvocation(route, {
-    prompt,
-    config: ctx.config,
-    workspace: options.workspace,
-    runtimeDir: ctx.paths.dir,
-    extraArgs: ctx.extraArgs,
-  });
   const startedAt = ctx.now();
   const headBefore = readGitHead(options.workspace);
   // Persisted once the agent's pid is known (onSpawn); a crash before that re-runs the same number anyway.

@@ -106,9 +106,7 @@ export async function prepareRun(opts: {
           : "wrote .ralph/.gitignore: git ignores Ralph's runtime files (commit it with your project)",
       );
     const previous = readPreviousState(paths.state, opts.mode);
-    if (previous && isUnfinished(previous) && opts.mode === 'auto') {
-      throw new UnfinishedRunError(previous.run_id, previous.current?.number ?? previous.iterations + 1);
-    }
+    const resuming = resumes(previous, opts.mode);
     // The stop-request file of older Ralph versions (stops now go through control/inbox.jsonl).
     rmSync(paths.stopRequest, { force: true });
     // Resumed or replaced, the earlier run's agent and whatever it detached must not work alongside.
@@ -121,7 +119,7 @@ export async function prepareRun(opts: {
         `recorded iteration ${previous.last_record?.iteration} of run ${previous.run_id}, which a crash had left unrecorded`,
       );
 
-    if (opts.mode === 'resume' && previous && previous.status !== 'completed') {
+    if (resuming && previous) {
       if (previous.current) previous.current.agent_pid = null;
       const state: LoopState = {
         ...previous,
@@ -177,10 +175,7 @@ export async function prepareRun(opts: {
       tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
       elapsed_ms: 0,
       pending_events: opts.initialEvents,
-      // The inbox is the workspace's, not the run's: what earlier runs consumed stays consumed, and
-      // guidance nobody has read yet goes to this run.
-      ...(previous?.control ? { control: previous.control } : {}),
-      ...(previous?.guidance?.length ? { guidance: previous.guidance } : {}),
+      ...carriedToNewRun(previous),
       events_file: eventsFile,
       events_offset: 0,
       seen_topics: [],
@@ -201,6 +196,27 @@ export async function prepareRun(opts: {
     lock.release();
     throw error;
   }
+}
+
+/**
+ * Whether a session continues `previous` (`--resume` of a run that did not complete) or starts a
+ * new run; an unfinished run is never replaced unless told `--resume` or `--fresh`.
+ */
+export function resumes(previous: LoopState | undefined, mode: StartMode): boolean {
+  if (previous && isUnfinished(previous) && mode === 'auto')
+    throw new UnfinishedRunError(previous.run_id, previous.current?.number ?? previous.iterations + 1);
+  return mode === 'resume' && previous !== undefined && previous.status !== 'completed';
+}
+
+/**
+ * What a new run takes over from the one before: the inbox is the workspace's, not the run's, so
+ * what earlier runs consumed stays consumed, and guidance nobody has read yet goes to this run.
+ */
+export function carriedToNewRun(previous: LoopState | undefined): Pick<LoopState, 'control' | 'guidance'> {
+  return {
+    ...(previous?.control ? { control: previous.control } : {}),
+    ...(previous?.guidance?.length ? { guidance: previous.guidance } : {}),
+  };
 }
 
 /**

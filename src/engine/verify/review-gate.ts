@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { runAgentTurn } from '../../agent/agent-turn.ts';
 import { addTotals } from '../../agent/usage-meter.ts';
 import { resolveBackend } from '../../backends/registry.ts';
+import type { RalphConfig } from '../../config/schema.ts';
 import { runGitRaw } from '../../git/run-git.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
+import type { LoopState } from '../../state/loop-state.ts';
 import {
   announceSwept,
   emitTurnEvent,
@@ -169,7 +171,7 @@ export function reviewStop(ctx: RunContext): Stop | undefined {
 }
 
 /** The next prompt's part about the open review findings, or ''. */
-export function reviewBlock(ctx: RunContext): string {
+export function reviewBlock(ctx: { state: Pick<LoopState, 'review'>; config: RalphConfig }): string {
   const open = ctx.state.review?.rounds ?? [];
   const last = open.at(-1);
   if (!last || !ctx.config.gates.review) return '';

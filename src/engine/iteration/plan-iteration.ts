@@ -1,0 +1,153 @@
+import type { AgentInvocation, Backend } from '../../backends/types.ts';
+import type { BackendName, HatConfig, RalphConfig } from '../../config/schema.ts';
+import { assemblePrompt, type PromptInput } from '../../routing/prompt.ts';
+import type { LoopState } from '../../state/loop-state.ts';
+import type { RalphPaths } from '../../state/paths.ts';
+import { checklistCondition } from '../decide/completion.ts';
+import { readWorkspaceContext, type WorkspaceContext } from '../steps/workspace-context.ts';
+import { reviewBlock } from '../verify/review-gate.ts';
+import { type ChecklistView, checklistContextBlock, readChecklist } from '../workflows/checklist-view.ts';
+import { agentInvocation, type IterationPrompt, type IterationRoute, routeFor } from './iteration-prompt.ts';
+
+/** Characters of the scratchpad's newest part put in the prompt. */
+export const SCRATCHPAD_BUDGET = 6000;
+
+/** What of the run's state an iteration's route and prompt depend on. */
+export type PlanState = Pick<
+  LoopState,
+  'pending_events' | 'hat_activations' | 'guidance' | 'review' | 'tdd' | 'feedback' | 'start_milestone'
+>;
+
+/** Everything an iteration is planned from besides what it reads from the workspace. */
+export interface IterationPlanInput {
+  config: RalphConfig;
+  /** The user's prompt (PROMPT.md, -p text). */
+  prompt: string;
+  workspace: string;
+  paths: RalphPaths;
+  state: PlanState;
+  number: number;
+  maxIterations: number;
+  /** The loop's backend. */
+  backend: Backend;
+  /** The agent arguments given after `--`. */
+  extraArgs: readonly string[];
+  /** cli.fallback: the backend in force while the loop backend's usage limit lasts. */
+  fallback?: BackendName | undefined;
+}
+
+/** What an iteration reads from the workspace (files change between iterations): the injected effects. */
+export interface WorkspaceReads {
+  /** Scratchpad, memories and tasks, as the active hat sees them. */
+  context(hat: HatConfig | null): WorkspaceContext;
+  /** The design document of a checklist run, or undefined. */
+  checklist(startMilestone: string | null): ChecklistView | undefined;
+  /** The context block that starts a checklist run's prompt (it reads the journal). */
+  checklistBlock(view: ChecklistView, number: number, maxIterations: number, promise: string | null): string;
+}
+
+/** What an iteration receives: its route (hat, backend), its prompt and its agent command. */
+export interface IterationPlan extends IterationPrompt {
+  route: IterationRoute;
+  invocation: AgentInvocation;
+}
+
+/** The workspace's files as they stand on disk. */
+export function workspaceReads(workspace: string, config: RalphConfig, paths: RalphPaths): WorkspaceReads {
+  return {
+    context: (hat) => readWorkspaceContext(config, paths, hat),
+    checklist: (startMilestone) => readChecklist(workspace, config, startMilestone),
+    checklistBlock: (view, number, maxIterations, promise) =>
+      checklistContextBlock(workspace, config, view, number, maxIterations, promise),
+  };
+}
+
+/**
+ * Plans one iteration: routes the pending events to a hat, assembles the prompt and builds the
+ * agent command. The one place both come from, for the loop and for `ralph run --dry-run`, so a
+ * dry run shows byte for byte what the iteration receives. Pure but for `reads`.
+ */
+export function planIteration(
+  input: IterationPlanInput,
+  reads: WorkspaceReads = workspaceReads(input.workspace, input.config, input.paths),
+): IterationPlan {
+  const { config, state } = input;
+  const route = routeFor(config, state, input.backend, input.fallback);
+  const context = reads.context(route.hat);
+  const view = reads.checklist(state.start_milestone ?? null);
+  const promise = config.completion.promise ?? config.event_loop.completion_promise;
+  const checklist = view
+    ? reads.checklistBlock(
+        view,
+        input.number,
+        input.maxIterations,
+        checklistCondition(config) === 'promise' ? promise : null,
+      )
+    : '';
+  const contextBlock = [
+    checklist,
+    humanBlock(state),
+    reviewBlock({ state, config }),
+    state.tdd?.report_feedback ?? '',
+    state.feedback ? `## Last iteration\n${state.feedback}` : '',
+  ]
+    .filter((t) => t.length > 0)
+    .join('\n\n');
+  const prompt = assemblePrompt({
+    context: contextBlock || null,
+    base: input.prompt,
+    completionPromise: promise,
+    ...configPromptParts(config, route.hatId, route.hat),
+    events: route.selection.consumed,
+    scratchpad: context.scratchpad,
+    scratchpadLabel: context.scratchpadLabel,
+    scratchpadBudget: SCRATCHPAD_BUDGET,
+    memories: context.memories,
+    readyTasks: context.readyTasks,
+  });
+  const invocation = agentInvocation(route, {
+    prompt,
+    config,
+    workspace: input.workspace,
+    runtimeDir: input.paths.dir,
+    extraArgs: input.extraArgs,
+  });
+  return {
+    route,
+    prompt,
+    invocation,
+    view,
+    scratchpad: context.scratchpad,
+    guidance: (state.guidance ?? []).map((g) => g.id),
+  };
+}
+
+/** What a human said for this iteration (`ralph tell`, answers, rejected approvals), or ''. */
+function humanBlock(state: PlanState): string {
+  const queued = state.guidance ?? [];
+  if (queued.length === 0) return '';
+  return `## From a human (follow this)\n${queued.map((g) => `- ${g.text.replace(/\n/g, '\n  ')}`).join('\n')}`;
+}
+
+/** The parts of a prompt the config and the active hat give. */
+function configPromptParts(
+  config: RalphConfig,
+  hatId: string | null,
+  hat: HatConfig | null,
+): Pick<PromptInput, 'hat' | 'hatsMode' | 'guardrails' | 'eventMeta'> {
+  return {
+    hat:
+      hat && hatId
+        ? {
+            id: hatId,
+            name: hat.name ?? hatId,
+            description: hat.description,
+            instructions: [hat.instructions, ...hat.extra_instructions].join('\n'),
+            publishes: hat.publishes,
+          }
+        : null,
+    hatsMode: Object.keys(config.hats).length > 0,
+    guardrails: config.core.guardrails,
+    eventMeta: config.events,
+  };
+}

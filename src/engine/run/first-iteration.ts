@@ -1,0 +1,116 @@
+import { join } from 'node:path';
+import type { Backend } from '../../backends/types.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import { type LoopState, readLoopState } from '../../state/loop-state.ts';
+import { ralphPaths } from '../../state/paths.ts';
+import type { StartMode } from '../context/run-context.ts';
+import { unreadGuidance } from '../human/control-inbox.ts';
+import { fallbackInForce } from '../iteration/backend-fallback.ts';
+import { externalEventsSince } from '../iteration/collect-events.ts';
+import {
+  type IterationPlan,
+  type PlanState,
+  planIteration,
+  workspaceReads,
+} from '../iteration/plan-iteration.ts';
+import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
+import { initialEvents } from './loop.ts';
+import { carriedToNewRun, resumes } from './run-setup.ts';
+
+/** What `runLoop` would be started with. */
+export interface FirstIterationInput {
+  workspace: string;
+  config: RalphConfig;
+  prompt: string;
+  backend: Backend;
+  mode: StartMode;
+  extraArgs: readonly string[];
+  /** The clock (epoch ms) that decides whether a `cli.fallback` is still in force. */
+  now?: number | undefined;
+}
+
+/**
+ * Plans the first iteration `runLoop` would run, touching nothing (`ralph run --dry-run`): the state
+ * a new run starts from (or the resumed run's), the guidance `ralph tell` queued before it, Ralph's
+ * own scratchpad as a new run clears it. The plan is planIteration's, the loop's own.
+ */
+export function planFirstIteration(input: FirstIterationInput): IterationPlan {
+  const { workspace, config } = input;
+  const paths = ralphPaths(workspace);
+  const previous = readPrevious(paths.state, input.mode);
+  const resumed = resumes(previous, input.mode) ? previous : undefined;
+  const start = resumed ? resumedState(workspace, resumed) : newRunState(workspace, config, previous);
+  const reads = workspaceReads(workspace, config, paths);
+  return planIteration(
+    {
+      config,
+      prompt: input.prompt,
+      workspace,
+      paths,
+      state: {
+        ...start.state,
+        // What `ralph tell` said before the session starts is in its first prompt (consumeControl).
+        guidance: [...(start.state.guidance ?? []), ...unreadGuidance(paths.inbox, start.control)],
+      },
+      number: start.number,
+      maxIterations: config.event_loop.max_iterations,
+      backend: input.backend,
+      extraArgs: input.extraArgs,
+      fallback: resumed ? fallbackInForce(resumed, config, input.now ?? Date.now()) : undefined,
+    },
+    resumed
+      ? reads
+      : {
+          ...reads,
+          // A new run starts with Ralph's own scratchpad cleared (prepareRun); the user's stays.
+          context: (hat) => {
+            const context = reads.context(hat);
+            return context.scratchpadOwned ? { ...context, scratchpad: null } : context;
+          },
+        },
+  );
+}
+
+interface StartingPoint {
+  state: PlanState;
+  control: LoopState['control'];
+  number: number;
+}
+
+/** The state.json of the workspace; with --fresh a damaged one counts as none (the run sets it aside). */
+function readPrevious(path: string, mode: StartMode): LoopState | undefined {
+  try {
+    return readLoopState(path);
+  } catch (error) {
+    if (mode !== 'fresh') throw error;
+    return undefined;
+  }
+}
+
+/** A new run: the starting event, what it takes over, and the checklist's current milestone. */
+function newRunState(workspace: string, config: RalphConfig, previous: LoopState | undefined): StartingPoint {
+  const carried = carriedToNewRun(previous);
+  const startMilestone = config.completion.checklist
+    ? currentMilestoneTitle(readChecklist(workspace, config, null))
+    : undefined;
+  return {
+    state: {
+      pending_events: initialEvents(config),
+      hat_activations: {},
+      guidance: carried.guidance,
+      start_milestone: startMilestone,
+    },
+    control: carried.control,
+    number: 1,
+  };
+}
+
+/** `--resume`: the run's own state, plus what `ralph emit` published from outside since it stopped. */
+function resumedState(workspace: string, state: LoopState): StartingPoint {
+  const external = externalEventsSince(join(workspace, state.events_file), state);
+  return {
+    state: { ...state, pending_events: [...state.pending_events, ...external.published] },
+    control: state.control,
+    number: state.current?.number ?? state.iterations + 1,
+  };
+}
