@@ -2,10 +2,11 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExitCode } from '../errors.ts';
 import { readInbox } from '../human/control-files.ts';
-import { formatAge, formatCost, formatNumber, formatSpan, stopText } from '../observe/format.ts';
+import { formatCost, formatNumber, stopText } from '../observe/format.ts';
 import { lockHolderAlive, readLock } from '../state/lock.ts';
 import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
+import { formatAge, formatSpan } from '../state/time-format.ts';
 import type { CliIO } from './io.ts';
 import { parallelStatusLines, readParallelStatus } from './parallel-status.ts';
 

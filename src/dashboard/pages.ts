@@ -1,6 +1,7 @@
 import type { StreamLine } from '../observe/event-stream-file.ts';
 import type { IterationRecord } from '../observe/events.ts';
-import { formatCost, formatNumber, formatSpan } from '../observe/format.ts';
+import { formatCost, formatNumber } from '../observe/format.ts';
+import { formatSpan } from '../state/time-format.ts';
 import { barChart, esc, hatGraphSvg, observedHatGraph } from './charts.ts';
 import { GROUPS, type RunSummary } from './run-data.ts';
 

@@ -1,6 +1,7 @@
 import pc from 'picocolors';
+import { formatDuration } from '../state/time-format.ts';
 import type { LoopEvent, LoopEventListener } from './events.ts';
-import { formatCost, formatDuration, formatNumber, stopText } from './format.ts';
+import { formatCost, formatNumber, stopText } from './format.ts';
 
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
 

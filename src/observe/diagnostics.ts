@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } fr
 import { join } from 'node:path';
 import type { AgentEvent } from '../backends/types.ts';
 import { ralphPaths } from '../state/paths.ts';
+import { localTime } from '../state/time-format.ts';
 import type { LoopEvent } from './events.ts';
 
 /** Long strings in `trace.jsonl` (prompts, outputs, tool results) are cut to this many chars. */
@@ -32,9 +33,7 @@ export interface DiagnosticsSink {
 
 /** Local time as `YYYY-MM-DDTHH-MM-SS`, safe in file names. */
 export function diagnosticsStamp(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}-${p(d.getMinutes())}-${p(d.getSeconds())}`;
+  return localTime(ms, 'YYYY-MM-DDTHH-mm-ss');
 }
 
 /**
