@@ -31,6 +31,8 @@ export {
 } from './engine/decide/limits.ts';
 export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engine/run/loop.ts';
 export * from './errors.ts';
+/** Inspect: where a workspace's loop stands, as `ralph status` reads it (state.json, the lock's live holder, a pending stop, the last event). */
+export { type RunStatus, readStatus } from './human/read-status.ts';
 export { createConsoleReporter } from './observe/console-reporter.ts';
 export type {
   IterationRecord,
@@ -42,5 +44,7 @@ export type {
 export { createRunLogSink } from './observe/run-log.ts';
 export { type SuperviseOptions, type SuperviseResult, supervise } from './process/supervisor.ts';
 export { assemblePrompt, type PromptInput } from './routing/prompt.ts';
+/** Inspect: a run's events (`.ralph/current-events`) as `ralph events` reads them, oldest first; `{ follow: true, signal }` keeps following. */
+export { type EventLine, type ReadEventsOptions, readEvents } from './state/events-log.ts';
 export { type LoopState, readLoopState } from './state/loop-state.ts';
 export { ralphPaths } from './state/paths.ts';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ExitCode, RalphError } from '../errors.ts';
 import { followFile, readTextSince } from '../state/jsonl.ts';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
+import { liveHolder } from '../state/lock.ts';
 import { readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
@@ -55,11 +55,6 @@ export function findRunLog(workspace: string, run: string | undefined): string {
   );
 }
 
-function loopRunning(lockFile: string): boolean {
-  const holder = readLock(lockFile);
-  return holder !== undefined && lockHolderAlive(holder);
-}
-
 /**
  * `ralph logs [RUN] [-f]`: prints a run's human log. `-f` keeps printing what is appended until
  * Ctrl-C, or until no loop holds the workspace any more and the log has stopped growing.
@@ -76,7 +71,7 @@ export async function logsCommand(
   if (!flags.follow) return ExitCode.ok;
   const lock = ralphPaths(io.cwd).lock;
   // The loop writes its last lines before it lets go of the lock: the follow reads once more after.
-  const done = () => !loopRunning(lock);
+  const done = () => liveHolder(lock) === undefined;
   for await (const more of followFile(file, { from: nextOffset, signal, intervalMs: 200, done }))
     io.out(more);
   return ExitCode.ok;

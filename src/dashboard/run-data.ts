@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openQuestions, type QuestionRecord } from '../human/control-files.ts';
+import { readStatus } from '../human/read-status.ts';
 import { STREAM_FILE, type StreamLine } from '../observe/event-stream-file.ts';
 import type { IterationRecord } from '../observe/events.ts';
 import { stopText } from '../observe/format.ts';
 import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import { anyJson, type LineParser, readJsonlSince } from '../state/jsonl.ts';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
-import { type LoopState, loopStateOf } from '../state/loop-state.ts';
+import type { LoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { type RegistryEntry, readRegistry, workspaceGone } from '../state/run-registry.ts';
 
@@ -47,10 +47,8 @@ export function runKey(workspace: string): string {
 
 /** Where a run stands, from its registry line, state.json and lock (pure apart from the reads). */
 export function summarize(entry: RegistryEntry, now: number): RunSummary {
-  const paths = ralphPaths(entry.workspace);
-  const state = loopStateOf(entry.workspace);
-  const lock = readLock(paths.lock);
-  const alive = lock !== undefined && lockHolderAlive(lock);
+  // A damaged state.json shows as no state here: `ralph status` and the loop report the damage.
+  const { state, running: alive } = readStatus(entry.workspace);
   const base = {
     key: runKey(entry.workspace),
     workspace: entry.workspace,

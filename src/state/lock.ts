@@ -63,6 +63,12 @@ export function lockHolderAlive(info: LockHolder): boolean {
   return started === undefined || Number.isNaN(taken) || started <= taken + 2000;
 }
 
+/** The lock's holder while it is a live process; undefined when no lock or its holder is gone. */
+export function liveHolder(path: string): LockInfo | undefined {
+  const holder = readLock(path);
+  return holder && lockHolderAlive(holder) ? holder : undefined;
+}
+
 /** A held workspace lock; `release()` is idempotent and only removes the lock if it is still ours. */
 export interface HeldLock {
   info: LockInfo;
