@@ -45,6 +45,8 @@ export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engin
  */
 export { type ResolvedRun, type ResolveRunOptions, resolveRun } from './engine/run/resolve-run.ts';
 export * from './errors.ts';
+/** Inspect: where a workspace's loop stands, as `ralph status` reads it (state.json, the lock's live holder, a pending stop, the last event). */
+export { type RunStatus, readStatus } from './human/read-status.ts';
 export { describeEvent } from './observe/describe-event.ts';
 export type {
   AgentEventEvent,
@@ -98,5 +100,7 @@ export {
 export { createRunLogSink } from './observe/reporters/run-log.ts';
 export { type SuperviseOptions, type SuperviseResult, supervise } from './process/supervisor.ts';
 export { assemblePrompt, type PromptInput } from './routing/prompt.ts';
+/** Inspect: a run's events (`.ralph/current-events`) as `ralph events` reads them, oldest first; `{ follow: true, signal }` keeps following. */
+export { type EventLine, type ReadEventsOptions, readEvents } from './state/events-log.ts';
 export { type LoopState, readLoopState } from './state/loop-state.ts';
 export { ralphPaths } from './state/paths.ts';

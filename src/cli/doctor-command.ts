@@ -11,8 +11,9 @@ import {
 } from '../engine/readiness/readiness.ts';
 import { resolveRunConfig } from '../engine/run/resolve-run.ts';
 import { ExitCode } from '../errors.ts';
-import { formatCost, formatDuration, formatNumber } from '../observe/format.ts';
+import { formatCost, formatNumber } from '../observe/format.ts';
 import { createRedactor, redactDeep } from '../observe/redact.ts';
+import { formatDuration } from '../state/time-format.ts';
 import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
 import type { CliIO } from './io.ts';
 

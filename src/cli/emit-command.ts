@@ -1,23 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { RalphError, UsageError } from '../errors.ts';
+import { UsageError } from '../errors.ts';
 import { appendLine } from '../state/append-line.ts';
-import { ralphPaths } from '../state/paths.ts';
+import { eventsFileOf } from '../state/events-log.ts';
 
 /** Finds the events file: $RALPH_EVENTS_FILE, else the one named in `.ralph/current-events`. */
 export function resolveEventsFile(cwd: string, env: NodeJS.ProcessEnv): string {
-  if (env.RALPH_EVENTS_FILE) return env.RALPH_EVENTS_FILE;
-  const root = env.RALPH_WORKSPACE_ROOT ?? cwd;
-  let rel: string;
-  try {
-    rel = readFileSync(ralphPaths(root).currentEvents, 'utf8').trim();
-  } catch {
-    throw new RalphError(
-      'no_events_file',
-      'no events file: RALPH_EVENTS_FILE is unset and .ralph/current-events does not exist (run inside a ralph loop)',
-    );
-  }
-  return isAbsolute(rel) ? rel : join(root, rel);
+  return env.RALPH_EVENTS_FILE || eventsFileOf(env.RALPH_WORKSPACE_ROOT ?? cwd);
 }
 
 /**

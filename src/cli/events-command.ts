@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { ExitCode, UsageError } from '../errors.ts';
-import { type EventLine, readEventsSince } from '../state/events-log.ts';
+import { type EventLine, eventLineParser, readEventsSince } from '../state/events-log.ts';
+import { followJsonl } from '../state/jsonl.ts';
 import { resolveEventsFile } from './emit-command.ts';
 import type { CliIO } from './io.ts';
 
@@ -50,7 +51,7 @@ export async function eventsCommand(flags: EventsFlags, io: CliIO, signal?: Abor
 
   const chunk = readEventsSince(file, 0);
   reportSkipped(file, chunk, io);
-  let events = chunk.items.flatMap((i) => (i.ok ? [i.event] : [])).filter(keep);
+  let events = chunk.records.filter(keep);
   if (last !== undefined) events = events.slice(-last);
   if (format === 'json') {
     io.out(`${JSON.stringify(events, null, 2)}\n`);
@@ -58,13 +59,8 @@ export async function eventsCommand(flags: EventsFlags, io: CliIO, signal?: Abor
   }
   for (const e of events) io.out(`${formatRow(e)}\n`);
   if (!flags.follow) return ExitCode.ok;
-  let offset = chunk.nextOffset;
-  while (!signal?.aborted) {
-    await new Promise((r) => setTimeout(r, 250));
-    const next = readEventsSince(file, offset);
-    offset = next.nextOffset;
-    for (const item of next.items) if (item.ok && keep(item.event)) io.out(`${formatRow(item.event)}\n`);
-  }
+  for await (const next of followJsonl(file, eventLineParser, { from: chunk.nextOffset, signal }))
+    for (const e of next.records) if (keep(e)) io.out(`${formatRow(e)}\n`);
   return ExitCode.ok;
 }
 
@@ -73,7 +69,7 @@ export async function eventsCommand(flags: EventsFlags, io: CliIO, signal?: Abor
  * are skipped, said on stderr, and left in the file: the output is never silently partial.
  */
 function reportSkipped(file: string, chunk: ReturnType<typeof readEventsSince>, io: CliIO): void {
-  const bad = chunk.items.flatMap((i) => (i.ok ? [] : [i.malformed]));
+  const bad = chunk.items.flatMap((i) => (i.ok ? [] : [i]));
   let size = 0;
   try {
     size = statSync(file).size;

@@ -2,6 +2,7 @@ import { RalphError, UsageError } from '../errors.ts';
 import type { FleetRunInfo, JobEngine } from '../fleet/job-engine.ts';
 import { FINAL_STATES } from '../fleet/run-record.ts';
 import { stopText } from '../observe/format.ts';
+import { poll } from '../state/jsonl.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { fleetSettings } from './fleet-settings.ts';
 import type { CliIO } from './io.ts';
@@ -122,11 +123,10 @@ export function fleetLogsCommand(
     const onInt = () => stop.abort();
     process.once('SIGINT', onInt);
     try {
-      while (!stop.signal.aborted) {
-        const now = await engine.get(run.runId);
+      // The checkpoint is a Redis value, not a file: polled, once a second, until the run ends.
+      for await (const now of poll(() => engine.get(run.runId), { signal: stop.signal, intervalMs: 1000 })) {
         await showNew();
         if (!now || FINAL_STATES.includes(now.state)) break;
-        await new Promise((done) => setTimeout(done, 1000));
       }
     } finally {
       process.off('SIGINT', onInt);

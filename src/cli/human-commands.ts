@@ -3,7 +3,7 @@ import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { ask } from '../human/ask.ts';
 import { openQuestions } from '../human/control-files.ts';
 import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
+import { liveHolder } from '../state/lock.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
 
@@ -14,8 +14,8 @@ function workspaceOf(io: CliIO): string {
 
 /** The running loop's pid, or an error saying there is none (pause/resume/stop need one). */
 function runningLoop(workspace: string): number {
-  const lock = readLock(ralphPaths(workspace).lock);
-  if (!lock || !lockHolderAlive(lock))
+  const lock = liveHolder(ralphPaths(workspace).lock);
+  if (!lock)
     throw new RalphError(
       'not_running',
       `no Ralph loop is running in ${workspace} (to continue a stopped run: \`ralph run --resume\`)`,
@@ -24,8 +24,7 @@ function runningLoop(workspace: string): number {
 }
 
 function loopIsRunning(workspace: string): boolean {
-  const lock = readLock(ralphPaths(workspace).lock);
-  return lock !== undefined && lockHolderAlive(lock);
+  return liveHolder(ralphPaths(workspace).lock) !== undefined;
 }
 
 /** What an answer to a loop's question given while no loop runs leads to: the run waits for it on --resume. */

@@ -1,7 +1,8 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ExitCode, RalphError } from '../errors.ts';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
+import { followFile, readTextSince } from '../state/jsonl.ts';
+import { liveHolder } from '../state/lock.ts';
 import { readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
@@ -54,25 +55,6 @@ export function findRunLog(workspace: string, run: string | undefined): string {
   );
 }
 
-function loopRunning(lockFile: string): boolean {
-  const holder = readLock(lockFile);
-  return holder !== undefined && lockHolderAlive(holder);
-}
-
-/** Bytes of `file` from `offset`, and the offset after them. */
-function readFrom(file: string, offset: number): { text: string; next: number } {
-  const size = statSync(file).size;
-  if (size <= offset) return { text: '', next: size < offset ? 0 : offset };
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(size - offset);
-    const n = readSync(fd, buf, 0, buf.length, offset);
-    return { text: buf.subarray(0, n).toString('utf8'), next: offset + n };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * `ralph logs [RUN] [-f]`: prints a run's human log. `-f` keeps printing what is appended until
  * Ctrl-C, or until no loop holds the workspace any more and the log has stopped growing.
@@ -84,19 +66,13 @@ export async function logsCommand(
   signal?: AbortSignal,
 ): Promise<number> {
   const file = findRunLog(io.cwd, run);
-  let { text, next } = readFrom(file, 0);
+  const { text, nextOffset } = readTextSince(file, 0);
   io.out(text);
   if (!flags.follow) return ExitCode.ok;
   const lock = ralphPaths(io.cwd).lock;
-  while (!signal?.aborted) {
-    await new Promise((r) => setTimeout(r, 200));
-    ({ text, next } = readFrom(file, next));
-    if (text) io.out(text);
-    else if (!loopRunning(lock)) {
-      // The loop writes its last lines before it lets go of the lock: read once more after it did.
-      io.out(readFrom(file, next).text);
-      return ExitCode.ok;
-    }
-  }
+  // The loop writes its last lines before it lets go of the lock: the follow reads once more after.
+  const done = () => liveHolder(lock) === undefined;
+  for await (const more of followFile(file, { from: nextOffset, signal, intervalMs: 200, done }))
+    io.out(more);
   return ExitCode.ok;
 }

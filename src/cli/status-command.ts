@@ -1,26 +1,20 @@
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { ExitCode } from '../errors.ts';
-import { readInbox } from '../human/control-files.ts';
-import { formatAge, formatCost, formatNumber, formatSpan, stopText } from '../observe/format.ts';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
-import { type LoopState, readLoopState } from '../state/loop-state.ts';
-import { ralphPaths } from '../state/paths.ts';
+import { readStatus } from '../human/read-status.ts';
+import { formatCost, formatNumber, stopText } from '../observe/format.ts';
+import type { LoopState } from '../state/loop-state.ts';
+import { formatAge, formatSpan } from '../state/time-format.ts';
 import type { CliIO } from './io.ts';
 import { parallelStatusLines, readParallelStatus } from './parallel-status.ts';
 
 /** `ralph status [--json]`: reads state.json and the lock, so it works from any terminal. */
 export function statusCommand(flags: { json?: boolean | undefined }, io: CliIO): number {
-  const paths = ralphPaths(io.cwd);
-  const state = readLoopState(paths.state);
-  const lock = readLock(paths.lock);
-  const running = lock !== undefined && lockHolderAlive(lock);
-  const crashed = !running && state?.status === 'running';
-  const stopRequested = running && stopPending(paths, state);
+  const status = readStatus(io.cwd);
+  if (status.stateError) throw status.stateError;
+  const { state, running, crashed, stopRequested, holder } = status;
   const parallel = readParallelStatus(io.cwd);
   if (flags.json) {
     io.out(
-      `${JSON.stringify({ running, crashed, stop_requested: stopRequested, pid: running ? lock?.pid : null, state: state ?? null, parallel: parallel ?? null }, null, 2)}\n`,
+      `${JSON.stringify({ running, crashed, stop_requested: stopRequested, pid: holder?.pid ?? null, state: state ?? null, parallel: parallel ?? null }, null, 2)}\n`,
     );
     return ExitCode.ok;
   }
@@ -34,28 +28,9 @@ export function statusCommand(flags: { json?: boolean | undefined }, io: CliIO):
     return ExitCode.ok;
   }
   io.out(
-    `${humanStatus(state, { running, crashed, stopRequested, pid: lock?.pid, now: Date.now(), lastEventAt: lastEventAt(io.cwd, state.events_file) }).join('\n')}\n`,
+    `${humanStatus(state, { running, crashed, stopRequested, pid: holder?.pid, now: Date.now(), lastEventAt: status.lastEventAt }).join('\n')}\n`,
   );
   return ExitCode.ok;
-}
-
-/** A `ralph stop` the loop has not acted on yet (still in the inbox, or taken but not reached). */
-function stopPending(paths: ReturnType<typeof ralphPaths>, state: LoopState | undefined): boolean {
-  if (state?.stop_requested) return true;
-  return readInbox(paths.inbox, state?.control?.offset ?? 0).commands.some(
-    (c) => (c.kind === 'stop' || c.kind === 'stop_now') && !state?.control?.consumed.includes(c.id),
-  );
-}
-
-/** When the run's events file last changed (an event appended), if it exists. */
-function lastEventAt(workspace: string, eventsFile: string | undefined): number | undefined {
-  if (!eventsFile) return undefined;
-  try {
-    const st = statSync(join(workspace, eventsFile));
-    return st.size > 0 ? st.mtimeMs : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

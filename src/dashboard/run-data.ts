@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openQuestions, type QuestionRecord } from '../human/control-files.ts';
+import { readStatus } from '../human/read-status.ts';
 import { stopText } from '../observe/format.ts';
 import type { IterationRecord } from '../observe/iteration-record.ts';
 import { STREAM_FILE, type StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
-import { type LoopState, loopStateOf } from '../state/loop-state.ts';
+import { anyJson, type LineParser, readJsonlSince } from '../state/jsonl.ts';
+import type { LoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { type RegistryEntry, readRegistry, workspaceGone } from '../state/run-registry.ts';
 
@@ -46,10 +47,8 @@ export function runKey(workspace: string): string {
 
 /** Where a run stands, from its registry line, state.json and lock (pure apart from the reads). */
 export function summarize(entry: RegistryEntry, now: number): RunSummary {
-  const paths = ralphPaths(entry.workspace);
-  const state = loopStateOf(entry.workspace);
-  const lock = readLock(paths.lock);
-  const alive = lock !== undefined && lockHolderAlive(lock);
+  // A damaged state.json shows as no state here: `ralph status` and the loop report the damage.
+  const { state, running: alive } = readStatus(entry.workspace);
   const base = {
     key: runKey(entry.workspace),
     workspace: entry.workspace,
@@ -113,36 +112,22 @@ export function readRecords(workspace: string, runId: string): IterationRecord[]
   return readRecordLines<IterationRecord>(recordsFileOf(ralphPaths(workspace), runId));
 }
 
+/** The stream file of a run (`.ralph/runs/<id>/stream.jsonl`). */
+export function streamFileOf(workspace: string, runId: string): string {
+  return join(runDir(workspace, runId), STREAM_FILE);
+}
+
+/** A stream file's line (written by Ralph itself: not checked further). */
+export const streamLine = anyJson as LineParser<StreamLine>;
+
 /** Stream lines from byte `offset` on (complete lines only), and the offset after them. */
 export function readStream(
   workspace: string,
   runId: string,
   offset: number,
 ): { lines: StreamLine[]; offset: number } {
-  const file = join(runDir(workspace, runId), STREAM_FILE);
-  let size: number;
-  try {
-    size = statSync(file).size;
-  } catch {
-    return { lines: [], offset };
-  }
-  if (size <= offset) return { lines: [], offset: Math.min(offset, size) };
-  const buf = Buffer.alloc(size - offset);
-  const fd = openSync(file, 'r');
-  try {
-    readSync(fd, buf, 0, buf.length, offset);
-  } finally {
-    closeSync(fd);
-  }
-  const end = buf.lastIndexOf(0x0a);
-  if (end < 0) return { lines: [], offset };
-  const lines: StreamLine[] = [];
-  for (const l of buf.subarray(0, end).toString('utf8').split('\n')) {
-    try {
-      if (l.trim()) lines.push(JSON.parse(l) as StreamLine);
-    } catch {}
-  }
-  return { lines, offset: offset + end + 1 };
+  const chunk = readJsonlSince(streamFileOf(workspace, runId), offset, streamLine);
+  return { lines: chunk.records, offset: chunk.nextOffset };
 }
 
 /** Open questions and approvals of a workspace. */

@@ -6,6 +6,7 @@ import { RalphError } from '../errors.ts';
 import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
 import { describeEvent } from '../observe/describe-event.ts';
 import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
+import { followJsonl, poll } from '../state/jsonl.ts';
 import { CLIENT_SCRIPT } from './client-script.ts';
 import { type FleetSource, fleetSection } from './fleet-section.ts';
 import { layout, runLive, runPage, runsPage } from './pages.ts';
@@ -19,6 +20,8 @@ import {
   type RunSummary,
   readRecords,
   readStream,
+  streamFileOf,
+  streamLine,
 } from './run-data.ts';
 import { allowedHosts, checkRequest, isLoopback, newToken, TOKEN_COOKIE } from './security.ts';
 
@@ -122,17 +125,17 @@ export function dashboardApp(o: {
     const view = findParallel(o.env, c.req.param('key'));
     if (!view) return c.text('no such parallel run', 404);
     return streamSSE(c, async (stream) => {
-      let closed = false;
-      stream.onAbort(() => {
-        closed = true;
-      });
+      const closed = new AbortController();
+      stream.onAbort(() => closed.abort());
       // The coordinator writes no stream file: an event whenever its state or a worker's changes.
       let last = '';
-      while (!closed) {
-        const now = parallelSignature(readParallelRun(view.workspace));
+      const signatures = poll(() => parallelSignature(readParallelRun(view.workspace)), {
+        signal: closed.signal,
+        intervalMs: 500,
+      });
+      for await (const now of signatures) {
         if (now !== last) await stream.writeSSE({ event: 'changed', data: now });
         last = now;
-        await stream.sleep(500);
       }
     });
   });
@@ -170,20 +173,14 @@ export function dashboardApp(o: {
     const run = findRun(o.env, c.req.param('key'));
     if (!run) return c.text('no such run', 404);
     return streamSSE(c, async (stream) => {
-      let closed = false;
-      stream.onAbort(() => {
-        closed = true;
-      });
+      const closed = new AbortController();
+      stream.onAbort(() => closed.abort());
       // The output so far, then every new line as it is written.
-      let offset = 0;
-      while (!closed) {
-        const next = readStream(run.workspace, run.runId, offset);
-        offset = next.offset;
-        // Each line carries its one-line description: the page shows the console's wording.
-        for (const line of next.lines)
+      const file = streamFileOf(run.workspace, run.runId);
+      // Each line carries its one-line description: the page shows the console's wording.
+      for await (const chunk of followJsonl(file, streamLine, { signal: closed.signal }))
+        for (const line of chunk.records)
           await stream.writeSSE({ data: JSON.stringify({ ...line, text: describeEvent(line.event) }) });
-        await stream.sleep(250);
-      }
     });
   });
   app.post('/run/:key/action', async (c) => {

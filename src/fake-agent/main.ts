@@ -5,10 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'yaml';
 import { expand, type FakeAction, fakeScriptSchema, selectTurn } from './script.ts';
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function fail(message: string): never {
   process.stderr.write(`fake-agent: ${message}\n`);

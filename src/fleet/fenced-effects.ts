@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type SweepMarked, sweepMarkedProcesses } from '../process/marked-processes.ts';
 import { ABORT_FENCE_LOST } from './bullmq-worker.ts';
 import { pushFleetBranch, remoteFleetSha } from './fleet-git.ts';
@@ -45,7 +46,7 @@ export async function pushWithLease(
     if (pushed.lease) {
       // Someone without the lock pushed; the fenced check above proves this worker holds it.
       lease = await remoteFleetSha(ws, runId);
-    } else await new Promise((done) => setTimeout(done, 1000));
+    } else await sleep(1000);
   }
   throw new Error(`cannot push ${fleetBranch(runId)}: ${detail}`);
 }

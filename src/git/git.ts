@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { setTimeout as realSleep } from 'node:timers/promises';
 import { RalphError } from '../errors.ts';
 import { isExcludedPath, parsePorcelainV2, type WorkingTreeChange } from './porcelain.ts';
 import { gitFailure, runGit, runGitRaw, stderrTail } from './run-git.ts';
@@ -222,8 +223,6 @@ async function hasUpstream(root: string): Promise<boolean> {
   const remote = await runGitRaw(root, ['config', '--get', `branch.${branch.stdout.trim()}.remote`]);
   return remote.exitCode === 0 && remote.stdout.trim().length > 0;
 }
-
-const realSleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /**
  * Pushes HEAD to `<remote>/<branch>`, retrying `attempts` times `delayMs` apart; sets the

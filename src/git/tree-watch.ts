@@ -19,6 +19,13 @@ export interface TreeWatchOptions {
   skip: (rel: string) => boolean;
   /** More directories than this: the watch gives up (complete = false) rather than hold that many. */
   maxDirs: number;
+  /** False: only `top` itself (changes to its entries), no directory below it. Default true. */
+  recursive?: boolean | undefined;
+  /**
+   * Called at each counted change with the changed path (relative to the top, `/`-separated), or
+   * null when the system did not say which entry changed.
+   */
+  onChange?: ((rel: string | null) => void) | undefined;
 }
 
 /**
@@ -74,7 +81,7 @@ export function watchTree(top: string, options: TreeWatchOptions): TreeWatch {
       return;
     }
     for (const entry of entries) {
-      if (!entry.isDirectory()) continue;
+      if (!entry.isDirectory() || options.recursive === false) continue;
       const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (options.skip(child)) continue;
       add(child);
@@ -85,11 +92,14 @@ export function watchTree(top: string, options: TreeWatchOptions): TreeWatch {
     if (closed) return;
     if (name === null) {
       changes++;
+      options.onChange?.(null);
       return;
     }
     const child = rel === '' ? name : `${rel}/${name}`;
     if (options.skip(child)) return;
     changes++;
+    options.onChange?.(child);
+    if (options.recursive === false) return;
     // A directory created, removed, or moved in or out is watched afresh: its watch (if any) died
     // with the old directory, and a new one may even reuse the old inode number.
     if (event !== 'rename' && dirs.has(child)) return;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { appendLine } from '../state/append-line.ts';
+import { jsonWhere, readJsonl, readJsonlSince } from '../state/jsonl.ts';
 
 /** What a command in `control/inbox.jsonl` asks of the loop (DESIGN.md §5). */
 export const INBOX_KINDS = [
@@ -119,58 +120,29 @@ export interface InboxRead {
  * and the consumed ids keep its commands from running twice.
  */
 export function readInbox(path: string, offset: number): InboxRead {
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    return { commands: [], nextOffset: 0, malformed: 0 };
-  }
-  const start = size < offset ? 0 : offset;
-  if (size === start) return { commands: [], nextOffset: start, malformed: 0 };
-  const fd = openSync(path, 'r');
-  const buf = Buffer.alloc(size - start);
-  try {
-    readSync(fd, buf, 0, buf.length, start);
-  } finally {
-    closeSync(fd);
-  }
-  const end = buf.lastIndexOf(0x0a);
-  if (end < 0) return { commands: [], nextOffset: start, malformed: 0 };
-  const commands: InboxCommand[] = [];
-  let malformed = 0;
-  for (const line of buf.subarray(0, end).toString('utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      if (isInboxCommand(parsed)) commands.push(parsed);
-      else malformed++;
-    } catch {
-      malformed++;
-    }
-  }
-  return { commands, nextOffset: start + end + 1, malformed };
+  const chunk = readJsonlSince(path, offset, inboxLine);
+  return {
+    commands: chunk.records,
+    nextOffset: chunk.nextOffset,
+    malformed: chunk.items.length - chunk.records.length,
+  };
 }
+
+const inboxLine = jsonWhere(isInboxCommand, 'a control command');
+const questionLine = jsonWhere(
+  (q: unknown): q is QuestionRecord =>
+    typeof (q as QuestionRecord | null)?.id === 'string' && typeof (q as QuestionRecord).text === 'string',
+  'a question',
+);
 
 /** Every question and approval by id, each as its newest line says (answers supersede questions). */
 export function readQuestions(path: string): Map<string, QuestionRecord> {
   const byId = new Map<string, QuestionRecord>();
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return byId;
-  }
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const q = JSON.parse(line) as QuestionRecord;
-      if (typeof q?.id !== 'string' || typeof q.text !== 'string') continue;
-      // The first answer wins: a second one (two terminals, or a human racing the timeout) is ignored.
-      const known = byId.get(q.id);
-      if (!known?.answered) byId.set(q.id, { ...known, ...q });
-    } catch {
-      // A torn line from a crash mid-append: skipped.
-    }
+  // A torn line from a crash mid-append is not a question: skipped.
+  for (const q of readJsonl(path, questionLine).records) {
+    // The first answer wins: a second one (two terminals, or a human racing the timeout) is ignored.
+    const known = byId.get(q.id);
+    if (!known?.answered) byId.set(q.id, { ...known, ...q });
   }
   return byId;
 }

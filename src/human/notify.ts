@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NotifyKind, RalphConfig } from '../config/schema.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import { stopText } from '../observe/format.ts';
@@ -101,14 +102,12 @@ export function createNotifier(o: NotifierOptions): Notifier {
     close: async () => {
       if (inFlight.size === 0) return;
       const ms = o.closeWaitMs ?? 10_000;
-      let timer: NodeJS.Timeout | undefined;
+      const timeout = new AbortController();
       await Promise.race([
         Promise.allSettled([...inFlight]),
-        new Promise((r) => {
-          timer = setTimeout(r, ms);
-        }),
+        sleep(ms, undefined, { signal: timeout.signal }).catch(() => {}),
       ]);
-      clearTimeout(timer);
+      timeout.abort();
     },
   };
 }
@@ -150,7 +149,7 @@ async function postWebhook(o: NotifierOptions, url: string, n: Notification): Pr
   const doFetch = o.fetchImpl ?? fetch;
   let last = '';
   for (let attempt = 0; attempt <= delays.length; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, delays[attempt - 1]));
+    if (attempt > 0) await sleep(delays[attempt - 1]);
     try {
       const res = await doFetch(url, {
         method: 'POST',

@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../backends/types.ts';
+import { formatDuration } from '../state/time-format.ts';
 import type { LoopEvent, LoopEventHandlers } from './events.ts';
-import { formatCost, formatDuration, formatNumber, stopText } from './format.ts';
+import { formatCost, formatNumber, stopText } from './format.ts';
 import type { ParallelEvent, WorkerView } from './parallel-events.ts';
 
 /** Payloads, agent text and tool input are cut here: a description is a line, not a dump. */

@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import { sendCommand } from '../human/human-actions.ts';
 import type { ParallelEventListener } from '../observe/parallel-events.ts';
 import { acquireLock } from '../state/lock.ts';
@@ -128,9 +129,8 @@ function stopWorkers(c: Coordination, stopping: ParallelStop, stopSent: Set<stri
     }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms).unref?.());
-}
+// Unreferenced: the wait alone does not keep the process alive.
+const sleep = (ms: number) => wait(ms, undefined, { ref: false });
 
 function finish(
   state: ParallelState,

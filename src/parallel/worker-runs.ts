@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
 import type { WorkerView } from '../observe/parallel-events.ts';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
+import { liveHolder } from '../state/lock.ts';
 import { type LoopState, loopStateOf } from '../state/loop-state.ts';
 import {
   type Claim,
@@ -136,8 +136,8 @@ export async function startWorker(setup: WorkerSetup, o: StartOptions): Promise<
 export function liveWorkerOf(setup: WorkerSetup, task: ParallelTask): Claim | undefined {
   const claim = readClaims(setup.paths.claims).find((c) => c.task === task.id);
   if (claim && claimAlive(claim) && claim.pid !== process.pid) return claim;
-  const lock = readLock(ralphPaths(taskWorkspace(setup, task)).lock);
-  if (lock && lockHolderAlive(lock))
+  const lock = liveHolder(ralphPaths(taskWorkspace(setup, task)).lock);
+  if (lock)
     return { task: task.id, worker: task.worker ?? 'w?', pid: lock.pid, start_time: lock.start_time ?? null };
   return undefined;
 }

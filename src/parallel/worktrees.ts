@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
-import { lockHolderAlive, readLock } from '../state/lock.ts';
-import { readLoopState } from '../state/loop-state.ts';
+import { readStatus } from '../human/read-status.ts';
 import {
   type ParallelState,
   parallelPaths,
@@ -93,18 +92,13 @@ export async function listWorktrees(root: string, target = 'HEAD'): Promise<Work
     const name = path.slice(prefix.length + 1);
     const counts = await runGit(root, ['rev-list', '--left-right', '--count', `${target}...${branchRef}`]);
     const [behind, ahead] = counts.trim().split(/\s+/).map(Number) as [number, number];
-    const lock = readLock(ralphPaths(path).lock);
-    const running = lock !== undefined && lockHolderAlive(lock);
+    const { state, stateError, running, holder } = readStatus(path);
     let loop = 'no run yet';
-    try {
-      const state = readLoopState(ralphPaths(path).state);
-      if (state)
-        loop = running
-          ? `running (pid ${lock?.pid})`
-          : `${state.status}${state.stop_reason ? `: ${state.stop_reason}` : ''}`;
-    } catch {
-      loop = 'state.json damaged';
-    }
+    if (stateError) loop = 'state.json damaged';
+    else if (state)
+      loop = running
+        ? `running (pid ${holder?.pid})`
+        : `${state.status}${state.stop_reason ? `: ${state.stop_reason}` : ''}`;
     // Ralph's own runtime files in the checkout are not work; anything else uncommitted is.
     const status = await runGitRaw(path, ['status', '--porcelain']);
     const dirty = status.stdout.split('\n').some((l) => l.trim() !== '' && !l.slice(3).startsWith('.ralph/'));

@@ -1,7 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KilledProcess } from './marked-processes.ts';
 import { escapedDescendantGroups, isPidAlive, liveGroupMembers, processCommand } from './pids.ts';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Whether any process (a zombie included) is still in the group. */
 function groupExists(pgid: number): boolean {

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { forkCount, kernelThreadPids, processCommand, readProcStat } from './pids.ts';
 
 /**
@@ -143,8 +144,6 @@ function signalIfSame(p: Marked, signal: NodeJS.Signals): void {
     // already gone
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Kills every live process with a selected mark, whatever its session, group or parent: SIGTERM,

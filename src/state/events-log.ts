@@ -1,5 +1,9 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { RalphError } from '../errors.ts';
 import { appendLine } from './append-line.ts';
+import { anyJson, followJsonl, type JsonlChunk, type LineParser, readJsonlSince } from './jsonl.ts';
+import { ralphPaths } from './paths.ts';
 
 /** One line of a run's events file (DESIGN.md §1): agent-emitted lines have topic/payload/ts only. */
 export interface EventLine {
@@ -16,23 +20,13 @@ export interface MalformedLine {
   error: string;
 }
 
-export interface EventsChunk {
-  /** Valid events and malformed lines, in file order. */
-  items: ({ ok: true; event: EventLine } | { ok: false; malformed: MalformedLine })[];
-  /** Byte offset just after the last complete line read. */
-  nextOffset: number;
-}
-
 const TOPIC = /^[^\s"<>]+$/;
 
 /** Parses one events-file line; an error message when it is not a valid event. */
 export function parseEventLine(line: string): { event: EventLine } | { error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    return { error: `not JSON (${(error as Error).message})` };
-  }
+  const parsed = anyJson(line);
+  if ('error' in parsed) return parsed;
+  const value = parsed.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { error: 'not a JSON object' };
   const obj = value as Record<string, unknown>;
@@ -49,39 +43,38 @@ export function parseEventLine(line: string): { event: EventLine } | { error: st
 
 /**
  * Reads the complete lines appended to `file` since `offset`. A last line without its newline is
- * left for the next read (an emitter may be mid-write).
+ * left for the next read (an emitter may be mid-write); lines that are not events are items with
+ * their error, in file order.
  */
-export function readEventsSince(file: string, offset: number): EventsChunk {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return { items: [], nextOffset: offset };
-  }
-  try {
-    const size = fstatSync(fd).size;
-    if (size <= offset) return { items: [], nextOffset: size < offset ? 0 : offset };
-    const buf = Buffer.alloc(size - offset);
-    readSync(fd, buf, 0, buf.length, offset);
-    const end = buf.lastIndexOf(0x0a);
-    if (end < 0) return { items: [], nextOffset: offset };
-    const text = buf.subarray(0, end).toString('utf8');
-    const items: EventsChunk['items'] = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      const parsed = parseEventLine(line);
-      if ('event' in parsed) items.push({ ok: true, event: parsed.event });
-      else
-        items.push({
-          ok: false,
-          malformed: { line: line.length > 200 ? `${line.slice(0, 200)}…` : line, error: parsed.error },
-        });
-    }
-    return { items, nextOffset: offset + end + 1 };
-  } finally {
-    closeSync(fd);
-  }
+export function readEventsSince(file: string, offset: number): JsonlChunk<EventLine> {
+  return readJsonlSince(file, offset, eventLineParser);
 }
+
+/** A line that is not an event, shortened for a report. */
+export function malformedOf(item: { line: string; error: string }): MalformedLine {
+  const { line, error } = item;
+  return { line: line.length > 200 ? `${line.slice(0, 200)}…` : line, error };
+}
+
+/** The run's events file named by `.ralph/current-events` (relative to the workspace, or absolute). */
+export function eventsFileOf(workspace: string): string {
+  let rel: string;
+  try {
+    rel = readFileSync(ralphPaths(workspace).currentEvents, 'utf8').trim();
+  } catch {
+    throw new RalphError(
+      'no_events_file',
+      'no events file: RALPH_EVENTS_FILE is unset and .ralph/current-events does not exist (run inside a ralph loop)',
+    );
+  }
+  return isAbsolute(rel) ? rel : join(workspace, rel);
+}
+
+/** parseEventLine as a JSON-lines parser (for the toolkit's readers and followers). */
+export const eventLineParser: LineParser<EventLine> = (line) => {
+  const parsed = parseEventLine(line);
+  return 'event' in parsed ? { value: parsed.event } : parsed;
+};
 
 /** Appends one event line (loop-written events carry iteration, hat and source). */
 export function appendEvent(file: string, event: EventLine): void {
@@ -97,4 +90,27 @@ export function parseEventTags(text: string): { topic: string; payload: unknown 
     out.push({ topic: m[1]!, payload: body ? body : null });
   }
   return out;
+}
+
+/** How `readEvents` reads: once to the end, or following the file as the loop appends. */
+export interface ReadEventsOptions {
+  /** Keep yielding events as they are appended, until `signal` aborts (`ralph events -f`). */
+  follow?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+  /** Pause between reads while following (default 250 ms). */
+  intervalMs?: number | undefined;
+}
+
+/**
+ * The events of a workspace's current run (`.ralph/current-events`), oldest first; with `follow`,
+ * then each event as it is appended. Lines that are not events (damaged, or a last line still being
+ * written) are skipped and left in the file.
+ */
+export async function* readEvents(workspace: string, o: ReadEventsOptions = {}): AsyncGenerator<EventLine> {
+  const file = eventsFileOf(workspace);
+  if (!o.follow) {
+    yield* readEventsSince(file, 0).records;
+    return;
+  }
+  for await (const chunk of followJsonl(file, eventLineParser, o)) yield* chunk.records;
 }

@@ -1,18 +1,16 @@
-import {
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
-import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RalphError } from '../errors.ts';
-import { isPidAlive } from '../process/pids.ts';
+import {
+  createLockFile,
+  type LockHolder,
+  lockHolderAlive,
+  readLock,
+  releaseLockFile,
+  removeStaleLock,
+  thisHolder,
+} from './lock.ts';
 
 /** Tuning for `withFileLock`; the defaults suit tiny files rewritten in a few milliseconds. */
 export interface FileLockOptions {
@@ -27,9 +25,8 @@ export interface FileLockOptions {
   onWait?: ((holder: { pid: number; host: string } | undefined) => void) | undefined;
 }
 
-interface LockContent {
-  pid: number;
-  host: string;
+/** A file lock's content: its holder and a token that tells our lock from a later one. */
+interface LockContent extends LockHolder {
   token: string;
 }
 
@@ -70,35 +67,24 @@ function acquire(
   onWait: FileLockOptions['onWait'],
 ): string {
   mkdirSync(dirname(lockPath), { recursive: true });
-  const token = `${process.pid}-${Date.now()}-${Math.random().toString(16).slice(2, 10)}`;
-  const content: LockContent = { pid: process.pid, host: hostname(), token };
+  const content: LockContent = { ...thisHolder(), token: randomBytes(8).toString('hex') };
   const deadline = Date.now() + timeoutMs;
   const announceAt = Date.now() + WAIT_NOTICE_MS;
   let delay = 2;
   for (;;) {
-    try {
-      const fd = openSync(lockPath, 'wx');
-      try {
-        writeSync(fd, JSON.stringify(content));
-      } finally {
-        closeSync(fd);
-      }
-      return token;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new RalphError('file_lock_failed', `cannot create ${lockPath}: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
-    }
-    if (takeOverIfStale(lockPath, staleMs)) continue;
+    if (createLockFile(lockPath, content, 'lock')) return content.token;
+    // Stale: too old, unreadable past its grace (a lock from an older Ralph, written in two steps),
+    // or its holder is dead.
+    const stale = (holder: LockHolder | undefined, ageMs: number) =>
+      ageMs > staleMs || (holder === undefined ? ageMs > UNREADABLE_GRACE_MS : !lockHolderAlive(holder));
+    if (removeStaleLock(lockPath, stale)) continue;
     if (onWait && Date.now() >= announceAt) {
-      const holder = readLockContent(lockPath);
+      const holder = readLock<LockContent>(lockPath);
       onWait(holder && { pid: holder.pid, host: holder.host });
       onWait = undefined;
     }
     if (Date.now() >= deadline) {
-      const holder = readLockContent(lockPath);
+      const holder = readLock<LockContent>(lockPath);
       throw new RalphError(
         'file_locked',
         `timed out after ${timeoutMs / 1000} s waiting for ${lockPath}` +
@@ -112,59 +98,6 @@ function acquire(
   }
 }
 
-function readLockContent(lockPath: string): LockContent | undefined {
-  try {
-    const parsed = JSON.parse(readFileSync(lockPath, 'utf8')) as Partial<LockContent>;
-    if (typeof parsed.pid !== 'number' || typeof parsed.token !== 'string') return undefined;
-    return { pid: parsed.pid, host: String(parsed.host ?? ''), token: parsed.token };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Removes a stale lock; true when the caller should retry at once. */
-function takeOverIfStale(lockPath: string, staleMs: number): boolean {
-  let seen: { ino: number; mtimeMs: number };
-  try {
-    seen = statSync(lockPath);
-  } catch {
-    return true; // released between our open and stat
-  }
-  const ageMs = Date.now() - seen.mtimeMs;
-  const holder = readLockContent(lockPath);
-  const stale =
-    ageMs > staleMs ||
-    (holder === undefined && ageMs > UNREADABLE_GRACE_MS) ||
-    (holder !== undefined && holder.host === hostname() && !isPidAlive(holder.pid));
-  if (!stale) return false;
-  // Move the lock aside (atomic), then check we moved the stale one and not a fresh lock that
-  // another waiter created after taking it over first; if we did, put that one back.
-  const aside = `${lockPath}.stale-${process.pid}-${Math.random().toString(16).slice(2, 10)}`;
-  try {
-    renameSync(lockPath, aside);
-  } catch {
-    return true;
-  }
-  let same = false;
-  try {
-    const now = statSync(aside);
-    same =
-      now.ino === seen.ino && now.mtimeMs === seen.mtimeMs && readLockContent(aside)?.token === holder?.token;
-  } catch {
-    return true;
-  }
-  if (!same) {
-    try {
-      linkSync(aside, lockPath); // fails if yet another lock appeared: never clobber one
-    } catch {
-      // The retry loop waits on whatever lock exists now.
-    }
-  }
-  rmSync(aside, { force: true });
-  return same;
-}
-
 function release(lockPath: string, token: string): void {
-  // Only remove the lock if it is still ours (it may have been taken over as stale).
-  if (readLockContent(lockPath)?.token === token) rmSync(lockPath, { force: true });
+  releaseLockFile<LockContent>(lockPath, (c) => c.token === token);
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { anyJson, readJsonl } from './jsonl.ts';
 import type { RalphPaths } from './paths.ts';
 
 /** `.ralph/runs/<run-id>/iterations.jsonl`: one record per finished iteration. */
@@ -12,21 +12,7 @@ export function recordsFileOf(paths: RalphPaths, runId: string): string {
  * a missing file is no records. Typed by the caller (the record type lives in observe/).
  */
 export function readRecordLines<T extends { iteration: number }>(file: string): T[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  const out: T[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const record = JSON.parse(line) as T;
-      if (typeof record?.iteration === 'number') out.push(record);
-    } catch {
-      // A torn line from a crash: not a record.
-    }
-  }
-  return out;
+  return readJsonl(file, anyJson).records.filter(
+    (r): r is T => typeof (r as { iteration?: unknown } | null)?.iteration === 'number',
+  );
 }

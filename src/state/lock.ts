@@ -1,32 +1,55 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { errnoInWords, LockHeldError, RalphError } from '../errors.ts';
 import { isPidAlive, processStartedAtMs, readProcStat } from '../process/pids.ts';
-import { writeJsonAtomicSync } from './atomic-write.ts';
 
-/** Content of `.ralph/loop.lock`. */
-export interface LockInfo {
+/**
+ * The one lock core: a lock file is created whole or not at all (link), its holder is alive or not
+ * (pid, host, start time), and a stale one is moved aside without ever removing a fresh one. Two
+ * locks are built on it: the one-loop-per-workspace lock below, and withFileLock (file-lock.ts).
+ */
+
+/** Who holds a lock: every lock file names at least its pid and host. */
+export interface LockHolder {
   pid: number;
   host: string;
-  started_at: string;
-  run_id?: string;
+  /** When it was taken (ISO 8601). */
+  started_at?: string | undefined;
   /** The holder's /proc start time: tells a live holder from an unrelated process that reused its pid. */
-  start_time?: string;
+  start_time?: string | undefined;
 }
 
-export function readLock(path: string): LockInfo | undefined {
+/** Content of `.ralph/loop.lock`. */
+export interface LockInfo extends LockHolder {
+  started_at: string;
+  run_id?: string;
+}
+
+/** A lock file's content when it names a holder (a pid, at least); undefined when missing or unreadable. */
+export function readLock<T extends LockHolder = LockInfo>(path: string): T | undefined {
   try {
-    const info = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
-    return typeof info.pid === 'number' ? info : undefined;
+    const info = JSON.parse(readFileSync(path, 'utf8')) as T;
+    return typeof info?.pid === 'number' ? info : undefined;
   } catch {
     return undefined;
   }
 }
 
+/** This process as a lock's holder. */
+export function thisHolder(): LockHolder & { started_at: string } {
+  const startTime = readProcStat(process.pid)?.startTime;
+  return {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    ...(startTime === undefined ? {} : { start_time: startTime }),
+  };
+}
+
 /** True when the lock's holder is a live process (on another host we cannot tell, so assume it is). */
-export function lockHolderAlive(info: LockInfo): boolean {
+export function lockHolderAlive(info: LockHolder): boolean {
   if (info.host !== hostname()) return true;
   if (!isPidAlive(info.pid)) return false;
   if (info.start_time !== undefined) {
@@ -36,8 +59,14 @@ export function lockHolderAlive(info: LockInfo): boolean {
   // A lock without a start time (written elsewhere, or by an older Ralph): a process that started
   // after the lock was taken cannot be its holder — the pid was reused.
   const started = processStartedAtMs(info.pid);
-  const taken = Date.parse(info.started_at);
+  const taken = Date.parse(info.started_at ?? '');
   return started === undefined || Number.isNaN(taken) || started <= taken + 2000;
+}
+
+/** The lock's holder while it is a live process; undefined when no lock or its holder is gone. */
+export function liveHolder(path: string): LockInfo | undefined {
+  const holder = readLock(path);
+  return holder && lockHolderAlive(holder) ? holder : undefined;
 }
 
 /** A held workspace lock; `release()` is idempotent and only removes the lock if it is still ours. */
@@ -53,25 +82,15 @@ export interface HeldLock {
  * by a dead process is taken over.
  */
 export function acquireLock(path: string, runId: string): HeldLock {
-  const startTime = readProcStat(process.pid)?.startTime;
-  const info: LockInfo = {
-    pid: process.pid,
-    host: hostname(),
-    started_at: new Date().toISOString(),
-    run_id: runId,
-    ...(startTime === undefined ? {} : { start_time: startTime }),
-  };
+  const info: LockInfo = { ...thisHolder(), run_id: runId };
   let tookOver: LockInfo | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (createComplete(path, info)) return makeHeld(path, info, tookOver);
+    if (createLockFile(path, info, 'workspace lock')) return makeHeld(path, info, tookOver);
     const holder = readLock(path);
     if (holder && lockHolderAlive(holder)) throw new LockHeldError(holder.pid, holder.host, path);
-    // Stale (or unreadable, half-written) lock: replace it atomically, then confirm we won any race.
+    // Stale (or unreadable: a workspace lock is never half-written): moved aside, then taken anew.
     tookOver = holder;
-    writeJsonAtomicSync(path, info);
-    const now = readLock(path);
-    if (now && now.pid === info.pid && now.started_at === info.started_at)
-      return makeHeld(path, info, tookOver);
+    removeStaleLock(path, (h) => h === undefined || !lockHolderAlive(h));
   }
   throw new RalphError('lock_failed', `could not take the workspace lock ${path}; another loop is starting`);
 }
@@ -81,10 +100,10 @@ export function acquireLock(path: string, runId: string): HeldLock {
  * hard-linked into place (link fails if the lock exists), so another Ralph never reads a
  * half-written lock and mistakes a starting holder for a dead one. False when the lock exists.
  */
-function createComplete(path: string, info: LockInfo): boolean {
+export function createLockFile(path: string, content: LockHolder, what: string): boolean {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, `${JSON.stringify(info)}\n`, { flag: 'wx' });
+    writeFileSync(tmp, `${JSON.stringify(content)}\n`, { flag: 'wx' });
     linkSync(tmp, path);
     return true;
   } catch (error) {
@@ -94,12 +113,61 @@ function createComplete(path: string, info: LockInfo): boolean {
     const why = errnoInWords(e) ?? e.message;
     throw new RalphError(
       'lock_failed',
-      `cannot create the workspace lock ${path}: ${why} — check that ${dirname(path)} is writable by you`,
+      `cannot create the ${what} ${path}: ${why} — check that ${dirname(path)} is writable by you`,
       { cause: error },
     );
   } finally {
     removeQuietly(tmp);
   }
+}
+
+/**
+ * Removes the lock at `path` if `stale` says so of its holder (undefined: unreadable) and its age.
+ * The lock is moved aside (atomic) and checked to be the one judged, not a fresh lock another
+ * waiter made after taking it over first; that one is put back. True when the caller should retry
+ * at once (removed, or already gone).
+ */
+export function removeStaleLock(
+  path: string,
+  stale: (holder: LockHolder | undefined, ageMs: number) => boolean,
+): boolean {
+  let seen: { ino: number; mtimeMs: number };
+  let text: string;
+  try {
+    seen = statSync(path);
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return true; // released meanwhile
+  }
+  if (!stale(readLock<LockHolder>(path), Date.now() - seen.mtimeMs)) return false;
+  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return true;
+  }
+  let same = false;
+  try {
+    const now = statSync(aside);
+    same = now.ino === seen.ino && now.mtimeMs === seen.mtimeMs && readFileSync(aside, 'utf8') === text;
+  } catch {
+    return true;
+  }
+  if (!same) {
+    try {
+      linkSync(aside, path); // fails if yet another lock appeared: never clobber one
+    } catch {
+      // The caller's retry waits on whatever lock exists now.
+    }
+  }
+  rmSync(aside, { force: true });
+  return same;
+}
+
+/** Removes the lock only if `ours` recognises its content (it may have been taken over as stale). */
+export function releaseLockFile<T extends LockHolder>(path: string, ours: (holder: T) => boolean): void {
+  const current = readLock<T>(path);
+  if (current && ours(current)) rmSync(path, { force: true });
 }
 
 function makeHeld(path: string, info: LockInfo, tookOver: LockInfo | undefined): HeldLock {
@@ -110,9 +178,7 @@ function makeHeld(path: string, info: LockInfo, tookOver: LockInfo | undefined):
     release() {
       if (released) return;
       released = true;
-      const current = readLock(path);
-      if (current && current.pid === info.pid && current.started_at === info.started_at)
-        rmSync(path, { force: true });
+      releaseLockFile<LockInfo>(path, (c) => c.pid === info.pid && c.started_at === info.started_at);
     },
   };
 }

@@ -4,7 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { isPidAlive, readProcStat } from '../process/pids.ts';
 import { writeJsonAtomicSync } from './atomic-write.ts';
-import { lockHolderAlive, readLock } from './lock.ts';
+import { liveHolder } from './lock.ts';
 import { RALPH_DIR, ralphPaths } from './paths.ts';
 
 /** `.ralph/parallel/` of the coordinating workspace (DESIGN.md §5 "Parallel loops"). */
@@ -54,8 +54,8 @@ export function repoTopOf(workspace: string): string {
 
 /** The pid of the coordinator running `state` in `workspace` (it holds the workspace's lock), or null. */
 export function coordinatorPid(workspace: string, state: Pick<ParallelState, 'id'>): number | null {
-  const lock = readLock(ralphPaths(workspace).lock);
-  return lock !== undefined && lock.run_id === state.id && lockHolderAlive(lock) ? lock.pid : null;
+  const lock = liveHolder(ralphPaths(workspace).lock);
+  return lock && lock.run_id === state.id ? lock.pid : null;
 }
 
 /** Where a task is in a parallel run. A task is `merged` only once its commit is on the target. */

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isPidAlive } from '../process/pids.ts';
 import { appendLine } from './append-line.ts';
 import { writeFileAtomicSync } from './atomic-write.ts';
 import { withFileLock } from './file-lock.ts';
+import { anyJson, readJsonl } from './jsonl.ts';
 
 /** One line of the per-user registry: a loop started or ended in a workspace. */
 export interface RegistryEntry {
@@ -56,26 +57,13 @@ export function recordInRegistry(
 
 /** The registry's lines, each with its entry when it is one (torn or foreign lines: undefined). */
 function readLines(file: string): { line: string; entry: RegistryEntry | undefined }[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      try {
-        const e = JSON.parse(line) as RegistryEntry;
-        return {
-          line,
-          entry: typeof e.workspace === 'string' && typeof e.run_id === 'string' ? e : undefined,
-        };
-      } catch {
-        return { line, entry: undefined };
-      }
-    });
+  return readJsonl(file, anyJson).items.map((item) => {
+    const e = item.ok ? (item.value as RegistryEntry | null) : null;
+    return {
+      line: item.line,
+      entry: typeof e?.workspace === 'string' && typeof e.run_id === 'string' ? e : undefined,
+    };
+  });
 }
 
 /** The newest entry per workspace, newest first (torn or foreign lines skipped). */

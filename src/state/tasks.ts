@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { RalphError } from '../errors.ts';
 import { writeFileAtomicSync } from './atomic-write.ts';
 import { withFileLock } from './file-lock.ts';
+import { anyJson, type LineParser, parseJsonl, readJsonl } from './jsonl.ts';
 
 export const TASK_STATUSES = ['open', 'in_progress', 'closed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -72,12 +73,9 @@ const KNOWN = new Set([
 
 /** Reads a task line leniently: id and title are required, the rest falls back to defaults. */
 function parseLine(raw: string): Line {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return { raw };
-  }
+  const parsed = anyJson(raw);
+  if ('error' in parsed) return { raw };
+  const value = parsed.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { raw };
   const o = value as Record<string, unknown>;
   if (typeof o.id !== 'string' || !o.id || typeof o.title !== 'string') return { raw };
@@ -113,26 +111,19 @@ function readLines(path: string): Line[] {
   return linesOf(text);
 }
 
+const taskLine: LineParser<Exclude<Line, { raw: string }>> = (raw) => {
+  const line = parseLine(raw);
+  return 'raw' in line ? { error: 'not a task' } : { value: line };
+};
+
+/** Every non-blank line in order; a line that is not a task is kept as it is (a rewrite preserves it). */
 function linesOf(text: string): Line[] {
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => parseLine(l.replace(/\r$/, '')));
+  return parseJsonl(text, taskLine).items.map((i) => (i.ok ? i.value : { raw: i.line }));
 }
 
 /** Line numbers (1-based, blank lines counted) of a tasks file that are not tasks: kept, but skipped. */
 export function unreadableTaskLines(path: string): number[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
-  const out: number[] = [];
-  text.split('\n').forEach((l, i) => {
-    if (l.trim() !== '' && 'raw' in parseLine(l.replace(/\r$/, ''))) out.push(i + 1);
-  });
-  return out;
+  return readJsonl(path, taskLine).items.flatMap((i) => (i.ok ? [] : [i.n]));
 }
 
 /** The tasks of a tasks.jsonl text, in order; unreadable lines are skipped (pure: the fuzz target). */

@@ -10,6 +10,8 @@ export {
   type Task,
 } from './checklist-parse.ts';
 
+import { localTime } from '../state/time-format.ts';
+
 /** Where a run stands in the design document. */
 export interface ChecklistProgress {
   /** Title of the current milestone; null when none is left (or there are no tasks). */
@@ -162,12 +164,9 @@ export function recentJournalEntries(journal: string, count: number): string {
   return parts.join('\n\n');
 }
 
-const pad = (n: number): string => String(n).padStart(2, '0');
-
 /** `## --- Iteration N Start (YYYY-MM-DD HH:MM) ---` in local time (seed 003 §3.3). */
 export function iterationMarker(n: number, at: Date): string {
-  const date = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
-  return `## --- Iteration ${n} Start (${date} ${pad(at.getHours())}:${pad(at.getMinutes())}) ---`;
+  return `## --- Iteration ${n} Start (${localTime(at, 'YYYY-MM-DD HH:mm')}) ---`;
 }
 
 /** What {@link checklistContext} needs; the journal text is already cut to its recent entries. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { formatAge, formatSpan } from '../../src/observe/format.ts';
+import { formatAge, formatSpan } from '../../src/state/time-format.ts';
 import {
   cleanupWorkspaces,
   fakeConfig,

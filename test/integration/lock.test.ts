@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LockHeldError } from '../../src/errors.ts';
+import { withFileLock } from '../../src/state/file-lock.ts';
 import { acquireLock, readLock } from '../../src/state/lock.ts';
 import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
 
@@ -82,5 +83,32 @@ describe('workspace lock', () => {
     writeFileSync(file, JSON.stringify({ pid: 1, host: hostname(), started_at: 'other' }));
     held.release();
     expect(readLock(file)?.pid).toBe(1);
+  });
+});
+
+describe('one lock core for the workspace lock and withFileLock', () => {
+  it('a file lock whose pid now belongs to another process is stale, as a workspace lock is', () => {
+    const file = join(makeWorkspace(), 'data.txt');
+    // Our own pid, but a start time that is not ours: its holder died and the pid was reused.
+    const reused = { pid: process.pid, host: hostname(), started_at: 'x', start_time: '1', token: 't' };
+    writeFileSync(`${file}.lock`, JSON.stringify(reused));
+    expect(withFileLock(file, () => 'ran', { timeoutMs: 300 })).toBe('ran');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    writeFileSync(join(file, '..', 'loop.lock'), JSON.stringify(reused));
+    const held = acquireLock(join(file, '..', 'loop.lock'), 'run');
+    expect(held.tookOver?.start_time).toBe('1');
+    held.release();
+  });
+
+  it('both write a lock whole, naming the holder and its start time', () => {
+    const dir = makeWorkspace();
+    const seen = withFileLock(join(dir, 'data.txt'), () => readLock(join(dir, 'data.txt.lock')));
+    const held = acquireLock(join(dir, 'loop.lock'), 'run');
+    try {
+      for (const info of [seen, held.info])
+        expect(info).toMatchObject({ pid: process.pid, host: hostname(), started_at: expect.any(String) });
+    } finally {
+      held.release();
+    }
   });
 });

@@ -265,6 +265,20 @@ describe('architecture (DESIGN.md §3)', () => {
     expect(supervisorCallers(graph), 'run the agent with runAgentTurn (src/agent/agent-turn.ts)').toEqual([]);
   });
 
+  it('watches files only through the careful watcher and sleeps with node:timers/promises (DESIGN.md §3)', () => {
+    const offenders = all.flatMap((file) => {
+      const name = relative(SRC, file).split(sep).join('/');
+      const text = readFileSync(file, 'utf8');
+      const found: string[] = [];
+      if (name !== 'git/tree-watch.ts' && /import \{[^}]*\bwatch\b[^}]*\} from 'node:fs'/.test(text))
+        found.push(`${name}: fs.watch (use watchTree from git/tree-watch.ts)`);
+      if (/new Promise[^;]*setTimeout\(/.test(text))
+        found.push(`${name}: a hand-written sleep (use setTimeout from node:timers/promises)`);
+      return found;
+    });
+    expect(offenders).toEqual([]);
+  });
+
   it('resolves every relative import to a file', () => {
     const missing = [...graph].flatMap(([f, ts]) =>
       ts.filter((t) => !graph.has(t)).map((t) => `${relative(SRC, f)} → ${relative(SRC, t)}`),

@@ -1,4 +1,10 @@
-import { appendEvent, type MalformedLine, parseEventTags, readEventsSince } from '../../state/events-log.ts';
+import {
+  appendEvent,
+  type MalformedLine,
+  malformedOf,
+  parseEventTags,
+  readEventsSince,
+} from '../../state/events-log.ts';
 import type { LoopState, PendingEvent } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { withoutPromptEcho } from '../decide/completion.ts';
@@ -34,15 +40,15 @@ export function collectEvents(opts: {
   let streak = opts.streak;
   for (const item of chunk.items) {
     if (!item.ok) {
-      malformed.push(item.malformed);
+      malformed.push(malformedOf(item));
       streak++;
       continue;
     }
     streak = 0;
-    if (item.event.source !== undefined) continue;
+    if (item.value.source !== undefined) continue;
     published.push({
-      topic: item.event.topic,
-      payload: item.event.payload,
+      topic: item.value.topic,
+      payload: item.value.payload,
       source: opts.defaultSource,
       iteration: opts.iteration,
     });

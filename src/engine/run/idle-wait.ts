@@ -1,10 +1,14 @@
-import { type FSWatcher, statSync, watch } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, posix, relative, resolve, sep } from 'node:path';
 import { isNegated, pathMatcher, patternBase } from '../../config/path-patterns.ts';
+import { type TreeWatch, watchTree } from '../../git/tree-watch.ts';
 import { ralphPaths } from '../../state/paths.ts';
 
 /** setTimeout's ceiling (~24.8 days); longer waits are re-checked by the caller. */
 export const MAX_TIMER_MS = 2_147_483_647;
+
+/** More directories than this under one watched base: the wait falls back to the heartbeat. */
+const MAX_WATCHED_DIRS = 20_000;
 
 export type WakeReason = 'changed' | 'event' | 'cooldown' | 'runtime' | 'interrupted' | 'control';
 
@@ -38,13 +42,13 @@ const parentOf = (rel: string) => {
  */
 export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
   return new Promise((resolveWait) => {
-    const watchers: FSWatcher[] = [];
+    const watches: TreeWatch[] = [];
     const timers: NodeJS.Timeout[] = [];
     let done = false;
     const finish = (reason: WakeReason) => {
       if (done) return;
       done = true;
-      for (const w of watchers) w.close();
+      for (const w of watches) w.close();
       for (const t of timers) clearTimeout(t);
       o.signal?.removeEventListener('abort', onAbort);
       resolveWait(reason);
@@ -64,22 +68,24 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
       let dir = base;
       while (dir !== '' && !isDirectory(join(ws, dir))) dir = parentOf(dir);
       const recursive = dir === base;
-      try {
-        const w = watch(join(ws, dir), { recursive }, (_e, name) => {
-          if (name === null) return finish('changed');
-          const abs = resolve(ws, dir, String(name));
-          if ((abs + sep).startsWith(ralphDir)) return; // Ralph's own writes
-          const rel = relative(ws, abs).split(sep).join('/');
+      const top = join(ws, dir);
+      const toWorkspace = (rel: string) => relative(ws, resolve(top, rel)).split(sep).join('/');
+      // The git cache's watcher: one watch per directory, no recursive fs.watch. A tree it cannot
+      // watch whole (permissions, too many directories) falls back to the cooldown heartbeat.
+      const w = watchTree(top, {
+        recursive,
+        maxDirs: MAX_WATCHED_DIRS,
+        skip: (rel) => (resolve(top, rel) + sep).startsWith(ralphDir), // Ralph's own writes
+        onChange: (rel) => {
+          if (rel === null) return finish('changed');
+          const path = toWorkspace(rel);
           // A step toward a base that does not exist yet wakes the loop too: it then watches deeper.
-          const towardBase = !recursive && (base === rel || base.startsWith(`${rel}/`));
-          if (towardBase || matches(rel, isDirectory(abs))) finish('changed');
-        });
-        watchers.push(w);
-      } catch {
-        // An unwatchable path (permissions, too many watchers) falls back to the cooldown heartbeat.
-      }
+          const towardBase = !recursive && (base === path || base.startsWith(`${path}/`));
+          if (towardBase || matches(path, isDirectory(join(ws, path)))) finish('changed');
+        },
+      });
+      watches.push(w);
     }
-    for (const w of watchers) w.on('error', () => {});
 
     const poll = () => {
       if (done) return;

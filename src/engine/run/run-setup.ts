@@ -14,6 +14,7 @@ import type { PendingEvent } from '../../state/loop-state.ts';
 import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../../state/loop-state.ts';
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
+import { localTime } from '../../state/time-format.ts';
 import type { StartMode } from '../context/run-context.ts';
 
 /** How `ralph run` treats an earlier run in the workspace. */
@@ -27,10 +28,7 @@ export interface PreparedRun {
   notices: string[];
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-function compactStamp(d: Date): string {
-  return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`;
-}
+const compactStamp = (d: Date) => localTime(d, 'YYYYMMDD-HHmmss');
 
 export function newRunId(now: Date): string {
   return `${compactStamp(now)}-${randomBytes(3).toString('hex')}`;

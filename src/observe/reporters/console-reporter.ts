@@ -1,8 +1,9 @@
 import pc from 'picocolors';
+import { formatDuration } from '../../state/time-format.ts';
 import { describeCheck, describeEvent } from '../describe-event.ts';
 import type { LoopEvent, LoopEventHandlers } from '../events.ts';
 import { handleEvent } from '../events.ts';
-import { formatCost, formatDuration, formatNumber } from '../format.ts';
+import { formatCost, formatNumber } from '../format.ts';
 import type { Reporter } from '../reporter.ts';
 
 export type Verbosity = 'quiet' | 'normal' | 'verbose';

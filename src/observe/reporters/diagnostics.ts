@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ralphPaths } from '../../state/paths.ts';
+import { localTime } from '../../state/time-format.ts';
 import { describeEvent } from '../describe-event.ts';
 import { handleEvent, type LoopEvent } from '../events.ts';
 import type { Reporter } from '../reporter.ts';
@@ -31,9 +32,7 @@ export interface DiagnosticsSink extends Reporter {
 
 /** Local time as `YYYY-MM-DDTHH-MM-SS`, safe in file names. */
 export function diagnosticsStamp(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}-${p(d.getMinutes())}-${p(d.getSeconds())}`;
+  return localTime(ms, 'YYYY-MM-DDTHH-mm-ss');
 }
 
 /**

@@ -1,22 +1,18 @@
 import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { formatDuration, localTime } from '../../state/time-format.ts';
 import { outputWrite } from '../../state/write-faults.ts';
 import { describeEvent } from '../describe-event.ts';
-import { formatDuration, formatNumber } from '../format.ts';
+import { formatNumber } from '../format.ts';
 import type { Reporter } from '../reporter.ts';
 
 const RULE = '━'.repeat(40);
 
-function localStamp(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-}
+const localStamp = (ms: number) => localTime(ms, 'YYYY-MM-DD HH:mm:ss');
 
 /** Picks the next free `YYYY-MM-DD_NNN.log` in `dir` for the given day. */
 export function nextLogFile(dir: string, now: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  const day = `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}`;
+  const day = localTime(now, 'YYYY-MM-DD');
   mkdirSync(dir, { recursive: true });
   let max = 0;
   for (const name of readdirSync(dir)) {

@@ -1,0 +1,68 @@
+import { statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { RalphError } from '../errors.ts';
+import { type LockInfo, liveHolder } from '../state/lock.ts';
+import { type LoopState, readLoopState } from '../state/loop-state.ts';
+import { ralphPaths } from '../state/paths.ts';
+import { readInbox } from './control-files.ts';
+
+/** Where a workspace's loop stands, read from its files (works from any process, any terminal). */
+export interface RunStatus {
+  workspace: string;
+  /** `.ralph/state.json`; undefined when there is no run yet, or it is damaged (`stateError`). */
+  state: LoopState | undefined;
+  /** Why state.json could not be read (it is damaged): says what to do next. */
+  stateError?: RalphError | undefined;
+  /** A live process holds the workspace lock. */
+  running: boolean;
+  /** The live lock holder (its pid, host, run id), while running. */
+  holder: LockInfo | undefined;
+  /** The state says running but no live process holds the lock: the loop died (`--resume` continues). */
+  crashed: boolean;
+  /** A `ralph stop` the running loop has not acted on yet (still in the inbox, or taken but not reached). */
+  stopRequested: boolean;
+  /** When the run's events file last grew (epoch ms), if it has events. */
+  lastEventAt: number | undefined;
+}
+
+/** The one status read model: `ralph status`, the dashboard and `ralph worktrees list` show this. */
+export function readStatus(workspace: string): RunStatus {
+  const paths = ralphPaths(workspace);
+  let state: LoopState | undefined;
+  let stateError: RalphError | undefined;
+  try {
+    state = readLoopState(paths.state);
+  } catch (error) {
+    if (!(error instanceof RalphError)) throw error;
+    stateError = error;
+  }
+  const holder = liveHolder(paths.lock);
+  const running = holder !== undefined;
+  return {
+    workspace,
+    state,
+    ...(stateError ? { stateError } : {}),
+    running,
+    holder,
+    crashed: !running && state?.status === 'running',
+    stopRequested: running && stopPending(paths, state),
+    lastEventAt: lastEventAt(workspace, state?.events_file),
+  };
+}
+
+function stopPending(paths: ReturnType<typeof ralphPaths>, state: LoopState | undefined): boolean {
+  if (state?.stop_requested) return true;
+  return readInbox(paths.inbox, state?.control?.offset ?? 0).commands.some(
+    (c) => (c.kind === 'stop' || c.kind === 'stop_now') && !state?.control?.consumed.includes(c.id),
+  );
+}
+
+function lastEventAt(workspace: string, eventsFile: string | undefined): number | undefined {
+  if (!eventsFile) return undefined;
+  try {
+    const st = statSync(isAbsolute(eventsFile) ? eventsFile : join(workspace, eventsFile));
+    return st.size > 0 ? st.mtimeMs : undefined;
+  } catch {
+    return undefined;
+  }
+}

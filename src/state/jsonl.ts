@@ -1,0 +1,173 @@
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Turns one line into a record, or says why it is not one. */
+export type LineParser<T> = (line: string) => { value: T } | { error: string };
+
+/** One non-blank line of a JSON-lines text: its record, or the line and why it is not one. */
+export type JsonlItem<T> = { n: number; line: string } & (
+  | { ok: true; value: T }
+  | { ok: false; error: string }
+);
+
+/** The lines of a JSON-lines text (blank lines skipped), in order. */
+export interface JsonlRead<T> {
+  items: JsonlItem<T>[];
+  records: T[];
+}
+
+/** What was appended since an offset; a last line without its newline is left for the next read. */
+export interface JsonlChunk<T> extends JsonlRead<T> {
+  /** Byte offset just after the last complete line read. */
+  nextOffset: number;
+}
+
+/** Any JSON value; the error says why a line is not JSON. */
+export const anyJson: LineParser<unknown> = (line) => {
+  try {
+    return { value: JSON.parse(line) as unknown };
+  } catch (error) {
+    return { error: `not JSON (${(error as Error).message})` };
+  }
+};
+
+/** A JSON line whose value passes `accept` (a record type's shape check). */
+export function jsonWhere<T>(accept: (value: unknown) => value is T, what = 'a record'): LineParser<T> {
+  return (line) => {
+    const parsed = anyJson(line);
+    if ('error' in parsed) return parsed;
+    return accept(parsed.value) ? { value: parsed.value } : { error: `not ${what}` };
+  };
+}
+
+/** Parses a JSON-lines text (pure). Line numbers count blank lines; a CRLF line ending is accepted. */
+export function parseJsonl<T>(text: string, parse: LineParser<T>): JsonlRead<T> {
+  const items: JsonlItem<T>[] = [];
+  const records: T[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() === '') return;
+    const parsed = parse(line);
+    if ('value' in parsed) {
+      items.push({ n: i + 1, line, ok: true, value: parsed.value });
+      records.push(parsed.value);
+    } else items.push({ n: i + 1, line, ok: false, error: parsed.error });
+  });
+  return { items, records };
+}
+
+/** A whole JSON-lines file; a missing or unreadable file has no lines (the callers treat it as empty). */
+export function readJsonl<T>(path: string, parse: LineParser<T>): JsonlRead<T> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return { items: [], records: [] };
+  }
+  return parseJsonl(text, parse);
+}
+
+/**
+ * The bytes of `path` from `offset` to its end, and the offset after them. A file shorter than
+ * `offset` was replaced or truncated: it is read from its start. A missing file reads as empty at 0.
+ */
+export function readTextSince(path: string, offset: number): { text: string; nextOffset: number } {
+  const { buf, start } = bytesSince(path, offset);
+  return { text: buf.toString('utf8'), nextOffset: start + buf.length };
+}
+
+/** The complete lines appended to `path` since `offset` (see readTextSince for a shrunk or missing file). */
+export function readJsonlSince<T>(path: string, offset: number, parse: LineParser<T>): JsonlChunk<T> {
+  const { buf, start } = bytesSince(path, offset);
+  // '\n' is one byte that never occurs inside a UTF-8 sequence: the cut never splits a character.
+  const end = buf.lastIndexOf(0x0a);
+  if (end < 0) return { items: [], records: [], nextOffset: start };
+  return { ...parseJsonl(buf.subarray(0, end).toString('utf8'), parse), nextOffset: start + end + 1 };
+}
+
+function bytesSince(path: string, offset: number): { buf: Buffer; start: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return { buf: Buffer.alloc(0), start: 0 };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = size < offset ? 0 : offset;
+    const buf = Buffer.alloc(size - start);
+    const n = readSync(fd, buf, 0, buf.length, start);
+    return { buf: buf.subarray(0, n), start };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface PollOptions {
+  /** Ends the iteration (at once, also mid-wait). */
+  signal?: AbortSignal | undefined;
+  /** Pause between reads (default 250 ms). */
+  intervalMs?: number | undefined;
+}
+
+/** Calls `read` now and then every `intervalMs` until `signal` aborts, yielding each result. */
+export async function* poll<T>(read: () => T | Promise<T>, o: PollOptions = {}): AsyncGenerator<T> {
+  while (!o.signal?.aborted) {
+    yield await read();
+    try {
+      await sleep(o.intervalMs ?? 250, undefined, { signal: o.signal });
+    } catch {
+      return; // aborted mid-wait
+    }
+  }
+}
+
+export interface FollowOptions extends PollOptions {
+  /** Byte offset to start at (default 0: the whole file, then what is appended). */
+  from?: number | undefined;
+  /**
+   * Asked when a read found nothing new: true ends the follow after one last read (a writer that
+   * has finished may have appended its last lines just before it said so).
+   */
+  done?: (() => boolean | Promise<boolean>) | undefined;
+}
+
+async function* follow<C extends { nextOffset: number }>(
+  read: (offset: number) => C,
+  isEmpty: (chunk: C) => boolean,
+  o: FollowOptions,
+): AsyncGenerator<C> {
+  let offset = o.from ?? 0;
+  for await (const chunk of poll(() => read(offset), o)) {
+    offset = chunk.nextOffset;
+    if (!isEmpty(chunk)) yield chunk;
+    else if (o.done && (await o.done())) {
+      const last = read(offset);
+      if (!isEmpty(last)) yield last;
+      return;
+    }
+  }
+}
+
+/** Follows a text file (`tail -f`): each yield is the text appended since the last one. */
+export async function* followFile(path: string, o: FollowOptions = {}): AsyncGenerator<string> {
+  for await (const chunk of follow(
+    (at) => readTextSince(path, at),
+    (c) => c.text === '',
+    o,
+  ))
+    yield chunk.text;
+}
+
+/** Follows a JSON-lines file: each yield is the complete lines appended since the last one. */
+export function followJsonl<T>(
+  path: string,
+  parse: LineParser<T>,
+  o: FollowOptions = {},
+): AsyncGenerator<JsonlChunk<T>> {
+  return follow(
+    (at) => readJsonlSince(path, at, parse),
+    (c) => c.items.length === 0,
+    o,
+  );
+}

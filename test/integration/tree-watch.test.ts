@@ -1,0 +1,34 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { watchTree } from '../../src/git/tree-watch.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'ralph-tree-watch-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('watchTree (the one careful watcher: the git cache and the idle wait)', () => {
+  it('names each change relative to the top, skips what it is told to, and goes below the top only when recursive', async () => {
+    const top = join(root, 'a');
+    mkdirSync(join(top, 'sub', 'deep'), { recursive: true });
+    mkdirSync(join(top, '.ralph'));
+    const deep: (string | null)[] = [];
+    const flat: (string | null)[] = [];
+    const skip = (rel: string) => rel === '.ralph' || rel.startsWith('.ralph/');
+    const all = watchTree(top, { skip, maxDirs: 100, onChange: (rel) => deep.push(rel) });
+    const one = watchTree(top, { skip, maxDirs: 100, recursive: false, onChange: (rel) => flat.push(rel) });
+    try {
+      writeFileSync(join(top, 'sub', 'deep', 'x.txt'), '1');
+      writeFileSync(join(top, '.ralph', 'state.json'), '{}');
+      writeFileSync(join(top, 'y.txt'), '1');
+      await sleep(150); // inotify events arrive on the next turns of the loop
+      expect(new Set(deep)).toEqual(new Set(['sub/deep/x.txt', 'y.txt']));
+      expect(new Set(flat)).toEqual(new Set(['y.txt']));
+      expect(all.complete && one.complete).toBe(true);
+    } finally {
+      all.close();
+      one.close();
+    }
+  });
+});
