@@ -45,7 +45,7 @@ export function numberFlag(flag: string, value: string, integer: boolean): numbe
 export function findConfigFile(cwd: string, flag: string | undefined): string | undefined {
   if (flag !== undefined) {
     const path = resolve(cwd, flag);
-    if (!existsSync(path)) throw new RalphError('config_missing', `config file not found: ${flag}`);
+    if (!existsSync(path)) throw new RalphError('config_unreadable', `config file not found: ${flag}`);
     return path;
   }
   for (const name of ['ralph.yml', 'ralph.yaml']) {

@@ -86,7 +86,7 @@ function acquire(
       return token;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new RalphError('file_lock_failed', `cannot create ${lockPath}: ${(error as Error).message}`, {
+        throw new RalphError('lock_failed', `cannot create ${lockPath}: ${(error as Error).message}`, {
           cause: error,
         });
       }
@@ -100,7 +100,7 @@ function acquire(
     if (Date.now() >= deadline) {
       const holder = readLockContent(lockPath);
       throw new RalphError(
-        'file_locked',
+        'lock_held',
         `timed out after ${timeoutMs / 1000} s waiting for ${lockPath}` +
           (holder ? ` (held by pid ${holder.pid} on ${holder.host})` : '') +
           '; retry, or delete the lock file if no ralph process is using it',
