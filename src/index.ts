@@ -29,8 +29,24 @@ export {
   limitReached,
   type Stop,
 } from './engine/decide/limits.ts';
-export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engine/run/loop.ts';
+export type { LoopSummary } from './engine/run/loop.ts';
+export { limitsOf, type RunLoopOptions, runLoop } from './engine/run/loop.ts';
 export * from './errors.ts';
+export { RALPH_ERROR_CODES, type RalphErrorCode } from './errors.ts';
+// The control tier: steer a running loop through its inbox (DESIGN.md §5 "One control channel").
+export {
+  type AnswerReceipt,
+  answer,
+  approve,
+  type ControlReceipt,
+  type ControlTarget,
+  pause,
+  reject,
+  resume,
+  stop,
+  tell,
+} from './human/control.ts';
+export type { ControlSource, InboxCommand, QuestionRecord } from './human/control-files.ts';
 export { createConsoleReporter } from './observe/console-reporter.ts';
 export type {
   IterationRecord,

@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { resolveBackend } from '../../backends/registry.ts';
 import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
+import { type ExitCodeValue, FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { createNotifier } from '../../human/notify.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import { createStreamFileSink, STREAM_FILE } from '../../observe/event-stream-file.ts';
-import type { LoopEvent } from '../../observe/events.ts';
+import type { LoopEvent, StopReason, TokenTotals } from '../../observe/events.ts';
 import { createOutputCap } from '../../observe/output-cap.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { createRunLogSink } from '../../observe/run-log.ts';
@@ -53,12 +53,33 @@ function userError(error: unknown): RalphError | undefined {
   return fileSystemError(error, { next: RESUME }) ?? (error instanceof RalphError ? error : undefined);
 }
 
-export interface LoopResult {
+/**
+ * What {@link runLoop} resolves to: how the run ended and what it spent. A stable contract for
+ * embedding programs, unlike `.ralph/state.json`'s internal shape; the totals count the whole run
+ * (across `--resume`), as the console's end summary does.
+ */
+export interface LoopSummary {
+  /** The run's id: `RALPH_RUN_ID`, `.ralph/runs/<runId>/`. */
   runId: string;
-  exitCode: number;
-  stopReason: Stop['reason'];
+  /** The workspace the loop ran in. */
+  workspace: string;
+  /** Why it stopped, as `stop_reason` in state.json: `completed`, `max_iterations`, `cancelled`, … */
+  stopReason: StopReason;
+  /** The stop in words (secrets redacted). */
   message: string;
-  state: LoopState;
+  /** The `ralph` exit code of this stop: 0 completed or cancelled, 1 failure, 2 a limit, 130 interrupted. */
+  exitCode: ExitCodeValue;
+  /** True when the run is unfinished: `runLoop({ mode: 'resume' })` (`ralph run --resume`) continues it. */
+  resumable: boolean;
+  /** Iterations run. */
+  iterations: number;
+  /** Tokens the agents used (the shape of `loop.finished`'s `tokens`). */
+  tokens: TokenTotals;
+  /** What the agents cost in USD (reported by the CLIs, or estimated from tokens and list prices). */
+  costUsd: number;
+  /** Wall time of the run in milliseconds. */
+  durationMs: number;
+  /** The run's human log (`.ralph/logs/…`). */
   logFile: string;
 }
 
@@ -86,7 +107,7 @@ export function initialEvents(config: RalphConfig): PendingEvent[] {
  * Never writes to the console and never exits the process: everything observable goes through
  * `onEvent`, `.ralph/state.json`, the events file, the run log and the iteration records.
  */
-export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
+export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const now = options.now ?? Date.now;
   const { config } = options;
   const paths = ralphPaths(options.workspace);
@@ -282,12 +303,22 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   await attempt(() => workingTree?.close());
   await attempt(() => lock.release());
   if (failed) throw failed.error;
+  return summaryOf(state, end, options.workspace, logFile);
+}
+
+/** The run's end as {@link LoopSummary} says it, from the saved state. */
+function summaryOf(state: LoopState, end: Stop, workspace: string, logFile: string): LoopSummary {
   return {
     runId: state.run_id,
-    exitCode: end.exitCode,
+    workspace,
     stopReason: end.reason,
-    message: end.message,
-    state,
+    message: state.stop_message ?? end.message,
+    exitCode: end.exitCode,
+    resumable: state.status === 'interrupted',
+    iterations: state.iterations,
+    tokens: { ...state.tokens },
+    costUsd: state.cost_usd,
+    durationMs: state.elapsed_ms,
     logFile,
   };
 }
