@@ -17,13 +17,13 @@ import { answerQuestion, settleApproval } from './settle-question.ts';
 // dashboard and embedding programs steer a loop the same way.
 
 /** Guidance longer than this is a file's job (PROMPT.md, the scratchpad), not a message's. */
-export const MAX_GUIDANCE_CHARS = 20_000;
+const MAX_GUIDANCE_CHARS = 20_000;
 
 /** Where a control command goes: a workspace's loop, or the loop in one of its worktrees. */
 export interface ControlTarget {
   /** The workspace the loop runs in; with `worktree`, the repository's top directory. */
   workspace: string;
-  /** A worktree of `ralph run --worktree NAME` or `--parallel`: steers the loop running there. */
+  /** A worktree of `ralph run --worktree NAME` (`.ralph/worktrees/NAME`): steers the loop running there. */
   worktree?: string | undefined;
   /** Who sends it, recorded in the inbox and on an answer (default `cli`). */
   source?: ControlSource | undefined;
