@@ -106,6 +106,8 @@ export function initialEvents(config: RalphConfig): PendingEvent[] {
  * Runs the loop until completion, a limit, repeated failure, a stop request or an interrupt.
  * Never writes to the console and never exits the process: everything observable goes through
  * `onEvent`, `.ralph/state.json`, the events file, the run log and the iteration records.
+ * Resolves to the run's {@link LoopSummary}; rejects (a {@link RalphError} for a refused start or a
+ * file-system failure) once the state is saved as far as it can be.
  */
 export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const now = options.now ?? Date.now;
