@@ -10,7 +10,7 @@ import {
   type QuestionRecord,
   sendCommand,
 } from './control-files.ts';
-import { answerQuestion, settleApproval } from './settle-question.ts';
+import { answerQuestion, type Settled, settleApproval } from './settle-question.ts';
 
 // The control tier of the library (DESIGN.md §5 "One control channel"): every command to a loop is
 // a line appended to its `.ralph/control/inbox.jsonl`, so `ralph tell|stop|…`, the TUI, the
@@ -124,6 +124,15 @@ export function resume(target: string | ControlTarget): ControlReceipt {
   return toRunningLoop(target, 'resume');
 }
 
+/** Settles a question or approval of the target's loop, with the receipt of what was written. */
+function settle(
+  target: string | ControlTarget,
+  write: (workspace: string, source: ControlSource) => Settled,
+): AnswerReceipt {
+  const { workspace, source } = targetWorkspace(target);
+  return { ...write(workspace, source), workspace, loopPid: loopPid(workspace) };
+}
+
 /**
  * Answers a question an agent asked (`ralph answer [ID] TEXT`): `id` (or a unique prefix) names it,
  * or leave it out when one question is open. An answer to a question with options must be one of
@@ -134,8 +143,7 @@ export function answer(
   text: string,
   options: { id?: string | undefined } = {},
 ): AnswerReceipt {
-  const { workspace, source } = targetWorkspace(target);
-  return { ...answerQuestion(workspace, options.id, text, source), workspace, loopPid: loopPid(workspace) };
+  return settle(target, (workspace, source) => answerQuestion(workspace, options.id, text, source));
 }
 
 /** Approves what the loop waits for at a review point (`ralph approve [ID]`, `gates.approval`). */
@@ -143,9 +151,9 @@ export function approve(
   target: string | ControlTarget,
   options: { id?: string | undefined } = {},
 ): AnswerReceipt {
-  const { workspace, source } = targetWorkspace(target);
-  const settled = settleApproval(workspace, options.id, { approve: true }, source);
-  return { ...settled, workspace, loopPid: loopPid(workspace) };
+  return settle(target, (workspace, source) =>
+    settleApproval(workspace, options.id, { approve: true }, source),
+  );
 }
 
 /** Rejects at a review point (`ralph reject [ID] REASON`): the reason is the next iteration's feedback. */
@@ -154,7 +162,7 @@ export function reject(
   reason: string,
   options: { id?: string | undefined } = {},
 ): AnswerReceipt {
-  const { workspace, source } = targetWorkspace(target);
-  const settled = settleApproval(workspace, options.id, { approve: false, reason }, source);
-  return { ...settled, workspace, loopPid: loopPid(workspace) };
+  return settle(target, (workspace, source) =>
+    settleApproval(workspace, options.id, { approve: false, reason }, source),
+  );
 }

@@ -16,12 +16,9 @@ import {
   stop,
   tell,
 } from '../../src/index.ts';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace, waitFor } from '../helpers/workspace.ts';
+import { cleanupWorkspaces, fakeConfig, makeWorkspace, waitFor, waitForFile } from '../helpers/workspace.ts';
 
 afterAll(cleanupWorkspaces);
-
-/** A fake-agent step that waits until the test creates `file` in the workspace. */
-const waitForFile = (file: string) => `      - run: "while [ ! -f ${file} ]; do sleep 0.05; done"`;
 
 function start(dir: string): Promise<LoopSummary> {
   const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
