@@ -29,8 +29,8 @@ export {
   limitReached,
   type Stop,
 } from './engine/decide/limits.ts';
-export type { LoopSummary } from './engine/run/loop.ts';
 export { limitsOf, type RunLoopOptions, runLoop } from './engine/run/loop.ts';
+export type { LoopSummary } from './engine/run/loop-summary.ts';
 export * from './errors.ts';
 export { RALPH_ERROR_CODES, type RalphErrorCode } from './errors.ts';
 // The control tier: steer a running loop through its inbox (DESIGN.md §5 "One control channel").

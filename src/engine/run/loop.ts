@@ -3,20 +3,20 @@ import { join } from 'node:path';
 import { resolveBackend } from '../../backends/registry.ts';
 import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import { type ExitCodeValue, FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
+import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { createNotifier } from '../../human/notify.ts';
 import { createDiagnosticsSink } from '../../observe/diagnostics.ts';
 import { createStreamFileSink, STREAM_FILE } from '../../observe/event-stream-file.ts';
-import type { LoopEvent, StopReason, TokenTotals } from '../../observe/events.ts';
+import type { LoopEvent } from '../../observe/events.ts';
 import { createOutputCap } from '../../observe/output-cap.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { createRunLogSink } from '../../observe/run-log.ts';
 import { createStreamRedaction } from '../../observe/stream-redaction.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
-import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
+import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneRunDirs } from '../../state/run-dirs.ts';
 import { recordInRegistry, registryFile } from '../../state/run-registry.ts';
@@ -40,6 +40,7 @@ import {
 } from './between-iterations.ts';
 import { settleHeldReview } from './held-review.ts';
 import { answerInteractions } from './human-interact.ts';
+import { type LoopSummary, summaryOf } from './loop-summary.ts';
 import { prepareRun, resumesUncommitted } from './run-setup.ts';
 import { startRun } from './run-start.ts';
 
@@ -51,36 +52,6 @@ const RESUME = 'then run `ralph run --resume`';
 /** The error a user sees: a file-system failure named with how to go on, another RalphError as it is. */
 function userError(error: unknown): RalphError | undefined {
   return fileSystemError(error, { next: RESUME }) ?? (error instanceof RalphError ? error : undefined);
-}
-
-/**
- * What {@link runLoop} resolves to: how the run ended and what it spent. A stable contract for
- * embedding programs, unlike `.ralph/state.json`'s internal shape; the totals count the whole run
- * (across `--resume`), as the console's end summary does.
- */
-export interface LoopSummary {
-  /** The run's id: `RALPH_RUN_ID`, `.ralph/runs/<runId>/`. */
-  runId: string;
-  /** The workspace the loop ran in. */
-  workspace: string;
-  /** Why it stopped, as `stop_reason` in state.json: `completed`, `max_iterations`, `cancelled`, … */
-  stopReason: StopReason;
-  /** The stop in words (secrets redacted). */
-  message: string;
-  /** The `ralph` exit code of this stop: 0 completed or cancelled, 1 failure, 2 a limit, 130 interrupted. */
-  exitCode: ExitCodeValue;
-  /** True when the run is unfinished: `runLoop({ mode: 'resume' })` (`ralph run --resume`) continues it. */
-  resumable: boolean;
-  /** Iterations run. */
-  iterations: number;
-  /** Tokens the agents used (the shape of `loop.finished`'s `tokens`). */
-  tokens: TokenTotals;
-  /** What the agents cost in USD (reported by the CLIs, or estimated from tokens and list prices). */
-  costUsd: number;
-  /** Wall time of the run in milliseconds. */
-  durationMs: number;
-  /** The run's human log (`.ralph/logs/…`). */
-  logFile: string;
 }
 
 /** Limits of a config, in the units the engine uses. */
@@ -306,23 +277,6 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   await attempt(() => lock.release());
   if (failed) throw failed.error;
   return summaryOf(state, end, options.workspace, logFile);
-}
-
-/** The run's end as {@link LoopSummary} says it, from the saved state. */
-function summaryOf(state: LoopState, end: Stop, workspace: string, logFile: string): LoopSummary {
-  return {
-    runId: state.run_id,
-    workspace,
-    stopReason: end.reason,
-    message: state.stop_message ?? end.message,
-    exitCode: end.exitCode,
-    resumable: state.status === 'interrupted',
-    iterations: state.iterations,
-    tokens: { ...state.tokens },
-    costUsd: state.cost_usd,
-    durationMs: state.elapsed_ms,
-    logFile,
-  };
 }
 
 /** The main loop: boundary checks, the idle wait, one iteration, the solo-mode cooldown. */
