@@ -148,9 +148,9 @@ async function ralphInProcess(agent, iterations) {
       else if (e.type === 'loop.finished') finishedAt = performance.now();
     },
   });
-  if (result.state.iterations !== iterations) {
+  if (result.iterations !== iterations) {
     throw new Error(
-      `ralph ran ${result.state.iterations}/${iterations} iterations (${result.stopReason}: ${result.message})`,
+      `ralph ran ${result.iterations}/${iterations} iterations (${result.stopReason}: ${result.message})`,
     );
   }
   const totalMs = finishedAt - starts[0];

@@ -8,13 +8,87 @@ export const ExitCode = {
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /**
+ * Every `RalphError.code`, one per kind of failure (a program can switch on it; the message is for
+ * people). Synonyms were merged: `not_a_repo` is `not_a_git_repo`, `file_lock_failed` is
+ * `lock_failed`, `file_locked` is `lock_held`, `agent_missing` is `backend_unavailable`,
+ * `config_missing` is `config_unreadable`, `prompt_missing` is `prompt_unreadable`.
+ */
+export const RALPH_ERROR_CODES = [
+  // Arguments, config and prompt
+  'usage',
+  'config_invalid',
+  'config_unreadable',
+  'unknown_preset',
+  'init_exists',
+  'prompt_unreadable',
+  'backend_unavailable',
+  'agent_failed',
+  // The workspace and its loop
+  'lock_held',
+  'lock_failed',
+  'unfinished_run',
+  'resume_or_fresh',
+  'nothing_to_resume',
+  'state_corrupt',
+  'fs_error',
+  'not_running',
+  'interrupted',
+  'cancelled',
+  'preflight',
+  // Git and worktrees
+  'git_missing',
+  'git_failed',
+  'git_state',
+  'git_commit_message',
+  'git_push_failed',
+  'not_a_git_repo',
+  'dirty_tree',
+  'wrong_branch',
+  'no_worktree',
+  'worktree_missing_file',
+  'parallel_no_tasks',
+  // The agent's tools and the human in the loop
+  'no_events_file',
+  'tasks_unreadable',
+  'task_invalid',
+  'task_not_found',
+  'memories_unreadable',
+  'memory_invalid',
+  'memory_not_found',
+  'no_question',
+  // Inspecting runs
+  'no_run',
+  'ambiguous_run',
+  'no_iteration',
+  'no_log',
+  // Fleet
+  'fleet_no_redis',
+  'fleet_redis_unreachable',
+  'fleet_fence_lost',
+  'fleet_job_invalid',
+  'fleet_run_exists',
+  'fleet_run_unknown',
+  'fleet_clone_failed',
+  'fleet_fetch_failed',
+  'fleet_branch_missing',
+  'fleet_checkpoint_commit_missing',
+] as const;
+
+/** The stable code of a {@link RalphError}: one of {@link RALPH_ERROR_CODES}. */
+export type RalphErrorCode = (typeof RALPH_ERROR_CODES)[number];
+
+/**
  * Base class of every error Ralph reports to a user: a stable `code`, the exit code the CLI
  * maps it to, and a message that says what to do next.
  */
 export class RalphError extends Error {
-  readonly code: string;
+  readonly code: RalphErrorCode;
   readonly exitCode: ExitCodeValue;
-  constructor(code: string, message: string, options: { exitCode?: ExitCodeValue; cause?: unknown } = {}) {
+  constructor(
+    code: RalphErrorCode,
+    message: string,
+    options: { exitCode?: ExitCodeValue; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RalphError';
     this.code = code;

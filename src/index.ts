@@ -36,7 +36,8 @@ export {
   limitReached,
   type Stop,
 } from './engine/decide/limits.ts';
-export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engine/run/loop.ts';
+export { limitsOf, type RunLoopOptions, runLoop } from './engine/run/loop.ts';
+export type { LoopSummary } from './engine/run/loop-summary.ts';
 // Tier "run": what `ralph run` resolves before its loop starts, for runLoop.
 /**
  * Resolves a run as `ralph run` does: config discovery (`configPath` or ralph.yml), the layers (user
@@ -45,6 +46,21 @@ export { type LoopResult, limitsOf, type RunLoopOptions, runLoop } from './engin
  */
 export { type ResolvedRun, type ResolveRunOptions, resolveRun } from './engine/run/resolve-run.ts';
 export * from './errors.ts';
+export { RALPH_ERROR_CODES, type RalphErrorCode } from './errors.ts';
+// The control tier: steer a running loop through its inbox (DESIGN.md §5 "One control channel").
+export {
+  type AnswerReceipt,
+  answer,
+  approve,
+  type ControlReceipt,
+  type ControlTarget,
+  pause,
+  reject,
+  resume,
+  stop,
+  tell,
+} from './human/control.ts';
+export type { ControlSource, InboxCommand, QuestionRecord } from './human/control-files.ts';
 /** Inspect: where a workspace's loop stands, as `ralph status` reads it (state.json, the lock's live holder, a pending stop, the last event). */
 export { type RunStatus, readStatus } from './human/read-status.ts';
 export { describeEvent } from './observe/describe-event.ts';

@@ -22,7 +22,7 @@ function resolveRunId(workspace: string, run: string | undefined): string {
   const matches = ids.filter((id) => id.startsWith(run));
   if (matches.length === 1) return matches[0] as string;
   throw new RalphError(
-    'no_run',
+    matches.length === 0 ? 'no_run' : 'ambiguous_run',
     matches.length === 0
       ? `no run ${JSON.stringify(run)} in ${workspace} (runs: ${ids.slice(-5).join(', ') || 'none'})`
       : `${JSON.stringify(run)} matches ${matches.length} runs: ${matches.join(', ')}; give more of the id`,

@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/load-config.ts';
 import { configLayers } from '../config/run-config.ts';
 import { type RalphConfig, REDIS_URL } from '../config/schema.ts';
-import { RalphError, UsageError } from '../errors.ts';
+import { RalphError, type RalphErrorCode, UsageError } from '../errors.ts';
 import { userStateDir } from '../state/run-registry.ts';
 import type { CliIO } from './io.ts';
 
 /** The code of the error "no Redis URL anywhere" (the dashboard then simply has no fleet section). */
-export const NO_REDIS = 'fleet_no_redis';
+export const NO_REDIS = 'fleet_no_redis' satisfies RalphErrorCode;
 
 interface FleetSettings {
   redisUrl: string;

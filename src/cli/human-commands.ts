@@ -1,48 +1,40 @@
 import { humanSchema } from '../config/schema.ts';
 import { ExitCode, RalphError, UsageError } from '../errors.ts';
 import { ask } from '../human/ask.ts';
+import { type AnswerReceipt, answer, approve, pause, reject, resume, stop, tell } from '../human/control.ts';
 import { openQuestions } from '../human/control-files.ts';
-import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
-import { liveHolder } from '../state/lock.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CliIO } from './io.ts';
+
+// argv → the library's control functions (src/human/control.ts) → a line of text.
 
 /** The workspace a command steers: the agent's (inside a loop) or the current directory. */
 function workspaceOf(io: CliIO): string {
   return io.env.RALPH_WORKSPACE_ROOT ?? io.cwd;
 }
 
-/** The running loop's pid, or an error saying there is none (pause/resume/stop need one). */
-function runningLoop(workspace: string): number {
-  const lock = liveHolder(ralphPaths(workspace).lock);
-  if (!lock)
-    throw new RalphError(
-      'not_running',
-      `no Ralph loop is running in ${workspace} (to continue a stopped run: \`ralph run --resume\`)`,
-    );
-  return lock.pid;
-}
-
-function loopIsRunning(workspace: string): boolean {
-  return liveHolder(ralphPaths(workspace).lock) !== undefined;
-}
-
-/** What an answer to a loop's question given while no loop runs leads to: the run waits for it on --resume. */
-function whenStopped(workspace: string, q: { run_id: string | null }): string {
-  if (q.run_id === null || loopIsRunning(workspace)) return '';
+/** An answer to a loop's question given while no loop runs: the run waits for it on --resume. */
+function whenStopped(r: AnswerReceipt): string {
+  if (r.question.run_id === null || r.loopPid !== undefined) return '';
   return ' — no loop is running: `ralph run --resume` goes on from it';
 }
 
 const QUESTION_ID = /^[qa]-[0-9a-f]{1,8}$/;
 
+/** `[ID] TEXT…`: the id when the first word is one and more words follow. */
+function idAndText(args: string[]): { id: string | undefined; text: string } {
+  const [first, ...rest] = args as [string, ...string[]];
+  const hasId = rest.length > 0 && QUESTION_ID.test(first);
+  return { id: hasId ? first : undefined, text: (hasId ? rest : args).join(' ') };
+}
+
 /** `ralph tell TEXT…` */
 export function tellCommand(words: string[], io: CliIO): number {
-  const ws = workspaceOf(io);
-  const sent = tell(ws, words.join(' '), 'cli');
+  const sent = tell(workspaceOf(io), words.join(' '));
   io.out(
-    loopIsRunning(ws)
-      ? `queued ${sent.id}: the next iteration's prompt carries it\n`
-      : `queued ${sent.id}: no loop is running; the next \`ralph run\` carries it in its first prompt\n`,
+    sent.loopPid !== undefined
+      ? `queued ${sent.command.id}: the next iteration's prompt carries it\n`
+      : `queued ${sent.command.id}: no loop is running; the next \`ralph run\` carries it in its first prompt\n`,
   );
   return ExitCode.ok;
 }
@@ -59,52 +51,43 @@ export function answerCommand(args: string[], io: CliIO): number {
       );
     return ExitCode.ok;
   }
-  const [first, ...rest] = args as [string, ...string[]];
-  const hasId = rest.length > 0 && QUESTION_ID.test(first);
-  const q = answerQuestion(ws, hasId ? first : undefined, (hasId ? rest : args).join(' '), 'cli');
-  io.out(`answered ${q.id}: ${q.answer}${whenStopped(ws, q)}\n`);
+  const { id, text } = idAndText(args);
+  const r = answer(ws, text, { id });
+  io.out(`answered ${r.question.id}: ${r.question.answer}${whenStopped(r)}\n`);
   return ExitCode.ok;
 }
 
 /** `ralph approve [ID]` */
 export function approveCommand(id: string | undefined, io: CliIO): number {
-  const ws = workspaceOf(io);
-  const a = settleApproval(ws, id, { approve: true }, 'cli');
-  io.out(`approved ${a.id} (${a.point ?? 'review point'})${whenStopped(ws, a)}\n`);
+  const r = approve(workspaceOf(io), { id });
+  io.out(`approved ${r.question.id} (${r.question.point ?? 'review point'})${whenStopped(r)}\n`);
   return ExitCode.ok;
 }
 
 /** `ralph reject [ID] REASON` */
 export function rejectCommand(args: string[], io: CliIO): number {
-  const [first, ...rest] = args as [string, ...string[]];
-  const hasId = rest.length > 0 && QUESTION_ID.test(first);
-  const reason = (hasId ? rest : args).join(' ');
-  const ws = workspaceOf(io);
-  const a = settleApproval(ws, hasId ? first : undefined, { approve: false, reason }, 'cli');
-  io.out(`rejected ${a.id} (${a.point ?? 'review point'}): ${reason}${whenStopped(ws, a)}\n`);
+  const { id, text: reason } = idAndText(args);
+  const r = reject(workspaceOf(io), reason, { id });
+  io.out(`rejected ${r.question.id} (${r.question.point ?? 'review point'}): ${reason}${whenStopped(r)}\n`);
   return ExitCode.ok;
 }
 
 /** `ralph pause` / `ralph resume` */
 export function pauseResumeCommand(kind: 'pause' | 'resume', io: CliIO): number {
-  const ws = workspaceOf(io);
-  const pid = runningLoop(ws);
-  sendCommand(ws, kind, 'cli');
+  const sent = (kind === 'pause' ? pause : resume)(workspaceOf(io));
   io.out(
-    `asked the loop (pid ${pid}): it ${kind === 'pause' ? 'pauses before the next iteration (the current one finishes)' : 'goes on'}\n`,
+    `asked the loop (pid ${sent.loopPid}): it ${kind === 'pause' ? 'pauses before the next iteration (the current one finishes)' : 'goes on'}\n`,
   );
   return ExitCode.ok;
 }
 
 /** `ralph stop [--now]`: through the inbox, like every other command to the loop. */
 export function stopCommand(flags: { now?: boolean | undefined }, io: CliIO): number {
-  const ws = workspaceOf(io);
-  const pid = runningLoop(ws);
-  sendCommand(ws, flags.now ? 'stop_now' : 'stop', 'cli');
+  const sent = stop(workspaceOf(io), { now: flags.now });
   io.out(
     flags.now
-      ? `asked the loop (pid ${pid}) to stop now: its agent will be killed and state saved\n`
-      : `asked the loop (pid ${pid}) to stop after the current iteration (use --now to kill the agent)\n`,
+      ? `asked the loop (pid ${sent.loopPid}) to stop now: its agent will be killed and state saved\n`
+      : `asked the loop (pid ${sent.loopPid}) to stop after the current iteration (use --now to kill the agent)\n`,
   );
   return ExitCode.ok;
 }

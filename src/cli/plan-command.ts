@@ -45,7 +45,7 @@ function readPlanPrompt(cwd: string, flag: string | undefined): string {
   const path = resolve(cwd, file);
   if (!existsSync(path)) {
     throw new RalphError(
-      'prompt_missing',
+      'prompt_unreadable',
       `plan prompt not found: ${file}; run \`ralph init --preset spec\` to write one, or pass --prompt-file FILE`,
     );
   }
@@ -92,7 +92,7 @@ function runInteractive(inv: InteractiveInvocation, cwd: string, env: NodeJS.Pro
       reject(
         error.code === 'ENOENT'
           ? new RalphError(
-              'agent_missing',
+              'backend_unavailable',
               `agent not found: ${inv.command}; install it, or choose another agent with -b / cli.backend`,
               { cause: error },
             )

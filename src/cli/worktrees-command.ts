@@ -1,17 +1,11 @@
-import { existsSync } from 'node:fs';
-import { ExitCode, RalphError } from '../errors.ts';
-import { cleanWorktrees, listWorktrees, repoRoot, worktreePath } from '../parallel/worktrees.ts';
+import { ExitCode } from '../errors.ts';
+import { controlledWorkspace } from '../human/control.ts';
+import { cleanWorktrees, listWorktrees, repoRoot } from '../parallel/worktrees.ts';
 import type { CliIO } from './io.ts';
 
 /** The io of a command addressed to a worktree by name (`ralph status --worktree NAME`). */
 export async function worktreeIo(name: string, io: CliIO): Promise<CliIO> {
-  const path = worktreePath(await repoRoot(io.cwd), name);
-  if (!existsSync(path))
-    throw new RalphError(
-      'no_worktree',
-      `no worktree ${JSON.stringify(name)} (ralph worktrees list shows them)`,
-    );
-  return { ...io, cwd: path };
+  return { ...io, cwd: controlledWorkspace({ workspace: await repoRoot(io.cwd), worktree: name }) };
 }
 
 /** `ralph worktrees list [--json]` */

@@ -14,7 +14,7 @@ export type PromptChoice = { text: string } | { file: string };
 export function findConfigFile(cwd: string, configPath: string | undefined): string | undefined {
   if (configPath !== undefined) {
     const path = resolve(cwd, configPath);
-    if (!existsSync(path)) throw new RalphError('config_missing', `config file not found: ${configPath}`);
+    if (!existsSync(path)) throw new RalphError('config_unreadable', `config file not found: ${configPath}`);
     return path;
   }
   for (const name of ['ralph.yml', 'ralph.yaml']) {

@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { RalphError } from '../errors.ts';
-import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
+import { answer, approve, pause, reject, resume, stop, tell } from '../human/control.ts';
 import { describeEvent } from '../observe/describe-event.ts';
 import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { followJsonl, poll } from '../state/jsonl.ts';
@@ -191,15 +191,17 @@ export function dashboardApp(o: {
     const kind = field('kind');
     const id = field('id');
     const text = field('text') ?? '';
-    const ws = run.workspace;
+    const target = { workspace: run.workspace, source: 'dashboard' as const };
     try {
-      if (kind === 'guidance') tell(ws, text, 'dashboard');
-      else if (kind === 'answer') answerQuestion(ws, id, text, 'dashboard');
-      else if (kind === 'approve') settleApproval(ws, id, { approve: true }, 'dashboard');
-      else if (kind === 'reject') settleApproval(ws, id, { approve: false, reason: text }, 'dashboard');
+      if (kind === 'guidance') tell(target, text);
+      else if (kind === 'answer') answer(target, text, { id });
+      else if (kind === 'approve') approve(target, { id });
+      else if (kind === 'reject') reject(target, text, { id });
       else if (kind === 'stop' || kind === 'stop_now' || kind === 'pause' || kind === 'resume') {
         if (!run.alive) return c.json({ ok: false, message: 'the loop is not running' }, 409);
-        sendCommand(ws, kind, 'dashboard');
+        if (kind === 'pause') pause(target);
+        else if (kind === 'resume') resume(target);
+        else stop(target, { now: kind === 'stop_now' });
       } else return c.json({ ok: false, message: `unknown action ${JSON.stringify(kind ?? '')}` }, 400);
     } catch (error) {
       if (error instanceof RalphError) return c.json({ ok: false, message: error.message }, 409);

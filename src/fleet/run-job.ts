@@ -3,6 +3,7 @@ import type { Backend } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import type { RequestedStop } from '../engine/context/run-context.ts';
 import { runLoop } from '../engine/run/loop.ts';
+import type { LoopSummary } from '../engine/run/loop-summary.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { ABORT_CANCELLED, ABORT_FENCE_LOST } from './bullmq-worker.ts';
@@ -34,11 +35,19 @@ const capReached = (cap: number) => `the fleet-wide cost cap ($${cap}, fleet.max
 
 /** The loop's end as a fleet state: a completed loop completes; a stop by a limit or failure stops. */
 type FinalState = 'completed' | 'stopped' | 'cancelled' | 'failed';
-function finalState(state: LoopState): FinalState {
-  if (state.stop_reason === 'completed') return 'completed';
-  if (state.stop_reason === 'cancelled') return 'cancelled';
+function finalState(stopReason: string | null): FinalState {
+  if (stopReason === 'completed') return 'completed';
+  if (stopReason === 'cancelled') return 'cancelled';
   return 'stopped';
 }
+
+/** What a checkpoint records of the run so far: from the loop's state after an iteration, or its summary at the end. */
+type RunProgress = Pick<LoopSummary, 'iterations' | 'costUsd'> & { tokens: { total: number } };
+const progressOf = (state: Readonly<LoopState>): RunProgress => ({
+  iterations: state.iterations,
+  costUsd: state.cost_usd,
+  tokens: state.tokens,
+});
 
 /** A checkpointed state that already ended: its job finishes without running anything again. */
 function endedState(files: Record<string, string>): LoopState | undefined {
@@ -81,7 +90,10 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
     const ended = endedState(files);
     // The worker died after the run's last checkpoint: it ended, nothing runs again.
     if (ended)
-      return await finish(finalState(ended), { stopReason: ended.stop_reason, message: ended.stop_message });
+      return await finish(finalState(ended.stop_reason), {
+        stopReason: ended.stop_reason,
+        message: ended.stop_message,
+      });
 
     const ws = join(deps.workdir, runId);
     let { remoteSha } = await prepareWorkspace(ws, spec, runId, before?.commit ?? null);
@@ -97,7 +109,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
     let handedOver = false;
 
     /** Push, then the fenced checkpoint naming the pushed commit (so a resume finds it). */
-    const checkpoint = async (state: Readonly<LoopState>, run: Record<string, string | number | null>) => {
+    const checkpoint = async (progress: RunProgress, run: Record<string, string | number | null>) => {
       const pushed = await pushWithLease(job, ws, runId, remoteSha);
       remoteSha = pushed;
       const { files: changed, current } = tracker.changes();
@@ -105,14 +117,14 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
         files: changed,
         run: {
           ...run,
-          iteration: state.iterations,
-          costUsd: state.cost_usd,
-          tokens: state.tokens.total,
+          iteration: progress.iterations,
+          costUsd: progress.costUsd,
+          tokens: progress.tokens.total,
           commit: pushed,
         },
-        costDelta: Math.max(0, state.cost_usd - lastCost),
+        costDelta: Math.max(0, progress.costUsd - lastCost),
       });
-      lastCost = state.cost_usd;
+      lastCost = progress.costUsd;
       tracker.written(current);
     };
 
@@ -123,7 +135,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
     }): Promise<RequestedStop | undefined> => {
       if (job.signal.aborted) return undefined;
       await commitLeftovers(ws, runId, state.iterations);
-      await checkpoint(state, fields('running'));
+      await checkpoint(progressOf(state), fields('running'));
       if (job.draining()) {
         handedOver = true;
         return { reason: 'interrupted', message: `handed over: worker ${job.workerId} is draining` };
@@ -145,7 +157,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
         message: `not started: ${capReached(cap)}`,
       });
 
-    const result = await runLoop({
+    const summary = await runLoop({
       workspace: ws,
       config,
       prompt,
@@ -160,20 +172,17 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
     });
     if (job.signal.reason === ABORT_FENCE_LOST) return fenced(deps, runId);
     if (job.signal.reason === ABORT_CANCELLED) {
-      await checkpoint(result.state, fields('cancelled', { stopReason: 'cancelled', message: CANCELLED }));
+      await checkpoint(summary, fields('cancelled', { stopReason: 'cancelled', message: CANCELLED }));
       return { kind: 'finished', state: 'cancelled' };
     }
     // A drain that met the run's own end (it completed in that iteration) is no hand-over.
-    if (handedOver && result.stopReason === 'interrupted') {
-      await checkpoint(
-        result.state,
-        fields('handed_over', { message: `handed over by worker ${job.workerId}` }),
-      );
+    if (handedOver && summary.stopReason === 'interrupted') {
+      await checkpoint(summary, fields('handed_over', { message: `handed over by worker ${job.workerId}` }));
       return { kind: 'handover' };
     }
-    await commitLeftovers(ws, runId, result.state.iterations);
-    const state = finalState(result.state);
-    await checkpoint(result.state, fields(state, { stopReason: result.stopReason, message: result.message }));
+    await commitLeftovers(ws, runId, summary.iterations);
+    const state = finalState(summary.stopReason);
+    await checkpoint(summary, fields(state, { stopReason: summary.stopReason, message: summary.message }));
     return { kind: 'finished', state };
   } catch (error) {
     if (error instanceof FenceLostError || job.signal.reason === ABORT_FENCE_LOST) return fenced(deps, runId);

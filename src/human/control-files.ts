@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { appendLine } from '../state/append-line.ts';
 import { jsonWhere, readJsonl, readJsonlSince } from '../state/jsonl.ts';
+import { ralphPaths } from '../state/paths.ts';
 
 /** What a command in `control/inbox.jsonl` asks of the loop (DESIGN.md §5). */
 export const INBOX_KINDS = [
@@ -67,6 +68,28 @@ export function newId(prefix: string): string {
 export function appendJsonLine(path: string, value: object): void {
   mkdirSync(dirname(path), { recursive: true });
   appendLine(path, JSON.stringify(value));
+}
+
+/**
+ * Appends one command to the workspace's inbox. The writers (CLI, TUI, dashboard, fleet) only
+ * append; the loop consumes each id once, so a command is never lost or applied twice.
+ */
+export function sendCommand(
+  workspace: string,
+  kind: InboxKind,
+  source: ControlSource,
+  fields: { text?: string | undefined; ref?: string | undefined } = {},
+): InboxCommand {
+  const command: InboxCommand = {
+    id: newId(kind === 'guidance' ? 'g' : 'c'),
+    ts: new Date().toISOString(),
+    kind,
+    ...(fields.text !== undefined ? { text: fields.text } : {}),
+    ...(fields.ref !== undefined ? { ref: fields.ref } : {}),
+    source,
+  };
+  appendJsonLine(ralphPaths(workspace).inbox, command);
+  return command;
 }
 
 /** Withdraws an open question: nothing waits for its answer any more (the first answer wins). */

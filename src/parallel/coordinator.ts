@@ -1,5 +1,5 @@
 import { setTimeout as wait } from 'node:timers/promises';
-import { sendCommand } from '../human/human-actions.ts';
+import { sendCommand } from '../human/control-files.ts';
 import type { ParallelEventListener } from '../observe/parallel-events.ts';
 import { acquireLock } from '../state/lock.ts';
 import { type ParallelState, parallelPaths, writeParallelState } from '../state/parallel-files.ts';

@@ -53,7 +53,7 @@ export async function openParallelRun(
   if (refusal) throw new RalphError('git_state', refusal);
   if (rs.head === null)
     throw new RalphError(
-      'not_a_repo',
+      'not_a_git_repo',
       'a parallel run needs a first commit to branch the workers from: commit first',
     );
   // Workers start from the target's commits: uncommitted edits would be invisible to them and could

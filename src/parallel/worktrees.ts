@@ -35,7 +35,7 @@ export async function repoRoot(cwd: string): Promise<string> {
   const r = await runGitRaw(cwd, ['rev-parse', '--show-toplevel']);
   if (r.exitCode !== 0)
     throw new RalphError(
-      'not_a_repo',
+      'not_a_git_repo',
       `--worktree needs a git repository, and ${cwd} is not in one (\`git init\` first)`,
     );
   return r.stdout.trim();

@@ -86,7 +86,7 @@ function acquire(
     if (Date.now() >= deadline) {
       const holder = readLock<LockContent>(lockPath);
       throw new RalphError(
-        'file_locked',
+        'lock_held',
         `timed out after ${timeoutMs / 1000} s waiting for ${lockPath}` +
           (holder ? ` (held by pid ${holder.pid} on ${holder.host})` : '') +
           '; retry, or delete the lock file if no ralph process is using it',

@@ -1,4 +1,5 @@
-import { answerQuestion, sendCommand, settleApproval, tell } from '../human/human-actions.ts';
+import { answer, approve, reject, tell } from '../human/control.ts';
+import { sendCommand } from '../human/control-files.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import { openScreen } from './screen.ts';
 import { type TuiActions, TuiApp } from './tui-app.ts';
@@ -45,15 +46,17 @@ export async function startTui(o: TuiOptions): Promise<TuiHandle> {
     }
   };
   const ws = o.workspace;
+  const target = { workspace: ws, source: 'tui' as const };
+  // Stop, pause and resume go to the inbox even before the loop holds its lock (the TUI opens first).
   const actions: TuiActions = {
     stop: () => safely(() => sendCommand(ws, 'stop', 'tui')),
     stopNow: () => safely(() => sendCommand(ws, 'stop_now', 'tui')),
     pause: () => safely(() => sendCommand(ws, 'pause', 'tui')),
     resume: () => safely(() => sendCommand(ws, 'resume', 'tui')),
-    guide: (text) => safely(() => tell(ws, text, 'tui')),
-    answer: (id, text) => safely(() => answerQuestion(ws, id, text, 'tui')),
-    approve: (id) => safely(() => settleApproval(ws, id, { approve: true }, 'tui')),
-    reject: (id, reason) => safely(() => settleApproval(ws, id, { approve: false, reason }, 'tui')),
+    guide: (text) => safely(() => tell(target, text)),
+    answer: (id, text) => safely(() => answer(target, text, { id })),
+    approve: (id) => safely(() => approve(target, { id })),
+    reject: (id, reason) => safely(() => reject(target, reason, { id })),
     interrupt: o.onInterrupt,
   };
   const screen = await openScreen(TuiApp, { model, limits: o.limits, actions }, o);

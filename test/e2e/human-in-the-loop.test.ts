@@ -11,12 +11,10 @@ import {
   runRalph,
   startRalph,
   waitFor,
+  waitForFile,
 } from '../helpers/workspace.ts';
 
 afterEach(cleanupWorkspaces);
-
-/** A fake-agent step that waits until the test creates `file` in the workspace. */
-const waitForFile = (file: string) => `      - run: "while [ ! -f ${file} ]; do sleep 0.05; done"`;
 
 describe('ralph tell', () => {
   it('queues guidance for the next prompt once: before the run, and while an iteration runs', async () => {

@@ -40,6 +40,9 @@ export function fakeConfig(eventLoop: Record<string, unknown> = {}): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A fake-agent step (a line of fake-agent.yml) that waits until the test creates `file` in the workspace. */
+export const waitForFile = (file: string) => `      - run: "while [ ! -f ${file} ]; do sleep 0.05; done"`;
+
 export interface RunResult {
   code: number | null;
   signal: NodeJS.Signals | null;

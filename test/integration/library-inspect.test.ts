@@ -1,7 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sendCommand } from '../../src/human/human-actions.ts';
+import { sendCommand } from '../../src/human/control-files.ts';
 import {
   type EventLine,
   loadConfig,

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { limitWarnings, WARN_AT_PERCENT } from '../../src/engine/decide/limit-warnings.ts';
 import type { Counters, Limits } from '../../src/engine/decide/limits.ts';
 import { ask, askAgain } from '../../src/human/ask.ts';
+import { answer, reject, tell } from '../../src/human/control.ts';
 import { openQuestions, readInbox, readQuestions } from '../../src/human/control-files.ts';
-import { answerQuestion, settleApproval, tell } from '../../src/human/human-actions.ts';
 import { notificationOf } from '../../src/human/notify.ts';
 
 const dirs: string[] = [];
@@ -23,7 +23,7 @@ afterEach(() => {
 describe('readInbox', () => {
   it('reads complete lines only, skips junk, and restarts from 0 when the file shrank', () => {
     const ws = workspace();
-    tell(ws, 'one', 'cli');
+    tell(ws, 'one');
     const inbox = join(ws, '.ralph', 'control', 'inbox.jsonl');
     appendFileSync(inbox, 'not json\n{"id":"x","kind":"explode"}\n{"id":"torn","kind":"stop"');
     const first = readInbox(inbox, 0);
@@ -33,7 +33,7 @@ describe('readInbox', () => {
     const second = readInbox(inbox, first.nextOffset);
     expect(second.commands.map((c) => c.id)).toEqual(['torn']);
     writeFileSync(inbox, '');
-    tell(ws, 'two', 'cli');
+    tell(ws, 'two');
     expect(readInbox(inbox, second.nextOffset).commands.map((c) => c.text)).toEqual(['two']);
   });
 });
@@ -54,12 +54,10 @@ describe('questions', () => {
     });
     await new Promise((r) => setTimeout(r, 30));
     expect(openQuestions(file)).toHaveLength(1);
-    expect(() => answerQuestion(ws, undefined, 'c', 'cli')).toThrow(/takes one of: "a", "b"/);
-    const answered = answerQuestion(ws, undefined, ' B ', 'dashboard');
+    expect(() => answer(ws, 'c')).toThrow(/takes one of: "a", "b"/);
+    const answered = answer({ workspace: ws, source: 'dashboard' }, ' B ').question;
     expect(answered.answer).toBe('b');
-    expect(() => answerQuestion(ws, answered.id, 'a', 'cli')).toThrow(
-      /already answered \("b" by dashboard\)/,
-    );
+    expect(() => answer(ws, 'a', { id: answered.id })).toThrow(/already answered \("b" by dashboard\)/);
     const outcome = await waiting;
     expect(outcome).toMatchObject({ kind: 'answered', record: { answer: 'b', by: 'dashboard' } });
     expect(openQuestions(file)).toEqual([]);
@@ -90,8 +88,8 @@ describe('questions', () => {
       pollMs: 5,
     });
     await new Promise((r) => setTimeout(r, 20));
-    expect(() => settleApproval(ws, undefined, { approve: false, reason: ' ' }, 'cli')).toThrow(/say why/);
-    settleApproval(ws, undefined, { approve: false, reason: 'tests first' }, 'cli');
+    expect(() => reject(ws, ' ')).toThrow(/say why/);
+    reject(ws, 'tests first');
     expect((await approval).record).toMatchObject({ answer: 'reject', reason: 'tests first' });
   });
 });
@@ -122,7 +120,7 @@ describe('a question kept open across a stop', () => {
     appendFileSync(file, `${JSON.stringify({ ...first.record, held: true })}\n`);
     const again = ask({ ...base(file), rejoin: true });
     await new Promise((r) => setTimeout(r, 20));
-    answerQuestion(ws, first.record.id, 'this one', 'cli');
+    answer(ws, 'this one', { id: first.record.id });
     expect(await again).toMatchObject({
       kind: 'answered',
       record: { id: first.record.id, answer: 'this one' },

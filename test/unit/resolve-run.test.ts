@@ -61,7 +61,7 @@ describe('resolveRun (library)', () => {
     };
     const missing = attempt({ cwd, env, configPath: 'nope.yml' });
     expect(missing).toBeInstanceOf(RalphError);
-    expect(missing.code).toBe('config_missing');
+    expect(missing.code).toBe('config_unreadable');
     expect(missing.message).toContain('config file not found: nope.yml');
     expect(attempt({ cwd, env, backend: 'fake' }).message).toContain('no prompt: pass -p "text" or -P FILE');
     expect(attempt({ cwd, env, prompt: { file: 'gone.md' } }).code).toBe('prompt_unreadable');

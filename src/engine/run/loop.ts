@@ -8,7 +8,7 @@ import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
-import { type LoopState, type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
+import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneRunDirs } from '../../state/run-dirs.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
@@ -31,6 +31,7 @@ import {
   waitWhilePaused,
 } from './between-iterations.ts';
 import { settleHeldReview } from './held-review.ts';
+import { type LoopSummary, summaryOf } from './loop-summary.ts';
 import { openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun, resumesUncommitted } from './run-setup.ts';
 import { startRun } from './run-start.ts';
@@ -43,15 +44,6 @@ const RESUME = 'then run `ralph run --resume`';
 /** The error a user sees: a file-system failure named with how to go on, another RalphError as it is. */
 function userError(error: unknown): RalphError | undefined {
   return fileSystemError(error, { next: RESUME }) ?? (error instanceof RalphError ? error : undefined);
-}
-
-export interface LoopResult {
-  runId: string;
-  exitCode: number;
-  stopReason: Stop['reason'];
-  message: string;
-  state: LoopState;
-  logFile: string;
 }
 
 /** Limits of a config, in the units the engine uses. */
@@ -78,8 +70,10 @@ export function initialEvents(config: RalphConfig): PendingEvent[] {
  * Never writes to the console and never exits the process: everything observable goes through
  * the reporters (the run log, the stream file, diagnostics, notifications and the run registry,
  * then `options.reporters`), `.ralph/state.json`, the events file and the iteration records.
+ * Resolves to the run's {@link LoopSummary}; rejects (a {@link RalphError} for a refused start or a
+ * file-system failure) once the state is saved as far as it can be.
  */
-export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
+export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const now = options.now ?? Date.now;
   const { config } = options;
   const paths = ralphPaths(options.workspace);
@@ -220,14 +214,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopResult> {
   await attempt(() => workingTree?.close());
   await attempt(() => lock.release());
   if (failed) throw failed.error;
-  return {
-    runId: state.run_id,
-    exitCode: end.exitCode,
-    stopReason: end.reason,
-    message: end.message,
-    state,
-    logFile,
-  };
+  return summaryOf(state, end, options.workspace, logFile);
 }
 
 /** The main loop: boundary checks, the idle wait, one iteration, the solo-mode cooldown. */

@@ -4,48 +4,16 @@ import {
   appendJsonLine,
   type ControlSource,
   type InboxCommand,
-  type InboxKind,
-  newId,
   openQuestions,
   type QuestionRecord,
   readQuestions,
+  sendCommand,
 } from './control-files.ts';
 
-/** Guidance longer than this is a file's job (PROMPT.md, the scratchpad), not a message's. */
-export const MAX_GUIDANCE_CHARS = 20_000;
-
-/**
- * Appends one command to the workspace's inbox. The writers (CLI, TUI, dashboard, fleet) only
- * append; the loop consumes each id once, so a command is never lost or applied twice.
- */
-export function sendCommand(
-  workspace: string,
-  kind: InboxKind,
-  source: ControlSource,
-  fields: { text?: string | undefined; ref?: string | undefined } = {},
-): InboxCommand {
-  const command: InboxCommand = {
-    id: newId(kind === 'guidance' ? 'g' : 'c'),
-    ts: new Date().toISOString(),
-    kind,
-    ...(fields.text !== undefined ? { text: fields.text } : {}),
-    ...(fields.ref !== undefined ? { ref: fields.ref } : {}),
-    source,
-  };
-  appendJsonLine(ralphPaths(workspace).inbox, command);
-  return command;
-}
-
-/** `ralph tell`: guidance for the next iteration's prompt. */
-export function tell(workspace: string, text: string, source: ControlSource): InboxCommand {
-  const trimmed = text.trim();
-  if (trimmed === '') throw new RalphError('usage', 'the guidance is empty: say what the agent should do');
-  if (trimmed.length > MAX_GUIDANCE_CHARS)
-    throw new RalphError(
-      'usage',
-      `the guidance is ${trimmed.length} characters (at most ${MAX_GUIDANCE_CHARS}): put long instructions in a file and tell the agent to read it`,
-    );
-  return sendCommand(workspace, 'guidance', source, { text: trimmed });
+/** A settled question or approval: its answered line and the inbox command that tells the loop. */
+export interface Settled {
+  question: QuestionRecord;
+  command: InboxCommand;
 }
 
 function describeOpen(list: QuestionRecord[]): string {
@@ -91,13 +59,13 @@ function matchOption(q: QuestionRecord, text: string): string {
   );
 }
 
-/** `ralph answer`: answers an open question; the asking agent (or the waiting loop) gets it at once. */
+/** Answers an open question; the asking agent (or the waiting loop) gets it at once. */
 export function answerQuestion(
   workspace: string,
   id: string | undefined,
   text: string,
   source: ControlSource,
-): QuestionRecord {
+): Settled {
   if (text.trim() === '') throw new RalphError('usage', 'the answer is empty');
   const q = pickOpen(workspace, 'question', id);
   const answer = matchOption(q, text.trim());
@@ -109,17 +77,19 @@ export function answerQuestion(
     answered_at: new Date().toISOString(),
   };
   appendJsonLine(ralphPaths(workspace).questions, answered);
-  sendCommand(workspace, 'answer', source, { text: answer, ref: q.id });
-  return answered;
+  return {
+    question: answered,
+    command: sendCommand(workspace, 'answer', source, { text: answer, ref: q.id }),
+  };
 }
 
-/** `ralph approve` / `ralph reject`: settles an open approval; a rejection's reason is the next feedback. */
+/** Settles an open approval; a rejection's reason is the next feedback. */
 export function settleApproval(
   workspace: string,
   id: string | undefined,
   verdict: { approve: true } | { approve: false; reason: string },
   source: ControlSource,
-): QuestionRecord {
+): Settled {
   if (!verdict.approve && verdict.reason.trim() === '')
     throw new RalphError('usage', 'say why: `ralph reject "the reason"` (the agent gets it as feedback)');
   const q = pickOpen(workspace, 'approval', id);
@@ -132,9 +102,9 @@ export function settleApproval(
     answered_at: new Date().toISOString(),
   };
   appendJsonLine(ralphPaths(workspace).questions, settled);
-  sendCommand(workspace, verdict.approve ? 'approve' : 'reject', source, {
+  const command = sendCommand(workspace, verdict.approve ? 'approve' : 'reject', source, {
     ref: q.id,
     ...(verdict.approve ? {} : { text: verdict.reason.trim() }),
   });
-  return settled;
+  return { question: settled, command };
 }
