@@ -1,7 +1,5 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { makeWorkspace, runRalph } from '../helpers/workspace.ts';
 
 /** A workspace whose agent is `echo`: --dry-run prints the config and the exact agent command. */
 const workspace = () =>

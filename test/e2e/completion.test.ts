@@ -1,10 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
 
 /** What bash offers after typing `line` and pressing Tab, with the script `ralph completion bash` printed. */
 function bashComplete(script: string, line: string): string[] {

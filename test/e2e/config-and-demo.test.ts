@@ -10,9 +10,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  cleanupWorkspaces,
   makeWorkspace,
   RALPH,
   ROOT,
@@ -21,8 +20,6 @@ import {
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
 
 const seed000 = (name: string) => readFileSync(join(ROOT, 'test', 'fixtures', 'seed-000', name), 'utf8');
 

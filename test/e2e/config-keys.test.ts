@@ -1,9 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
 
 /** A ralph.yml with one hat for `backend`, plus extra top-level YAML. */
 function hatConfig(backend: string, hatExtra: string, extra = ''): string {

@@ -1,8 +1,6 @@
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
 
 /** A user config home with `config.yml` under ralph/. */
 function userHome(yml: string): { env: NodeJS.ProcessEnv; file: string } {

@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   readRecords,
@@ -12,8 +11,6 @@ import {
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
 
 /** A fake-agent step that waits until the test creates `file` in the workspace. */
 const waitForFile = (file: string) => `      - run: "while [ ! -f ${file} ]; do sleep 0.05; done"`;

@@ -1,17 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  cleanupWorkspaces,
-  makeWorkspace,
-  ROOT,
-  readState,
-  runRalph,
-  startRalph,
-  waitFor,
-} from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { makeWorkspace, ROOT, readState, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 describe('ralph init and presets', () => {
   it('writes the board preset (seed 000 artifacts) and refuses to overwrite without --force', async () => {

@@ -1,11 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Ajv } from 'ajv';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cleanupWorkspaces, makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
 
 const shipped = JSON.parse(readFileSync(join(ROOT, 'schema', 'ralph.schema.json'), 'utf8'));
 const validate = new Ajv({ strict: false, allErrors: true }).compile(shipped);

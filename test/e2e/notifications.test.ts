@@ -2,10 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   readRecords,
@@ -14,8 +13,6 @@ import {
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
 
 interface Received {
   body: Record<string, any>;

@@ -1,16 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  cleanupWorkspaces,
-  fakeConfig,
-  makeWorkspace,
-  readRecords,
-  readState,
-  runRalph,
-} from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
 const PROMPT = 'Do the work. Say LOOP_COMPLETE when done.\n';
 

@@ -1,11 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, presetFile } from '../../src/config/presets.ts';
-import { cleanupWorkspaces, makeWorkspace, ROOT, type RunResult, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, ROOT, type RunResult, runRalph } from '../helpers/workspace.ts';
 
 const FILES = [
   'ralph.yml',

@@ -1,9 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
 
 beforeAll(() => {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'bin.js'))) throw new Error('run `npm run build` first');

@@ -11,16 +11,30 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const RALPH = join(ROOT, 'bin', 'ralph');
 
 const created: string[] = [];
 
-/** A temp workspace with the given files; removed by `cleanupWorkspaces()`. */
+/**
+ * Removes `path` when the test that made it finishes (after its `afterEach` hooks); made outside a
+ * test (module scope, `beforeAll`), when the file's tests are done (`test/setup/workspaces.ts`).
+ */
+export function removeWhenDone(path: string): string {
+  try {
+    onTestFinished(() => rmSync(path, { recursive: true, force: true }));
+  } catch {
+    // Not inside a test: vitest throws, and the file-level cleanup takes it.
+    created.push(path);
+  }
+  return path;
+}
+
+/** A temp workspace with the given files, removed when its test (or its file) is done. */
 export function makeWorkspace(files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ralph-test-'));
-  created.push(dir);
+  const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-test-')));
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), content);
@@ -28,6 +42,7 @@ export function makeWorkspace(files: Record<string, string> = {}): string {
   return dir;
 }
 
+/** Removes the workspaces made outside a test; the setup file runs it after each test file. */
 export function cleanupWorkspaces(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }

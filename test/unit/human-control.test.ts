@@ -1,24 +1,19 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { limitWarnings, WARN_AT_PERCENT } from '../../src/engine/decide/limit-warnings.ts';
 import type { Counters, Limits } from '../../src/engine/decide/limits.ts';
 import { ask, askAgain } from '../../src/human/ask.ts';
 import { openQuestions, readInbox, readQuestions } from '../../src/human/control-files.ts';
 import { answerQuestion, settleApproval, tell } from '../../src/human/human-actions.ts';
 import { notificationOf } from '../../src/human/notify.ts';
+import { removeWhenDone } from '../helpers/workspace.ts';
 
-const dirs: string[] = [];
 function workspace(): string {
-  const d = mkdtempSync(join(tmpdir(), 'ralph-human-'));
-  dirs.push(d);
-  return d;
+  return removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-human-')));
 }
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 describe('readInbox', () => {
   it('reads complete lines only, skips junk, and restarts from 0 when the file shrank', () => {
