@@ -15,6 +15,15 @@ function workspace(): string {
   return removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-human-')));
 }
 
+/** Settles once `ask` has written its question (its onAsked hook): no sleeping for it. */
+function whenAsked(): { resolve: () => void; written: Promise<void> } {
+  let resolve = () => {};
+  const written = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { resolve, written };
+}
+
 describe('readInbox', () => {
   it('reads complete lines only, skips junk, and restarts from 0 when the file shrank', () => {
     const ws = workspace();
@@ -37,6 +46,7 @@ describe('questions', () => {
   it('the first answer wins, and a withdrawn or answered question is no longer open', async () => {
     const ws = workspace();
     const file = join(ws, '.ralph', 'control', 'questions.jsonl');
+    const asked = whenAsked();
     const waiting = ask({
       questionsFile: file,
       kind: 'question',
@@ -46,8 +56,9 @@ describe('questions', () => {
       iteration: 1,
       defaultAnswer: 'a',
       pollMs: 10,
+      onAsked: asked.resolve,
     });
-    await new Promise((r) => setTimeout(r, 30));
+    await asked.written;
     expect(openQuestions(file)).toHaveLength(1);
     expect(() => answerQuestion(ws, undefined, 'c', 'cli')).toThrow(/takes one of: "a", "b"/);
     const answered = answerQuestion(ws, undefined, ' B ', 'dashboard');
@@ -75,6 +86,7 @@ describe('questions', () => {
       pollMs: 5,
     });
     expect(outcome).toMatchObject({ kind: 'timeout', record: { answer: 'go on', by: 'timeout' } });
+    const asked = whenAsked();
     const approval = ask({
       questionsFile: file,
       kind: 'approval',
@@ -83,8 +95,9 @@ describe('questions', () => {
       iteration: 2,
       defaultAnswer: '',
       pollMs: 5,
+      onAsked: asked.resolve,
     });
-    await new Promise((r) => setTimeout(r, 20));
+    await asked.written;
     expect(() => settleApproval(ws, undefined, { approve: false, reason: ' ' }, 'cli')).toThrow(/say why/);
     settleApproval(ws, undefined, { approve: false, reason: 'tests first' }, 'cli');
     expect((await approval).record).toMatchObject({ answer: 'reject', reason: 'tests first' });
@@ -115,8 +128,9 @@ describe('a question kept open across a stop', () => {
     expect((await other).record.id).not.toBe(first.record.id);
     // Held (a stop cut the iteration short): the re-run's ask is the same question, and its answer.
     appendFileSync(file, `${JSON.stringify({ ...first.record, held: true })}\n`);
-    const again = ask({ ...base(file), rejoin: true });
-    await new Promise((r) => setTimeout(r, 20));
+    const asked = whenAsked();
+    const again = ask({ ...base(file), rejoin: true, onAsked: asked.resolve });
+    await asked.written;
     answerQuestion(ws, first.record.id, 'this one', 'cli');
     expect(await again).toMatchObject({
       kind: 'answered',
