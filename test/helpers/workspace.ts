@@ -47,6 +47,10 @@ export function cleanupWorkspaces(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+/** A file of the seed 000 fixture (its ralph.yml and PROMPT.md run unchanged). */
+export const seed000 = (name: string): string =>
+  readFileSync(join(ROOT, 'test', 'fixtures', 'seed-000', name), 'utf8');
+
 /** ralph.yml for the fake backend with `fake-agent.yml`, plus extra event_loop settings. */
 export function fakeConfig(eventLoop: Record<string, unknown> = {}): string {
   const lines = ['event_loop:', '  prompt_file: PROMPT.md'];
