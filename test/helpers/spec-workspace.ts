@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
 import { runCliInMemory } from './cli-in-memory.ts';
-import { makeWorkspace, type RunResult } from './workspace.ts';
+import { makeWorkspace, type RunResult, startProcess } from './workspace.ts';
 
 /** Runs an executable of the workspace (./ralph, .ralph/validate.sh) as a user would. */
 export function runFile(
@@ -10,22 +9,7 @@ export function runFile(
   cwd: string,
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunResult> {
-  const child = spawn(file, args, {
-    cwd,
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => {
-    stdout += b.toString();
-  });
-  child.stderr.on('data', (b: Buffer) => {
-    stderr += b.toString();
-  });
-  return new Promise((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
+  return startProcess(file, args, cwd, env).done;
 }
 
 /** A workspace initialised with `ralph init --preset spec`. */

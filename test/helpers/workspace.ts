@@ -74,8 +74,14 @@ export interface RalphProcess {
   done: Promise<RunResult>;
 }
 
-export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): RalphProcess {
-  const child = spawn(process.execPath, [RALPH, ...args], {
+/** A running program (its stdout and stderr collected), with the test's environment and NO_COLOR. */
+export function startProcess(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): RalphProcess {
+  const child = spawn(command, args, {
     cwd,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -92,6 +98,10 @@ export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv =
     child.on('close', (code, signal) => resolve({ code, signal, stdout: out, stderr: err }));
   });
   return { child, stdout: () => out, stderr: () => err, done };
+}
+
+export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): RalphProcess {
+  return startProcess(process.execPath, [RALPH, ...args], cwd, env);
 }
 
 export function runRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
