@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
-// The fixture under every test: a workspace goes with the test that made it, no hand-written afterAll.
+// The fixture under every test: a workspace goes with the test that made it, no cleanup hook by hand.
 describe('makeWorkspace cleans up by itself', () => {
   let madeByTest = '';
   let madeBeforeAll = '';
