@@ -8,10 +8,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { fakeConfig, makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
 
 const MB = 1024 * 1024;
 

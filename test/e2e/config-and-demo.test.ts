@@ -1,6 +1,5 @@
 import {
   chmodSync,
-  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -10,60 +9,19 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  cleanupWorkspaces,
   makeWorkspace,
   RALPH,
   ROOT,
   readState,
   runRalph,
+  seed000,
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
 
-afterAll(cleanupWorkspaces);
-
-const seed000 = (name: string) => readFileSync(join(ROOT, 'test', 'fixtures', 'seed-000', name), 'utf8');
-
-describe('config errors', () => {
-  it('reports a misspelled key as ralph.yml:L:C with the closest valid key, for run and config validate', async () => {
-    const dir = makeWorkspace({
-      'PROMPT.md': 'x\n',
-      'ralph.yml': 'event_loop:\n  max_iterations: 5\n  cooldown_delay_secs: 3\ncli:\n  backend: fake\n',
-    });
-    for (const args of [['run'], ['config', 'validate']]) {
-      const r = await runRalph(args, dir);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain('ralph.yml:3:3');
-      expect(r.stderr).toContain('did you mean "cooldown_delay_seconds"');
-    }
-    expect(existsSync(join(dir, '.ralph'))).toBe(false);
-  });
-
-  it('reports a bad value at its position and a bad --set by its flag', async () => {
-    const dir = makeWorkspace({ 'ralph.yml': 'event_loop:\n  max_iterations: many\n' });
-    const r = await runRalph(['config', 'validate'], dir);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/ralph\.yml:2:19: event_loop\.max_iterations: .*number/);
-    const dir2 = makeWorkspace({});
-    const r2 = await runRalph(['config', 'validate', '--set', 'event_loop.max_iterations=-1'], dir2);
-    expect(r2.code).toBe(1);
-    expect(r2.stderr).toContain('--set event_loop.max_iterations=-1');
-  });
-
-  it("accepts seed 000's ralph.yml unchanged", async () => {
-    const dir = makeWorkspace({ 'ralph.yml': seed000('ralph.yml'), 'PROMPT.md': seed000('PROMPT.md') });
-    const r = await runRalph(['config', 'validate'], dir);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('valid (backend claude, 3 hats)');
-    const show = await runRalph(['config', 'show', '--set', 'event_loop.cooldown_delay_seconds=1'], dir);
-    expect(show.stdout).toContain('cooldown_delay_seconds: 1');
-    expect(show.stdout).toContain('persistent: true');
-  });
-});
-
+// Config errors, --help and --version run in process: test/cli/config-errors-and-help.test.ts.
 describe('ralph demo', () => {
   it("runs seed 000's board with the scripted agent to completion by itself and says where the artifacts are", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ralph-demo-test-'));
@@ -149,23 +107,4 @@ describe('ralph demo --dir', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('keep\n');
   }, 90_000);
-});
-
-describe('help', () => {
-  it('lists the commands and exits 0', async () => {
-    const r = await runRalph(['--help'], ROOT);
-    expect(r.code).toBe(0);
-    for (const cmd of ['run', 'status', 'stop', 'config', 'emit', 'demo']) expect(r.stdout).toContain(cmd);
-  });
-
-  it('prints the package version, and package.json installs the command from a file that exists', async () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    const r = await runRalph(['--version'], ROOT);
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe(pkg.version);
-    // `npm install -g` links bin.ralph; a path that does not exist gives no command at all.
-    expect(pkg.bin.ralph).toBeDefined();
-    expect(existsSync(join(ROOT, pkg.bin.ralph))).toBe(true);
-    expect(pkg.name).not.toBe('ralph');
-  });
 });

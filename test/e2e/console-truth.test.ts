@@ -1,8 +1,7 @@
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  cleanupWorkspaces,
   makeWorkspace,
   readRecords,
   readState,
@@ -10,8 +9,6 @@ import {
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
 
 /** What the console printed, without colours. */
 const plain = (r: { stdout: string; stderr: string }) => r.stdout + r.stderr;

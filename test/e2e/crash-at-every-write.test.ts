@@ -1,10 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { markedProcesses } from '../helpers/marked-processes.ts';
-import { cleanupWorkspaces, makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
 
 /**
  * Exactly once, for a kill at any instruction between durable writes: Ralph is SIGKILLed right

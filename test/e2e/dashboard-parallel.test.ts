@@ -4,15 +4,7 @@ import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
-import {
-  cleanupWorkspaces,
-  fakeConfig,
-  type RalphProcess,
-  ROOT,
-  runRalph,
-  startRalph,
-  waitFor,
-} from '../helpers/workspace.ts';
+import { fakeConfig, type RalphProcess, ROOT, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 const running: RalphProcess[] = [];
 
@@ -21,7 +13,6 @@ afterEach(async () => {
     p.child.kill('SIGTERM');
     await p.done;
   }
-  cleanupWorkspaces();
 });
 
 const TITLES = ['Alpha task', 'Beta task'];

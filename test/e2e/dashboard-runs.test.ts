@@ -4,7 +4,6 @@ import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
 import {
-  cleanupWorkspaces,
   completingWorkspace,
   makeWorkspace,
   type RalphProcess,
@@ -22,7 +21,6 @@ afterEach(async () => {
     p.child.kill('SIGTERM');
     await p.done;
   }
-  cleanupWorkspaces();
 });
 
 /** The run page's path of `workspace`, from the index's link to it. */

@@ -5,7 +5,6 @@ import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   type RalphProcess,
@@ -24,7 +23,6 @@ afterEach(async () => {
     p.child.kill('SIGTERM');
     await p.done;
   }
-  cleanupWorkspaces();
 });
 
 const startDashboard = (args: string[] = []) => openDashboard({ track: (p) => running.push(p), args });

@@ -7,7 +7,6 @@ import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers } from '../helpers/marked-processes.ts';
 import { hasRedisServer, startRedis, type TestRedis } from '../helpers/redis-server.ts';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   pidAlive,
@@ -42,7 +41,6 @@ afterEach(async () => {
   killLeftovers([...f.workers.keys()].flatMap((id) => runIds.map((run) => join(f.root, id, run))));
   f.client.disconnect();
   await f.redis.stop();
-  cleanupWorkspaces();
 });
 
 /** A bare remote holding ralph.yml, PROMPT.md and the fake agent's script. */

@@ -1,10 +1,8 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentStub, ranLog, stubBin } from '../helpers/agent-stubs.ts';
-import { cleanupWorkspaces, makeWorkspace, readRecords, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, readRecords, runRalph } from '../helpers/workspace.ts';
 
 /**
  * What every stub agent does: the planner asks for a build, then completes once it is built; the

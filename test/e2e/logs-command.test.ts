@@ -1,17 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  cleanupWorkspaces,
-  fakeConfig,
-  makeWorkspace,
-  readState,
-  runRalph,
-  startRalph,
-  waitFor,
-} from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { fakeConfig, makeWorkspace, readState, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 const workspace = (script: string) =>
   makeWorkspace({

@@ -2,10 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   readRecords,
@@ -14,8 +13,6 @@ import {
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
 
 interface Received {
   body: Record<string, any>;
@@ -89,30 +86,9 @@ describe('notifications', () => {
     expect(r.code).toBe(2);
     expect(r.stdout + r.stderr).toContain('notify.webhook failed for a stopped notification');
   });
-
-  it('rejects a webhook that is not an http(s) URL, with its line', async () => {
-    const dir = makeWorkspace({
-      'PROMPT.md': 'work\n',
-      'ralph.yml': `${fakeConfig()}notify:\n  webhook: ftp://example/x\n`,
-    });
-    const r = await runRalph(['config', 'validate'], dir);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/ralph\.yml:7:\d+.*http:\/\/ or https:\/\//);
-  });
 });
 
-describe('review points (gates.approval)', () => {
-  it('before_commit without git.commit is a config error naming the fix', async () => {
-    const dir = makeWorkspace({
-      'PROMPT.md': 'work\n',
-      'ralph.yml': `${fakeConfig()}gates:\n  approval: [before_commit]\n`,
-    });
-    const r = await runRalph(['config', 'validate'], dir);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('before_commit needs git.commit: true');
-  });
-});
-
+// Notification and review-point config errors run in process: test/cli/notify-config.test.ts.
 describe('review points with a human', () => {
   it('before_commit: a rejection keeps the changes uncommitted and its reason reaches the next prompt; approve commits', async () => {
     const dir = makeGitWorkspace({

@@ -1,11 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { startRalphScreen } from '../helpers/screen.ts';
-import { cleanupWorkspaces, fakeConfig, ROOT, runRalph } from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
+import { fakeConfig, ROOT, runRalph } from '../helpers/workspace.ts';
 
 const TITLES = ['Alpha task', 'Beta task', 'Gamma task'];
 

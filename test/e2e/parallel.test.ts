@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git, subjects } from '../helpers/git-workspace.ts';
 import {
   addTasks,
@@ -9,9 +9,7 @@ import {
   makeParallelWorkspace,
   parallelState,
 } from '../helpers/parallel-workspace.ts';
-import { cleanupWorkspaces, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
+import { runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 /** A fake-agent turn: when the prompt names TITLE, write FILE and finish. */
 const writes = (title: string, file: string, content = `${title}\n`, sleep = 0.3) =>

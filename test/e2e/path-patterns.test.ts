@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   readRecords,
@@ -11,8 +10,6 @@ import {
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
 
 const NO_MATCH = "gates.protect: 'test/**/*.{tsx}' matches no file — nothing is protected by it";
 

@@ -1,18 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  cleanupWorkspaces,
-  makeWorkspace,
-  ROOT,
-  readRecords,
-  runRalph,
-  startRalph,
-  waitFor,
-} from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, ROOT, readRecords, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 const PERSISTENT = [
   'event_loop:',

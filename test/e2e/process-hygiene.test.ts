@@ -1,9 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   pidAlive,
@@ -34,7 +33,6 @@ afterEach(() => {
   const pids = used.flatMap((d) => PID_FILES.filter((f) => pidWritten(d, f)).map((f) => readPid(d, f)));
   killLeftovers(used.splice(0), pids);
 });
-afterAll(cleanupWorkspaces);
 
 /** `setsid sleep` (a new session) and a double-forked daemon (re-parented to init), output detached. */
 const DETACH = [

@@ -2,10 +2,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readProcStat } from '../../src/process/pids.ts';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   pidAlive,
@@ -15,8 +14,6 @@ import {
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
 
 const stateOf = (dir: string) => (existsSync(join(dir, '.ralph', 'state.json')) ? readState(dir) : undefined);
 

@@ -1,16 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers } from '../helpers/marked-processes.ts';
-import {
-  cleanupWorkspaces,
-  fakeConfig,
-  pidAlive,
-  readRecords,
-  readState,
-  runRalph,
-} from '../helpers/workspace.ts';
+import { fakeConfig, pidAlive, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
 // The gates.review turn runs under the same caps as an iteration's agent (DESIGN.md §2): the
 // run's cost, token and runtime limits mid-turn, the idle timeout, heartbeats and the sweep.
@@ -43,7 +36,6 @@ afterEach(() => {
   const pids = used.flatMap((d) => PID_FILES.filter((f) => existsSync(join(d, f))).map((f) => readPid(d, f)));
   killLeftovers(used.splice(0), pids.filter(Number.isInteger));
 });
-afterAll(cleanupWorkspaces);
 
 /** The completing iteration was refused, and its review was cut short by `limit`. */
 function expectCutShort(dir: string, limit: string) {

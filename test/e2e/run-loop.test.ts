@@ -1,19 +1,11 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  cleanupWorkspaces,
-  fakeConfig,
-  makeWorkspace,
-  readRecords,
-  readState,
-  runRalph,
-} from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
 const PROMPT = 'Do the work. Say LOOP_COMPLETE when done.\n';
 
+// ralph run --dry-run (overrides, choosing the agent) runs in process: test/cli/run-dry-run.test.ts.
 describe('ralph run (solo mode, fake backend)', () => {
   it('stops at max iterations with exit 2 and stop_reason max_iterations', async () => {
     const dir = makeWorkspace({
@@ -180,27 +172,6 @@ describe('ralph run (solo mode, fake backend)', () => {
     expect(r.stdout).toMatch(/cost \$0\.50/);
   });
 
-  it('--set overrides config values and --dry-run runs nothing', async () => {
-    const dir = makeWorkspace({
-      'PROMPT.md': PROMPT,
-      'ralph.yml': fakeConfig(),
-      'fake-agent.yml': 'turns:\n  - do:\n      - write: { path: ran.txt, content: x }\n',
-    });
-    const r = await runRalph(
-      ['run', '--dry-run', '--set', 'event_loop.cooldown_delay_seconds=7', '--max-iterations', '4'],
-      dir,
-    );
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('cooldown_delay_seconds: 7');
-    expect(r.stdout).toContain('max_iterations: 4');
-    expect(r.stdout).toContain('# first prompt');
-    expect(r.stdout).toContain('Do the work.');
-    expect(r.stdout).toContain('# agent command');
-    expect(r.stdout).toMatch(/fake-agent\/main\.js --script \S+fake-agent\.yml/);
-    expect(readdirSync(dir)).not.toContain('ran.txt');
-    expect(readdirSync(dir)).not.toContain('.ralph');
-  });
-
   it('runs a custom command with the prompt as an argument after prompt_flag', async () => {
     const dir = makeWorkspace({
       'ralph.yml': [
@@ -259,32 +230,6 @@ describe('ralph run (solo mode, fake backend)', () => {
     const r = await runRalph(['run', '-p', 'x'], dir);
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('agent binary not found: definitely-not-an-agent-xyz');
-  });
-});
-
-describe('choosing the agent', () => {
-  it('RALPH_AGENT selects the backend over ralph.yml, -b over both; auto takes the first CLI on PATH', async () => {
-    const dir = makeWorkspace({
-      'PROMPT.md': PROMPT,
-      'ralph.yml': 'cli:\n  backend: custom\n  command: my-agent\n  fake_script: fake-agent.yml\n',
-      'fake-agent.yml': 'turns:\n  - do: [{ print: hi }]\n',
-      'bin/codex': '#!/bin/sh\nexit 0\n',
-    });
-    const dry = async (args: string[], env: NodeJS.ProcessEnv = {}) =>
-      (await runRalph(['run', '--dry-run', ...args], dir, env)).stdout;
-    expect(await dry([])).toMatch(/# agent command[^\n]*\nmy-agent\n/);
-    expect(await dry([], { RALPH_AGENT: 'fake' })).toContain('fake-agent/main.js --script');
-    expect(await dry(['-b', 'custom'], { RALPH_AGENT: 'fake' })).toMatch(/\nmy-agent\n/);
-
-    const { chmodSync } = await import('node:fs');
-    chmodSync(join(dir, 'bin', 'codex'), 0o755);
-    writeFileSync(join(dir, 'ralph.yml'), 'cli:\n  backend: auto\n');
-    const auto = await dry([], { PATH: `${join(dir, 'bin')}:/usr/bin:/bin` });
-    expect(auto).toContain('backend: codex');
-    expect(auto).toMatch(/\ncodex exec --json/);
-    const none = await runRalph(['run', '--dry-run'], dir, { PATH: '/usr/bin:/bin' });
-    expect(none.code).toBe(1);
-    expect(none.stderr).toContain('cli.backend is auto but none of claude, codex');
   });
 });
 

@@ -2,7 +2,6 @@ import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  cleanupWorkspaces,
   completingWorkspace,
   makeWorkspace,
   type RalphProcess,
@@ -21,7 +20,6 @@ afterEach(async () => {
     p.child.kill('SIGKILL');
     await p.done;
   }
-  cleanupWorkspaces();
 });
 
 /** The workspaces of the registry's lines, in order. */

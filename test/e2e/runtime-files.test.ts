@@ -1,13 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../src/config/presets.ts';
 import { isExcludedPath } from '../../src/git/porcelain.ts';
 import { RUNTIME_PATHS } from '../../src/state/paths.ts';
-import { cleanupWorkspaces, makeWorkspace, RALPH, readRecords, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, RALPH, readRecords, runRalph } from '../helpers/workspace.ts';
 
 const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
 

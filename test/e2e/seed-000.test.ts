@@ -1,8 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  cleanupWorkspaces,
   makeWorkspace,
   ROOT,
   type RunResult,
@@ -10,8 +9,6 @@ import {
   readState,
   runRalph,
 } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
 
 const preset = (f: string) => join(ROOT, 'presets', 'board', f);
 const jsonl = (file: string) =>

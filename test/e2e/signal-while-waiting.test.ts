@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   type RalphProcess,
@@ -13,8 +12,6 @@ import {
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
 
 /**
  * The signal × phase matrix for the waits of a loop: a signal while Ralph waits for a human (a

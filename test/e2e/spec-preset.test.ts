@@ -1,49 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRESETS, presetFile } from '../../src/config/presets.ts';
-import { cleanupWorkspaces, makeWorkspace, ROOT, type RunResult, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
-
-const FILES = [
-  'ralph.yml',
-  'ralph',
-  'specs/README.md',
-  '.ralph/prompts/PROMPT_build.md',
-  '.ralph/prompts/PROMPT_plan.md',
-  '.ralph/validate.sh',
-];
-
-/** Runs an executable of the workspace (./ralph, .ralph/validate.sh) as a user would. */
-function runFile(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
-  const child = spawn(file, args, {
-    cwd,
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => {
-    stdout += b.toString();
-  });
-  child.stderr.on('data', (b: Buffer) => {
-    stderr += b.toString();
-  });
-  return new Promise((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-}
-
-/** A workspace initialised with `ralph init --preset spec`. */
-async function specWorkspace(): Promise<string> {
-  const dir = makeWorkspace({});
-  const r = await runRalph(['init', '--preset', 'spec'], dir);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return dir;
-}
+import { describe, expect, it } from 'vitest';
+import { runFile, specWorkspace } from '../helpers/spec-workspace.ts';
+import { makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
 
 // A stand-in agent: records its argv (NUL-separated), a few env vars and its cwd, exits 7.
 const RECORDING_AGENT = [
@@ -54,127 +14,7 @@ const RECORDING_AGENT = [
   '',
 ].join('\n');
 
-describe('ralph init --preset spec (seed 002)', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await specWorkspace();
-  });
-
-  it('writes every file verbatim, ./ralph and validate.sh executable', () => {
-    const preset = PRESETS.find((p) => p.name === 'spec');
-    expect(preset?.files.slice().sort()).toEqual(FILES.slice().sort());
-    for (const file of FILES) {
-      const modeline =
-        file === 'ralph.yml' ? '# yaml-language-server: $schema=.ralph/ralph.schema.json\n' : '';
-      expect(readFileSync(join(dir, file), 'utf8'), file).toBe(
-        modeline + readFileSync(presetFile('spec', file), 'utf8'),
-      );
-    }
-    for (const file of ['ralph', '.ralph/validate.sh']) {
-      expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o755);
-    }
-  });
-
-  it('lists spec in `ralph presets`, and ralph.yml validates', async () => {
-    expect((await runRalph(['presets'], dir)).stdout).toMatch(/^spec\s+seed 002/m);
-    const v = await runRalph(['config', 'validate', '--schema-only'], dir);
-    expect(v.stderr).toBe('');
-    expect(v.code).toBe(0);
-    const shown = (await runRalph(['config', 'show'], dir)).stdout;
-    expect(shown).toContain('prompt_file: .ralph/prompts/PROMPT_build.md');
-    expect(shown).toMatch(/on_iteration_timeout: stop/);
-    expect(shown).toMatch(/marker:\n\s+file: IMPLEMENTATION_PLAN.md\n\s+text: PROJECT_COMPLETE/);
-    expect(shown).toMatch(/git:\n\s+commit: true\n\s+push: false/);
-    expect(shown).toMatch(/specs_dir: specs/);
-  });
-
-  it('has prompts that carry the workflow of the seed', () => {
-    const build = readFileSync(join(dir, '.ralph/prompts/PROMPT_build.md'), 'utf8');
-    for (const word of [
-      'IMPLEMENTATION_PLAN.md',
-      'PROGRESS.md',
-      'PROJECT_COMPLETE',
-      '[BLOCKED]',
-      '## Issues Discovered',
-      'Blocked by:',
-      'Needs:',
-      'git rev-parse --short HEAD',
-      'specs/README.md',
-      'AGENTS.md',
-    ]) {
-      expect(build, word).toContain(word);
-    }
-    // The plan format shown to the agent must not contain the marker, or copying it would end the loop.
-    const formats = [...build.matchAll(/```markdown\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
-    expect(formats).not.toContain('PROJECT_COMPLETE');
-
-    const plan = readFileSync(join(dir, '.ralph/prompts/PROMPT_plan.md'), 'utf8');
-    for (const word of ['IMPLEMENTATION_PLAN.md', 'specs/README.md', 'status:', 'supersedes:', 'questions']) {
-      expect(plan, word).toContain(word);
-    }
-    const index = readFileSync(join(dir, 'specs/README.md'), 'utf8');
-    for (const section of [
-      '## Active Specifications',
-      '## Implemented Specifications',
-      '## Superseded Specifications',
-      '## Archive',
-      'dependencies:',
-    ]) {
-      expect(index, section).toContain(section);
-    }
-  });
-
-  it('validate.sh passes in an empty project and fails when a detected test suite fails', async () => {
-    const empty = await runFile('./.ralph/validate.sh', [], dir);
-    expect(empty.code).toBe(0);
-    expect(empty.stdout).toContain('no checks configured');
-
-    const failing = await specWorkspace();
-    writeFileSync(join(failing, 'package.json'), JSON.stringify({ scripts: { test: 'exit 3' } }));
-    const r = await runFile('./.ralph/validate.sh', [], failing);
-    expect(r.code).not.toBe(0);
-    expect(r.stdout).toContain('validate: npm test --silent');
-
-    const placeholder = await specWorkspace();
-    writeFileSync(
-      join(placeholder, 'package.json'),
-      JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }),
-    );
-    writeFileSync(join(placeholder, 'Makefile'), 'test:\n\t@echo make-tests-ran\n');
-    const m = await runFile('./.ralph/validate.sh', [], placeholder);
-    expect(m.code).toBe(0);
-    expect(m.stdout).toContain('make-tests-ran');
-    expect(m.stdout).not.toContain('npm test');
-  });
-
-  it('.ralph/.gitignore keeps runtime state out of git and prompts in', () => {
-    const repo = spawnSync('git', ['init', '-q'], { cwd: dir });
-    expect(repo.status).toBe(0);
-    for (const f of [
-      'state.json',
-      'state.json.tmp',
-      'loop.lock',
-      'logs/2026-01-01_001.log',
-      'runs/r1/iterations.jsonl',
-    ]) {
-      mkdirSync(join(dir, '.ralph', f, '..'), { recursive: true });
-      writeFileSync(join(dir, '.ralph', f), 'x');
-    }
-    writeFileSync(join(dir, '.ralph', 'events-20260101-000000.jsonl'), '');
-    mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
-    writeFileSync(join(dir, '.ralph', 'agent', 'scratchpad.md'), 'x');
-    writeFileSync(join(dir, '.ralph', 'agent', 'memories.md'), '# Memories\n');
-    expect(spawnSync('git', ['add', '-A'], { cwd: dir }).status).toBe(0);
-    const tracked = spawnSync('git', ['ls-files'], { cwd: dir, encoding: 'utf8' }).stdout.split('\n');
-    expect(tracked).toEqual(
-      expect.arrayContaining([...FILES, '.ralph/.gitignore', '.ralph/agent/memories.md']),
-    );
-    expect(tracked.filter((f) => /state\.json|loop\.lock|logs\/|runs\/|events-|scratchpad/.test(f))).toEqual(
-      [],
-    );
-  });
-});
-
+// What ralph init --preset spec writes and plan --dry-run run in process: test/cli/spec-preset.test.ts.
 describe('./ralph wrapper and ralph plan', () => {
   const withRalphOnPath = { PATH: `${join(ROOT, 'bin')}${delimiter}${process.env.PATH ?? ''}` };
 
@@ -207,46 +47,6 @@ describe('./ralph wrapper and ralph plan', () => {
     expect(existsSync(join(dir, 'PROGRESS.md'))).toBe(false);
     expect(existsSync(join(dir, '.ralph', 'state.json'))).toBe(false);
     expect(existsSync(join(dir, '.ralph', 'loop.lock'))).toBe(false);
-  });
-
-  it('normalises the spec name, uses cli.prompt_flag, and builds each agent CLI interactively', async () => {
-    const dir = await specWorkspace();
-    const dry = (args: string[]) => runRalph(['plan', ...args, '--dry-run'], dir);
-    for (const name of ['feature-x', 'feature-x.md', 'specs/feature-x.md', './specs/feature-x']) {
-      const r = await dry([name, '-b', 'custom', '--set', 'cli.command=agent']);
-      expect(r.code, name).toBe(0);
-      expect(r.stdout, name).toMatch(/Spec to write or refine: specs\/feature-x\.md\n'$/m);
-    }
-    const flagged = await dry([
-      'x',
-      '-b',
-      'custom',
-      '--set',
-      'cli.command=agent',
-      '--set',
-      'cli.prompt_flag=--msg',
-    ]);
-    expect(flagged.stdout).toMatch(/^agent --msg '# Plan mode/m);
-
-    expect((await dry(['x'])).stdout).toMatch(/^claude '# Plan mode/m); // the preset's backend: no -p
-    expect((await dry(['x', '-b', 'codex'])).stdout).toMatch(/^codex '# Plan mode/m);
-    expect((await dry(['x', '-b', 'gemini', '--set', 'cli.model=gemini-2.5-pro'])).stdout).toMatch(
-      /^gemini --model gemini-2\.5-pro -i '# Plan mode/m,
-    );
-    expect((await dry(['x', '-b', 'opencode'])).stdout).toMatch(/^opencode --prompt '# Plan mode/m);
-    expect((await dry(['x', '-b', 'fake', '--set', 'cli.fake_script=s.yml'])).stdout).toMatch(
-      /fake-agent\/main\.js --script \S+\/s\.yml --prompt '# Plan mode/,
-    );
-
-    const auto = await dry(['x', '-b', 'auto']);
-    expect(auto.code).toBe(1);
-    expect(auto.stderr).toContain('no backend selected');
-    const cline = await dry(['x', '-b', 'cline']);
-    expect(cline.code).toBe(1);
-    expect(cline.stderr).toContain('-b custom --set cli.command=');
-    const outside = await dry(['../x', '-b', 'custom', '--set', 'cli.command=agent']);
-    expect(outside.code).toBe(1);
-    expect(outside.stderr).toContain('must be a name inside specs/');
   });
 
   it('explains how to get the plan prompt when it is missing, and reports a missing agent', async () => {

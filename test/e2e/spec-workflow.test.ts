@@ -1,18 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git, subjects } from '../helpers/git-workspace.ts';
-import {
-  cleanupWorkspaces,
-  makeWorkspace,
-  ROOT,
-  type RunResult,
-  readRecords,
-  readState,
-} from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, ROOT, type RunResult, readRecords, readState } from '../helpers/workspace.ts';
 
 const env = {
   ...process.env,

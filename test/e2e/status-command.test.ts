@@ -1,19 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatAge, formatSpan } from '../../src/state/time-format.ts';
-import {
-  cleanupWorkspaces,
-  fakeConfig,
-  makeWorkspace,
-  readState,
-  runRalph,
-  startRalph,
-  waitFor,
-} from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { fakeConfig, makeWorkspace, readState, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 

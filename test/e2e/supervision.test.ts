@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   pidAlive,
@@ -10,8 +9,6 @@ import {
   readState,
   runRalph,
 } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
 
 const readPid = (dir: string, name: string) => Number(readFileSync(join(dir, name), 'utf8').trim());
 

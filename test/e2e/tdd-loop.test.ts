@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git } from '../helpers/git-workspace.ts';
 import {
-  cleanupWorkspaces,
   makeWorkspace,
   ROOT,
   readRecords,
@@ -13,8 +12,6 @@ import {
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
 
 const STATE = `# Goal
 A correct add function.

@@ -1,8 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startRalphPty } from '../helpers/pty.ts';
-import { cleanupWorkspaces, makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
 
 /** A checklist project whose first run stopped on its iteration limit: the next run asks. */
 async function stoppedChecklistRun(): Promise<string> {

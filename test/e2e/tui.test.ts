@@ -1,9 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startRalphScreen } from '../helpers/screen.ts';
 import {
-  cleanupWorkspaces,
   fakeConfig,
   makeWorkspace,
   ROOT,
@@ -13,8 +12,6 @@ import {
   runRalph,
   waitFor,
 } from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
 
 const AGENT = [
   'turns:',

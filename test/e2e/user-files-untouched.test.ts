@@ -1,13 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { PRESETS, presetFile } from '../../src/config/presets.ts';
 import { git } from '../helpers/git-workspace.ts';
-import { cleanupWorkspaces, makeWorkspace, RALPH, readRecords, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, RALPH, readRecords, runRalph } from '../helpers/workspace.ts';
 
 /**
  * Guard: Ralph may change only what it owns. With an agent that writes nothing, every file of the

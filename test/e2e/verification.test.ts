@@ -1,18 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { agentStub, ranLog, stubBin } from '../helpers/agent-stubs.ts';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
-import {
-  cleanupWorkspaces,
-  fakeConfig,
-  makeWorkspace,
-  readRecords,
-  readState,
-  runRalph,
-} from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
+import { fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
 describe('no-progress stop (event_loop.max_idle_iterations)', () => {
   it('stops with no_progress (exit 1) after N iterations that moved nothing, naming what was checked', async () => {

@@ -1,11 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
-import { cleanupWorkspaces, fakeConfig, runRalph } from '../helpers/workspace.ts';
-
-afterEach(cleanupWorkspaces);
+import { fakeConfig, runRalph } from '../helpers/workspace.ts';
 
 const files = {
   'PROMPT.md': 'work\n',

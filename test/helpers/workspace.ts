@@ -11,16 +11,30 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const RALPH = join(ROOT, 'bin', 'ralph');
 
 const created: string[] = [];
 
-/** A temp workspace with the given files; removed by `cleanupWorkspaces()`. */
+/**
+ * Removes `path` when the test that made it finishes (after its `afterEach` hooks); made outside a
+ * test (module scope, `beforeAll`), when the file's tests are done (`test/setup/workspaces.ts`).
+ */
+export function removeWhenDone(path: string): string {
+  try {
+    onTestFinished(() => rmSync(path, { recursive: true, force: true }));
+  } catch {
+    // Not inside a test: vitest throws, and the file-level cleanup takes it.
+    created.push(path);
+  }
+  return path;
+}
+
+/** A temp workspace with the given files, removed when its test (or its file) is done. */
 export function makeWorkspace(files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ralph-test-'));
-  created.push(dir);
+  const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-test-')));
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), content);
@@ -28,9 +42,14 @@ export function makeWorkspace(files: Record<string, string> = {}): string {
   return dir;
 }
 
+/** Removes the workspaces made outside a test; the setup file runs it after each test file. */
 export function cleanupWorkspaces(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
+
+/** A file of the seed 000 fixture (its ralph.yml and PROMPT.md run unchanged). */
+export const seed000 = (name: string): string =>
+  readFileSync(join(ROOT, 'test', 'fixtures', 'seed-000', name), 'utf8');
 
 /** ralph.yml for the fake backend with `fake-agent.yml`, plus extra event_loop settings. */
 export function fakeConfig(eventLoop: Record<string, unknown> = {}): string {
@@ -58,8 +77,14 @@ export interface RalphProcess {
   done: Promise<RunResult>;
 }
 
-export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): RalphProcess {
-  const child = spawn(process.execPath, [RALPH, ...args], {
+/** A running program (its stdout and stderr collected), with the test's environment and NO_COLOR. */
+export function startProcess(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): RalphProcess {
+  const child = spawn(command, args, {
     cwd,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,6 +101,10 @@ export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv =
     child.on('close', (code, signal) => resolve({ code, signal, stdout: out, stderr: err }));
   });
   return { child, stdout: () => out, stderr: () => err, done };
+}
+
+export function startRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): RalphProcess {
+  return startProcess(process.execPath, [RALPH, ...args], cwd, env);
 }
 
 export function runRalph(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> {

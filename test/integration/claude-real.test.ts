@@ -1,19 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { claudeBackend } from '../../src/backends/agents/claude.ts';
 import type { AgentEvent } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import {
-  cleanupWorkspaces,
-  makeWorkspace,
-  RALPH,
-  ROOT,
-  readRecords,
-  readState,
-} from '../helpers/workspace.ts';
+import { makeWorkspace, RALPH, ROOT, readRecords, readState, removeWhenDone } from '../helpers/workspace.ts';
 import { anthropicMessages, anthropicView } from '../support/model-server/anthropic.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
@@ -25,16 +18,11 @@ import { type ModelServer, startModelServer } from '../support/model-server/serv
  */
 const CLAUDE = join(ROOT, 'node_modules', '.bin', 'claude');
 
-const homes: string[] = [];
 let server: ModelServer | undefined;
 
 afterEach(async () => {
   await server?.close();
   server = undefined;
-});
-afterAll(() => {
-  cleanupWorkspaces();
-  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
 });
 
 /** Variables from the outer environment that would point Claude Code elsewhere or change its auth. */
@@ -54,8 +42,7 @@ const STRIPPED = [
 function isolatedEnv(url: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of STRIPPED) delete env[k];
-  const home = mkdtempSync(join(tmpdir(), 'ralph-claude-home-'));
-  homes.push(home);
+  const home = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-claude-home-')));
   return {
     ...env,
     HOME: home,

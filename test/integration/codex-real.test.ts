@@ -1,14 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  cleanupWorkspaces,
-  makeWorkspace,
-  ROOT,
-  readRecords,
-  readState,
-  runRalph,
-} from '../helpers/workspace.ts';
+import { makeWorkspace, ROOT, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import { openAiResponses, responsesView } from '../support/model-server/openai-responses.ts';
 import type { Script } from '../support/model-server/script.ts';
@@ -29,7 +22,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  cleanupWorkspaces();
 });
 
 /** A private HOME and CODEX_HOME whose config.toml points codex at the scripted server. */

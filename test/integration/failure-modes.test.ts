@@ -4,18 +4,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
-import {
-  cleanupWorkspaces,
-  makeWorkspace,
-  pidAlive,
-  readRecords,
-  readState,
-  runRalph,
-} from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, pidAlive, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
 /** A spec-style project: specs/, a build prompt, git commits, the plan marker, a health check on specs/. */
 function project(script: string, extra: { config?: string; files?: Record<string, string> } = {}): string {

@@ -2,14 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveGroupMembers } from '../../src/process/pids.ts';
-import {
-  cleanupWorkspaces,
-  makeWorkspace,
-  ROOT,
-  readRecords,
-  readState,
-  runRalph,
-} from '../helpers/workspace.ts';
+import { makeWorkspace, ROOT, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import { geminiApi, geminiView } from '../support/model-server/gemini.ts';
 import type { Script } from '../support/model-server/script.ts';
@@ -31,7 +24,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  cleanupWorkspaces();
 });
 
 /** Variables of the outer environment that would change gemini's auth, model, config or prompt. */

@@ -2,7 +2,7 @@ import { type ExecFileSyncOptions, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RalphError } from '../../src/errors.ts';
 import {
   changedFilesBetween,
@@ -13,16 +13,10 @@ import {
   repoState,
   workingTreeChanges,
 } from '../../src/git/git.ts';
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { removeWhenDone } from '../helpers/workspace.ts';
 
 function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ralph-git-'));
-  dirs.push(dir);
-  return dir;
+  return removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-git-')));
 }
 
 // Never let an inherited GIT_DIR (e.g. tests run from a hook) point these commands at another repo.

@@ -1,10 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
 
 // The two runLoop options the fleet is built on: a run id of the caller's, and a hook awaited
 // between iterations (checkpoint, push) that can end the loop.

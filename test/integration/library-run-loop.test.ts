@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type LoopEvent, loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
 
 describe('runLoop (library API)', () => {
   it('emits one typed event stream: started, iterations with agent events, finished', async () => {

@@ -1,10 +1,8 @@
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
 import type { MarkSelector } from '../../src/process/marked-processes.ts';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace, readRecords } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { fakeConfig, makeWorkspace, readRecords } from '../helpers/workspace.ts';
 
 describe('runLoop sweeps through its injected effect (any platform)', () => {
   it("sweeps the run's marks after the agent, after the gates and at the end, and records what was killed", async () => {

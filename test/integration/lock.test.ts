@@ -2,13 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LockHeldError } from '../../src/errors.ts';
 import { withFileLock } from '../../src/state/file-lock.ts';
 import { acquireLock, readLock } from '../../src/state/lock.ts';
-import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 describe('workspace lock', () => {
   it('refuses a second holder while the first lives, naming its pid', () => {

@@ -3,14 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  cleanupWorkspaces,
-  makeWorkspace,
-  ROOT,
-  readRecords,
-  readState,
-  runRalph,
-} from '../helpers/workspace.ts';
+import { makeWorkspace, ROOT, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import { chatView, isTitleRequest, openAiChat } from '../support/model-server/openai-chat.ts';
 import type { Script } from '../support/model-server/script.ts';
@@ -40,7 +33,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  cleanupWorkspaces();
 });
 
 /** Variables of the outer environment that would change opencode's config, auth or directory. */

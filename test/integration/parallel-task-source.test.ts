@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
 import { markDone, readyFromSource } from '../../src/parallel/task-source.ts';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
-import { cleanupWorkspaces } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
 
 describe('a merged checklist task is marked done', () => {
   it('on its own line only: an item whose text contains the title is another task', async () => {

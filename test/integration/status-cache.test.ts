@@ -8,14 +8,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { workingTreeChanges } from '../../src/git/git.ts';
 import { createWorkingTreeCache, type WorkingTreeCache } from '../../src/git/status-cache.ts';
 import { RUNTIME_PATHS } from '../../src/state/paths.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
-import { cleanupWorkspaces } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
 
 const caches: WorkingTreeCache[] = [];
 afterEach(() => {

@@ -1,8 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { supervise } from '../../src/process/supervisor.ts';
-import { cleanupWorkspaces, makeWorkspace, pidAlive } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, pidAlive } from '../helpers/workspace.ts';
 
 const node = process.execPath;
 

@@ -3,13 +3,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFile
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/state/file-lock.ts';
 import { readMemories } from '../../src/state/memories.ts';
 import { readTasks } from '../../src/state/tasks.ts';
-import { cleanupWorkspaces, makeWorkspace, ROOT } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 
 const DIST = join(ROOT, 'dist', 'state');
 

@@ -1,12 +1,10 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { knownBackends, resolveBackend } from '../../src/backends/registry.ts';
 import { AGENT_CLI_NAMES, type AgentCliName, configSchema } from '../../src/config/schema.ts';
 import { inspectBackend, inspectBackends } from '../../src/engine/readiness/backend-info.ts';
-import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 const SECRET = 'sk-ant-api03-THIS-IS-A-TEST-KEY-0123456789abcdef';
 const keychainOrMissing = process.platform === 'darwin' ? 'unknown' : 'missing';

@@ -1,11 +1,9 @@
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AUTO_ORDER, backendCapabilityIssues, resolveBackend } from '../../src/backends/registry.ts';
 import { BACKEND_NAMES, type BackendName, configSchema, type RalphConfig } from '../../src/config/schema.ts';
 import { agentInvocation, commandKeys, hatBackend } from '../../src/engine/iteration/iteration-prompt.ts';
-import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 /** Every backend Ralph can run (auto is only a way to pick one). */
 const RUNNABLE = BACKEND_NAMES.filter((b): b is Exclude<BackendName, 'auto'> => b !== 'auto');

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
 import {
   classifyClaudeExit,
@@ -11,10 +11,8 @@ import {
 } from '../../src/backends/agents/claude.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { cleanupWorkspaces, makeWorkspace, ROOT } from '../helpers/workspace.ts';
+import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 import { anthropicView, claudeTool, requestCwd } from '../support/model-server/anthropic.ts';
-
-afterAll(cleanupWorkspaces);
 
 /** Real `claude -p --output-format stream-json --verbose` output (2.1.329) against the scripted model server. */
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'claude');

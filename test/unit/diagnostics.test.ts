@@ -1,15 +1,7 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../src/observe/events.ts';
 import type { IterationRecord } from '../../src/observe/iteration-record.ts';
 import {
@@ -17,6 +9,7 @@ import {
   diagnosticsStamp,
   toJsonSafe,
 } from '../../src/observe/reporters/diagnostics.ts';
+import { removeWhenDone } from '../helpers/workspace.ts';
 
 let ws: string;
 let clock: number;
@@ -24,11 +17,8 @@ const START = new Date(2024, 0, 2, 3, 4, 5).getTime();
 const now = () => clock;
 
 beforeEach(() => {
-  ws = mkdtempSync(join(tmpdir(), 'ralph-diagnostics-'));
+  ws = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-diagnostics-')));
   clock = START;
-});
-afterEach(() => {
-  rmSync(ws, { recursive: true, force: true });
 });
 
 const tokens = (total: number) => ({ input: total, output: 0, cache_read: 0, cache_write: 0, total });

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from '@commander-js/extra-typings';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.ts';
 import { registerHatsCommand } from '../../src/cli/register-commands.ts';
 import { hatConfigIssues } from '../../src/config/hat-checks.ts';
@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config/load-config.ts';
 import { configSchema, type RalphConfigInput } from '../../src/config/schema.ts';
 import { patternsOverlap, triggerSpecificity } from '../../src/config/topic-match.ts';
 import { ConfigError, formatConfigIssue } from '../../src/errors.ts';
+import { removeWhenDone } from '../helpers/workspace.ts';
 
 const seedDir = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/seed-000');
 
@@ -19,10 +20,7 @@ const issues = (input: RalphConfigInput) => hatConfigIssues(configSchema.parse(i
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ralph-hats-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
+  dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-hats-')));
 });
 
 function writeConfig(text: string): string {

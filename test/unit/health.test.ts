@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { installHint } from '../../src/backends/registry.ts';
 import { configSchema, type RalphConfigInput } from '../../src/config/schema.ts';
 import {
@@ -17,9 +17,7 @@ import {
   statfsFreeBytes,
 } from '../../src/engine/readiness/health.ts';
 import { findExecutable } from '../../src/process/find-executable.ts';
-import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 const MB = 1024 * 1024;
 const GB = 1024 * MB;

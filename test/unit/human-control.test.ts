@@ -1,24 +1,28 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { limitWarnings, WARN_AT_PERCENT } from '../../src/engine/decide/limit-warnings.ts';
 import type { Counters, Limits } from '../../src/engine/decide/limits.ts';
 import { ask, askAgain } from '../../src/human/ask.ts';
 import { answer, reject, tell } from '../../src/human/control.ts';
 import { openQuestions, readInbox, readQuestions } from '../../src/human/control-files.ts';
 import { notificationOf } from '../../src/human/notify.ts';
+import { removeWhenDone } from '../helpers/workspace.ts';
 
-const dirs: string[] = [];
 function workspace(): string {
-  const d = mkdtempSync(join(tmpdir(), 'ralph-human-'));
-  dirs.push(d);
-  return d;
+  return removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-human-')));
 }
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+
+/** Settles once `ask` has written its question (its onAsked hook): no sleeping for it. */
+function whenAsked(): { resolve: () => void; written: Promise<void> } {
+  let resolve = () => {};
+  const written = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { resolve, written };
+}
 
 describe('readInbox', () => {
   it('reads complete lines only, skips junk, and restarts from 0 when the file shrank', () => {
@@ -42,6 +46,7 @@ describe('questions', () => {
   it('the first answer wins, and a withdrawn or answered question is no longer open', async () => {
     const ws = workspace();
     const file = join(ws, '.ralph', 'control', 'questions.jsonl');
+    const asked = whenAsked();
     const waiting = ask({
       questionsFile: file,
       kind: 'question',
@@ -51,8 +56,9 @@ describe('questions', () => {
       iteration: 1,
       defaultAnswer: 'a',
       pollMs: 10,
+      onAsked: asked.resolve,
     });
-    await new Promise((r) => setTimeout(r, 30));
+    await asked.written;
     expect(openQuestions(file)).toHaveLength(1);
     expect(() => answer(ws, 'c')).toThrow(/takes one of: "a", "b"/);
     const answered = answer({ workspace: ws, source: 'dashboard' }, ' B ').question;
@@ -78,6 +84,7 @@ describe('questions', () => {
       pollMs: 5,
     });
     expect(outcome).toMatchObject({ kind: 'timeout', record: { answer: 'go on', by: 'timeout' } });
+    const asked = whenAsked();
     const approval = ask({
       questionsFile: file,
       kind: 'approval',
@@ -86,8 +93,9 @@ describe('questions', () => {
       iteration: 2,
       defaultAnswer: '',
       pollMs: 5,
+      onAsked: asked.resolve,
     });
-    await new Promise((r) => setTimeout(r, 20));
+    await asked.written;
     expect(() => reject(ws, ' ')).toThrow(/say why/);
     reject(ws, 'tests first');
     expect((await approval).record).toMatchObject({ answer: 'reject', reason: 'tests first' });
@@ -118,8 +126,9 @@ describe('a question kept open across a stop', () => {
     expect((await other).record.id).not.toBe(first.record.id);
     // Held (a stop cut the iteration short): the re-run's ask is the same question, and its answer.
     appendFileSync(file, `${JSON.stringify({ ...first.record, held: true })}\n`);
-    const again = ask({ ...base(file), rejoin: true });
-    await new Promise((r) => setTimeout(r, 20));
+    const asked = whenAsked();
+    const again = ask({ ...base(file), rejoin: true, onAsked: asked.resolve });
+    await asked.written;
     answer(ws, 'this one', { id: first.record.id });
     expect(await again).toMatchObject({
       kind: 'answered',

@@ -2,20 +2,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfigText } from '../../src/config/load-config.ts';
 import { applyOverrides, parseSetOverride } from '../../src/config/overrides.ts';
 import { ConfigError, formatConfigIssue, RalphError, UsageError } from '../../src/errors.ts';
+import { removeWhenDone } from '../helpers/workspace.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const seedDir = resolve(here, '../fixtures/seed-000');
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ralph-config-'));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
+  dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-config-')));
 });
 
 function writeConfig(text: string): string {

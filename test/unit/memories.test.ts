@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   addMemory,
   deleteMemory,
@@ -16,9 +16,7 @@ import {
   renderMemoriesForPrompt,
   searchMemories,
 } from '../../src/state/memories.ts';
-import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 const memoriesFile = (text?: string) => {
   const file = join(makeWorkspace(), '.ralph', 'agent', 'memories.md');

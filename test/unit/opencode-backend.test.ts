@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
 import {
   classifyOpencodeExit,
@@ -14,7 +14,7 @@ import {
 } from '../../src/backends/agents/opencode.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { cleanupWorkspaces, makeWorkspace, ROOT } from '../helpers/workspace.ts';
+import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 import {
   addFilePatch,
   chatChunks,
@@ -23,8 +23,6 @@ import {
   opencodeTool,
   requestCwd,
 } from '../support/model-server/openai-chat.ts';
-
-afterAll(cleanupWorkspaces);
 
 /** Real `opencode run --format json` output (opencode-ai 1.18.33) against the scripted model server. */
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'opencode');

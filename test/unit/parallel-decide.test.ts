@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
 import { nextWork, settleWorker, stopOf } from '../../src/parallel/parallel-decide.ts';
 import type { SourceTask } from '../../src/parallel/task-source.ts';
 import type { LoopState } from '../../src/state/loop-state.ts';
 import { type ParallelTask, readClaims, releaseClaim, takeClaim } from '../../src/state/parallel-files.ts';
+import { removeWhenDone } from '../helpers/workspace.ts';
 
 const STATES = ['ready', 'working', 'queued', 'merging', 'merged', 'needs_review', 'failed'] as const;
 
@@ -116,14 +117,8 @@ describe('stopOf', () => {
 });
 
 describe('claims', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  });
-
   it('one claim per task while its process lives; a dead claimant is released', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'claims-'));
-    dirs.push(dir);
+    const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'claims-')));
     expect(takeClaim(dir, 'a', 'w1', process.pid)).toBe(true);
     expect(takeClaim(dir, 'a', 'w2', process.pid)).toBe(false);
     const claim = JSON.parse(readFileSync(join(dir, 'a.json'), 'utf8'));

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import picomatch from 'picomatch/posix.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GLOB_OPTIONS, pathMatcher } from '../../src/config/path-patterns.ts';
 import { matchProtected, unmatchedPatterns } from '../../src/gates/protected-files.ts';
+import { removeWhenDone } from '../helpers/workspace.ts';
 
 const FILES = [
   'a.ts',
@@ -25,13 +26,12 @@ const FILES = [
 
 let ws = '';
 beforeAll(() => {
-  ws = mkdtempSync(join(tmpdir(), 'path-patterns-'));
+  ws = removeWhenDone(mkdtempSync(join(tmpdir(), 'path-patterns-')));
   for (const f of FILES) {
     mkdirSync(dirname(join(ws, f)), { recursive: true });
     writeFileSync(join(ws, f), f);
   }
 });
-afterAll(() => rmSync(ws, { recursive: true, force: true }));
 
 /** picomatch's own answer: the file, or a directory holding it, matches the glob. */
 function picomatchSelection(glob: string): string[] {

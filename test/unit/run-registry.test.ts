@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   pruneRegistry,
   type RegistryEntry,
@@ -10,9 +10,9 @@ import {
   registryFile,
   workspaceGone,
 } from '../../src/state/run-registry.ts';
+import { removeWhenDone } from '../helpers/workspace.ts';
 
-const home = mkdtempSync(join(tmpdir(), 'ralph-registry-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+const home = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-registry-')));
 
 const entry = (workspace: string, status: string, pid: number, at: number): RegistryEntry => ({
   workspace,

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RalphError } from '../../src/errors.ts';
 import {
   addTask,
@@ -16,9 +16,7 @@ import {
   TASK_STATUSES,
   type Task,
 } from '../../src/state/tasks.ts';
-import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 const tasksFile = () => join(makeWorkspace(), '.ralph', 'agent', 'tasks.jsonl');
 let tick = 0;

@@ -1,17 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
-
-beforeAll(() => {
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'bin.js'))) throw new Error('run `npm run build` first');
-});
+import { describe, expect, it } from 'vitest';
+import { runCliInMemory } from '../helpers/cli-in-memory.ts';
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 /** Runs `ralph tools …` and expects success; returns stdout. */
 async function tools(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const r = await runRalph(['tools', ...args], dir, env);
+  const r = await runCliInMemory(['tools', ...args], { cwd: dir, env });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return r.stdout;
@@ -87,7 +82,7 @@ describe('ralph tools task', () => {
       created: '',
     });
     const dir = makeWorkspace({ '.ralph/agent/tasks.jsonl': `${good}\n{"id":"t-2","tit\n` });
-    const r = await runRalph(['tools', 'task', 'list'], dir);
+    const r = await runCliInMemory(['tools', 'task', 'list'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Parse');
     expect(r.stderr).toContain('skipped 1 line(s) of');
@@ -103,16 +98,18 @@ describe('ralph tools task', () => {
 
   it('rejects bad input with exit 1 and a message that says what to do', async () => {
     const dir = makeWorkspace();
-    const badPriority = await runRalph(['tools', 'task', 'add', 'x', '-p', '9'], dir);
+    const badPriority = await runCliInMemory(['tools', 'task', 'add', 'x', '-p', '9'], { cwd: dir });
     expect(badPriority.code).toBe(1);
     expect(badPriority.stderr).toContain('priority must be a whole number from 1 (most urgent) to 5');
-    const badBlocker = await runRalph(['tools', 'task', 'add', 'x', '--blocked-by', 'task-12345678'], dir);
+    const badBlocker = await runCliInMemory(['tools', 'task', 'add', 'x', '--blocked-by', 'task-12345678'], {
+      cwd: dir,
+    });
     expect(badBlocker.code).toBe(1);
     expect(badBlocker.stderr).toContain('unknown task task-12345678');
-    const unknown = await runRalph(['tools', 'task', 'close', 'task-deadbeef'], dir);
+    const unknown = await runCliInMemory(['tools', 'task', 'close', 'task-deadbeef'], { cwd: dir });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('ralph tools task list');
-    const badFormat = await runRalph(['tools', 'task', 'list', '--format', 'xml'], dir);
+    const badFormat = await runCliInMemory(['tools', 'task', 'list', '--format', 'xml'], { cwd: dir });
     expect(badFormat.code).toBe(1);
     expect(badFormat.stderr).toMatch(/xml/);
   });
@@ -177,13 +174,13 @@ describe('ralph tools memory', () => {
 
   it('rejects an unknown type and an unknown id with exit 1', async () => {
     const dir = makeWorkspace();
-    const badType = await runRalph(['tools', 'memory', 'add', 'x', '-t', 'idea'], dir);
+    const badType = await runCliInMemory(['tools', 'memory', 'add', 'x', '-t', 'idea'], { cwd: dir });
     expect(badType.code).toBe(1);
     expect(badType.stderr).toMatch(/idea/);
-    const missing = await runRalph(['tools', 'memory', 'delete', 'mem-1-abcd'], dir);
+    const missing = await runCliInMemory(['tools', 'memory', 'delete', 'mem-1-abcd'], { cwd: dir });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no memory "mem-1-abcd"');
-    const badBudget = await runRalph(['tools', 'memory', 'prime', '--budget', 'lots'], dir);
+    const badBudget = await runCliInMemory(['tools', 'memory', 'prime', '--budget', 'lots'], { cwd: dir });
     expect(badBudget.code).toBe(1);
   });
 });

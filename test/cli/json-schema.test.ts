@@ -1,11 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Ajv } from 'ajv';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cleanupWorkspaces, makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { runCliInMemory } from '../helpers/cli-in-memory.ts';
+import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 
 const shipped = JSON.parse(readFileSync(join(ROOT, 'schema', 'ralph.schema.json'), 'utf8'));
 const validate = new Ajv({ strict: false, allErrors: true }).compile(shipped);
@@ -41,7 +40,7 @@ function documentedConfigs(): [string, unknown][] {
 
 describe('JSON Schema of ralph.yml', () => {
   it('ralph config schema prints exactly the schema shipped in the package (npm run schema regenerates it)', async () => {
-    const r = await runRalph(['config', 'schema'], ROOT);
+    const r = await runCliInMemory(['config', 'schema'], { cwd: ROOT });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(shipped);
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -65,13 +64,13 @@ describe('JSON Schema of ralph.yml', () => {
     'ralph init --preset %s writes the schema and points ralph.yml at it; the file still validates',
     async (preset) => {
       const dir = makeWorkspace();
-      const r = await runRalph(['init', '--preset', preset], dir);
+      const r = await runCliInMemory(['init', '--preset', preset], { cwd: dir });
       expect(r.code, r.stderr).toBe(0);
       const yml = readFileSync(join(dir, 'ralph.yml'), 'utf8');
       expect(yml.split('\n')[0]).toBe('# yaml-language-server: $schema=.ralph/ralph.schema.json');
       expect(existsSync(join(dir, '.ralph', 'ralph.schema.json'))).toBe(true);
       expect(JSON.parse(readFileSync(join(dir, '.ralph', 'ralph.schema.json'), 'utf8'))).toEqual(shipped);
-      const v = await runRalph(['config', 'validate', '--schema-only'], dir);
+      const v = await runCliInMemory(['config', 'validate', '--schema-only'], { cwd: dir });
       expect(v.code, v.stderr).toBe(0);
     },
   );

@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupWorkspaces, makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { runCliInMemory } from '../helpers/cli-in-memory.ts';
+import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 
 /** What bash offers after typing `line` and pressing Tab, with the script `ralph completion bash` printed. */
 function bashComplete(script: string, line: string): string[] {
@@ -27,9 +26,9 @@ function bashComplete(script: string, line: string): string[] {
 
 describe('ralph completion', () => {
   it('bash: completes commands, subcommands and each command’s own flags from the CLI itself', async () => {
-    const r = await runRalph(['completion', 'bash'], ROOT);
+    const r = await runCliInMemory(['completion', 'bash'], { cwd: ROOT });
     expect(r.code).toBe(0);
-    const help = await runRalph(['--help'], ROOT);
+    const help = await runCliInMemory(['--help'], { cwd: ROOT });
     const commands = [...help.stdout.matchAll(/^ {2}([a-z]+)\b/gm)]
       .map((m) => m[1])
       .filter((c) => c !== 'help');
@@ -54,10 +53,10 @@ describe('ralph completion', () => {
   });
 
   it('zsh reuses the bash function through bashcompinit; fish lists every command and flag', async () => {
-    const zsh = await runRalph(['completion', 'zsh'], ROOT);
+    const zsh = await runCliInMemory(['completion', 'zsh'], { cwd: ROOT });
     expect(zsh.stdout).toContain('bashcompinit');
     expect(zsh.stdout).toContain('complete -o default -F _ralph ralph');
-    const fish = await runRalph(['completion', 'fish'], ROOT);
+    const fish = await runCliInMemory(['completion', 'fish'], { cwd: ROOT });
     expect(fish.code).toBe(0);
     expect(fish.stdout).toContain("complete -c ralph -f -n '__fish_use_subcommand' -a 'run'");
     expect(fish.stdout).toContain("-n '__fish_seen_subcommand_from run' -l max-iterations -r");
@@ -65,7 +64,7 @@ describe('ralph completion', () => {
   });
 
   it('names the shells it supports', async () => {
-    const r = await runRalph(['completion', 'tcsh'], ROOT);
+    const r = await runCliInMemory(['completion', 'tcsh'], { cwd: ROOT });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('bash, zsh and fish');
   });

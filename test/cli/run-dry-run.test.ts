@@ -1,0 +1,56 @@
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCliInMemory } from '../helpers/cli-in-memory.ts';
+import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
+
+const PROMPT = 'Do the work. Say LOOP_COMPLETE when done.\n';
+
+describe('ralph run --dry-run', () => {
+  it('--set overrides config values and --dry-run runs nothing', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': PROMPT,
+      'ralph.yml': fakeConfig(),
+      'fake-agent.yml': 'turns:\n  - do:\n      - write: { path: ran.txt, content: x }\n',
+    });
+    const r = await runCliInMemory(
+      ['run', '--dry-run', '--set', 'event_loop.cooldown_delay_seconds=7', '--max-iterations', '4'],
+      { cwd: dir },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('cooldown_delay_seconds: 7');
+    expect(r.stdout).toContain('max_iterations: 4');
+    expect(r.stdout).toContain('# first prompt');
+    expect(r.stdout).toContain('Do the work.');
+    expect(r.stdout).toContain('# agent command');
+    expect(r.stdout).toMatch(/fake-agent\/main\.js --script \S+fake-agent\.yml/);
+    expect(readdirSync(dir)).not.toContain('ran.txt');
+    expect(readdirSync(dir)).not.toContain('.ralph');
+  });
+});
+
+describe('choosing the agent', () => {
+  it('RALPH_AGENT selects the backend over ralph.yml, -b over both; auto takes the first CLI on PATH', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': PROMPT,
+      'ralph.yml': 'cli:\n  backend: custom\n  command: my-agent\n  fake_script: fake-agent.yml\n',
+      'fake-agent.yml': 'turns:\n  - do: [{ print: hi }]\n',
+      'bin/codex': '#!/bin/sh\nexit 0\n',
+    });
+    const dry = async (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      (await runCliInMemory(['run', '--dry-run', ...args], { cwd: dir, env: env })).stdout;
+    expect(await dry([])).toMatch(/# agent command[^\n]*\nmy-agent\n/);
+    expect(await dry([], { RALPH_AGENT: 'fake' })).toContain('fake-agent/main.js --script');
+    expect(await dry(['-b', 'custom'], { RALPH_AGENT: 'fake' })).toMatch(/\nmy-agent\n/);
+
+    const { chmodSync } = await import('node:fs');
+    chmodSync(join(dir, 'bin', 'codex'), 0o755);
+    writeFileSync(join(dir, 'ralph.yml'), 'cli:\n  backend: auto\n');
+    const auto = await dry([], { PATH: `${join(dir, 'bin')}:/usr/bin:/bin` });
+    expect(auto).toContain('backend: codex');
+    expect(auto).toMatch(/\ncodex exec --json/);
+    const none = await runCliInMemory(['run', '--dry-run'], { cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('cli.backend is auto but none of claude, codex');
+  });
+});
