@@ -1,11 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../src/config/presets.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
-import { cleanupWorkspaces, fakeConfig, readState, runRalph } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { fakeConfig, readState, runRalph } from '../helpers/workspace.ts';
 
 /** The fake agent of these tests: it keeps the prompt it received in got-<iteration>.md. */
 const SAVE_PROMPT = [

@@ -1,14 +1,5 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import {
-  cleanupWorkspaces,
-  fakeConfig,
-  makeWorkspace,
-  runRalph,
-  startRalph,
-  waitFor,
-} from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { describe, expect, it } from 'vitest';
+import { fakeConfig, makeWorkspace, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 describe('ralph events -f', () => {
   it('prints the events so far, then each one appended, until Ctrl-C', async () => {

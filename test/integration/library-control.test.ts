@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   answer,
   approve,
@@ -16,9 +16,7 @@ import {
   stop,
   tell,
 } from '../../src/index.ts';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace, waitFor, waitForFile } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { fakeConfig, makeWorkspace, waitFor, waitForFile } from '../helpers/workspace.ts';
 
 function start(dir: string): Promise<LoopSummary> {
   const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });

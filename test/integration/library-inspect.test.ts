@@ -1,6 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendCommand } from '../../src/human/control-files.ts';
 import {
   type EventLine,
@@ -11,9 +11,7 @@ import {
   runLoop,
 } from '../../src/index.ts';
 import { acquireLock } from '../../src/state/lock.ts';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
 
 async function finishedRun(): Promise<string> {
   const dir = makeWorkspace({

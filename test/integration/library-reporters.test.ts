@@ -1,15 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type LoopEvent, loadConfig, type Reporter, resolveBackend, runLoop } from '../../src/index.ts';
-import { cleanupWorkspaces, fakeConfig, makeWorkspace, runRalph } from '../helpers/workspace.ts';
-
-const stateDirs: string[] = [];
-afterAll(() => {
-  cleanupWorkspaces();
-  for (const d of stateDirs) rmSync(d, { recursive: true, force: true });
-});
+import { fakeConfig, makeWorkspace, removeWhenDone, runRalph } from '../helpers/workspace.ts';
 
 /** The same two-iteration run, with notifications to a file: what both sides run. */
 const FILES = {
@@ -26,8 +20,7 @@ const FILES = {
 
 /** Each side's own registry and diagnostics switched on: every default reporter writes something. */
 function envFor(): NodeJS.ProcessEnv {
-  const state = mkdtempSync(join(tmpdir(), 'ralph-test-registry-'));
-  stateDirs.push(state);
+  const state = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-test-registry-')));
   return { ...process.env, XDG_STATE_HOME: state, RALPH_DIAGNOSTICS: '1', NO_COLOR: '1' };
 }
 

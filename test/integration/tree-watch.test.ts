@@ -1,12 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { watchTree } from '../../src/git/tree-watch.ts';
+import { removeWhenDone } from '../helpers/workspace.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'ralph-tree-watch-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-tree-watch-')));
 
 describe('watchTree (the one careful watcher: the git cache and the idle wait)', () => {
   it('names each change relative to the top, skips what it is told to, and goes below the top only when recursive', async () => {

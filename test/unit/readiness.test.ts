@@ -1,12 +1,10 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hostNotes } from '../../src/backends/registry.ts';
 import { AGENT_CLI_NAMES, configSchema } from '../../src/config/schema.ts';
 import { assessReadiness } from '../../src/engine/readiness/readiness.ts';
-import { cleanupWorkspaces, makeWorkspace } from '../helpers/workspace.ts';
-
-afterAll(cleanupWorkspaces);
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 /** A PATH directory holding one fake agent CLI, `codex`, and nothing else. */
 function codexOnlyBin(): string {
