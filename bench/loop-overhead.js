@@ -16,7 +16,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { assemblePrompt, loadConfig, resolveBackend, runLoop } from '../dist/index.js';
+import { loadConfig, resolveBackend, runLoop } from '../dist/index.js';
+// An internal of the package (not exported from its root): the prompt the loop assembles.
+import { assemblePrompt } from '../dist/routing/prompt.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RALPH_BIN = join(ROOT, 'bin', 'ralph');

@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../dist/index.js';
-import { runParallel } from '../dist/parallel/coordinator.js';
+import { loadConfig, runParallel } from '../dist/index.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RALPH_BIN = join(ROOT, 'bin', 'ralph');

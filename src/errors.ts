@@ -5,6 +5,7 @@ export const ExitCode = {
   limit: 2,
   interrupted: 130,
 } as const;
+/** One of the {@link ExitCode} values: 0, 1, 2 or 130. */
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /**
@@ -105,6 +106,10 @@ export interface ConfigIssue {
   message: string;
 }
 
+/**
+ * An invalid config (`config_invalid`): a key unknown or misspelled, a wrong value, hats that
+ * cannot route. `issues` locates each problem as `file:line:col`; the message lists them all.
+ */
 export class ConfigError extends RalphError {
   readonly issues: ConfigIssue[];
   constructor(issues: ConfigIssue[]) {
@@ -120,6 +125,7 @@ export function formatConfigIssue(issue: ConfigIssue): string {
   return `${where}:${at} ${issue.message}`;
 }
 
+/** Wrong arguments or input (`usage`): an empty message, flags that exclude each other; the message says what to pass. */
 export class UsageError extends RalphError {
   constructor(message: string) {
     super('usage', message);
@@ -127,6 +133,7 @@ export class UsageError extends RalphError {
   }
 }
 
+/** Another loop runs in this workspace (`lock_held`): `pid` is its process; one loop per workspace. */
 export class LockHeldError extends RalphError {
   readonly pid: number;
   constructor(pid: number, host: string, lockFile: string) {
@@ -140,6 +147,10 @@ export class LockHeldError extends RalphError {
   }
 }
 
+/**
+ * A run was started with `mode: 'auto'` over an unfinished one (`unfinished_run`): Ralph never
+ * replaces it unasked; start with `mode: 'resume'` (`--resume`) or `mode: 'fresh'` (`--fresh`).
+ */
 export class UnfinishedRunError extends RalphError {
   constructor(runId: string, iteration: number) {
     super(

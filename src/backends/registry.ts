@@ -109,7 +109,9 @@ export function hostNotes(): string[] {
 /**
  * Resolves `cli.backend`, a hat's `backend`, a fallback or a reviewer to an adapter that builds its
  * command from its own settings (see configForBackend): `cli.command`, `cli.args` and `cli.model`
- * only reach the loop's backend. `command`: a hat's own executable, over either.
+ * only reach the loop's backend. `command`: a hat's own executable, over either. Returns the
+ * {@link Backend} for `runLoop`; throws `backend_unavailable` for `auto` (resolve it first:
+ * `resolveRun` does) or an unknown name.
  */
 export function resolveBackend(name: BackendName, config: RalphConfig, command?: string): Backend {
   const own = configForBackend(name, config, command);

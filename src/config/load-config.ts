@@ -181,8 +181,10 @@ export function parseConfigText(text: string, label: string): SourceDoc & { raw:
 
 /**
  * Loads and validates the configuration: schema defaults ← user config ← project file ← preset ←
- * overrides (in order; the layers given).
- * Every problem is reported as `file:line:col` with the closest valid key suggested.
+ * overrides (in order; the layers given, or just `file`). Returns the config with every default
+ * filled in and where it came from. Throws a {@link ConfigError} listing every problem as
+ * `file:line:col` with the closest valid key suggested, `config_unreadable` for a missing file.
+ * (`resolveRun` does this and the rest of what `ralph run` resolves.)
  */
 export function loadConfig(options: {
   /** The project file (a shorthand for `layers: [{ kind: 'project', file }]`). */

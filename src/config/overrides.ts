@@ -9,7 +9,11 @@ export interface ConfigOverride {
   source: string;
 }
 
-/** Parses `key.path=value`; the value is read as a YAML scalar/flow value (`3`, `true`, `[a, b]`). */
+/**
+ * Parses `key.path=value` (`ralph run --set`) into an override for `resolveRun` or `loadConfig`; the
+ * value is read as a YAML scalar/flow value (`3`, `true`, `[a, b]`). Throws a {@link UsageError}
+ * without `=` or with an empty key segment.
+ */
 export function parseSetOverride(text: string): ConfigOverride {
   const eq = text.indexOf('=');
   if (eq <= 0) {

@@ -19,6 +19,7 @@ export type AgentCliName = (typeof AGENT_CLI_NAMES)[number];
 
 /** Every `cli.backend` value: `auto`, the agent CLIs, `custom` (any command) and `fake` (scripted agent). */
 export const BACKEND_NAMES = ['auto', ...AGENT_CLI_NAMES, 'custom', 'fake'] as const;
+/** A `cli.backend` value: one of {@link BACKEND_NAMES}. */
 export type BackendName = (typeof BACKEND_NAMES)[number];
 
 /** Names people try that Ralph cannot drive, with what to do instead. */
@@ -370,6 +371,11 @@ export const fleetSchema = z.strictObject({
   global_concurrency: positiveInt.optional(),
 });
 
+/**
+ * The schema of ralph.yml (zod, every key described; `ralph config schema` prints it as JSON Schema).
+ * `configSchema.parse(value)` fills in every default and throws on an unknown key; `loadConfig`
+ * adds the file layers and `file:line:col` to every problem.
+ */
 export const configSchema = z.strictObject({
   /**
    * Workers of `ralph run` (as `--parallel N`): each takes one ready task in a git worktree of its
@@ -401,6 +407,7 @@ export const configSchema = z.strictObject({
 /** The fully resolved configuration (every default filled in). */
 export type RalphConfig = z.output<typeof configSchema>;
 export type RalphConfigInput = z.input<typeof configSchema>;
+/** One hat of `hats:` as resolved (triggers, publishes, instructions, its backend), defaults filled in. */
 export type HatConfig = z.output<typeof hatSchema>;
 export type ApprovalPointName = (typeof APPROVAL_POINTS)[number];
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];

@@ -16,6 +16,7 @@ export const INBOX_KINDS = [
   'approve',
   'reject',
 ] as const;
+/** The kind of an inbox command: one of {@link INBOX_KINDS}. */
 export type InboxKind = (typeof INBOX_KINDS)[number];
 
 /** Who wrote a command or answered a question. */

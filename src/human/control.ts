@@ -145,7 +145,11 @@ export function answer(
   return settle(target, (workspace, source) => answerQuestion(workspace, options.id, text, source));
 }
 
-/** Approves what the loop waits for at a review point (`ralph approve [ID]`, `gates.approval`). */
+/**
+ * Approves what the loop waits for at a review point (`ralph approve [ID]`, `gates.approval`); `id`
+ * (or a unique prefix) names it, or leave it out when one is open. Throws `no_question` when none
+ * (or not that one) waits.
+ */
 export function approve(
   target: string | ControlTarget,
   options: { id?: string | undefined } = {},
@@ -155,7 +159,11 @@ export function approve(
   );
 }
 
-/** Rejects at a review point (`ralph reject [ID] REASON`): the reason is the next iteration's feedback. */
+/**
+ * Rejects at a review point (`ralph reject [ID] REASON`): the reason is the next iteration's
+ * feedback. Throws `usage` for an empty reason, `no_question` when no approval (or not that one)
+ * waits.
+ */
 export function reject(
   target: string | ControlTarget,
   reason: string,

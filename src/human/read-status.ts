@@ -25,7 +25,11 @@ export interface RunStatus {
   lastEventAt: number | undefined;
 }
 
-/** The one status read model: `ralph status`, the dashboard and `ralph worktrees list` show this. */
+/**
+ * Where a workspace's loop stands, as `ralph status` reads it (the dashboard and `ralph worktrees
+ * list` too): `.ralph/state.json`, the lock's live holder, a pending stop, the last event. Works from
+ * any process while the loop runs. A damaged state.json is reported in `stateError`, not thrown.
+ */
 export function readStatus(workspace: string): RunStatus {
   const paths = ralphPaths(workspace);
   let state: LoopState | undefined;

@@ -60,4 +60,5 @@ export type ParallelEvent =
       message: string;
     };
 
+/** `ParallelOptions.onEvent`: called with every event of the coordinator, in order. */
 export type ParallelEventListener = (event: ParallelEvent) => void;

@@ -1,3 +1,4 @@
+import type { Backend } from '../backends/types.ts';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
 import type { ParallelEventListener } from '../observe/parallel-events.ts';
@@ -7,14 +8,23 @@ import type { TaskSourceKind } from './task-source.ts';
 import type { SpawnWorker } from './worker-process.ts';
 import type { ActiveWorker, WorkerSetup } from './worker-runs.ts';
 
+/**
+ * What `runParallel` takes: a resolved run (`{ workspace, ...resolveRun(…) }` fits) and how many
+ * workers. Every worker runs `ralph parallel-worker` (this package's `bin/ralph`) in its own worktree.
+ */
 export interface ParallelOptions {
   /** The coordinating workspace: a git checkout on the target branch. */
   workspace: string;
   config: RalphConfig;
+  /** The user's prompt; each worker's prompt adds its task above it. */
   prompt: string;
-  backend: BackendName;
+  /** The workers' backend: its name, or the resolved adapter (`resolveRun(…).backend`), of which its name. */
+  backend: BackendName | Backend;
+  /** Arguments given after `--`, passed to every worker's agent. */
   extraArgs?: readonly string[] | undefined;
-  workers: number;
+  /** How many workers run at once (`--parallel N`); default `config.parallel`. */
+  workers?: number | undefined;
+  /** `resume` continues the unfinished parallel run (claims, worktrees, merge queue), `fresh` starts over. */
   mode?: StartMode | undefined;
   /** Abort (Ctrl-C): every worker is interrupted, records its iteration and saves its state. */
   signal?: AbortSignal | undefined;
@@ -26,6 +36,19 @@ export interface ParallelOptions {
   pollMs?: number | undefined;
 }
 
+/** {@link ParallelOptions} with its defaults applied: the backend by name, the worker count. */
+export interface ParallelSettings extends Omit<ParallelOptions, 'backend' | 'workers'> {
+  backend: BackendName;
+  workers: number;
+}
+
+/** The defaults of {@link ParallelOptions}, applied once where `runParallel` starts. */
+export function parallelSettings(o: ParallelOptions): ParallelSettings {
+  const backend = typeof o.backend === 'string' ? o.backend : (o.backend.name as BackendName);
+  return { ...o, backend, workers: o.workers ?? o.config.parallel };
+}
+
+/** How a parallel run ended (`ralph run --parallel` exits with `exitCode`) and its saved state. */
 export interface ParallelResult {
   exitCode: number;
   reason: string;
@@ -35,7 +58,7 @@ export interface ParallelResult {
 
 /** What the coordinator's steps share while a parallel run goes on. */
 export interface Coordination {
-  readonly o: ParallelOptions;
+  readonly o: ParallelSettings;
   readonly state: ParallelState;
   readonly setup: WorkerSetup;
   readonly kind: TaskSourceKind;

@@ -5,7 +5,12 @@ import { acquireLock } from '../state/lock.ts';
 import { type ParallelState, parallelPaths, writeParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
-import type { Coordination, ParallelOptions, ParallelResult } from './coordination.ts';
+import {
+  type Coordination,
+  type ParallelOptions,
+  type ParallelResult,
+  parallelSettings,
+} from './coordination.ts';
 import { mergeFailed, mergeNext } from './merge-step.ts';
 import { type ParallelStop, stopOf } from './parallel-decide.ts';
 import { openParallelRun, readStopCommands } from './parallel-start.ts';
@@ -17,9 +22,13 @@ export type { ParallelOptions, ParallelResult } from './coordination.ts';
 
 /**
  * `ralph run --parallel N` (DESIGN.md §5): N workers, each in its own worktree on one claimed task,
- * and one merge queue here. A task is done only when its commit is on the target branch.
+ * and one merge queue here. A task is done only when its commit is on the target branch. Reports
+ * through `onEvent` (`describeEvent` words each event); resolves to how the run ended once every
+ * worker has stopped. Throws a RalphError when the workspace cannot coordinate (`usage`,
+ * `not_a_git_repo`, `git_state`, `dirty_tree`, `parallel_no_tasks`, `lock_held` …).
  */
-export async function runParallel(o: ParallelOptions): Promise<ParallelResult> {
+export async function runParallel(options: ParallelOptions): Promise<ParallelResult> {
+  const o = parallelSettings(options);
   const now = o.now ?? Date.now;
   const paths = parallelPaths(o.workspace);
   ensureRuntimeIgnored(ralphPaths(o.workspace));

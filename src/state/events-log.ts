@@ -102,9 +102,10 @@ export interface ReadEventsOptions {
 }
 
 /**
- * The events of a workspace's current run (`.ralph/current-events`), oldest first; with `follow`,
- * then each event as it is appended. Lines that are not events (damaged, or a last line still being
- * written) are skipped and left in the file.
+ * The events of a workspace's current run (`.ralph/current-events`), oldest first, as `ralph events`
+ * reads them; with `follow`, then each event as it is appended until `signal` aborts. Lines that are
+ * not events (damaged, or a last line still being written) are skipped and left in the file. The
+ * iteration throws `no_events_file` when the workspace has no run yet.
  */
 export async function* readEvents(workspace: string, o: ReadEventsOptions = {}): AsyncGenerator<EventLine> {
   const file = eventsFileOf(workspace);

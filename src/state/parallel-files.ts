@@ -68,6 +68,7 @@ export type ParallelTaskState =
   | 'needs_review'
   | 'failed';
 
+/** One task of a parallel run (`.ralph/parallel/state.json`): its worktree, worker, attempts and spend. */
 export interface ParallelTask {
   id: string;
   title: string;
@@ -94,6 +95,10 @@ export interface ParallelTask {
   reason?: string;
 }
 
+/**
+ * A parallel run as `.ralph/parallel/state.json` holds it (and `runParallel` resolves with): its
+ * target branch, worker count, tasks, merge queue, status and stop reason.
+ */
 export interface ParallelState {
   version: 1;
   id: string;

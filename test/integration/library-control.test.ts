@@ -8,7 +8,6 @@ import {
   loadConfig,
   pause,
   RalphError,
-  readLoopState,
   reject,
   resolveBackend,
   resume,
@@ -16,6 +15,7 @@ import {
   stop,
   tell,
 } from '../../src/index.ts';
+import { readLoopState } from '../../src/state/loop-state.ts';
 import { fakeConfig, makeWorkspace, waitFor, waitForFile } from '../helpers/workspace.ts';
 
 function start(dir: string): Promise<LoopSummary> {

@@ -39,11 +39,11 @@ const CORE_RANK = 4;
 /**
  * The supervisor is called by the agent-turn runner only (DESIGN.md §3), so every agent process
  * runs under the same caps, idle timeout, heartbeat and sweep. Besides: the gate runner (gate
- * commands are not agents) and the package entry (a re-export of the library API).
+ * commands are not agents). The package entry does not export it (an internal).
  */
 const SUPERVISOR = join(SRC, 'process', 'supervisor.ts');
 const SUPERVISOR_USERS = ['agent', 'process'];
-const SUPERVISOR_EXCEPTIONS = ['gates/run-gate.ts', 'index.ts'];
+const SUPERVISOR_EXCEPTIONS = ['gates/run-gate.ts'];
 
 function supervisorCallers(graph: Map<string, string[]>): string[] {
   return [...graph]

@@ -18,6 +18,10 @@ import type { Counters, Limits } from '../decide/limits.ts';
 /** How a run starts: continue a resumable run (auto), insist on one (resume), or start over (fresh). */
 export type StartMode = 'auto' | 'resume' | 'fresh';
 
+/**
+ * What `runLoop` runs: a workspace with its config, prompt and backend (`{ workspace, ...resolveRun(…) }`
+ * fits), how it starts, and the caller's reporters, abort signal and injected effects.
+ */
 export interface RunLoopOptions {
   workspace: string;
   config: RalphConfig;
@@ -62,6 +66,10 @@ export interface RequestedStop {
   message: string;
 }
 
+/**
+ * `RunLoopOptions.afterIteration`: called with the saved state after every recorded iteration and
+ * awaited before the loop goes on; resolves to a {@link RequestedStop} to end the run, or undefined.
+ */
 export type AfterIteration = (info: {
   /** The state as saved after the iteration (do not change it). */
   state: Readonly<LoopState>;

@@ -6,8 +6,10 @@ import { handleEvent } from '../events.ts';
 import { formatCost, formatNumber } from '../format.ts';
 import type { Reporter } from '../reporter.ts';
 
+/** How much the console reporter prints: `quiet` (-q), `normal`, or `verbose` (-v, the agent's output too). */
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
 
+/** Where {@link createConsoleReporter} writes (`out` for progress, `err` for warnings), how much, in colour or not. */
 export interface ConsoleReporterOptions {
   out: (text: string) => void;
   err: (text: string) => void;
@@ -18,7 +20,8 @@ export interface ConsoleReporterOptions {
 /**
  * The plain line reporter: a banner per iteration (N/M, backend, elapsed), the agent's output with
  * -v, one result line per iteration, and an end summary. With -q only the summary, questions,
- * warnings and failures are printed. The wording of each line is `describeEvent`'s.
+ * warnings and failures are printed. The wording of each line is `describeEvent`'s. Returns the
+ * {@link Reporter} `ralph run` passes to `runLoop({ reporters })`; it writes only through `out`/`err`.
  */
 export function createConsoleReporter(o: ConsoleReporterOptions): Reporter {
   const c = pc.createColors(o.color);

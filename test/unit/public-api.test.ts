@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as api from '../../src/index.ts';
+import { ROOT } from '../helpers/workspace.ts';
+
+/**
+ * The package root's runtime exports, in its three tiers (DESIGN.md §6) plus errors and config
+ * helpers. A new export fails this list: add it here, to docs/api.md and a JSDoc on purpose.
+ */
+const RUNTIME_EXPORTS = {
+  run: ['resolveRun', 'runLoop', 'runParallel'],
+  observe: ['createConsoleReporter', 'describeEvent'],
+  controlAndInspect: [
+    'answer',
+    'approve',
+    'pause',
+    'readEvents',
+    'readStatus',
+    'reject',
+    'resume',
+    'stop',
+    'tell',
+  ],
+  errors: [
+    'ConfigError',
+    'ExitCode',
+    'FileSystemError',
+    'LockHeldError',
+    'RALPH_ERROR_CODES',
+    'RalphError',
+    'UnfinishedRunError',
+    'UsageError',
+  ],
+  config: ['configSchema', 'loadConfig', 'parseSetOverride', 'resolveBackend'],
+};
+
+const INDEX = join(ROOT, 'src', 'index.ts');
+const indexText = readFileSync(INDEX, 'utf8');
+
+/** Every name src/index.ts exports (values and types), with the file that declares it. */
+function exportedNames(): { name: string; file: string }[] {
+  const found: { name: string; file: string }[] = [];
+  for (const m of indexText.matchAll(/^export (?:type )?\{([^}]*)\} from '(\.\/[^']+)';/gm)) {
+    const file = join(dirname(INDEX), m[2] as string);
+    for (const spec of (m[1] as string).split(',')) {
+      const name = spec.replace(/^\s*type\s+/, '').trim();
+      if (name) found.push({ name, file });
+    }
+  }
+  return found;
+}
+
+/** The doc comment right above the declaration of `name` in `text`, or undefined when there is none. */
+function docCommentOf(text: string, name: string): string | undefined {
+  const decl = new RegExp(
+    `^export (?:declare )?(?:async )?(?:function\\*? |const |class |interface |type |enum )${name}\\b`,
+    'm',
+  ).exec(text);
+  if (!decl) return undefined;
+  const before = text.slice(0, decl.index).trimEnd();
+  if (!before.endsWith('*/')) return undefined;
+  const start = before.lastIndexOf('/**');
+  return start === -1 ? undefined : before.slice(start);
+}
+
+describe('the public API (package root)', () => {
+  it('exports exactly the documented runtime names', () => {
+    expect(Object.keys(api).sort()).toEqual(Object.values(RUNTIME_EXPORTS).flat().sort());
+  });
+
+  it('exports no internal: parsers, the supervisor, prompt assembly, the run log, decisions', () => {
+    for (const internal of [
+      'createStreamJsonParser',
+      'createTextParser',
+      'parseStreamJsonObject',
+      'supervise',
+      'assemblePrompt',
+      'createRunLogSink',
+      'judgeIteration',
+      'limitReached',
+    ])
+      expect(api).not.toHaveProperty(internal);
+  });
+
+  it('gives every export, value or type, a JSDoc comment where it is declared', () => {
+    const names = exportedNames();
+    expect(names.length).toBeGreaterThan(60);
+    const undocumented = names
+      .filter(({ name, file }) => docCommentOf(readFileSync(file, 'utf8'), name) === undefined)
+      .map(({ name, file }) => `${name} (${relative(ROOT, file)})`);
+    expect(undocumented).toEqual([]);
+  });
+
+  it('documents every export in docs/api.md', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+    const missing = exportedNames()
+      .map(({ name }) => name)
+      .filter((name) => !new RegExp(`\\b${name}\\b`).test(doc));
+    expect(missing).toEqual([]);
+  });
+});
