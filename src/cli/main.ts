@@ -1,5 +1,5 @@
 import { Command, CommanderError } from '@commander-js/extra-typings';
-import { ConfigError, ExitCode, fileSystemError, RalphError, UsageError } from '../errors.ts';
+import { ConfigError, ExitCode, fileSystemError, RalphError } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
 import { registerAgentToolCommands } from './agent-tools/commands.ts';
 import { emitCommand } from './agent-tools/emit-command.ts';
@@ -10,6 +10,7 @@ import { registerFleetCommands } from './fleet/commands.ts';
 import { registerHumanCommands } from './human/commands.ts';
 import { registerInspectCommands } from './inspect/commands.ts';
 import type { CliIO } from './io.ts';
+import { swallowedFlagError } from './options.ts';
 import { registerRunCommands } from './run/commands.ts';
 
 // Each command group (run/, inspect/, human/, …) defines its commands in its commands.ts, and every
@@ -49,9 +50,7 @@ function checkSwallowedFlags(command: Command): void {
       if (typeof value !== 'string') continue;
       const flag = value.split('=')[0] as string;
       if (flags.has(flag) || flag === '--help' || flag === '-h')
-        throw new UsageError(
-          `${option.long ?? option.short} expects a value but got the flag ${value}: give ${option.long ?? option.short} a value (quote it if it starts with "-")`,
-        );
+        throw swallowedFlagError(option.long ?? option.short ?? option.flags, value);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { type Command, Option } from '@commander-js/extra-typings';
-import { ExitCode, UsageError } from '../../errors.ts';
+import { ExitCode } from '../../errors.ts';
 import {
   addMemory,
   deleteMemory,
@@ -10,6 +10,7 @@ import {
 } from '../../state/memories.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
+import { numberOption, WHOLE } from '../options.ts';
 import { formatOption, json, renderMemories } from './tool-render.ts';
 
 /** `ralph tools memory …`: learnings kept across runs. */
@@ -70,15 +71,15 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
   memory
     .command('prime')
     .description('print the memories as they are injected into the prompt')
-    .option('--budget <tokens>', 'keep the newest memories that fit in this many tokens (0 = all)', '0')
+    .addOption(
+      numberOption(
+        '--budget <tokens>',
+        'keep the newest memories that fit in this many tokens (0 = all)',
+        WHOLE,
+      ).default(0),
+    )
     .action((opts) => {
-      const budget = Number(opts.budget);
-      if (!Number.isInteger(budget) || budget < 0) {
-        throw new UsageError(
-          `--budget must be a whole number of tokens (0 = no limit), got "${opts.budget}"`,
-        );
-      }
-      io.out(primeMemories(readMemories(path()), budget));
+      io.out(primeMemories(readMemories(path()), opts.budget));
       setCode(ExitCode.ok);
     });
 }

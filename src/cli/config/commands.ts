@@ -1,9 +1,8 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import type { CliIO, SetCode } from '../io.ts';
+import { configOption, jsonOption, presetOption, setOption } from '../options.ts';
 
 // Definitions only: the config schema, YAML and the presets load when a command runs.
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** `ralph config …`: check and explain ralph.yml. */
 function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): void {
@@ -13,9 +12,9 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     .description(
       'check the config (every problem as file:line:col), then what `ralph run` would fail on here: agent binary, prompt file, gate commands, git',
     )
-    .option('-c, --config <file>', 'config file (default: ralph.yml)')
-    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
-    .option('--preset <name>', 'add the preset as a layer over the project file')
+    .addOption(configOption())
+    .addOption(setOption())
+    .addOption(presetOption())
     .option('--schema-only', 'check only the file itself, not this machine and workspace')
     .action(async (opts) =>
       setCode(await (await import('./config-command.ts')).configValidateCommand(opts, io)),
@@ -24,19 +23,19 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     .command('explain')
     .description('every key, its value and the layer it came from (default, user, project, preset, flags)')
     .argument('[key]', 'a key or section, e.g. event_loop.max_iterations or cli')
-    .option('-c, --config <file>', 'config file (default: ralph.yml)')
-    .option('--preset <name>', 'add the preset as a layer over the project file')
-    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
-    .option('--json', 'machine-readable output')
+    .addOption(configOption())
+    .addOption(presetOption())
+    .addOption(setOption())
+    .addOption(jsonOption())
     .action(async (key, opts) =>
       setCode((await import('./config-command.ts')).configExplainCommand(key, opts, io)),
     );
   config
     .command('show')
     .description('print the resolved config with every default')
-    .option('-c, --config <file>', 'config file (default: ralph.yml)')
-    .option('--preset <name>', 'add the preset as a layer over the project file')
-    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .addOption(configOption())
+    .addOption(presetOption())
+    .addOption(setOption())
     .action(async (opts) => setCode((await import('./config-command.ts')).configShowCommand(opts, io)));
   config
     .command('schema')
@@ -49,7 +48,7 @@ function registerInitCommands(program: Command, io: CliIO, setCode: SetCode): vo
   program
     .command('init')
     .description('write a workflow preset (ralph.yml, prompt, …) into the current directory')
-    .option('--preset <name>', 'preset to write (see `ralph presets`)', 'solo')
+    .addOption(presetOption('preset to write (see `ralph presets`)').default('solo'))
     .option('--backend <name>', 'set cli.backend in the written ralph.yml')
     .option('--force', 'overwrite existing files')
     .action(async (opts) => setCode((await import('./init-command.ts')).initCommand(opts, io)));
@@ -65,14 +64,14 @@ export function registerHatsCommand(program: Command, io: CliIO, setCode: SetCod
   hats
     .command('validate')
     .description('check the hats (ambiguous triggers, default_publishes, starting_event) as file:line:col')
-    .option('-c, --config <file>', 'config file (default: ralph.yml)')
-    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .addOption(configOption())
+    .addOption(setOption())
     .action(async (opts) => setCode((await import('./hats-command.ts')).hatsValidateCommand(opts, io)));
   hats
     .command('graph')
     .description('print the hat topology: triggers, publishes and hand-offs')
-    .option('-c, --config <file>', 'config file (default: ralph.yml)')
-    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .addOption(configOption())
+    .addOption(setOption())
     .addOption(
       new Option('--format <format>', 'text, or a Mermaid graph')
         .choices(['text', 'mermaid'] as const)

@@ -1,22 +1,14 @@
 import { spawn } from 'node:child_process';
 import type { FleetSource } from '../../dashboard/fleet-section.ts';
 import type { Dashboard } from '../../dashboard/server.ts';
-import { UsageError } from '../../errors.ts';
 import type { CliIO } from '../io.ts';
 
 export interface DashboardFlags {
-  port?: string | undefined;
+  /** 0 or none: a free port. */
+  port?: number | undefined;
   host?: string | undefined;
   unsafeExpose?: boolean | undefined;
   open?: boolean | undefined;
-}
-
-function portOf(text: string | undefined): number {
-  if (text === undefined) return 0;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new UsageError(`--port expects 0–65535, got ${JSON.stringify(text)}`);
-  return n;
 }
 
 /** Starts the dashboard (lazily loaded: hono only when asked for) and prints its URL once. */
@@ -30,7 +22,7 @@ export async function openDashboard(
   const d = await startDashboard({
     env: io.env,
     host,
-    port: portOf(flags.port),
+    port: flags.port ?? 0,
     unsafeExpose: flags.unsafeExpose,
     fleet,
   });

@@ -1,18 +1,17 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CliIO, SetCode } from '../io.ts';
+import { configOption, jsonOption, setOption } from '../options.ts';
 
 // Definitions only: the checks and the probe load when the command runs.
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** `ralph doctor [--probe]`: can Ralph run here? */
 export function registerDoctorCommand(program: Command, io: CliIO, setCode: SetCode): void {
   program
     .command('doctor')
     .description('check that ralph can run here: disk space, git, specs, the agent CLIs and their logins')
-    .option('-c, --config <file>', 'config file (default: ralph.yml when present)')
-    .option('--set <key.path=value>', 'override a value (repeatable)', collect, [] as string[])
+    .addOption(configOption())
+    .addOption(setOption())
     .option('--probe', 'also run the configured agent once with a one-word prompt (a real, billed turn)')
-    .option('--json', 'machine-readable output')
+    .addOption(jsonOption())
     .action(async (opts) => setCode(await (await import('./doctor-command.ts')).doctorCommand(opts, io)));
 }

@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CliIO, SetCode } from '../io.ts';
+import { COUNT, configOption, jsonOption, numberOption, POSITIVE, presetOption } from '../options.ts';
 
 // Definitions only: the fleet's modules (BullMQ, ioredis) load when a fleet command runs.
 
@@ -15,33 +16,43 @@ export function registerFleetCommands(program: Command, io: CliIO, setCode: SetC
   fleet
     .command('worker')
     .description('a long-running worker: takes runs from the fleet and runs their loops')
-    .option('--concurrency <n>', 'runs at once in this worker', '1')
+    .addOption(numberOption('--concurrency <n>', 'runs at once in this worker', COUNT).default(1))
     .option('--redis <url>', REDIS_HELP)
     .option('--workdir <dir>', 'where run workspaces are cloned (default: $XDG_STATE_HOME/ralph/fleet)')
     .option('--id <name>', 'this worker’s name in `ralph fleet status` (default: host-pid)')
-    .option(
-      '--lock-ms <ms>',
-      'job lock lifetime: a dead worker’s run resumes elsewhere after ~1.5× this',
-      '2000',
+    .addOption(
+      numberOption(
+        '--lock-ms <ms>',
+        'job lock lifetime: a dead worker’s run resumes elsewhere after ~1.5× this',
+        { integer: true, min: 500 },
+      ).default(2000),
     )
-    .option('--global-concurrency <n>', 'runs at once across the fleet (default: fleet.global_concurrency)')
-    .option('--fleet-max-cost <usd>', 'fleet-wide cost cap (default: fleet.max_cost_usd)')
+    .addOption(
+      numberOption(
+        '--global-concurrency <n>',
+        'runs at once across the fleet (default: fleet.global_concurrency)',
+        COUNT,
+      ),
+    )
+    .addOption(
+      numberOption('--fleet-max-cost <usd>', 'fleet-wide cost cap (default: fleet.max_cost_usd)', POSITIVE),
+    )
     .action(async (opts) => setCode(await (await work()).workerCommand(opts, io)));
   fleet
     .command('submit')
     .description('queue one loop run (the run id is printed; the run works on ralph/fleet/<run-id>)')
     .option('--repo <url-or-path>', 'repository every worker can reach (default: this repository)')
     .option('--branch <name>', 'branch to start from (default: the current branch, or main)')
-    .option('--preset <name>', 'run with this preset')
-    .option('-c, --config <file>', 'config file inside the repository (default: its ralph.yml)')
-    .option('--max-cost <usd>', 'per-run cost limit (event_loop.max_cost_usd)')
+    .addOption(presetOption('run with this preset'))
+    .addOption(configOption('config file inside the repository (default: its ralph.yml)'))
+    .addOption(numberOption('--max-cost <usd>', 'per-run cost limit (event_loop.max_cost_usd)', POSITIVE))
     .option('--name <name>', 'a label shown by `ralph fleet status`')
     .option('--redis <url>', REDIS_HELP)
     .action(async (opts) => setCode(await (await work()).submitCommand(opts, io)));
   fleet
     .command('status')
     .description('every fleet run: worker, iteration, cost, state, stop reason')
-    .option('--json', 'one JSON array')
+    .addOption(jsonOption('one JSON array'))
     .option('--redis <url>', REDIS_HELP)
     .action(async (opts) => setCode(await (await view()).fleetStatusCommand(opts, io)));
   fleet

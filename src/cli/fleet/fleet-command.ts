@@ -9,18 +9,18 @@ import { runGitRaw } from '../../git/run-git.ts';
 import { describeEvent } from '../../observe/describe-event.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import type { CliIO } from '../io.ts';
-import { numberFlag, resolveRunFlags } from '../run/run-flags.ts';
+import { resolveRunFlags } from '../run/run-flags.ts';
 import { handleStopSignals } from '../signals.ts';
 import { defaultWorkdir, fleetSettings } from './fleet-settings.ts';
 
 interface WorkerFlags {
-  concurrency: string;
+  concurrency: number;
   redis?: string | undefined;
   workdir?: string | undefined;
   id?: string | undefined;
-  lockMs: string;
-  globalConcurrency?: string | undefined;
-  fleetMaxCost?: string | undefined;
+  lockMs: number;
+  globalConcurrency?: number | undefined;
+  fleetMaxCost?: number | undefined;
 }
 
 /** The steps of a run a fleet worker's console shows, one line each, prefixed with the run's id. */
@@ -34,17 +34,9 @@ const WORKER_LINES: ReadonlySet<LoopEvent['type']> = new Set([
 /** `ralph fleet worker`: runs fleet jobs until drained (SIGTERM, Ctrl-C or `ralph fleet drain`). */
 export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<number> {
   const settings = fleetSettings(flags, io);
-  const concurrency = numberFlag('--concurrency', flags.concurrency, true);
-  const lockDurationMs = numberFlag('--lock-ms', flags.lockMs, true);
-  if (lockDurationMs < 500) throw new UsageError('--lock-ms must be at least 500');
-  const globalConcurrency =
-    flags.globalConcurrency !== undefined
-      ? numberFlag('--global-concurrency', flags.globalConcurrency, true)
-      : settings.fleet.global_concurrency;
-  const fleetMaxCostUsd =
-    flags.fleetMaxCost !== undefined
-      ? numberFlag('--fleet-max-cost', flags.fleetMaxCost, false)
-      : settings.fleet.max_cost_usd;
+  const { concurrency, lockMs: lockDurationMs } = flags;
+  const globalConcurrency = flags.globalConcurrency ?? settings.fleet.global_concurrency;
+  const fleetMaxCostUsd = flags.fleetMaxCost ?? settings.fleet.max_cost_usd;
   const workdir = resolve(io.cwd, flags.workdir ?? defaultWorkdir(io.env));
   const workerId = flags.id ?? `${hostname()}-${process.pid}`;
   const { openBullmqEngine } = await import('../../fleet/bullmq-engine.ts');
@@ -59,7 +51,7 @@ export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<numb
         resolve: (ws, spec) => {
           const r = resolveRunFlags(
             ws,
-            { preset: spec.preset, config: spec.config, maxCost: spec.maxCostUsd?.toString() },
+            { preset: spec.preset, config: spec.config, maxCost: spec.maxCostUsd },
             io.env,
           );
           return { config: r.config, prompt: r.prompt, backend: r.backend };
@@ -99,7 +91,7 @@ interface SubmitFlags {
   branch?: string | undefined;
   preset?: string | undefined;
   config?: string | undefined;
-  maxCost?: string | undefined;
+  maxCost?: number | undefined;
   name?: string | undefined;
   redis?: string | undefined;
 }
@@ -127,7 +119,7 @@ export async function submitCommand(flags: SubmitFlags, io: CliIO): Promise<numb
   if (flags.preset !== undefined && flags.config !== undefined)
     throw new UsageError('pass either --preset or -c, not both');
   if (flags.preset !== undefined) findPreset(flags.preset);
-  const maxCostUsd = flags.maxCost === undefined ? undefined : numberFlag('--max-cost', flags.maxCost, false);
+  const maxCostUsd = flags.maxCost;
   const settings = fleetSettings(flags, io);
   const { repo, branch } = await sourceOf(flags, io.cwd);
   const spec: FleetJobSpec = {

@@ -1,6 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import { worktreeOrHere } from '../inspect/commands.ts';
 import type { CliIO, SetCode } from '../io.ts';
+import { NON_NEGATIVE, numberOption } from '../options.ts';
 
 // Definitions only: the control functions load when a command runs.
 
@@ -26,7 +27,13 @@ export function registerHumanCommands(program: Command, io: CliIO, setCode: SetC
     .description('(for agents) ask a human and wait; prints the answer')
     .argument('<question...>', 'the question')
     .option('--options <list>', 'comma-separated answers to choose from')
-    .option('--timeout <seconds>', 'give up after this long and print human.default_answer')
+    .addOption(
+      numberOption(
+        '--timeout <seconds>',
+        'give up after this long and print human.default_answer',
+        NON_NEGATIVE,
+      ),
+    )
     .action(async (words, opts) => setCode(await (await human()).askCommand(words.join(' '), opts, io)));
   program
     .command('answer')

@@ -14,6 +14,7 @@ import {
 import { openQuestions } from '../../human/control-files.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO } from '../io.ts';
+import { NON_NEGATIVE, parseNumber } from '../options.ts';
 
 // argv → the library's control functions (src/human/control.ts) → a line of text.
 
@@ -103,14 +104,15 @@ export function stopCommand(flags: { now?: boolean | undefined }, io: CliIO): nu
 
 export async function askCommand(
   text: string,
-  opts: { options?: string | undefined; timeout?: string | undefined },
+  opts: { options?: string | undefined; timeout?: number | undefined },
   io: CliIO,
 ): Promise<number> {
   if (text.trim() === '') throw new UsageError('the question is empty');
-  const timeoutText = opts.timeout ?? io.env.RALPH_HUMAN_TIMEOUT_SECONDS ?? '0';
-  const timeoutS = Number(timeoutText);
-  if (!Number.isFinite(timeoutS) || timeoutS < 0)
-    throw new UsageError(`--timeout expects seconds (a number ≥ 0), got ${JSON.stringify(timeoutText)}`);
+  // Inside a loop the loop passes human.timeout_seconds in the environment.
+  const fromEnv = io.env.RALPH_HUMAN_TIMEOUT_SECONDS;
+  const timeoutS =
+    opts.timeout ??
+    (fromEnv === undefined ? 0 : parseNumber('RALPH_HUMAN_TIMEOUT_SECONDS', fromEnv, NON_NEGATIVE));
   const options = opts.options
     ?.split(',')
     .map((o) => o.trim())

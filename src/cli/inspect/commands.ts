@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CliIO, SetCode } from '../io.ts';
+import { COUNT, jsonOption, numberOption } from '../options.ts';
 
 // Definitions only: each action loads its module when it runs, so starting `ralph` (and `ralph run`)
 // never loads the config schema, YAML or the status read model for a command it does not run.
@@ -26,7 +27,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
   program
     .command('status')
     .description('show the loop state of this workspace (works while a loop runs)')
-    .option('--json', 'machine-readable output')
+    .addOption(jsonOption())
     .option('--worktree <name>', 'the loop of this worktree (ralph run --worktree NAME)')
     .action(async (opts) => {
       const at = await worktreeOrHere(opts.worktree, io);
@@ -36,9 +37,9 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
   program
     .command('events')
     .description("show the run's events (ralph emit, event tags, and what the loop injected)")
-    .option('--last <n>', 'only the last N events')
+    .addOption(numberOption('--last <n>', 'only the last N events', COUNT))
     .option('--topic <topic>', 'only this topic')
-    .option('--iteration <n>', 'only events of this iteration')
+    .addOption(numberOption('--iteration <n>', 'only events of this iteration', COUNT))
     .option('--format <format>', 'table or json (a JSON array)', 'table')
     .option('-f, --follow', 'keep printing new events')
     .action(async (opts) => {
@@ -62,8 +63,8 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
       'why the loop did what it did, iteration by iteration (route, completion, gates, limits, stop)',
     )
     .argument('[run]', 'a run id or a unique prefix (default: the current or last run)')
-    .option('--iteration <n>', 'only this iteration')
-    .option('--json', 'the records’ decision fields as JSON lines')
+    .addOption(numberOption('--iteration <n>', 'only this iteration', COUNT))
+    .addOption(jsonOption('the records’ decision fields as JSON lines'))
     .action(async (run, opts) =>
       setCode((await import('./explain-command.ts')).explainCommand(run, opts, io)),
     );
@@ -71,7 +72,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
   const runs = program
     .command('runs')
     .description('every run on this machine (the registry $XDG_STATE_HOME/ralph/runs.jsonl), newest first')
-    .option('--json', 'machine-readable output')
+    .addOption(jsonOption())
     .action(async (opts) => setCode((await import('./runs-command.ts')).runsListCommand(opts, io)));
   runs
     .command('prune')
@@ -82,7 +83,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
   worktrees
     .command('list')
     .description('each worktree: branch, commits ahead/behind the current branch, its loop')
-    .option('--json', 'machine-readable output')
+    .addOption(jsonOption())
     .action(async (opts) =>
       setCode(await (await import('./worktrees-command.ts')).worktreesListCommand(opts, io)),
     );

@@ -6,19 +6,11 @@ import { resolveEventsFile } from '../agent-tools/emit-command.ts';
 import type { CliIO } from '../io.ts';
 
 interface EventsFlags {
-  last?: string | undefined;
+  last?: number | undefined;
   topic?: string | undefined;
-  iteration?: string | undefined;
+  iteration?: number | undefined;
   format?: string | undefined;
   follow?: boolean | undefined;
-}
-
-function positiveInt(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new UsageError(`${flag} expects a non-negative integer, got "${value}"`);
-  return n;
 }
 
 function formatRow(e: EventLine): string {
@@ -42,8 +34,7 @@ export async function eventsCommand(flags: EventsFlags, io: CliIO, signal?: Abor
     throw new UsageError(`--format must be table or json, got "${format}"`);
   if (flags.follow && format === 'json')
     throw new UsageError('-f prints a table; use --format table (or omit -f)');
-  const last = positiveInt('--last', flags.last);
-  const iteration = positiveInt('--iteration', flags.iteration);
+  const { last, iteration } = flags;
   const file = resolveEventsFile(io.cwd, { ...io.env, RALPH_EVENTS_FILE: undefined });
   const keep = (e: EventLine) =>
     (flags.topic === undefined || e.topic === flags.topic) &&

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describeAgent } from '../../backends/registry.ts';
-import { ExitCode, RalphError, UsageError } from '../../errors.ts';
+import { ExitCode, RalphError } from '../../errors.ts';
 import { formatCost, formatNumber, stopText } from '../../observe/format.ts';
 import type { IterationRecord } from '../../observe/iteration-record.ts';
 import { readRecordLines, recordsFileOf } from '../../state/iteration-records.ts';
@@ -81,15 +81,13 @@ export function explainRecord(r: IterationRecord): string[] {
 /** `ralph explain [RUN] [--iteration N] [--json]`. */
 export function explainCommand(
   run: string | undefined,
-  opts: { iteration?: string | undefined; json?: boolean | undefined },
+  opts: { iteration?: number | undefined; json?: boolean | undefined },
   io: CliIO,
 ): number {
   const runId = resolveRunId(io.cwd, run);
   let records = readRecords(io.cwd, runId);
   if (opts.iteration !== undefined) {
-    const n = Number(opts.iteration);
-    if (!Number.isInteger(n) || n < 1)
-      throw new UsageError(`--iteration expects a number ≥ 1, got ${JSON.stringify(opts.iteration)}`);
+    const n = opts.iteration;
     records = records.filter((r) => r.iteration === n);
     if (records.length === 0)
       throw new RalphError('no_iteration', `run ${runId} has no recorded iteration ${n}`);

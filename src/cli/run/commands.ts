@@ -3,11 +3,10 @@ import { INTERACTIVE_BACKENDS } from '../../backends/registry.ts';
 import { UsageError } from '../../errors.ts';
 import { DEFAULT_PLAN_PROMPT } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
+import { COUNT, configOption, numberOption, POSITIVE, presetOption, setOption } from '../options.ts';
 
 // Definitions only: each action loads its module when it runs, so starting `ralph run` loads the
 // engine but not the doctor, the dashboard or the fleet.
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** `ralph run` (with --parallel, --worktree, --dry-run), its internal worker, `plan` and `demo`. */
 export function registerRunCommands(
@@ -19,27 +18,35 @@ export function registerRunCommands(
   program
     .command('run')
     .description('run the loop (default command)')
-    .option('-c, --config <file>', 'config file (default: ralph.yml when present)')
-    .option(
-      '--preset <name>',
-      'run a preset without `ralph init`: its ralph.yml is a layer over yours (see `ralph presets`)',
-    )
+    .addOption(configOption())
+    .addOption(presetOption())
     .option('-P, --prompt-file <file>', 'prompt file (default: event_loop.prompt_file, then PROMPT.md)')
     .option('-p, --prompt <text>', 'inline prompt text')
     .option('-b, --backend <name>', 'agent backend (custom, fake, …)')
-    .option('--max-iterations <n>', 'stop after N iterations (exit 2)')
-    .option('--max-runtime <seconds>', 'stop after this much runtime, enforced during an iteration (exit 2)')
-    .option('--max-cost <usd>', 'stop when the reported cost reaches this (exit 2)')
+    .addOption(numberOption('--max-iterations <n>', 'stop after N iterations (exit 2)', COUNT))
+    .addOption(
+      numberOption(
+        '--max-runtime <seconds>',
+        'stop after this much runtime, enforced during an iteration (exit 2)',
+        POSITIVE,
+      ),
+    )
+    .addOption(
+      numberOption('--max-cost <usd>', 'stop when the reported cost reaches this (exit 2)', POSITIVE),
+    )
     .option('--completion-promise <text>', 'the line that ends the loop (default LOOP_COMPLETE)')
-    .option('--set <key.path=value>', 'override any config value (repeatable)', collect, [] as string[])
+    .addOption(setOption())
     .option('--dashboard', 'also serve the web dashboard while the loop runs (its URL is printed once)')
     .option(
       '--worktree [name]',
       'run in a git worktree of its own, on branch ralph/NAME (default name: loop)',
     )
-    .option(
-      '--parallel <n>',
-      'N workers, each on one ready task in a worktree of its own; a merge queue brings finished tasks onto this branch (parallel: N in ralph.yml)',
+    .addOption(
+      numberOption(
+        '--parallel <n>',
+        'N workers, each on one ready task in a worktree of its own; a merge queue brings finished tasks onto this branch (parallel: N in ralph.yml)',
+        { integer: true, min: 1, max: 64, noun: 'a number of workers' },
+      ),
     )
     .option(
       '--no-tui',
@@ -79,10 +86,10 @@ export function registerRunCommands(
     .command('plan')
     .description('plan mode: an interactive agent session that writes or refines one spec in specs/')
     .argument('[spec]', 'spec to write or refine: feature-x, feature-x.md or specs/feature-x.md')
-    .option('-c, --config <file>', 'config file (default: ralph.yml when present)')
+    .addOption(configOption())
     .option('-P, --prompt-file <file>', `plan prompt (default: ${DEFAULT_PLAN_PROMPT})`)
     .option('-b, --backend <name>', `agent backend (${INTERACTIVE_BACKENDS.join(', ')})`)
-    .option('--set <key.path=value>', 'override any config value (repeatable)', collect, [] as string[])
+    .addOption(setOption())
     .option('--dry-run', 'print the agent command; start nothing')
     .argument('[agent-args...]', 'extra arguments for the agent, after --')
     .action(async (spec, planArgs, opts) => {

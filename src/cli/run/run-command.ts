@@ -15,7 +15,6 @@ import { ralphPaths } from '../../state/paths.ts';
 import type { TuiHandle } from '../../tui/start-tui.ts';
 import { openDashboard } from '../dashboard/dashboard-command.ts';
 import type { CliIO } from '../io.ts';
-import { parallelFlag } from '../parallel-flag.ts';
 import { shellCommand } from '../shell-quote.ts';
 import { handleStopSignals } from '../signals.ts';
 import { type RunFlags, resolveRunFlags } from './run-flags.ts';
@@ -26,7 +25,7 @@ export interface RunCommandFlags extends RunFlags {
   /** `--worktree [NAME]` (true: the default name). */
   worktree?: string | boolean | undefined;
   /** `--parallel N`: N workers in worktrees of their own and a merge queue. */
-  parallel?: string | undefined;
+  parallel?: number | undefined;
   verbose?: boolean | undefined;
   quiet?: boolean | undefined;
   resume?: boolean | undefined;
@@ -73,7 +72,7 @@ export async function runCommand(
     return ExitCode.ok;
   }
 
-  const workers = flags.parallel !== undefined ? parallelFlag(flags.parallel) : config.parallel;
+  const workers = flags.parallel ?? config.parallel;
   if (workers > 1 || flags.parallel !== undefined) {
     if (flags.worktree !== undefined)
       throw new UsageError(

@@ -11,20 +11,11 @@ export interface RunFlags {
   promptFile?: string | undefined;
   prompt?: string | undefined;
   backend?: string | undefined;
-  maxIterations?: string | undefined;
-  maxRuntime?: string | undefined;
-  maxCost?: string | undefined;
+  maxIterations?: number | undefined;
+  maxRuntime?: number | undefined;
+  maxCost?: number | undefined;
   completionPromise?: string | undefined;
   set?: string[] | undefined;
-}
-
-/** A flag that must be a positive number (an integer when `integer`). */
-export function numberFlag(flag: string, value: string, integer: boolean): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag} expects a positive ${integer ? 'integer' : 'number'}, got "${value}"`);
-  }
-  return n;
 }
 
 /** The overrides of `--set` and of the dedicated flags, in that order (flags win). */
@@ -33,19 +24,10 @@ function overridesFromFlags(flags: RunFlags): ConfigOverride[] {
   const add = (path: string, value: unknown, source: string) =>
     out.push({ path: path.split('.'), value, source });
   if (flags.maxIterations !== undefined)
-    add(
-      'event_loop.max_iterations',
-      numberFlag('--max-iterations', flags.maxIterations, true),
-      '--max-iterations',
-    );
+    add('event_loop.max_iterations', flags.maxIterations, '--max-iterations');
   if (flags.maxRuntime !== undefined)
-    add(
-      'event_loop.max_runtime_seconds',
-      numberFlag('--max-runtime', flags.maxRuntime, false),
-      '--max-runtime',
-    );
-  if (flags.maxCost !== undefined)
-    add('event_loop.max_cost_usd', numberFlag('--max-cost', flags.maxCost, false), '--max-cost');
+    add('event_loop.max_runtime_seconds', flags.maxRuntime, '--max-runtime');
+  if (flags.maxCost !== undefined) add('event_loop.max_cost_usd', flags.maxCost, '--max-cost');
   if (flags.completionPromise !== undefined)
     add('event_loop.completion_promise', flags.completionPromise, '--completion-promise');
   return out;
