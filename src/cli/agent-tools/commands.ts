@@ -1,6 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
 import type { CliIO, SetCode } from '../io.ts';
+import { jsonOption } from '../options.ts';
 import { emitCommand } from './emit-command.ts';
 import { registerMemoryTools } from './memory-tools.ts';
 import { registerTaskTools } from './task-tools.ts';
@@ -12,7 +13,7 @@ export function registerAgentToolCommands(program: Command, io: CliIO, setCode: 
     .description('append an event to the current events file (used by agents inside a loop)')
     .argument('<topic>')
     .argument('[payload]')
-    .option('--json', 'the payload is JSON')
+    .addOption(jsonOption('the payload is JSON'))
     .action((topic, payload, opts) => {
       emitCommand(
         [topic, ...(payload === undefined ? [] : [payload]), ...(opts.json ? ['--json'] : [])],

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { FleetSource } from '../../dashboard/fleet-section.ts';
 import type { Dashboard } from '../../dashboard/server.ts';
 import type { CliIO } from '../io.ts';
+import { untilInterrupted } from '../signals.ts';
 
 export interface DashboardFlags {
   /** 0 or none: a free port. */
@@ -47,11 +48,10 @@ export async function dashboardCommand(flags: DashboardFlags, io: CliIO): Promis
   const { fleetForDashboard } = await import('../fleet/fleet-dashboard.ts');
   const fleet = fleetForDashboard(io);
   const d = await openDashboard(flags, io, fleet?.source);
-  await new Promise<void>((resolve) => {
-    const done = () => resolve();
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+  await untilInterrupted(
+    (signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
+    ['SIGINT', 'SIGTERM'],
+  );
   await d.close();
   await fleet?.close();
   return 0;

@@ -11,6 +11,7 @@ import type { TokenTotals } from '../../observe/iteration-record.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import type { CliIO } from '../io.ts';
+import { untilInterrupted } from '../signals.ts';
 
 /** `ralph doctor --probe`: one headless turn of the configured backend through the agent-turn runner. */
 export interface DoctorProbe {
@@ -109,39 +110,42 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
   const scratch = mkdtempSync(join(tmpdir(), 'ralph-probe-'));
   // Its own mark: what the probed agent leaves running (a detached helper) is swept afterwards.
   const probeRun = `doctor-probe-${process.pid}-${Date.now()}`;
-  // The agent runs in its own process group: Ctrl-C must kill it rather than orphan it.
-  const controller = new AbortController();
-  const onSignal = () => controller.abort('interrupted');
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   const loop = config.event_loop;
   try {
-    const run = await runAgentTurn(backend, invocation, {
-      cwd: io.cwd,
-      env: buildAgentEnv({
-        base: io.env,
-        eventsFile: join(scratch, 'events.jsonl'),
-        ralphBin: RALPH_BIN,
-        ralphBinDir: RALPH_BIN_DIR,
-        workspace: io.cwd,
-        iteration: 1,
-        hat: null,
-        runId: probeRun,
-        human: { timeoutSeconds: config.human.timeout_seconds, defaultAnswer: config.human.default_answer },
-        extra: [config.cli.env, invocation.env],
-      }),
-      // The caps of a loop's turn, within the probe's own deadline.
-      limits: {
-        timeoutMs: PROBE_TIMEOUT_MS,
-        timeoutReason: 'probe_timeout',
-        idleTimeoutMs: loop.idle_timeout_seconds * 1000,
-        killGraceMs: loop.kill_grace_seconds * 1000,
-        costLeftUsd: loop.max_cost_usd,
-        tokensLeft: loop.max_tokens,
-      },
-      signal: controller.signal,
-      sweep: { select: { runId: probeRun }, kill: sweepMarkedProcesses },
-    });
+    // The agent runs in its own process group: Ctrl-C must kill it rather than orphan it.
+    const run = await untilInterrupted(
+      (signal) =>
+        runAgentTurn(backend, invocation, {
+          cwd: io.cwd,
+          env: buildAgentEnv({
+            base: io.env,
+            eventsFile: join(scratch, 'events.jsonl'),
+            ralphBin: RALPH_BIN,
+            ralphBinDir: RALPH_BIN_DIR,
+            workspace: io.cwd,
+            iteration: 1,
+            hat: null,
+            runId: probeRun,
+            human: {
+              timeoutSeconds: config.human.timeout_seconds,
+              defaultAnswer: config.human.default_answer,
+            },
+            extra: [config.cli.env, invocation.env],
+          }),
+          // The caps of a loop's turn, within the probe's own deadline.
+          limits: {
+            timeoutMs: PROBE_TIMEOUT_MS,
+            timeoutReason: 'probe_timeout',
+            idleTimeoutMs: loop.idle_timeout_seconds * 1000,
+            killGraceMs: loop.kill_grace_seconds * 1000,
+            costLeftUsd: loop.max_cost_usd,
+            tokensLeft: loop.max_tokens,
+          },
+          signal,
+          sweep: { select: { runId: probeRun }, kill: sweepMarkedProcesses },
+        }),
+      ['SIGINT', 'SIGTERM'],
+    );
     const { supervised: sup, meter } = run;
     if (sup.spawnError) {
       const message = `could not start ${invocation.command}: ${sup.spawnError.message} — install it (${installHint(invocation.command)}) or set cli.command`;
@@ -168,8 +172,6 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
       duration_ms: sup.durationMs,
     };
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     rmSync(scratch, { recursive: true, force: true });
   }
 }

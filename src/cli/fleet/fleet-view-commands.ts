@@ -5,6 +5,7 @@ import { stopText } from '../../observe/format.ts';
 import { poll } from '../../state/jsonl.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { CliIO } from '../io.ts';
+import { untilInterrupted } from '../signals.ts';
 import { fleetSettings } from './fleet-settings.ts';
 
 type RedisFlag = { redis?: string | undefined };
@@ -119,18 +120,13 @@ export function fleetLogsCommand(
       if (shown === 0) io.err(`ralph fleet: run ${run.runId} is ${run.state}; it has no checkpoint yet\n`);
       return 0;
     }
-    const stop = new AbortController();
-    const onInt = () => stop.abort();
-    process.once('SIGINT', onInt);
-    try {
-      // The checkpoint is a Redis value, not a file: polled, once a second, until the run ends.
-      for await (const now of poll(() => engine.get(run.runId), { signal: stop.signal, intervalMs: 1000 })) {
+    // The checkpoint is a Redis value, not a file: polled, once a second, until the run ends.
+    await untilInterrupted(async (signal) => {
+      for await (const now of poll(() => engine.get(run.runId), { signal, intervalMs: 1000 })) {
         await showNew();
         if (!now || FINAL_STATES.includes(now.state)) break;
       }
-    } finally {
-      process.off('SIGINT', onInt);
-    }
+    });
     return 0;
   });
 }

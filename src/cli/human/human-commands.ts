@@ -15,6 +15,7 @@ import { openQuestions } from '../../human/control-files.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO } from '../io.ts';
 import { NON_NEGATIVE, parseNumber } from '../options.ts';
+import { untilInterrupted } from '../signals.ts';
 
 // argv → the library's control functions (src/human/control.ts) → a line of text.
 
@@ -123,41 +124,36 @@ export async function askCommand(
   // decides: it withdraws the question when the agent is gone, unless a stop cut the iteration
   // short; then the re-run iteration's `ralph ask` waits for the same question again.
   const inLoop = io.env.RALPH_RUN_ID !== undefined && io.env.RALPH_RUN_ID !== '';
-  const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const outcome = await ask({
-      questionsFile: ralphPaths(ws).questions,
-      kind: 'question',
-      text: text.trim(),
-      options,
-      runId: io.env.RALPH_RUN_ID ?? null,
-      iteration: Number.isInteger(iteration) && iteration > 0 ? iteration : null,
-      timeoutMs: timeoutS * 1000,
-      defaultAnswer: io.env.RALPH_HUMAN_DEFAULT_ANSWER ?? humanSchema.parse({}).default_answer,
-      signal: controller.signal,
-      keepOpen: inLoop,
-      rejoin: inLoop,
-      onAsked: (q) =>
-        io.err(
-          `waiting for a human: ralph answer ${q.id} "…"${options ? ` (one of: ${options.join(', ')})` : ''}\n`,
-        ),
-    });
-    if (outcome.kind === 'abandoned')
-      throw new RalphError(
-        'interrupted',
-        inLoop
-          ? `interrupted while waiting; the loop withdraws question ${outcome.record.id}, or asks it again when the iteration re-runs`
-          : 'interrupted while waiting; the question was withdrawn',
-        { exitCode: ExitCode.interrupted },
-      );
-    if (outcome.kind === 'timeout') io.err('no answer in time; printing the default answer\n');
-    io.out(`${outcome.record.answer ?? ''}\n`);
-    return ExitCode.ok;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+  const outcome = await untilInterrupted(
+    (signal) =>
+      ask({
+        questionsFile: ralphPaths(ws).questions,
+        kind: 'question',
+        text: text.trim(),
+        options,
+        runId: io.env.RALPH_RUN_ID ?? null,
+        iteration: Number.isInteger(iteration) && iteration > 0 ? iteration : null,
+        timeoutMs: timeoutS * 1000,
+        defaultAnswer: io.env.RALPH_HUMAN_DEFAULT_ANSWER ?? humanSchema.parse({}).default_answer,
+        signal,
+        keepOpen: inLoop,
+        rejoin: inLoop,
+        onAsked: (q) =>
+          io.err(
+            `waiting for a human: ralph answer ${q.id} "…"${options ? ` (one of: ${options.join(', ')})` : ''}\n`,
+          ),
+      }),
+    ['SIGINT', 'SIGTERM'],
+  );
+  if (outcome.kind === 'abandoned')
+    throw new RalphError(
+      'interrupted',
+      inLoop
+        ? `interrupted while waiting; the loop withdraws question ${outcome.record.id}, or asks it again when the iteration re-runs`
+        : 'interrupted while waiting; the question was withdrawn',
+      { exitCode: ExitCode.interrupted },
+    );
+  if (outcome.kind === 'timeout') io.err('no answer in time; printing the default answer\n');
+  io.out(`${outcome.record.answer ?? ''}\n`);
+  return ExitCode.ok;
 }

@@ -1,21 +1,10 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CliIO, SetCode } from '../io.ts';
 import { COUNT, jsonOption, numberOption } from '../options.ts';
+import { untilInterrupted } from '../signals.ts';
 
 // Definitions only: each action loads its module when it runs, so starting `ralph` (and `ralph run`)
 // never loads the config schema, YAML or the status read model for a command it does not run.
-
-/** Runs `work` with an AbortSignal that Ctrl-C aborts (a --follow ends cleanly). */
-async function untilInterrupted(work: (signal: AbortSignal) => Promise<number>): Promise<number> {
-  const controller = new AbortController();
-  const onInt = () => controller.abort();
-  process.once('SIGINT', onInt);
-  try {
-    return await work(controller.signal);
-  } finally {
-    process.off('SIGINT', onInt);
-  }
-}
 
 /** The io of the loop `--worktree NAME` names, else `io` itself (`ralph status`, `ralph stop`). */
 export async function worktreeOrHere(name: string | undefined, io: CliIO): Promise<CliIO> {

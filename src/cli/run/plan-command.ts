@@ -13,6 +13,7 @@ import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { DEFAULT_PLAN_PROMPT } from '../../state/paths.ts';
 import type { CliIO } from '../io.ts';
 import { shellCommand } from '../shell-quote.ts';
+import { handleStopSignals } from '../signals.ts';
 
 export interface PlanFlags {
   config?: string | undefined;
@@ -70,23 +71,18 @@ function sessionEnv(base: NodeJS.ProcessEnv, config: RalphConfig, cwd: string): 
  * Runs the agent in the foreground with the terminal handed over and resolves with its exit code
  * (128 + signal number when it died from a signal).
  */
-function runInteractive(inv: InteractiveInvocation, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+function runInteractive(inv: InteractiveInvocation, io: CliIO, env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     // Not detached: the agent must stay in the terminal's foreground process group to read it.
-    const child = spawn(inv.command, inv.args, { cwd, env, stdio: 'inherit' });
-    // Ctrl-C reaches the agent from the terminal; Ralph just waits for it to finish.
-    const onInterrupt = () => {};
-    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
-    const onTerm = forward('SIGTERM');
-    const onHup = forward('SIGHUP');
-    process.on('SIGINT', onInterrupt);
-    process.on('SIGTERM', onTerm);
-    process.on('SIGHUP', onHup);
-    const cleanup = () => {
-      process.off('SIGINT', onInterrupt);
-      process.off('SIGTERM', onTerm);
-      process.off('SIGHUP', onHup);
-    };
+    const child = spawn(inv.command, inv.args, { cwd: io.cwd, env, stdio: 'inherit' });
+    // Ctrl-C reaches the agent from the terminal; Ralph just waits for it to finish. SIGTERM and
+    // SIGHUP (a closed terminal) are passed on. No force: every signal is handled the same way.
+    const signals = handleStopSignals(io, {
+      stop: (signal) => {
+        if (signal !== 'SIGINT') child.kill(signal);
+      },
+    });
+    const cleanup = () => signals.dispose();
     child.on('error', (error: NodeJS.ErrnoException) => {
       cleanup();
       reject(
@@ -131,5 +127,5 @@ export async function planCommand(
   io.err(
     `ralph plan: starting ${config.cli.backend} to ${target ? `write or refine ${target}` : 'write a spec'}; end the session when the spec is done\n`,
   );
-  return runInteractive(inv, io.cwd, sessionEnv(io.env, config, io.cwd));
+  return runInteractive(inv, io, sessionEnv(io.env, config, io.cwd));
 }
