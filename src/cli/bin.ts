@@ -4,7 +4,7 @@ import { processIO } from './io.ts';
 // only its own module, not the CLI framework, config schema and engine.
 const args = process.argv.slice(2);
 if (args[0] === 'emit' && !args.includes('-h') && !args.includes('--help')) {
-  const { emitCommand } = await import('./emit-command.ts');
+  const { emitCommand } = await import('./agent-tools/emit-command.ts');
   try {
     emitCommand(args.slice(1), process.cwd(), process.env);
   } catch (error) {

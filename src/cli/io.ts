@@ -16,6 +16,9 @@ export interface CliIO {
   exit?: ((code: number) => void) | undefined;
 }
 
+/** How a command's action hands its exit code to `runCli`. */
+export type SetCode = (code: number) => void;
+
 /**
  * Asks on the terminal. Ctrl-C (or Ctrl-D) at the prompt is an answer too: "stop here" — exit 130
  * with one line, nothing changed, never a stack trace.

@@ -40,11 +40,39 @@ export function handleStopSignals(
     if (io.exit) io.exit(130);
     else process.exitCode = 130;
   };
+  return { trigger: on, dispose: listen(signals, on).dispose };
+}
+
+/** `on` for each of `signals` until disposed (the one place that registers signal handlers). */
+function listen(
+  signals: readonly NodeJS.Signals[],
+  on: (signal: NodeJS.Signals) => void,
+): { dispose(): void } {
   for (const s of signals) process.on(s, on);
   return {
-    trigger: on,
     dispose: () => {
       for (const s of signals) process.off(s, on);
     },
   };
+}
+
+/**
+ * Runs `work` with an AbortSignal that the first of `signals` aborts (a `--follow` or a wait ends
+ * cleanly). From then on the signals have their default effect again: another Ctrl-C ends the
+ * process.
+ */
+export async function untilInterrupted<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  signals: readonly NodeJS.Signals[] = ['SIGINT'],
+): Promise<T> {
+  const controller = new AbortController();
+  const handle = listen(signals, () => {
+    handle.dispose();
+    controller.abort('interrupted');
+  });
+  try {
+    return await work(controller.signal);
+  } finally {
+    handle.dispose();
+  }
 }

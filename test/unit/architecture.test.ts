@@ -194,7 +194,6 @@ function effectImports(sources: Map<string, string>): string[] {
 const MAX_FOLDER_FILES = 15;
 /** Folders of src/ still over the limit. The check fails once one is back under it: drop it here then. */
 const OVERSIZED: readonly string[] = [
-  'cli', // split in progress by issue 22 point 5
   'state', // 17 files before issue 22; the I/O toolkit of its point 6 adds modules here in parallel
 ];
 
@@ -208,15 +207,15 @@ function folderSizes(paths: readonly string[]): Map<string, number> {
   return sizes;
 }
 
-/** Folders over the limit that are not in OVERSIZED, and OVERSIZED entries no longer over it. */
-function folderSizeProblems(paths: readonly string[]): string[] {
+/** Folders over the limit that are not in `oversized`, and `oversized` entries no longer over it. */
+function folderSizeProblems(paths: readonly string[], oversized: readonly string[] = OVERSIZED): string[] {
   const sizes = folderSizes(paths);
   const over = [...sizes]
-    .filter(([dir, n]) => n > MAX_FOLDER_FILES && !OVERSIZED.includes(dir))
+    .filter(([dir, n]) => n > MAX_FOLDER_FILES && !oversized.includes(dir))
     .map(([dir, n]) => `src/${dir} holds ${n} files: split it by sub-domain`);
-  const stale = OVERSIZED.filter((dir) => (sizes.get(dir) ?? 0) <= MAX_FOLDER_FILES).map(
-    (dir) => `src/${dir} holds ${sizes.get(dir) ?? 0} files: remove it from OVERSIZED`,
-  );
+  const stale = oversized
+    .filter((dir) => (sizes.get(dir) ?? 0) <= MAX_FOLDER_FILES)
+    .map((dir) => `src/${dir} holds ${sizes.get(dir) ?? 0} files: remove it from OVERSIZED`);
   return [...over, ...stale];
 }
 
@@ -349,7 +348,8 @@ describe('architecture (DESIGN.md §3)', () => {
       ...many('cli', MAX_FOLDER_FILES + 1),
       ...many('state', MAX_FOLDER_FILES),
     ];
-    expect(folderSizeProblems(planted)).toEqual([
+    // A planted list of its own: an entry still over the limit (cli) and a stale one (state).
+    expect(folderSizeProblems(planted, ['cli', 'state'])).toEqual([
       `src/engine/verify holds ${MAX_FOLDER_FILES + 1} files: split it by sub-domain`,
       `src/state holds ${MAX_FOLDER_FILES} files: remove it from OVERSIZED`,
     ]);

@@ -1,0 +1,38 @@
+import { UsageError } from '../../errors.ts';
+import { appendLine } from '../../state/append-line.ts';
+import { eventsFileOf } from '../../state/events-log.ts';
+
+/** Finds the events file: $RALPH_EVENTS_FILE, else the one named in `.ralph/current-events`. */
+export function resolveEventsFile(cwd: string, env: NodeJS.ProcessEnv): string {
+  return env.RALPH_EVENTS_FILE || eventsFileOf(env.RALPH_WORKSPACE_ROOT ?? cwd);
+}
+
+/**
+ * `ralph emit <topic> [payload] [--json]`: appends one event line. Kept dependency-free: it runs inside
+ * agent tool calls, so it must start fast.
+ */
+export function emitCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv): string {
+  const json = args.includes('--json');
+  const positional = args.filter((a) => a !== '--json');
+  const [topic, payloadText] = positional;
+  if (!topic || topic.startsWith('-') || positional.length > 2) {
+    throw new UsageError('usage: ralph emit <topic> [payload] [--json]');
+  }
+  let payload: unknown = payloadText ?? null;
+  if (json && payloadText !== undefined) {
+    try {
+      payload = JSON.parse(payloadText);
+    } catch (error) {
+      throw new UsageError(`--json payload is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  const file = resolveEventsFile(cwd, env);
+  const event: Record<string, unknown> = { topic, payload, ts: new Date().toISOString() };
+  // Inside a loop, say which iteration and hat published it (for `ralph events --iteration`).
+  const iteration = Number(env.RALPH_ITERATION);
+  if (Number.isInteger(iteration) && iteration > 0) event.iteration = iteration;
+  if (env.RALPH_HAT) event.hat = env.RALPH_HAT;
+  // O_APPEND: concurrent emitters never interleave within a line; a torn last line is not glued onto.
+  appendLine(file, JSON.stringify(event));
+  return file;
+}

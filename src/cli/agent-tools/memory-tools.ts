@@ -1,0 +1,85 @@
+import { type Command, Option } from '@commander-js/extra-typings';
+import { ExitCode } from '../../errors.ts';
+import {
+  addMemory,
+  deleteMemory,
+  MEMORY_TYPES,
+  primeMemories,
+  readMemories,
+  searchMemories,
+} from '../../state/memories.ts';
+import { ralphPaths } from '../../state/paths.ts';
+import type { CliIO, SetCode } from '../io.ts';
+import { numberOption, WHOLE } from '../options.ts';
+import { formatOption, json, renderMemories } from './tool-render.ts';
+
+/** `ralph tools memory …`: learnings kept across runs. */
+export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode): void {
+  const path = () => ralphPaths(io.env.RALPH_WORKSPACE_ROOT ?? io.cwd).memories;
+  const memory = tools
+    .command('memory')
+    .description('memories in .ralph/agent/memories.md (kept across runs)');
+
+  memory
+    .command('add')
+    .description('record a learning; prints its id')
+    .argument('<content>')
+    .addOption(new Option('-t, --type <type>', 'kind of memory').choices(MEMORY_TYPES).default('pattern'))
+    .option('--tags <tags>', 'comma-separated tags')
+    .addOption(formatOption())
+    .action((content, opts) => {
+      const entry = addMemory(path(), { content, type: opts.type, tags: opts.tags });
+      if (opts.format === 'json') io.out(json(entry));
+      else io.out(`${entry.id}\n`);
+      setCode(ExitCode.ok);
+    });
+
+  memory
+    .command('list')
+    .description('list memories, newest first')
+    .addOption(new Option('-t, --type <type>', 'only this kind').choices(MEMORY_TYPES))
+    .addOption(formatOption())
+    .action((opts) => {
+      const entries = searchMemories(readMemories(path()), '', { type: opts.type });
+      io.out(renderMemories(entries, opts.format, 'no memories'));
+      setCode(ExitCode.ok);
+    });
+
+  memory
+    .command('search')
+    .description('memories containing every word of the query, newest first')
+    .argument('[query]', 'words to look for (case-insensitive)', '')
+    .addOption(new Option('-t, --type <type>', 'only this kind').choices(MEMORY_TYPES))
+    .option('--tags <tags>', 'only memories with any of these comma-separated tags')
+    .addOption(formatOption())
+    .action((query, opts) => {
+      const entries = searchMemories(readMemories(path()), query, { type: opts.type, tags: opts.tags });
+      io.out(renderMemories(entries, opts.format, 'no matching memories'));
+      setCode(ExitCode.ok);
+    });
+
+  memory
+    .command('delete')
+    .description('delete one memory (Ralph itself never deletes memories)')
+    .argument('<id>')
+    .action((id) => {
+      const removed = deleteMemory(path(), id);
+      io.out(`deleted ${removed.id}\n`);
+      setCode(ExitCode.ok);
+    });
+
+  memory
+    .command('prime')
+    .description('print the memories as they are injected into the prompt')
+    .addOption(
+      numberOption(
+        '--budget <tokens>',
+        'keep the newest memories that fit in this many tokens (0 = all)',
+        WHOLE,
+      ).default(0),
+    )
+    .action((opts) => {
+      io.out(primeMemories(readMemories(path()), opts.budget));
+      setCode(ExitCode.ok);
+    });
+}

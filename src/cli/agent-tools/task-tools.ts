@@ -1,0 +1,128 @@
+import { type Command, Option } from '@commander-js/extra-typings';
+import { ExitCode } from '../../errors.ts';
+import { ralphPaths } from '../../state/paths.ts';
+import {
+  addTask,
+  closeTask,
+  ensureTask,
+  failTask,
+  findTask,
+  readTasks,
+  readyTasks,
+  reopenTask,
+  startTask,
+  TASK_STATUSES,
+  type Task,
+  type TaskOptions,
+  unreadableTaskLines,
+} from '../../state/tasks.ts';
+import type { CliIO, SetCode } from '../io.ts';
+import { type Format, formatOption, json, renderTask, renderTasks, splitList } from './tool-render.ts';
+
+/** `ralph tools task …`: the runtime tasks agents add, claim and close. */
+export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): void {
+  const paths = () => ralphPaths(io.env.RALPH_WORKSPACE_ROOT ?? io.cwd);
+  const options = (): TaskOptions => ({ loopId: io.env.RALPH_RUN_ID || undefined });
+  const done = (task: Task, format: Format, text: string) => {
+    if (format === 'json') io.out(json(task));
+    else io.out(`${text}\n`);
+    setCode(ExitCode.ok);
+  };
+  const task = tools.command('task').description('runtime tasks in .ralph/agent/tasks.jsonl');
+
+  task
+    .command('add')
+    .description('add an open task; prints its id')
+    .argument('<title>')
+    .option('-d, --description <text>', 'longer description')
+    .option('-p, --priority <n>', '1 (most urgent) … 5', '3')
+    .option('--key <key>', 'idempotency key (see `ensure`)')
+    .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
+    .addOption(formatOption())
+    .action((title, opts) => {
+      const input = { ...opts, title, blocked_by: splitList(opts.blockedBy) };
+      const created = addTask(paths().tasks, input, options());
+      done(created, opts.format, created.id);
+    });
+
+  task
+    .command('ensure')
+    .description('add the task with this key unless it exists (in any status); prints its id')
+    .argument('<key>')
+    .argument('<title>')
+    .option('-d, --description <text>', 'longer description')
+    .option('-p, --priority <n>', '1 (most urgent) … 5', '3')
+    .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
+    .addOption(formatOption())
+    .action((key, title, opts) => {
+      const input = { ...opts, title, blocked_by: splitList(opts.blockedBy) };
+      const found = ensureTask(paths().tasks, key, input, options());
+      done(found, opts.format, found.id);
+    });
+
+  task
+    .command('list')
+    .description('list tasks in creation order')
+    .addOption(new Option('--status <status>', 'only tasks in this status').choices(TASK_STATUSES))
+    .addOption(formatOption())
+    .action((opts) => {
+      const all = readTasks(paths().tasks);
+      const tasks = opts.status ? all.filter((t) => t.status === opts.status) : all;
+      io.out(renderTasks(tasks, opts.format, 'no tasks'));
+      // A torn or hand-broken line is kept in the file; the list says it skipped it.
+      const skipped = unreadableTaskLines(paths().tasks);
+      if (skipped.length > 0)
+        io.err(
+          `ralph: skipped ${skipped.length} line(s) of ${paths().tasks} that are not tasks (line ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}); they stay in the file — fix or delete them by hand\n`,
+        );
+      setCode(ExitCode.ok);
+    });
+
+  task
+    .command('ready')
+    .description('open tasks whose blockers are all closed, most urgent first')
+    .addOption(formatOption())
+    .action((opts) => {
+      io.out(renderTasks(readyTasks(readTasks(paths().tasks)), opts.format, 'no ready tasks'));
+      setCode(ExitCode.ok);
+    });
+
+  task
+    .command('show')
+    .description('show one task')
+    .argument('<id>')
+    .addOption(formatOption())
+    .action((id, opts) => {
+      const path = paths().tasks;
+      io.out(renderTask(findTask(readTasks(path), id, path), opts.format));
+      setCode(ExitCode.ok);
+    });
+
+  const transitions = [
+    ['start', 'mark a task in progress', (p: string, id: string) => startTask(p, id)],
+    ['close', 'mark a task done', (p: string, id: string) => closeTask(p, id)],
+    ['reopen', 'make a closed or failed task open again', (p: string, id: string) => reopenTask(p, id)],
+  ] as const;
+  for (const [name, description, apply] of transitions) {
+    task
+      .command(name)
+      .description(description)
+      .argument('<id>')
+      .addOption(formatOption())
+      .action((id, opts) => {
+        const changed = apply(paths().tasks, id);
+        done(changed, opts.format, `${changed.id} ${changed.status}`);
+      });
+  }
+
+  task
+    .command('fail')
+    .description('mark a task failed')
+    .argument('<id>')
+    .option('--reason <text>', 'why it failed')
+    .addOption(formatOption())
+    .action((id, opts) => {
+      const failed = failTask(paths().tasks, id, opts.reason);
+      done(failed, opts.format, `${failed.id} failed`);
+    });
+}

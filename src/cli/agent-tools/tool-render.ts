@@ -1,0 +1,74 @@
+import { Option } from '@commander-js/extra-typings';
+import type { MemoryEntry } from '../../state/memories.ts';
+import type { Task } from '../../state/tasks.ts';
+
+// How `ralph tools …` prints tasks and memories: a table for people, JSON for agents.
+
+export type Format = 'table' | 'json';
+
+export const formatOption = () =>
+  new Option('--format <format>', 'output format')
+    .choices(['table', 'json'] as const)
+    .default('table' as const);
+export const splitList = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+/** Pads every column but the last to a common width; cells are kept on one line. */
+function table(header: string[], rows: string[][]): string {
+  const all = [header, ...rows].map((r) => r.map((c) => c.replace(/\s*\n\s*/g, ' ⏎ ')));
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]?.length ?? 0)));
+  return all
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '))
+    .map((line) => line.trimEnd())
+    .join('\n')
+    .concat('\n');
+}
+
+const truncate = (text: string, max: number) => {
+  const line = text.replace(/\s*\n\s*/g, ' ⏎ ');
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+export const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+export function renderTasks(tasks: Task[], format: Format, empty: string): string {
+  if (format === 'json') return json(tasks);
+  if (tasks.length === 0) return `${empty}\n`;
+  return table(
+    ['ID', 'STATUS', 'PRI', 'TITLE', 'BLOCKED BY'],
+    tasks.map((t) => [t.id, t.status, String(t.priority), truncate(t.title, 70), t.blocked_by.join(',')]),
+  );
+}
+
+export function renderTask(task: Task, format: Format): string {
+  if (format === 'json') return json(task);
+  const rows: [string, string | undefined][] = [
+    ['id', task.id],
+    ['title', task.title],
+    ['status', task.status],
+    ['priority', String(task.priority)],
+    ['key', task.key],
+    ['blocked_by', task.blocked_by.length > 0 ? task.blocked_by.join(', ') : undefined],
+    ['loop_id', task.loop_id],
+    ['created', task.created],
+    ['started', task.started],
+    ['closed', task.closed],
+    ['reason', task.reason],
+    ['description', task.description],
+  ];
+  const shown = rows.filter((r): r is [string, string] => r[1] !== undefined && r[1] !== '');
+  const width = Math.max(...shown.map(([k]) => k.length));
+  return `${shown.map(([k, v]) => `${`${k}:`.padEnd(width + 2)}${v}`).join('\n')}\n`;
+}
+
+export function renderMemories(entries: MemoryEntry[], format: Format, empty: string): string {
+  if (format === 'json') return json(entries);
+  if (entries.length === 0) return `${empty}\n`;
+  return table(
+    ['ID', 'TYPE', 'TAGS', 'CREATED', 'CONTENT'],
+    entries.map((e) => [e.id, e.type, e.tags.join(','), e.created.slice(0, 10), truncate(e.content, 70)]),
+  );
+}

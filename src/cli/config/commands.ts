@@ -1,0 +1,95 @@
+import { type Command, Option } from '@commander-js/extra-typings';
+import type { CliIO, SetCode } from '../io.ts';
+import { configOption, jsonOption, presetOption, setOption } from '../options.ts';
+
+// Definitions only: the config schema, YAML and the presets load when a command runs.
+
+/** `ralph config …`: check and explain ralph.yml. */
+function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): void {
+  const config = program.command('config').description('inspect and check ralph.yml');
+  config
+    .command('validate')
+    .description(
+      'check the config (every problem as file:line:col), then what `ralph run` would fail on here: agent binary, prompt file, gate commands, git',
+    )
+    .addOption(configOption())
+    .addOption(setOption())
+    .addOption(presetOption())
+    .option('--schema-only', 'check only the file itself, not this machine and workspace')
+    .action(async (opts) =>
+      setCode(await (await import('./config-command.ts')).configValidateCommand(opts, io)),
+    );
+  config
+    .command('explain')
+    .description('every key, its value and the layer it came from (default, user, project, preset, flags)')
+    .argument('[key]', 'a key or section, e.g. event_loop.max_iterations or cli')
+    .addOption(configOption())
+    .addOption(presetOption())
+    .addOption(setOption())
+    .addOption(jsonOption())
+    .action(async (key, opts) =>
+      setCode((await import('./config-command.ts')).configExplainCommand(key, opts, io)),
+    );
+  config
+    .command('show')
+    .description('print the resolved config with every default')
+    .addOption(configOption())
+    .addOption(presetOption())
+    .addOption(setOption())
+    .action(async (opts) => setCode((await import('./config-command.ts')).configShowCommand(opts, io)));
+  config
+    .command('schema')
+    .description('print the JSON Schema of ralph.yml (for editors; ralph init writes it to .ralph/)')
+    .action(async () => setCode((await import('./config-command.ts')).configSchemaCommand(io)));
+}
+
+/** `ralph init` and `ralph presets`: write a workflow preset, list them. */
+function registerInitCommands(program: Command, io: CliIO, setCode: SetCode): void {
+  program
+    .command('init')
+    .description('write a workflow preset (ralph.yml, prompt, …) into the current directory')
+    .addOption(presetOption('preset to write (see `ralph presets`)').default('solo'))
+    .option('--backend <name>', 'set cli.backend in the written ralph.yml')
+    .option('--force', 'overwrite existing files')
+    .action(async (opts) => setCode((await import('./init-command.ts')).initCommand(opts, io)));
+  program
+    .command('presets')
+    .description('list the workflow presets')
+    .action(async () => setCode((await import('./init-command.ts')).presetsCommand(io)));
+}
+
+/** `ralph hats validate|graph`. */
+export function registerHatsCommand(program: Command, io: CliIO, setCode: SetCode): void {
+  const hats = program.command('hats').description('check and draw the hats of ralph.yml');
+  hats
+    .command('validate')
+    .description('check the hats (ambiguous triggers, default_publishes, starting_event) as file:line:col')
+    .addOption(configOption())
+    .addOption(setOption())
+    .action(async (opts) => setCode((await import('./hats-command.ts')).hatsValidateCommand(opts, io)));
+  hats
+    .command('graph')
+    .description('print the hat topology: triggers, publishes and hand-offs')
+    .addOption(configOption())
+    .addOption(setOption())
+    .addOption(
+      new Option('--format <format>', 'text, or a Mermaid graph')
+        .choices(['text', 'mermaid'] as const)
+        .default('text'),
+    )
+    .action(async (opts) => setCode((await import('./hats-command.ts')).hatsGraphCommand(opts, io)));
+}
+
+/** Setting Ralph up: config, init, presets, hats, shell completion. */
+export function registerConfigCommands(program: Command, io: CliIO, setCode: SetCode): void {
+  registerConfigCommand(program, io, setCode);
+  registerInitCommands(program, io, setCode);
+  registerHatsCommand(program, io, setCode);
+  program
+    .command('completion')
+    .description('print a shell completion script: eval "$(ralph completion bash)" (bash, zsh, fish)')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action(async (shell) =>
+      setCode((await import('./completion-command.ts')).completionCommand(shell, program as never, io)),
+    );
+}

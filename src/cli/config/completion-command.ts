@@ -1,0 +1,105 @@
+import type { Command } from '@commander-js/extra-typings';
+import { ExitCode, UsageError } from '../../errors.ts';
+import type { CliIO } from '../io.ts';
+
+/** One completable command: its words (`config validate`), subcommands, options and description. */
+interface Node {
+  path: string;
+  description: string;
+  subcommands: string[];
+  options: { flags: string[]; description: string; takesValue: boolean }[];
+}
+
+type AnyCommand = Command<unknown[], Record<string, unknown>>;
+
+/** Walks the CLI's own command tree, so completion never drifts from what `ralph` accepts. */
+function nodes(root: AnyCommand): Node[] {
+  const out: Node[] = [];
+  const visit = (cmd: AnyCommand, path: string) => {
+    out.push({
+      path,
+      description: cmd.description(),
+      subcommands: cmd.commands.map((c) => c.name()),
+      options: cmd.options.map((o) => ({
+        flags: [o.long, o.short].filter((f): f is string => f !== undefined),
+        description: o.description,
+        takesValue: o.required || o.optional,
+      })),
+    });
+    for (const sub of cmd.commands) visit(sub as AnyCommand, path ? `${path} ${sub.name()}` : sub.name());
+  };
+  visit(root, '');
+  return out;
+}
+
+function bash(tree: Node[]): string {
+  const cases = tree
+    .map((n) => {
+      const words = [...n.subcommands, ...n.options.flatMap((o) => o.flags), '--help'].join(' ');
+      return `    "${n.path}") words="${words}" ;;`;
+    })
+    .join('\n');
+  const paths = tree.map((n) => n.path).filter(Boolean);
+  return `# ralph completion for bash: eval "$(ralph completion bash)" in ~/.bashrc
+_ralph() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" next i w words=""
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"
+    [[ "$w" == -* ]] && continue
+    next="\${path:+$path }$w"
+    case " ${paths.map((p) => `${p.replace(/ /g, '_')}`).join(' ')} " in
+      *" \${next// /_} "*) path="$next" ;;
+    esac
+  done
+  case "$path" in
+${cases}
+  esac
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+complete -o default -F _ralph ralph
+`;
+}
+
+function zsh(tree: Node[]): string {
+  return `# ralph completion for zsh: eval "$(ralph completion zsh)" in ~/.zshrc
+autoload -U +X bashcompinit && bashcompinit
+${bash(tree).split('\n').slice(1).join('\n')}`;
+}
+
+function fish(tree: Node[]): string {
+  const q = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  const lines = [
+    '# ralph completion for fish: ralph completion fish > ~/.config/fish/completions/ralph.fish',
+  ];
+  for (const n of tree) {
+    const words = n.path ? n.path.split(' ') : [];
+    // Offer a node's subcommands once its own words were typed and none of its subcommands yet.
+    const at =
+      words.length === 0
+        ? '__fish_use_subcommand'
+        : `__fish_seen_subcommand_from ${words.at(-1)}${n.subcommands.length ? `; and not __fish_seen_subcommand_from ${n.subcommands.join(' ')}` : ''}`;
+    for (const name of n.subcommands) {
+      const sub = tree.find((t) => t.path === (n.path ? `${n.path} ${name}` : name));
+      lines.push(`complete -c ralph -f -n ${q(at)} -a ${q(name)} -d ${q(sub?.description ?? '')}`);
+    }
+    const cond = words.length === 0 ? '' : ` -n ${q(`__fish_seen_subcommand_from ${words.at(-1)}`)}`;
+    for (const o of n.options) {
+      const long = o.flags.find((f) => f.startsWith('--'))?.slice(2);
+      const short = o.flags.find((f) => /^-[^-]$/.test(f))?.slice(1);
+      lines.push(
+        `complete -c ralph${cond}${long ? ` -l ${long}` : ''}${short ? ` -s ${short}` : ''}${o.takesValue ? ' -r' : ''} -d ${q(o.description)}`,
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `ralph completion bash|zsh|fish`: a completion script generated from the CLI's command tree. */
+export function completionCommand(shell: string, program: AnyCommand, io: CliIO): number {
+  const tree = nodes(program);
+  const scripts: Record<string, (t: Node[]) => string> = { bash, zsh, fish };
+  const make = scripts[shell];
+  if (!make) throw new UsageError(`ralph completion supports bash, zsh and fish, not "${shell}"`);
+  io.out(make(tree));
+  return ExitCode.ok;
+}

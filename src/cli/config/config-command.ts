@@ -1,0 +1,102 @@
+import { stringify } from 'yaml';
+import { explainConfig } from '../../config/config-explain.ts';
+import { configJsonSchema } from '../../config/json-schema.ts';
+import { loadConfig } from '../../config/load-config.ts';
+import { parseSetOverride } from '../../config/overrides.ts';
+import { configLayers } from '../../config/run-config.ts';
+import { closestMatch } from '../../config/suggest.ts';
+import { preflight } from '../../engine/readiness/preflight.ts';
+import { configChecks, withAutoBackend } from '../../engine/run/resolve-run.ts';
+import { ExitCode, UsageError } from '../../errors.ts';
+import { packageVersion } from '../../paths-package.ts';
+import type { CliIO } from '../io.ts';
+
+interface ConfigFlags {
+  config?: string | undefined;
+  preset?: string | undefined;
+  set?: string[] | undefined;
+  /** `config validate --schema-only`: the file, not the machine. */
+  schemaOnly?: boolean | undefined;
+}
+
+function load(flags: ConfigFlags, io: CliIO) {
+  return loadConfig({
+    layers: configLayers(io.cwd, io.env, flags),
+    cwd: io.cwd,
+    overrides: (flags.set ?? []).map(parseSetOverride),
+    checks: configChecks(io.cwd, io.env),
+  });
+}
+
+/** `ralph config validate`: every problem as file:line:col (thrown as ConfigError), or a one-line OK. */
+export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
+  const { file, config } = load(flags, io);
+  const hats = Object.keys(config.hats).length;
+  io.out(
+    `${file ?? '(no ralph.yml; defaults)'}: valid (backend ${config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
+  );
+  if (flags.schemaOnly) return ExitCode.ok;
+  // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
+  const problems = (await preflight(io.cwd, withAutoBackend(config, io.cwd, io.env), io.env)).filter(
+    (r) => r.level !== 'ok',
+  );
+  const fatal = problems.some((r) => r.level === 'fatal');
+  if (problems.length > 0)
+    io.out(
+      `${fatal ? 'but `ralph run` would stop before its first iteration:' : 'warnings:'}\n${problems
+        .map((r) => `  ${r.level === 'fatal' ? '✗' : '!'} ${r.check}: ${r.message}`)
+        .join('\n')}\n`,
+    );
+  return fatal ? ExitCode.failure : ExitCode.ok;
+}
+
+/** `ralph config show`: the resolved configuration with every default filled in. */
+export function configShowCommand(flags: ConfigFlags, io: CliIO): number {
+  const { file, config } = load(flags, io);
+  io.out(`# resolved from ${file ?? 'defaults'}\n${stringify(config)}`);
+  return ExitCode.ok;
+}
+
+/** `ralph config explain [key]`: every key's value and the layer it came from. */
+export function configExplainCommand(
+  key: string | undefined,
+  flags: ConfigFlags & { json?: boolean },
+  io: CliIO,
+): number {
+  const loaded = load(flags, io);
+  const rows = explainConfig(loaded, key);
+  if (key !== undefined && rows.length === 0) {
+    const all = explainConfig(loaded).map((r) => r.path);
+    const near = closestMatch(key, all);
+    throw new UsageError(
+      `no key "${key}" in the config${near ? ` — did you mean "${near}"?` : ''}; \`ralph config explain\` lists every key`,
+    );
+  }
+  if (flags.json) {
+    io.out(
+      `${JSON.stringify({ layers: loaded.layers.map((l) => ({ kind: l.kind, file: l.file })), keys: rows }, null, 2)}\n`,
+    );
+    return ExitCode.ok;
+  }
+  const layers = [
+    'default',
+    ...loaded.layers.map((l) => `${l.kind} ${l.label}`),
+    ...(loaded.overrides.length > 0 ? ['flags'] : []),
+  ];
+  const width = Math.min(
+    48,
+    Math.max(...rows.map((r) => r.path.length + 3 + JSON.stringify(r.value ?? null).length)),
+  );
+  io.out(`# layers, lowest first: ${layers.join(' → ')}\n`);
+  for (const r of rows) {
+    const left = `${r.path} = ${JSON.stringify(r.value ?? null)}`;
+    io.out(`${left.padEnd(width)}  ← ${r.source}\n`);
+  }
+  return ExitCode.ok;
+}
+
+/** `ralph config schema`: the JSON Schema of ralph.yml, generated from the validating schema. */
+export function configSchemaCommand(io: CliIO): number {
+  io.out(`${JSON.stringify(configJsonSchema(packageVersion()), null, 2)}\n`);
+  return ExitCode.ok;
+}

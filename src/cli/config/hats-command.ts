@@ -1,0 +1,42 @@
+import { relative } from 'node:path';
+import { loadConfig } from '../../config/load-config.ts';
+import { parseSetOverride } from '../../config/overrides.ts';
+import { configLayers } from '../../config/run-config.ts';
+import { ExitCode } from '../../errors.ts';
+import { renderHatGraph } from '../../routing/hat-graph.ts';
+import type { CliIO } from '../io.ts';
+
+interface HatsFlags {
+  config?: string | undefined;
+  set?: string[] | undefined;
+}
+
+/** Loads the config; hat problems come back as a ConfigError (file:line:col) from loadConfig. */
+function load(flags: HatsFlags, io: CliIO) {
+  const loaded = loadConfig({
+    layers: configLayers(io.cwd, io.env, flags),
+    cwd: io.cwd,
+    overrides: (flags.set ?? []).map(parseSetOverride),
+  });
+  const { file } = loaded;
+  const rel = file === undefined ? undefined : relative(io.cwd, file);
+  const label = rel === undefined ? '(no ralph.yml; defaults)' : rel.startsWith('..') ? file : rel;
+  return { ...loaded, label };
+}
+
+/** `ralph hats validate`: a one-line OK, or the ConfigError propagates to the CLI's error report. */
+export function hatsValidateCommand(flags: HatsFlags, io: CliIO): number {
+  const { config, label } = load(flags, io);
+  const n = Object.keys(config.hats).length;
+  io.out(`${label}: ${n} ${n === 1 ? 'hat' : 'hats'} valid${n === 0 ? ' (solo mode)' : ''}\n`);
+  return ExitCode.ok;
+}
+
+/** `ralph hats graph`: the hat topology as text or a Mermaid `graph LR`. */
+export function hatsGraphCommand(flags: HatsFlags & { format: 'text' | 'mermaid' }, io: CliIO): number {
+  const { config } = load(flags, io);
+  io.out(renderHatGraph(config, flags.format));
+  return ExitCode.ok;
+}
+
+/** Adds `ralph hats validate|graph` to the program. */

@@ -1,0 +1,42 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { configJsonSchema, WORKSPACE_SCHEMA_PATH, withSchemaModeline } from '../../config/json-schema.ts';
+import { findPreset, initPreset, PRESETS } from '../../config/presets.ts';
+import { ExitCode } from '../../errors.ts';
+import { packageVersion } from '../../paths-package.ts';
+import { ralphPaths } from '../../state/paths.ts';
+import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
+import type { CliIO } from '../io.ts';
+
+/**
+ * Editor support: the JSON Schema of this version in `.ralph/`, and the yaml-language-server line in
+ * ralph.yml pointing at it (VS Code and other editors then complete and check the file).
+ */
+function writeEditorSchema(dir: string): string {
+  const schemaFile = join(dir, WORKSPACE_SCHEMA_PATH);
+  mkdirSync(dirname(schemaFile), { recursive: true });
+  writeFileSync(schemaFile, `${JSON.stringify(configJsonSchema(packageVersion()), null, 2)}\n`);
+  const configFile = join(dir, 'ralph.yml');
+  writeFileSync(configFile, withSchemaModeline(readFileSync(configFile, 'utf8')));
+  return WORKSPACE_SCHEMA_PATH;
+}
+
+/** `ralph init`: writes the preset, the editor schema and the runtime .gitignore; prints what it wrote. */
+export function initCommand(
+  opts: { preset: string; backend?: string | undefined; force?: boolean | undefined },
+  io: CliIO,
+): number {
+  const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
+  written.push(writeEditorSchema(io.cwd));
+  // Every preset: git ignores Ralph's runtime files before the first agent runs `git add -A`.
+  const paths = ralphPaths(io.cwd);
+  if (ensureRuntimeIgnored(paths).length > 0) written.push(relative(io.cwd, paths.gitignore));
+  io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
+  return ExitCode.ok;
+}
+
+/** `ralph presets`: one line per preset. */
+export function presetsCommand(io: CliIO): number {
+  for (const p of PRESETS) io.out(`${p.name.padEnd(10)} ${p.description}\n`);
+  return ExitCode.ok;
+}

@@ -1,0 +1,19 @@
+import type { Command } from '@commander-js/extra-typings';
+import type { CliIO, SetCode } from '../io.ts';
+import { numberOption, PORT } from '../options.ts';
+
+// Definitions only: hono and the dashboard's modules load when the command runs.
+
+/** `ralph dashboard`: every run on this machine in a local web page. */
+export function registerDashboardCommand(program: Command, io: CliIO, setCode: SetCode): void {
+  program
+    .command('dashboard')
+    .description('a local web dashboard of every run on this machine (127.0.0.1, a random token per start)')
+    .addOption(numberOption('--port <n>', 'port to listen on (default: a free one)', PORT))
+    .option('--host <address>', 'address to bind (default 127.0.0.1; others need --unsafe-expose)')
+    .option('--unsafe-expose', 'allow binding off loopback (prints a warning)')
+    .option('--open', 'open it in the browser')
+    .action(async (flags) =>
+      setCode(await (await import('./dashboard-command.ts')).dashboardCommand(flags, io)),
+    );
+}

@@ -1,0 +1,83 @@
+import type { Command } from '@commander-js/extra-typings';
+import type { CliIO, SetCode } from '../io.ts';
+import { COUNT, jsonOption, numberOption } from '../options.ts';
+import { untilInterrupted } from '../signals.ts';
+
+// Definitions only: each action loads its module when it runs, so starting `ralph` (and `ralph run`)
+// never loads the config schema, YAML or the status read model for a command it does not run.
+
+/** The io of the loop `--worktree NAME` names, else `io` itself (`ralph status`, `ralph stop`). */
+export async function worktreeOrHere(name: string | undefined, io: CliIO): Promise<CliIO> {
+  return name ? (await import('./worktrees-command.ts')).worktreeIo(name, io) : io;
+}
+
+/** What ran and what runs: status, events, logs, explain, runs, worktrees. */
+export function registerInspectCommands(program: Command, io: CliIO, setCode: SetCode): void {
+  program
+    .command('status')
+    .description('show the loop state of this workspace (works while a loop runs)')
+    .addOption(jsonOption())
+    .option('--worktree <name>', 'the loop of this worktree (ralph run --worktree NAME)')
+    .action(async (opts) => {
+      const at = await worktreeOrHere(opts.worktree, io);
+      setCode((await import('./status-command.ts')).statusCommand(opts, at));
+    });
+
+  program
+    .command('events')
+    .description("show the run's events (ralph emit, event tags, and what the loop injected)")
+    .addOption(numberOption('--last <n>', 'only the last N events', COUNT))
+    .option('--topic <topic>', 'only this topic')
+    .addOption(numberOption('--iteration <n>', 'only events of this iteration', COUNT))
+    .option('--format <format>', 'table or json (a JSON array)', 'table')
+    .option('-f, --follow', 'keep printing new events')
+    .action(async (opts) => {
+      const { eventsCommand } = await import('./events-command.ts');
+      setCode(await untilInterrupted((signal) => eventsCommand(opts, io, signal)));
+    });
+
+  program
+    .command('logs')
+    .description("print a run's human log (default: the current or last run)")
+    .argument('[run]', 'a run id (or a unique prefix), or a log file name such as 2026-11-24_001')
+    .option('-f, --follow', 'keep printing as the loop writes (until Ctrl-C or the loop ends)')
+    .action(async (run, opts) => {
+      const { logsCommand } = await import('./logs-command.ts');
+      setCode(await untilInterrupted((signal) => logsCommand(run, opts, io, signal)));
+    });
+
+  program
+    .command('explain')
+    .description(
+      'why the loop did what it did, iteration by iteration (route, completion, gates, limits, stop)',
+    )
+    .argument('[run]', 'a run id or a unique prefix (default: the current or last run)')
+    .addOption(numberOption('--iteration <n>', 'only this iteration', COUNT))
+    .addOption(jsonOption('the records’ decision fields as JSON lines'))
+    .action(async (run, opts) =>
+      setCode((await import('./explain-command.ts')).explainCommand(run, opts, io)),
+    );
+
+  const runs = program
+    .command('runs')
+    .description('every run on this machine (the registry $XDG_STATE_HOME/ralph/runs.jsonl), newest first')
+    .addOption(jsonOption())
+    .action(async (opts) => setCode((await import('./runs-command.ts')).runsListCommand(opts, io)));
+  runs
+    .command('prune')
+    .description('forget the runs whose workspace is gone (never one whose workspace exists)')
+    .action(async () => setCode((await import('./runs-command.ts')).runsPruneCommand(io)));
+
+  const worktrees = program.command('worktrees').description('the checkouts of ralph run --worktree');
+  worktrees
+    .command('list')
+    .description('each worktree: branch, commits ahead/behind the current branch, its loop')
+    .addOption(jsonOption())
+    .action(async (opts) =>
+      setCode(await (await import('./worktrees-command.ts')).worktreesListCommand(opts, io)),
+    );
+  worktrees
+    .command('clean')
+    .description('remove the worktrees whose branch is merged (never one holding unmerged work)')
+    .action(async () => setCode(await (await import('./worktrees-command.ts')).worktreesCleanCommand(io)));
+}

@@ -1,0 +1,233 @@
+import { existsSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { stringify } from 'yaml';
+import type { Dashboard } from '../../dashboard/server.ts';
+import type { StartMode } from '../../engine/context/run-context.ts';
+import { planFirstIteration } from '../../engine/run/first-iteration.ts';
+import { runLoop } from '../../engine/run/loop.ts';
+import { ExitCode, RalphError, UsageError } from '../../errors.ts';
+import { createConsoleReporter, type Verbosity } from '../../observe/reporters/console-reporter.ts';
+import { killGroupNow } from '../../process/kill-group.ts';
+import { killMarkedNow } from '../../process/marked-processes.ts';
+import { markForcedStop } from '../../state/force-stop.ts';
+import { readLoopState } from '../../state/loop-state.ts';
+import { ralphPaths } from '../../state/paths.ts';
+import type { TuiHandle } from '../../tui/start-tui.ts';
+import { openDashboard } from '../dashboard/dashboard-command.ts';
+import type { CliIO } from '../io.ts';
+import { shellCommand } from '../shell-quote.ts';
+import { handleStopSignals } from '../signals.ts';
+import { type RunFlags, resolveRunFlags } from './run-flags.ts';
+
+export interface RunCommandFlags extends RunFlags {
+  tui?: boolean | undefined;
+  dashboard?: boolean | undefined;
+  /** `--worktree [NAME]` (true: the default name). */
+  worktree?: string | boolean | undefined;
+  /** `--parallel N`: N workers in worktrees of their own and a merge queue. */
+  parallel?: number | undefined;
+  verbose?: boolean | undefined;
+  quiet?: boolean | undefined;
+  resume?: boolean | undefined;
+  fresh?: boolean | undefined;
+  dryRun?: boolean | undefined;
+}
+
+function startMode(flags: RunCommandFlags): StartMode {
+  if (flags.resume && flags.fresh) throw new UsageError('pass either --resume or --fresh, not both');
+  return flags.resume ? 'resume' : flags.fresh ? 'fresh' : 'auto';
+}
+
+/** `ralph run`: resolve everything, then run the loop with a console reporter and Ctrl-C handling. */
+export async function runCommand(
+  flags: RunCommandFlags,
+  extraArgs: string[],
+  outerIo: CliIO,
+): Promise<number> {
+  if (flags.verbose && flags.quiet) throw new UsageError('pass either -v or -q, not both');
+  // Before the worktree is made: the refusal must leave nothing behind.
+  if (flags.parallel !== undefined && flags.worktree !== undefined)
+    throw new UsageError('--parallel makes a worktree per task itself: pass either --parallel or --worktree');
+  // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
+  const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
+  const mode = startMode(flags);
+  const resolved = resolveRunFlags(io.cwd, flags, io.env);
+  const { config, backend } = resolved;
+
+  if (flags.dryRun) {
+    // The loop's own plan of its first iteration (planIteration), so the prompt is byte for byte the same.
+    const { prompt, invocation: inv } = planFirstIteration({
+      workspace: io.cwd,
+      config,
+      prompt: resolved.prompt,
+      backend,
+      mode,
+      extraArgs,
+    });
+    io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(config)}\n`);
+    io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
+    io.out(
+      `# agent command (cwd ${io.cwd}; prompt ${inv.stdin === null ? 'as an argument' : 'on stdin'})\n${shellCommand(inv.command, inv.args)}\n`,
+    );
+    return ExitCode.ok;
+  }
+
+  const workers = flags.parallel ?? config.parallel;
+  if (workers > 1 || flags.parallel !== undefined) {
+    if (flags.worktree !== undefined)
+      throw new UsageError(
+        '--parallel makes a worktree per task itself: pass either --parallel or --worktree',
+      );
+    const { parallelCommand } = await import('./parallel-command.ts');
+    return parallelCommand(resolved, workers, mode, extraArgs, io, {
+      quiet: flags.quiet === true,
+      tui: wantsTui(flags, io),
+    });
+  }
+  const chosenMode = mode === 'auto' ? await checklistResumeChoice(config.completion.checklist, io) : mode;
+  const verbosity: Verbosity = flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal';
+  const reporter = createConsoleReporter({ out: io.out, err: io.err, verbosity, color: io.color });
+  const controller = new AbortController();
+  let tui: TuiHandle | undefined;
+  // Ralph's own lines go to the TUI's events pane while it owns the screen.
+  const say = (text: string) => (tui ? tui.notice(text.trim(), 'warn') : io.err(text));
+  let agentPid: number | undefined;
+  let runId: string | undefined;
+  const signals = handleStopSignals(io, {
+    stop: (signal) => {
+      const why = signal === 'SIGINT' ? '' : ` (${signal})`;
+      say(
+        `\nralph: stopping${why} — killing the agent, finishing the iteration's record and saving state (Ctrl-C again to force)\n`,
+      );
+      controller.abort('interrupted');
+    },
+    // Second signal: no grace, no waiting; state.json still says where to resume.
+    force: () => {
+      if (agentPid !== undefined) killGroupNow(agentPid);
+      // Gates and whatever the agent detached carry the run's mark.
+      if (runId !== undefined) killMarkedNow({ runId });
+      if (runId !== undefined) markForcedStop(ralphPaths(io.cwd), runId);
+      tui?.stop();
+      io.err('ralph: forced stop — the run is saved as interrupted; continue with `ralph run --resume`\n');
+    },
+  });
+  let dashboard: Dashboard | undefined;
+  try {
+    if (flags.dashboard) dashboard = await openDashboard({}, io);
+    if (wantsTui(flags, io) && io.terminal) {
+      const { startTui } = await import('../../tui/start-tui.ts');
+      const { tuiLimits } = await import('../../tui/tui-layout.ts');
+      tui = await startTui({
+        workspace: io.cwd,
+        limits: tuiLimits(config.event_loop),
+        stdout: io.terminal.stdout,
+        stdin: io.terminal.stdin,
+        onInterrupt: () => signals.trigger('SIGINT'),
+      });
+      // The URL went to the normal screen, which the TUI now covers: show it there too.
+      if (dashboard) tui.notice(`dashboard: ${dashboard.url}`);
+    }
+    const result = await runLoop({
+      workspace: io.cwd,
+      config,
+      prompt: resolved.prompt,
+      backend,
+      mode: chosenMode,
+      extraArgs,
+      signal: controller.signal,
+      env: io.env,
+      reporters: [
+        {
+          onEvent: (event) => {
+            if (event.type === 'loop.started') runId = event.runId;
+            if (event.type === 'agent.spawned') agentPid = event.pid;
+            if (!tui) return reporter.onEvent(event);
+            tui.listener(event);
+            // The end summary goes to the normal screen, after the TUI gave it back.
+            if (event.type === 'loop.finished') {
+              tui.stop();
+              reporter.onEvent(event);
+            }
+          },
+        },
+      ],
+    });
+    return result.exitCode;
+  } finally {
+    tui?.stop();
+    await dashboard?.close();
+    signals.dispose();
+  }
+}
+
+/** The TUI runs when stdin and stdout are a terminal, unless --no-tui, -q, TERM=dumb or CI. */
+function wantsTui(flags: RunCommandFlags, io: CliIO): boolean {
+  if (flags.tui === false || flags.quiet || !io.terminal) return false;
+  return io.env.TERM !== 'dumb' && !inCi(io.env);
+}
+
+/**
+ * A CI environment, as ink itself detects it (it then draws only the last frame, at exit): plain
+ * lines are the better console there. CI=0 or CI=false says it is not one.
+ */
+function inCi(env: NodeJS.ProcessEnv): boolean {
+  if (env.CI === '0' || env.CI === 'false') return false;
+  return 'CI' in env || 'CONTINUOUS_INTEGRATION' in env || Object.keys(env).some((k) => k.startsWith('CI_'));
+}
+
+/**
+ * Checklist workflow (seed 003): an earlier run for the same design document that did not complete
+ * is resumed or restarted as the user says — asked in a terminal, otherwise --resume / --fresh.
+ */
+async function checklistResumeChoice(checklist: string | undefined, io: CliIO): Promise<StartMode> {
+  if (!checklist) return 'auto';
+  let previous: ReturnType<typeof readLoopState>;
+  try {
+    previous = readLoopState(ralphPaths(io.cwd).state);
+  } catch {
+    return 'auto'; // a corrupt state file is reported by the loop itself
+  }
+  if (!previous || previous.status === 'completed' || previous.checklist !== checklist) return 'auto';
+  const where = `iteration ${previous.current?.number ?? previous.iterations} of ${previous.max_iterations}${previous.stop_reason ? `, stopped: ${previous.stop_reason}` : ''}`;
+  if (!io.ask) {
+    throw new RalphError(
+      'resume_or_fresh',
+      `an earlier run on ${checklist} exists (${where}); pass --resume to continue it or --fresh to start over`,
+    );
+  }
+  for (;;) {
+    const answer = (
+      await io.ask(
+        `An earlier run on ${checklist} exists (${where}). Resume it? [Y]es / [n]o, start over / [q]uit: `,
+      )
+    )
+      .trim()
+      .toLowerCase();
+    if (answer === '' || answer === 'y' || answer === 'yes') return 'resume';
+    if (answer === 'n' || answer === 'no') return 'fresh';
+    if (answer === 'q' || answer === 'quit')
+      throw new RalphError('cancelled', 'nothing started', { exitCode: ExitCode.ok });
+  }
+}
+
+/** The default worktree name of `--worktree` without one. */
+export const DEFAULT_WORKTREE = 'loop';
+
+/** Moves the run into its worktree (made on first use), after checking it has the run's files. */
+async function inWorktree(name: string | boolean, io: CliIO): Promise<CliIO> {
+  const { ensureWorktree, repoRoot } = await import('../../parallel/worktrees.ts');
+  const root = await repoRoot(io.cwd);
+  const wt = await ensureWorktree(root, name === true || name === false ? DEFAULT_WORKTREE : name);
+  const sub = relative(root, io.cwd);
+  const cwd = join(wt.path, sub);
+  for (const file of ['ralph.yml', 'ralph.yaml', 'PROMPT.md'])
+    if (existsSync(join(io.cwd, file)) && !existsSync(join(cwd, file)))
+      throw new RalphError(
+        'worktree_missing_file',
+        `${file} is not in the worktree ${wt.path}: it is a checkout of your committed files — commit ${file} first, then run again`,
+      );
+  io.err(
+    `ralph: ${wt.created ? 'created' : 'using'} worktree ${wt.path} (branch ralph/${basename(wt.path)})\n`,
+  );
+  return { ...io, cwd };
+}
