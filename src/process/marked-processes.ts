@@ -1,5 +1,5 @@
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
-import { forkCount, kernelThreadPids, processCommand, readProcStat } from './pids.ts';
+import { forkCount, kernelThreadPids, lastPid, processCommand, readProcStat } from './pids.ts';
 
 /**
  * Every process of an iteration carries this variable (inherited through fork, setsid and daemons),
@@ -112,20 +112,55 @@ interface Marked {
   startTime: string;
 }
 
-/** Live processes (never Ralph itself) whose environment holds a selected mark. */
-function findMarked(select: MarkSelector): Marked[] {
+/** The machine's process count and the last pid handed out, read together before a scan. */
+interface ScanPoint {
+  count: number | undefined;
+  pid: ReturnType<typeof lastPid>;
+}
+
+const scanPoint = (): ScanPoint => ({ count: forkCount(), pid: lastPid() });
+
+/**
+ * Which pids may be new since `since`: those handed out after its last pid, up to the last one now
+ * (read after /proc was listed, so every listed new process is inside). Undefined (every pid) when
+ * that is unknown, or when so many processes were started (counted at `at`, just before the listing)
+ * that the pids may have come round again.
+ */
+function newPidsSince(since: ScanPoint | undefined, at: ScanPoint): ((pid: number) => boolean) | undefined {
+  if (since?.pid === undefined || since.count === undefined || at.count === undefined) return undefined;
+  const now = lastPid();
+  if (now === undefined || at.count - since.count >= now.max / 2) return undefined;
+  return pidsHandedOutAfter(since.pid.last, now.last);
+}
+
+/**
+ * The pids handed out after `from` up to `to`, in the kernel's order: upwards, wrapping round to
+ * low numbers after pid_max (less than one whole round).
+ */
+export function pidsHandedOutAfter(from: number, to: number): (pid: number) => boolean {
+  return to >= from ? (pid) => pid > from && pid <= to : (pid) => pid > from || pid <= to;
+}
+
+/**
+ * Live processes (never Ralph itself) whose environment holds a selected mark. With `since` (a
+ * point at which no process carried a mark of the selection), only processes started after it are
+ * read: a mark is inherited, never acquired, so an older process cannot carry one.
+ */
+function findMarked(select: MarkSelector, since?: ScanPoint, at: ScanPoint = scanPoint()): Marked[] {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return [];
   }
+  const isNew = newPidsSince(since, at);
   // Opening a kernel thread's environ costs the most of all, and there may be hundreds of them.
   const kernel = kernelThreadPids();
   const found: Marked[] = [];
   for (const entry of entries) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || kernel.has(pid)) continue;
+    if (isNew !== undefined && !isNew(pid)) continue;
     const mark = readMark(pid);
     if (mark === undefined || !markSelected(mark, select)) continue;
     const stat = readProcStat(pid);
@@ -155,7 +190,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * processes. Every marked process descends from one Ralph started after that point, or from a
  * marked one, so if the count grew only by processes the caller started and saw exit, none exists.
  */
-const cleanAt = new Map<string, number>();
+const cleanAt = new Map<string, ScanPoint>();
 
 /**
  * Kills every live process with a selected mark, whatever its session, group or parent: SIGTERM,
@@ -165,9 +200,13 @@ export const sweepMarkedProcesses: SweepMarked = async (select, graceMs, options
   if (!canSweep()) return [];
   // Only whole-run sweeps keep the clean point: an iteration's sweep says nothing of the others.
   const run = select.iteration === undefined && select.runId !== '' ? select.runId : undefined;
-  let counted = forkCount();
+  let counted = scanPoint();
   const clean = run === undefined ? undefined : cleanAt.get(run);
-  if (options.started !== undefined && clean !== undefined && counted === clean + options.started) {
+  if (
+    options.started !== undefined &&
+    clean?.count !== undefined &&
+    counted.count === clean.count + options.started
+  ) {
     cleanAt.set(run as string, counted);
     return [];
   }
@@ -178,11 +217,12 @@ export const sweepMarkedProcesses: SweepMarked = async (select, graceMs, options
       signalIfSame(p, 'SIGTERM');
     }
   };
-  const scan = () => {
-    counted = forkCount();
-    return findMarked(select);
+  const scan = (since?: ScanPoint, at = scanPoint()) => {
+    counted = at;
+    return findMarked(select, since, at);
   };
-  let found = scan();
+  // After a clean point, only what was started since can carry the run's mark.
+  let found = scan(clean, counted);
   if (found.length > 0) {
     term(found);
     const deadline = Date.now() + graceMs;
@@ -201,7 +241,7 @@ export const sweepMarkedProcesses: SweepMarked = async (select, graceMs, options
     }
   }
   if (run !== undefined) {
-    if (found.length === 0 && counted !== undefined) cleanAt.set(run, counted);
+    if (found.length === 0 && counted.count !== undefined) cleanAt.set(run, counted);
     else cleanAt.delete(run);
   }
   return [...killed.values()];

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** True when a process with this pid exists (a zombie counts as gone on Linux). */
 export function isPidAlive(pid: number): boolean {
@@ -72,6 +72,34 @@ export function forkCount(): number | undefined {
   try {
     const m = /^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'));
     return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let pidRange: { max: number } | null | undefined;
+
+/**
+ * The pid the kernel handed out last in this pid namespace, and the highest pid it hands out, when
+ * /proc belongs to this namespace (it lists this process under its own pid); undefined otherwise.
+ * New pids follow the last one upwards and wrap around to low numbers after the highest.
+ */
+export function lastPid(): { last: number; max: number } | undefined {
+  if (pidRange === undefined) {
+    try {
+      const max = Number(readFileSync('/proc/sys/kernel/pid_max', 'latin1').trim());
+      pidRange =
+        Number.isInteger(max) && max > 0 && readlinkSync('/proc/self') === String(process.pid)
+          ? { max }
+          : null;
+    } catch {
+      pidRange = null;
+    }
+  }
+  if (pidRange === null) return undefined;
+  try {
+    const last = Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'latin1').trim());
+    return Number.isInteger(last) && last > 0 ? { last, max: pidRange.max } : undefined;
   } catch {
     return undefined;
   }
