@@ -1,5 +1,5 @@
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
-import { forkCount, kernelThreadPids, lastPid, processCommand, readProcStat } from './pids.ts';
+import { forkCount, isProcess, kernelThreadPids, lastPid, processCommand, readProcStat } from './pids.ts';
 
 /**
  * Every process of an iteration carries this variable (inherited through fork, setsid and daemons),
@@ -120,17 +120,54 @@ interface ScanPoint {
 
 const scanPoint = (): ScanPoint => ({ count: forkCount(), pid: lastPid() });
 
+/** The new pids since a clean point: a test, and how many pids it spans. */
+interface NewPids {
+  isNew: (pid: number) => boolean;
+  from: number;
+  span: number;
+  max: number;
+}
+
 /**
  * Which pids may be new since `since`: those handed out after its last pid, up to the last one now
- * (read after /proc was listed, so every listed new process is inside). Undefined (every pid) when
- * that is unknown, or when so many processes were started (counted at `at`, just before the listing)
- * that the pids may have come round again.
+ * (read after `at`, so every process started before `at` is inside; a later one is the next sweep's).
+ * Undefined (every pid) when that is unknown, or when so many processes were started (counted at
+ * `at`) that the pids may have come round again.
  */
-function newPidsSince(since: ScanPoint | undefined, at: ScanPoint): ((pid: number) => boolean) | undefined {
+function newPidsSince(since: ScanPoint | undefined, at: ScanPoint): NewPids | undefined {
   if (since?.pid === undefined || since.count === undefined || at.count === undefined) return undefined;
   const now = lastPid();
   if (now === undefined || at.count - since.count >= now.max / 2) return undefined;
-  return pidsHandedOutAfter(since.pid.last, now.last);
+  const from = since.pid.last;
+  const span = now.last >= from ? now.last - from : now.max - from + now.last;
+  return { isNew: pidsHandedOutAfter(from, now.last), from, span, max: now.max };
+}
+
+/** Up to this many new pids are looked up one by one; more, and /proc is listed. */
+const PROBE_MAX = 64;
+
+/**
+ * The pids to read: every new one in turn when there are few (a pid that is gone costs a failed
+ * open, less than listing /proc), else the listing of /proc, new ones only when known.
+ */
+function candidatePids(fresh: NewPids | undefined): number[] | undefined {
+  if (fresh !== undefined && fresh.span <= PROBE_MAX) {
+    const pids: number[] = [];
+    for (let i = 1; i <= fresh.span; i++) pids.push(((fresh.from + i - 1) % fresh.max) + 1);
+    return pids;
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const pids: number[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (Number.isInteger(pid) && pid > 0 && (fresh === undefined || fresh.isNew(pid))) pids.push(pid);
+  }
+  return pids;
 }
 
 /**
@@ -147,22 +184,19 @@ export function pidsHandedOutAfter(from: number, to: number): (pid: number) => b
  * read: a mark is inherited, never acquired, so an older process cannot carry one.
  */
 function findMarked(select: MarkSelector, since?: ScanPoint, at: ScanPoint = scanPoint()): Marked[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const isNew = newPidsSince(since, at);
-  // Opening a kernel thread's environ costs the most of all, and there may be hundreds of them.
-  const kernel = kernelThreadPids();
+  const fresh = newPidsSince(since, at);
+  const pids = candidatePids(fresh);
+  if (pids === undefined) return [];
+  // Opening a kernel thread's environ costs the most of all, and there may be hundreds of them;
+  // among a few new pids there is rarely one, and reading it costs less than finding them all.
+  const kernel = fresh === undefined || fresh.span > PROBE_MAX ? kernelThreadPids() : undefined;
   const found: Marked[] = [];
-  for (const entry of entries) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || kernel.has(pid)) continue;
-    if (isNew !== undefined && !isNew(pid)) continue;
+  for (const pid of pids) {
+    if (pid === process.pid || kernel?.has(pid)) continue;
     const mark = readMark(pid);
     if (mark === undefined || !markSelected(mark, select)) continue;
+    // A pid looked up by number may be a thread's (/proc lists only processes): its process is found too.
+    if (fresh !== undefined && fresh.span <= PROBE_MAX && !isProcess(pid)) continue;
     const stat = readProcStat(pid);
     if (stat && stat.state !== 'Z') found.push({ pid, startTime: stat.startTime });
   }

@@ -128,6 +128,12 @@ export function lastPid(): { last: number; max: number } | undefined {
   return Number.isInteger(last) && last > 0 ? { last, max: pidRange.max } : undefined;
 }
 
+/** True when `pid` is a process (its thread group's leader), not another thread of one (Linux). */
+export function isProcess(pid: number): boolean {
+  const m = /^Tgid:\s*(\d+)$/m.exec(readProcFile(`/proc/${pid}/status`) ?? '');
+  return m !== null && Number(m[1]) === pid;
+}
+
 const PF_KTHREAD = 0x00200000;
 let kthreaddIsPid2: boolean | undefined;
 
