@@ -1,5 +1,13 @@
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
-import { forkCount, isProcess, kernelThreadPids, lastPid, processCommand, readProcStat } from './pids.ts';
+import { readdirSync } from 'node:fs';
+import {
+  forkCount,
+  isProcess,
+  kernelThreadPids,
+  lastPid,
+  processCommand,
+  readProcBytes,
+  readProcStat,
+} from './pids.ts';
 
 /**
  * Every process of an iteration carries this variable (inherited through fork, setsid and daemons),
@@ -74,36 +82,13 @@ function procListable(): boolean {
   }
 }
 
-// One buffer for every environ read of a sweep (grown for a larger environment): a sweep reads
-// every process's environ after each iteration, and most of them never hold the mark.
-let environBuffer = Buffer.allocUnsafe(64 * 1024);
 const MARK_BYTES = Buffer.from(`${MARK_VAR}=`, 'latin1');
 
 /** The mark in /proc/<pid>/environ, or undefined (no mark, gone, or another user's process). */
 function readMark(pid: number): string | undefined {
-  let length = 0;
-  try {
-    const fd = openSync(`/proc/${pid}/environ`, 'r');
-    try {
-      for (;;) {
-        if (length === environBuffer.length) {
-          const bigger = Buffer.allocUnsafe(environBuffer.length * 2);
-          environBuffer.copy(bigger, 0, 0, length);
-          environBuffer = bigger;
-        }
-        const n = readSync(fd, environBuffer, length, environBuffer.length - length, null);
-        if (n === 0) break;
-        length += n;
-      }
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return undefined; // gone, or another user's process
-  }
-  const bytes = environBuffer.subarray(0, length);
+  const bytes = readProcBytes(`/proc/${pid}/environ`);
   // Decoded only when the name occurs at all; environValue then finds the exact variable.
-  if (bytes.indexOf(MARK_BYTES) === -1) return undefined;
+  if (bytes === undefined || bytes.indexOf(MARK_BYTES) === -1) return undefined;
   return environValue(bytes.toString('latin1'), MARK_VAR);
 }
 

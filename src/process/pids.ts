@@ -73,12 +73,16 @@ export function forkCount(): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-// The sweep reads /proc/stat and ns_last_pid after every iteration: one open, read and close into a
-// kept buffer costs a quarter of readFileSync's stat and buffer growth on these generated files.
-let procBuffer = Buffer.allocUnsafe(16 * 1024);
+// One buffer for every /proc read of a sweep, grown for a larger file: after each iteration the
+// sweep reads /proc/stat, ns_last_pid and the environ of each new process. One open, read and
+// close into it costs a quarter of readFileSync's stat and buffer growth on these generated files.
+let procBuffer = Buffer.allocUnsafe(64 * 1024);
 
-/** A small generated /proc file, whole (latin1), or undefined when it cannot be read. */
-function readProcFile(path: string): string | undefined {
+/**
+ * A /proc file's bytes, whole, or undefined when it cannot be read (gone, another user's). The view
+ * is valid until the next call.
+ */
+export function readProcBytes(path: string): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -94,7 +98,7 @@ function readProcFile(path: string): string | undefined {
         procBuffer = bigger;
       }
       const n = readSync(fd, procBuffer, length, procBuffer.length - length, null);
-      if (n === 0) return procBuffer.toString('latin1', 0, length);
+      if (n === 0) return procBuffer.subarray(0, length);
       length += n;
     }
   } catch {
@@ -102,6 +106,11 @@ function readProcFile(path: string): string | undefined {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A small generated /proc file as text (latin1), or undefined when it cannot be read. */
+function readProcFile(path: string): string | undefined {
+  return readProcBytes(path)?.toString('latin1');
 }
 
 let pidRange: { max: number } | null | undefined;
