@@ -183,6 +183,23 @@ function bareLoop(agent, iterations) {
   return ms / iterations;
 }
 
+/** Spawns the agent like Ralph does (own process group, piped stdio, prompt on stdin); resolves at exit + close. */
+function spawnOnce(agent) {
+  return new Promise((done, fail) => {
+    const child = spawn(agent, [], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    let pending = 3;
+    const step = () => --pending === 0 && done(child.exitCode);
+    child.on('error', fail);
+    child.on('exit', step);
+    child.stdout.on('close', step);
+    child.stderr.on('close', step);
+    child.stdout.resume();
+    child.stderr.resume();
+    child.stdin.on('error', () => {});
+    child.stdin.end(PROMPT);
+  });
+}
+
 /**
  * Floor for any Node harness: spawn the agent with child_process.spawn (own process group, piped
  * stdio, prompt on stdin) and wait for exit + stream close, with no bookkeeping at all. ms/iteration.
