@@ -100,7 +100,8 @@ const realtimeMs = () => performance.timeOrigin + performance.now();
  * how long `ralph run` takes to reach the agent, config, preflight and module loading included.
  */
 function firstSpawnWorkspace(ws) {
-  const stamp = join(ws, '..', `${ws.split('/').pop()}-agent-start`);
+  // Outside the workspace (Ralph's progress check would see it), in a directory removed at the end.
+  const stamp = join(tempDir('stamp'), 'agent-start');
   const script = `date +%s%N > ${JSON.stringify(stamp)}; cat > /dev/null`;
   writeFileSync(
     join(ws, 'ralph.yml'),
