@@ -2,8 +2,9 @@
 // no-op agent through the `custom` backend, against a bare shell loop running the same agent in
 // the same workspace. Three workspaces: outside git, a small git repository, and a large one
 // (20,000 tracked files, ~50 MB of history). Also counts the git processes Ralph starts per
-// iteration (a `git` shim first on PATH logs every call). Prints figures beside their targets;
-// never fails on a timing. Run with `npm run bench` (after loop-overhead.js) or on its own.
+// iteration (a `git` shim first on PATH logs every call), and the time from `ralph run` to the first
+// agent process as a ratio over `node -e 0`. Prints figures beside their targets; never fails on a
+// timing. Run with `npm run bench` (after loop-overhead.js) or on its own.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,9 @@ const SMALL = 20;
 const LARGE = 120;
 const LARGE_REPO_FILES = Number(process.env.BENCH_LARGE_FILES ?? 20_000);
 const LARGE_REPO_HISTORY_MB = Number(process.env.BENCH_LARGE_HISTORY_MB ?? 50);
+const START_RUNS = Number(process.env.BENCH_START_RUNS ?? 10);
+/** Time to the first agent process over `node -e 0` (issue 22, point 8). */
+const TARGET_START_RATIO = 2.5;
 
 const dirs = [];
 const tempDir = (tag) => {
@@ -88,6 +92,86 @@ function largeRepo() {
   return ws;
 }
 
+/** The clock `date +%s%N` reads (CLOCK_REALTIME), in ms, from this process. */
+const realtimeMs = () => performance.timeOrigin + performance.now();
+
+/**
+ * A workspace whose agent writes the moment it starts (`date +%s%N`, ns since the epoch) to a file:
+ * how long `ralph run` takes to reach the agent, config, preflight and module loading included.
+ */
+function firstSpawnWorkspace(ws) {
+  // Outside the workspace (Ralph's progress check would see it), in a directory removed at the end.
+  const stamp = join(tempDir('stamp'), 'agent-start');
+  const script = `date +%s%N > ${JSON.stringify(stamp)}; cat > /dev/null`;
+  writeFileSync(
+    join(ws, 'ralph.yml'),
+    `event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\n  max_idle_iterations: 0\ncli:\n  backend: custom\n  command: /bin/sh\n  args: ["-c", ${JSON.stringify(script)}]\n  prompt_mode: stdin\n`,
+  );
+  return stamp;
+}
+
+/** ms from starting `ralph run -q --fresh --max-iterations 1` to its agent's first instruction. */
+function ralphToAgent(ws, stamp) {
+  rmSync(stamp, { force: true });
+  const t0 = realtimeMs();
+  const r = spawnSync(process.execPath, [RALPH_BIN, 'run', '-q', '--fresh', '--max-iterations', '1'], {
+    cwd: ws,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  if (r.status !== 2) throw new Error(`ralph exited ${r.status}: ${r.stderr}`);
+  return Number(readFileSync(stamp, 'utf8').trim()) / 1e6 - t0;
+}
+
+/** Wall ms of `node -e 0`: Node's own start and exit, the floor for any Node CLI. */
+function nodeStart(ws) {
+  const t0 = performance.now();
+  spawnSync(process.execPath, ['-e', '0'], { cwd: ws, stdio: 'ignore' });
+  return performance.now() - t0;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** Startup, ralph vs node, interleaved (one of each in turn, so drifting load hits both). */
+function measureStart(ws) {
+  const stamp = firstSpawnWorkspace(ws);
+  ralphToAgent(ws, stamp); // warm the page cache, not counted
+  const ralph = [];
+  const node = [];
+  const ratios = [];
+  for (let i = 0; i < START_RUNS; i++) {
+    ralph.push(ralphToAgent(ws, stamp));
+    node.push(nodeStart(ws));
+    ratios.push(ralph.at(-1) / node.at(-1));
+  }
+  return { ralph, node, ratio: median(ratios) };
+}
+
+function startup() {
+  out(
+    `Time from \`ralph run\` to the first agent process, over \`node -e 0\` (${START_RUNS} runs each, interleaved)`,
+  );
+  const cases = [
+    ['outside git', tempDir('start-plain')],
+    ['git workspace', smallRepo()],
+  ];
+  const w = Math.max(...cases.map(([name]) => name.length));
+  out(
+    `  ${'workspace'.padEnd(w)}  ralph→agent ms (min / median)  node -e 0 ms (min / median)  ratio (median of pairs)`,
+  );
+  for (const [name, ws] of cases) {
+    const m = measureStart(ws);
+    const verdict = m.ratio <= TARGET_START_RATIO ? 'within' : 'ABOVE';
+    out(
+      `  ${name.padEnd(w)}  ${`${f(Math.min(...m.ralph), 0)} / ${f(median(m.ralph), 0)}`.padStart(29)}  ${`${f(Math.min(...m.node), 0)} / ${f(median(m.node), 0)}`.padStart(27)}  ${f(m.ratio)}x (target ≤ ${TARGET_START_RATIO}x, ${verdict})`,
+    );
+  }
+  out();
+}
+
 /** Wall ms of `ralph run -q --fresh --max-iterations n` in `ws`, and the git calls it made. */
 function ralphRun(ws, n) {
   const log = join(ws, '..', `${ws.split('/').pop()}-git.log`);
@@ -139,6 +223,8 @@ function measure(ws) {
 }
 
 function main() {
+  startup();
+  if (process.env.BENCH_ONLY === 'startup') return cleanup();
   out('CLI overhead per iteration, from outside (built CLI, no-op agent via `custom`, best of reps)');
   out(
     `iterations ${SMALL} and ${LARGE}: per iteration = (T${LARGE} − T${SMALL}) / ${LARGE - SMALL}, which cancels startup`,
@@ -169,6 +255,10 @@ function main() {
   out(
     `  targets: overhead ≤ 5 ms outside git, ≤ 10 ms in git, ≤ 25 ms in the large repo; ≤ 1 git process per iteration`,
   );
+  cleanup();
+}
+
+function cleanup() {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 

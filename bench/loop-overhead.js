@@ -9,7 +9,20 @@
 // other load on the machine, is reported and the median shown beside it; default 5),
 // BENCH_EMIT_RUNS (default 50).
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +43,8 @@ const PROMPT = 'Benchmark prompt: do nothing and exit.';
 
 /** The in-process figure's target (issue: the harness's own bookkeeping, ≤ 3 ms/iteration). */
 const TARGET_OVERHEAD_MS = 3;
+/** Ralph's ms/iteration over the minimal durable Node loop's (issue 22, point 8). */
+const TARGET_DURABLE_RATIO = 1.5;
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -170,28 +185,68 @@ function bareLoop(agent, iterations) {
   return ms / iterations;
 }
 
+/** Spawns the agent like Ralph does (own process group, piped stdio, prompt on stdin); resolves at exit + close. */
+function spawnOnce(agent) {
+  return new Promise((done, fail) => {
+    const child = spawn(agent, [], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    let pending = 3;
+    const step = () => --pending === 0 && done(child.exitCode);
+    child.on('error', fail);
+    child.on('exit', step);
+    child.stdout.on('close', step);
+    child.stderr.on('close', step);
+    child.stdout.resume();
+    child.stderr.resume();
+    child.stdin.on('error', () => {});
+    child.stdin.end(PROMPT);
+  });
+}
+
 /**
  * Floor for any Node harness: spawn the agent with child_process.spawn (own process group, piped
  * stdio, prompt on stdin) and wait for exit + stream close, with no bookkeeping at all. ms/iteration.
  */
 async function nodeSpawnFloor(agent, iterations) {
-  const once = () =>
-    new Promise((done, fail) => {
-      const child = spawn(agent, [], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-      let pending = 3;
-      const step = () => --pending === 0 && done();
-      child.on('error', fail);
-      child.on('exit', step);
-      child.stdout.on('close', step);
-      child.stderr.on('close', step);
-      child.stdout.resume();
-      child.stderr.resume();
-      child.stdin.on('error', () => {});
-      child.stdin.end(PROMPT);
-    });
   const t0 = performance.now();
-  for (let i = 0; i < iterations; i++) await once();
+  for (let i = 0; i < iterations; i++) await spawnOnce(agent);
   return (performance.now() - t0) / iterations;
+}
+
+/**
+ * The yardstick for Ralph's per-iteration cost: the smallest loop a durable harness could be. Per
+ * iteration it spawns the same agent, writes its state atomically (temp file, fsync, rename) and
+ * appends one fsync'd JSON line. ms/iteration.
+ */
+async function durableNodeLoop(agent, iterations) {
+  const dir = tempDir('durable');
+  const statePath = join(dir, 'state.json');
+  const logPath = join(dir, 'iterations.jsonl');
+  const started = new Date().toISOString();
+  const t0 = performance.now();
+  for (let i = 1; i <= iterations; i++) {
+    const at = new Date().toISOString();
+    const code = await spawnOnce(agent);
+    const state = { version: 1, status: 'running', started_at: started, updated_at: at, iterations: i };
+    const tmp = `${statePath}.tmp`;
+    const fd = openSync(tmp, 'w');
+    try {
+      writeSync(fd, `${JSON.stringify(state, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, statePath);
+    const log = openSync(logPath, 'a');
+    try {
+      writeSync(log, `${JSON.stringify({ iteration: i, started_at: at, exit_code: code })}\n`);
+      fsyncSync(log);
+    } finally {
+      closeSync(log);
+    }
+  }
+  const ms = (performance.now() - t0) / iterations;
+  rmSync(dir, { recursive: true, force: true });
+  return ms;
 }
 
 /** Live JS heap (MB) after a full GC; undefined when gc cannot be exposed. */
@@ -298,8 +353,10 @@ async function main() {
   // 1 + 2: in-process runLoop vs the bare shell loop at each N, interleaved per repetition.
   const perN = new Map(SIZES.map((n) => [n, { ralph: [], bare: [], last: undefined }]));
   const floor = [];
+  const durable = [];
   for (let rep = 0; rep < REPS; rep++) {
     floor.push(await nodeSpawnFloor(agent, 200));
+    durable.push(await durableNodeLoop(agent, 200));
     for (const n of SIZES) {
       const slot = perN.get(n);
       const r = await ralphInProcess(agent, n);
@@ -334,6 +391,15 @@ async function main() {
     `  of which Node's own spawn costs ${f(fm - bare200)} ms/it (bare child_process.spawn loop: ${f(fm)} ms/it);` +
       ` ralph's bookkeeping: ${f(Math.min(...perN.get(200).ralph) - fm)} ms/it`,
   );
+  const dm = Math.min(...durable);
+  const ralph200 = Math.min(...perN.get(200).ralph);
+  const durableRatio = ratio(ralph200, dm);
+  out(
+    `  over a minimal durable Node loop (spawn, atomic fsync'd state write, fsync'd JSONL append: ${f(dm)} ms/it,` +
+      ` median ${f(median(durable))}): ralph ${f(ralph200)} ms/it = ${f(durableRatio)}x` +
+      ` (median ratio ${f(ratio(median(perN.get(200).ralph), median(durable)))}x)` +
+      ` — target ≤ ${TARGET_DURABLE_RATIO}x (${durableRatio <= TARGET_DURABLE_RATIO ? 'within' : 'ABOVE'} target)`,
+  );
   const flat = ratio(overhead.get(400), overhead.get(100));
   out(
     `  flatness: overhead(400)/overhead(100) = ${f(flat)} — target ≤ 1.2 (flat) (${flat <= 1.2 ? 'within' : 'ABOVE'} target)`,
@@ -349,6 +415,8 @@ async function main() {
       ` (ratio ${f(ratio(lastQ, firstQ))})`,
   );
   out();
+
+  if (process.env.BENCH_ONLY === 'loop') return;
 
   // 3: peak RSS of the CLI process at 100, 400 and 1600 iterations (V8 sizes its heap during the
   // first few hundred iterations; after that a leak-free loop stays flat).

@@ -30,12 +30,23 @@ export function globOf(pattern: string): string {
   return p === '' || p === '.' ? '**' : p;
 }
 
+// Compiled patterns by their text: the loop builds its matchers every iteration, and picomatch's
+// parse was a third of a millisecond of each. A matcher holds no state. Bounded: a long-lived fleet
+// worker sees many configs.
+const compiledCache = new Map<string, Compiled>();
+const COMPILED_CACHE_MAX = 512;
+
 function compile(pattern: string): Compiled {
-  return {
+  const cached = compiledCache.get(pattern);
+  if (cached) return cached;
+  const compiled: Compiled = {
     negated: pattern.startsWith('!'),
     dirOnly: /[^/]\/+$/.test(pattern.replace(/^!/, '')),
     test: picomatch(globOf(pattern), GLOB_OPTIONS),
   };
+  if (compiledCache.size >= COMPILED_CACHE_MAX) compiledCache.clear();
+  compiledCache.set(pattern, compiled);
+  return compiled;
 }
 
 /** The path's parent directories, outermost first, then the path itself (`a/b/c` → a, a/b, a/b/c). */

@@ -193,10 +193,11 @@ export function createWorkingTreeCache(
       if (last !== undefined && last.changes === tree.changes && last.key === key && tree.complete)
         return withoutExcluded(last.entries, l.prefix, exclude);
       const changes = tree.changes;
-      const entries = await status();
       // A change may have been to what git ignores (a .gitignore edited): the watch must leave out
-      // exactly the directories git ignores, so it is made again when they differ.
-      if ((await ignoredDirs(l.top)).join('\0') !== unwatched) {
+      // exactly the directories git ignores, so it is made again when they differ. Both read the
+      // tree as it is now, side by side: a change after `changes` was taken shows in the next call.
+      const [entries, ignored] = await Promise.all([status(), ignoredDirs(l.top)]);
+      if (ignored.join('\0') !== unwatched) {
         tree.close();
         tree = undefined;
         last = undefined;

@@ -1,4 +1,8 @@
+/** `1,234,567`: en-US digit grouping. */
 export function formatNumber(n: number): string {
+  // Integers (token counts) are grouped by hand: the first toLocaleString loads ICU's number data,
+  // several milliseconds before the first agent starts.
+  if (Number.isSafeInteger(n) && !Object.is(n, -0)) return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
   return n.toLocaleString('en-US');
 }
 

@@ -1,6 +1,14 @@
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { forkCount, kernelThreadPids, processCommand, readProcStat } from './pids.ts';
+import {
+  forkCount,
+  isProcess,
+  kernelThreadPids,
+  lastPid,
+  processCommand,
+  readProcBytes,
+  readProcStat,
+} from './pids.ts';
 
 /**
  * Every process of an iteration carries this variable (inherited through fork, setsid and daemons),
@@ -75,36 +83,13 @@ function procListable(): boolean {
   }
 }
 
-// One buffer for every environ read of a sweep (grown for a larger environment): a sweep reads
-// every process's environ after each iteration, and most of them never hold the mark.
-let environBuffer = Buffer.allocUnsafe(64 * 1024);
 const MARK_BYTES = Buffer.from(`${MARK_VAR}=`, 'latin1');
 
 /** The mark in /proc/<pid>/environ, or undefined (no mark, gone, or another user's process). */
 function readMark(pid: number): string | undefined {
-  let length = 0;
-  try {
-    const fd = openSync(`/proc/${pid}/environ`, 'r');
-    try {
-      for (;;) {
-        if (length === environBuffer.length) {
-          const bigger = Buffer.allocUnsafe(environBuffer.length * 2);
-          environBuffer.copy(bigger, 0, 0, length);
-          environBuffer = bigger;
-        }
-        const n = readSync(fd, environBuffer, length, environBuffer.length - length, null);
-        if (n === 0) break;
-        length += n;
-      }
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return undefined; // gone, or another user's process
-  }
-  const bytes = environBuffer.subarray(0, length);
+  const bytes = readProcBytes(`/proc/${pid}/environ`);
   // Decoded only when the name occurs at all; environValue then finds the exact variable.
-  if (bytes.indexOf(MARK_BYTES) === -1) return undefined;
+  if (bytes === undefined || bytes.indexOf(MARK_BYTES) === -1) return undefined;
   return environValue(bytes.toString('latin1'), MARK_VAR);
 }
 
@@ -113,22 +98,91 @@ interface Marked {
   startTime: string;
 }
 
-/** Live processes (never Ralph itself) whose environment holds a selected mark. */
-function findMarked(select: MarkSelector): Marked[] {
+/** The machine's process count and the last pid handed out, read together before a scan. */
+interface ScanPoint {
+  count: number | undefined;
+  pid: ReturnType<typeof lastPid>;
+}
+
+const scanPoint = (): ScanPoint => ({ count: forkCount(), pid: lastPid() });
+
+/** The new pids since a clean point: a test, and how many pids it spans. */
+interface NewPids {
+  isNew: (pid: number) => boolean;
+  from: number;
+  span: number;
+  max: number;
+}
+
+/**
+ * Which pids may be new since `since`: those handed out after its last pid, up to the last one now
+ * (read after `at`, so every process started before `at` is inside; a later one is the next sweep's).
+ * Undefined (every pid) when that is unknown, or when so many processes were started (counted at
+ * `at`) that the pids may have come round again.
+ */
+function newPidsSince(since: ScanPoint | undefined, at: ScanPoint): NewPids | undefined {
+  if (since?.pid === undefined || since.count === undefined || at.count === undefined) return undefined;
+  const now = lastPid();
+  if (now === undefined || at.count - since.count >= now.max / 2) return undefined;
+  const from = since.pid.last;
+  const span = now.last >= from ? now.last - from : now.max - from + now.last;
+  return { isNew: pidsHandedOutAfter(from, now.last), from, span, max: now.max };
+}
+
+/** Up to this many new pids are looked up one by one; more, and /proc is listed. */
+const PROBE_MAX = 64;
+
+/**
+ * The pids to read: every new one in turn when there are few (a pid that is gone costs a failed
+ * open, less than listing /proc), else the listing of /proc, new ones only when known.
+ */
+function candidatePids(fresh: NewPids | undefined): number[] | undefined {
+  if (fresh !== undefined && fresh.span <= PROBE_MAX) {
+    const pids: number[] = [];
+    for (let i = 1; i <= fresh.span; i++) pids.push(((fresh.from + i - 1) % fresh.max) + 1);
+    return pids;
+  }
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return [];
+    return undefined;
   }
-  // Opening a kernel thread's environ costs the most of all, and there may be hundreds of them.
-  const kernel = kernelThreadPids();
-  const found: Marked[] = [];
+  const pids: number[] = [];
   for (const entry of entries) {
     const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || kernel.has(pid)) continue;
+    if (Number.isInteger(pid) && pid > 0 && (fresh === undefined || fresh.isNew(pid))) pids.push(pid);
+  }
+  return pids;
+}
+
+/**
+ * The pids handed out after `from` up to `to`, in the kernel's order: upwards, wrapping round to
+ * low numbers after pid_max (less than one whole round).
+ */
+export function pidsHandedOutAfter(from: number, to: number): (pid: number) => boolean {
+  return to >= from ? (pid) => pid > from && pid <= to : (pid) => pid > from || pid <= to;
+}
+
+/**
+ * Live processes (never Ralph itself) whose environment holds a selected mark. With `since` (a
+ * point at which no process carried a mark of the selection), only processes started after it are
+ * read: a mark is inherited, never acquired, so an older process cannot carry one.
+ */
+function findMarked(select: MarkSelector, since?: ScanPoint, at: ScanPoint = scanPoint()): Marked[] {
+  const fresh = newPidsSince(since, at);
+  const pids = candidatePids(fresh);
+  if (pids === undefined) return [];
+  // Opening a kernel thread's environ costs the most of all, and there may be hundreds of them;
+  // among a few new pids there is rarely one, and reading it costs less than finding them all.
+  const kernel = fresh === undefined || fresh.span > PROBE_MAX ? kernelThreadPids() : undefined;
+  const found: Marked[] = [];
+  for (const pid of pids) {
+    if (pid === process.pid || kernel?.has(pid)) continue;
     const mark = readMark(pid);
     if (mark === undefined || !markSelected(mark, select)) continue;
+    // A pid looked up by number may be a thread's (/proc lists only processes): its process is found too.
+    if (fresh !== undefined && fresh.span <= PROBE_MAX && !isProcess(pid)) continue;
     const stat = readProcStat(pid);
     if (stat && stat.state !== 'Z') found.push({ pid, startTime: stat.startTime });
   }
@@ -154,7 +208,7 @@ function signalIfSame(p: Marked, signal: NodeJS.Signals): void {
  * processes. Every marked process descends from one Ralph started after that point, or from a
  * marked one, so if the count grew only by processes the caller started and saw exit, none exists.
  */
-const cleanAt = new Map<string, number>();
+const cleanAt = new Map<string, ScanPoint>();
 
 /**
  * Kills every live process with a selected mark, whatever its session, group or parent: SIGTERM,
@@ -164,9 +218,13 @@ export const sweepMarkedProcesses: SweepMarked = async (select, graceMs, options
   if (!canSweep()) return [];
   // Only whole-run sweeps keep the clean point: an iteration's sweep says nothing of the others.
   const run = select.iteration === undefined && select.runId !== '' ? select.runId : undefined;
-  let counted = forkCount();
+  let counted = scanPoint();
   const clean = run === undefined ? undefined : cleanAt.get(run);
-  if (options.started !== undefined && clean !== undefined && counted === clean + options.started) {
+  if (
+    options.started !== undefined &&
+    clean?.count !== undefined &&
+    counted.count === clean.count + options.started
+  ) {
     cleanAt.set(run as string, counted);
     return [];
   }
@@ -177,11 +235,12 @@ export const sweepMarkedProcesses: SweepMarked = async (select, graceMs, options
       signalIfSame(p, 'SIGTERM');
     }
   };
-  const scan = () => {
-    counted = forkCount();
-    return findMarked(select);
+  const scan = (since?: ScanPoint, at = scanPoint()) => {
+    counted = at;
+    return findMarked(select, since, at);
   };
-  let found = scan();
+  // After a clean point, only what was started since can carry the run's mark.
+  let found = scan(clean, counted);
   if (found.length > 0) {
     term(found);
     const deadline = Date.now() + graceMs;
@@ -200,7 +259,7 @@ export const sweepMarkedProcesses: SweepMarked = async (select, graceMs, options
     }
   }
   if (run !== undefined) {
-    if (found.length === 0 && counted !== undefined) cleanAt.set(run, counted);
+    if (found.length === 0 && counted.count !== undefined) cleanAt.set(run, counted);
     else cleanAt.delete(run);
   }
   return [...killed.values()];

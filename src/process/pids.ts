@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 
 /** True when a process with this pid exists (a zombie counts as gone on Linux). */
 export function isPidAlive(pid: number): boolean {
@@ -69,12 +69,78 @@ export function processStartedAtMs(pid: number): number | undefined {
  * undefined without /proc. Two equal readings mean nothing at all was started in between.
  */
 export function forkCount(): number | undefined {
+  const m = /^processes (\d+)$/m.exec(readProcFile('/proc/stat') ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+// One buffer for every /proc read of a sweep, grown for a larger file: after each iteration the
+// sweep reads /proc/stat, ns_last_pid and the environ of each new process. One open, read and
+// close into it costs a quarter of readFileSync's stat and buffer growth on these generated files.
+let procBuffer = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * A /proc file's bytes, whole, or undefined when it cannot be read (gone, another user's). The view
+ * is valid until the next call.
+ */
+export function readProcBytes(path: string): Buffer | undefined {
+  let fd: number;
   try {
-    const m = /^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'));
-    return m ? Number(m[1]) : undefined;
+    fd = openSync(path, 'r');
   } catch {
     return undefined;
   }
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === procBuffer.length) {
+        const bigger = Buffer.allocUnsafe(procBuffer.length * 2);
+        procBuffer.copy(bigger, 0, 0, length);
+        procBuffer = bigger;
+      }
+      const n = readSync(fd, procBuffer, length, procBuffer.length - length, null);
+      if (n === 0) return procBuffer.subarray(0, length);
+      length += n;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A small generated /proc file as text (latin1), or undefined when it cannot be read. */
+function readProcFile(path: string): string | undefined {
+  return readProcBytes(path)?.toString('latin1');
+}
+
+let pidRange: { max: number } | null | undefined;
+
+/**
+ * The pid the kernel handed out last in this pid namespace, and the highest pid it hands out, when
+ * /proc belongs to this namespace (it lists this process under its own pid); undefined otherwise.
+ * New pids follow the last one upwards and wrap around to low numbers after the highest.
+ */
+export function lastPid(): { last: number; max: number } | undefined {
+  if (pidRange === undefined) {
+    try {
+      const max = Number(readFileSync('/proc/sys/kernel/pid_max', 'latin1').trim());
+      pidRange =
+        Number.isInteger(max) && max > 0 && readlinkSync('/proc/self') === String(process.pid)
+          ? { max }
+          : null;
+    } catch {
+      pidRange = null;
+    }
+  }
+  if (pidRange === null) return undefined;
+  const last = Number(readProcFile('/proc/sys/kernel/ns_last_pid')?.trim() || Number.NaN);
+  return Number.isInteger(last) && last > 0 ? { last, max: pidRange.max } : undefined;
+}
+
+/** True when `pid` is a process (its thread group's leader), not another thread of one (Linux). */
+export function isProcess(pid: number): boolean {
+  const m = /^Tgid:\s*(\d+)$/m.exec(readProcFile(`/proc/${pid}/status`) ?? '');
+  return m !== null && Number(m[1]) === pid;
 }
 
 const PF_KTHREAD = 0x00200000;

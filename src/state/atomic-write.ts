@@ -42,6 +42,9 @@ export function writeFileAtomicSync(path: string, content: string, options: { fs
   });
 }
 
-export function writeJsonAtomicSync(path: string, value: unknown, options: { fsync?: boolean } = {}): void {
-  writeFileAtomicSync(path, `${JSON.stringify(value, null, 2)}\n`, options);
+/** Writes `value` as JSON like writeFileAtomicSync; returns the text written. */
+export function writeJsonAtomicSync(path: string, value: unknown, options: { fsync?: boolean } = {}): string {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  writeFileAtomicSync(path, text, options);
+  return text;
 }

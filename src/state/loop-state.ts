@@ -373,9 +373,10 @@ export function readLoopState(path: string): LoopState | undefined {
 }
 
 /** Saves the state atomically; `fsync: false` for bookkeeping between the commit points. */
-export function writeLoopState(path: string, state: LoopState, options: { fsync?: boolean } = {}): void {
+/** Saves the state (stamping `updated_at`); returns the JSON text now in the file. */
+export function writeLoopState(path: string, state: LoopState, options: { fsync?: boolean } = {}): string {
   state.updated_at = new Date().toISOString();
-  writeJsonAtomicSync(path, state, options);
+  return writeJsonAtomicSync(path, state, options);
 }
 
 /** A run is unfinished when it crashed mid-loop or was interrupted: a plain `ralph run` must not clobber it. */

@@ -108,4 +108,14 @@ describe.runIf(process.platform === 'linux')('sweeping marked processes (real /p
     const killed = await sweepMarkedProcesses({ runId: run }, 300, { started: 1 });
     expect(killed.map((p) => p.pid)).toEqual([leftover]);
   });
+
+  it('after a clean sweep, finds a process started since once, not once per thread (its threads share the mark)', async () => {
+    const run = runId();
+    expect(await sweepMarkedProcesses({ runId: run }, 300)).toEqual([]);
+    // A Node process has several threads, whose ids follow its pid and whose environ is its own.
+    const pid = await marked(markFor(run, 1));
+    const killed = await sweepMarkedProcesses({ runId: run }, 300, { started: 0 });
+    expect(killed.map((p) => p.pid)).toEqual([pid]);
+    await waitFor(() => !pidAlive(pid));
+  });
 });

@@ -5,6 +5,7 @@ import {
   MARK_VAR,
   markFor,
   markSelected,
+  pidsHandedOutAfter,
   sweepMarkedProcesses,
 } from '../../src/process/marked-processes.ts';
 
@@ -77,5 +78,23 @@ describe('sweepMarkedProcesses', () => {
     const started = Date.now();
     expect(await sweepMarkedProcesses({ runId: 'no-such-run-ever' }, 5000)).toEqual([]);
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('pidsHandedOutAfter', () => {
+  it('holds exactly the pids the kernel hands out after one pid up to another, across the wrap', () => {
+    const max = 400;
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max }), fc.integer({ min: 1, max }), (from, to) => {
+        // Walk the kernel's order: from+1 upwards, back to 1 after max, until `to`.
+        const handedOut = new Set<number>();
+        for (let pid = from; pid !== to; ) {
+          pid = pid === max ? 1 : pid + 1;
+          handedOut.add(pid);
+        }
+        const isNew = pidsHandedOutAfter(from, to);
+        for (let pid = 1; pid <= max; pid++) expect(isNew(pid)).toBe(handedOut.has(pid));
+      }),
+    );
   });
 });

@@ -144,7 +144,9 @@ export function createRunContext(input: RunContextInput): RunContext {
   const baseElapsed = state.elapsed_ms;
   const elapsed = () => baseElapsed + (now() - sessionStart);
   // What state.json holds (as far as this run knows): the state restoreSaved() goes back to.
-  let saved = structuredClone(state);
+  // What was last saved, as the file holds it: the text written, parsed back only to restore
+  // (a structured clone after every write cost more than the rest of the bookkeeping of a save).
+  let saved = JSON.stringify(state);
   return {
     options,
     config,
@@ -168,11 +170,10 @@ export function createRunContext(input: RunContextInput): RunContext {
     redact: input.redact ?? ((text: string) => text),
     emit,
     persist: (opts) => {
-      writeLoopState(paths.state, state, opts);
-      saved = structuredClone(state);
+      saved = writeLoopState(paths.state, state, opts);
     },
     restoreSaved: () => {
-      const back = structuredClone(saved);
+      const back = JSON.parse(saved) as LoopState;
       for (const key of Object.keys(state)) delete (state as unknown as Record<string, unknown>)[key];
       Object.assign(state, back);
     },
