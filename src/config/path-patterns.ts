@@ -74,12 +74,28 @@ export function pathMatcher(patterns: readonly string[]): PathMatcher {
  * any character picomatch may read as syntax (even `|` alternates at the top level: `b|[a` matches b).
  */
 export function patternBase(pattern: string): string {
+  const glob = globOf(pattern);
+  // A `|` outside any group splits the whole pattern in two (picomatch reads `a/|*` as `a/` or `*`):
+  // no fixed directory holds every match.
+  if (topLevelBar(glob)) return '';
   const fixed: string[] = [];
-  for (const segment of globOf(pattern).split('/')) {
+  for (const segment of glob.split('/')) {
     if (/[*?[\]{}()|!+@\\^$]/.test(segment)) break;
     fixed.push(segment);
   }
   return fixed.join('/');
+}
+
+function topLevelBar(glob: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '\\') i++;
+    else if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (c === '|' && depth === 0) return true;
+  }
+  return false;
 }
 
 /** A pattern that selects exactly this path (its glob characters escaped). */

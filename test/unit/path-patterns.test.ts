@@ -77,6 +77,11 @@ const anyChars = fc
   .filter((g) => !/^(?:!|\/|\.\/)/.test(g) && !g.endsWith('/') && g !== '.' && !g.includes('..'));
 
 describe('config path patterns (gates.protect, idle_watch)', () => {
+  it('a top-level | alternates the whole pattern, so its matches live anywhere (found by the property below)', () => {
+    for (const glob of ['a/|*', 'src/x|test/**', 'b|[a'])
+      expect(matchProtected(ws, [glob])).toEqual(picomatchSelection(glob));
+  });
+
   it('gates.protect selects exactly the files picomatch selects (dot: true; a matched directory covers its files)', () => {
     fc.assert(
       fc.property(fc.oneof(structured, anyChars).filter(accepted), (glob) => {
