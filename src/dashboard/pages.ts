@@ -2,7 +2,7 @@ import { describeEvent } from '../observe/describe-event.ts';
 import { formatCost, formatNumber } from '../observe/format.ts';
 import type { IterationRecord } from '../observe/iteration-record.ts';
 import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
-import { formatSpan } from '../state/time-format.ts';
+import { formatSpan } from '../state/io/time-format.ts';
 import { barChart, esc, hatGraphSvg, observedHatGraph } from './charts.ts';
 import { GROUPS, type RunSummary } from './run-data.ts';
 

@@ -1,6 +1,6 @@
 import { formatCost } from '../observe/format.ts';
+import { formatSpan } from '../state/io/time-format.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
-import { formatSpan } from '../state/time-format.ts';
 import { esc } from './charts.ts';
 import { layout } from './pages.ts';
 import type { ParallelRunView } from './parallel-data.ts';

@@ -6,7 +6,7 @@ import { RalphError } from '../errors.ts';
 import { answer, approve, pause, reject, resume, stop, tell } from '../human/control.ts';
 import { describeEvent } from '../observe/describe-event.ts';
 import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
-import { followJsonl, poll } from '../state/jsonl.ts';
+import { followJsonl, poll } from '../state/io/jsonl.ts';
 import { CLIENT_SCRIPT } from './client-script.ts';
 import { type FleetSource, fleetSection } from './fleet-section.ts';
 import { layout, runLive, runPage, runsPage } from './pages.ts';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
-import { writeJsonAtomicSync } from '../state/atomic-write.ts';
+import { writeJsonAtomicSync } from '../state/io/atomic-write.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { RALPH_DIR, ralphPaths } from '../state/paths.ts';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { appendLine } from '../state/append-line.ts';
-import { jsonWhere, readJsonl, readJsonlSince } from '../state/jsonl.ts';
+import { appendLine } from '../state/io/append-line.ts';
+import { jsonWhere, readJsonl, readJsonlSince } from '../state/io/jsonl.ts';
 import { ralphPaths } from '../state/paths.ts';
 
 /** What a command in `control/inbox.jsonl` asks of the loop (DESIGN.md §5). */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { RalphError } from '../errors.ts';
-import { liveHolder } from '../state/lock.ts';
+import { liveHolder } from '../state/io/lock.ts';
 import { worktreePath } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import {

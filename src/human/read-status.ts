@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { RalphError } from '../errors.ts';
-import { type LockInfo, liveHolder } from '../state/lock.ts';
+import { type LockInfo, liveHolder } from '../state/io/lock.ts';
 import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { readInbox } from './control-files.ts';

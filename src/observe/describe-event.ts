@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../backends/types.ts';
-import { formatDuration } from '../state/time-format.ts';
+import { formatDuration } from '../state/io/time-format.ts';
 import type { LoopEvent, LoopEventHandlers } from './events.ts';
 import { formatCost, formatNumber, stopText } from './format.ts';
 import type { ParallelEvent, WorkerView } from './parallel-events.ts';

@@ -1,7 +1,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { sendCommand } from '../human/control-files.ts';
 import type { ParallelEventListener } from '../observe/parallel-events.ts';
-import { acquireLock } from '../state/lock.ts';
+import { acquireLock } from '../state/io/lock.ts';
 import { type ParallelState, parallelPaths, writeParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';

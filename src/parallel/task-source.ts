@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import { RalphError } from '../errors.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
-import { writeFileAtomicSync } from '../state/atomic-write.ts';
+import { writeFileAtomicSync } from '../state/io/atomic-write.ts';
 import type { ParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { closeTask, failTask, readTasks, readyTasks, startTask } from '../state/tasks.ts';

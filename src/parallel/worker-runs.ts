@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
 import type { WorkerView } from '../observe/parallel-events.ts';
-import { liveHolder } from '../state/lock.ts';
+import { liveHolder } from '../state/io/lock.ts';
 import { type LoopState, loopStateOf } from '../state/loop-state.ts';
 import {
   type Claim,

@@ -3,7 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { BACKEND_NAMES, type BackendName, configSchema, type RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
 import { RalphError } from '../errors.ts';
-import { writeJsonAtomicSync } from '../state/atomic-write.ts';
+import { writeJsonAtomicSync } from '../state/io/atomic-write.ts';
 
 /** What one worker process is told to do: written by the coordinator, read by `ralph parallel-worker`. */
 export interface WorkerSpec {

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { appendLine } from './append-line.ts';
+import { appendLine } from './io/append-line.ts';
 import { readRecordLines, recordsFileOf } from './iteration-records.ts';
 import type { LoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';

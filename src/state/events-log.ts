@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { RalphError } from '../errors.ts';
-import { appendLine } from './append-line.ts';
-import { anyJson, followJsonl, type JsonlChunk, type LineParser, readJsonlSince } from './jsonl.ts';
+import { appendLine } from './io/append-line.ts';
+import { anyJson, followJsonl, type JsonlChunk, type LineParser, readJsonlSince } from './io/jsonl.ts';
 import { ralphPaths } from './paths.ts';
 
 /** One line of a run's events file (DESIGN.md §1): agent-emitted lines have topic/payload/ts only. */

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { readLock } from './lock.ts';
+import { readLock } from './io/lock.ts';
 import { LIVE_STATUSES, readLoopState, writeLoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
 

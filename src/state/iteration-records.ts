@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { anyJson, readJsonl } from './jsonl.ts';
+import { anyJson, readJsonl } from './io/jsonl.ts';
 import type { RalphPaths } from './paths.ts';
 
 /** `.ralph/runs/<run-id>/iterations.jsonl`: one record per finished iteration. */

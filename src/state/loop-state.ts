@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { RalphError } from '../errors.ts';
-import { writeJsonAtomicSync } from './atomic-write.ts';
+import { writeJsonAtomicSync } from './io/atomic-write.ts';
 import { ralphPaths } from './paths.ts';
 
 /** An event waiting to be routed (kept in state.json). `source` says who published it (agent, tag, starting_event, …). */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { RalphError } from '../errors.ts';
-import { writeFileAtomicSync } from './atomic-write.ts';
-import { withFileLock } from './file-lock.ts';
+import { writeFileAtomicSync } from './io/atomic-write.ts';
+import { withFileLock } from './io/file-lock.ts';
 
 export const MEMORY_TYPES = ['pattern', 'decision', 'fix', 'context'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];

@@ -3,8 +3,8 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, wri
 import { dirname, join, relative } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { isPidAlive, readProcStat } from '../process/pids.ts';
-import { writeJsonAtomicSync } from './atomic-write.ts';
-import { liveHolder } from './lock.ts';
+import { writeJsonAtomicSync } from './io/atomic-write.ts';
+import { liveHolder } from './io/lock.ts';
 import { RALPH_DIR, ralphPaths } from './paths.ts';
 
 /** `.ralph/parallel/` of the coordinating workspace (DESIGN.md §5 "Parallel loops"). */

@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isPidAlive } from '../process/pids.ts';
-import { appendLine } from './append-line.ts';
-import { writeFileAtomicSync } from './atomic-write.ts';
-import { withFileLock } from './file-lock.ts';
-import { anyJson, readJsonl } from './jsonl.ts';
+import { appendLine } from './io/append-line.ts';
+import { writeFileAtomicSync } from './io/atomic-write.ts';
+import { withFileLock } from './io/file-lock.ts';
+import { anyJson, readJsonl } from './io/jsonl.ts';
 
 /** One line of the per-user registry: a loop started or ended in a workspace. */
 export interface RegistryEntry {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { writeFileAtomicSync } from './atomic-write.ts';
+import { writeFileAtomicSync } from './io/atomic-write.ts';
 import { RALPH_DIR, type RalphPaths, RUNTIME_PATHS } from './paths.ts';
 
 const HEADER = [

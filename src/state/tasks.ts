@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { RalphError } from '../errors.ts';
-import { writeFileAtomicSync } from './atomic-write.ts';
-import { withFileLock } from './file-lock.ts';
-import { anyJson, type LineParser, parseJsonl, readJsonl } from './jsonl.ts';
+import { writeFileAtomicSync } from './io/atomic-write.ts';
+import { withFileLock } from './io/file-lock.ts';
+import { anyJson, type LineParser, parseJsonl, readJsonl } from './io/jsonl.ts';
 
 export const TASK_STATUSES = ['open', 'in_progress', 'closed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

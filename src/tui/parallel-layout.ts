@@ -1,5 +1,5 @@
 import { formatCost } from '../observe/format.ts';
-import { formatSpan } from '../state/time-format.ts';
+import { formatSpan } from '../state/io/time-format.ts';
 import type { ParallelModel, SlotInput } from './parallel-model.ts';
 import { totalTasks } from './parallel-model.ts';
 import { clean, clip, type TuiLimits, usageParts } from './tui-layout.ts';

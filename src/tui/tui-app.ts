@@ -1,6 +1,6 @@
 import { Box, Text, useInput } from 'ink';
 import { createElement as h, useState } from 'react';
-import { formatSpan } from '../state/time-format.ts';
+import { formatSpan } from '../state/io/time-format.ts';
 import { type FrameProps, useFrames } from './screen.ts';
 import { clip, headerLines, iterationRow, outputRows, type TuiLimits, wrapLines } from './tui-layout.ts';
 import type { TuiModel } from './tui-model.ts';

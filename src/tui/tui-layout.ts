@@ -1,5 +1,5 @@
 import { formatCost, formatNumber } from '../observe/format.ts';
-import { formatSpan } from '../state/time-format.ts';
+import { formatSpan } from '../state/io/time-format.ts';
 import type { TuiModel } from './tui-model.ts';
 
 /** The limits the header's bars are drawn against (undefined: no bar). */

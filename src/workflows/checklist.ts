@@ -10,7 +10,7 @@ export {
   type Task,
 } from './checklist-parse.ts';
 
-import { localTime } from '../state/time-format.ts';
+import { localTime } from '../state/io/time-format.ts';
 
 /** Where a run stands in the design document. */
 export interface ChecklistProgress {

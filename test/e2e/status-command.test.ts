@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatAge, formatSpan } from '../../src/state/time-format.ts';
+import { formatAge, formatSpan } from '../../src/state/io/time-format.ts';
 import { fakeConfig, makeWorkspace, readState, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;

@@ -10,7 +10,7 @@ import {
   resolveBackend,
   runLoop,
 } from '../../src/index.ts';
-import { acquireLock } from '../../src/state/lock.ts';
+import { acquireLock } from '../../src/state/io/lock.ts';
 import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
 
 async function finishedRun(): Promise<string> {

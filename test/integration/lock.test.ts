@@ -4,8 +4,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LockHeldError } from '../../src/errors.ts';
-import { withFileLock } from '../../src/state/file-lock.ts';
-import { acquireLock, readLock } from '../../src/state/lock.ts';
+import { withFileLock } from '../../src/state/io/file-lock.ts';
+import { acquireLock, readLock } from '../../src/state/io/lock.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 describe('workspace lock', () => {

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { withFileLock } from '../../src/state/file-lock.ts';
+import { withFileLock } from '../../src/state/io/file-lock.ts';
 import { readMemories } from '../../src/state/memories.ts';
 import { readTasks } from '../../src/state/tasks.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';

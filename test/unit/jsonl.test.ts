@@ -11,7 +11,7 @@ import {
   readJsonl,
   readJsonlSince,
   readTextSince,
-} from '../../src/state/jsonl.ts';
+} from '../../src/state/io/jsonl.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ralph-jsonl-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

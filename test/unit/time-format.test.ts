@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAge, formatDuration, formatSpan, localTime } from '../../src/state/time-format.ts';
+import { formatAge, formatDuration, formatSpan, localTime } from '../../src/state/io/time-format.ts';
 
 describe('time format', () => {
   it('local time by pattern: log headers, file names, checklist markers', () => {

@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.ts';
-import { appendLine } from '../../state/append-line.ts';
 import { eventsFileOf } from '../../state/events-log.ts';
+import { appendLine } from '../../state/io/append-line.ts';
 
 /** Finds the events file: $RALPH_EVENTS_FILE, else the one named in `.ralph/current-events`. */
 export function resolveEventsFile(cwd: string, env: NodeJS.ProcessEnv): string {

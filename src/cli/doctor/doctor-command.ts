@@ -13,7 +13,7 @@ import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode } from '../../errors.ts';
 import { formatCost, formatNumber } from '../../observe/format.ts';
 import { createRedactor, redactDeep } from '../../observe/redact.ts';
-import { formatDuration } from '../../state/time-format.ts';
+import { formatDuration } from '../../state/io/time-format.ts';
 import type { CliIO } from '../io.ts';
 import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
 

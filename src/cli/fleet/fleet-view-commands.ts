@@ -2,7 +2,7 @@ import { RalphError, UsageError } from '../../errors.ts';
 import type { FleetRunInfo, JobEngine } from '../../fleet/job-engine.ts';
 import { FINAL_STATES } from '../../fleet/run-record.ts';
 import { stopText } from '../../observe/format.ts';
-import { poll } from '../../state/jsonl.ts';
+import { poll } from '../../state/io/jsonl.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { CliIO } from '../io.ts';
 import { untilInterrupted } from '../signals.ts';

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { ExitCode, UsageError } from '../../errors.ts';
 import { type EventLine, eventLineParser, readEventsSince } from '../../state/events-log.ts';
-import { followJsonl } from '../../state/jsonl.ts';
+import { followJsonl } from '../../state/io/jsonl.ts';
 import { resolveEventsFile } from '../agent-tools/emit-command.ts';
 import type { CliIO } from '../io.ts';
 

@@ -3,10 +3,10 @@ import { describeAgent } from '../../backends/registry.ts';
 import { ExitCode, RalphError } from '../../errors.ts';
 import { formatCost, formatNumber, stopText } from '../../observe/format.ts';
 import type { IterationRecord } from '../../observe/iteration-record.ts';
+import { formatSpan } from '../../state/io/time-format.ts';
 import { readRecordLines, recordsFileOf } from '../../state/iteration-records.ts';
 import { readLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
-import { formatSpan } from '../../state/time-format.ts';
 import type { CliIO } from '../io.ts';
 
 /** The run a `[RUN]` argument names: an id or a unique prefix; by default the current or last run. */

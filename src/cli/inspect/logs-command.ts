@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ExitCode, RalphError } from '../../errors.ts';
-import { followFile, readTextSince } from '../../state/jsonl.ts';
-import { liveHolder } from '../../state/lock.ts';
+import { followFile, readTextSince } from '../../state/io/jsonl.ts';
+import { liveHolder } from '../../state/io/lock.ts';
 import { readLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO } from '../io.ts';

@@ -1,7 +1,7 @@
 import { listRuns, type RunSummary } from '../../dashboard/run-data.ts';
 import { ExitCode } from '../../errors.ts';
+import { formatAge } from '../../state/io/time-format.ts';
 import { pruneRegistry, registryFile } from '../../state/run-registry.ts';
-import { formatAge } from '../../state/time-format.ts';
 import type { CliIO } from '../io.ts';
 
 /** One run of `ralph runs --json` (documented in the README). */

@@ -1,8 +1,8 @@
 import { ExitCode } from '../../errors.ts';
 import { readStatus } from '../../human/read-status.ts';
 import { formatCost, formatNumber, stopText } from '../../observe/format.ts';
+import { formatAge, formatSpan } from '../../state/io/time-format.ts';
 import type { LoopState } from '../../state/loop-state.ts';
-import { formatAge, formatSpan } from '../../state/time-format.ts';
 import type { CliIO } from '../io.ts';
 import { parallelStatusLines, readParallelStatus } from './parallel-status.ts';
 

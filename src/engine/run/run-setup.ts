@@ -7,14 +7,14 @@ import { nextLogFile } from '../../observe/reporters/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
 import { isPidAlive, liveGroupMembers, readProcStat } from '../../process/pids.ts';
-import { writeFileAtomicSync } from '../../state/atomic-write.ts';
 import { removeCrashLeftovers, repairLastRecord } from '../../state/crash-repair.ts';
-import { acquireLock, type HeldLock } from '../../state/lock.ts';
+import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import { acquireLock, type HeldLock } from '../../state/io/lock.ts';
+import { localTime } from '../../state/io/time-format.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../../state/loop-state.ts';
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
-import { localTime } from '../../state/time-format.ts';
 import type { StartMode } from '../context/run-context.ts';
 
 /** How `ralph run` treats an earlier run in the workspace. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
 import type { GateSummary } from '../../observe/iteration-record.ts';
-import { writeFileAtomicSync } from '../../state/atomic-write.ts';
+import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 
 /** A gate's result as the iteration record and the events carry it. */

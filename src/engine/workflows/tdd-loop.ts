@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 
 import { join, relative, resolve } from 'node:path';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { GateResult } from '../../gates/run-gate.ts';
-import { writeFileAtomicSync } from '../../state/atomic-write.ts';
+import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import {

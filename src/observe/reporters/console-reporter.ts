@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import { formatDuration } from '../../state/time-format.ts';
+import { formatDuration } from '../../state/io/time-format.ts';
 import { describeCheck, describeEvent } from '../describe-event.ts';
 import type { LoopEvent, LoopEventHandlers } from '../events.ts';
 import { handleEvent } from '../events.ts';

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { localTime } from '../../state/io/time-format.ts';
 import { ralphPaths } from '../../state/paths.ts';
-import { localTime } from '../../state/time-format.ts';
 import { describeEvent } from '../describe-event.ts';
 import { handleEvent, type LoopEvent } from '../events.ts';
 import type { Reporter } from '../reporter.ts';

@@ -1,5 +1,5 @@
 import { closeSync, openSync } from 'node:fs';
-import { outputWrite } from '../../state/write-faults.ts';
+import { outputWrite } from '../../state/io/write-faults.ts';
 import type { LoopEvent } from '../events.ts';
 import { type AgentText, isText } from '../output-cap.ts';
 import type { Reporter } from '../reporter.ts';

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatDuration, localTime } from '../../state/time-format.ts';
-import { outputWrite } from '../../state/write-faults.ts';
+import { formatDuration, localTime } from '../../state/io/time-format.ts';
+import { outputWrite } from '../../state/io/write-faults.ts';
 import { describeEvent } from '../describe-event.ts';
 import { formatNumber } from '../format.ts';
 import type { Reporter } from '../reporter.ts';

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { errnoInWords, LockHeldError, RalphError } from '../errors.ts';
-import { isPidAlive, processStartedAtMs, readProcStat } from '../process/pids.ts';
+import { errnoInWords, LockHeldError, RalphError } from '../../errors.ts';
+import { isPidAlive, processStartedAtMs, readProcStat } from '../../process/pids.ts';
 
 /**
  * The one lock core: a lock file is created whole or not at all (link), its holder is alive or not

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { RalphError } from '../errors.ts';
+import { RalphError } from '../../errors.ts';
 import {
   createLockFile,
   type LockHolder,

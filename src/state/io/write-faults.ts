@@ -1,5 +1,5 @@
 import { appendFileSync, writeSync } from 'node:fs';
-import { fileSystemError } from '../errors.ts';
+import { fileSystemError } from '../../errors.ts';
 
 /**
  * The one place Ralph's writes go through: durable writes (every atomic file write and JSON-lines
