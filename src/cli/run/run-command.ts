@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import type { Dashboard } from '../../dashboard/server.ts';
 import type { StartMode } from '../../engine/context/run-context.ts';
@@ -207,24 +205,10 @@ async function checklistResumeChoice(
   }
 }
 
-/** The default worktree name of `--worktree` without one. */
-export const DEFAULT_WORKTREE = 'loop';
-
 /** Moves the run into its worktree (made on first use), after checking it has the run's files. */
 async function inWorktree(name: string | boolean, io: CliIO): Promise<CliIO> {
-  const { ensureWorktree, repoRoot } = await import('../../parallel/worktrees.ts');
-  const root = await repoRoot(io.cwd);
-  const wt = await ensureWorktree(root, name === true || name === false ? DEFAULT_WORKTREE : name);
-  const sub = relative(root, io.cwd);
-  const cwd = join(wt.path, sub);
-  for (const file of ['ralph.yml', 'ralph.yaml', 'PROMPT.md'])
-    if (existsSync(join(io.cwd, file)) && !existsSync(join(cwd, file)))
-      throw new RalphError(
-        'worktree_missing_file',
-        `${file} is not in the worktree ${wt.path}: it is a checkout of your committed files — commit ${file} first, then run again`,
-      );
-  io.err(
-    `ralph: ${wt.created ? 'created' : 'using'} worktree ${wt.path} (branch ralph/${basename(wt.path)})\n`,
-  );
-  return { ...io, cwd };
+  const { DEFAULT_WORKTREE, prepareWorktree } = await import('../../parallel/worktrees.ts');
+  const wt = await prepareWorktree(io.cwd, typeof name === 'string' ? name : DEFAULT_WORKTREE);
+  io.err(`ralph: ${wt.created ? 'created' : 'using'} worktree ${wt.path} (branch ${wt.branch})\n`);
+  return { ...io, cwd: wt.workspace };
 }
