@@ -2,36 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RalphError, resolveRun, runLoop } from '../../src/index.ts';
-import { makeWorkspace } from '../helpers/workspace.ts';
+import { oneBoxPerRunChecklist } from '../helpers/checklist-workspace.ts';
 
 // Seed 003 from a program: runLoop({ mode: 'auto' }) over an earlier run on the same checklist is
 // refused as `ralph run` refuses it, and `mode` says what to do about it.
 
-const DESIGN = '# Design\n\n- [ ] first\n- [ ] second\n- [ ] third\n';
-
-function checklistWorkspace(): string {
-  return makeWorkspace({
-    'DESIGN.md': DESIGN,
-    'PROMPT.md': 'Do the next unchecked task of DESIGN.md.\n',
-    'ralph.yml': [
-      'event_loop:',
-      '  prompt_file: PROMPT.md',
-      '  max_iterations: 1',
-      'cli:',
-      '  backend: fake',
-      '  fake_script: fake-agent.yml',
-      'completion:',
-      '  checklist: DESIGN.md',
-      '  condition: all_tasks',
-    ].join('\n'),
-    // Checks off the first unchecked box.
-    'fake-agent.yml': 'turns:\n  - do:\n      - run: "sed -i \'0,/- \\\\[ \\\\]/s//- [x]/\' DESIGN.md"\n',
-  });
-}
-
 describe('runLoop over an earlier checklist run (library API)', () => {
   it("refuses mode 'auto' with resume_or_fresh, touching nothing; mode 'resume' continues the run", async () => {
-    const dir = checklistWorkspace();
+    const dir = oneBoxPerRunChecklist();
     const run = () => ({ workspace: dir, ...resolveRun({ cwd: dir }) });
     const first = await runLoop(run());
     expect(first).toMatchObject({ stopReason: 'max_iterations', iterations: 1 });
@@ -54,9 +32,10 @@ describe('runLoop over an earlier checklist run (library API)', () => {
     const more = run();
     more.config.event_loop.max_iterations = 2;
     const resumed = await runLoop({ ...more, mode: 'resume' });
-    expect(resumed).toMatchObject({ runId: first.runId, iterations: 2 });
+    expect(resumed).toMatchObject({ runId: first.runId, iterations: 2, stopReason: 'completed' });
+    // `fresh` starts a new run (here over a list already done).
     const fresh = await runLoop({ ...run(), mode: 'fresh' });
+    expect(fresh).toMatchObject({ iterations: 0, stopReason: 'completed' });
     expect(fresh.runId).not.toBe(first.runId);
-    expect(fresh.iterations).toBe(1);
   });
 });

@@ -2,23 +2,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareWorktree, RalphError, readStatus, resolveRun, runLoop } from '../../src/index.ts';
-import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
-import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
-import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
+import { git, makeGitWorkspace, subjects, worktreeProject } from '../helpers/git-workspace.ts';
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 // `ralph run --worktree NAME` from a program: prepareWorktree, then the loop in its workspace.
 
-const files = {
-  'PROMPT.md': 'work\n',
-  '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
-  'ralph.yml': `${fakeConfig({ max_iterations: 1 })}git:\n  commit: true\n`,
-  'fake-agent.yml':
-    'turns:\n  - do:\n      - write: { path: feature.txt, content: "from the worktree\\n" }\n      - print: LOOP_COMPLETE\n',
-};
-
 describe('prepareWorktree (library API)', () => {
   it('makes .ralph/worktrees/NAME on ralph/NAME once, reuses it after, and the loop runs there', async () => {
-    const dir = makeGitWorkspace(files);
+    const dir = makeGitWorkspace(worktreeProject);
     const wt = await prepareWorktree(dir, 'lib');
     const path = join(dir, '.ralph', 'worktrees', 'lib');
     expect(wt).toEqual({ workspace: path, path, branch: 'ralph/lib', created: true });
@@ -39,7 +30,7 @@ describe('prepareWorktree (library API)', () => {
 
   it('refuses a run file the worktree lacks (not committed), a bad name, and a directory outside git', async () => {
     const dir = makeGitWorkspace({ 'README.md': 'x\n' });
-    writeFileSync(join(dir, 'ralph.yml'), files['ralph.yml']);
+    writeFileSync(join(dir, 'ralph.yml'), worktreeProject['ralph.yml']);
     await expect(prepareWorktree(dir, 'wip')).rejects.toMatchObject({
       code: 'worktree_missing_file',
       message: expect.stringContaining('commit ralph.yml first'),
