@@ -4,7 +4,8 @@
 // export and test/unit/public-api.test.ts lists them, so an export is added here on purpose. The
 // parsers, the supervisor, prompt assembly and the run log are internals: not exported.
 
-// ── Tier 1, run: resolve a run as `ralph run` does, then run its loop, or a parallel run.
+// ── Tier 1, run: resolve a run as `ralph run` does, then run its loop (in a worktree of its own if
+// asked), or a parallel run.
 export { type ResolvedRun, type ResolveRunOptions, resolveRun } from './engine/run/resolve-run.ts';
 export type { PromptChoice } from './config/run-config.ts';
 export { runLoop } from './engine/run/loop.ts';
@@ -15,6 +16,7 @@ export type {
   StartMode,
 } from './engine/context/run-context.ts';
 export type { LoopSummary } from './engine/run/loop-summary.ts';
+export { type PreparedWorktree, prepareWorktree } from './parallel/worktrees.ts';
 export { runParallel } from './parallel/coordinator.ts';
 export type { ParallelOptions, ParallelResult } from './parallel/coordination.ts';
 export type { ParallelState, ParallelTask, ParallelTaskState } from './state/parallel-files.ts';

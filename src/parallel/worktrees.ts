@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
 import { readStatus } from '../human/read-status.ts';
@@ -62,6 +62,41 @@ export async function ensureWorktree(
     exists ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, 'HEAD'],
   );
   return { path, created: true };
+}
+
+/** The worktree name of `ralph run --worktree` without one. */
+export const DEFAULT_WORKTREE = 'loop';
+
+/** Where a loop runs in its own checkout: {@link prepareWorktree}'s answer. */
+export interface PreparedWorktree {
+  /** The workspace to run the loop in: the caller's directory, at the same place in the worktree. */
+  workspace: string;
+  /** The worktree: `.ralph/worktrees/NAME` of the repository. */
+  path: string;
+  /** Its branch, `ralph/NAME`. */
+  branch: string;
+  /** Made now (false: an earlier one reused, where `mode: 'resume'` goes on). */
+  created: boolean;
+}
+
+/**
+ * `ralph run --worktree NAME`: the git worktree `.ralph/worktrees/NAME` on branch `ralph/NAME` of
+ * the repository holding `cwd`, made from HEAD the first time and reused after. Its workspace has
+ * its own `.ralph/`; pass it to `runLoop`. Throws `not_a_git_repo`, `usage` (a bad name), and
+ * `worktree_missing_file` when ralph.yml, ralph.yaml or PROMPT.md of `cwd` is not committed (a
+ * worktree holds only committed files).
+ */
+export async function prepareWorktree(cwd: string, name = DEFAULT_WORKTREE): Promise<PreparedWorktree> {
+  const root = await repoRoot(cwd);
+  const wt = await ensureWorktree(root, name);
+  const workspace = join(wt.path, relative(root, cwd));
+  for (const file of ['ralph.yml', 'ralph.yaml', 'PROMPT.md'])
+    if (existsSync(join(cwd, file)) && !existsSync(join(workspace, file)))
+      throw new RalphError(
+        'worktree_missing_file',
+        `${file} is not in the worktree ${wt.path}: it is a checkout of your committed files — commit ${file} first, then run again`,
+      );
+  return { workspace, path: wt.path, branch: worktreeBranch(name), created: wt.created };
 }
 
 export interface WorktreeInfo {

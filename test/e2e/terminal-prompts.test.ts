@@ -1,25 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { oneBoxPerRunChecklist } from '../helpers/checklist-workspace.ts';
 import { startRalphPty } from '../helpers/pty.ts';
-import { makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
+import { readState, runRalph } from '../helpers/workspace.ts';
 
 /** A checklist project whose first run stopped on its iteration limit: the next run asks. */
 async function stoppedChecklistRun(): Promise<string> {
-  const dir = makeWorkspace({
-    'DESIGN.md': '# Design\n\n## Milestone 1: Only\n\n- [ ] one\n- [ ] two\n',
-    'PROMPT.md': 'Do the next unchecked task of DESIGN.md.\n',
-    'ralph.yml': [
-      'event_loop:',
-      '  prompt_file: PROMPT.md',
-      '  max_iterations: 1',
-      'cli:',
-      '  backend: fake',
-      '  fake_script: fake-agent.yml',
-      'completion:',
-      '  checklist: DESIGN.md',
-      '  condition: all_tasks',
-    ].join('\n'),
-    'fake-agent.yml': 'turns:\n  - do:\n      - run: sed -i "0,/- \\[ \\]/s//- [x]/" DESIGN.md\n',
-  });
+  const dir = oneBoxPerRunChecklist();
   const first = await runRalph(['run', '-q'], dir);
   expect(first.code, first.stderr).toBe(2);
   return dir;

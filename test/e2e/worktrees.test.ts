@@ -1,18 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
-import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
-import { fakeConfig, runRalph } from '../helpers/workspace.ts';
+import { git, makeGitWorkspace, subjects, worktreeProject } from '../helpers/git-workspace.ts';
+import { runRalph } from '../helpers/workspace.ts';
 
-const files = {
-  'PROMPT.md': 'work\n',
-  // As `ralph init` leaves it: committed, ignoring Ralph's runtime files (worktrees/ included).
-  '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
-  'ralph.yml': `${fakeConfig({ max_iterations: 1 })}git:\n  commit: true\n`,
-  'fake-agent.yml':
-    'turns:\n  - do:\n      - write: { path: feature.txt, content: "from the worktree\\n" }\n      - print: LOOP_COMPLETE\n',
-};
+const files = worktreeProject;
 
 describe('ralph run --worktree', () => {
   it('runs in .ralph/worktrees/NAME on branch ralph/NAME; list shows it; clean never removes unmerged work', async () => {

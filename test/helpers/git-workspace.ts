@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { makeWorkspace } from './workspace.ts';
+import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
+import { fakeConfig, makeWorkspace } from './workspace.ts';
 
 /** Runs git in `dir` and returns its stdout. */
 export function git(dir: string, ...args: string[]): string {
@@ -26,3 +27,15 @@ export function makeGitWorkspace(files: Record<string, string>): string {
 export function subjects(dir: string): string[] {
   return git(dir, 'log', '--format=%s').trim().split('\n');
 }
+
+/**
+ * A project for `--worktree`, as `ralph init` leaves it (committed, ignoring Ralph's runtime files,
+ * worktrees/ included): one iteration writes feature.txt, commits it and completes.
+ */
+export const worktreeProject = {
+  'PROMPT.md': 'work\n',
+  '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
+  'ralph.yml': `${fakeConfig({ max_iterations: 1 })}git:\n  commit: true\n`,
+  'fake-agent.yml':
+    'turns:\n  - do:\n      - write: { path: feature.txt, content: "from the worktree\\n" }\n      - print: LOOP_COMPLETE\n',
+};

@@ -9,7 +9,7 @@ import { ROOT } from '../helpers/workspace.ts';
  * helpers. A new export fails this list: add it here, to docs/api.md and a JSDoc on purpose.
  */
 const RUNTIME_EXPORTS = {
-  run: ['resolveRun', 'runLoop', 'runParallel'],
+  run: ['prepareWorktree', 'resolveRun', 'runLoop', 'runParallel'],
   observe: ['createConsoleReporter', 'describeEvent'],
   controlAndInspect: [
     'answer',

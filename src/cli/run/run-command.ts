@@ -1,16 +1,14 @@
-import { existsSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import type { Dashboard } from '../../dashboard/server.ts';
 import type { StartMode } from '../../engine/context/run-context.ts';
 import { planFirstIteration } from '../../engine/run/first-iteration.ts';
 import { runLoop } from '../../engine/run/loop.ts';
+import { earlierChecklistRun, refuseUnaskedChecklistRestart } from '../../engine/run/start-mode.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
 import { createConsoleReporter, type Verbosity } from '../../observe/reporters/console-reporter.ts';
 import { killGroupNow } from '../../process/kill-group.ts';
 import { killMarkedNow } from '../../process/marked-processes.ts';
 import { markForcedStop } from '../../state/force-stop.ts';
-import { readLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { TuiHandle } from '../../tui/start-tui.ts';
 import { openDashboard } from '../dashboard/dashboard-command.ts';
@@ -84,7 +82,7 @@ export async function runCommand(
       tui: wantsTui(flags, io),
     });
   }
-  const chosenMode = mode === 'auto' ? await checklistResumeChoice(config.completion.checklist, io) : mode;
+  const chosenMode = await checklistResumeChoice(mode, config.completion.checklist, io);
   const verbosity: Verbosity = flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal';
   const reporter = createConsoleReporter({ out: io.out, err: io.err, verbosity, color: io.color });
   const controller = new AbortController();
@@ -177,28 +175,25 @@ function inCi(env: NodeJS.ProcessEnv): boolean {
 
 /**
  * Checklist workflow (seed 003): an earlier run for the same design document that did not complete
- * is resumed or restarted as the user says — asked in a terminal, otherwise --resume / --fresh.
+ * is resumed or restarted as the user says — asked in a terminal; otherwise the library refuses it
+ * (`resume_or_fresh`), here before the dashboard or the TUI opens.
  */
-async function checklistResumeChoice(checklist: string | undefined, io: CliIO): Promise<StartMode> {
-  if (!checklist) return 'auto';
-  let previous: ReturnType<typeof readLoopState>;
-  try {
-    previous = readLoopState(ralphPaths(io.cwd).state);
-  } catch {
-    return 'auto'; // a corrupt state file is reported by the loop itself
+async function checklistResumeChoice(
+  mode: StartMode,
+  checklist: string | undefined,
+  io: CliIO,
+): Promise<StartMode> {
+  const paths = ralphPaths(io.cwd);
+  if (mode !== 'auto' || !io.ask) {
+    refuseUnaskedChecklistRestart(paths, checklist, mode);
+    return mode;
   }
-  if (!previous || previous.status === 'completed' || previous.checklist !== checklist) return 'auto';
-  const where = `iteration ${previous.current?.number ?? previous.iterations} of ${previous.max_iterations}${previous.stop_reason ? `, stopped: ${previous.stop_reason}` : ''}`;
-  if (!io.ask) {
-    throw new RalphError(
-      'resume_or_fresh',
-      `an earlier run on ${checklist} exists (${where}); pass --resume to continue it or --fresh to start over`,
-    );
-  }
+  const earlier = earlierChecklistRun(paths, checklist);
+  if (!earlier) return mode;
   for (;;) {
     const answer = (
       await io.ask(
-        `An earlier run on ${checklist} exists (${where}). Resume it? [Y]es / [n]o, start over / [q]uit: `,
+        `An earlier run on ${earlier.checklist} exists (${earlier.where}). Resume it? [Y]es / [n]o, start over / [q]uit: `,
       )
     )
       .trim()
@@ -210,24 +205,10 @@ async function checklistResumeChoice(checklist: string | undefined, io: CliIO): 
   }
 }
 
-/** The default worktree name of `--worktree` without one. */
-export const DEFAULT_WORKTREE = 'loop';
-
 /** Moves the run into its worktree (made on first use), after checking it has the run's files. */
 async function inWorktree(name: string | boolean, io: CliIO): Promise<CliIO> {
-  const { ensureWorktree, repoRoot } = await import('../../parallel/worktrees.ts');
-  const root = await repoRoot(io.cwd);
-  const wt = await ensureWorktree(root, name === true || name === false ? DEFAULT_WORKTREE : name);
-  const sub = relative(root, io.cwd);
-  const cwd = join(wt.path, sub);
-  for (const file of ['ralph.yml', 'ralph.yaml', 'PROMPT.md'])
-    if (existsSync(join(io.cwd, file)) && !existsSync(join(cwd, file)))
-      throw new RalphError(
-        'worktree_missing_file',
-        `${file} is not in the worktree ${wt.path}: it is a checkout of your committed files — commit ${file} first, then run again`,
-      );
-  io.err(
-    `ralph: ${wt.created ? 'created' : 'using'} worktree ${wt.path} (branch ralph/${basename(wt.path)})\n`,
-  );
-  return { ...io, cwd };
+  const { DEFAULT_WORKTREE, prepareWorktree } = await import('../../parallel/worktrees.ts');
+  const wt = await prepareWorktree(io.cwd, typeof name === 'string' ? name : DEFAULT_WORKTREE);
+  io.err(`ralph: ${wt.created ? 'created' : 'using'} worktree ${wt.path} (branch ${wt.branch})\n`);
+  return { ...io, cwd: wt.workspace };
 }

@@ -15,7 +15,12 @@ import type { RalphPaths } from '../../state/paths.ts';
 import { checklistCondition } from '../decide/completion.ts';
 import type { Counters, Limits } from '../decide/limits.ts';
 
-/** How a run starts: continue a resumable run (auto), insist on one (resume), or start over (fresh). */
+/**
+ * How a session treats the run before it. `auto`: a new run, refused over an unfinished one
+ * (`unfinished_run`) or over an earlier run on the same checklist that did not complete
+ * (`resume_or_fresh`). `resume`: continues the earlier run unless it completed (then a new run).
+ * `fresh`: a new run whatever came before (a damaged state file is set aside).
+ */
 export type StartMode = 'auto' | 'resume' | 'fresh';
 
 /**

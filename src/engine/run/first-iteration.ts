@@ -15,7 +15,8 @@ import {
 } from '../iteration/plan-iteration.ts';
 import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
 import { initialEvents } from './loop.ts';
-import { carriedToNewRun, resumes } from './run-setup.ts';
+import { carriedToNewRun } from './run-setup.ts';
+import { resumes } from './start-mode.ts';
 
 /** What `runLoop` would be started with. */
 export interface FirstIterationInput {

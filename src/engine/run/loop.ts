@@ -35,6 +35,7 @@ import { type LoopSummary, summaryOf } from './loop-summary.ts';
 import { openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun, resumesUncommitted } from './run-setup.ts';
 import { startRun } from './run-start.ts';
+import { refuseUnaskedChecklistRestart } from './start-mode.ts';
 
 export type { RunLoopOptions } from '../context/run-context.ts';
 
@@ -78,7 +79,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const { config } = options;
   const paths = ralphPaths(options.workspace);
   const limits = limitsOf(config);
+  const mode = options.mode ?? 'auto';
 
+  // A checklist's earlier run is resumed or restarted only when the caller says which.
+  refuseUnaskedChecklistRestart(paths, config.completion.checklist, mode);
   // Fail on an unusable backend, or a repository Ralph must not touch, before touching any state.
   options.backend.buildInvocation({
     prompt: options.prompt,
@@ -94,13 +98,13 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       workspace: options.workspace,
       extraArgs: [],
     });
-  await gitPreflight(options.workspace, config, resumesUncommitted(paths, options.mode ?? 'auto'));
+  await gitPreflight(options.workspace, config, resumesUncommitted(paths, mode));
   const inRepo = await isGitRepo(options.workspace);
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
 
   const prepared = await prepareRun({
     paths,
-    mode: options.mode ?? 'auto',
+    mode,
     backend: options.backend.name,
     maxIterations: limits.maxIterations,
     killGraceMs: config.event_loop.kill_grace_seconds * 1000,

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { UnfinishedRunError } from '../../errors.ts';
 import { withdrawRunQuestions } from '../../human/control-files.ts';
 import { nextLogFile } from '../../observe/reporters/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
@@ -16,9 +15,9 @@ import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
 import type { StartMode } from '../context/run-context.ts';
+import { resumes } from './start-mode.ts';
 
-/** How `ralph run` treats an earlier run in the workspace. */
-
+/** A run ready to iterate: its state, the workspace lock it holds, what preparing it did. */
 export interface PreparedRun {
   state: LoopState;
   /** The resumed run was unfinished (crashed or interrupted): a session that does nothing keeps it so. */
@@ -194,16 +193,6 @@ export async function prepareRun(opts: {
     lock.release();
     throw error;
   }
-}
-
-/**
- * Whether a session continues `previous` (`--resume` of a run that did not complete) or starts a
- * new run; an unfinished run is never replaced unless told `--resume` or `--fresh`.
- */
-export function resumes(previous: LoopState | undefined, mode: StartMode): boolean {
-  if (previous && isUnfinished(previous) && mode === 'auto')
-    throw new UnfinishedRunError(previous.run_id, previous.current?.number ?? previous.iterations + 1);
-  return mode === 'resume' && previous !== undefined && previous.status !== 'completed';
 }
 
 /**
