@@ -1,8 +1,16 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 import { writeJsonAtomicSync } from '../state/io/atomic-write.ts';
-import type { LoopState } from '../state/loop-state.ts';
+import { type LoopState, parseLoopState } from '../state/loop-state.ts';
 import { RALPH_DIR, ralphPaths } from '../state/paths.ts';
+
+/** The loop state in a run's checkpoint files (undefined before its first checkpoint), schema-checked. */
+export function checkpointState(files: Record<string, string>, runId: string): LoopState | undefined {
+  const text = files['.ralph/state.json'];
+  return text
+    ? parseLoopState(text, `the last checkpoint of fleet run ${runId} (.ralph/state.json)`)
+    : undefined;
+}
 
 /** What is never checkpointed: the workspace lock, parallel worktrees, diagnostics, temp files. */
 const SKIPPED = [

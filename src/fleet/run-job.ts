@@ -7,7 +7,12 @@ import type { LoopSummary } from '../engine/run/loop-summary.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { ABORT_CANCELLED, ABORT_FENCE_LOST } from './bullmq-worker.ts';
-import { createCheckpointTracker, forgetForeignAgent, restoreRalphFiles } from './checkpoint-files.ts';
+import {
+  checkpointState,
+  createCheckpointTracker,
+  forgetForeignAgent,
+  restoreRalphFiles,
+} from './checkpoint-files.ts';
 import { fencedSweep, pushWithLease } from './fenced-effects.ts';
 import { FenceLostError } from './fleet-errors.ts';
 import { commitLeftovers, prepareWorkspace } from './fleet-git.ts';
@@ -50,11 +55,9 @@ const progressOf = (state: Readonly<LoopState>): RunProgress => ({
 });
 
 /** A checkpointed state that already ended: its job finishes without running anything again. */
-function endedState(files: Record<string, string>): LoopState | undefined {
-  const text = files['.ralph/state.json'];
-  if (!text) return undefined;
-  const state = JSON.parse(text) as LoopState;
-  return state.status === 'completed' || state.status === 'stopped' ? state : undefined;
+function endedState(files: Record<string, string>, runId: string): LoopState | undefined {
+  const state = checkpointState(files, runId);
+  return state?.status === 'completed' || state?.status === 'stopped' ? state : undefined;
 }
 
 /**
@@ -87,7 +90,7 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
       costDelta: 0,
     });
     const files = await job.readFiles();
-    const ended = endedState(files);
+    const ended = endedState(files, runId);
     // The worker died after the run's last checkpoint: it ended, nothing runs again.
     if (ended)
       return await finish(finalState(ended.stop_reason), {

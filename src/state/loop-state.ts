@@ -351,6 +351,7 @@ function describeProblems(error: z.ZodError): string {
   return `${list.join('; ')}${more}`;
 }
 
+/** Reads `.ralph/state.json`; undefined when there is none, a `state_corrupt` RalphError when damaged. */
 export function readLoopState(path: string): LoopState | undefined {
   let text: string;
   try {
@@ -358,6 +359,14 @@ export function readLoopState(path: string): LoopState | undefined {
   } catch {
     return undefined;
   }
+  return parseLoopState(text, path);
+}
+
+/**
+ * A state file's text as a LoopState, checked against its schema; `where` names it in the error
+ * (a path, or a checkpoint). Throws `state_corrupt` saying what is wrong and how to go on.
+ */
+export function parseLoopState(text: string, where: string): LoopState {
   try {
     if (text.trim() === '') throw new Error('the file is empty');
     const parsed = stateShape.safeParse(JSON.parse(text));
@@ -366,14 +375,16 @@ export function readLoopState(path: string): LoopState | undefined {
   } catch (cause) {
     throw new RalphError(
       'state_corrupt',
-      `${path} is damaged (${(cause as Error).message}); nothing was changed — start over with \`ralph run --fresh\` (the damaged file is kept as state.json.corrupt-<time>), or restore it from a backup`,
+      `${where} is damaged (${(cause as Error).message}); nothing was changed — start over with \`ralph run --fresh\` (the damaged file is kept as state.json.corrupt-<time>), or restore it from a backup`,
       { cause },
     );
   }
 }
 
-/** Saves the state atomically; `fsync: false` for bookkeeping between the commit points. */
-/** Saves the state (stamping `updated_at`); returns the JSON text now in the file. */
+/**
+ * Saves the state atomically (stamping `updated_at`); `fsync: false` for bookkeeping between the
+ * commit points. Returns the JSON text now in the file.
+ */
 export function writeLoopState(path: string, state: LoopState, options: { fsync?: boolean } = {}): string {
   state.updated_at = new Date().toISOString();
   return writeJsonAtomicSync(path, state, options);

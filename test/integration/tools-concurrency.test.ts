@@ -151,7 +151,7 @@ describe('withFileLock', () => {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400);
         writeFileSync(args[0], 'child');
       });`;
-    const child = runChild('file-lock.js', code, [file, holding]);
+    const child = runChild('io/file-lock.js', code, [file, holding]);
     const until = Date.now() + 5000;
     while (!existsSync(holding) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     expect(existsSync(holding)).toBe(true);

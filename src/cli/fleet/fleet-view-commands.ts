@@ -1,9 +1,9 @@
 import { RalphError, UsageError } from '../../errors.ts';
+import { checkpointState } from '../../fleet/checkpoint-files.ts';
 import type { FleetRunInfo, JobEngine } from '../../fleet/job-engine.ts';
 import { FINAL_STATES } from '../../fleet/run-record.ts';
 import { stopText } from '../../observe/format.ts';
 import { poll } from '../../state/io/jsonl.ts';
-import type { LoopState } from '../../state/loop-state.ts';
 import type { CliIO } from '../io.ts';
 import { untilInterrupted } from '../signals.ts';
 import { fleetSettings } from './fleet-settings.ts';
@@ -92,9 +92,8 @@ export function fleetStatusCommand(
 /** The log (or the events file) in a run's last checkpoint; '' when there is none yet. */
 async function runText(engine: JobEngine, runId: string, events: boolean): Promise<string> {
   const files = await engine.files(runId);
-  const stateText = files['.ralph/state.json'];
-  if (!stateText) return '';
-  const state = JSON.parse(stateText) as LoopState;
+  const state = checkpointState(files, runId);
+  if (!state) return '';
   const path = events ? state.events_file : state.log_file;
   return files[path.split('\\').join('/')] ?? '';
 }
