@@ -35,5 +35,7 @@ export default defineConfig({
     // Stack traces name the bundle's lines; the map leads from them to the tsc output beside it.
     sourcemap: true,
     sourcemapExcludeSources: true,
+    // JSDoc is a third of the bytes V8 would scan at every start; the code stays as written.
+    comments: { legal: true, annotation: false, jsdoc: false },
   },
 });

@@ -94,8 +94,13 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       workspace: options.workspace,
       extraArgs: [],
     });
-  await gitPreflight(options.workspace, config, resumesUncommitted(paths, options.mode ?? 'auto'));
-  const inRepo = await isGitRepo(options.workspace);
+  const checked = await gitPreflight(
+    options.workspace,
+    config,
+    resumesUncommitted(paths, options.mode ?? 'auto'),
+  );
+  // The preflight found a repository already (it refuses a run with git features outside one).
+  const inRepo = checked !== undefined || (await isGitRepo(options.workspace));
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
 
   const prepared = await prepareRun({
