@@ -172,7 +172,8 @@ export function createWorkingTreeCache(
     async changes() {
       layout ??= await readLayout(root);
       const l = layout;
-      if (watching && tree === undefined && !closed) await startWatch(l);
+      // The config files are listed (for the state key) while the ignored directories are.
+      if (watching && tree === undefined && !closed) await Promise.all([startWatch(l), stateKey(l)]);
       if (closed || !watching || !tree) return withoutExcluded(await status(), l.prefix, exclude);
       if (!tree.complete) {
         // Given up (too many directories: an ignored one, like node_modules, made after the watch

@@ -99,13 +99,21 @@ async function gitChecks(workspace: string, config: RalphConfig): Promise<Health
     const dirty = await dirtyTreeMessage(workspace);
     if (dirty) out.push({ check: 'git', level: 'fatal', message: `git.require_clean: ${dirty}` });
   }
-  out.push(...(await pushRemoteCheck(workspace, config)));
+  out.push(...(await pushRemoteCheck(workspace, config, true)));
   return out;
 }
 
 /** git.push needs the remote to exist; otherwise the first push fails after a whole iteration. */
-async function pushRemoteCheck(workspace: string, config: RalphConfig): Promise<HealthResult[]> {
-  if (!config.git.push || !(await isGitRepo(workspace)) || (await hasRemote(workspace, config.git.remote)))
+async function pushRemoteCheck(
+  workspace: string,
+  config: RalphConfig,
+  inRepo?: boolean,
+): Promise<HealthResult[]> {
+  if (
+    !config.git.push ||
+    !(inRepo ?? (await isGitRepo(workspace))) ||
+    (await hasRemote(workspace, config.git.remote))
+  )
     return [];
   return [
     {
@@ -181,14 +189,17 @@ export async function startChecks(
   workspace: string,
   config: RalphConfig,
   env: NodeJS.ProcessEnv,
+  /** Whether the workspace is in a git repository, when the caller knows (saves a git call). */
+  inRepo?: boolean,
 ): Promise<HealthResult[]> {
-  const push = await pushRemoteCheck(workspace, config).catch((error: Error): HealthResult[] => [
+  // The remote is asked (a git process) while the other checks run.
+  const push = pushRemoteCheck(workspace, config, inRepo).catch((error: Error): HealthResult[] => [
     { check: 'git', level: 'fatal', message: error.message },
   ]);
   return [
     ...runHealthChecks({ workspace, config, env }),
     ...hatAgentChecks(workspace, config, env),
     ...gateChecks(workspace, config, env),
-    ...push,
+    ...(await push),
   ];
 }

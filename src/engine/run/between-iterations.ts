@@ -65,7 +65,7 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
   const env = options.env ?? process.env;
   // At the start, also what would fail only after the first iteration: gate commands, a push remote.
   const results = first
-    ? await startChecks(options.workspace, config, env)
+    ? await startChecks(options.workspace, config, env, ctx.inRepo)
     : runHealthChecks({ workspace: options.workspace, config, env });
   if (first) emit({ type: 'preflight', checks: results });
   for (const r of results) {

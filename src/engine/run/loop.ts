@@ -98,8 +98,9 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       workspace: options.workspace,
       extraArgs: [],
     });
-  await gitPreflight(options.workspace, config, resumesUncommitted(paths, mode));
-  const inRepo = await isGitRepo(options.workspace);
+  const checked = await gitPreflight(options.workspace, config, resumesUncommitted(paths, mode));
+  // The preflight found a repository already (it refuses a run with git features outside one).
+  const inRepo = checked !== undefined || (await isGitRepo(options.workspace));
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
 
   const prepared = await prepareRun({

@@ -46,7 +46,13 @@ export interface ResolvedRun {
 
 /** The checks every command that loads ralph.yml runs beyond the schema: what the chosen backends can honour. */
 export function configChecks(cwd: string, env: NodeJS.ProcessEnv) {
-  return [(config: RalphConfig) => backendCapabilityIssues(config, pickAutoBackend(env, cwd))];
+  // PATH is searched for ~10 CLIs only when a backend is `auto`: the pick matters to nothing else.
+  const usesAuto = (config: RalphConfig) =>
+    config.cli.backend === 'auto' || Object.values(config.hats).some((hat) => hat.backend === 'auto');
+  return [
+    (config: RalphConfig) =>
+      backendCapabilityIssues(config, usesAuto(config) ? pickAutoBackend(env, cwd) : undefined),
+  ];
 }
 
 /** `cli.backend: auto` becomes the first agent CLI installed on PATH (see AUTO_ORDER). */

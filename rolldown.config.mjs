@@ -1,0 +1,41 @@
+// The `ralph` command as a few files instead of ~250 modules: Node 20 has no module compile cache,
+// and resolving and linking each ES module before the first agent starts cost more than running
+// it (bench/README.md, "Before the first agent"). Built from tsc's output in dist/, so the bundle
+// runs the same JavaScript as the library entry (dist/index.js), which stays unbundled.
+import { defineConfig } from 'rolldown';
+
+// Small, pure-JS packages on the `ralph run` path go into the bundle (zod's locales it never uses
+// drop out). The rest (the TUI, the dashboard, the fleet) stays external: loaded from
+// node_modules by the command that needs it, as before.
+const BUNDLED = new Set([
+  '@commander-js/extra-typings',
+  'commander',
+  'yaml',
+  'zod',
+  'picocolors',
+  'picomatch',
+]);
+const packageOf = (id) =>
+  id
+    .split('/')
+    .slice(0, id.startsWith('@') ? 2 : 1)
+    .join('/');
+
+export default defineConfig({
+  input: { 'ralph-cli': 'dist/cli/bin.js' },
+  platform: 'node',
+  external: (id) => id.startsWith('node:') || (/^[^./]/.test(id) && !BUNDLED.has(packageOf(id))),
+  output: {
+    // Beside the tsc output, one level under the package root: paths-package.ts finds bin/,
+    // presets/ and package.json relative to the module it ends up in.
+    dir: 'dist',
+    format: 'esm',
+    entryFileNames: '[name].js',
+    chunkFileNames: 'ralph-cli-[name]-[hash].js',
+    // Stack traces name the bundle's lines; the map leads from them to the tsc output beside it.
+    sourcemap: true,
+    sourcemapExcludeSources: true,
+    // JSDoc is a third of the bytes V8 would scan at every start; the code stays as written.
+    comments: { legal: true, annotation: false, jsdoc: false },
+  },
+});
