@@ -81,10 +81,17 @@ describe('path patterns in the config are globs (picomatch)', () => {
         return false;
       };
       await waitFor(taken, 15_000, 'the scan after inbox/a.job appeared');
+    } catch (error) {
+      // Say where it stood (a CI run once timed out here and left nothing to read).
+      loop.child.kill('SIGKILL');
+      const state = existsSync(join(dir, '.ralph', 'state.json')) ? JSON.stringify(readState(dir)) : '(none)';
+      throw new Error(
+        `${(error as Error).message}\nstate: ${state}\nstdout: ${loop.stdout().slice(-2000)}\nstderr: ${loop.stderr().slice(-2000)}`,
+      );
     } finally {
       await runRalph(['stop'], dir);
       await loop.done;
     }
     expect(readRecords(dir).length).toBeGreaterThanOrEqual(2);
-  });
+  }, 60_000);
 });

@@ -44,12 +44,14 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
   return new Promise((resolveWait) => {
     const watches: TreeWatch[] = [];
     const timers: NodeJS.Timeout[] = [];
+    let pollTimer: NodeJS.Timeout | undefined;
     let done = false;
     const finish = (reason: WakeReason) => {
       if (done) return;
       done = true;
       for (const w of watches) w.close();
       for (const t of timers) clearTimeout(t);
+      clearTimeout(pollTimer);
       o.signal?.removeEventListener('abort', onAbort);
       resolveWait(reason);
     };
@@ -95,7 +97,8 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
       try {
         if (statSync(o.inbox).size !== o.inboxOffset) return finish('control');
       } catch {}
-      timers.push(setTimeout(poll, 250));
+      // One timer at a time: a wait of hours must not keep a timer handle per poll.
+      pollTimer = setTimeout(poll, 250);
     };
     poll();
     const heartbeat = o.watch.length === 0 || o.cooldownMs > 0 ? o.cooldownMs : Number.POSITIVE_INFINITY;
