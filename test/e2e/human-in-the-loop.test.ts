@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   fakeConfig,
+  interactWorkspace,
   makeWorkspace,
   readRecords,
   readState,
@@ -133,18 +134,7 @@ describe('ralph ask / ralph answer', () => {
 
 describe('human.interact between iterations', () => {
   it('parks the loop until answered; the next prompt carries the question and the answer', async () => {
-    const dir = makeWorkspace({
-      'PROMPT.md': 'work\n',
-      'ralph.yml': fakeConfig({ max_iterations: 2 }),
-      'fake-agent.yml': [
-        'turns:',
-        '  - when: { iteration: 1 }',
-        '    do:',
-        '      - run: "ralph emit human.interact \'Ship it on Friday?\'"',
-        '  - do:',
-        '      - save_prompt: p2.md',
-      ].join('\n'),
-    });
+    const dir = interactWorkspace();
     const loop = startRalph(['run'], dir);
     await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'waiting_for_human');
     expect(readState(dir).iterations).toBe(1);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
 import {
   fakeConfig,
+  interactWorkspace,
   makeWorkspace,
   type RalphProcess,
   readState,
@@ -27,6 +28,15 @@ async function signalWhileWaiting(loop: RalphProcess, dir: string, signal: NodeJ
   const id: string = readState(dir).waiting_for.id;
   loop.child.kill(signal);
   return { id, r: await loop.done };
+}
+
+/** Starts a run, waits for `reached`, sends `signal`: the run ends interrupted (exit 130). */
+async function interruptedAfter(dir: string, reached: () => Promise<void>, signal: NodeJS.Signals) {
+  const loop = startRalph(['run'], dir);
+  await reached();
+  loop.child.kill(signal);
+  const r = await loop.done;
+  expect(r.code, r.stdout + r.stderr).toBe(130);
 }
 
 /** The ids of the questions and approvals nobody answered (or withdrew) yet. */
@@ -232,18 +242,7 @@ describe('a signal while Ralph waits for a human, other than before_commit', () 
   }, 60_000);
 
   it('a human.interact question, SIGHUP: interrupted; --resume waits for the same question, and the answer reaches the next prompt', async () => {
-    const dir = makeWorkspace({
-      'PROMPT.md': 'work\n',
-      'ralph.yml': fakeConfig({ max_iterations: 2 }),
-      'fake-agent.yml': [
-        'turns:',
-        '  - when: { iteration: 1 }',
-        '    do:',
-        '      - run: "ralph emit human.interact \'Ship it on Friday?\'"',
-        '  - do:',
-        '      - save_prompt: p2.md',
-      ].join('\n'),
-    });
+    const dir = interactWorkspace();
     const { id, r } = await signalWhileWaiting(startRalph(['run'], dir), dir, 'SIGHUP');
     expect(r.code, r.stdout + r.stderr).toBe(130);
     expect(readState(dir)).toMatchObject({ status: 'interrupted', iterations: 1 });
@@ -306,11 +305,11 @@ describe('a signal in the other waits of the loop', () => {
       'ralph.yml': fakeConfig({ max_iterations: 3 }),
       'fake-agent.yml': 'turns:\n  - do:\n      - rate_limit: { resets_in_seconds: 600 }\n      - exit: 1\n',
     });
-    const loop = startRalph(['run'], dir);
-    await waitFor(() => stateNow(dir)?.parked != null, 15_000, 'parked');
-    loop.child.kill('SIGINT');
-    const r = await loop.done;
-    expect(r.code, r.stdout + r.stderr).toBe(130);
+    await interruptedAfter(
+      dir,
+      () => waitFor(() => stateNow(dir)?.parked != null, 15_000, 'parked'),
+      'SIGINT',
+    );
     expect(readState(dir)).toMatchObject({
       status: 'interrupted',
       stop_reason: 'interrupted',
@@ -325,13 +324,12 @@ describe('a signal in the other waits of the loop', () => {
       'ralph.yml': fakeConfig({ max_iterations: 3 }),
       'fake-agent.yml': 'turns:\n  - do: [{ write: { path: started, content: "" } }, { sleep: 0.5 }]\n',
     });
-    const loop = startRalph(['run'], dir);
-    await waitFor(() => existsSync(join(dir, 'started')), 15_000, 'iteration 1');
-    expect((await runRalph(['pause'], dir)).code).toBe(0);
-    await waitFor(() => readStatus(dir) === 'paused', 15_000, 'paused');
-    loop.child.kill('SIGINT');
-    const r = await loop.done;
-    expect(r.code, r.stdout + r.stderr).toBe(130);
+    const paused = async () => {
+      await waitFor(() => existsSync(join(dir, 'started')), 15_000, 'iteration 1');
+      expect((await runRalph(['pause'], dir)).code).toBe(0);
+      await waitFor(() => readStatus(dir) === 'paused', 15_000, 'paused');
+    };
+    await interruptedAfter(dir, paused, 'SIGINT');
     expect(readState(dir)).toMatchObject({ status: 'interrupted', stop_reason: 'interrupted' });
   }, 60_000);
 
@@ -341,11 +339,8 @@ describe('a signal in the other waits of the loop', () => {
       'ralph.yml': fakeConfig({ max_iterations: 3, cooldown_delay_seconds: 600 }),
       'fake-agent.yml': 'turns:\n  - do: [{ print: "step done" }]\n',
     });
-    const loop = startRalph(['run'], dir);
-    await waitFor(() => stateNow(dir)?.iterations === 1, 15_000, 'iteration 1');
-    loop.child.kill('SIGTERM');
-    const r = await loop.done;
-    expect(r.code, r.stdout + r.stderr).toBe(130);
+    const iterated = () => waitFor(() => stateNow(dir)?.iterations === 1, 15_000, 'iteration 1');
+    await interruptedAfter(dir, iterated, 'SIGTERM');
     expect(readState(dir)).toMatchObject({
       status: 'interrupted',
       stop_reason: 'interrupted',
@@ -359,12 +354,9 @@ describe('a signal in the other waits of the loop', () => {
       'ralph.yml': fakeConfig({ max_iterations: 5, persistent: true, cooldown_delay_seconds: 600 }),
       'fake-agent.yml': 'turns:\n  - do: [{ print: LOOP_COMPLETE }]\n',
     });
-    const loop = startRalph(['run'], dir);
     // Saved right before the idle wait begins.
-    await waitFor(() => stateNow(dir)?.idle_next_scan_at != null, 15_000, 'idle');
-    loop.child.kill('SIGHUP');
-    const r = await loop.done;
-    expect(r.code, r.stdout + r.stderr).toBe(130);
+    const idle = () => waitFor(() => stateNow(dir)?.idle_next_scan_at != null, 15_000, 'idle');
+    await interruptedAfter(dir, idle, 'SIGHUP');
     expect(readState(dir)).toMatchObject({
       status: 'interrupted',
       stop_reason: 'interrupted',

@@ -59,6 +59,25 @@ export function fakeConfig(eventLoop: Record<string, unknown> = {}): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Two iterations: the first asks `Ship it on Friday?` (`ralph emit human.interact`) and the loop
+ * waits for the answer; the second saves the prompt it got as p2.md.
+ */
+export function interactWorkspace(): string {
+  return makeWorkspace({
+    'PROMPT.md': 'work\n',
+    'ralph.yml': fakeConfig({ max_iterations: 2 }),
+    'fake-agent.yml': [
+      'turns:',
+      '  - when: { iteration: 1 }',
+      '    do:',
+      '      - run: "ralph emit human.interact \'Ship it on Friday?\'"',
+      '  - do:',
+      '      - save_prompt: p2.md',
+    ].join('\n'),
+  });
+}
+
 /** A fake-agent step (a line of fake-agent.yml) that waits until the test creates `file` in the workspace. */
 export const waitForFile = (file: string) => `      - run: "while [ ! -f ${file} ]; do sleep 0.05; done"`;
 
