@@ -1,17 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseSetOverride, RalphError, resolveRun } from '../../src/index.ts';
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+import { removeWhenDone } from '../helpers/workspace.ts';
 
 function workspace(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ralph-resolve-'));
-  dirs.push(dir);
+  const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-resolve-')));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }

@@ -6,7 +6,7 @@ import { parseSetOverride } from '../../config/overrides.ts';
 import { configLayers } from '../../config/run-config.ts';
 import { closestMatch } from '../../config/suggest.ts';
 import { preflight } from '../../engine/readiness/preflight.ts';
-import { configChecks, withAutoBackend } from '../../engine/run/resolve-run.ts';
+import { autoPicker, configChecks, withAutoBackend } from '../../engine/run/resolve-run.ts';
 import { ExitCode, UsageError } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
 import type { CliIO } from '../io.ts';
@@ -19,25 +19,26 @@ interface ConfigFlags {
   schemaOnly?: boolean | undefined;
 }
 
-function load(flags: ConfigFlags, io: CliIO) {
+function load(flags: ConfigFlags, io: CliIO, pick = autoPicker(io.env, io.cwd)) {
   return loadConfig({
     layers: configLayers(io.cwd, io.env, flags),
     cwd: io.cwd,
     overrides: (flags.set ?? []).map(parseSetOverride),
-    checks: configChecks(io.cwd, io.env),
+    checks: configChecks(io.cwd, io.env, pick),
   });
 }
 
 /** `ralph config validate`: every problem as file:line:col (thrown as ConfigError), or a one-line OK. */
 export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
-  const { file, config } = load(flags, io);
+  const pick = autoPicker(io.env, io.cwd);
+  const { file, config } = load(flags, io, pick);
   const hats = Object.keys(config.hats).length;
   io.out(
     `${file ?? '(no ralph.yml; defaults)'}: valid (backend ${config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
   );
   if (flags.schemaOnly) return ExitCode.ok;
   // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
-  const problems = (await preflight(io.cwd, withAutoBackend(config, io.cwd, io.env), io.env)).filter(
+  const problems = (await preflight(io.cwd, withAutoBackend(config, io.cwd, io.env, pick), io.env)).filter(
     (r) => r.level !== 'ok',
   );
   const fatal = problems.some((r) => r.level === 'fatal');

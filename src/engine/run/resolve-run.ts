@@ -10,7 +10,7 @@ import {
   type PromptChoice,
   withoutOtherBackendSettings,
 } from '../../config/run-config.ts';
-import type { RalphConfig } from '../../config/schema.ts';
+import type { BackendName, RalphConfig } from '../../config/schema.ts';
 
 /** What a run is resolved from: the workspace, the config files and what overrides them. */
 export interface ResolveRunOptions {
@@ -44,21 +44,34 @@ export interface ResolvedRun {
   backend: Backend;
 }
 
+/** The `auto` pick of one resolution: PATH is searched (for ~10 agent CLIs) once, when first asked. */
+export function autoPicker(env: NodeJS.ProcessEnv, cwd: string): () => BackendName | undefined {
+  let searched = false;
+  let picked: BackendName | undefined;
+  return () => {
+    if (!searched) picked = pickAutoBackend(env, cwd);
+    searched = true;
+    return picked;
+  };
+}
+
 /** The checks every command that loads ralph.yml runs beyond the schema: what the chosen backends can honour. */
-export function configChecks(cwd: string, env: NodeJS.ProcessEnv) {
+export function configChecks(cwd: string, env: NodeJS.ProcessEnv, pick = autoPicker(env, cwd)) {
   // PATH is searched for ~10 CLIs only when a backend is `auto`: the pick matters to nothing else.
   const usesAuto = (config: RalphConfig) =>
     config.cli.backend === 'auto' || Object.values(config.hats).some((hat) => hat.backend === 'auto');
-  return [
-    (config: RalphConfig) =>
-      backendCapabilityIssues(config, usesAuto(config) ? pickAutoBackend(env, cwd) : undefined),
-  ];
+  return [(config: RalphConfig) => backendCapabilityIssues(config, usesAuto(config) ? pick() : undefined)];
 }
 
 /** `cli.backend: auto` becomes the first agent CLI installed on PATH (see AUTO_ORDER). */
-export function withAutoBackend(config: RalphConfig, cwd: string, env: NodeJS.ProcessEnv): RalphConfig {
+export function withAutoBackend(
+  config: RalphConfig,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  pick = autoPicker(env, cwd),
+): RalphConfig {
   if (config.cli.backend !== 'auto') return config;
-  const picked = pickAutoBackend(env, cwd);
+  const picked = pick();
   if (!picked) return config; // resolveBackend explains what to install or set
   return { ...config, cli: { ...config.cli, backend: picked } };
 }
@@ -76,14 +89,16 @@ export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): {
   const env = options.env ?? process.env;
   const layers = configLayers(cwd, env, { config: options.configPath, preset: options.preset });
   const given = [...(options.overrides ?? []), ...backendOverrides(options.backend)];
+  // The schema check and the resolution below ask the same question of PATH: one search.
+  const pick = autoPicker(env, cwd);
   const loaded = loadConfig({
     layers,
     cwd,
     overrides: [...agentEnvOverrides(env), ...given],
-    checks: configChecks(cwd, env),
+    checks: configChecks(cwd, env, pick),
   });
   return {
-    config: withAutoBackend(withoutOtherBackendSettings(loaded, given), cwd, env),
+    config: withAutoBackend(withoutOtherBackendSettings(loaded, given), cwd, env, pick),
     configFile: layers.find((l) => l.kind === 'project')?.file,
   };
 }
