@@ -49,7 +49,9 @@ const registry = (env: NodeJS.ProcessEnv) =>
 const logShape = (file: string) =>
   lines(file)
     .filter((l) => /^(#|Iteration:|Mode:|Result:|\[ralph)/.test(l))
-    .map((l) => l.replace(/\d[\d:. -]*\S*/g, 'N'));
+    // The run id first: an all-digit random suffix would otherwise let the number pattern run on
+    // through the space and eat the `·` after it (a CI run failed on exactly that once).
+    .map((l) => l.replace(/\d{8}-\d{6}-[0-9a-f]{6}/g, 'RUN').replace(/\d[\d:. -]*\S*/g, 'N'));
 
 describe('runLoop with the default reporters', () => {
   it('writes the .ralph files `ralph run` writes, and calls the caller’s reporters on top', async () => {
