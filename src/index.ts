@@ -1,6 +1,6 @@
-// biome-ignore-all assist/source/organizeImports: grouped by tier, in the order docs/api.md reads
+// biome-ignore-all assist/source/organizeImports: grouped by tier, in the order docs/reference/api.md reads
 // Ralph as a library (package `ralph-harness`), in three tiers: run a loop, observe it, control and
-// inspect it; then its errors and the config helpers an embedder needs. docs/api.md documents each
+// inspect it; then its errors and the config helpers an embedder needs. docs/reference/api.md documents each
 // export and test/unit/public-api.test.ts lists them, so an export is added here on purpose. The
 // parsers, the supervisor, prompt assembly and the run log are internals: not exported.
 

@@ -175,7 +175,7 @@ export const robotSchema = z.strictObject({
   enabled: z
     .literal(false, {
       error:
-        'human-in-the-loop via Telegram (RObot) is not supported by Ralph; set RObot.enabled: false or remove the section — for a human in the loop use `ralph ask`/`ralph answer`, review points and `notify` (docs/human-in-the-loop.md)',
+        'human-in-the-loop via Telegram (RObot) is not supported by Ralph; set RObot.enabled: false or remove the section — for a human in the loop use `ralph ask`/`ralph answer`, review points and `notify` (docs/operations/human-in-the-loop.md)',
     })
     .default(false),
   timeout_seconds: positive.optional(),

@@ -1,30 +1,26 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCliInMemory } from '../helpers/cli-in-memory.ts';
+import { docPages, filesUnder } from '../helpers/docs.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 
 const shipped = JSON.parse(readFileSync(join(ROOT, 'schema', 'ralph.schema.json'), 'utf8'));
 const validate = new Ajv({ strict: false, allErrors: true }).compile(shipped);
 
-function files(dir: string, match: (name: string) => boolean): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : files(path, match);
-    return match(name) ? [path] : [];
-  });
-}
-
-/** Every ralph.yml Ralph ships or documents: presets, fixtures, and ```yaml blocks of README/docs that are configs. */
+/** Every ralph.yml Ralph ships or documents: presets, fixtures, and ```yaml blocks of README, CONTRIBUTING and docs/ that are configs. */
 function documentedConfigs(): [string, unknown][] {
   const out: [string, unknown][] = [];
   const yml = (n: string) => /^ralph\.ya?ml$/.test(n);
-  for (const f of [...files(join(ROOT, 'presets'), yml), ...files(join(ROOT, 'test', 'fixtures'), yml)])
+  for (const f of [
+    ...filesUnder(join(ROOT, 'presets'), yml),
+    ...filesUnder(join(ROOT, 'test', 'fixtures'), yml),
+  ])
     out.push([relative(ROOT, f), parse(readFileSync(f, 'utf8'))]);
   const topLevel = new Set(Object.keys(shipped.properties));
-  for (const doc of [join(ROOT, 'README.md'), ...files(join(ROOT, 'docs'), (n) => n.endsWith('.md'))]) {
+  for (const doc of docPages()) {
     const blocks = [...readFileSync(doc, 'utf8').matchAll(/```ya?ml\n([\s\S]*?)```/g)].map(
       (m) => m[1] as string,
     );

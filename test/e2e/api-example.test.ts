@@ -7,11 +7,11 @@ import { makeWorkspace, ROOT, startProcess } from '../helpers/workspace.ts';
 
 const run = promisify(execFile);
 
-/** The first ```js block of docs/api.md: the example the page opens with. */
+/** The first ```js block of docs/reference/api.md: the example the page opens with. */
 function firstJsBlock(): string {
-  const doc = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+  const doc = readFileSync(join(ROOT, 'docs', 'reference', 'api.md'), 'utf8');
   const block = /^```js\n([\s\S]*?)^```$/m.exec(doc)?.[1];
-  if (block === undefined) throw new Error('docs/api.md has no ```js block');
+  if (block === undefined) throw new Error('docs/reference/api.md has no ```js block');
   return block;
 }
 
@@ -42,7 +42,7 @@ async function installPacked(app: string): Promise<string> {
   return installed;
 }
 
-describe('docs/api.md', () => {
+describe('docs/reference/api.md', () => {
   it('opens with an example that runs against the packed, installed package: a loop steered by tell, and its summary', async () => {
     const app = makeWorkspace({ 'package.json': '{ "type": "module", "private": true }\n' });
     const installed = await installPacked(app);

@@ -6,7 +6,7 @@ import { ROOT } from '../helpers/workspace.ts';
 
 /**
  * The package root's runtime exports, in its three tiers (DESIGN.md §6) plus errors and config
- * helpers. A new export fails this list: add it here, to docs/api.md and a JSDoc on purpose.
+ * helpers. A new export fails this list: add it here, to docs/reference/api.md and a JSDoc on purpose.
  */
 const RUNTIME_EXPORTS = {
   run: ['prepareWorktree', 'resolveRun', 'runLoop', 'runParallel'],
@@ -92,8 +92,8 @@ describe('the public API (package root)', () => {
     expect(undocumented).toEqual([]);
   });
 
-  it('documents every export in docs/api.md', () => {
-    const doc = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+  it('documents every export in docs/reference/api.md', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'reference', 'api.md'), 'utf8');
     const missing = exportedNames()
       .map(({ name }) => name)
       .filter((name) => !new RegExp(`\\b${name}\\b`).test(doc));

@@ -10,7 +10,7 @@ const REDIS_HELP = 'Redis URL (default: RALPH_REDIS_URL, then fleet.redis in the
 export function registerFleetCommands(program: Command, io: CliIO, setCode: SetCode): void {
   const fleet = program
     .command('fleet')
-    .description('run loops on a fleet of workers (BullMQ on Redis); see docs/fleet.md');
+    .description('run loops on a fleet of workers (BullMQ on Redis); see docs/operations/fleet.md');
   const work = () => import('./fleet-command.ts');
   const view = () => import('./fleet-view-commands.ts');
   fleet

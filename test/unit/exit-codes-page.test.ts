@@ -4,15 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { EXIT_FOR_REASON } from '../../src/engine/decide/limits.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
-/** The README's exit-code table: code → the row's text. */
+/** The exit-code table of docs/reference/exit-codes.md (the README links to it): code → the row's text. */
 function exitTable(): Map<number, string> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split('### Exit codes')[1]?.split('\n## ')[0] ?? '';
+  const page = readFileSync(join(ROOT, 'docs', 'reference', 'exit-codes.md'), 'utf8');
+  const section = page.split('# Exit codes')[1]?.split('\n## ')[0] ?? '';
   const rows = section.split('\n').filter((l) => /^\| \d+ \|/.test(l));
   return new Map(rows.map((r) => [Number(/^\| (\d+) \|/.exec(r)![1]), r]));
 }
 
-describe('README exit-code table', () => {
+describe('the exit-code table of docs/reference/exit-codes.md', () => {
   it('lists every stop reason under the exit code Ralph gives it', () => {
     const table = exitTable();
     expect([...table.keys()].sort((a, b) => a - b)).toEqual([0, 1, 2, 130]);
