@@ -6,14 +6,18 @@ import { cliProgram } from '../../src/cli/main.ts';
 import { checkCommand, codePieces, ralphCommands } from '../helpers/doc-commands.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
-/** The markdown a user reads: README.md, CONTRIBUTING.md and everything under docs/. */
+/**
+ * The markdown a user (or an agent) reads: README.md, CONTRIBUTING.md, everything under docs/, and
+ * the presets' prompts and notes, which tell the agent which ralph commands to run.
+ */
 function docFiles(): string[] {
   const top = ['README.md', 'CONTRIBUTING.md'].filter((f) => existsSync(join(ROOT, f)));
-  const docs = readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => join('docs', f).split('\\').join('/'))
-    .sort();
-  return [...top, ...docs];
+  const under = (dir: string) =>
+    readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `${dir}/${f.split('\\').join('/')}`)
+      .sort();
+  return [...top, ...under('docs'), ...under('presets'), ...under('bench')];
 }
 
 /** `file:line: problem` for every `ralph …` in `markdown` that the program would not accept. */
@@ -26,12 +30,13 @@ function wrongCommands(program: CommandUnknownOpts, file: string, markdown: stri
 }
 
 describe('flags in the docs', () => {
-  it('every `ralph …` command and flag in README.md, CONTRIBUTING.md and docs/ exists', () => {
+  it('every `ralph …` command and flag in README.md, CONTRIBUTING.md, docs/, presets/ and bench/ exists', () => {
     const program = cliProgram();
     const files = docFiles();
     expect(files).toContain('docs/reference/cli.md');
     const wrong = files.flatMap((f) => wrongCommands(program, f, readFileSync(join(ROOT, f), 'utf8')));
-    expect(wrong).toEqual([]);
+    // An output block that starts a line with `ralph` is read as a command: fence it as ```text.
+    expect(wrong, 'fix the flag or command; a block of output is fenced as ```text').toEqual([]);
   });
 
   it('names file:line of a flag or a command that does not exist, in spans and in fenced blocks', () => {
@@ -47,6 +52,10 @@ describe('flags in the docs', () => {
       '```yaml', // 9
       'validate: ralph --nope', // 10: not a shell block
       '```', // 11
+      '- a list item:', // 12
+      '    ~~~sh', // 13: a fence indented with its item
+      '    ralph doctor --prob', // 14
+      '    ~~~', // 15
     ].join('\n');
     expect(wrongCommands(cliProgram(), 'doc.md', markdown).map((p) => p.split(' (in ')[0])).toEqual([
       'doc.md:2: ralph run has no option --max-iteration (did you mean --max-iterations?)',
@@ -54,6 +63,7 @@ describe('flags in the docs', () => {
       'doc.md:4: ralph config validate has no option --strict',
       'doc.md:6: ralph tools task add has no option -x',
       'doc.md:7: ralph completion has no option --zsh',
+      'doc.md:14: ralph doctor has no option --prob (did you mean --probe?)',
     ]);
   });
 

@@ -47,10 +47,11 @@ export function codePieces(markdown: string): CodePiece[] {
       } else fence.lines.push({ line: i + 1, text: line });
       continue;
     }
-    const open = /^ {0,3}(`{3,}|~{3,})\s*([^\s`{]*)/.exec(line);
+    // Any indent: a fence inside a list item is indented with the item.
+    const open = /^\s*(`{3,}|~{3,})\s*([^\s`{]*)/.exec(line);
     if (open) {
       const marker = open[1] as string;
-      const close = new RegExp(`^ {0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`);
+      const close = new RegExp(`^\\s*${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`);
       fence = { close, shell: !NOT_SHELL.test(open[2] as string), lines: [] };
       continue;
     }
