@@ -78,6 +78,17 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
   return program;
 }
 
+/** A CliIO for a program that is only read, never run: its commands have nothing to print to. */
+const DEFINITIONS_ONLY: CliIO = { out: () => {}, err: () => {}, cwd: '.', env: {}, color: false };
+
+/**
+ * The `ralph` program with every command defined and nothing run (no action, no module of a
+ * command loaded): what the CLI reference (docs/reference/cli.md) and its checks read.
+ */
+export function cliProgram(): Command {
+  return buildProgram(DEFINITIONS_ONLY, () => {}, []);
+}
+
 /** Runs the CLI in-process and returns the exit code; only `bin/ralph` exits the process. */
 export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
   // Fast path: `ralph emit` runs inside agent tool calls, possibly many times per iteration.

@@ -11,8 +11,8 @@ export function registerAgentToolCommands(program: Command, io: CliIO, setCode: 
   program
     .command('emit')
     .description('append an event to the current events file (used by agents inside a loop)')
-    .argument('<topic>')
-    .argument('[payload]')
+    .argument('<topic>', 'the event topic, e.g. work.propose or tests.passed')
+    .argument('[payload]', 'text carried with the event (JSON with --json; default: none)')
     .addOption(jsonOption('the payload is JSON'))
     .action((topic, payload, opts) => {
       emitCommand(

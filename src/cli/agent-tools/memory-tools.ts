@@ -23,7 +23,7 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
   memory
     .command('add')
     .description('record a learning; prints its id')
-    .argument('<content>')
+    .argument('<content>', 'the learning, in a sentence or two')
     .addOption(new Option('-t, --type <type>', 'kind of memory').choices(MEMORY_TYPES).default('pattern'))
     .option('--tags <tags>', 'comma-separated tags')
     .addOption(formatOption())
@@ -61,7 +61,7 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
   memory
     .command('delete')
     .description('delete one memory (Ralph itself never deletes memories)')
-    .argument('<id>')
+    .argument('<id>', 'the memory id (see `ralph tools memory list`)')
     .action((id) => {
       const removed = deleteMemory(path(), id);
       io.out(`deleted ${removed.id}\n`);

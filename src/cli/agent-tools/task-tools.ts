@@ -19,6 +19,8 @@ import {
 import type { CliIO, SetCode } from '../io.ts';
 import { type Format, formatOption, json, renderTask, renderTasks, splitList } from './tool-render.ts';
 
+const TASK_ID = 'the task id (see `ralph tools task list`)';
+
 /** `ralph tools task …`: the runtime tasks agents add, claim and close. */
 export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): void {
   const paths = () => ralphPaths(io.env.RALPH_WORKSPACE_ROOT ?? io.cwd);
@@ -33,7 +35,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
   task
     .command('add')
     .description('add an open task; prints its id')
-    .argument('<title>')
+    .argument('<title>', 'what the task is, in a line')
     .option('-d, --description <text>', 'longer description')
     .option('-p, --priority <n>', '1 (most urgent) … 5', '3')
     .option('--key <key>', 'idempotency key (see `ensure`)')
@@ -48,8 +50,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
   task
     .command('ensure')
     .description('add the task with this key unless it exists (in any status); prints its id')
-    .argument('<key>')
-    .argument('<title>')
+    .argument('<key>', 'idempotency key: a second ensure with the same key adds nothing')
+    .argument('<title>', 'what the task is, in a line')
     .option('-d, --description <text>', 'longer description')
     .option('-p, --priority <n>', '1 (most urgent) … 5', '3')
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
@@ -90,7 +92,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
   task
     .command('show')
     .description('show one task')
-    .argument('<id>')
+    .argument('<id>', TASK_ID)
     .addOption(formatOption())
     .action((id, opts) => {
       const path = paths().tasks;
@@ -107,7 +109,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     task
       .command(name)
       .description(description)
-      .argument('<id>')
+      .argument('<id>', TASK_ID)
       .addOption(formatOption())
       .action((id, opts) => {
         const changed = apply(paths().tasks, id);
@@ -118,7 +120,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
   task
     .command('fail')
     .description('mark a task failed')
-    .argument('<id>')
+    .argument('<id>', TASK_ID)
     .option('--reason <text>', 'why it failed')
     .addOption(formatOption())
     .action((id, opts) => {

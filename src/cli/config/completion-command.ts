@@ -1,5 +1,6 @@
-import type { Command } from '@commander-js/extra-typings';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { ExitCode, UsageError } from '../../errors.ts';
+import { commandTree, optionFlags } from '../command-tree.ts';
 import type { CliIO } from '../io.ts';
 
 /** One completable command: its words (`config validate`), subcommands, options and description. */
@@ -10,26 +11,18 @@ interface Node {
   options: { flags: string[]; description: string; takesValue: boolean }[];
 }
 
-type AnyCommand = Command<unknown[], Record<string, unknown>>;
-
-/** Walks the CLI's own command tree, so completion never drifts from what `ralph` accepts. */
-function nodes(root: AnyCommand): Node[] {
-  const out: Node[] = [];
-  const visit = (cmd: AnyCommand, path: string) => {
-    out.push({
-      path,
-      description: cmd.description(),
-      subcommands: cmd.commands.map((c) => c.name()),
-      options: cmd.options.map((o) => ({
-        flags: [o.long, o.short].filter((f): f is string => f !== undefined),
-        description: o.description,
-        takesValue: o.required || o.optional,
-      })),
-    });
-    for (const sub of cmd.commands) visit(sub as AnyCommand, path ? `${path} ${sub.name()}` : sub.name());
-  };
-  visit(root, '');
-  return out;
+/** The completable commands, read from the CLI's own command tree so completion never drifts. */
+function nodes(root: CommandUnknownOpts): Node[] {
+  return commandTree(root).map(({ path, command }) => ({
+    path: path.join(' '),
+    description: command.description(),
+    subcommands: command.commands.map((c) => c.name()),
+    options: command.options.map((o) => ({
+      flags: optionFlags(o),
+      description: o.description,
+      takesValue: o.required || o.optional,
+    })),
+  }));
 }
 
 function bash(tree: Node[]): string {
@@ -95,7 +88,7 @@ function fish(tree: Node[]): string {
 }
 
 /** `ralph completion bash|zsh|fish`: a completion script generated from the CLI's command tree. */
-export function completionCommand(shell: string, program: AnyCommand, io: CliIO): number {
+export function completionCommand(shell: string, program: CommandUnknownOpts, io: CliIO): number {
   const tree = nodes(program);
   const scripts: Record<string, (t: Node[]) => string> = { bash, zsh, fish };
   const make = scripts[shell];
