@@ -77,6 +77,7 @@ describe('flags in the docs', () => {
       '`ralph status --json | jq .`, `bin/ralph doctor --probe`, `npx ralph stop --now # later`',
       '`ralph tools task list --status open`, `ralph plan feature-x --dry-run`, `ralph logs -f > out.log`',
       '`ralph [options] [command]`, `ralph fleet logs <run> [options]`, `ralph runs [options] [command]`',
+      '| check | `ralph config validate\\|show`, `ralph worktrees list\\|clean` |', // `\|` in a table cell
       '```console', // a block with `$ ` prompts: the other lines are output
       '$ ralph status',
       'ralph parallel par-1 · into main · 3 workers',

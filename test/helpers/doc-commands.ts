@@ -55,8 +55,12 @@ export function codePieces(markdown: string): CodePiece[] {
       fence = { close, shell: !NOT_SHELL.test(open[2] as string), lines: [] };
       continue;
     }
-    for (const m of line.matchAll(/(`+)(?!`)(.+?)(?<!`)\1(?!`)/g))
-      pieces.push({ line: i + 1, text: m[2] as string });
+    // In a table row a `|` inside a code span is written `\|` (GFM), and it renders as `|`.
+    const tableRow = /^\s*\|/.test(line);
+    for (const m of line.matchAll(/(`+)(?!`)(.+?)(?<!`)\1(?!`)/g)) {
+      const text = m[2] as string;
+      pieces.push({ line: i + 1, text: tableRow ? text.replaceAll('\\|', '|') : text });
+    }
   }
   // An unclosed fence runs to the end of the file (as markdown renders it).
   if (fence?.shell) pieces.push(...blockCommands(fence.lines));
