@@ -64,7 +64,7 @@ describe('generated config reference (docs/reference/config.md) and schema/ralph
     expect(doc).toContain(
       '### `event_loop.max_iterations`\n\ntype: integer > 0 · default: `100` · example: `20`\n',
     );
-    expect(doc).toContain('### `cli.prompt_mode`\n\ntype: `"stdin"` \\| `"arg"` · default: `"stdin"`\n');
+    expect(doc).toContain('### `cli.prompt_mode`\n\ntype: `"stdin"` | `"arg"` · default: `"stdin"`\n');
     expect(doc).toContain('### `event_loop.max_cost_usd`\n\ntype: number > 0 · default: not set');
     expect(doc).toContain('## Path patterns\n');
   });

@@ -52,7 +52,7 @@ const code = (v: unknown) => `\`${JSON.stringify(v)}\``;
 /** A key's type in a few words: `integer > 0`, `"text" | "stream-json"`, `list of string`. */
 export function typeLabel(node: JsonSchemaNode): string {
   if ('const' in node) return code(node.const);
-  if (Array.isArray(node.enum)) return node.enum.map(code).join(' \\| ');
+  if (Array.isArray(node.enum)) return node.enum.map(code).join(' | ');
   if (Array.isArray(node.anyOf)) return node.anyOf.filter(isNode).map(typeLabel).join(' or ');
   if (node.type === 'array') return `list of ${isNode(node.items) ? typeLabel(node.items) : 'any'}`;
   if (node.type === 'object') {

@@ -121,7 +121,7 @@ export const cliSchema = z
       .optional()
       .meta({
         description:
-          "Executable of `cli.backend`: required for `custom`; for an agent CLI it replaces the CLI's own name. `command`, `args` and `model` belong to `cli.backend`: a hat on another backend, a `fallback` and the `gates.review` reviewer run that CLI's own executable from PATH, and when `-b` or `RALPH_AGENT` picks another backend than the config files name, the files' `command`, `args` and `model` are dropped (a `--set cli.command=…` on the same command line still applies). The iteration record keeps the executable that ran.",
+          "Executable of `cli.backend`: required for `custom`; for an agent CLI it replaces the CLI's own name. `command`, `args` and `model` belong to `cli.backend`: a hat on another backend, a `fallback` and the `gates.review` reviewer run that CLI's own executable from PATH, and when `-b` or `RALPH_AGENT` picks another backend than the config files name, the files' `command`, `args` and `model` are dropped (a `--set cli.command=…` on the same command line still applies). The iteration record keeps the executable that ran, and `ralph explain` shows it when it is not the CLI's own name (`custom (./agent.sh)`).",
         examples: ['/opt/claude/bin/claude'],
       }),
     args: z
