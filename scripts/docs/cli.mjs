@@ -1,4 +1,4 @@
-// Writes docs/reference/cli.md from the commander definitions in the built CLI (`npm run docs:cli`
+// Writes docs/reference/cli.md from the commander definitions in the built CLI (`npm run docs`
 // builds first). A test fails while the committed page and the definitions disagree.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -25,9 +25,9 @@ function undescribed(program: CommandUnknownOpts): string[] {
 }
 
 describe(REFERENCE, () => {
-  it('is what `npm run docs:cli` generates from the command definitions', () => {
+  it('is what `npm run docs` generates from the command definitions', () => {
     const committed = existsSync(join(ROOT, REFERENCE)) ? readFileSync(join(ROOT, REFERENCE), 'utf8') : '';
-    expect(committed, `${REFERENCE} is stale: run \`npm run docs:cli\` and commit it`).toBe(
+    expect(committed, `${REFERENCE} is stale: run \`npm run docs\` and commit it`).toBe(
       cliReference(cliProgram()),
     );
   });

@@ -35,7 +35,7 @@ function documentedConfigs(): [string, unknown][] {
 }
 
 describe('JSON Schema of ralph.yml', () => {
-  it('ralph config schema prints exactly the schema shipped in the package (npm run schema regenerates it)', async () => {
+  it('ralph config schema prints exactly the schema shipped in the package (npm run docs regenerates it)', async () => {
     const r = await runCliInMemory(['config', 'schema'], { cwd: ROOT });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(shipped);

@@ -1,8 +1,8 @@
 import { stringify } from 'yaml';
 import { explainConfig } from '../../config/config-explain.ts';
-import { configJsonSchema } from '../../config/json-schema.ts';
 import { loadConfig } from '../../config/load-config.ts';
 import { parseSetOverride } from '../../config/overrides.ts';
+import { configJsonSchema } from '../../config/reference/json-schema.ts';
 import { configLayers } from '../../config/run-config.ts';
 import { closestMatch } from '../../config/suggest.ts';
 import { preflight } from '../../engine/readiness/preflight.ts';

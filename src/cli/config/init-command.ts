@@ -1,7 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { configJsonSchema, WORKSPACE_SCHEMA_PATH, withSchemaModeline } from '../../config/json-schema.ts';
 import { findPreset, initPreset, PRESETS } from '../../config/presets.ts';
+import {
+  configJsonSchema,
+  WORKSPACE_SCHEMA_PATH,
+  withSchemaModeline,
+} from '../../config/reference/json-schema.ts';
 import { ExitCode } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
 import { ralphPaths } from '../../state/paths.ts';

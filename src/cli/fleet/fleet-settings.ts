@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { loadConfig } from '../../config/load-config.ts';
 import { configLayers } from '../../config/run-config.ts';
-import { type RalphConfig, REDIS_URL } from '../../config/schema.ts';
+import { REDIS_URL } from '../../config/schema/operations.ts';
+import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError, type RalphErrorCode, UsageError } from '../../errors.ts';
 import { userStateDir } from '../../state/run-registry.ts';
 import type { CliIO } from '../io.ts';

@@ -1,4 +1,4 @@
-import { humanSchema } from '../../config/schema.ts';
+import { humanSchema } from '../../config/schema/operations.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
 import { ask } from '../../human/ask.ts';
 import {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configSchema } from './schema.ts';
+import { configSchema } from '../schema.ts';
 
 /** Where `ralph init` puts the schema, relative to the workspace; ralph.yml points at it. */
 export const WORKSPACE_SCHEMA_PATH = '.ralph/ralph.schema.json';
@@ -9,10 +9,17 @@ export const SCHEMA_MODELINE = `# yaml-language-server: $schema=${WORKSPACE_SCHE
 
 /**
  * The JSON Schema of ralph.yml, generated from the same zod schema `ralph config validate` uses, as
- * a user writes the file (every key with a default is optional; unknown keys are errors).
+ * a user writes the file (every key with a default is optional; unknown keys are errors). Every
+ * key's description is also its `markdownDescription`, which VS Code renders as hover text.
  */
 export function configJsonSchema(version: string): Record<string, unknown> {
-  const schema = z.toJSONSchema(configSchema, { io: 'input', target: 'draft-7' });
+  const schema = z.toJSONSchema(configSchema, {
+    io: 'input',
+    target: 'draft-7',
+    override: ({ jsonSchema }) => {
+      if (typeof jsonSchema.description === 'string') jsonSchema.markdownDescription = jsonSchema.description;
+    },
+  });
   return {
     ...schema,
     $id: `ralph-harness/${version}/ralph.schema.json`,

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { backendName, positive, positiveInt, scratchpadSetting, stringOrList } from './values.ts';
+
+/** One hat of `hats:`: what activates it, what it publishes, its instructions and its backend. */
+export const hatSchema = z
+  .strictObject({
+    name: z.string().min(1).optional().meta({
+      description:
+        "Display name of the hat (in the prompt's hat heading and `ralph explain`). Absent: the hat's id.",
+    }),
+    description: z.string().optional().meta({
+      description: "What the hat is for; shown above the hat's instructions in the prompt.",
+    }),
+    triggers: z
+      .array(z.string().min(1))
+      .default([])
+      .meta({
+        description:
+          'Event topics that activate the hat (exact, or a `*` glob); the first hat whose trigger matches a pending event runs.',
+        examples: [['work.start', 'review.*']],
+      }),
+    publishes: z.array(z.string().min(1)).default([]).meta({
+      description: 'Topics the hat may publish (listed in its prompt with `events.<topic>.on_publish`).',
+    }),
+    default_publishes: stringOrList.optional().meta({
+      description:
+        'Topic (or topics) published for the hat when its iteration emitted no event. Absent: none.',
+    }),
+    instructions: z
+      .string()
+      .default('')
+      .meta({ description: "The hat's instructions, put into the prompt when it is active." }),
+    extra_instructions: z
+      .array(z.string())
+      .default([])
+      .meta({ description: 'More instruction blocks, appended to `instructions`.' }),
+    backend: backendName.optional().meta({
+      description:
+        "The backend this hat runs on. Absent: `cli.backend`. Another backend runs that CLI's own executable, without `cli.command`, `cli.args` or `cli.model`.",
+    }),
+    command: z.string().min(1).optional().meta({
+      description:
+        "Executable of this hat's backend (over `cli.command` and the CLI's own name); required for `backend: custom` unless `cli.backend` is `custom`.",
+    }),
+    args: z.array(z.string()).optional().meta({
+      description:
+        "Arguments for this hat's agent (before the prompt, for `custom`). Absent: `backend_args`.",
+    }),
+    backend_args: z.array(z.string()).optional().meta({
+      description: "ralph-orchestrator's name for `args`, used when `args` is absent.",
+    }),
+    max_activations: positiveInt.optional().meta({
+      description:
+        'The hat runs at most this many times in a run; an event that would trigger it after that publishes `<hat>.exhausted` instead. Absent: no limit.',
+    }),
+    timeout: positive.optional().meta({
+      description:
+        'Iteration timeout of this hat in seconds. Absent: `event_loop.iteration_timeout_seconds`.',
+    }),
+    disallowed_tools: z
+      .array(z.string())
+      .default([])
+      .meta({
+        description:
+          "Tools the hat's agent may not use, named as its CLI names them: `claude` gets `--disallowedTools` (`Bash`, `Bash(git push:*)`), `gemini` a `--policy` file of deny rules under `.ralph/gemini/` (`run_shell_command`), `copilot` `--deny-tool` (`shell`, `write`). Other backends have no such option: `config validate` and `run` fail naming the backend and the key.",
+        examples: [['Bash(git push:*)']],
+      }),
+    scratchpad: scratchpadSetting.optional().meta({
+      description: "This hat's own scratchpad (a path, or `{enabled: false}`). Absent: `core.scratchpad`.",
+    }),
+  })
+  .meta({
+    description:
+      'One hat: the triggers that activate it, what it publishes, its instructions and its backend.',
+  });

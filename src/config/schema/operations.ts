@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { positive, positiveInt } from './values.ts';
+
+/** `human`: a human in the loop (`ralph ask`, `human.interact`, approvals): how long to wait and what then. */
+export const humanSchema = z
+  .strictObject({
+    default_answer: z
+      .string()
+      .min(1)
+      .default(
+        'No human answered in time. Proceed with your best judgement and note the assumption in the scratchpad.',
+      )
+      .meta({ description: 'What `ralph ask` prints when nobody answered in time, so the agent can go on.' }),
+    on_timeout: z.enum(['stop', 'continue']).default('stop').meta({
+      description:
+        'Nobody answered a question or approval in time: `stop` the run (resumable) or `continue`.',
+    }),
+    timeout_seconds: z.number().min(0).default(3600).meta({
+      description:
+        'Seconds to wait for an answer or approval. 0: no time limit (the runtime limit still applies).',
+    }),
+  })
+  .meta({
+    description:
+      'A human in the loop (docs/operations/human-in-the-loop.md): how long to wait for one, and what then.',
+  });
+
+/** What a notification can be about. */
+export const NOTIFY_KINDS = [
+  'stopped',
+  'question',
+  'approval',
+  'parked',
+  'resumed',
+  'limit_warning',
+] as const;
+
+/** `notify`: where notifications go. */
+export const notifySchema = z
+  .strictObject({
+    command: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          'Run (`sh -c`) with the notification as JSON on stdin and `RALPH_NOTIFY_KIND`, `RALPH_NOTIFY_RUN_ID`, `RALPH_NOTIFY_MESSAGE`, `RALPH_NOTIFY_WORKSPACE` set. Absent: no command.',
+        examples: ['notify-send "ralph: $RALPH_NOTIFY_MESSAGE"'],
+      }),
+    webhook: z
+      .string()
+      .regex(/^https?:\/\/[^\s]+$/, { error: 'must be an http:// or https:// URL' })
+      .optional()
+      .meta({
+        description:
+          'An http(s) URL POSTed the same JSON; retried, never blocking the loop. Absent: no webhook.',
+        examples: ['https://hooks.example.com/ralph'],
+      }),
+    on: z
+      .array(z.enum(NOTIFY_KINDS))
+      .default([...NOTIFY_KINDS])
+      .meta({ description: 'What to notify about. Default: all of them.' }),
+  })
+  .meta({
+    description: 'Notifications when a run stops, asks, waits for approval, parks, resumes or nears a limit.',
+  });
+
+/** ralph-orchestrator's Telegram human-in-the-loop: accepted only switched off (seed 000 has `enabled: false`). */
+export const robotSchema = z
+  .strictObject({
+    enabled: z
+      .literal(false, {
+        error:
+          'human-in-the-loop via Telegram (RObot) is not supported by Ralph; set RObot.enabled: false or remove the section — for a human in the loop use `ralph ask`/`ralph answer`, review points and `notify` (docs/operations/human-in-the-loop.md)',
+      })
+      .default(false)
+      .meta({
+        description:
+          'Accepted only as `false`; `true` is rejected (use `ralph ask`, `gates.approval` and `notify`).',
+      }),
+    timeout_seconds: positive
+      .optional()
+      .meta({ description: "Accepted for ralph-orchestrator's files; unused while disabled." }),
+    checkin_interval_seconds: positive
+      .optional()
+      .meta({ description: "Accepted for ralph-orchestrator's files; unused while disabled." }),
+    telegram: z
+      .strictObject({
+        bot_token: z
+          .string()
+          .optional()
+          .meta({ description: "Accepted for ralph-orchestrator's files; unused while disabled." }),
+      })
+      .optional()
+      .meta({ description: "Accepted for ralph-orchestrator's files; unused while disabled." }),
+  })
+  .meta({
+    description:
+      "ralph-orchestrator's Telegram human-in-the-loop: accepted only with `enabled: false` (as in seed 000), so such files validate as written.",
+  });
+
+/** `merge`: the merge queue of `--parallel`. */
+export const mergeSchema = z
+  .strictObject({
+    max_attempts: positiveInt.default(3).meta({
+      description:
+        'Merge attempts of one task (a conflict its resolving iteration did not fix, gates failing on the rebased tree) before its worktree is kept for a person (`needs_review`).',
+    }),
+  })
+  .meta({ description: 'The merge queue of `ralph run --parallel N` (docs/guide/parallel.md).' });
+
+/** `logs`: what Ralph's own files keep, bounded per iteration and per workspace. */
+export const logsSchema = z
+  .strictObject({
+    max_output_mb: z.number().min(0).default(16).meta({
+      description:
+        'Agent output kept per iteration in the run log, in MB: the first half and the last half, with `… 287.3 MB of agent output cut here (logs.max_output_mb: 16) …` between them; cuts fall on line ends. The tail is held in memory and written when the output is over (at the first gate or the end of the iteration), so `ralph logs -f` pauses after the head. The console (`-v`), the TUI and the dashboard show 1 MB of its text per iteration, cut the same way. Tokens, cost and the completion promise are read from every line. 0: keep all of it.',
+    }),
+    keep_runs: z.int().min(0).default(20).meta({
+      description:
+        'Run directories kept under `.ralph/runs` (iteration records and event stream): at each start the least recently written beyond this many are deleted, never the current run, never anything but a directory in `.ralph/runs` (the logs stay). 0: keep every run.',
+    }),
+  })
+  .meta({ description: "What Ralph's own files keep, bounded per iteration and per workspace." });
+
+/** What a Redis URL looks like (`fleet.redis`, `--redis`, RALPH_REDIS_URL). */
+export const REDIS_URL = /^rediss?:\/\/./;
+
+/** `fleet`: where the fleet's Redis is and its fleet-wide limits. */
+export const fleetSchema = z
+  .strictObject({
+    redis: z
+      .string()
+      .regex(REDIS_URL, 'expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379')
+      .optional()
+      .meta({
+        description: "redis:// or rediss:// URL of the fleet's Redis (`--redis` and `RALPH_REDIS_URL` win).",
+        examples: ['redis://127.0.0.1:6379'],
+      }),
+    max_cost_usd: positive.optional().meta({
+      description:
+        'Fleet-wide cost cap (USD): workers start no new iteration once the whole fleet spent this much.',
+    }),
+    global_concurrency: positiveInt.optional().meta({
+      description:
+        'Runs at once across every worker (BullMQ global concurrency). Absent: no fleet-wide limit.',
+    }),
+  })
+  .meta({
+    description:
+      "`ralph fleet` (docs/operations/fleet.md): where the fleet's Redis is and its fleet-wide limits.",
+  });

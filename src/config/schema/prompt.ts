@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { scratchpadSetting } from './values.ts';
+
+/** `tasks`: the agent's task list (`.ralph/agent/tasks.jsonl`). */
+export const tasksSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).meta({
+      description:
+        'Open tasks block completion and ready tasks go into the prompt. `false`: tasks are ignored.',
+    }),
+  })
+  .meta({
+    description: 'The task list the agent keeps with `ralph tools task` (`.ralph/agent/tasks.jsonl`).',
+  });
+
+/** `memories`: what the agent learned, kept across runs (`.ralph/agent/memories.md`). */
+export const memoriesSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).meta({ description: '`false`: no memories go into the prompt.' }),
+    inject: z.enum(['auto', 'manual', 'none']).default('auto').meta({
+      description:
+        '`auto`: memories go into every prompt (within `budget`); `manual` and `none`: they are not put in the prompt (the agent can still read them with `ralph tools memory`).',
+    }),
+    budget: z.int().min(0).default(2000).meta({
+      description: 'Tokens of memories at most in one prompt.',
+    }),
+    filter: z
+      .strictObject({
+        types: z
+          .array(z.enum(['pattern', 'decision', 'fix', 'context']))
+          .default([])
+          .meta({ description: 'Only memories of these types. Empty: every type.' }),
+        tags: z
+          .array(z.string().min(1))
+          .default([])
+          .meta({ description: 'Only memories with any of these tags. Empty: any tags.' }),
+        recent: z.int().min(0).default(0).meta({ description: 'Only the `recent` newest memories. 0: all.' }),
+      })
+      .optional()
+      .meta({
+        description: 'Which memories go into the prompt (within `budget`). Absent: all of them.',
+        examples: [{ types: ['decision', 'fix'], recent: 20 }],
+      }),
+  })
+  .meta({
+    description:
+      'Memories the agent keeps with `ralph tools memory` (`.ralph/agent/memories.md`), kept across runs.',
+  });
+
+/** `core`: the scratchpad, the specs directory and guardrails. */
+export const coreSchema = z
+  .strictObject({
+    scratchpad: scratchpadSetting.optional().meta({
+      description:
+        'The scratchpad, read fresh into each prompt: a path, or `{enabled, path}`. Absent: `.ralph/agent/scratchpad.md`.',
+    }),
+    specs_dir: z.string().optional().meta({
+      description: 'Directory of the specs `ralph plan` works on. Absent: `health.specs_dir`, else `specs`.',
+    }),
+    guardrails: z
+      .array(z.string().min(1))
+      .default([])
+      .meta({
+        description: 'Rules put into every prompt as a numbered `## Guardrails` list.',
+        examples: [['Never edit generated files under dist/']],
+      }),
+  })
+  .meta({ description: 'What every prompt carries besides the task: the scratchpad and guardrails.' });
+
+/** `events.<topic>`: what the prompt says about one event topic. */
+export const eventMetaSchema = z
+  .strictObject({
+    description: z.string().default('').meta({
+      description:
+        "What the event means: shown with it when it reaches a hat and in a hat's publishing line.",
+    }),
+    on_trigger: z.string().default('').meta({ description: 'Shown under the event when it reaches a hat.' }),
+    on_publish: z
+      .string()
+      .default('')
+      .meta({ description: "Shown with the topic in the hat's publishing line." }),
+  })
+  .meta({ description: 'What the prompt says about one event topic.' });
+
+/** `context`: the journal that goes into each prompt's context block (seed 003). */
+export const contextSchema = z
+  .strictObject({
+    journal: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          "A journal file whose newest entries (`## …` headings) go into each prompt's context block. Absent: no journal.",
+        examples: ['PROGRESS.md'],
+      }),
+    journal_entries: z
+      .int()
+      .min(0)
+      .default(5)
+      .meta({ description: 'How many of the newest journal entries go in.' }),
+    iteration_markers: z.boolean().default(false).meta({
+      description: 'Write `## --- Iteration N Start (ts) ---` into the journal before each iteration.',
+    }),
+  })
+  .meta({ description: "The context block of each prompt: the journal's newest entries." });

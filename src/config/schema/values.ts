@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/**
+ * The agent CLIs Ralph drives, in the order `cli.backend: auto` looks for them on PATH (amp last:
+ * without AMP_API_KEY it waits for a login). The one list of names: every other list derives from it.
+ */
+export const AGENT_CLI_NAMES = [
+  'claude',
+  'codex',
+  'gemini',
+  'opencode',
+  'qwen',
+  'copilot',
+  'cline',
+  'cursor',
+  'amp',
+] as const;
+export type AgentCliName = (typeof AGENT_CLI_NAMES)[number];
+
+/** Every `cli.backend` value: `auto`, the agent CLIs, `custom` (any command) and `fake` (scripted agent). */
+export const BACKEND_NAMES = ['auto', ...AGENT_CLI_NAMES, 'custom', 'fake'] as const;
+/** A `cli.backend` value: one of {@link BACKEND_NAMES}. */
+export type BackendName = (typeof BACKEND_NAMES)[number];
+
+/** Names people try that Ralph cannot drive, with what to do instead. */
+const UNSUPPORTED_BACKENDS: Record<string, string> = {
+  kiro: 'Ralph has no headless driver for kiro-cli; run it with cli.backend: custom and cli.command: kiro-cli',
+};
+
+/** A backend name, with an error that lists the valid names (and says why a known-unsupported one is refused). */
+export const backendName = z.enum(BACKEND_NAMES, {
+  error: (issue) => {
+    const input = String(issue.input);
+    const why = UNSUPPORTED_BACKENDS[input];
+    return why
+      ? `backend "${input}" is not supported: ${why}`
+      : `unknown backend "${input}"; use one of ${BACKEND_NAMES.join(', ')}`;
+  },
+});
+
+export const positive = z.number().positive();
+export const positiveInt = z.int().positive();
+export const stringOrList = z.union([z.string(), z.array(z.string())]);
+
+/** Where the reference explains path patterns (the keys that take them link here). */
+export const PATH_PATTERNS_LINK = 'path patterns (docs/concepts/path-patterns.md)';
+
+/** A list of path patterns (`gates.protect`, `event_loop.idle_watch`, `tdd.allowed_paths`). */
+export const pathPatterns = z.array(z.string().min(1));
+
+/** A scratchpad setting (`core.scratchpad`, `hats.<hat>.scratchpad`): a path, or `{enabled, path}`. */
+export const scratchpadSetting = z.union([
+  z.string().meta({ description: 'Path of the scratchpad file, relative to the workspace.' }),
+  z.strictObject({
+    enabled: z
+      .boolean()
+      .default(true)
+      .meta({ description: '`false`: no scratchpad (none is read into the prompt or kept).' }),
+    path: z.string().optional().meta({
+      description: 'Path of the scratchpad file, relative to the workspace (absent: the default path).',
+    }),
+  }),
+]);

@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import { backendName, PATH_PATTERNS_LINK, pathPatterns, positive, positiveInt } from './values.ts';
+
+/** `completion`: what must hold before a run completes, besides the promise. */
+export const completionSchema = z
+  .strictObject({
+    marker: z
+      .strictObject({
+        file: z.string().min(1).meta({ description: 'The file Ralph reads, relative to the workspace.' }),
+        text: z
+          .string()
+          .min(1)
+          .meta({ description: 'The text that, contained in the file, completes the run.' }),
+      })
+      .optional()
+      .meta({
+        description:
+          'Complete when this file contains this text, checked by Ralph after every iteration (and at start).',
+        examples: [{ file: 'STATUS.md', text: 'ALL DONE' }],
+      }),
+    checklist: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          'A design document with `## Milestone N: …` sections and `- [ ]` tasks, parsed by Ralph (seed 003).',
+        examples: ['DESIGN.md'],
+      }),
+    condition: z.enum(['all_tasks', 'milestone', 'promise']).optional().meta({
+      description:
+        "With a checklist: `all_tasks` (every task checked), `milestone` (the current one), or `promise` (the agent's last line). Absent: `all_tasks`.",
+    }),
+    promise: z.string().min(1).optional().meta({
+      description: 'The promise for `condition: promise`. Absent: `event_loop.completion_promise`.',
+    }),
+    require_work: z.boolean().optional().meta({
+      description:
+        'Refuse completion until the run changed a file or made a commit. Absent: the value of `git.commit`.',
+    }),
+  })
+  .meta({ description: 'Conditions a run must meet to complete, besides the completion promise.' });
+
+export const TDD_REPORT_SECTIONS = [
+  'Iteration',
+  'Status',
+  'Actions',
+  'Changes',
+  'Tests',
+  'Current state',
+  'Next',
+  'Notes',
+] as const;
+
+/** `tdd`: the TDD state loop (seed 004). */
+export const tddSchema = z
+  .strictObject({
+    state_file: z.string().min(1).default('loop/state.md').meta({
+      description:
+        'Goal / Current task / Constraints, plus the history Ralph appends. A corrupted file is restored from the last good copy (what it replaced is kept under `.ralph/tdd/`); an unfilled one stops the run at start.',
+    }),
+    report_file: z.string().min(1).default('loop/last_output.md').meta({
+      description: "The agent's report of each iteration; Ralph checks its required sections.",
+    }),
+    required_sections: z
+      .array(z.string().min(1))
+      .default([...TDD_REPORT_SECTIONS])
+      .meta({
+        description: 'Sections the report must have; what is missing is reported to the next iteration.',
+      }),
+    report_misses_before_failure: positiveInt.default(2).meta({
+      description: 'A report missing sections this many iterations in a row counts as a failed iteration.',
+    }),
+    stuck_iterations: positiveInt.default(50).meta({
+      description: 'The same failing tests this many iterations in a row stop the loop as `stuck`.',
+    }),
+    archive_after: positiveInt.default(100).meta({
+      description: 'Move old reports to `archive_dir` every this many iterations.',
+    }),
+    archive_dir: z
+      .string()
+      .min(1)
+      .default('loop/archive')
+      .meta({ description: 'Where old reports are archived.' }),
+    allowed_paths: pathPatterns.default([]).meta({
+      description: `Paths the agent may change (${PATH_PATTERNS_LINK}); a file changed elsewhere is recorded as a \`scope_violations\` entry of the iteration record. Empty: no check.`,
+      examples: [['src', 'test/**/*.spec.ts']],
+    }),
+  })
+  .meta({
+    description:
+      'The TDD state loop (seed 004, preset `tdd`): a state file, a checked report per iteration, stuck detection. Present only in configs that use it.',
+  });
+
+/** Where a run waits for a human's approval (`gates.approval`). */
+export const APPROVAL_POINTS = ['before_commit', 'before_push', 'before_complete'] as const;
+
+/** `gates`: the checks after each iteration. */
+export const gatesSchema = z
+  .strictObject({
+    validate: z
+      .union([z.string().min(1), z.literal(false)])
+      .optional()
+      .meta({
+        description:
+          'Command run after each iteration (`sh -c`, in the workspace); a non-zero exit is fatal. Absent: run `.ralph/validate.sh` when it exists and is executable; `false` turns that off.',
+        examples: ['npm run lint'],
+      }),
+    validate_timeout_seconds: positive
+      .default(600)
+      .meta({ description: 'Seconds the validate command may run.' }),
+    tests: z
+      .strictObject({
+        command: z
+          .string()
+          .min(1)
+          .meta({ description: 'The test command (`sh -c`, in the workspace).', examples: ['npm test'] }),
+        timeout_seconds: positive.default(300).meta({ description: 'Seconds the test command may run.' }),
+        report_file: z.string().min(1).optional().meta({
+          description: 'A markdown report of each test run is written here. Absent: no report file.',
+        }),
+      })
+      .optional()
+      .meta({
+        description:
+          "The project's tests, run after each iteration: the result is recorded and published as `tests.passed` / `tests.failed`; completion is refused while they fail. Absent: no test gate.",
+      }),
+    protect: pathPatterns.optional().meta({
+      description: `Files the agent must not change (${PATH_PATTERNS_LINK}). Absent: \`.ralph/validate.sh\`, CI configs and the files the test and validate commands name. Hashed at run start (a pattern that selects no file is warned about); an iteration that touches one is \`gate_tampered\`: not committed, a failed iteration, and its gates run from the protected content. \`.git\`, \`node_modules\` and Ralph's runtime files under \`.ralph/\` are never protected.`,
+      examples: [['test/', '!test/fixtures/']],
+    }),
+    review: z
+      .strictObject({
+        backend: backendName.meta({
+          description: 'The reviewing backend (`custom` only when it is `cli.backend`).',
+        }),
+        prompt_file: z.string().min(1).optional().meta({
+          description: "The reviewer's prompt file. Absent: Ralph's built-in review prompt.",
+        }),
+        when: z.enum(['complete', 'every']).default('complete').meta({
+          description: '`complete`: review before completion is accepted; `every`: after every iteration.',
+        }),
+        max_rounds: positiveInt.default(3).meta({
+          description: 'Reviews in a row that request changes before the run stops as `review_unresolved`.',
+        }),
+      })
+      .optional()
+      .meta({
+        description:
+          'A second opinion: another backend reviews the diff since the run started against the task. Absent: no review.',
+        examples: [{ backend: 'codex', when: 'complete' }],
+      }),
+    approval: z
+      .union([z.enum(APPROVAL_POINTS), z.array(z.enum(APPROVAL_POINTS))])
+      .optional()
+      .meta({
+        description:
+          'Review points (one, or a list) where the run waits for `ralph approve` / `ralph reject "why"` (docs/operations/human-in-the-loop.md). Absent: none.',
+        examples: [['before_push']],
+      }),
+  })
+  .meta({
+    description:
+      'Checks run after each iteration: the validate hook, tests, protected files, review, approvals.',
+  });
+
+/** `health`: checks before each iteration. */
+export const healthSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).meta({ description: '`false`: no health checks.' }),
+    min_free_disk_mb: positive.default(1024).meta({
+      description: 'Below this much free disk space (MB): a warning; none at all: fatal.',
+    }),
+    require_git: z.boolean().optional().meta({
+      description: 'Require a git repository (fatal when missing). Absent: the value of `git.commit`.',
+    }),
+    specs_dir: z.string().min(1).optional().meta({
+      description:
+        'A directory that must be readable before each iteration (e.g. specs). Absent: not checked.',
+    }),
+  })
+  .meta({ description: 'Health checks before each iteration (seed 002): disk space, git, specs.' });
+
+/** `git`: commit and push. */
+export const gitSchema = z
+  .strictObject({
+    commit: z.boolean().default(false).meta({
+      description: 'Commit what each successful iteration changed (`ralph: <task>` + details).',
+    }),
+    push: z.boolean().default(false).meta({
+      description: 'Push the current branch after each commit, retried `push_attempts` times; then fatal.',
+    }),
+    remote: z.string().min(1).default('origin').meta({ description: 'The remote to push to.' }),
+    push_attempts: positiveInt.default(3).meta({ description: 'Push attempts before the push is fatal.' }),
+    push_retry_delay_seconds: z
+      .number()
+      .min(0)
+      .default(5)
+      .meta({ description: 'Seconds between push attempts.' }),
+    require_clean: z.boolean().optional().meta({
+      description: 'Refuse to start (or continue) with uncommitted changes. Absent: the value of `commit`.',
+    }),
+  })
+  .meta({ description: 'Git integration: commit after each successful iteration, push with retries.' });
