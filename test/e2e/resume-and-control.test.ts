@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readProcStat } from '../../src/process/pids.ts';
+import { processInfo } from '../../src/process/pids.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -243,7 +243,7 @@ describe('one loop per workspace', () => {
       await waitFor(() => existsSync(join(dir, 'started')), 15_000, 'the agent');
       const lock = JSON.parse(readFileSync(join(dir, '.ralph', 'loop.lock'), 'utf8'));
       expect(lock.pid).toBe(first.child.pid);
-      expect(lock.start_time).toBe(readProcStat(first.child.pid!)?.startTime);
+      expect(lock.start_time).toBe(processInfo(first.child.pid!)?.startTime);
       const second = await runRalph(['run', '--fresh'], dir);
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`pid ${first.child.pid}`);
