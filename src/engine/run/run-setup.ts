@@ -41,7 +41,8 @@ export async function killOrphanedAgent(state: LoopState, graceMs: number): Prom
   const recorded = state.current?.agent_start_time;
   // A live leader with another start time is an unrelated process that reused the pid; one whose
   // start cannot be compared (recorded by another process table) is left alone too.
-  if (leader && !leader.state.startsWith('Z') && recorded && sameProcessStart(recorded, pid) !== true) return 0;
+  if (leader && !leader.state.startsWith('Z') && recorded && sameProcessStart(recorded, pid) !== true)
+    return 0;
   const members = liveGroupMembers(pid);
   if (members.length === 0) return 0;
   await killGroup(pid, graceMs);
