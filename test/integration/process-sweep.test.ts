@@ -8,18 +8,11 @@ import {
 } from '../../src/process/marked-processes.ts';
 import { processTable } from '../../src/process/pids.ts';
 import { kernelThreadPids, readProcStat } from '../../src/process/proc-files.ts';
+import { killLeftovers } from '../helpers/marked-processes.ts';
 import { pidAlive, waitFor } from '../helpers/workspace.ts';
 
 const spawned: number[] = [];
-afterEach(() => {
-  for (const pid of spawned.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-});
+afterEach(() => killLeftovers([], spawned.splice(0)));
 
 /** A detached process (own session) with a mark; `stubborn` ignores SIGTERM. */
 async function marked(

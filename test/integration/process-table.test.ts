@@ -2,17 +2,10 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { procTable } from '../../src/process/proc-table.ts';
 import { psTable } from '../../src/process/ps-table.ts';
+import { killLeftovers } from '../helpers/marked-processes.ts';
 
 const spawned: number[] = [];
-afterEach(() => {
-  for (const pid of spawned.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-});
+afterEach(() => killLeftovers([], spawned.splice(0)));
 
 /** A detached child (its own group) with `env` added, up once it printed. */
 async function child(env: Record<string, string>, args: string[] = []): Promise<number> {
