@@ -36,6 +36,7 @@ export const RALPH_ERROR_CODES = [
   'interrupted',
   'cancelled',
   'preflight',
+  'unsupported_platform',
   // Git and worktrees
   'git_missing',
   'git_failed',

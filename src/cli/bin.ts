@@ -1,9 +1,15 @@
+import { unsupportedPlatform } from '../process/platform.ts';
 import { processIO } from './io.ts';
 
 // The only place that exits the process. `ralph emit` runs inside agent tool calls, so it loads
 // only its own module, not the CLI framework, config schema and engine.
 const args = process.argv.slice(2);
-if (args[0] === 'emit' && !args.includes('-h') && !args.includes('--help')) {
+const refusal = unsupportedPlatform(process.platform);
+if (refusal !== undefined) {
+  // One line and exit 1 (a failure to start), before any command could spawn or lock anything.
+  process.stderr.write(`ralph: ${refusal}\n`);
+  process.exitCode = 1;
+} else if (args[0] === 'emit' && !args.includes('-h') && !args.includes('--help')) {
   const { emitCommand } = await import('./agent-tools/emit-command.ts');
   try {
     emitCommand(args.slice(1), process.cwd(), process.env);

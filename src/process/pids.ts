@@ -1,6 +1,29 @@
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { procTable } from './proc-table.ts';
+import {
+  chooseProcessTable,
+  PROCESS_TABLE_VAR,
+  type ProcessEntry,
+  type ProcessTable,
+} from './process-table.ts';
+import { psTable } from './ps-table.ts';
 
-/** True when a process with this pid exists (a zombie counts as gone on Linux). */
+let chosen: { forced: string | undefined; table: ProcessTable } | undefined;
+
+/**
+ * The process table this process reads: /proc when /proc/self/stat exists, else ps, unless
+ * RALPH_PROCESS_TABLE names one. Chosen once per value of the variable.
+ */
+export function processTable(): ProcessTable {
+  const forced = process.env[PROCESS_TABLE_VAR];
+  if (chosen === undefined || chosen.forced !== forced) {
+    const kind = chooseProcessTable(forced, existsSync('/proc/self/stat'));
+    chosen = { forced, table: kind === 'proc' ? procTable : psTable };
+  }
+  return chosen.table;
+}
+
+/** True when a process with this pid exists (a zombie counts as gone). */
 export function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
@@ -8,186 +31,47 @@ export function isPidAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  const stat = readProcStat(pid);
-  return stat === undefined ? true : stat.state !== 'Z';
+  const entry = processTable().entry(pid);
+  return entry === undefined ? true : !entry.state.startsWith('Z');
 }
 
-interface ProcStat {
-  pid: number;
-  state: string;
-  ppid: number;
-  pgrp: number;
-  /** Start time in clock ticks after boot: with the pid, identifies one process across pid reuse. */
-  startTime: string;
-  /** The kernel's PF_* flags (PF_KTHREAD marks a kernel thread). */
-  flags: number;
+/** A process's pid, parent, group, state and start time; undefined when it is gone. */
+export function processInfo(pid: number): ProcessEntry | undefined {
+  return processTable().entry(pid);
 }
 
-/** Parses /proc/<pid>/stat (Linux); undefined elsewhere or when the process is gone. */
-export function readProcStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The command name may contain spaces and parentheses; fields resume after the last ')'.
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return {
-    pid,
-    state: rest[0] ?? '?',
-    ppid: Number(rest[1]),
-    pgrp: Number(rest[2]),
-    startTime: rest[19] ?? '',
-    flags: Number(rest[6]),
-  };
+let ownStart: string | undefined;
+
+/** This process's start time (it never changes: read once). */
+export function ownStartTime(): string | undefined {
+  ownStart ??= processTable().entry(process.pid)?.startTime;
+  return ownStart;
 }
 
-let bootMs: number | undefined;
-
-/**
- * When a process started (epoch ms, to 10 ms), from /proc: boot time plus its start in clock ticks
- * (100 a second on Linux). Undefined elsewhere or when it is gone.
- */
+/** When a process started (epoch ms); undefined when it is gone or the table cannot say. */
 export function processStartedAtMs(pid: number): number | undefined {
-  const ticks = Number(readProcStat(pid)?.startTime);
-  if (!Number.isFinite(ticks)) return undefined;
-  if (bootMs === undefined) {
-    try {
-      const m = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'));
-      if (!m) return undefined;
-      bootMs = Number(m[1]) * 1000;
-    } catch {
-      return undefined;
-    }
-  }
-  return bootMs + ticks * 10;
+  return processTable().startedAtMs(pid);
 }
 
 /**
- * Processes (and threads) created on this machine since boot (`processes` in /proc/stat), or
- * undefined without /proc. Two equal readings mean nothing at all was started in between.
+ * Whether the process at `pid` is the one whose start time was recorded: false when the pid now
+ * belongs to another process, undefined when that cannot be told (gone, or recorded by a table this
+ * one cannot compare with).
  */
-export function forkCount(): number | undefined {
-  const m = /^processes (\d+)$/m.exec(readProcFile('/proc/stat') ?? '');
-  return m ? Number(m[1]) : undefined;
+export function sameProcessStart(recorded: string, pid: number): boolean | undefined {
+  return processTable().sameStart(recorded, pid);
 }
 
-// One buffer for every /proc read of a sweep, grown for a larger file: after each iteration the
-// sweep reads /proc/stat, ns_last_pid and the environ of each new process. One open, read and
-// close into it costs a quarter of readFileSync's stat and buffer growth on these generated files.
-let procBuffer = Buffer.allocUnsafe(64 * 1024);
-
-/**
- * A /proc file's bytes, whole, or undefined when it cannot be read (gone, another user's). The view
- * is valid until the next call.
- */
-export function readProcBytes(path: string): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    let length = 0;
-    for (;;) {
-      if (length === procBuffer.length) {
-        const bigger = Buffer.allocUnsafe(procBuffer.length * 2);
-        procBuffer.copy(bigger, 0, 0, length);
-        procBuffer = bigger;
-      }
-      const n = readSync(fd, procBuffer, length, procBuffer.length - length, null);
-      if (n === 0) return procBuffer.subarray(0, length);
-      length += n;
-    }
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A small generated /proc file as text (latin1), or undefined when it cannot be read. */
-function readProcFile(path: string): string | undefined {
-  return readProcBytes(path)?.toString('latin1');
-}
-
-let pidRange: { max: number } | null | undefined;
-
-/**
- * The pid the kernel handed out last in this pid namespace, and the highest pid it hands out, when
- * /proc belongs to this namespace (it lists this process under its own pid); undefined otherwise.
- * New pids follow the last one upwards and wrap around to low numbers after the highest.
- */
-export function lastPid(): { last: number; max: number } | undefined {
-  if (pidRange === undefined) {
-    try {
-      const max = Number(readFileSync('/proc/sys/kernel/pid_max', 'latin1').trim());
-      pidRange =
-        Number.isInteger(max) && max > 0 && readlinkSync('/proc/self') === String(process.pid)
-          ? { max }
-          : null;
-    } catch {
-      pidRange = null;
-    }
-  }
-  if (pidRange === null) return undefined;
-  const last = Number(readProcFile('/proc/sys/kernel/ns_last_pid')?.trim() || Number.NaN);
-  return Number.isInteger(last) && last > 0 ? { last, max: pidRange.max } : undefined;
-}
-
-/** True when `pid` is a process (its thread group's leader), not another thread of one (Linux). */
-export function isProcess(pid: number): boolean {
-  const m = /^Tgid:\s*(\d+)$/m.exec(readProcFile(`/proc/${pid}/status`) ?? '');
-  return m !== null && Number(m[1]) === pid;
-}
-
-const PF_KTHREAD = 0x00200000;
-let kthreaddIsPid2: boolean | undefined;
-
-/**
- * The pids of kernel threads: kthreadd (pid 2, when this pid namespace sees the kernel's) and its
- * children. They have no environment and no user process among them can carry anything of ours
- * (a usermode helper the kernel starts there gets the kernel's fixed environment). Empty when
- * unknown (another namespace, no /proc): then nothing is skipped.
- */
-export function kernelThreadPids(): Set<number> {
-  // kthreadd never exits: once pid 2 is (or is not) the kernel's, it stays so.
-  kthreaddIsPid2 ??= ((readProcStat(2)?.flags ?? 0) & PF_KTHREAD) !== 0;
-  if (!kthreaddIsPid2) return new Set();
-  let children: string;
-  try {
-    children = readFileSync('/proc/2/task/2/children', 'latin1');
-  } catch {
-    return new Set();
-  }
-  const pids = new Set<number>([2]);
-  for (const token of children.split(' ')) if (token !== '') pids.add(Number(token));
-  return pids;
-}
-
-/** Live (non-zombie) members of a process group. Uses /proc on Linux, kill(-pgid, 0) elsewhere. */
+/** Live (non-zombie) members of a process group; [pgid] while the group exists and the table cannot be read. */
 export function liveGroupMembers(pgid: number): number[] {
   try {
     process.kill(-pgid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return [];
   }
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [pgid];
-  }
-  const members: number[] = [];
-  for (const entry of entries) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    const stat = readProcStat(pid);
-    if (stat && stat.pgrp === pgid && stat.state !== 'Z') members.push(pid);
-  }
-  return members;
+  const entries = processTable().entries();
+  if (entries === undefined) return [pgid];
+  return entries.filter((e) => e.pgid === pgid && !e.state.startsWith('Z')).map((e) => e.pid);
 }
 
 /**
@@ -195,34 +79,22 @@ export function liveGroupMembers(pgid: number): number[] {
  * tools with `detached: true`, or `setsid`): killing only the agent's own group would miss them.
  */
 export function escapedDescendantGroups(pgid: number): number[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const table: ProcStat[] = [];
-  for (const entry of entries) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    const stat = readProcStat(pid);
-    if (stat && stat.state !== 'Z') table.push(stat);
-  }
-  const children = new Map<number, ProcStat[]>();
+  const table = (processTable().entries() ?? []).filter((e) => !e.state.startsWith('Z'));
+  const children = new Map<number, ProcessEntry[]>();
   for (const p of table) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
   const groups = new Set<number>();
   const leader = table.find((p) => p.pid === pgid);
-  if (leader && leader.pgrp !== pgid && leader.pgrp > 1 && leader.pgrp !== process.pid)
-    groups.add(leader.pgrp);
+  if (leader && leader.pgid !== pgid && leader.pgid > 1 && leader.pgid !== process.pid)
+    groups.add(leader.pgid);
   // The leader too: a CLI that moved itself to another group still has the agent's pid.
-  const queue = table.filter((p) => p.pgrp === pgid || p.pid === pgid).map((p) => p.pid);
+  const queue = table.filter((p) => p.pgid === pgid || p.pid === pgid).map((p) => p.pid);
   const seen = new Set(queue);
   while (queue.length > 0) {
     const pid = queue.shift()!;
     for (const child of children.get(pid) ?? []) {
       if (seen.has(child.pid)) continue;
       seen.add(child.pid);
-      if (child.pgrp !== pgid && child.pgrp > 1 && child.pgrp !== process.pid) groups.add(child.pgrp);
+      if (child.pgid !== pgid && child.pgid > 1 && child.pgid !== process.pid) groups.add(child.pgid);
       queue.push(child.pid);
     }
   }
@@ -231,11 +103,6 @@ export function escapedDescendantGroups(pgid: number): number[] {
 
 /** The command line of a process (shortened), for records that list what Ralph killed. */
 export function processCommand(pid: number): string {
-  let text = '';
-  try {
-    text = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replaceAll('\0', ' ');
-  } catch {
-    // gone meanwhile, or no /proc
-  }
+  const text = processTable().command(pid) ?? '';
   return text.length > 200 ? `${text.slice(0, 199)}…` : text || `pid ${pid}`;
 }

@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { BoundedTail, LineSplitter } from './bounded-tail.ts';
 import { killGroup } from './kill-group.ts';
 import type { KilledProcess } from './marked-processes.ts';
-import { readProcStat } from './pids.ts';
+import { processInfo } from './pids.ts';
 
 export type OutputStream = 'stdout' | 'stderr';
 
@@ -105,7 +105,7 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
       );
     }
 
-    if (pid !== undefined) options.onSpawn?.(pid, readProcStat(pid)?.startTime);
+    if (pid !== undefined) options.onSpawn?.(pid, processInfo(pid)?.startTime);
 
     const openStreams = new Set<OutputStream>();
     for (const name of ['stdout', 'stderr'] as const) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { RalphError } from '../errors.ts';
-import { isPidAlive, readProcStat } from '../process/pids.ts';
+import { isPidAlive, processInfo, sameProcessStart } from '../process/pids.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
 import { liveHolder } from './io/lock.ts';
 import { RALPH_DIR, ralphPaths } from './paths.ts';
@@ -148,7 +148,7 @@ export interface Claim {
   task: string;
   worker: string;
   pid: number;
-  /** The process's /proc start time: a reused pid is not the claimant. */
+  /** The process's start time (from the process table): a reused pid is not the claimant. */
   start_time: string | null;
 }
 
@@ -163,7 +163,7 @@ function claimFile(dir: string, task: string): string {
  */
 export function takeClaim(dir: string, task: string, worker: string, pid: number): boolean {
   mkdirSync(dir, { recursive: true });
-  const claim: Claim = { task, worker, pid, start_time: readProcStat(pid)?.startTime ?? null };
+  const claim: Claim = { task, worker, pid, start_time: processInfo(pid)?.startTime ?? null };
   const path = claimFile(dir, task);
   for (let attempt = 0; attempt < 3; attempt++) {
     const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -188,7 +188,7 @@ export function handOverClaim(dir: string, claim: Claim, pid: number): void {
   writeJsonAtomicSync(claimFile(dir, claim.task), {
     ...claim,
     pid,
-    start_time: readProcStat(pid)?.startTime ?? null,
+    start_time: processInfo(pid)?.startTime ?? null,
   } satisfies Claim);
 }
 
@@ -220,9 +220,7 @@ export function readClaims(dir: string): Claim[] {
 
 /** True while the claiming process lives (the same process: pid and start time). */
 export function claimAlive(claim: Pick<Claim, 'pid' | 'start_time'>): boolean {
+  // A zombie is dead for our purposes (isPidAlive says so): it does no more work.
   if (!isPidAlive(claim.pid)) return false;
-  const now = readProcStat(claim.pid);
-  // A zombie is dead for our purposes: it does no more work.
-  if (now?.state === 'Z') return false;
-  return claim.start_time === null || now === undefined || now.startTime === claim.start_time;
+  return claim.start_time === null || sameProcessStart(claim.start_time, claim.pid) !== false;
 }

@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readProcStat } from '../../src/process/pids.ts';
+import { processInfo, processTable } from '../../src/process/pids.ts';
+import { NOT_ITS_START_TIME } from '../helpers/start-time.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -219,7 +220,7 @@ describe('one loop per workspace', () => {
           pid: other.pid,
           host: hostname(),
           started_at: new Date().toISOString(),
-          start_time: '1',
+          start_time: NOT_ITS_START_TIME,
         }),
       });
       const r = await runRalph(['run'], dir);
@@ -232,7 +233,7 @@ describe('one loop per workspace', () => {
     }
   });
 
-  it('writes its own /proc start time into the lock, and respects a live holder', async () => {
+  it('writes its own start time (from the process table it runs) into the lock, and respects a live holder', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
       'ralph.yml': fakeConfig({ max_iterations: 1 }),
@@ -243,7 +244,9 @@ describe('one loop per workspace', () => {
       await waitFor(() => existsSync(join(dir, 'started')), 15_000, 'the agent');
       const lock = JSON.parse(readFileSync(join(dir, '.ralph', 'loop.lock'), 'utf8'));
       expect(lock.pid).toBe(first.child.pid);
-      expect(lock.start_time).toBe(readProcStat(first.child.pid!)?.startTime);
+      expect(lock.start_time).toBe(processInfo(first.child.pid!)?.startTime);
+      // The CLI reads the table this test forces (RALPH_PROCESS_TABLE=ps in the ps-table project).
+      expect(lock.start_time).toMatch(processTable().kind === 'ps' ? /^epoch:\d+$/ : /^\d+$/);
       const second = await runRalph(['run', '--fresh'], dir);
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`pid ${first.child.pid}`);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { LockHeldError } from '../../src/errors.ts';
 import { withFileLock } from '../../src/state/io/file-lock.ts';
 import { acquireLock, readLock } from '../../src/state/io/lock.ts';
+import { NOT_ITS_START_TIME } from '../helpers/start-time.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 describe('workspace lock', () => {
@@ -41,10 +42,10 @@ describe('workspace lock', () => {
     // Our own pid, but a start time that is not ours: the holder died and the pid was reused.
     writeFileSync(
       file,
-      JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'x', start_time: '1' }),
+      JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'x', start_time: NOT_ITS_START_TIME }),
     );
     const held = acquireLock(file, 'run');
-    expect(held.tookOver?.start_time).toBe('1');
+    expect(held.tookOver?.start_time).toBe(NOT_ITS_START_TIME);
     held.release();
   });
 
@@ -88,13 +89,19 @@ describe('one lock core for the workspace lock and withFileLock', () => {
   it('a file lock whose pid now belongs to another process is stale, as a workspace lock is', () => {
     const file = join(makeWorkspace(), 'data.txt');
     // Our own pid, but a start time that is not ours: its holder died and the pid was reused.
-    const reused = { pid: process.pid, host: hostname(), started_at: 'x', start_time: '1', token: 't' };
+    const reused = {
+      pid: process.pid,
+      host: hostname(),
+      started_at: 'x',
+      start_time: NOT_ITS_START_TIME,
+      token: 't',
+    };
     writeFileSync(`${file}.lock`, JSON.stringify(reused));
     expect(withFileLock(file, () => 'ran', { timeoutMs: 300 })).toBe('ran');
     expect(existsSync(`${file}.lock`)).toBe(false);
     writeFileSync(join(file, '..', 'loop.lock'), JSON.stringify(reused));
     const held = acquireLock(join(file, '..', 'loop.lock'), 'run');
-    expect(held.tookOver?.start_time).toBe('1');
+    expect(held.tookOver?.start_time).toBe(NOT_ITS_START_TIME);
     held.release();
   });
 

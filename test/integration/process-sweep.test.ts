@@ -6,19 +6,13 @@ import {
   markFor,
   sweepMarkedProcesses,
 } from '../../src/process/marked-processes.ts';
-import { kernelThreadPids, readProcStat } from '../../src/process/pids.ts';
+import { processTable } from '../../src/process/pids.ts';
+import { kernelThreadPids, readProcStat } from '../../src/process/proc-files.ts';
+import { killLeftovers } from '../helpers/marked-processes.ts';
 import { pidAlive, waitFor } from '../helpers/workspace.ts';
 
 const spawned: number[] = [];
-afterEach(() => {
-  for (const pid of spawned.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-});
+afterEach(() => killLeftovers([], spawned.splice(0)));
 
 /** A detached process (own session) with a mark; `stubborn` ignores SIGTERM. */
 async function marked(
@@ -66,14 +60,21 @@ describe.runIf(process.platform === 'linux')('sweeping marked processes (real /p
     expect(pidAlive(first)).toBe(true);
   });
 
-  it('finds a mark behind a large environment (more than one read of environ)', async () => {
-    const run = runId();
-    // Several variables: one string may not exceed 128 KB (E2BIG).
-    const padding = Object.fromEntries([1, 2, 3].map((i) => [`RALPH_TEST_PADDING_${i}`, 'x'.repeat(60_000)]));
-    const big = await marked(markFor(run, 1), false, padding);
-    const killed = await sweepMarkedProcesses({ runId: run }, 300);
-    expect(killed.map((p) => p.pid)).toEqual([big]);
-  });
+  // procps's ps prints at most 128 KB of a command line and its environment: behind 180 KB of
+  // padding the mark is out of its sight (platforms.md says so); this case is /proc's.
+  it.skipIf(processTable().kind === 'ps')(
+    'finds a mark behind a large environment (more than one read of environ)',
+    async () => {
+      const run = runId();
+      // Several variables: one string may not exceed 128 KB (E2BIG).
+      const padding = Object.fromEntries(
+        [1, 2, 3].map((i) => [`RALPH_TEST_PADDING_${i}`, 'x'.repeat(60_000)]),
+      );
+      const big = await marked(markFor(run, 1), false, padding);
+      const killed = await sweepMarkedProcesses({ runId: run }, 300);
+      expect(killed.map((p) => p.pid)).toEqual([big]);
+    },
+  );
 
   it('skips only kernel threads (never this process or a child of it)', async () => {
     const child = await marked(markFor(runId(), 1));

@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  environValue,
-  MARK_VAR,
-  markFor,
-  markSelected,
-  pidsHandedOutAfter,
-  sweepMarkedProcesses,
-} from '../../src/process/marked-processes.ts';
+import { MARK_VAR, markFor, markSelected, sweepMarkedProcesses } from '../../src/process/marked-processes.ts';
+import { environValue, pidsHandedOutAfter } from '../../src/process/proc-table.ts';
 
 const runId = fc.stringMatching(/^[0-9a-z-]{1,24}$/);
 const iteration = fc.integer({ min: 1, max: 100_000 });

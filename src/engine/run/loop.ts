@@ -8,6 +8,7 @@ import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
+import { assertSupportedPlatform } from '../../process/platform.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneRunDirs } from '../../state/run-dirs.ts';
@@ -75,6 +76,8 @@ export function initialEvents(config: RalphConfig): PendingEvent[] {
  * file-system failure) once the state is saved as far as it can be.
  */
 export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
+  // Before anything: process groups, signals and the process table are POSIX's.
+  assertSupportedPlatform();
   const now = options.now ?? Date.now;
   const { config } = options;
   const paths = ralphPaths(options.workspace);

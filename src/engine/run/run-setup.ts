@@ -5,7 +5,7 @@ import { withdrawRunQuestions } from '../../human/control-files.ts';
 import { nextLogFile } from '../../observe/reporters/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
-import { isPidAlive, liveGroupMembers, readProcStat } from '../../process/pids.ts';
+import { isPidAlive, liveGroupMembers, processInfo, sameProcessStart } from '../../process/pids.ts';
 import { removeCrashLeftovers, repairLastRecord } from '../../state/crash-repair.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { acquireLock, type HeldLock } from '../../state/io/lock.ts';
@@ -37,10 +37,12 @@ export function newRunId(now: Date): string {
 export async function killOrphanedAgent(state: LoopState, graceMs: number): Promise<number> {
   const pid = state.current?.agent_pid;
   if (!pid) return 0;
-  const leader = readProcStat(pid);
+  const leader = processInfo(pid);
   const recorded = state.current?.agent_start_time;
-  // A live leader with another start time is an unrelated process that reused the pid.
-  if (leader && leader.state !== 'Z' && recorded && leader.startTime !== recorded) return 0;
+  // A live leader with another start time is an unrelated process that reused the pid; one whose
+  // start cannot be compared (recorded by another process table) is left alone too.
+  if (leader && !leader.state.startsWith('Z') && recorded && sameProcessStart(recorded, pid) !== true)
+    return 0;
   const members = liveGroupMembers(pid);
   if (members.length === 0) return 0;
   await killGroup(pid, graceMs);

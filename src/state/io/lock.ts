@@ -3,7 +3,7 @@ import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } f
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { errnoInWords, LockHeldError, RalphError } from '../../errors.ts';
-import { isPidAlive, processStartedAtMs, readProcStat } from '../../process/pids.ts';
+import { isPidAlive, ownStartTime, processStartedAtMs, sameProcessStart } from '../../process/pids.ts';
 
 /**
  * The one lock core: a lock file is created whole or not at all (link), its holder is alive or not
@@ -17,7 +17,7 @@ export interface LockHolder {
   host: string;
   /** When it was taken (ISO 8601). */
   started_at?: string | undefined;
-  /** The holder's /proc start time: tells a live holder from an unrelated process that reused its pid. */
+  /** The holder's start time (from the process table): tells a live holder from an unrelated process that reused its pid. */
   start_time?: string | undefined;
 }
 
@@ -39,7 +39,7 @@ export function readLock<T extends LockHolder = LockInfo>(path: string): T | und
 
 /** This process as a lock's holder. */
 export function thisHolder(): LockHolder & { started_at: string } {
-  const startTime = readProcStat(process.pid)?.startTime;
+  const startTime = ownStartTime();
   return {
     pid: process.pid,
     host: hostname(),
@@ -53,8 +53,8 @@ export function lockHolderAlive(info: LockHolder): boolean {
   if (info.host !== hostname()) return true;
   if (!isPidAlive(info.pid)) return false;
   if (info.start_time !== undefined) {
-    const now = readProcStat(info.pid)?.startTime;
-    return now === undefined || now === info.start_time;
+    // Undefined (gone meanwhile, or recorded by another process table): assume it is the holder.
+    return sameProcessStart(info.start_time, info.pid) !== false;
   }
   // A lock without a start time (written elsewhere, or by an older Ralph): a process that started
   // after the lock was taken cannot be its holder — the pid was reused.
