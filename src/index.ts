@@ -105,7 +105,8 @@ export {
 
 // ── Config helpers: load and validate a ralph.yml and build its backend, without resolveRun.
 export { type LoadedConfig, loadConfig } from './config/load-config.ts';
-export { type BackendName, configSchema, type HatConfig, type RalphConfig } from './config/schema.ts';
+export { configSchema, type HatConfig, type RalphConfig } from './config/schema.ts';
+export type { BackendName } from './config/schema/values.ts';
 export { type ConfigOverride, parseSetOverride } from './config/overrides.ts';
 export { resolveBackend } from './backends/registry.ts';
 export type { Backend } from './backends/types.ts';
