@@ -64,6 +64,7 @@ export const RALPH_ERROR_CODES = [
   'no_iteration',
   'no_log',
   // Fleet
+  'fleet_deps_missing',
   'fleet_no_redis',
   'fleet_redis_unreachable',
   'fleet_fence_lost',

@@ -16,9 +16,20 @@ export const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta
 /** The JSON Schema of ralph.yml shipped in the package (kept equal to `ralph config schema`). */
 export const SHIPPED_SCHEMA = fileURLToPath(new URL('../schema/ralph.schema.json', import.meta.url));
 
-/** The package's version, read once. */
-export function packageVersion(): string {
-  cachedVersion ??= (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
-  return cachedVersion;
+/** The fields of the package's own package.json that Ralph reads. */
+interface PackageManifest {
+  version: string;
+  peerDependencies?: Record<string, string>;
 }
-let cachedVersion: string | undefined;
+
+/** The package's own package.json, read once. */
+export function packageManifest(): PackageManifest {
+  cachedManifest ??= JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as PackageManifest;
+  return cachedManifest;
+}
+let cachedManifest: PackageManifest | undefined;
+
+/** The package's version. */
+export function packageVersion(): string {
+  return packageManifest().version;
+}

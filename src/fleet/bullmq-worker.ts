@@ -3,19 +3,17 @@ import type { Redis } from 'ioredis';
 import { RalphError } from '../errors.ts';
 import { fencedWrite } from './fenced-write.ts';
 import { FenceLostError } from './fleet-errors.ts';
-import type {
-  ActiveJob,
-  FleetJobSpec,
-  JobEngine,
-  JobOutcome,
-  WorkerHandle,
-  WorkerOptions,
+import {
+  ABORT_CANCELLED,
+  ABORT_FENCE_LOST,
+  type ActiveJob,
+  type FleetJobSpec,
+  type JobEngine,
+  type JobOutcome,
+  type WorkerHandle,
+  type WorkerOptions,
 } from './job-engine.ts';
 import { connectRedis, type FleetKeys } from './redis-keys.ts';
-
-/** Why a job's signal was aborted. */
-export const ABORT_CANCELLED = 'cancelled';
-export const ABORT_FENCE_LOST = 'fence_lost';
 
 /** A dead worker's run is resumed from its checkpoint, so a stall is no reason to fail it. */
 const MAX_STALLED_COUNT = 50;

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type SweepMarked, sweepMarkedProcesses } from '../process/marked-processes.ts';
-import { ABORT_FENCE_LOST } from './bullmq-worker.ts';
 import { pushFleetBranch, remoteFleetSha } from './fleet-git.ts';
-import { type ActiveJob, fleetBranch } from './job-engine.ts';
+import { ABORT_FENCE_LOST, type ActiveJob, fleetBranch } from './job-engine.ts';
 
 // What only the lock holder of a run may do to the world outside Redis: push its branch, kill
 // processes carrying its mark. Each first proves the lock is still its own (a fenced no-op write).

@@ -57,6 +57,10 @@ export interface Checkpoint {
   costDelta: number;
 }
 
+/** Why a job's signal was aborted (`ActiveJob.signal.reason`). */
+export const ABORT_CANCELLED = 'cancelled';
+export const ABORT_FENCE_LOST = 'fence_lost';
+
 /** One job held by this worker, with its fenced operations. */
 export interface ActiveJob {
   runId: string;

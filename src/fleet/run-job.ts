@@ -6,7 +6,6 @@ import { runLoop } from '../engine/run/loop.ts';
 import type { LoopSummary } from '../engine/run/loop-summary.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import type { LoopState } from '../state/loop-state.ts';
-import { ABORT_CANCELLED, ABORT_FENCE_LOST } from './bullmq-worker.ts';
 import {
   checkpointState,
   createCheckpointTracker,
@@ -16,7 +15,14 @@ import {
 import { fencedSweep, pushWithLease } from './fenced-effects.ts';
 import { FenceLostError } from './fleet-errors.ts';
 import { commitLeftovers, prepareWorkspace } from './fleet-git.ts';
-import type { ActiveJob, FleetJobSpec, FleetRunState, JobOutcome } from './job-engine.ts';
+import {
+  ABORT_CANCELLED,
+  ABORT_FENCE_LOST,
+  type ActiveJob,
+  type FleetJobSpec,
+  type FleetRunState,
+  type JobOutcome,
+} from './job-engine.ts';
 
 /** What a worker needs besides the job: where workspaces go and how a run is configured. */
 interface RunJobDeps {

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWorkspace, ROOT, readRecords, readState, runRalph } from '../helpers/workspace.ts';
+import { opencodeBinary } from '../helpers/agent-binaries.ts';
+import { makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import { chatView, isTitleRequest, openAiChat } from '../support/model-server/openai-chat.ts';
 import type { Script } from '../support/model-server/script.ts';
@@ -18,8 +19,6 @@ import { type ModelServer, startModelServer } from '../support/model-server/serv
  * (`@opencode-ai/plugin`); measured with strace and a recording proxy, opencode then connects to
  * nothing but the model server.
  */
-// The platform package holds the binary (opencode-ai's other platform packages are not all on this registry).
-const OPENCODE = join(ROOT, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode');
 const KEY_VAR = 'RALPH_TEST_OPENCODE_KEY';
 const MODEL = 'ralphtest/ralph-model';
 /** USD per million tokens of the scripted model, so opencode reports a cost. */
@@ -114,7 +113,7 @@ function ralphYml(extra = '', eventLoop = 'max_iterations: 6'): string {
     '  iteration_timeout_seconds: 120',
     'cli:',
     '  backend: opencode',
-    `  command: ${JSON.stringify(OPENCODE)}`,
+    `  command: ${JSON.stringify(opencodeBinary())}`,
     `  model: ${MODEL}`,
     extra,
   ].join('\n');

@@ -14,6 +14,7 @@ import {
 } from '../../src/backends/agents/opencode.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
+import { opencodeBinary } from '../helpers/agent-binaries.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 import {
   addFilePatch,
@@ -26,7 +27,6 @@ import {
 
 /** Real `opencode run --format json` output (opencode-ai 1.18.33) against the scripted model server. */
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'opencode');
-const OPENCODE = join(ROOT, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode');
 
 function fixtureLines(name: string): string[] {
   return readFileSync(join(FIXTURES, `${name}.jsonl`), 'utf8')
@@ -105,7 +105,7 @@ describe('opencode invocation', () => {
   it('every flag it passes exists in the installed opencode run --help', () => {
     const home = makeWorkspace();
     // opencode prints its help on stderr.
-    const run = spawnSync(OPENCODE, ['run', '--help'], {
+    const run = spawnSync(opencodeBinary(), ['run', '--help'], {
       encoding: 'utf8',
       env: {
         ...process.env,

@@ -2,7 +2,9 @@ import type { Command } from '@commander-js/extra-typings';
 import type { CliIO, SetCode } from '../io.ts';
 import { COUNT, configOption, jsonOption, numberOption, POSITIVE, presetOption } from '../options.ts';
 
-// Definitions only: the fleet's modules (BullMQ, ioredis) load when a fleet command runs.
+// Definitions only: the fleet's modules (BullMQ, ioredis) load when a fleet command runs. They are
+// optional peer dependencies, so every fleet command first loads them: without them it says what
+// to install (exit 1) before it looks for Redis.
 
 const REDIS_HELP = 'Redis URL (default: RALPH_REDIS_URL, then fleet.redis in the config)';
 
@@ -10,7 +12,10 @@ const REDIS_HELP = 'Redis URL (default: RALPH_REDIS_URL, then fleet.redis in the
 export function registerFleetCommands(program: Command, io: CliIO, setCode: SetCode): void {
   const fleet = program
     .command('fleet')
-    .description('run loops on a fleet of workers (BullMQ on Redis); see docs/operations/fleet.md');
+    .description('run loops on a fleet of workers (BullMQ on Redis); see docs/operations/fleet.md')
+    .hook('preAction', async () => {
+      await (await import('../../fleet/open-fleet.ts')).loadFleetEngine();
+    });
   const work = () => import('./fleet-command.ts');
   const view = () => import('./fleet-view-commands.ts');
   fleet

@@ -5,6 +5,7 @@ import { newRunId } from '../../engine/run/run-setup.ts';
 import { UsageError } from '../../errors.ts';
 import { safeRedisUrl } from '../../fleet/fleet-errors.ts';
 import type { FleetJobSpec } from '../../fleet/job-engine.ts';
+import { openFleet } from '../../fleet/open-fleet.ts';
 import { runGitRaw } from '../../git/run-git.ts';
 import { describeEvent } from '../../observe/describe-event.ts';
 import type { LoopEvent } from '../../observe/events.ts';
@@ -39,9 +40,8 @@ export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<numb
   const fleetMaxCostUsd = flags.fleetMaxCost ?? settings.fleet.max_cost_usd;
   const workdir = resolve(io.cwd, flags.workdir ?? defaultWorkdir(io.env));
   const workerId = flags.id ?? `${hostname()}-${process.pid}`;
-  const { openBullmqEngine } = await import('../../fleet/bullmq-engine.ts');
   const { runFleetJob } = await import('../../fleet/run-job.ts');
-  const engine = await openBullmqEngine(settings.redisUrl);
+  const engine = await openFleet(settings.redisUrl);
   const say = (text: string) => io.err(`ralph fleet worker ${workerId}: ${text}\n`);
   const handle = await engine.startWorker(
     { workerId, concurrency, lockDurationMs, globalConcurrency, onNotice: say },
@@ -131,8 +131,7 @@ export async function submitCommand(flags: SubmitFlags, io: CliIO): Promise<numb
     name: flags.name,
     submittedAt: new Date().toISOString(),
   };
-  const { openBullmqEngine } = await import('../../fleet/bullmq-engine.ts');
-  const engine = await openBullmqEngine(settings.redisUrl);
+  const engine = await openFleet(settings.redisUrl);
   try {
     const runId = newRunId(new Date());
     await engine.submit(spec, runId);

@@ -1,6 +1,7 @@
 import type { FleetSource } from '../../dashboard/fleet-section.ts';
 import { RalphError } from '../../errors.ts';
 import type { JobEngine } from '../../fleet/job-engine.ts';
+import { openFleet } from '../../fleet/open-fleet.ts';
 import type { CliIO } from '../io.ts';
 import { fleetSettings, NO_REDIS } from './fleet-settings.ts';
 
@@ -24,12 +25,10 @@ export function fleetForDashboard(
   // open is forgotten, so the next view tries again.
   let engine: Promise<JobEngine> | undefined;
   const source: FleetSource = async () => {
-    engine ??= import('../../fleet/bullmq-engine.ts')
-      .then((m) => m.openBullmqEngine(url))
-      .catch((error: unknown) => {
-        engine = undefined;
-        throw error;
-      });
+    engine ??= openFleet(url).catch((error: unknown) => {
+      engine = undefined;
+      throw error;
+    });
     return (await engine).list();
   };
   return { source, close: async () => (await engine?.catch(() => undefined))?.close() };

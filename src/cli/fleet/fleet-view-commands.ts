@@ -1,6 +1,7 @@
 import { RalphError, UsageError } from '../../errors.ts';
 import { checkpointState } from '../../fleet/checkpoint-files.ts';
 import type { FleetRunInfo, JobEngine } from '../../fleet/job-engine.ts';
+import { openFleet } from '../../fleet/open-fleet.ts';
 import { FINAL_STATES } from '../../fleet/run-record.ts';
 import { stopText } from '../../observe/format.ts';
 import { poll } from '../../state/io/jsonl.ts';
@@ -17,8 +18,7 @@ async function withEngine<T>(
   work: (engine: JobEngine) => Promise<T>,
 ): Promise<T> {
   const settings = fleetSettings(flags, io);
-  const { openBullmqEngine } = await import('../../fleet/bullmq-engine.ts');
-  const engine = await openBullmqEngine(settings.redisUrl);
+  const engine = await openFleet(settings.redisUrl);
   try {
     return await work(engine);
   } finally {
