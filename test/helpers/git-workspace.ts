@@ -11,9 +11,9 @@ export function git(dir: string, ...args: string[]): string {
   });
 }
 
-/** A temp git repository (branch main) with `files` committed as the initial commit. */
-export function makeGitWorkspace(files: Record<string, string>): string {
-  const dir = makeWorkspace(files);
+/** A temp git repository (branch main) with `files` committed as the initial commit (`name`: see makeWorkspace). */
+export function makeGitWorkspace(files: Record<string, string>, name?: string): string {
+  const dir = makeWorkspace(files, name);
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'config', 'user.name', 'Ralph Test');
   git(dir, 'config', 'user.email', 'ralph@example.invalid');

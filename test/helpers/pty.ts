@@ -1,6 +1,9 @@
 import { RALPH } from './workspace.ts';
 
-/** `ralph` in a real pseudo-terminal (80×24 unless told otherwise), for what only a TTY shows. */
+/**
+ * `ralph` in a real pseudo-terminal (80×24 unless told otherwise), for what only a TTY shows; with
+ * NO_COLOR unless `env` sets it to undefined.
+ */
 export interface PtyRalph {
   /** Everything the terminal received so far (escape sequences included). */
   output(): string;
@@ -25,7 +28,10 @@ export async function startRalphPty(
     cwd,
     cols: size.cols,
     rows: size.rows,
-    env: { ...process.env, NO_COLOR: '1', ...env } as Record<string, string>,
+    // A variable given as undefined is left out (node-pty would pass the text "undefined").
+    env: Object.fromEntries(
+      Object.entries({ ...process.env, NO_COLOR: '1', ...env }).filter(([, v]) => v !== undefined),
+    ) as Record<string, string>,
   });
   let out = '';
   const waiters = new Set<() => void>();

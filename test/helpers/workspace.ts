@@ -32,9 +32,14 @@ export function removeWhenDone(path: string): string {
   return path;
 }
 
-/** A temp workspace with the given files, removed when its test (or its file) is done. */
-export function makeWorkspace(files: Record<string, string> = {}): string {
-  const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-test-')));
+/**
+ * A temp workspace with the given files, removed when its test (or its file) is done; `name`: a
+ * directory of that name inside the temp one (a path that reads well in a screenshot).
+ */
+export function makeWorkspace(files: Record<string, string> = {}, name?: string): string {
+  const temp = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-test-')));
+  const dir = name ? join(temp, name) : temp;
+  mkdirSync(dir, { recursive: true });
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), content);
