@@ -1,42 +1,8 @@
 // The named event types live by family in events/; this module is the union every sink imports.
-import type {
-  ControlReceivedEvent,
-  HumanAnsweredEvent,
-  HumanQuestionEvent,
-  LoopIdleEvent,
-  LoopParkedEvent,
-  LoopPausedEvent,
-  LoopResumedEvent,
-  LoopWokeEvent,
-} from './events/control-events.ts';
-import type {
-  GateFinishedEvent,
-  GateOutputEvent,
-  GateStartedEvent,
-  GitCommittedEvent,
-  GitPushedEvent,
-  ReviewFinishedEvent,
-} from './events/gate-events.ts';
-import type {
-  AgentEventEvent,
-  AgentHeartbeatEvent,
-  AgentOutputEvent,
-  AgentSpawnedEvent,
-  CompletionDecidedEvent,
-  EventMalformedEvent,
-  EventPublishedEvent,
-  HatActivatedEvent,
-  IterationFinishedEvent,
-  IterationStartedEvent,
-  PromptAssembledEvent,
-} from './events/iteration-events.ts';
-import type {
-  LimitWarningEvent,
-  LoopFinishedEvent,
-  LoopStartedEvent,
-  NoticeEvent,
-  PreflightEvent,
-} from './events/run-events.ts';
+import type { ControlEvent } from './events/control-events.ts';
+import type { GateEvent } from './events/gate-events.ts';
+import type { IterationEvent } from './events/iteration-events.ts';
+import type { RunEvent } from './events/run-events.ts';
 
 export type * from './events/control-events.ts';
 export type * from './events/gate-events.ts';
@@ -47,37 +13,7 @@ export type * from './events/run-events.ts';
  * The one typed event stream of the engine; every reporter, log and sink consumes it. Each event
  * is one JSON line of `.ralph/runs/<run-id>/stream.jsonl` (`{at, event}`): the shapes are a contract.
  */
-export type LoopEvent =
-  | LoopStartedEvent
-  | NoticeEvent
-  | PreflightEvent
-  | IterationStartedEvent
-  | HatActivatedEvent
-  | PromptAssembledEvent
-  | AgentSpawnedEvent
-  | EventPublishedEvent
-  | EventMalformedEvent
-  | CompletionDecidedEvent
-  | GateStartedEvent
-  | GateOutputEvent
-  | GateFinishedEvent
-  | GitCommittedEvent
-  | GitPushedEvent
-  | LoopParkedEvent
-  | ControlReceivedEvent
-  | LoopPausedEvent
-  | LoopResumedEvent
-  | HumanQuestionEvent
-  | HumanAnsweredEvent
-  | ReviewFinishedEvent
-  | LimitWarningEvent
-  | LoopIdleEvent
-  | LoopWokeEvent
-  | AgentHeartbeatEvent
-  | AgentOutputEvent
-  | AgentEventEvent
-  | IterationFinishedEvent
-  | LoopFinishedEvent;
+export type LoopEvent = RunEvent | IterationEvent | GateEvent | ControlEvent;
 
 /** The kinds of loop events (`loop.started`, `iteration.finished` …). */
 export type LoopEventType = LoopEvent['type'];

@@ -71,3 +71,14 @@ export interface HumanAnsweredEvent {
   by: string;
   reason?: string | undefined;
 }
+
+/** The events of a loop that waits or is steered: the control inbox, pauses, parks, idle waits, humans. */
+export type ControlEvent =
+  | ControlReceivedEvent
+  | LoopPausedEvent
+  | LoopResumedEvent
+  | LoopParkedEvent
+  | LoopIdleEvent
+  | LoopWokeEvent
+  | HumanQuestionEvent
+  | HumanAnsweredEvent;

@@ -51,3 +51,12 @@ export interface GitPushedEvent {
   remote: string;
   branch: string;
 }
+
+/** The events of what an iteration's work goes through after the agent: gates, the review, git. */
+export type GateEvent =
+  | GateStartedEvent
+  | GateOutputEvent
+  | GateFinishedEvent
+  | ReviewFinishedEvent
+  | GitCommittedEvent
+  | GitPushedEvent;

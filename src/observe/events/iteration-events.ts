@@ -98,3 +98,17 @@ export interface IterationFinishedEvent {
   record: IterationRecord;
   totals: { costUsd: number; tokens: number };
 }
+
+/** The events of one iteration: its start, route, prompt, agent process, published events and end. */
+export type IterationEvent =
+  | IterationStartedEvent
+  | HatActivatedEvent
+  | PromptAssembledEvent
+  | AgentSpawnedEvent
+  | AgentHeartbeatEvent
+  | AgentOutputEvent
+  | AgentEventEvent
+  | EventPublishedEvent
+  | EventMalformedEvent
+  | CompletionDecidedEvent
+  | IterationFinishedEvent;

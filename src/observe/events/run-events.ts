@@ -88,3 +88,11 @@ export interface LoopFinishedEvent {
     | (ChecklistProgress & { tasksCompletedThisRun: number; milestonesCompletedThisRun: number })
     | undefined;
 }
+
+/** The events that open and close a run and what it says around its iterations. */
+export type RunEvent =
+  | LoopStartedEvent
+  | NoticeEvent
+  | PreflightEvent
+  | LimitWarningEvent
+  | LoopFinishedEvent;
