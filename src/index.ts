@@ -22,41 +22,46 @@ export type { ParallelOptions, ParallelResult } from './parallel/coordination.ts
 export type { ParallelState, ParallelTask, ParallelTaskState } from './state/parallel-files.ts';
 
 // ── Tier 2, observe: the one typed event stream (a named type per event), its reporters, its words.
+export type { LoopEvent, LoopEventType } from './observe/events.ts';
+export type {
+  ControlReceivedEvent,
+  HumanAnsweredEvent,
+  HumanQuestionEvent,
+  LoopIdleEvent,
+  LoopParkedEvent,
+  LoopPausedEvent,
+  LoopResumedEvent,
+  LoopWokeEvent,
+} from './observe/events/control-events.ts';
+export type {
+  GateFinishedEvent,
+  GateOutputEvent,
+  GateStartedEvent,
+  GitCommittedEvent,
+  GitPushedEvent,
+  ReviewFinishedEvent,
+} from './observe/events/gate-events.ts';
 export type {
   AgentEventEvent,
   AgentHeartbeatEvent,
   AgentOutputEvent,
   AgentSpawnedEvent,
   CompletionDecidedEvent,
-  ControlReceivedEvent,
   EventMalformedEvent,
   EventPublishedEvent,
-  GateFinishedEvent,
-  GateOutputEvent,
-  GateStartedEvent,
-  GitCommittedEvent,
-  GitPushedEvent,
   HatActivatedEvent,
-  HumanAnsweredEvent,
-  HumanQuestionEvent,
   IterationFinishedEvent,
   IterationStartedEvent,
+  PromptAssembledEvent,
+} from './observe/events/iteration-events.ts';
+export type {
   LimitWarningEvent,
-  LoopEvent,
-  LoopEventType,
   LoopFinishedEvent,
-  LoopIdleEvent,
-  LoopParkedEvent,
-  LoopPausedEvent,
-  LoopResumedEvent,
   LoopStartedEvent,
-  LoopWokeEvent,
   NoticeEvent,
   PreflightEvent,
-  PromptAssembledEvent,
-  ReviewFinishedEvent,
   StopReason,
-} from './observe/events.ts';
+} from './observe/events/run-events.ts';
 export type { AgentEvent, Usage } from './backends/types.ts';
 export type { GateSummary, IterationRecord, TokenTotals } from './observe/iteration-record.ts';
 export type { ChecklistProgress } from './workflows/checklist.ts';

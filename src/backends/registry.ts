@@ -131,7 +131,8 @@ export const INTERACTIVE_BACKENDS: readonly DefinedBackendName[] = BACKEND_DEFIN
 
 /**
  * Builds the command that opens `backendName` interactively with `prompt` as its first message (for
- * `ralph plan`), as its definition says.
+ * `ralph plan`), as its definition says. `auto` still unresolved (resolveRunConfig found no agent
+ * CLI on PATH) is an error that says what to install or set.
  */
 export function interactiveInvocation(
   backendName: BackendName,
@@ -142,7 +143,7 @@ export function interactiveInvocation(
   if (backendName === 'auto')
     throw new RalphError(
       'backend_unavailable',
-      `no backend selected: an interactive session needs a named agent; set cli.backend in ralph.yml or pass -b (${INTERACTIVE_BACKENDS.join(', ')})`,
+      `no backend selected: cli.backend is auto but none of ${AUTO_ORDER.map(([, c]) => c).join(', ')} is on PATH; install one, or set cli.backend / RALPH_AGENT / -b (interactive: ${INTERACTIVE_BACKENDS.join(', ')})`,
     );
   const open = BACKEND_DEFINITIONS.find((d) => d.name === backendName)?.interactive;
   if (!open)

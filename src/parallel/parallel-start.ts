@@ -47,7 +47,7 @@ export async function openParallelRun(
 ): Promise<OpenedRun> {
   if (!Number.isInteger(o.workers) || o.workers < 1)
     throw new RalphError('usage', `--parallel expects a positive number of workers, got ${o.workers}`);
-  const repo = await repoRoot(o.workspace);
+  const repo = await repoRoot(o.workspace, { needs: 'a parallel run (--parallel)' });
   const rs = await repoState(o.workspace);
   const refusal = describeRefusal(rs);
   if (refusal) throw new RalphError('git_state', refusal);

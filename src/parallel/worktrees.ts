@@ -30,13 +30,24 @@ export function checkWorktreeName(name: string): string {
   return name;
 }
 
-/** The repository's top directory (worktrees are made from it), or an error saying git is needed. */
-export async function repoRoot(cwd: string): Promise<string> {
+/** Who asks for the repository (`ralph run --parallel`), and how to do without one when there is a way. */
+export interface RepoNeed {
+  /** What needs git, as the user typed it: `ralph worktrees list`, `--worktree`. */
+  needs: string;
+  /** What to do outside a repository. Default: `git init` first. */
+  fix?: string | undefined;
+}
+
+/**
+ * The repository's top directory (worktrees are made from it), or a `not_a_git_repo` error that
+ * names what needed it (`need.needs`) and what to do.
+ */
+export async function repoRoot(cwd: string, need: RepoNeed): Promise<string> {
   const r = await runGitRaw(cwd, ['rev-parse', '--show-toplevel']);
   if (r.exitCode !== 0)
     throw new RalphError(
       'not_a_git_repo',
-      `--worktree needs a git repository, and ${cwd} is not in one (\`git init\` first)`,
+      `${need.needs} needs a git repository, and ${cwd} is not in one (${need.fix ?? '`git init` first'})`,
     );
   return r.stdout.trim();
 }
@@ -87,7 +98,7 @@ export interface PreparedWorktree {
  * worktree holds only committed files).
  */
 export async function prepareWorktree(cwd: string, name = DEFAULT_WORKTREE): Promise<PreparedWorktree> {
-  const root = await repoRoot(cwd);
+  const root = await repoRoot(cwd, { needs: '--worktree' });
   const wt = await ensureWorktree(root, name);
   const workspace = join(wt.path, relative(root, cwd));
   for (const file of ['ralph.yml', 'ralph.yaml', 'PROMPT.md'])

@@ -1,6 +1,6 @@
 import { totalTokens } from '../backends/types.ts';
+import { describeEvent } from '../observe/describe-event.ts';
 import type { ChecklistProgress, LoopEvent } from '../observe/events.ts';
-import { stopText } from '../observe/format.ts';
 
 /** Lines of agent output kept for the output pane (older lines scroll away). */
 export const MAX_OUTPUT_LINES = 2000;
@@ -88,7 +88,7 @@ export function emptyModel(): TuiModel {
   };
 }
 
-function pushEvent(m: TuiModel, at: number, text: string, level: 'info' | 'warn' | 'error' = 'info'): void {
+function pushEvent(m: TuiModel, at: number, text: string, level: PaneLevel): void {
   m.events.unshift({ at, text, level });
   if (m.events.length > MAX_EVENTS) m.events.length = MAX_EVENTS;
 }
@@ -107,7 +107,6 @@ export function reduce(m: TuiModel, e: LoopEvent, now: number): TuiModel {
       Object.assign(m, { runId: e.runId, backend: e.backend, branch: e.branch, startedAt: e.at });
       m.maxIterations = e.maxIterations;
       m.phase = { kind: 'running' };
-      pushEvent(m, now, `${e.resumed ? 'resumed' : 'started'} run ${e.runId}`);
       break;
     case 'iteration.started':
       Object.assign(m, { iteration: e.iteration, maxIterations: e.maxIterations, hat: e.hat });
@@ -123,62 +122,32 @@ export function reduce(m: TuiModel, e: LoopEvent, now: number): TuiModel {
       else if (e.event.type === 'tool_call') pushOutput(m, `→ ${e.event.name}\n`);
       else if (e.event.type === 'error') pushOutput(m, `agent error: ${e.event.message}\n`);
       break;
-    case 'event.published':
-      pushEvent(m, now, `event ${e.topic}${e.source === 'agent' ? '' : ` (${e.source})`}`);
-      break;
-    case 'completion.decided':
-      pushEvent(m, now, `completion ${e.accepted ? 'accepted' : `refused: ${e.reasons.join('; ')}`}`);
-      break;
-    case 'gate.finished':
-      pushEvent(
-        m,
-        now,
-        `${e.gate} ${e.summary.passed ? 'passed' : 'FAILED'}`,
-        e.summary.passed ? 'info' : 'error',
-      );
-      break;
-    case 'git.committed':
-      pushEvent(m, now, `committed ${e.commit.slice(0, 7)}`);
-      break;
-    case 'notice':
-      pushEvent(m, now, e.message, e.level);
-      break;
-    case 'control.received':
-      pushEvent(m, now, `← ${e.kind} from ${e.source}${e.text ? `: ${e.text}` : ''}`);
-      break;
     case 'loop.paused':
       m.phase = { kind: 'paused' };
-      pushEvent(m, now, 'paused');
       break;
     case 'loop.resumed':
       m.phase = { kind: 'running' };
-      pushEvent(m, now, `resumed after ${e.from.replace(/_/g, ' ')}`);
       break;
     case 'loop.parked':
       m.phase = { kind: 'parked', until: e.until, message: e.message };
-      if (e.first) pushEvent(m, now, `parked: ${e.message}`, 'warn');
       break;
     case 'loop.idle':
       m.phase = { kind: 'idle', watch: e.watch };
       break;
     case 'loop.woke':
       m.phase = { kind: 'running' };
-      pushEvent(m, now, `woke: ${e.reason}`);
       break;
     case 'human.question':
       m.phase = {
         kind: 'waiting',
         question: { id: e.id, kind: e.kind, text: e.text, options: e.options, expiresAt: e.expiresAt },
       };
-      pushEvent(m, now, `${e.kind} ${e.id}: ${e.text}`, 'warn');
       break;
     case 'human.answered':
       if (m.phase.kind === 'waiting' && m.phase.question.id === e.id) m.phase = { kind: 'running' };
-      pushEvent(m, now, `${e.id} ${e.by === 'timeout' ? 'timed out' : `answered by ${e.by}`}: ${e.answer}`);
       break;
     case 'limit.warning':
       m.warnings.push(e.message);
-      pushEvent(m, now, e.message, 'warn');
       break;
     case 'iteration.finished': {
       const r = e.record;
@@ -203,10 +172,46 @@ export function reduce(m: TuiModel, e: LoopEvent, now: number): TuiModel {
       Object.assign(m, { clockBase: e.elapsedMs, clockAt: null, inIteration: false });
       m.tokens = e.tokens.total;
       m.costUsd = e.costUsd;
-      pushEvent(m, now, `stopped: ${stopText(e.stopReason, e.message)}`, e.exitCode === 0 ? 'info' : 'warn');
       break;
     default:
       break;
   }
+  const level = paneLevel(e);
+  if (level) pushEvent(m, now, describeEvent(e), level);
   return m;
+}
+
+type PaneLevel = 'info' | 'warn' | 'error';
+
+/**
+ * Whether the events pane lists an event, and how it marks it; the words are describeEvent's, as
+ * on the console and in the logs. Output, iterations and the header show the rest.
+ */
+function paneLevel(e: LoopEvent): PaneLevel | undefined {
+  switch (e.type) {
+    case 'loop.started':
+    case 'event.published':
+    case 'completion.decided':
+    case 'git.committed':
+    case 'control.received':
+    case 'loop.paused':
+    case 'loop.resumed':
+    case 'loop.woke':
+    case 'human.answered':
+      return 'info';
+    case 'notice':
+      return e.level;
+    case 'gate.finished':
+      return e.summary.passed ? 'info' : 'error';
+    case 'loop.parked':
+      // The first announcement; the countdown is the header's.
+      return e.first ? 'warn' : undefined;
+    case 'human.question':
+    case 'limit.warning':
+      return 'warn';
+    case 'loop.finished':
+      return e.exitCode === 0 ? 'info' : 'warn';
+    default:
+      return undefined;
+  }
 }

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInMemory } from '../helpers/cli-in-memory.ts';
@@ -26,6 +26,28 @@ describe('ralph run --dry-run', () => {
     expect(r.stdout).toMatch(/fake-agent\/main\.js --script \S+fake-agent\.yml/);
     expect(readdirSync(dir)).not.toContain('ran.txt');
     expect(readdirSync(dir)).not.toContain('.ralph');
+  });
+});
+
+describe('ralph run --dry-run over a damaged state.json', () => {
+  it('without --fresh it stops as the run would; with --fresh it plans a new run and leaves the file', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': PROMPT,
+      'ralph.yml': fakeConfig(),
+      'fake-agent.yml': 'turns: []\n',
+    });
+    mkdirSync(join(dir, '.ralph'));
+    const state = join(dir, '.ralph', 'state.json');
+    writeFileSync(state, '{"version": 1}');
+    const plain = await runCliInMemory(['run', '--dry-run'], { cwd: dir });
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain(`${state} is damaged (`);
+    const fresh = await runCliInMemory(['run', '--dry-run', '--fresh'], { cwd: dir });
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toContain('Do the work.');
+    // ralph run --fresh would set it aside as state.json.corrupt-<time>; a dry run changes nothing.
+    expect(readdirSync(join(dir, '.ralph'))).toEqual(['state.json']);
+    expect(readFileSync(state, 'utf8')).toBe('{"version": 1}');
   });
 });
 

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, presetFile } from '../../src/config/presets.ts';
 import { runCliInMemory } from '../helpers/cli-in-memory.ts';
+import { noAgentClis } from '../helpers/doctor-workspace.ts';
 import { runFile, specWorkspace } from '../helpers/spec-workspace.ts';
+import { makeWorkspace } from '../helpers/workspace.ts';
 
 const FILES = [
   'ralph.yml',
@@ -137,6 +139,38 @@ describe('ralph init --preset spec (seed 002)', () => {
 });
 
 describe('ralph plan --dry-run', () => {
+  it('picks the agent as ralph run does: RALPH_AGENT over ralph.yml, -b over both, auto the first CLI on PATH', async () => {
+    const dir = makeWorkspace({
+      'plan.md': '# Plan mode\n',
+      'ralph.yml': 'cli:\n  backend: custom\n  command: my-agent\n  fake_script: fake-agent.yml\n',
+      'fake-agent.yml': 'turns:\n  - do: [{ print: hi }]\n',
+      'PROMPT.md': 'Do the work.\n',
+      'bin/codex': '#!/bin/sh\nexit 0\n',
+    });
+    chmodSync(join(dir, 'bin', 'codex'), 0o755);
+    // The executable each command would start: the line under `# plan session` / `# agent command`.
+    const agent = async (command: 'plan' | 'run', args: string[], env: NodeJS.ProcessEnv) => {
+      const extra = command === 'plan' ? ['-P', 'plan.md'] : [];
+      const r = await runCliInMemory([command, '--dry-run', ...extra, ...args], { cwd: dir, env });
+      expect(r.code, r.stderr).toBe(0);
+      const header = command === 'plan' ? '# plan session' : '# agent command';
+      const line = r.stdout.slice(r.stdout.indexOf(header)).split('\n')[1] ?? '';
+      return line.split(' ')[0] === process.execPath ? 'fake' : line.split(' ')[0];
+    };
+    const cases: [string[], NodeJS.ProcessEnv, string][] = [
+      [[], {}, 'my-agent'],
+      [[], { RALPH_AGENT: 'fake' }, 'fake'],
+      [['-b', 'custom'], { RALPH_AGENT: 'fake' }, 'my-agent'],
+      [['-b', 'auto'], { PATH: `${join(dir, 'bin')}:/usr/bin:/bin` }, 'codex'],
+      [[], { RALPH_AGENT: 'auto', PATH: `${join(dir, 'bin')}:/usr/bin:/bin` }, 'codex'],
+    ];
+    for (const [args, env, expected] of cases) {
+      const what = `${args.join(' ')} ${JSON.stringify(env)}`;
+      expect(await agent('plan', args, env), what).toBe(expected);
+      expect(await agent('run', args, env), what).toBe(expected);
+    }
+  });
+
   it('normalises the spec name, uses cli.prompt_flag, and builds each agent CLI interactively', async () => {
     const dir = await specWorkspace();
     const dry = (args: string[]) => runCliInMemory(['plan', ...args, '--dry-run'], { cwd: dir });
@@ -166,7 +200,11 @@ describe('ralph plan --dry-run', () => {
       /fake-agent\/main\.js --script \S+\/s\.yml --prompt '# Plan mode/,
     );
 
-    const auto = await dry(['x', '-b', 'auto']);
+    // No agent CLI on PATH (the test's PATH has node_modules/.bin, where claude and codex are).
+    const auto = await runCliInMemory(['plan', 'x', '-b', 'auto', '--dry-run'], {
+      cwd: dir,
+      env: noAgentClis(),
+    });
     expect(auto.code).toBe(1);
     expect(auto.stderr).toContain('no backend selected');
     const cline = await dry(['x', '-b', 'cline']);

@@ -130,7 +130,7 @@ describe('terminal UI (ralph run on a terminal)', () => {
     const notice = "wrote .ralph/.gitignore: git ignores Ralph's runtime files (commit it with your project)";
     const t = await startRalphScreen(['run'], dir, {}, { cols: 100, rows: 30 });
     // The event after the notice: the notice is on screen by then.
-    const rows = await t.waitForScreen(/started run /);
+    const rows = await t.waitForScreen(/starting run /);
     keep('tui-events-wrap.txt', rows);
     const header = rows.findIndex((r) => /^agent output +events/.test(r));
     const column = rows[header]?.indexOf('events') ?? -1;
@@ -139,7 +139,7 @@ describe('terminal UI (ralph run on a terminal)', () => {
     const first = pane.findIndex((r) => r.startsWith('wrote .ralph/.gitignore'));
     const wrapped = pane.slice(
       first,
-      pane.findIndex((r) => r.startsWith('started run ')),
+      pane.findIndex((r) => r.startsWith('starting run ')),
     );
     expect(wrapped.length).toBeGreaterThan(1);
     expect(wrapped.join(' ')).toBe(notice);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { describeEvent } from '../../src/observe/describe-event.ts';
 import type { LoopEvent } from '../../src/observe/events.ts';
 import { bar, clip, headerLines, outputRows, wrap } from '../../src/tui/tui-layout.ts';
 import { emptyModel, MAX_EVENTS, MAX_OUTPUT_LINES, reduce } from '../../src/tui/tui-model.ts';
@@ -34,7 +35,37 @@ describe('tui model', () => {
     expect(m.phase.kind).toBe('running');
     reduce(m, { type: 'loop.paused', iteration: 3 }, 0);
     expect(m.phase.kind).toBe('paused');
-    expect(m.events[0]?.text).toBe('paused');
+    expect(m.events[0]?.text).toBe('paused — `ralph resume` goes on, `ralph stop` ends the loop');
+  });
+
+  it("words the events pane as describeEvent does (the console's and the logs' words), marked by level", () => {
+    const m = emptyModel();
+    const listed: LoopEvent[] = [
+      { type: 'git.committed', iteration: 3, commit: 'abcdef1234', message: 'ralph: iteration 3\n\nbody' },
+      { type: 'loop.resumed', iteration: 3, from: 'waiting_for_human' },
+      {
+        type: 'completion.decided',
+        iteration: 3,
+        accepted: false,
+        reasons: ['open tasks'],
+        persistent: false,
+      },
+    ];
+    for (const e of listed) reduce(m, e, 0);
+    expect(m.events.map((e) => e.text)).toEqual(listed.map(describeEvent).reverse());
+    const failed: LoopEvent = {
+      type: 'gate.finished',
+      iteration: 3,
+      gate: 'tests',
+      summary: { command: 'npm test', passed: false, exit_code: 1, timed_out: false, duration_ms: 5 },
+      output: '',
+    };
+    reduce(m, failed, 0);
+    expect(m.events[0]).toEqual({ at: 0, text: describeEvent(failed), level: 'error' });
+    // What the output pane and the header show does not repeat in the events pane.
+    reduce(m, started, 0);
+    reduce(m, { type: 'agent.output', iteration: 3, stream: 'stdout', text: 'x\n' }, 0);
+    expect(m.events).toHaveLength(listed.length + 1);
   });
 
   it('keeps output, events and iterations bounded, whatever arrives (property)', () => {

@@ -9,6 +9,7 @@ import { openFleet } from '../../fleet/open-fleet.ts';
 import { runGitRaw } from '../../git/run-git.ts';
 import { describeEvent } from '../../observe/describe-event.ts';
 import type { LoopEvent } from '../../observe/events.ts';
+import { repoRoot } from '../../parallel/worktrees.ts';
 import type { CliIO } from '../io.ts';
 import { resolveRunFlags } from '../run/run-flags.ts';
 import { handleStopSignals } from '../signals.ts';
@@ -105,13 +106,12 @@ async function sourceOf(flags: SubmitFlags, cwd: string): Promise<{ repo: string
       : resolve(cwd, flags.repo);
     return { repo, branch: flags.branch ?? 'main' };
   }
-  const top = await runGitRaw(cwd, ['rev-parse', '--show-toplevel']);
-  if (top.exitCode !== 0)
-    throw new UsageError(
-      'not in a git repository: pass --repo URL|PATH (a repository every worker can reach)',
-    );
+  const top = await repoRoot(cwd, {
+    needs: 'ralph fleet submit without --repo',
+    fix: 'pass --repo URL|PATH, a repository every worker can reach',
+  });
   const current = await runGitRaw(cwd, ['symbolic-ref', '-q', '--short', 'HEAD']);
-  return { repo: top.stdout.trim(), branch: flags.branch ?? (current.stdout.trim() || 'main') };
+  return { repo: top, branch: flags.branch ?? (current.stdout.trim() || 'main') };
 }
 
 /** `ralph fleet submit`: queues one run and prints its id. */

@@ -5,7 +5,13 @@ import type { CliIO } from '../io.ts';
 
 /** The io of a command addressed to a worktree by name (`ralph status --worktree NAME`). */
 export async function worktreeIo(name: string, io: CliIO): Promise<CliIO> {
-  return { ...io, cwd: controlledWorkspace({ workspace: await repoRoot(io.cwd), worktree: name }) };
+  return {
+    ...io,
+    cwd: controlledWorkspace({
+      workspace: await repoRoot(io.cwd, { needs: `--worktree ${name}` }),
+      worktree: name,
+    }),
+  };
 }
 
 /** `ralph worktrees list [--json]` */
@@ -13,7 +19,7 @@ export async function worktreesListCommand(
   flags: { json?: boolean | undefined },
   io: CliIO,
 ): Promise<number> {
-  const list = await listWorktrees(await repoRoot(io.cwd));
+  const list = await listWorktrees(await repoRoot(io.cwd, { needs: 'ralph worktrees list' }));
   if (flags.json) {
     io.out(`${JSON.stringify(list, null, 2)}\n`);
     return ExitCode.ok;
@@ -34,7 +40,7 @@ export async function worktreesListCommand(
 
 /** `ralph worktrees clean`: removes only what holds no work that is not on the current branch. */
 export async function worktreesCleanCommand(io: CliIO): Promise<number> {
-  const { removed, kept } = await cleanWorktrees(await repoRoot(io.cwd));
+  const { removed, kept } = await cleanWorktrees(await repoRoot(io.cwd, { needs: 'ralph worktrees clean' }));
   for (const name of removed) io.out(`removed ${name} (its branch was merged)\n`);
   for (const k of kept) io.out(`kept ${k.name}: ${k.why}\n`);
   if (removed.length === 0 && kept.length === 0) io.out('no worktrees\n');

@@ -6,7 +6,7 @@ import { killGroupNow } from '../../process/kill-group.ts';
 import type { ParallelTuiHandle } from '../../tui/start-parallel-tui.ts';
 import type { CliIO } from '../io.ts';
 import { handleStopSignals } from '../signals.ts';
-import { formatParallelEvent } from './parallel-lines.ts';
+import { createParallelLines } from './parallel-lines.ts';
 
 export interface ParallelDisplay {
   /** -q: only the summary line. */
@@ -28,6 +28,7 @@ export async function parallelCommand(
   const controller = new AbortController();
   const pids = new Set<number>();
   let tui: ParallelTuiHandle | undefined;
+  const lines = createParallelLines();
   // Ralph's own lines go to the TUI's events pane while it owns the screen.
   const say = (text: string) => (tui ? tui.line(text.trim(), 'warn') : io.err(text));
   const signals = handleStopSignals(io, {
@@ -71,13 +72,13 @@ export async function parallelCommand(
         if (tui) {
           tui.event(e);
           // The events pane shows the plain mode's lines; the summary goes to the normal screen.
-          const line = formatParallelEvent(e, false);
+          const line = lines.format(e, false);
           if (line && e.type !== 'parallel.finished') tui.line(line);
           if (e.type !== 'parallel.finished') return;
           tui.stop();
         }
         if (display.quiet && e.type !== 'parallel.finished') return;
-        const line = formatParallelEvent(e, io.color);
+        const line = lines.format(e, io.color);
         if (line) (e.type === 'parallel.finished' ? io.out : io.err)(`${line}\n`);
       },
     });

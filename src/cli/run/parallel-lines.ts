@@ -2,13 +2,23 @@ import pc from 'picocolors';
 import { describeEvent, describeWorker } from '../../observe/describe-event.ts';
 import type { ParallelEvent, WorkerView } from '../../observe/parallel-events.ts';
 
-const seen = new Map<string, string>();
+/** The console lines of one parallel run. */
+export interface ParallelLines {
+  /**
+   * One line per parallel event worth a line (`describeEvent`'s wording, coloured), or null;
+   * progress only when a worker's task, iteration or status changed since this run's last line.
+   */
+  format(e: ParallelEvent, color: boolean): string | null;
+}
 
-/**
- * One console line per parallel event worth a line (`describeEvent`'s wording, coloured);
- * progress only when a worker's iteration changes.
- */
-export function formatParallelEvent(e: ParallelEvent, color: boolean): string | null {
+/** The lines of one run: what each worker last showed is this run's, never another run's in the process. */
+export function createParallelLines(): ParallelLines {
+  // Worker → the task:iteration:status its last progress line showed.
+  const seen = new Map<string, string>();
+  return { format: (e, color) => formatParallelEvent(e, color, seen) };
+}
+
+function formatParallelEvent(e: ParallelEvent, color: boolean, seen: Map<string, string>): string | null {
   const c = pc.createColors(color);
   const text = describeEvent(e);
   switch (e.type) {
@@ -21,7 +31,7 @@ export function formatParallelEvent(e: ParallelEvent, color: boolean): string | 
       // The worker's name stands out: it is what the lines of one worker have in common.
       return `${c.cyan(e.worker)}${text.slice(e.worker.length)}`;
     case 'workers.progress':
-      return progressLine(e.workers);
+      return progressLine(e.workers, seen);
     case 'task.state':
       return e.state === 'failed' || e.state === 'needs_review' ? c.yellow(text) : null;
     case 'merge.conflict':
@@ -35,7 +45,7 @@ export function formatParallelEvent(e: ParallelEvent, color: boolean): string | 
   }
 }
 
-function progressLine(views: readonly WorkerView[]): string | null {
+function progressLine(views: readonly WorkerView[], seen: Map<string, string>): string | null {
   const lines: string[] = [];
   for (const v of views) {
     if (v.task === null) continue;

@@ -4,10 +4,9 @@ import { constants } from 'node:os';
 import { delimiter, isAbsolute, normalize, resolve } from 'node:path';
 import type { InteractiveInvocation } from '../../backends/definition.ts';
 import { interactiveInvocation, nestingGuards } from '../../backends/registry.ts';
-import { loadConfig } from '../../config/load-config.ts';
 import { parseSetOverride } from '../../config/overrides.ts';
-import { backendOverrides, configLayers } from '../../config/run-config.ts';
 import type { RalphConfig } from '../../config/schema.ts';
+import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { DEFAULT_PLAN_PROMPT } from '../../state/paths.ts';
@@ -109,11 +108,13 @@ export async function planCommand(
   extraArgs: string[],
   io: CliIO,
 ): Promise<number> {
-  // The backend as the files, --set and -b say (no RALPH_AGENT, no auto: a session needs a named CLI).
-  const { config } = loadConfig({
-    layers: configLayers(io.cwd, io.env, flags),
+  // The backend as `ralph run` resolves it: the files, RALPH_AGENT, --set, -b, `auto` → the first CLI on PATH.
+  const { config } = resolveRunConfig({
     cwd: io.cwd,
-    overrides: [...(flags.set ?? []).map(parseSetOverride), ...backendOverrides(flags.backend)],
+    configPath: flags.config,
+    overrides: (flags.set ?? []).map(parseSetOverride),
+    backend: flags.backend,
+    env: io.env,
   });
   if (spec?.startsWith('-')) throw new UsageError(`"${spec}" is not a spec name; name the spec before --`);
   const specsDir = config.health.specs_dir ?? config.core.specs_dir ?? 'specs';

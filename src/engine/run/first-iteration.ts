@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import { type LoopState, readLoopState } from '../../state/loop-state.ts';
+import type { LoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { StartMode } from '../context/run-context.ts';
 import { unreadGuidance } from '../human/control-inbox.ts';
@@ -16,7 +16,7 @@ import {
 import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
 import { initialEvents } from './loop.ts';
 import { carriedToNewRun } from './run-setup.ts';
-import { resumes } from './start-mode.ts';
+import { readPreviousState, resumes } from './start-mode.ts';
 
 /** What `runLoop` would be started with. */
 export interface FirstIterationInput {
@@ -38,7 +38,8 @@ export interface FirstIterationInput {
 export function planFirstIteration(input: FirstIterationInput): IterationPlan {
   const { workspace, config } = input;
   const paths = ralphPaths(workspace);
-  const previous = readPrevious(paths.state, input.mode);
+  // A dry run touches nothing: a damaged state.json that --fresh would set aside stays where it is.
+  const previous = readPreviousState(paths.state, input.mode, 'leave');
   const resumed = resumes(previous, input.mode) ? previous : undefined;
   const start = resumed ? resumedState(workspace, resumed) : newRunState(workspace, config, previous);
   const reads = workspaceReads(workspace, config, paths);
@@ -76,16 +77,6 @@ interface StartingPoint {
   state: PlanState;
   control: LoopState['control'];
   number: number;
-}
-
-/** The state.json of the workspace; with --fresh a damaged one counts as none (the run sets it aside). */
-function readPrevious(path: string, mode: StartMode): LoopState | undefined {
-  try {
-    return readLoopState(path);
-  } catch (error) {
-    if (mode !== 'fresh') throw error;
-    return undefined;
-  }
 }
 
 /** A new run: the starting event, what it takes over, and the checklist's current milestone. */

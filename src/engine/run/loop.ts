@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { resolveBackend } from '../../backends/registry.ts';
 import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
+import { FileSystemError } from '../../errors.ts';
 import { isGitRepo } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
@@ -13,7 +13,7 @@ import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneRunDirs } from '../../state/run-dirs.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
-import { type Limits, limitReached, nextStep, type Stop, stop } from '../decide/limits.ts';
+import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { gitPreflight } from '../git/workspace-git.ts';
 import { answerInteractions } from '../human/human-interact.ts';
 import { runIteration } from '../iteration/iteration.ts';
@@ -32,21 +32,14 @@ import {
   waitWhilePaused,
 } from './between-iterations.ts';
 import { settleHeldReview } from './held-review.ts';
-import { type LoopSummary, summaryOf } from './loop-summary.ts';
+import type { LoopSummary } from './loop-summary.ts';
+import { endRun, userError } from './run-end.ts';
 import { openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun, resumesUncommitted } from './run-setup.ts';
 import { startRun } from './run-start.ts';
 import { refuseUnaskedChecklistRestart } from './start-mode.ts';
 
 export type { RunLoopOptions } from '../context/run-context.ts';
-
-/** What a run stopped by a file-system failure says to do once the cause is fixed. */
-const RESUME = 'then run `ralph run --resume`';
-
-/** The error a user sees: a file-system failure named with how to go on, another RalphError as it is. */
-function userError(error: unknown): RalphError | undefined {
-  return fileSystemError(error, { next: RESUME }) ?? (error instanceof RalphError ? error : undefined);
-}
 
 /** Limits of a config, in the units the engine uses. */
 export function limitsOf(config: RalphConfig): Limits {
@@ -190,39 +183,19 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     final = stop('error', user ? user.message : `internal error: ${(error as Error).message}`);
     failed = { error: user ?? error };
   }
-  // Ending the run: every step is tried, and the first failure is what the user hears (a full disk
-  // fails the final state write too; state.json then keeps its last good content, still resumable).
-  let saved = false;
-  const attempt = async (step: () => unknown) => {
-    try {
-      await step();
-    } catch (error) {
-      // Once the end is saved, a failure (the log's last line) does not undo it: nothing to resume.
-      const next = saved ? `though the run itself had ended (${state.stop_reason}) and is saved` : RESUME;
-      failed ??= { error: fileSystemError(error, { next }) ?? userError(error) ?? error };
-    }
-  };
-  // Whatever an iteration cut short by an error left running goes with the run.
-  await attempt(() => ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000)));
-  // A --resume that stops before finishing an iteration (a health check, a dirty tree) leaves
-  // an unfinished run unfinished, and a file-system failure (a full disk) cuts a run short: the
-  // next plain `ralph run` must not start over it.
-  const stillUnfinished =
-    (prepared.resumedUnfinished === true && state.iterations === startIterations) ||
-    failed?.error instanceof FileSystemError;
-  const end = final ?? stop('error', 'the loop ended unexpectedly');
-  await attempt(() => {
-    saveEnd(ctx, end, stillUnfinished);
-    saved = true;
-  });
-  await attempt(() => announceEnd(ctx, end, logFile));
-  // The registry hears the end, the `stopped` notification is delivered (bounded: never hangs the
-  // exit), the files are closed, then the caller's reporters.
-  for (const reporter of run.reporters) await attempt(() => reporter.close?.());
-  await attempt(() => workingTree?.close());
-  await attempt(() => lock.release());
-  if (failed) throw failed.error;
-  return summaryOf(state, end, options.workspace, logFile);
+  return endRun(
+    {
+      ctx,
+      reporters: run.reporters,
+      lock,
+      workingTree,
+      logFile,
+      resumedUnfinished: prepared.resumedUnfinished === true,
+      startIterations,
+    },
+    final,
+    failed,
+  );
 }
 
 /** The main loop: boundary checks, the idle wait, one iteration, the solo-mode cooldown. */
@@ -261,57 +234,4 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
     if (!ctx.hatsMode && !state.idle)
       await sleepUnlessStopped(ctx, ctx.config.event_loop.cooldown_delay_seconds * 1000);
   }
-}
-
-/** Saves the final state. */
-function saveEnd(ctx: RunContext, end: Stop, stillUnfinished: boolean): void {
-  const { state } = ctx;
-  state.elapsed_ms = ctx.elapsed();
-  state.status =
-    end.reason === 'completed'
-      ? 'completed'
-      : end.reason === 'interrupted' || stillUnfinished
-        ? 'interrupted'
-        : 'stopped';
-  state.stop_reason = end.reason;
-  // An error before the run could end as its last iteration decided: --resume ends it so.
-  if (end.reason !== 'error') state.pending_stop = null;
-  state.stop_message = ctx.redact(end.message);
-  state.exit_code = end.exitCode;
-  ctx.persist();
-}
-
-/** Announces the end of the run (the summary, the log's last line). */
-function announceEnd(ctx: RunContext, end: Stop, logFile: string): void {
-  const { state } = ctx;
-  ctx.emit({
-    type: 'loop.finished',
-    runId: state.run_id,
-    stopReason: end.reason,
-    message: state.stop_message ?? '',
-    exitCode: end.exitCode,
-    iterations: state.iterations,
-    elapsedMs: state.elapsed_ms,
-    tokens: state.tokens,
-    costUsd: state.cost_usd,
-    logFile,
-    next: nextStep(end.reason, ctx.limits),
-    progress: endProgress(ctx),
-  });
-}
-
-/** Checklist progress at the end of the run, with what this run completed. */
-function endProgress(ctx: RunContext) {
-  const end = readChecklist(ctx.options.workspace, ctx.config, ctx.state.start_milestone ?? null);
-  if (!end) return undefined;
-  // The whole run's start (kept across --resume), like the iteration count beside it in the summary.
-  const start = ctx.state.start_progress ?? {
-    tasks_done: (ctx.startProgress ?? end.progress).tasksDone,
-    milestones_done: (ctx.startProgress ?? end.progress).milestonesDone,
-  };
-  return {
-    ...end.progress,
-    tasksCompletedThisRun: Math.max(0, end.progress.tasksDone - start.tasks_done),
-    milestonesCompletedThisRun: Math.max(0, end.progress.milestonesDone - start.milestones_done),
-  };
 }

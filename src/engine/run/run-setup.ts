@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { withdrawRunQuestions } from '../../human/control-files.ts';
 import { nextLogFile } from '../../observe/reporters/run-log.ts';
@@ -15,7 +15,7 @@ import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
 import type { StartMode } from '../context/run-context.ts';
-import { resumes } from './start-mode.ts';
+import { readPreviousState, resumes } from './start-mode.ts';
 
 /** A run ready to iterate: its state, the workspace lock it holds, what preparing it did. */
 export interface PreparedRun {
@@ -104,7 +104,7 @@ export async function prepareRun(opts: {
           ? `added ${ignored.join(', ')} to .ralph/.gitignore (Ralph's runtime files are never committed)`
           : "wrote .ralph/.gitignore: git ignores Ralph's runtime files (commit it with your project)",
       );
-    const previous = readPreviousState(paths.state, opts.mode);
+    const previous = readPreviousState(paths.state, opts.mode, 'setAside');
     const resuming = resumes(previous, opts.mode);
     // The stop-request file of older Ralph versions (stops now go through control/inbox.jsonl).
     rmSync(paths.stopRequest, { force: true });
@@ -219,17 +219,6 @@ export function resumesUncommitted(paths: RalphPaths, mode: StartMode): boolean 
     return previous?.status !== 'completed' && previous?.uncommitted_changes === true;
   } catch {
     return false; // a damaged state file is reported when the run is prepared
-  }
-}
-
-/** The earlier run's state; with --fresh an unreadable state file is set aside instead of failing. */
-function readPreviousState(path: string, mode: StartMode): LoopState | undefined {
-  try {
-    return readLoopState(path);
-  } catch (error) {
-    if (mode !== 'fresh') throw error;
-    renameSync(path, `${path}.corrupt-${Date.now()}`);
-    return undefined;
   }
 }
 

@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { RalphError, UnfinishedRunError } from '../../errors.ts';
 import { isUnfinished, type LoopState, readLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
@@ -11,6 +12,25 @@ export function resumes(previous: LoopState | undefined, mode: StartMode): boole
   if (previous && isUnfinished(previous) && mode === 'auto')
     throw new UnfinishedRunError(previous.run_id, previous.current?.number ?? previous.iterations + 1);
   return mode === 'resume' && previous !== undefined && previous.status !== 'completed';
+}
+
+/**
+ * The workspace's earlier run state (undefined if none). A damaged state.json stops the start,
+ * except with `--fresh`, where it counts as none: `setAside` renames it to
+ * `state.json.corrupt-<time>` (the run replaces it), otherwise it is left as it is (a dry run).
+ */
+export function readPreviousState(
+  path: string,
+  mode: StartMode,
+  damaged: 'setAside' | 'leave',
+): LoopState | undefined {
+  try {
+    return readLoopState(path);
+  } catch (error) {
+    if (mode !== 'fresh') throw error;
+    if (damaged === 'setAside') renameSync(path, `${path}.corrupt-${Date.now()}`);
+    return undefined;
+  }
 }
 
 /** An earlier run on the same checklist that did not complete (seed 003), and where it stopped. */

@@ -1,0 +1,127 @@
+import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
+import type { Reporter } from '../../observe/reporter.ts';
+import type { HeldLock } from '../../state/io/lock.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { nextStep, type Stop, stop } from '../decide/limits.ts';
+import { readChecklist } from '../workflows/checklist-view.ts';
+import { type LoopSummary, summaryOf } from './loop-summary.ts';
+
+/** What a run stopped by a file-system failure says to do once the cause is fixed. */
+export const RESUME = 'then run `ralph run --resume`';
+
+/** The error a user sees: a file-system failure named with how to go on, another RalphError as it is. */
+export function userError(error: unknown): RalphError | undefined {
+  return fileSystemError(error, { next: RESUME }) ?? (error instanceof RalphError ? error : undefined);
+}
+
+/** What a started run holds until it ends: what ending it saves, announces, closes and releases. */
+export interface RunEnding {
+  ctx: RunContext;
+  /** In closing order (openRunReporters'). */
+  reporters: readonly Reporter[];
+  lock: HeldLock;
+  workingTree: { close(): void } | undefined;
+  logFile: string;
+  /** The session resumed an unfinished run (prepareRun's `resumedUnfinished`). */
+  resumedUnfinished: boolean;
+  /** The run's iteration count when this session began. */
+  startIterations: number;
+}
+
+/**
+ * Ends a run the loop stopped (`final`) or an error cut short (`failed`): every step is tried, and
+ * the first failure is what the caller gets (a full disk fails the final state write too; state.json
+ * then keeps its last good content, still resumable). Resolves to the run's summary otherwise.
+ */
+export async function endRun(
+  ending: RunEnding,
+  final: Stop | undefined,
+  failed: { error: unknown } | undefined,
+): Promise<LoopSummary> {
+  const { ctx, logFile } = ending;
+  const { state } = ctx;
+  let saved = false;
+  const attempt = async (step: () => unknown) => {
+    try {
+      await step();
+    } catch (error) {
+      // Once the end is saved, a failure (the log's last line) does not undo it: nothing to resume.
+      const next = saved ? `though the run itself had ended (${state.stop_reason}) and is saved` : RESUME;
+      failed ??= { error: fileSystemError(error, { next }) ?? userError(error) ?? error };
+    }
+  };
+  // Whatever an iteration cut short by an error left running goes with the run.
+  await attempt(() => ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000)));
+  // A --resume that stops before finishing an iteration (a health check, a dirty tree) leaves
+  // an unfinished run unfinished, and a file-system failure (a full disk) cuts a run short: the
+  // next plain `ralph run` must not start over it.
+  const stillUnfinished =
+    (ending.resumedUnfinished && state.iterations === ending.startIterations) ||
+    failed?.error instanceof FileSystemError;
+  const end = final ?? stop('error', 'the loop ended unexpectedly');
+  await attempt(() => {
+    saveEnd(ctx, end, stillUnfinished);
+    saved = true;
+  });
+  await attempt(() => announceEnd(ctx, end, logFile));
+  // The registry hears the end, the `stopped` notification is delivered (bounded: never hangs the
+  // exit), the files are closed, then the caller's reporters.
+  for (const reporter of ending.reporters) await attempt(() => reporter.close?.());
+  await attempt(() => ending.workingTree?.close());
+  await attempt(() => ending.lock.release());
+  if (failed) throw failed.error;
+  return summaryOf(state, end, ctx.options.workspace, logFile);
+}
+
+/** Saves the final state. */
+function saveEnd(ctx: RunContext, end: Stop, stillUnfinished: boolean): void {
+  const { state } = ctx;
+  state.elapsed_ms = ctx.elapsed();
+  state.status =
+    end.reason === 'completed'
+      ? 'completed'
+      : end.reason === 'interrupted' || stillUnfinished
+        ? 'interrupted'
+        : 'stopped';
+  state.stop_reason = end.reason;
+  // An error before the run could end as its last iteration decided: --resume ends it so.
+  if (end.reason !== 'error') state.pending_stop = null;
+  state.stop_message = ctx.redact(end.message);
+  state.exit_code = end.exitCode;
+  ctx.persist();
+}
+
+/** Announces the end of the run (the summary, the log's last line). */
+function announceEnd(ctx: RunContext, end: Stop, logFile: string): void {
+  const { state } = ctx;
+  ctx.emit({
+    type: 'loop.finished',
+    runId: state.run_id,
+    stopReason: end.reason,
+    message: state.stop_message ?? '',
+    exitCode: end.exitCode,
+    iterations: state.iterations,
+    elapsedMs: state.elapsed_ms,
+    tokens: state.tokens,
+    costUsd: state.cost_usd,
+    logFile,
+    next: nextStep(end.reason, ctx.limits),
+    progress: endProgress(ctx),
+  });
+}
+
+/** Checklist progress at the end of the run, with what this run completed. */
+function endProgress(ctx: RunContext) {
+  const end = readChecklist(ctx.options.workspace, ctx.config, ctx.state.start_milestone ?? null);
+  if (!end) return undefined;
+  // The whole run's start (kept across --resume), like the iteration count beside it in the summary.
+  const start = ctx.state.start_progress ?? {
+    tasks_done: (ctx.startProgress ?? end.progress).tasksDone,
+    milestones_done: (ctx.startProgress ?? end.progress).milestonesDone,
+  };
+  return {
+    ...end.progress,
+    tasksCompletedThisRun: Math.max(0, end.progress.tasksDone - start.tasks_done),
+    milestonesCompletedThisRun: Math.max(0, end.progress.milestonesDone - start.milestones_done),
+  };
+}
