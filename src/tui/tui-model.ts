@@ -177,11 +177,20 @@ export function reduce(m: TuiModel, e: LoopEvent, now: number): TuiModel {
       break;
   }
   const level = paneLevel(e);
-  if (level) pushEvent(m, now, describeEvent(e), level);
+  if (level) pushEvent(m, now, paneText(e), level);
   return m;
 }
 
 type PaneLevel = 'info' | 'warn' | 'error';
+
+/**
+ * describeEvent's line, less the run's log path on `loop.started`: in a pane a third of the
+ * terminal wide an absolute path wraps over four rows, and `ralph logs` finds the log.
+ */
+function paneText(e: LoopEvent): string {
+  const text = describeEvent(e);
+  return e.type === 'loop.started' ? text.replace(/ · log \S.*$/, '') : text;
+}
 
 /**
  * Whether the events pane lists an event, and how it marks it; the words are describeEvent's, as

@@ -104,6 +104,8 @@ describe('tui model', () => {
       },
       0,
     );
+    // The run's log path stays out of the narrow pane (`ralph logs` has it).
+    expect(m.events[0]?.text).toBe('starting run r1 · backend claude · branch main');
     reduce(m, started, 0);
     reduce(
       m,
