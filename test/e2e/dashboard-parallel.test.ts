@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
+import { screenshotPath } from '../helpers/docs-images.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
-import { fakeConfig, type RalphProcess, ROOT, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
+import { fakeConfig, type RalphProcess, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 const running: RalphProcess[] = [];
 
@@ -96,10 +97,8 @@ describe('dashboard: a parallel run (real HTTP)', () => {
       await tab.goto(d.url);
       await tab.goto(`${new URL(d.url).origin}/parallel/${key}`);
       await tab.locator('.worker:not(.idle)').nth(1).waitFor();
-      // An artifact (test-artifacts/, ignored by git), not the docs' picture: a test run leaves the
-      // checkout as it was.
-      mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
-      await tab.screenshot({ path: join(ROOT, 'test-artifacts/dashboard-parallel.png'), fullPage: true });
+      // docs/images/ under `npm run docs:images`, else test-artifacts/ (a test run leaves the checkout as it was).
+      await tab.screenshot({ path: screenshotPath('dashboard-parallel.png'), fullPage: true });
       // The agents finish now: the files change, the stream says so, the page follows.
       // (Files the workers wrote while the browser started may have sent one more already.)
       writeFileSync(join(dir, 'release'), '');

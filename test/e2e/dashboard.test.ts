@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
+import { screenshotPath } from '../helpers/docs-images.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -106,14 +107,12 @@ describe('dashboard in Chromium', () => {
       running.push(loop);
       await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'the question');
       const { url } = await startDashboard();
-      const shots = join(ROOT, 'test-artifacts');
-      mkdirSync(shots, { recursive: true });
       const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
       try {
         const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
         await page.goto(url);
         await page.getByRole('heading', { name: /waiting \(1\)/ }).waitFor();
-        await page.screenshot({ path: join(shots, 'dashboard-runs.png'), fullPage: true });
+        await page.screenshot({ path: screenshotPath('dashboard-runs.png'), fullPage: true });
         await page.getByRole('link', { name: dir }).click();
 
         // The question, answered in the page, unblocks the agent.
@@ -142,7 +141,7 @@ describe('dashboard in Chromium', () => {
           15_000,
           'a prompt with the guidance',
         );
-        await page.screenshot({ path: join(shots, 'dashboard-run.png'), fullPage: true });
+        await page.screenshot({ path: screenshotPath('dashboard-run.png'), fullPage: true });
 
         // Stop works.
         await page.getByRole('button', { name: 'Stop after this iteration' }).click();

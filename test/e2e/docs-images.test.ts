@@ -7,6 +7,7 @@ import { chromium, type Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
+import { DOCS_IMAGES, UPDATE_DOCS_IMAGES } from '../helpers/docs-images.ts';
 import { makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { readPng } from '../helpers/png.ts';
 import { type ScreenCell, startRalphScreen } from '../helpers/screen.ts';
@@ -19,8 +20,8 @@ import {
 } from '../helpers/terminal-svg.ts';
 import { makeWorkspace, type RalphProcess, ROOT, runRalph, waitFor } from '../helpers/workspace.ts';
 
-const UPDATE = process.env.RALPH_UPDATE_DOCS_IMAGES === '1';
-const IMAGES = join(ROOT, 'docs', 'images');
+const UPDATE = UPDATE_DOCS_IMAGES;
+const IMAGES = DOCS_IMAGES;
 const STALE = 'run `npm run docs:images` and commit docs/images/';
 const SIZE = { cols: 100, rows: 30 };
 const VIEWPORT = { width: 1280, height: 800 };
