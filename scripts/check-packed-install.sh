@@ -56,7 +56,8 @@ lean_path="$lean/bin:$PATH"
 
 # The demo (a real `ralph run`) in a terminal, so the TUI draws it; it quits by itself when done.
 # COLUMNS/LINES: the pty `script` opens has no size of its own when this runs without a terminal.
-(cd "$work" && PATH="$lean_path" COLUMNS=100 LINES=30 \
+# CI=false: under CI (as .ci/run runs this) Ralph and ink print plain lines instead of the TUI.
+(cd "$work" && PATH="$lean_path" COLUMNS=100 LINES=30 CI=false \
   script -qec "'$ralph' demo --dir '$work/lean-demo'" "$work/tui.txt" </dev/null >/dev/null) || {
   tail -c 3000 "$work/tui.txt"; fail "the lean install's demo under the TUI failed"; }
 for n in 1 2 3; do
