@@ -132,11 +132,11 @@ describe('the human on Telegram (RObot)', () => {
     expect(server.messages.map((m) => m.text).join('\n')).toContain('ralph · stopped');
   }, 30_000);
 
-  it('several loops share one bot: one poller at a time, @name routes guidance to its loop', async () => {
+  it('several loops share one bot: one poller at a time, @name routes guidance to its loop, each checks in', async () => {
     const { server, env } = await bot();
     const files = (name: string) => ({
       'PROMPT.md': 'work\n',
-      'ralph.yml': `${fakeConfig({ max_iterations: 2 })}${robot}`,
+      'ralph.yml': `${fakeConfig({ max_iterations: 2 })}${robot}  checkin_interval_seconds: 1\n`,
       'fake-agent.yml': [
         'turns:',
         '  - when: { iteration: 1 }',
@@ -153,6 +153,9 @@ describe('the human on Telegram (RObot)', () => {
     server.userMessage('/start');
     await server.waitForMessage((m) => m.text.startsWith('@alpha: started'));
     await server.waitForMessage((m) => m.text.startsWith('@beta: started'));
+    // Check-ins: each loop's status, unasked, at its interval.
+    await server.waitForMessage((m) => m.text.startsWith('@alpha run ') && m.text.includes('iteration 1/2'));
+    await server.waitForMessage((m) => m.text.startsWith('@beta run ') && m.text.includes('iteration 1/2'));
     server.userMessage('nobody in particular');
     await server.waitForMessage((m) => m.text.startsWith('2 loops are running'));
     server.userMessage('@alpha use tabs');
