@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { LockHolder } from '../../state/io/lock.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { readQuestions } from '../control-files.ts';
@@ -13,6 +12,7 @@ import {
   writeBotFile,
 } from './bot-state.ts';
 import { routeUpdate, type TelegramUpdate } from './route-update.ts';
+import { pause } from './send-queue.ts';
 
 export interface PollerOptions {
   api: BotApi;
@@ -90,13 +90,5 @@ function handle(o: PollerOptions, update: TelegramUpdate): void {
   } catch (error) {
     // A file that cannot be written (a full disk): the chat hears it, the poller goes on.
     o.respond({ text: `Ralph could not do that: ${(error as Error).message}` }, update, chatId);
-  }
-}
-
-async function pause(ms: number, signal: AbortSignal): Promise<void> {
-  try {
-    await sleep(ms, undefined, { signal });
-  } catch {
-    // aborted: the caller's loop checks the signal
   }
 }

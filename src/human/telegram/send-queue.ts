@@ -106,7 +106,7 @@ export function createSendQueue(o: SendQueueOptions): SendQueue {
 }
 
 /** Sleeps `ms`, or less when `signal` aborts; true when it slept the whole time. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   try {
     await sleep(ms, undefined, { signal });
     return true;
