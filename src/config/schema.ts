@@ -77,3 +77,14 @@ export function approvalPoints(config: Pick<RalphConfig, 'gates'>): ApprovalPoin
   const a = config.gates.approval;
   return a === undefined ? [] : Array.isArray(a) ? a : [a];
 }
+
+/**
+ * Seconds to wait for a human's answer or approval: `RObot.timeout_seconds` while Telegram is on
+ * (ralph-orchestrator's key), else `human.timeout_seconds`; 0 is no time limit.
+ */
+export function humanTimeoutSeconds(config: Pick<RalphConfig, 'human' | 'RObot'>): number {
+  const robot = config.RObot;
+  return robot.enabled && robot.timeout_seconds !== undefined
+    ? robot.timeout_seconds
+    : config.human.timeout_seconds;
+}

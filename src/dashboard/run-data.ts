@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openQuestions, type QuestionRecord } from '../human/control-files.ts';
 import { readStatus } from '../human/read-status.ts';
@@ -133,14 +132,4 @@ export function readStream(
 /** Open questions and approvals of a workspace. */
 export function questionsOf(workspace: string): QuestionRecord[] {
   return openQuestions(ralphPaths(workspace).questions);
-}
-
-/** The last `n` lines of the run's human log. */
-export function logTail(workspace: string, state: LoopState | undefined, n = 200): string {
-  if (!state) return '';
-  try {
-    return readFileSync(join(workspace, state.log_file), 'utf8').split('\n').slice(-n).join('\n');
-  } catch {
-    return '';
-  }
 }

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { RalphError } from '../errors.ts';
 import { answer, approve, pause, reject, resume, stop, tell } from '../human/control.ts';
+import { logTail } from '../human/read-status.ts';
 import { describeEvent } from '../observe/describe-event.ts';
 import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { followJsonl, poll } from '../state/io/jsonl.ts';
@@ -15,7 +16,6 @@ import { parallelIndex, parallelPage, parallelSection } from './parallel-pages.t
 import {
   findRun,
   listRuns,
-  logTail,
   questionsOf,
   type RunSummary,
   readRecords,

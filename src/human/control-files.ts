@@ -20,7 +20,15 @@ export const INBOX_KINDS = [
 export type InboxKind = (typeof INBOX_KINDS)[number];
 
 /** Who wrote a command or answered a question. */
-export type ControlSource = 'cli' | 'tui' | 'dashboard' | 'fleet' | 'agent' | 'timeout' | 'withdrawn';
+export type ControlSource =
+  | 'cli'
+  | 'tui'
+  | 'dashboard'
+  | 'fleet'
+  | 'telegram'
+  | 'agent'
+  | 'timeout'
+  | 'withdrawn';
 
 /** One line of `control/inbox.jsonl`; the loop consumes each id once. */
 export interface InboxCommand {

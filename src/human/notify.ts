@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { WEBHOOK_FORMATS } from '../config/schema/operations.ts';
 import type { NotifyKind, RalphConfig } from '../config/schema.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import { stopText } from '../observe/format.ts';
 import type { Reporter } from '../observe/reporter.ts';
+
+/** A `notify.webhook_format`. */
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 /** The JSON document a notification carries (stdin of `notify.command`, body of the webhook). */
 export interface Notification {
@@ -81,6 +85,34 @@ export function notificationOf(
   }
 }
 
+/** What each kind of notification is called in a chat message. */
+const KIND_TITLES: Record<NotifyKind, string> = {
+  stopped: 'stopped',
+  question: 'question',
+  approval: 'approval needed',
+  parked: 'parked',
+  resumed: 'resumed',
+  limit_warning: 'limit warning',
+};
+
+/** A notification in a few words for a person: `ralph · stopped — completed (run r-1, /path)`. */
+export function notificationSummary(n: Notification, bold: (text: string) => string): string {
+  const where = `run ${n.run_id ?? '-'} in ${n.workspace}`;
+  return `${bold(`ralph · ${KIND_TITLES[n.kind]}`)} — ${n.message}\n${where}`;
+}
+
+/** The body of a webhook POST: the notification itself, or a Slack or Discord incoming-webhook message. */
+export function webhookBody(format: WebhookFormat, n: Notification): object {
+  switch (format) {
+    case 'slack':
+      return { text: notificationSummary(n, (t) => `*${t}*`) };
+    case 'discord':
+      return { content: notificationSummary(n, (t) => `**${t}**`).slice(0, 2000) };
+    default:
+      return n;
+  }
+}
+
 /** Delivers notifications to `notify.command` and `notify.webhook` in the background. */
 export function createNotifier(o: NotifierOptions): Notifier {
   const inFlight = new Set<Promise<void>>();
@@ -154,7 +186,7 @@ async function postWebhook(o: NotifierOptions, url: string, n: Notification): Pr
       const res = await doFetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'ralph-notify' },
-        body: JSON.stringify(n),
+        body: JSON.stringify(webhookBody(o.notify.webhook_format, n)),
         signal: AbortSignal.timeout(5000),
       });
       if (res.ok) return;

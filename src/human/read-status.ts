@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { type LockInfo, liveHolder } from '../state/io/lock.ts';
@@ -68,5 +68,15 @@ function lastEventAt(workspace: string, eventsFile: string | undefined): number 
     return st.size > 0 ? st.mtimeMs : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The last `n` lines of the run's human log. */
+export function logTail(workspace: string, state: LoopState | undefined, n = 200): string {
+  if (!state) return '';
+  try {
+    return readFileSync(join(workspace, state.log_file), 'utf8').split('\n').slice(-n).join('\n');
+  } catch {
+    return '';
   }
 }

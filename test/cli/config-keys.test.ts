@@ -157,9 +157,9 @@ describe('ralph-orchestrator keys Ralph does not implement are rejected by name'
       /cli\.default_mode: ralph run is always autonomous; for an interactive session use `ralph plan`/,
     ],
     [
-      'RObot enabled',
-      'RObot:\n  enabled: true\n',
-      /RObot\.enabled: human-in-the-loop via Telegram \(RObot\) is not supported by Ralph/,
+      'RObot with a Bot API that is not a URL',
+      'RObot:\n  enabled: true\n  telegram:\n    api_url: api.telegram.org\n',
+      /RObot\.telegram\.api_url: must be an http:\/\/ or https:\/\/ URL/,
     ],
     [
       'backend kiro',

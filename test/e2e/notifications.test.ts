@@ -75,6 +75,31 @@ describe('notifications', () => {
     }
   });
 
+  it('notify.webhook_format: slack posts {text}, discord posts {content}, each a short summary', async () => {
+    for (const [format, field, bold] of [
+      ['slack', 'text', '*ralph · stopped*'],
+      ['discord', 'content', '**ralph · stopped**'],
+    ] as const) {
+      const hook = await receiver();
+      try {
+        const dir = makeWorkspace({
+          'PROMPT.md': 'work\n',
+          'ralph.yml': `${fakeConfig({ max_iterations: 1 })}notify:\n  webhook: ${hook.url}\n  webhook_format: ${format}\n  on: [stopped]\n`,
+          'fake-agent.yml': 'turns:\n  - do: [{ print: ok }]\n',
+        });
+        expect((await runRalph(['run'], dir)).code).toBe(2);
+        expect(hook.got).toHaveLength(1);
+        const body = hook.got[0]?.body as Record<string, string>;
+        expect(Object.keys(body)).toEqual([field]);
+        expect(body[field]).toContain(bold);
+        expect(body[field]).toContain('max_iterations');
+        expect(body[field]).toContain(dir);
+      } finally {
+        await hook.close();
+      }
+    }
+  });
+
   it('a webhook that never answers does not hold up the loop, and the failure is a warning', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',

@@ -66,11 +66,6 @@ const EXEMPT: Record<string, { why: string; rejects?: string }> = {
     why: 'only "autonomous" (what ralph run is)',
     rejects: 'cli:\n  default_mode: interactive\n',
   },
-  RObot: { why: 'only switched off', rejects: 'RObot:\n  enabled: true\n' },
-  'RObot.timeout_seconds': { why: 'inside a section accepted only when off' },
-  'RObot.checkin_interval_seconds': { why: 'inside a section accepted only when off' },
-  'RObot.telegram': { why: 'inside a section accepted only when off' },
-  'RObot.telegram.bot_token': { why: 'inside a section accepted only when off' },
   'event_loop.starting_hat': {
     why: 'read by startingTopic (config/hat-checks.ts), which makes the first event',
   },

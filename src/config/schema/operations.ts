@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { positive, positiveInt } from './values.ts';
 
+/** An http(s) URL (a webhook, an API base). */
+const httpUrl = z.string().regex(/^https?:\/\/[^\s]+$/, { error: 'must be an http:// or https:// URL' });
+
 /** `human`: a human in the loop (`ralph ask`, `human.interact`, approvals): how long to wait and what then. */
 export const humanSchema = z
   .strictObject({
@@ -35,6 +38,9 @@ export const NOTIFY_KINDS = [
   'limit_warning',
 ] as const;
 
+/** What a webhook POST looks like: Ralph's JSON, or a Slack or Discord incoming-webhook message. */
+export const WEBHOOK_FORMATS = ['json', 'slack', 'discord'] as const;
+
 /** `notify`: where notifications go. */
 export const notifySchema = z
   .strictObject({
@@ -47,15 +53,15 @@ export const notifySchema = z
           'Run (`sh -c`) with the notification as JSON on stdin and `RALPH_NOTIFY_KIND`, `RALPH_NOTIFY_RUN_ID`, `RALPH_NOTIFY_MESSAGE`, `RALPH_NOTIFY_WORKSPACE` set. Absent: no command.',
         examples: ['notify-send "ralph: $RALPH_NOTIFY_MESSAGE"'],
       }),
-    webhook: z
-      .string()
-      .regex(/^https?:\/\/[^\s]+$/, { error: 'must be an http:// or https:// URL' })
-      .optional()
-      .meta({
-        description:
-          'An http(s) URL POSTed the same JSON; retried, never blocking the loop. Absent: no webhook.',
-        examples: ['https://hooks.example.com/ralph'],
-      }),
+    webhook: httpUrl.optional().meta({
+      description:
+        'An http(s) URL POSTed the same JSON; retried, never blocking the loop. Absent: no webhook.',
+      examples: ['https://hooks.example.com/ralph'],
+    }),
+    webhook_format: z.enum(WEBHOOK_FORMATS).default('json').meta({
+      description:
+        'The body of the webhook POST: `json` (the notification document), `slack` (`{text}` for a Slack incoming webhook) or `discord` (`{content}` for a Discord webhook).',
+    }),
     on: z
       .array(z.enum(NOTIFY_KINDS))
       .default([...NOTIFY_KINDS])
@@ -65,38 +71,39 @@ export const notifySchema = z
     description: 'Notifications when a run stops, asks, waits for approval, parks, resumes or nears a limit.',
   });
 
-/** ralph-orchestrator's Telegram human-in-the-loop: accepted only switched off (seed 000 has `enabled: false`). */
+/** ralph-orchestrator's Telegram human-in-the-loop (`RObot`), same keys (docs/operations/telegram.md). */
 export const robotSchema = z
   .strictObject({
-    enabled: z
-      .literal(false, {
-        error:
-          'human-in-the-loop via Telegram (RObot) is not supported by Ralph; set RObot.enabled: false or remove the section — for a human in the loop use `ralph ask`/`ralph answer`, review points and `notify` (docs/operations/human-in-the-loop.md)',
-      })
-      .default(false)
-      .meta({
-        description:
-          'Accepted only as `false`; `true` is rejected (use `ralph ask`, `gates.approval` and `notify`).',
-      }),
-    timeout_seconds: positive
-      .optional()
-      .meta({ description: "Accepted for ralph-orchestrator's files; unused while disabled." }),
-    checkin_interval_seconds: positive
-      .optional()
-      .meta({ description: "Accepted for ralph-orchestrator's files; unused while disabled." }),
+    enabled: z.boolean().default(false).meta({
+      description:
+        'The human on Telegram: questions and approvals go to the chat (options as buttons), replies answer them, other messages are guidance; `/status`, `/stop`, `/pause`, `/resume`, `/tail`; notifications as messages. Needs a bot token (`RObot.telegram.bot_token` or `RALPH_TELEGRAM_BOT_TOKEN`).',
+    }),
+    timeout_seconds: positive.optional().meta({
+      description:
+        'Seconds to wait for an answer while Telegram is on (instead of `human.timeout_seconds`); then `human.on_timeout` applies. Absent: `human.timeout_seconds`.',
+    }),
+    checkin_interval_seconds: positive.optional().meta({
+      description:
+        "Send the loop's status to the chat this often while it runs (as `/status` answers). Absent: no check-ins.",
+    }),
     telegram: z
       .strictObject({
-        bot_token: z
-          .string()
-          .optional()
-          .meta({ description: "Accepted for ralph-orchestrator's files; unused while disabled." }),
+        bot_token: z.string().min(1).optional().meta({
+          description:
+            "The bot's token from @BotFather. `RALPH_TELEGRAM_BOT_TOKEN` wins (keep tokens out of files you commit). Never logged.",
+        }),
+        api_url: httpUrl.optional().meta({
+          description:
+            'Base URL of the Bot API. `RALPH_TELEGRAM_API_URL` wins. Absent: https://api.telegram.org.',
+          examples: ['https://api.telegram.org'],
+        }),
       })
-      .optional()
-      .meta({ description: "Accepted for ralph-orchestrator's files; unused while disabled." }),
+      .default({})
+      .meta({ description: 'The Telegram bot: its token and the Bot API it talks to.' }),
   })
   .meta({
     description:
-      "ralph-orchestrator's Telegram human-in-the-loop: accepted only with `enabled: false` (as in seed 000), so such files validate as written.",
+      "ralph-orchestrator's `RObot`: a human in the loop on Telegram (docs/operations/telegram.md). Off by default.",
   });
 
 /** `merge`: the merge queue of `--parallel`. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { buildAgentEnv } from '../../agent/agent-env.ts';
 import type { Backend } from '../../backends/types.ts';
-import type { RalphConfig } from '../../config/schema.ts';
+import { humanTimeoutSeconds, type RalphConfig } from '../../config/schema.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
 import type { ChecklistProgress, LoopEvent, StopReason } from '../../observe/events.ts';
 import type { Reporter } from '../../observe/reporter.ts';
@@ -233,7 +233,7 @@ export function ralphEnv(
     hat,
     runId: ctx.state.run_id,
     human: {
-      timeoutSeconds: ctx.config.human.timeout_seconds,
+      timeoutSeconds: humanTimeoutSeconds(ctx.config),
       defaultAnswer: ctx.config.human.default_answer,
     },
     extra,

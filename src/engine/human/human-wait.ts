@@ -1,4 +1,4 @@
-import type { ApprovalPointName } from '../../config/schema.ts';
+import { type ApprovalPointName, humanTimeoutSeconds } from '../../config/schema.ts';
 import { type AskInput, type AskOutcome, ask, askAgain } from '../../human/ask.ts';
 import { type QuestionRecord, readQuestions } from '../../human/control-files.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
@@ -28,7 +28,7 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
   const { state, config } = ctx;
   const held = heldRecord(ctx, request);
   const iteration = held?.iteration ?? state.current?.number ?? state.iterations;
-  const timeoutMs = config.human.timeout_seconds * 1000;
+  const timeoutMs = humanTimeoutSeconds(config) * 1000;
   const runtimeLeft = runtimeLeftMs(ctx);
   const input: AskInput = {
     questionsFile: ctx.paths.questions,
@@ -139,5 +139,9 @@ export function announceAnswer(ctx: RunContext, iteration: number, q: QuestionRe
 
 /** The message of a timed-out wait that stops the run (`human.on_timeout: stop`). */
 export function humanTimeoutMessage(ctx: RunContext, what: string): string {
-  return `nobody answered ${what} within human.timeout_seconds (${ctx.config.human.timeout_seconds} s; human.on_timeout: stop)`;
+  const key =
+    ctx.config.RObot.enabled && ctx.config.RObot.timeout_seconds !== undefined
+      ? 'RObot.timeout_seconds'
+      : 'human.timeout_seconds';
+  return `nobody answered ${what} within ${key} (${humanTimeoutSeconds(ctx.config)} s; human.on_timeout: stop)`;
 }

@@ -116,7 +116,12 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const env = options.env ?? process.env;
   // API keys never reach a file Ralph writes or its console: the values of secret-named variables
   // of the environment and of cli.env are redacted, and key shapes.
-  const redact = createRedactor({ ...env, ...config.cli.env });
+  // A Telegram bot token from ralph.yml is a secret too (RALPH_TELEGRAM_BOT_TOKEN is one by its name).
+  const redact = createRedactor({
+    ...env,
+    ...config.cli.env,
+    RALPH_ROBOT_BOT_TOKEN: config.RObot.telegram.bot_token,
+  });
   let run: RunReporters;
   try {
     run = openRunReporters({

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RalphConfig } from '../../config/schema.ts';
 import { createNotifier } from '../../human/notify.ts';
+import { telegramSettings } from '../../human/telegram/settings.ts';
+import { createTelegramReporter } from '../../human/telegram/telegram-reporter.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { createOutputCap } from '../../observe/output-cap.ts';
 import { type Reporter, reportToAll } from '../../observe/reporter.ts';
@@ -17,12 +19,12 @@ import type { RalphPaths } from '../../state/paths.ts';
 export interface RunReporters {
   /** Every reporter sees every event (redacted, agent output bounded), even when one fails. */
   emit(event: LoopEvent): void;
-  /** In closing order: the registry, the notifier (its `stopped` delivery), the files, the caller's. */
+  /** In closing order: the registry, the notifier (its `stopped` delivery), Telegram, the files, the caller's. */
   readonly reporters: readonly Reporter[];
 }
 
 /**
- * Opens the reporters every run has — registry, notifications, the run log, the stream file and,
+ * Opens the reporters every run has — registry, notifications (and Telegram with `RObot`), the run log, the stream file and,
  * with `RALPH_DIAGNOSTICS=1`, diagnostics — and puts the caller's after them. Throws (having closed
  * what it opened) when a file cannot be opened.
  */
@@ -38,6 +40,8 @@ export function openRunReporters(o: {
   extra: readonly Reporter[];
 }): RunReporters {
   const { state, env, now } = o;
+  // RObot on without a token is refused before anything is opened.
+  const telegram = telegramSettings(o.config, env);
   const files: Reporter[] = [];
   try {
     files.push(createRunLogSink(o.logFile));
@@ -68,7 +72,17 @@ export function openRunReporters(o: {
     env,
     onProblem: (message) => emit({ type: 'notice', level: 'warn', message }),
   });
-  const reporters = [registry, notifier, ...files, ...o.extra];
+  // The human on Telegram hears what the console hears, redacted; it too never stops the loop.
+  const chat = telegram
+    ? [
+        createTelegramReporter({
+          settings: telegram,
+          workspace: o.workspace,
+          onProblem: (message) => emit({ type: 'notice', level: 'warn', message }),
+        }),
+      ]
+    : [];
+  const reporters = [registry, notifier, ...chat, ...files, ...o.extra];
   // API keys never reach a file Ralph writes or its console: every reporter sees redacted events.
   const redaction = createStreamRedaction(o.redact);
   // A chatty agent's output is kept bounded (head and tail) before anything stores or shows it.

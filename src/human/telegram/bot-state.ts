@@ -1,0 +1,123 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { appendLine } from '../../state/io/append-line.ts';
+import { writeJsonAtomicSync } from '../../state/io/atomic-write.ts';
+import { anyJson, readJsonl } from '../../state/io/jsonl.ts';
+import {
+  createLockFile,
+  type LockHolder,
+  lockHolderAlive,
+  readLock,
+  releaseLockFile,
+  removeStaleLock,
+  thisHolder,
+} from '../../state/io/lock.ts';
+
+// The files one bot shares between the loops of a machine (`$XDG_STATE_HOME/ralph/telegram/<bot>/`):
+//   bot.json        {chat_id, offset}: the chat it talks to and the next getUpdates offset (poller only)
+//   poller.lock     the one loop that calls getUpdates (Telegram allows one caller at a time)
+//   loops/<run>.json the loops it serves now: run id, workspace, name, pid
+//   messages.jsonl  {message_id, run_id, question_id?}: what a reply or a button press is about
+
+/** `bot.json`: written only by the poller. */
+export interface BotFile {
+  /** The chat that first wrote to the bot (private chats only); undefined until someone has. */
+  chat_id?: number | undefined;
+  /** The next getUpdates offset: updates before it were handled (a restart does not replay them). */
+  offset: number;
+}
+
+/** A loop the bot serves (`loops/<run>.json`). */
+export interface ServedLoop extends LockHolder {
+  run_id: string;
+  workspace: string;
+  /** What `@name` in a message selects: the workspace's directory name (or the worktree's). */
+  name: string;
+}
+
+/** A message a loop sent (`messages.jsonl`): a reply to it, or a button on it, goes to that loop. */
+export interface SentMessage {
+  message_id: number;
+  run_id: string;
+  workspace: string;
+  question_id?: string | undefined;
+}
+
+const paths = (dir: string) => ({
+  bot: join(dir, 'bot.json'),
+  lock: join(dir, 'poller.lock'),
+  loops: join(dir, 'loops'),
+  messages: join(dir, 'messages.jsonl'),
+});
+
+export function readBotFile(dir: string): BotFile {
+  try {
+    const v = JSON.parse(readFileSync(paths(dir).bot, 'utf8')) as Partial<BotFile>;
+    return {
+      chat_id: typeof v.chat_id === 'number' ? v.chat_id : undefined,
+      offset: typeof v.offset === 'number' ? v.offset : 0,
+    };
+  } catch {
+    return { offset: 0 };
+  }
+}
+
+export function writeBotFile(dir: string, value: BotFile): void {
+  writeJsonAtomicSync(paths(dir).bot, value);
+}
+
+/** Adds this loop to the ones the bot serves; `remove` takes it out again (at the end of the run). */
+export function registerLoop(dir: string, loop: Omit<ServedLoop, keyof LockHolder>): { remove(): void } {
+  const file = join(paths(dir).loops, `${loop.run_id}.json`);
+  mkdirSync(paths(dir).loops, { recursive: true });
+  writeJsonAtomicSync(file, { ...loop, ...thisHolder() });
+  return { remove: () => rmSync(file, { force: true }) };
+}
+
+/** The loops the bot serves whose process is alive, oldest first. */
+export function servedLoops(dir: string): ServedLoop[] {
+  let names: string[];
+  try {
+    names = readdirSync(paths(dir).loops).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const loops: ServedLoop[] = [];
+  for (const n of names) {
+    const loop = readLock<ServedLoop>(join(paths(dir).loops, n));
+    if (loop && typeof loop.run_id === 'string' && lockHolderAlive(loop)) loops.push(loop);
+  }
+  return loops.sort((a, b) => (a.started_at ?? '').localeCompare(b.started_at ?? ''));
+}
+
+export function recordSent(dir: string, sent: SentMessage): void {
+  mkdirSync(dir, { recursive: true });
+  appendLine(paths(dir).messages, JSON.stringify(sent));
+}
+
+/** The message a loop sent with this id, if one did. */
+export function findSent(dir: string, messageId: number): SentMessage | undefined {
+  const all = readJsonl(paths(dir).messages, anyJson).records as SentMessage[];
+  return all.findLast((m) => m?.message_id === messageId);
+}
+
+/**
+ * Makes this process the bot's poller if no live process is: true when it holds `poller.lock`. A
+ * poller that died leaves a stale lock, which the next loop to try takes over.
+ */
+export function tryLeadPolling(dir: string, me: LockHolder & { started_at: string }): boolean {
+  const lock = paths(dir).lock;
+  mkdirSync(dir, { recursive: true });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (createLockFile(lock, me, 'Telegram poller lock')) return true;
+    const holder = readLock(lock);
+    if (holder && holder.pid === me.pid && holder.started_at === me.started_at) return true;
+    if (holder && lockHolderAlive(holder)) return false;
+    removeStaleLock(lock, (h) => h === undefined || !lockHolderAlive(h));
+  }
+  return false;
+}
+
+export function stopLeading(dir: string, me: LockHolder & { started_at: string }): void {
+  releaseLockFile<LockHolder>(paths(dir).lock, (h) => h.pid === me.pid && h.started_at === me.started_at);
+}

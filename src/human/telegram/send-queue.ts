@@ -1,0 +1,116 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type BotApi, TelegramApiError } from './bot-api.ts';
+
+/** One message for the chat: the Bot API method, its parameters, and what to do with the result. */
+export interface Outgoing {
+  method: string;
+  /** The parameters, given the chat id (known once the human has written to the bot). */
+  params: (chatId: number) => object;
+  onSent?: ((result: unknown) => void) | undefined;
+  /** What it is, for a failure's message ("the question q-1a2b"). */
+  what: string;
+}
+
+export interface SendQueueOptions {
+  api: BotApi;
+  /** The chat to send to, or undefined while nobody has written to the bot yet (messages wait). */
+  chatId: () => number | undefined;
+  /** A message given up on, or dropped (never thrown: the loop goes on). */
+  onProblem: (message: string) => void;
+  /** The pauses before each retry (ms); default 0.5 s, 1 s, 2 s: three retries. */
+  retryDelaysMs?: readonly number[];
+  /** Messages waiting at most; past it the oldest is dropped (default 50). */
+  maxQueued?: number;
+  /** How often to look for a chat id while none is known (ms). */
+  chatPollMs?: number;
+}
+
+/** A bounded queue of messages sent one at a time in the background, with retries. */
+export interface SendQueue {
+  push(message: Outgoing): void;
+  /** Waits at most `waitMs` for what is queued to go out, then gives up on the rest. */
+  close(waitMs: number): Promise<void>;
+}
+
+/**
+ * Sends in order, one at a time, never blocking the caller: a network error, a 5xx or a 429 is
+ * retried after each of `retryDelaysMs` (a 429's `retry_after` when longer, at most 30 s); other
+ * errors and the last failure are reported by `onProblem`. Over `maxQueued`, the oldest is dropped.
+ */
+export function createSendQueue(o: SendQueueOptions): SendQueue {
+  const delays = o.retryDelaysMs ?? [500, 1000, 2000];
+  const max = o.maxQueued ?? 50;
+  const queue: Outgoing[] = [];
+  const stopping = new AbortController();
+  let running: Promise<void> | undefined;
+  let drained: (() => void) | undefined;
+
+  const sendOne = async (m: Outgoing, chatId: number): Promise<void> => {
+    let last = '';
+    for (let attempt = 0; attempt <= delays.length; attempt++) {
+      if (attempt > 0) {
+        const wait = Math.max(delays[attempt - 1] ?? 0, 0);
+        if (!(await pause(wait, stopping.signal))) break;
+      }
+      try {
+        const result = await o.api.call(m.method, m.params(chatId), { signal: stopping.signal });
+        m.onSent?.(result);
+        return;
+      } catch (error) {
+        const e = error instanceof TelegramApiError ? error : new TelegramApiError(String(error));
+        last = e.message;
+        if (!e.retryable) break;
+        if (e.retryAfterMs !== undefined && attempt < delays.length)
+          await pause(Math.min(e.retryAfterMs, 30_000), stopping.signal);
+      }
+    }
+    o.onProblem(`could not send ${m.what} to Telegram: ${last}`);
+  };
+
+  const work = async () => {
+    while (queue.length > 0 && !stopping.signal.aborted) {
+      const chatId = o.chatId();
+      if (chatId === undefined) {
+        await pause(o.chatPollMs ?? 1000, stopping.signal);
+        continue;
+      }
+      const next = queue.shift() as Outgoing;
+      await sendOne(next, chatId);
+    }
+    running = undefined;
+    drained?.();
+  };
+
+  return {
+    push(message) {
+      if (stopping.signal.aborted) return;
+      queue.push(message);
+      if (queue.length > max) {
+        const dropped = queue.shift() as Outgoing;
+        o.onProblem(`Telegram: ${max} messages are waiting to be sent; dropped ${dropped.what}`);
+      }
+      running ??= work();
+    },
+    async close(waitMs) {
+      if (running) {
+        const done = new Promise<void>((r) => {
+          drained = r;
+        });
+        await Promise.race([done, sleep(waitMs, undefined, { ref: false })]);
+      }
+      stopping.abort();
+      if (queue.length > 0) o.onProblem(`Telegram: ${queue.length} message(s) not sent before the run ended`);
+      queue.length = 0;
+    },
+  };
+}
+
+/** Sleeps `ms`, or less when `signal` aborts; true when it slept the whole time. */
+export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
