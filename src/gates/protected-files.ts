@@ -21,12 +21,13 @@ const MAX_WALK = 10_000;
 
 /**
  * The globs a run protects: `gates.protect`, else the defaults plus the files named in the test
- * and validate commands (e.g. `sh scripts/check.sh` protects scripts/check.sh).
+ * (full and affected) and validate commands (e.g. `sh scripts/check.sh` protects scripts/check.sh).
  */
 export function protectedGlobs(config: RalphConfig, workspace: string): string[] {
   if (config.gates.protect !== undefined) return [...config.gates.protect];
   const commands = [
     config.gates.tests?.command,
+    config.gates.tests?.affected,
     typeof config.gates.validate === 'string' ? config.gates.validate : undefined,
   ];
   const named = commands

@@ -95,7 +95,7 @@ export function describeRefusal(state: RepoState): string | undefined {
 
 /** `root` relative to its repository's top level, once per root (it cannot change while Ralph runs). */
 const prefixes = new Map<string, Promise<string>>();
-function showPrefix(root: string): Promise<string> {
+export function showPrefix(root: string): Promise<string> {
   let prefix = prefixes.get(root);
   if (prefix === undefined) {
     prefix = runGit(root, ['rev-parse', '--show-prefix']);

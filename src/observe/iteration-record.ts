@@ -18,6 +18,16 @@ export interface GateSummary {
   duration_ms: number;
 }
 
+/** The tests gate as recorded: which suite ran (gates.tests.affected), on which files, and why. */
+export interface TestsGateSummary extends GateSummary {
+  /** `full`: gates.tests.command; `affected`: gates.tests.affected with the changed files. */
+  scope: 'full' | 'affected';
+  /** affected: the changed files the command was given. */
+  files?: string[];
+  /** full although gates.tests.affected is set: why (completion requested, full_every, …). */
+  why?: string;
+}
+
 /** The decisions of one iteration, with the values they were made on. */
 export interface IterationDecision {
   route: { hat: string | null; backend: string; triggered_by: string[] };
@@ -65,7 +75,9 @@ export interface IterationRecord {
   /** The commit Ralph made for it (git.commit), if any. */
   commit: string | null;
   /** Gate results: validate hook and tests. */
-  gates: { validate?: GateSummary; tests?: GateSummary };
+  gates: { validate?: GateSummary; tests?: TestsGateSummary };
+  /** gates.tests.affected ran no test, and why: `affected: skipped, no changes`. */
+  tests_skipped?: string;
   /** complete | success | failure | gate_tampered | limit | aborted | parked | idle (persistent mode: nothing to do, waiting) */
   verdict: string;
   reason: string | null;

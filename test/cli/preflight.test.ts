@@ -39,6 +39,11 @@ const CASES: [string, () => string, RegExp][] = [
     () => workspace(`${FAKE}gates:\n  tests:\n    command: no-such-test-runner --ci\n`),
     /✗ gates: gates\.tests\.command runs `no-such-test-runner`, which is not there/,
   ],
+  [
+    'an affected-tests command that does not exist',
+    () => workspace(`${FAKE}gates:\n  tests:\n    command: "true"\n    affected: no-such-runner {files}\n`),
+    /✗ gates: gates\.tests\.affected runs `no-such-runner`, which is not there/,
+  ],
 ];
 
 describe('one preflight: config validate and doctor catch what run would fail on', () => {

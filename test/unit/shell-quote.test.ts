@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { shellCommand, shellQuote } from '../../src/cli/shell-quote.ts';
+import { shellCommand, shellQuote } from '../../src/process/shell-quote.ts';
 
 /**
  * Reads one POSIX shell word made of bare characters, '…' single-quoted runs and \x escapes

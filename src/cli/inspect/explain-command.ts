@@ -47,6 +47,14 @@ function limitLine(d: NonNullable<IterationRecord['decision']>): string {
   ].join(' · ');
 }
 
+/** gates.tests.affected: which suite ran, on how many files, and how long it took. */
+function testsScope(r: IterationRecord): string {
+  const t = r.gates.tests;
+  if (t?.scope === 'affected')
+    return ` (affected: ${t.files?.length ?? 0} file(s), ${formatSpan(t.duration_ms)})`;
+  return t?.why ? ` (full: ${t.why}, ${formatSpan(t.duration_ms)})` : '';
+}
+
 /** The explanation of one iteration, as lines a person reads. */
 export function explainRecord(r: IterationRecord): string[] {
   const d = r.decision;
@@ -60,8 +68,10 @@ export function explainRecord(r: IterationRecord): string[] {
       `  completion: ${d.completion.accepted ? 'accepted' : `refused — ${d.completion.reasons.join('; ')}`}`,
     );
   const gates = Object.entries(r.gates).map(
-    ([k, g]) => `${k} ${mark(g?.passed)}${g && !g.passed ? ` (exit ${g.exit_code})` : ''}`,
+    ([k, g]) =>
+      `${k} ${mark(g?.passed)}${g && !g.passed ? ` (exit ${g.exit_code})` : ''}${k === 'tests' ? testsScope(r) : ''}`,
   );
+  if (r.tests_skipped) gates.push(`tests ${r.tests_skipped}`);
   if (gates.length > 0) lines.push(`  gates: ${gates.join(', ')}`);
   if (r.progress)
     lines.push(

@@ -9,9 +9,9 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
+import { shellCommand } from '../../process/shell-quote.ts';
 import { DEFAULT_PLAN_PROMPT } from '../../state/paths.ts';
 import type { CliIO } from '../io.ts';
-import { shellCommand } from '../shell-quote.ts';
 import { handleStopSignals } from '../signals.ts';
 
 export interface PlanFlags {

@@ -8,12 +8,12 @@ import { ExitCode, RalphError, UsageError } from '../../errors.ts';
 import { createConsoleReporter, type Verbosity } from '../../observe/reporters/console-reporter.ts';
 import { killGroupNow } from '../../process/kill-group.ts';
 import { killMarkedNow } from '../../process/marked-processes.ts';
+import { shellCommand } from '../../process/shell-quote.ts';
 import { markForcedStop } from '../../state/force-stop.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { TuiHandle } from '../../tui/start-tui.ts';
 import { openDashboard } from '../dashboard/dashboard-command.ts';
 import type { CliIO } from '../io.ts';
-import { shellCommand } from '../shell-quote.ts';
 import { handleStopSignals } from '../signals.ts';
 import { type RunFlags, resolveRunFlags } from './run-flags.ts';
 

@@ -119,6 +119,32 @@ export const gatesSchema = z
         report_file: z.string().min(1).optional().meta({
           description: 'A markdown report of each test run is written here. Absent: no report file.',
         }),
+        affected: z
+          .string()
+          .min(1)
+          .refine((c) => /\{(files|tests)\}/.test(c), {
+            message:
+              'must contain {files} (the changed files) or {tests} (the test files they map to), e.g. "npx vitest related --run --passWithNoTests {files}"',
+          })
+          .optional()
+          .meta({
+            description:
+              "Runs only the tests related to the iteration's changed files (`sh -c`, in the workspace): `{files}` becomes the changed files (from git since the iteration started, untracked included; outside git, from the workspace fingerprint), `{tests}` the test files they map to (`test_<name>.py` conventions, docs/concepts/verification.md), each quoted as one argument. No changed file: skipped, and the record says so. `command` still runs before any completion, before a merge in `--parallel`, every `full_every` iterations, and when files were deleted. Absent: `command` after every iteration.",
+            examples: [
+              'npx vitest related --run --passWithNoTests {files}',
+              'npx jest --findRelatedTests --passWithNoTests {files}',
+              'pytest -q {tests}',
+            ],
+          }),
+        full_every: positiveInt.optional().meta({
+          description:
+            'With `affected`: the full `command` also runs on every iteration whose number is a multiple of this. Absent: only before completion (and merges).',
+          examples: [5],
+        }),
+      })
+      .refine((t) => t.full_every === undefined || t.affected !== undefined, {
+        message: 'full_every needs gates.tests.affected (without it the full command runs every iteration)',
+        path: ['full_every'],
       })
       .optional()
       .meta({

@@ -21,6 +21,8 @@ export interface StartedIteration {
   startedAt: number;
   /** HEAD when the iteration started. */
   headBefore: string | null;
+  /** Outside git, with gates.tests.affected: the workspace's files when it started (changed-files.ts). */
+  filesBefore?: ReadonlyMap<string, string> | null | undefined;
   /** Ids of the human guidance the prompt carried. */
   guidance: string[];
 }

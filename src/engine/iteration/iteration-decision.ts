@@ -4,7 +4,7 @@ import type { RunContext } from '../context/run-context.ts';
 import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
 import { countOpenTasks } from '../steps/workspace-context.ts';
 import { markerReached } from '../verify/completion-marker.ts';
-import { runTestsGate, summarize } from '../verify/gate-commands.ts';
+import { runTestsGate } from '../verify/gate-commands.ts';
 import { readChecklist } from '../workflows/checklist-view.ts';
 import { freshTddBook, type TddStepResult, tddAfterIteration } from '../workflows/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
@@ -14,6 +14,8 @@ export interface AfterAgentChecks {
   agentOk: boolean;
   gates: IterationRecord['gates'];
   testsGate: GateResult | undefined;
+  /** gates.tests.affected ran nothing, and why (the record's `tests_skipped`). */
+  testsSkipped?: string | undefined;
   tddStep: TddStepResult | undefined;
   /** The completion marker or the checklist condition holds. */
   markerHit: boolean;
@@ -25,10 +27,25 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
   const { verdict, number } = phase;
   const agentOk = verdict.kind === 'success' || verdict.kind === 'complete';
   const gates: IterationRecord['gates'] = {};
+  const marker = config.completion.marker;
+  const markerHit =
+    agentOk &&
+    ((marker !== undefined && markerReached(options.workspace, marker)) ||
+      readChecklist(options.workspace, config, state.start_milestone ?? null)?.complete === true);
+  // With affected tests, the full suite runs before any completion: the (pure) decision says
+  // whether this iteration asks to complete, before the tests' verdict is known.
+  const completionRequested =
+    agentOk &&
+    config.gates.tests?.affected !== undefined &&
+    decide(ctx, phase, { agentOk, gates, testsGate: undefined, tddStep: undefined, markerHit }, [], undefined)
+      .completion.requested;
   // The project's tests run after every successful agent run; failing tests block completion.
-  const testsGate =
-    agentOk && config.gates.tests ? await runTestsGate(ctx, number, phase.route.hatId) : undefined;
-  if (testsGate) gates.tests = summarize(testsGate);
+  const tests =
+    agentOk && config.gates.tests
+      ? await runTestsGate(ctx, number, phase.route.hatId, { completionRequested, start: phase })
+      : undefined;
+  const testsGate = tests?.result;
+  if (tests?.summary) gates.tests = tests.summary;
   const tddStep =
     agentOk && config.tdd
       ? tddAfterIteration({
@@ -45,12 +62,7 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
     state.tdd = tddStep.book;
     for (const message of tddStep.warnings) ctx.emit({ type: 'notice', level: 'warn', message });
   }
-  const marker = config.completion.marker;
-  const markerHit =
-    agentOk &&
-    ((marker !== undefined && markerReached(options.workspace, marker)) ||
-      readChecklist(options.workspace, config, state.start_milestone ?? null)?.complete === true);
-  return { agentOk, gates, testsGate, tddStep, markerHit };
+  return { agentOk, gates, testsGate, testsSkipped: tests?.skipped, tddStep, markerHit };
 }
 
 /** Books a finished (not aborted) iteration: its number, the hat's activation, the failure streak. */

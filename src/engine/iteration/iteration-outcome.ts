@@ -36,6 +36,8 @@ export interface IterationOutcome {
   /** Set when the iteration asked to complete. */
   completion: { accepted: boolean; reasons: string[] } | undefined;
   gates: IterationRecord['gates'];
+  /** gates.tests.affected ran nothing, and why. */
+  testsSkipped?: string | undefined;
   commit: string | null;
   tddStep: TddStepResult | undefined;
   /** Review points a human settled (`gates.approval`). */
@@ -168,6 +170,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     stopAfter,
     completion,
     gates: checks.gates,
+    testsSkipped: checks.testsSkipped,
     tddStep: checks.tddStep,
     commit: work.commit,
     approvals,

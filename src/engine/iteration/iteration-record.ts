@@ -54,6 +54,7 @@ export async function recordIteration(
       files_changed: filesChangedList,
       commit: outcome.commit,
       gates: outcome.gates,
+      ...(outcome.testsSkipped ? { tests_skipped: outcome.testsSkipped } : {}),
       verdict: recordVerdict(phase, outcome, state.idle),
       reason: recordReason(phase, outcome, ctx.promise),
       consecutive_failures: state.consecutive_failures,

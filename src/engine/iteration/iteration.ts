@@ -3,6 +3,7 @@ import type { KilledProcess } from '../../process/marked-processes.ts';
 import { announceSwept } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
+import { filesAtStart } from '../verify/changed-files.ts';
 import { writeIterationMarker } from '../workflows/checklist-view.ts';
 import { activeFallback } from './backend-fallback.ts';
 import { readExternalEvents } from './collect-events.ts';
@@ -117,5 +118,14 @@ function startIteration(
     bytes: Buffer.byteLength(prompt),
     scratchpad,
   });
-  return { number, route, prompt, invocation, startedAt, headBefore: headBefore.commit ?? null, guidance };
+  return {
+    number,
+    route,
+    prompt,
+    invocation,
+    startedAt,
+    headBefore: headBefore.commit ?? null,
+    filesBefore: filesAtStart(ctx),
+    guidance,
+  };
 }

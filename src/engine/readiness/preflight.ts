@@ -50,6 +50,7 @@ export function firstProgram(command: string): string | undefined {
 function gateChecks(workspace: string, config: RalphConfig, env: NodeJS.ProcessEnv): HealthResult[] {
   const gates: [string, string | undefined][] = [
     ['gates.tests.command', config.gates.tests?.command],
+    ['gates.tests.affected', config.gates.tests?.affected],
     ['gates.validate', typeof config.gates.validate === 'string' ? config.gates.validate : undefined],
   ];
   return gates.flatMap(([key, command]): HealthResult[] => {

@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { planTests } from '../../gates/affected-tests.ts';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
-import type { GateSummary } from '../../observe/iteration-record.ts';
+import type { GateSummary, TestsGateSummary } from '../../observe/iteration-record.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
+import { type IterationStart, iterationChanges } from './changed-files.ts';
 
 /** A gate's result as the iteration record and the events carry it. */
 export function summarize(g: GateResult): GateSummary {
@@ -41,22 +44,52 @@ async function runGateStep(
   return result;
 }
 
-/** The project's tests (`gates.tests`), with the report file written when configured. */
+/** The tests gate after an iteration: the command's result, or why none ran. */
+export interface TestsRun {
+  result: GateResult | undefined;
+  /** What the record's `gates.tests` says (when a command ran). */
+  summary: TestsGateSummary | undefined;
+  /** Set when gates.tests.affected ran nothing: `affected: skipped, no changes`. */
+  skipped: string | undefined;
+}
+
+/**
+ * The project's tests (`gates.tests`): the full command, or with `affected` only the tests related
+ * to the iteration's changed files (planTests says which), with the report file written when configured.
+ */
 export async function runTestsGate(
   ctx: RunContext,
   iteration: number,
   hat: string | null,
-): Promise<GateResult | undefined> {
+  o: { completionRequested: boolean; start: IterationStart },
+): Promise<TestsRun | undefined> {
   const tests = ctx.config.gates.tests;
   if (!tests) return undefined;
-  const result = await runGateStep(ctx, iteration, hat, 'tests', tests.command, tests.timeout_seconds * 1000);
-  if (tests.report_file) {
-    writeFileAtomicSync(
-      resolve(ctx.options.workspace, tests.report_file),
-      testsReport(result, iteration, new Date(ctx.now())),
-    );
+  const ws = ctx.options.workspace;
+  const plan = planTests({
+    tests,
+    iteration,
+    completionRequested: o.completionRequested,
+    changes: tests.affected === undefined ? null : await iterationChanges(ctx, o.start),
+    exists: (p) => existsSync(resolve(ws, p)),
+  });
+  if (plan.scope === 'skipped') {
+    const skipped = `affected: skipped, ${plan.why}`;
+    ctx.emit({ type: 'notice', level: 'info', message: `tests: ${skipped}` });
+    return { result: undefined, summary: undefined, skipped };
   }
-  return result;
+  if (plan.scope === 'full' && plan.why)
+    ctx.emit({ type: 'notice', level: 'info', message: `tests: the full suite — ${plan.why}` });
+  const result = await runGateStep(ctx, iteration, hat, 'tests', plan.command, tests.timeout_seconds * 1000);
+  if (tests.report_file) {
+    writeFileAtomicSync(resolve(ws, tests.report_file), testsReport(result, iteration, new Date(ctx.now())));
+  }
+  const summary: TestsGateSummary = {
+    ...summarize(result),
+    scope: plan.scope,
+    ...(plan.scope === 'affected' ? { files: plan.files } : plan.why ? { why: plan.why } : {}),
+  };
+  return { result, summary, skipped: undefined };
 }
 
 /** The validate hook: a failure stops the loop. */

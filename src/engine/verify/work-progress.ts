@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
 import { RALPH_DIR } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
@@ -32,11 +32,13 @@ function statKey(path: string): string {
   }
 }
 
-/** Outside git: sizes and times of every file (bounded), or null when there are too many. */
-function walkFingerprint(root: string): string | null {
-  const hash = createHash('sha1');
-  let count = 0;
-  const walk = (dir: string): boolean => {
+/**
+ * Outside git: every file (workspace-relative, `/`-separated) with its size and time, in walk order,
+ * or null when there are more than MAX_FILES.
+ */
+export function workspaceFiles(root: string): Map<string, string> | null {
+  const files = new Map<string, string>();
+  const walk = (dir: string, rel: string): boolean => {
     let entries: import('node:fs').Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -44,15 +46,35 @@ function walkFingerprint(root: string): string | null {
       return true;
     }
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = rel === '' ? e.name : `${rel}/${e.name}`;
       if (e.isDirectory()) {
         if (SKIPPED_DIRS.has(e.name)) continue;
-        if (!walk(join(dir, e.name))) return false;
-      } else if (++count > MAX_FILES) return false;
-      else hash.update(`${e.name}\0${statKey(join(dir, e.name))}\0`);
+        if (!walk(join(dir, e.name), path)) return false;
+      } else if (files.size >= MAX_FILES) return false;
+      else files.set(path, statKey(join(dir, e.name)));
     }
     return true;
   };
-  return walk(root) ? hash.digest('hex') : null;
+  return walk(root, '') ? files : null;
+}
+
+/** Outside git: the fingerprint of workspaceFiles (names, sizes and times), or null when there are too many. */
+function walkFingerprint(root: string): string | null {
+  const files = workspaceFiles(root);
+  if (files === null) return null;
+  const hash = createHash('sha1');
+  for (const [path, key] of files) hash.update(`${basename(path)}\0${key}\0`);
+  return hash.digest('hex');
+}
+
+/** Outside git: the files added, changed or deleted between two workspaceFiles walks. */
+export function filesDiff(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): { changed: string[]; deleted: string[] } {
+  const changed = [...after].filter(([p, key]) => before.get(p) !== key).map(([p]) => p);
+  const deleted = [...before.keys()].filter((p) => !after.has(p));
+  return { changed: changed.sort(), deleted: deleted.sort() };
 }
 
 /**

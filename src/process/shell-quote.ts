@@ -1,4 +1,4 @@
-/** Quotes one argument for display as a POSIX shell word. */
+/** Quotes one argument as one POSIX shell word (`sh -c` sees exactly `arg`, whatever it holds). */
 export function shellQuote(arg: string): string {
   if (arg === '') return "''";
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) return arg;
