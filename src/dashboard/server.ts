@@ -9,9 +9,11 @@ import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { followJsonl, poll } from '../state/io/jsonl.ts';
 import { CLIENT_SCRIPT } from './client-script.ts';
 import { type FleetSource, fleetSection } from './fleet-section.ts';
+import { createMetricsSource } from './metrics-data.ts';
 import { layout, runLive, runPage, runsPage } from './pages.ts';
 import { findParallel, parallelSignature, parallelWorkspaces, readParallelRun } from './parallel-data.ts';
 import { parallelIndex, parallelPage, parallelSection } from './parallel-pages.ts';
+import { EXPOSITION_CONTENT_TYPE } from './prometheus-text.ts';
 import {
   findRun,
   listRuns,
@@ -88,10 +90,14 @@ export function dashboardApp(o: {
         origin: c.req.header('origin'),
         queryToken: c.req.query('token'),
         cookie: c.req.header('cookie'),
+        authorization: c.req.header('authorization'),
       },
       { token: o.token, allowedHosts: o.hosts },
     );
-    if (!verdict.ok) return c.text(verdict.message, verdict.status);
+    if (!verdict.ok) {
+      if (verdict.status === 401) c.header('WWW-Authenticate', 'Bearer realm="ralph dashboard"');
+      return c.text(verdict.message, verdict.status);
+    }
     if (verdict.setCookie) {
       c.header('Set-Cookie', `${TOKEN_COOKIE}=${o.token}; HttpOnly; SameSite=Strict; Path=/`);
       // The token leaves the address bar (and the history) at once.
@@ -106,6 +112,8 @@ export function dashboardApp(o: {
     await next();
   });
   app.get('/app.js', (c) => c.body(CLIENT_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  const metrics = createMetricsSource(o.env);
+  app.get('/metrics', (c) => c.body(metrics(), 200, { 'Content-Type': EXPOSITION_CONTENT_TYPE }));
   app.get('/', async (c) => {
     const fleet = o.fleet ? fleetSection(await o.fleet().catch((e: Error) => ({ error: e.message }))) : '';
     const parallel = parallelIndex(parallelWorkspaces(o.env).map(readParallelRun));
