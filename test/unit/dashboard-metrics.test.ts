@@ -123,34 +123,28 @@ describe('dashboard /metrics: the families of a snapshot', () => {
         }),
       ),
     );
-    expect(s.get('ralph_build_info{version="1.2.3",node="v20"}')).toBe(1);
-    expect(s.get('ralph_runs{workspace="/w",state="stopped"}')).toBe(1);
-    expect(s.get('ralph_runs{workspace="/w",state="running"}')).toBe(0);
-    expect(s.get('ralph_run_updated_timestamp_seconds{workspace="/w"}')).toBe(1700000000);
-    expect(
-      s.get('ralph_iterations_total{workspace="/w",hat="builder",backend="claude",verdict="success"}'),
-    ).toBe(1);
-    expect(s.get('ralph_iterations_total{workspace="/w",hat="",backend="codex",verdict="complete"}')).toBe(1);
-    expect(s.get('ralph_tokens_total{workspace="/w",hat="builder",backend="claude",kind="output"}')).toBe(3);
-    expect(s.get('ralph_cost_usd_total{workspace="/w",hat="builder",backend="claude"}')).toBe(0.5);
-    expect(s.get('ralph_cost_usd_total{workspace="/w",hat="",backend="codex"}')).toBe(0);
-    expect(s.get('ralph_review_cost_usd_total{workspace="/w"}')).toBe(0.25);
-    expect(
-      s.get('ralph_iteration_duration_seconds_bucket{workspace="/w",hat="builder",backend="claude",le="1"}'),
-    ).toBe(0);
-    expect(
-      s.get('ralph_iteration_duration_seconds_bucket{workspace="/w",hat="builder",backend="claude",le="5"}'),
-    ).toBe(1);
-    // Past the last bound (an hour): only in +Inf.
     const last = DURATION_BUCKETS.at(-1);
-    expect(
-      s.get(`ralph_iteration_duration_seconds_bucket{workspace="/w",hat="",backend="codex",le="${last}"}`),
-    ).toBe(0);
-    expect(
-      s.get('ralph_iteration_duration_seconds_bucket{workspace="/w",hat="",backend="codex",le="+Inf"}'),
-    ).toBe(1);
-    expect(s.get('ralph_iteration_duration_seconds_sum{workspace="/w",hat="",backend="codex"}')).toBe(4000);
-    expect(s.get('ralph_stops_total{workspace="/w",reason="max_cost"}')).toBe(2);
+    const expected: Record<string, number> = {
+      'ralph_build_info{version="1.2.3",node="v20"}': 1,
+      'ralph_runs{workspace="/w",state="stopped"}': 1,
+      'ralph_runs{workspace="/w",state="running"}': 0,
+      'ralph_run_updated_timestamp_seconds{workspace="/w"}': 1700000000,
+      'ralph_iterations_total{workspace="/w",hat="builder",backend="claude",verdict="success"}': 1,
+      'ralph_iterations_total{workspace="/w",hat="",backend="codex",verdict="complete"}': 1,
+      'ralph_tokens_total{workspace="/w",hat="builder",backend="claude",kind="output"}': 3,
+      'ralph_cost_usd_total{workspace="/w",hat="builder",backend="claude"}': 0.5,
+      'ralph_cost_usd_total{workspace="/w",hat="",backend="codex"}': 0,
+      'ralph_review_cost_usd_total{workspace="/w"}': 0.25,
+      'ralph_iteration_duration_seconds_bucket{workspace="/w",hat="builder",backend="claude",le="1"}': 0,
+      'ralph_iteration_duration_seconds_bucket{workspace="/w",hat="builder",backend="claude",le="5"}': 1,
+      // Past the last bound (an hour): only in +Inf.
+      [`ralph_iteration_duration_seconds_bucket{workspace="/w",hat="",backend="codex",le="${last}"}`]: 0,
+      'ralph_iteration_duration_seconds_bucket{workspace="/w",hat="",backend="codex",le="+Inf"}': 1,
+      'ralph_iteration_duration_seconds_sum{workspace="/w",hat="",backend="codex"}': 4000,
+      'ralph_stops_total{workspace="/w",reason="max_cost"}': 2,
+    };
+    for (const [series, value] of Object.entries(expected))
+      expect([series, s.get(series)]).toEqual([series, value]);
   });
 
   it('stops come from the registry end lines: a start line never counts, even one carrying an old reason', () => {
