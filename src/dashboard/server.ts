@@ -15,13 +15,13 @@ import { findParallel, parallelSignature, parallelWorkspaces, readParallelRun } 
 import { parallelIndex, parallelPage, parallelSection } from './parallel-pages.ts';
 import { EXPOSITION_CONTENT_TYPE } from './prometheus-text.ts';
 import {
+  createStreamCache,
   findRun,
   listRuns,
   logTail,
   questionsOf,
   type RunSummary,
   readRecords,
-  readStream,
   streamFileOf,
   streamLine,
 } from './run-data.ts';
@@ -49,25 +49,8 @@ export interface Dashboard {
 
 /** Events the events table leaves out: output has its own pane, prompts their own section. */
 const NOISY = new Set(['agent.output', 'agent.event', 'gate.output', 'prompt.assembled', 'agent.heartbeat']);
-/** Output events: the bulk of a stream file, never needed by the pages (the SSE pane tails the file). */
-const OUTPUT = new Set(['agent.output', 'agent.event', 'gate.output', 'agent.heartbeat']);
-
-/**
- * A run's stream without its output, read incrementally: each page and live refresh reads only
- * what was appended since the last one, not the whole file again.
- */
-function createStreamCache(): (run: RunSummary) => StreamLine[] {
-  const cache = new Map<string, { offset: number; lines: StreamLine[] }>();
-  return (run) => {
-    const key = `${run.workspace}\0${run.runId}`;
-    const entry = cache.get(key) ?? { offset: 0, lines: [] };
-    const next = readStream(run.workspace, run.runId, entry.offset);
-    entry.offset = next.offset;
-    for (const line of next.lines) if (!OUTPUT.has(line.event.type)) entry.lines.push(line);
-    cache.set(key, entry);
-    return entry.lines;
-  };
-}
+/** What a 401 answers: the token may come as a bearer token (what Prometheus sends). */
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="ralph dashboard"' };
 
 function liveHtml(run: RunSummary, lines: StreamLine[]): string {
   return runLive(run, readRecords(run.workspace, run.runId), lines, questionsOf(run.workspace));
@@ -94,10 +77,7 @@ export function dashboardApp(o: {
       },
       { token: o.token, allowedHosts: o.hosts },
     );
-    if (!verdict.ok) {
-      if (verdict.status === 401) c.header('WWW-Authenticate', 'Bearer realm="ralph dashboard"');
-      return c.text(verdict.message, verdict.status);
-    }
+    if (!verdict.ok) return c.text(verdict.message, verdict.status, verdict.status === 401 ? CHALLENGE : {});
     if (verdict.setCookie) {
       c.header('Set-Cookie', `${TOKEN_COOKIE}=${o.token}; HttpOnly; SameSite=Strict; Path=/`);
       // The token leaves the address bar (and the history) at once.
