@@ -133,3 +133,23 @@ export function readStream(
 export function questionsOf(workspace: string): QuestionRecord[] {
   return openQuestions(ralphPaths(workspace).questions);
 }
+
+/** Output events: the bulk of a stream file, never needed by the pages (the SSE pane tails the file). */
+const OUTPUT = new Set(['agent.output', 'agent.event', 'gate.output', 'agent.heartbeat']);
+
+/**
+ * A run's stream without its output, read incrementally: each page and live refresh reads only
+ * what was appended since the last one, not the whole file again.
+ */
+export function createStreamCache(): (run: RunSummary) => StreamLine[] {
+  const cache = new Map<string, { offset: number; lines: StreamLine[] }>();
+  return (run) => {
+    const key = `${run.workspace}\0${run.runId}`;
+    const entry = cache.get(key) ?? { offset: 0, lines: [] };
+    const next = readStream(run.workspace, run.runId, entry.offset);
+    entry.offset = next.offset;
+    for (const line of next.lines) if (!OUTPUT.has(line.event.type)) entry.lines.push(line);
+    cache.set(key, entry);
+    return entry.lines;
+  };
+}

@@ -36,6 +36,13 @@ export interface RequestFacts {
   /** `?token=` of the URL. */
   queryToken: string | undefined;
   cookie: string | undefined;
+  /** The Authorization header (`Bearer <token>`: what Prometheus and scripts send). */
+  authorization?: string | undefined;
+}
+
+/** The token of an `Authorization: Bearer <token>` header, if it is one. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
 }
 
 export type Verdict =
@@ -44,7 +51,8 @@ export type Verdict =
 
 /**
  * Whether a request may proceed (pure). Host must be one the server answers to (no DNS
- * rebinding); the token must come with the URL (then a cookie is set) or the cookie; a request that
+ * rebinding); the token must come with the URL (then a cookie is set), the cookie or an
+ * `Authorization: Bearer` header; a request that
  * changes state must be a POST from the dashboard's own origin.
  */
 export function checkRequest(
@@ -56,11 +64,14 @@ export function checkRequest(
   const fromCookie = cookieToken(r.cookie);
   const byQuery = r.queryToken !== undefined && sameSecret(r.queryToken, o.token);
   const byCookie = fromCookie !== undefined && sameSecret(fromCookie, o.token);
-  if (!byQuery && !byCookie)
+  const fromHeader = bearerToken(r.authorization);
+  const byBearer = fromHeader !== undefined && sameSecret(fromHeader, o.token);
+  if (!byQuery && !byCookie && !byBearer)
     return {
       ok: false,
       status: 401,
-      message: 'the dashboard needs its token: open the URL `ralph dashboard` printed (it carries ?token=…)',
+      message:
+        'the dashboard needs its token: open the URL `ralph dashboard` printed (it carries ?token=…), or send `Authorization: Bearer <token>`',
     };
   if (r.method !== 'GET' && r.method !== 'HEAD') {
     if (r.method !== 'POST')
@@ -73,7 +84,8 @@ export function checkRequest(
         message: `cross-origin request refused (Origin ${JSON.stringify(r.origin ?? '')})`,
       };
   }
-  return { ok: true, setCookie: byQuery && !byCookie };
+  // A client that sends the header on every request (Prometheus, curl) needs no cookie.
+  return { ok: true, setCookie: byQuery && !byCookie && !byBearer };
 }
 
 /** Host headers the server answers to, for a bind address and port. */

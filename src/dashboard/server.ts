@@ -10,16 +10,18 @@ import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { followJsonl, poll } from '../state/io/jsonl.ts';
 import { CLIENT_SCRIPT } from './client-script.ts';
 import { type FleetSource, fleetSection } from './fleet-section.ts';
+import { createMetricsSource } from './metrics-data.ts';
 import { layout, runLive, runPage, runsPage } from './pages.ts';
 import { findParallel, parallelSignature, parallelWorkspaces, readParallelRun } from './parallel-data.ts';
 import { parallelIndex, parallelPage, parallelSection } from './parallel-pages.ts';
+import { EXPOSITION_CONTENT_TYPE } from './prometheus-text.ts';
 import {
+  createStreamCache,
   findRun,
   listRuns,
   questionsOf,
   type RunSummary,
   readRecords,
-  readStream,
   streamFileOf,
   streamLine,
 } from './run-data.ts';
@@ -47,25 +49,8 @@ export interface Dashboard {
 
 /** Events the events table leaves out: output has its own pane, prompts their own section. */
 const NOISY = new Set(['agent.output', 'agent.event', 'gate.output', 'prompt.assembled', 'agent.heartbeat']);
-/** Output events: the bulk of a stream file, never needed by the pages (the SSE pane tails the file). */
-const OUTPUT = new Set(['agent.output', 'agent.event', 'gate.output', 'agent.heartbeat']);
-
-/**
- * A run's stream without its output, read incrementally: each page and live refresh reads only
- * what was appended since the last one, not the whole file again.
- */
-function createStreamCache(): (run: RunSummary) => StreamLine[] {
-  const cache = new Map<string, { offset: number; lines: StreamLine[] }>();
-  return (run) => {
-    const key = `${run.workspace}\0${run.runId}`;
-    const entry = cache.get(key) ?? { offset: 0, lines: [] };
-    const next = readStream(run.workspace, run.runId, entry.offset);
-    entry.offset = next.offset;
-    for (const line of next.lines) if (!OUTPUT.has(line.event.type)) entry.lines.push(line);
-    cache.set(key, entry);
-    return entry.lines;
-  };
-}
+/** What a 401 answers: the token may come as a bearer token (what Prometheus sends). */
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="ralph dashboard"' };
 
 function liveHtml(run: RunSummary, lines: StreamLine[]): string {
   return runLive(run, readRecords(run.workspace, run.runId), lines, questionsOf(run.workspace));
@@ -88,10 +73,11 @@ export function dashboardApp(o: {
         origin: c.req.header('origin'),
         queryToken: c.req.query('token'),
         cookie: c.req.header('cookie'),
+        authorization: c.req.header('authorization'),
       },
       { token: o.token, allowedHosts: o.hosts },
     );
-    if (!verdict.ok) return c.text(verdict.message, verdict.status);
+    if (!verdict.ok) return c.text(verdict.message, verdict.status, verdict.status === 401 ? CHALLENGE : {});
     if (verdict.setCookie) {
       c.header('Set-Cookie', `${TOKEN_COOKIE}=${o.token}; HttpOnly; SameSite=Strict; Path=/`);
       // The token leaves the address bar (and the history) at once.
@@ -106,6 +92,8 @@ export function dashboardApp(o: {
     await next();
   });
   app.get('/app.js', (c) => c.body(CLIENT_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  const metrics = createMetricsSource(o.env);
+  app.get('/metrics', (c) => c.body(metrics(), 200, { 'Content-Type': EXPOSITION_CONTENT_TYPE }));
   app.get('/', async (c) => {
     const fleet = o.fleet ? fleetSection(await o.fleet().catch((e: Error) => ({ error: e.message }))) : '';
     const parallel = parallelIndex(parallelWorkspaces(o.env).map(readParallelRun));

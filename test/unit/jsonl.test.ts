@@ -68,6 +68,32 @@ describe('readJsonlSince', () => {
     });
     expect(parseJsonl('1\n2\n', anyJson).records).toEqual([1, 2]);
   });
+
+  it('maxBytes: reads in bounded steps that together give every record once; a line longer than the bound is skipped, never a stall', () => {
+    fc.assert(
+      fc.property(
+        fc.array(record, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 40, max: 200 }),
+        (records, max) => {
+          const file = fresh();
+          const lines = records.map((r) => JSON.stringify(r));
+          writeFileSync(file, lines.map((l) => `${l}\n`).join(''));
+          const seen: unknown[] = [];
+          let offset = 0;
+          for (let step = 0; step < 1000 && offset < Buffer.byteLength(lines.join('\n')) + 1; step++) {
+            const chunk = readJsonlSince(file, offset, anyJson, { maxBytes: max });
+            expect(chunk.nextOffset - offset).toBeLessThanOrEqual(max);
+            expect(chunk.nextOffset).toBeGreaterThan(offset);
+            seen.push(...chunk.records);
+            offset = chunk.nextOffset;
+          }
+          // Lines that fit the bound are all read, in order; longer ones are dropped.
+          expect(seen).toEqual(records.filter((_, i) => Buffer.byteLength(lines[i] as string) < max));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 });
 
 describe('followJsonl / followFile', () => {

@@ -12,6 +12,10 @@ export function registerDashboardCommand(program: Command, io: CliIO, setCode: S
     .addOption(numberOption('--port <n>', 'port to listen on (default: a free one)', PORT))
     .option('--host <address>', 'address to bind (default 127.0.0.1; others need --unsafe-expose)')
     .option('--unsafe-expose', 'allow binding off loopback (prints a warning)')
+    .option(
+      '--token-file <path>',
+      'keep the token in this file instead of a new one per start (created with a random token, mode 0600, when missing)',
+    )
     .option('--open', 'open it in the browser')
     .action(async (flags) =>
       setCode(await (await import('./dashboard-command.ts')).dashboardCommand(flags, io)),

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import type { FleetSource } from '../../dashboard/fleet-section.ts';
 import type { Dashboard } from '../../dashboard/server.ts';
 import type { CliIO } from '../io.ts';
@@ -10,6 +11,8 @@ export interface DashboardFlags {
   host?: string | undefined;
   unsafeExpose?: boolean | undefined;
   open?: boolean | undefined;
+  /** The token from (or into) this file, so it survives restarts (Prometheus reads it too). */
+  tokenFile?: string | undefined;
 }
 
 /** Starts the dashboard (lazily loaded: hono only when asked for) and prints its URL once. */
@@ -19,12 +22,14 @@ export async function openDashboard(
   fleet?: FleetSource,
 ): Promise<Dashboard> {
   const { startDashboard } = await import('../../dashboard/server.ts');
+  const { tokenFromFile } = await import('../../dashboard/token-file.ts');
   const host = flags.host ?? '127.0.0.1';
   const d = await startDashboard({
     env: io.env,
     host,
     port: flags.port ?? 0,
     unsafeExpose: flags.unsafeExpose,
+    token: flags.tokenFile === undefined ? undefined : tokenFromFile(resolve(io.cwd, flags.tokenFile)),
     fleet,
   });
   if (flags.unsafeExpose)

@@ -76,28 +76,41 @@ export function readTextSince(path: string, offset: number): { text: string; nex
   return { text: buf.toString('utf8'), nextOffset: start + buf.length };
 }
 
-/** The complete lines appended to `path` since `offset` (see readTextSince for a shrunk or missing file). */
-export function readJsonlSince<T>(path: string, offset: number, parse: LineParser<T>): JsonlChunk<T> {
-  const { buf, start } = bytesSince(path, offset);
+/**
+ * The complete lines appended to `path` since `offset` (see readTextSince for a shrunk or missing
+ * file). `maxBytes` bounds one read: the next read goes on from `nextOffset`; a single line longer
+ * than `maxBytes` is skipped (read as a torn line) rather than stall the reader.
+ */
+export function readJsonlSince<T>(
+  path: string,
+  offset: number,
+  parse: LineParser<T>,
+  o: { maxBytes?: number } = {},
+): JsonlChunk<T> {
+  const { buf, start, more } = bytesSince(path, offset, o.maxBytes);
   // '\n' is one byte that never occurs inside a UTF-8 sequence: the cut never splits a character.
   const end = buf.lastIndexOf(0x0a);
-  if (end < 0) return { items: [], records: [], nextOffset: start };
+  if (end < 0) return { items: [], records: [], nextOffset: more ? start + buf.length : start };
   return { ...parseJsonl(buf.subarray(0, end).toString('utf8'), parse), nextOffset: start + end + 1 };
 }
 
-function bytesSince(path: string, offset: number): { buf: Buffer; start: number } {
+function bytesSince(
+  path: string,
+  offset: number,
+  maxBytes = Number.POSITIVE_INFINITY,
+): { buf: Buffer; start: number; more: boolean } {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch {
-    return { buf: Buffer.alloc(0), start: 0 };
+    return { buf: Buffer.alloc(0), start: 0, more: false };
   }
   try {
     const size = fstatSync(fd).size;
     const start = size < offset ? 0 : offset;
-    const buf = Buffer.alloc(size - start);
+    const buf = Buffer.alloc(Math.min(size - start, maxBytes));
     const n = readSync(fd, buf, 0, buf.length, start);
-    return { buf: buf.subarray(0, n), start };
+    return { buf: buf.subarray(0, n), start, more: start + n < size };
   } finally {
     closeSync(fd);
   }
