@@ -66,10 +66,15 @@ function readLines(file: string): { line: string; entry: RegistryEntry | undefin
   });
 }
 
+/** Every entry of the registry, in the order written (torn or foreign lines skipped). */
+export function readRegistryEntries(env: NodeJS.ProcessEnv): RegistryEntry[] {
+  return readLines(registryFile(env)).flatMap(({ entry }) => (entry ? [entry] : []));
+}
+
 /** The newest entry per workspace, newest first (torn or foreign lines skipped). */
 export function readRegistry(env: NodeJS.ProcessEnv): RegistryEntry[] {
   const byWorkspace = new Map<string, RegistryEntry>();
-  for (const { entry } of readLines(registryFile(env))) if (entry) byWorkspace.set(entry.workspace, entry);
+  for (const entry of readRegistryEntries(env)) byWorkspace.set(entry.workspace, entry);
   return [...byWorkspace.values()].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
 }
 

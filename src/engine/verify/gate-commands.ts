@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readCoverageTotal } from '../../gates/coverage-summary.ts';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
 import type { GateSummary } from '../../observe/iteration-record.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
@@ -12,6 +13,7 @@ export function summarize(g: GateResult): GateSummary {
     exit_code: g.exitCode,
     timed_out: g.timedOut,
     duration_ms: g.durationMs,
+    ...(g.coverage ? { coverage: g.coverage } : {}),
   };
 }
 
@@ -49,7 +51,11 @@ export async function runTestsGate(
 ): Promise<GateResult | undefined> {
   const tests = ctx.config.gates.tests;
   if (!tests) return undefined;
-  const result = await runGateStep(ctx, iteration, hat, 'tests', tests.command, tests.timeout_seconds * 1000);
+  const startedAt = Date.now();
+  const ran = await runGateStep(ctx, iteration, hat, 'tests', tests.command, tests.timeout_seconds * 1000);
+  // Compared with file times, so the wall clock; a summary older than this run of the tests is not this run's.
+  const coverage = readCoverageTotal(ctx.options.workspace, startedAt);
+  const result = coverage ? { ...ran, coverage } : ran;
   if (tests.report_file) {
     writeFileAtomicSync(
       resolve(ctx.options.workspace, tests.report_file),
