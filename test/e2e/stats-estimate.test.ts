@@ -1,7 +1,17 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { makeWorkspace, readRecords, runRalph } from '../helpers/workspace.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDashboard } from '../helpers/dashboard.ts';
+import { makeWorkspace, type RalphProcess, readRecords, runRalph } from '../helpers/workspace.ts';
+
+const started: RalphProcess[] = [];
+
+afterEach(async () => {
+  for (const p of started.splice(0)) {
+    p.child.kill('SIGTERM');
+    await p.done;
+  }
+});
 
 /** ralph.yml for the fake agent speaking stream-json (so tokens and cost are reported), with a tests gate. */
 function config(maxIterations: number, tests?: string): string {
@@ -105,6 +115,28 @@ describe('ralph stats', () => {
     expect(all.runs).toBe(3);
     expect(all.iterations).toBe(6);
     expect(all.cost_usd).toBeCloseTo(0.16, 10);
+
+    // The dashboard's stats page: the same figures, as charts (server-rendered SVG) and tables.
+    const dash = await openDashboard({ track: (p) => started.push(p), env });
+    const page = await dash.get('/stats');
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('3 runs in 2 workspaces · 6 iterations');
+    expect(html).toContain('cost $0.1600');
+    for (const chart of [
+      'cost per run',
+      'iterations per run',
+      'time per run',
+      'success rate per hat',
+      'test coverage over time',
+    ])
+      expect(html).toContain(`aria-label="${chart}"`);
+    expect(html).toMatch(/<tr><td>\(solo\)<\/td><td>6<\/td><td>4<\/td><td>2<\/td><td>67%<\/td>/);
+    expect(html).toContain('<tr><td>max_iterations</td><td>2</td></tr>');
+    expect((await dash.get('/stats?since=yesterday')).status).toBe(400);
+    expect(await (await dash.get('/stats?since=2999-01-01')).text()).toContain(
+      'No iterations recorded in this window',
+    );
   });
 });
 

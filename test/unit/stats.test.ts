@@ -68,7 +68,9 @@ const histories = fc.array(
   { maxLength: 6 },
 );
 
-function historyOf(runs: fc.infer<typeof histories>): RunHistory[] {
+type Runs = typeof histories extends fc.Arbitrary<infer T> ? T : never;
+
+function historyOf(runs: Runs): RunHistory[] {
   return runs.map((run, n) => ({
     workspace: n % 2 ? '/a' : '/b',
     run_id: `run-${n}`,

@@ -1,6 +1,11 @@
-import { ExitCode, UsageError } from '../../errors.ts';
+import { ExitCode } from '../../errors.ts';
 import { formatCost, formatNumber } from '../../observe/format.ts';
-import { aggregateStats, type GroupStats, type Stats } from '../../observe/stats/aggregate-stats.ts';
+import {
+  aggregateStats,
+  type GroupStats,
+  parseSince,
+  type Stats,
+} from '../../observe/stats/aggregate-stats.ts';
 import { readHistory } from '../../observe/stats/run-history.ts';
 import { formatSpan } from '../../state/io/time-format.ts';
 import { table } from '../agent-tools/tool-render.ts';
@@ -10,19 +15,6 @@ export interface StatsFlags {
   since?: string | undefined;
   json?: boolean | undefined;
   all?: boolean | undefined;
-}
-
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
-
-/** `--since`: a span back from now (`90m`, `12h`, `7d`, `2w`) or a date (`2026-11-01`, ISO time). */
-export function parseSince(value: string, now: number): number {
-  const span = /^(\d+(?:\.\d+)?)([mhdw])$/.exec(value.trim());
-  if (span) return now - Number(span[1]) * (UNITS[span[2] as string] as number);
-  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isFinite(at)) return at;
-  throw new UsageError(
-    `--since expects a span back from now (90m, 12h, 7d, 2w) or a date (2026-11-01), got ${JSON.stringify(value)}`,
-  );
 }
 
 const pct = (rate: number) => `${Math.round(rate * 100)}%`;

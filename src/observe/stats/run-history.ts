@@ -63,12 +63,13 @@ export function readWorkspaceRuns(workspace: string, registry: RegistryEntry[] =
 }
 
 /**
- * The history of `workspace`, or (`all`) of every workspace in the per-user registry whose
- * `.ralph/` is still there. Tasks come from each workspace's `.ralph/agent/tasks.jsonl`.
+ * The history of `workspace`, and (`all`) of every workspace in the per-user registry whose runs
+ * are still there. Tasks come from each workspace's `.ralph/agent/tasks.jsonl`.
  */
-export function readHistory(workspace: string, env: NodeJS.ProcessEnv, all = false): History {
+export function readHistory(workspace: string | undefined, env: NodeJS.ProcessEnv, all = false): History {
   const registry = readRegistryEntries(env);
-  const workspaces = all ? [...new Set([workspace, ...registry.map((e) => e.workspace)])] : [workspace];
+  const here = workspace === undefined ? [] : [workspace];
+  const workspaces = all ? [...new Set([...here, ...registry.map((e) => e.workspace)])] : here;
   const runs = workspaces.flatMap((w) => readWorkspaceRuns(w, registry));
   const tasks = workspaces.flatMap((w) => {
     try {
