@@ -83,7 +83,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
     )
     .option('--since <span>', 'only iterations since then: 90m, 12h, 7d, 2w or a date (2026-11-01)')
     .option('--all', 'every workspace in the registry ($XDG_STATE_HOME/ralph/runs.jsonl), not only this one')
-    .addOption(jsonOption('the statistics as one JSON object (docs/reference/stats-json.md)'))
+    .addOption(jsonOption('the statistics as one JSON object (docs/operations/stats.md#json-shapes)'))
     .action(async (opts) => setCode((await import('./stats-command.ts')).statsCommand(opts, io)));
 
   program
@@ -100,7 +100,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
     .addOption(numberOption('--max-runtime <seconds>', 'the runtime limit to compare with', POSITIVE))
     .addOption(numberOption('--max-cost <usd>', 'the cost limit to compare with', POSITIVE))
     .addOption(setOption())
-    .addOption(jsonOption('the estimate as one JSON object (docs/reference/stats-json.md)'))
+    .addOption(jsonOption('the estimate as one JSON object (docs/operations/stats.md#json-shapes)'))
     .action(async (opts) => setCode((await import('./estimate-command.ts')).estimateCommand(opts, io)));
 
   const worktrees = program.command('worktrees').description('the checkouts of ralph run --worktree');

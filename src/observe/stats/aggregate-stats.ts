@@ -28,7 +28,7 @@ export interface CoveragePoint {
   source: string;
 }
 
-/** `ralph stats --json` (documented in docs/reference/stats-json.md): keep it stable. */
+/** `ralph stats --json` (documented in docs/operations/stats.md#json-shapes): keep it stable. */
 export interface Stats {
   /** The window's start (ISO), or null for all history. */
   since: string | null;

@@ -20,7 +20,7 @@ export interface EstimateLimits {
 /** How a limit compares with the predicted range. */
 export type LimitVerdict = 'within' | 'may_stop' | 'likely_stops' | 'stops';
 
-/** `ralph estimate --json` (documented in docs/reference/stats-json.md): keep it stable. */
+/** `ralph estimate --json` (documented in docs/operations/stats.md#json-shapes): keep it stable. */
 export interface Estimate {
   based_on:
     | { kind: 'history'; runs: number; iterations: number; text: string }
