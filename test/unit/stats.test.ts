@@ -4,6 +4,7 @@ import type { IterationRecord } from '../../src/observe/iteration-record.ts';
 import { aggregateStats } from '../../src/observe/stats/aggregate-stats.ts';
 import { estimateFromHistory, estimateFromSize, limitVerdict } from '../../src/observe/stats/estimate-run.ts';
 import type { RunHistory } from '../../src/observe/stats/run-history.ts';
+import { iterationRecord } from '../helpers/iteration-record.ts';
 
 /** A passed tests gate that left a coverage summary. */
 const coverageOf = (pct: number, source: string) => ({
@@ -18,36 +19,16 @@ const coverageOf = (pct: number, source: string) => ({
 const VERDICTS = ['success', 'complete', 'failure', 'limit', 'aborted', 'gate_tampered', 'parked', 'idle'];
 const T0 = Date.parse('2026-11-01T00:00:00Z');
 
-function record(runId: string, i: number, r: Partial<IterationRecord>): IterationRecord {
-  const started = new Date(T0 + (r.duration_ms ?? 0) + i * 60_000).toISOString();
-  return {
+/** Iteration `i` of run `runId`, started `i` minutes after T0 unless `r` says otherwise. */
+const record = (runId: string, i: number, r: Partial<IterationRecord>): IterationRecord =>
+  iterationRecord({
     run_id: runId,
     iteration: i,
-    hat: null,
-    backend: 'fake',
-    started_at: started,
-    finished_at: started,
+    started_at: new Date(T0 + i * 60_000).toISOString(),
+    finished_at: new Date(T0 + i * 60_000).toISOString(),
     duration_ms: 0,
-    exit_code: 0,
-    signal: null,
-    killed_by: null,
-    tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
-    cost_usd: null,
-    context_pct: null,
-    model: null,
-    head_before: null,
-    head_after: null,
-    events: [],
-    files_changed: null,
-    commit: null,
-    gates: {},
-    verdict: 'success',
-    reason: null,
-    consecutive_failures: 0,
-    killed_processes: [],
     ...r,
-  };
-}
+  });
 
 const recordShape = fc.record({
   hat: fc.constantFrom(null, 'planner', 'builder'),
