@@ -77,7 +77,11 @@ export function groupStats(
   key: (r: IterationRecord) => string,
 ): GroupStats[] {
   const groups = new Map<string, IterationRecord[]>();
-  for (const r of records) groups.set(key(r), [...(groups.get(key(r)) ?? []), r]);
+  for (const r of records) {
+    const group = groups.get(key(r));
+    if (group) group.push(r);
+    else groups.set(key(r), [r]);
+  }
   return [...groups]
     .map(([name, rs]) => {
       const succeeded = rs.filter((r) => SUCCESS.has(r.verdict)).length;

@@ -48,7 +48,11 @@ const spread = (xs: readonly number[]) => {
  */
 function perIteration(records: readonly IterationRecord[], measure: (r: IterationRecord) => number): Range {
   const hats = new Map<string, number[]>();
-  for (const r of records) hats.set(r.hat ?? SOLO, [...(hats.get(r.hat ?? SOLO) ?? []), measure(r)]);
+  for (const r of records) {
+    const samples = hats.get(r.hat ?? SOLO);
+    if (samples) samples.push(measure(r));
+    else hats.set(r.hat ?? SOLO, [measure(r)]);
+  }
   const out = { low: 0, expected: 0, high: 0 };
   for (const samples of hats.values()) {
     const share = samples.length / records.length;
