@@ -147,10 +147,10 @@ describe('ralph estimate', () => {
     const script = `turns:
   - when: { iteration: 3 }
     do:
-      - sleep: 0.2
+      - sleep: 0.4
       - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.02, input_tokens: 2000, output_tokens: 200 }
   - do:
-      - sleep: 0.2
+      - sleep: 0.4
       - result: { text: "step", cost_usd: 0.01, input_tokens: 1000, output_tokens: 100 }
 `;
     const ws = makeWorkspace({ 'PROMPT.md': 'work\n', 'fake-agent.yml': script, 'ralph.yml': config(10) });
