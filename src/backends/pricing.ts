@@ -1,10 +1,11 @@
 import type { Usage } from './types.ts';
 
 /** USD per million tokens: input, output, cache write, cache read. */
-type Price = [input: number, output: number, cacheWrite: number, cacheRead: number];
+export type Price = [input: number, output: number, cacheWrite: number, cacheRead: number];
 
-// List prices of model families, used only to estimate cost while an agent runs (to enforce
-// max_cost_usd mid-iteration); the cost the CLI reports at the end replaces the estimate.
+// List prices of model families, used to estimate cost while an agent runs (to enforce
+// max_cost_usd mid-iteration; the cost the CLI reports at the end replaces it) and by `ralph estimate`
+// for a workspace without history.
 const PRICES: [RegExp, Price][] = [
   [/claude.*opus/i, [15, 75, 18.75, 1.5]],
   [/claude.*sonnet/i, [3, 15, 3.75, 0.3]],
@@ -16,10 +17,14 @@ const PRICES: [RegExp, Price][] = [
   [/gemini.*pro/i, [1.25, 10, 1.25, 0.31]],
 ];
 
+/** The list price of `model` (USD per million tokens), or undefined for a model with no known price. */
+export function priceOf(model: string | undefined): Price | undefined {
+  return model ? PRICES.find(([re]) => re.test(model))?.[1] : undefined;
+}
+
 /** The estimated cost of `usage` on `model`, or undefined for a model with no known price. */
 export function estimateCostUsd(model: string | undefined, usage: Usage): number | undefined {
-  if (!model) return undefined;
-  const price = PRICES.find(([re]) => re.test(model))?.[1];
+  const price = priceOf(model);
   if (!price) return undefined;
   const [input, output, cacheWrite, cacheRead] = price;
   return (

@@ -23,6 +23,9 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
     (name) => name.toLowerCase().startsWith(lower) && name.length > lower.length,
   );
   if (extended.length === 1) return extended[0];
+  // Two neighbours swapped is one slip of the fingers (`stauts`), closer than any edit distance says.
+  const swapped = candidates.filter((name) => isSwap(lower, name.toLowerCase()));
+  if (swapped.length === 1) return swapped[0];
   let best: { name: string; d: number } | undefined;
   for (const name of candidates) {
     const d = editDistance(lower, name.toLowerCase());
@@ -37,4 +40,12 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
     return n.includes(lower) || lower.includes(n);
   });
   return containing.length === 1 ? containing[0] : undefined;
+}
+
+/** `a` is `b` with two neighbouring characters swapped. */
+function isSwap(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  const differ = [...a].flatMap((c, i) => (c === b[i] ? [] : [i]));
+  const [i, j] = differ;
+  return differ.length === 2 && j === (i as number) + 1 && a[i as number] === b[j] && a[j] === b[i as number];
 }

@@ -23,7 +23,7 @@ svg.hats line{stroke:#888}svg.hats .topic{font-size:10px;fill:#555}.muted{color:
 
 /** The page frame: inline style, one small ES module, no CDN. */
 export function layout(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(title)}</title><style>${STYLE}</style></head><body><header><a href="/">ralph dashboard</a> · ${esc(title)}</header><main>${body}</main><script type="module" src="/app.js"></script></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(title)}</title><style>${STYLE}</style></head><body><header><a href="/">ralph dashboard</a> · <a href="/stats">stats</a> · ${esc(title)}</header><main>${body}</main><script type="module" src="/app.js"></script></body></html>`;
 }
 
 /** The index's switch between hiding and showing the runs whose workspace is gone. */

@@ -26,6 +26,7 @@ import {
   streamLine,
 } from './run-data.ts';
 import { allowedHosts, checkRequest, isLoopback, newToken, TOKEN_COOKIE } from './security.ts';
+import { statsResponse } from './stats-page.ts';
 
 export interface DashboardOptions {
   env: NodeJS.ProcessEnv;
@@ -98,6 +99,10 @@ export function dashboardApp(o: {
     const fleet = o.fleet ? fleetSection(await o.fleet().catch((e: Error) => ({ error: e.message }))) : '';
     const parallel = parallelIndex(parallelWorkspaces(o.env).map(readParallelRun));
     return c.html(runsPage(listRuns(o.env), parallel, fleet, c.req.query('removed') === '1'));
+  });
+  app.get('/stats', (c) => {
+    const page = statsResponse(o.env, c.req.query('since') || undefined, Date.now());
+    return 'error' in page ? c.text(page.error, 400) : c.html(page.html);
   });
   app.get('/parallel/:key', (c) => {
     const view = findParallel(o.env, c.req.param('key'));

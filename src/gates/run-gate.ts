@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import { supervise } from '../process/supervisor.ts';
 import { ralphPaths } from '../state/paths.ts';
+import type { CoverageTotal } from './coverage-summary.ts';
 
 /** The outcome of one gate command (validate hook or tests). */
 export interface GateResult {
@@ -14,6 +15,8 @@ export interface GateResult {
   durationMs: number;
   /** The last part of its combined output. */
   output: string;
+  /** Tests gate: the coverage total the run left, when it left a summary. */
+  coverage?: CoverageTotal;
 }
 
 /** The validate command: `gates.validate`, else `.ralph/validate.sh` when it exists and is executable. */

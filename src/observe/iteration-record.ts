@@ -16,6 +16,8 @@ export interface GateSummary {
   exit_code: number | null;
   timed_out: boolean;
   duration_ms: number;
+  /** Tests gate: the total line coverage of the summary the run left (coverage-summary.json, coverage.py JSON, lcov). */
+  coverage?: { pct: number; source: string };
 }
 
 /** The tests gate as recorded: which suite ran (gates.tests.affected), on which files, and why. */

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../src/observe/events.ts';
-import type { IterationRecord } from '../../src/observe/iteration-record.ts';
 import {
   createDiagnosticsSink,
   diagnosticsStamp,
   toJsonSafe,
 } from '../../src/observe/reporters/diagnostics.ts';
+import { iterationRecord, tokens } from '../helpers/iteration-record.ts';
 import { removeWhenDone } from '../helpers/workspace.ts';
 
 let ws: string;
@@ -21,36 +21,7 @@ beforeEach(() => {
   clock = START;
 });
 
-const tokens = (total: number) => ({ input: total, output: 0, cache_read: 0, cache_write: 0, total });
-
-function record(over: Partial<IterationRecord> & { iteration: number }): IterationRecord {
-  return {
-    run_id: 'run-1',
-    hat: null,
-    backend: 'fake',
-    started_at: '2024-01-02T03:04:05.000Z',
-    finished_at: '2024-01-02T03:04:06.000Z',
-    duration_ms: 1000,
-    exit_code: 0,
-    signal: null,
-    killed_by: null,
-    tokens: tokens(0),
-    cost_usd: null,
-    context_pct: null,
-    model: null,
-    head_before: null,
-    head_after: null,
-    events: [],
-    files_changed: null,
-    commit: null,
-    gates: {},
-    verdict: 'success',
-    reason: null,
-    consecutive_failures: 0,
-    killed_processes: [],
-    ...over,
-  };
-}
+const record = iterationRecord;
 
 const started = (iteration: number, hat: string): LoopEvent => ({
   type: 'iteration.started',

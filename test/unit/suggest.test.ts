@@ -101,6 +101,12 @@ describe('closestMatch', () => {
     expect(closestMatch('completion_promis', EVENT_LOOP_KEYS)).toBe('completion_promise');
   });
 
+  it('takes two swapped neighbours for the word they come from, over a nearer edit distance', () => {
+    // Levenshtein puts `stats` (1) nearer than `status` (2); the swap is the likelier slip.
+    expect(closestMatch('stauts', ['status', 'stats'])).toBe('status');
+    expect(closestMatch('stast', ['status', 'stats'])).toBe('stats');
+  });
+
   it('is case-insensitive but returns the candidate as spelled', () => {
     expect(closestMatch('robot', ['RObot', 'tasks'])).toBe('RObot');
     expect(closestMatch('MAX_TOKENS', EVENT_LOOP_KEYS)).toBe('max_tokens');

@@ -17,7 +17,7 @@ export const splitList = (value: string | undefined) =>
     .filter(Boolean);
 
 /** Pads every column but the last to a common width; cells are kept on one line. */
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const all = [header, ...rows].map((r) => r.map((c) => c.replace(/\s*\n\s*/g, ' ⏎ ')));
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]?.length ?? 0)));
   return all

@@ -1,6 +1,14 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { CliIO, SetCode } from '../io.ts';
-import { COUNT, jsonOption, numberOption } from '../options.ts';
+import {
+  COUNT,
+  configOption,
+  jsonOption,
+  numberOption,
+  POSITIVE,
+  presetOption,
+  setOption,
+} from '../options.ts';
 import { untilInterrupted } from '../signals.ts';
 
 // Definitions only: each action loads its module when it runs, so starting `ralph` (and `ralph run`)
@@ -11,7 +19,7 @@ export async function worktreeOrHere(name: string | undefined, io: CliIO): Promi
   return name ? (await import('./worktrees-command.ts')).worktreeIo(name, io) : io;
 }
 
-/** What ran and what runs: status, events, logs, explain, runs, worktrees. */
+/** What ran and what runs: status, events, logs, explain, runs, stats, estimate, worktrees. */
 export function registerInspectCommands(program: Command, io: CliIO, setCode: SetCode): void {
   program
     .command('status')
@@ -67,6 +75,33 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
     .command('prune')
     .description('forget the runs whose workspace is gone (never one whose workspace exists)')
     .action(async () => setCode((await import('./runs-command.ts')).runsPruneCommand(io)));
+
+  program
+    .command('stats')
+    .description(
+      'what the runs of this workspace took: runs, iterations, time, cost, success rates per hat, backend and model, stop reasons, coverage',
+    )
+    .option('--since <span>', 'only iterations since then: 90m, 12h, 7d, 2w or a date (2026-11-01)')
+    .option('--all', 'every workspace in the registry ($XDG_STATE_HOME/ralph/runs.jsonl), not only this one')
+    .addOption(jsonOption('the statistics as one JSON object (docs/operations/stats.md#json-shapes)'))
+    .action(async (opts) => setCode((await import('./stats-command.ts')).statsCommand(opts, io)));
+
+  program
+    .command('estimate')
+    .description(
+      'predict iterations, tokens, cost and time of the run `ralph run` would start, and which limit would stop it',
+    )
+    .addOption(configOption())
+    .addOption(presetOption())
+    .option('-P, --prompt-file <file>', 'prompt file (default: event_loop.prompt_file, then PROMPT.md)')
+    .option('-p, --prompt <text>', 'inline prompt text')
+    .option('-b, --backend <name>', 'agent backend (custom, fake, …)')
+    .addOption(numberOption('--max-iterations <n>', 'the iteration limit to compare with', COUNT))
+    .addOption(numberOption('--max-runtime <seconds>', 'the runtime limit to compare with', POSITIVE))
+    .addOption(numberOption('--max-cost <usd>', 'the cost limit to compare with', POSITIVE))
+    .addOption(setOption())
+    .addOption(jsonOption('the estimate as one JSON object (docs/operations/stats.md#json-shapes)'))
+    .action(async (opts) => setCode((await import('./estimate-command.ts')).estimateCommand(opts, io)));
 
   const worktrees = program.command('worktrees').description('the checkouts of ralph run --worktree');
   worktrees

@@ -61,6 +61,10 @@ export function registerRunCommands(
     )
     .option('--fresh', 'discard the unfinished run and start over')
     .option('--dry-run', 'print the resolved config, the first prompt and the agent command; run nothing')
+    .option(
+      '--estimate',
+      'print the estimate of this run (iterations, tokens, cost, time, which limit would stop it) and start nothing',
+    )
     .argument('[agent-args...]', 'extra arguments for the agent, after --')
     .action(async (operands, opts) => {
       // Anything before `--` that is not an option is a mistake (`ralph run fix the bug`), not agent input.

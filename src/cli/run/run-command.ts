@@ -29,6 +29,8 @@ export interface RunCommandFlags extends RunFlags {
   resume?: boolean | undefined;
   fresh?: boolean | undefined;
   dryRun?: boolean | undefined;
+  /** `--estimate`: print the estimate (as `ralph estimate`) and start nothing. */
+  estimate?: boolean | undefined;
 }
 
 function startMode(flags: RunCommandFlags): StartMode {
@@ -46,11 +48,20 @@ export async function runCommand(
   // Before the worktree is made: the refusal must leave nothing behind.
   if (flags.parallel !== undefined && flags.worktree !== undefined)
     throw new UsageError('--parallel makes a worktree per task itself: pass either --parallel or --worktree');
+  if (flags.estimate && flags.worktree !== undefined)
+    throw new UsageError(
+      '--estimate starts nothing, so it makes no worktree: run `ralph estimate` inside the worktree (.ralph/worktrees/NAME) instead',
+    );
   // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
   const resolved = resolveRunFlags(io.cwd, flags, io.env);
   const { config, backend } = resolved;
+
+  if (flags.estimate) {
+    const { printEstimate } = await import('../inspect/estimate-command.ts');
+    return printEstimate(resolved, false, io);
+  }
 
   if (flags.dryRun) {
     // The loop's own plan of its first iteration (planIteration), so the prompt is byte for byte the same.

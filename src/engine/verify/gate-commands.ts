@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { planTests } from '../../gates/affected-tests.ts';
+import { readCoverageTotal } from '../../gates/coverage-summary.ts';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
 import type { GateSummary, TestsGateSummary } from '../../observe/iteration-record.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
@@ -15,6 +16,7 @@ export function summarize(g: GateResult): GateSummary {
     exit_code: g.exitCode,
     timed_out: g.timedOut,
     duration_ms: g.durationMs,
+    ...(g.coverage ? { coverage: g.coverage } : {}),
   };
 }
 
@@ -80,7 +82,11 @@ export async function runTestsGate(
   }
   if (plan.scope === 'full' && plan.why)
     ctx.emit({ type: 'notice', level: 'info', message: `tests: the full suite — ${plan.why}` });
-  const result = await runGateStep(ctx, iteration, hat, 'tests', plan.command, tests.timeout_seconds * 1000);
+  const startedAt = Date.now();
+  const ran = await runGateStep(ctx, iteration, hat, 'tests', plan.command, tests.timeout_seconds * 1000);
+  // Compared with file times, so the wall clock; a summary older than this run of the tests is not this run's.
+  const coverage = readCoverageTotal(ws, startedAt);
+  const result = coverage ? { ...ran, coverage } : ran;
   if (tests.report_file) {
     writeFileAtomicSync(resolve(ws, tests.report_file), testsReport(result, iteration, new Date(ctx.now())));
   }

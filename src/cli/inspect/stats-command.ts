@@ -1,0 +1,75 @@
+import { ExitCode } from '../../errors.ts';
+import { formatCost, formatNumber } from '../../observe/format.ts';
+import {
+  aggregateStats,
+  type GroupStats,
+  parseSince,
+  type Stats,
+} from '../../observe/stats/aggregate-stats.ts';
+import { readHistory } from '../../observe/stats/run-history.ts';
+import { formatSpan } from '../../state/io/time-format.ts';
+import { table } from '../agent-tools/tool-render.ts';
+import type { CliIO } from '../io.ts';
+
+export interface StatsFlags {
+  since?: string | undefined;
+  json?: boolean | undefined;
+  all?: boolean | undefined;
+}
+
+const pct = (rate: number) => `${Math.round(rate * 100)}%`;
+
+function groupTable(title: string, groups: GroupStats[]): string {
+  return table(
+    [title, 'iterations', 'succeeded', 'failed', 'success', 'time', 'tokens', 'cost'],
+    groups.map((g) => [
+      g.name,
+      String(g.iterations),
+      String(g.succeeded),
+      String(g.failed),
+      pct(g.success_rate),
+      formatSpan(g.duration_ms),
+      formatNumber(g.tokens),
+      formatCost(g.cost_usd),
+    ]),
+  );
+}
+
+/** The statistics as a person reads them: totals, tasks, stop reasons, the three tables, coverage. */
+export function statsText(s: Stats): string {
+  const where = `${s.workspaces.length} workspace${s.workspaces.length === 1 ? '' : 's'}`;
+  const window = s.since ? `since ${s.since}` : 'all history';
+  const t = s.tasks;
+  const what = t.source === 'tasks' ? 'tasks closed' : 'completed runs (no task closed: a run is a task)';
+  const lines = [
+    `${s.runs} run${s.runs === 1 ? '' : 's'} in ${where}, ${window}`,
+    `iterations ${s.iterations} · time ${formatSpan(s.duration_ms)} · tokens ${formatNumber(s.tokens)} · cost ${formatCost(s.cost_usd)}`,
+    `${what}: ${t.completed}, failed ${t.failed} · average duration ${t.average_duration_ms === null ? '-' : formatSpan(t.average_duration_ms)} · cost per completed ${t.cost_per_completed_usd === null ? '-' : formatCost(t.cost_per_completed_usd)}`,
+    `stop reasons: ${
+      Object.entries(s.stop_reasons)
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .map(([reason, n]) => `${reason} ${n}`)
+        .join(', ') || '-'
+    }`,
+    '',
+  ];
+  const cov = s.coverage;
+  const coverage =
+    cov.length === 0
+      ? 'coverage: no summary recorded (the tests gate records coverage/coverage-summary.json, coverage.json or lcov.info when it writes one)\n'
+      : `coverage: ${cov.map((c) => `${c.pct}%`).join(' → ')} (latest ${cov.at(-1)?.source})\n`;
+  return `${lines.join('\n')}\n${groupTable('hat', s.by_hat)}\n${groupTable('backend', s.by_backend)}\n${groupTable('model', s.by_model)}\n${coverage}`;
+}
+
+/** `ralph stats [--since D] [--json] [--all]`: what the runs of this workspace (or every one) took. */
+export function statsCommand(flags: StatsFlags, io: CliIO, now = Date.now()): number {
+  const since = flags.since === undefined ? undefined : parseSince(flags.since, now);
+  const stats = aggregateStats(readHistory(io.cwd, io.env, flags.all === true), since);
+  if (flags.json) io.out(`${JSON.stringify(stats, null, 2)}\n`);
+  else if (stats.runs === 0)
+    io.out(
+      `no runs ${flags.all ? 'in the registry' : `in ${io.cwd}`}${since === undefined ? '' : ` since ${new Date(since).toISOString()}`} (ralph run records each iteration in .ralph/runs/)\n`,
+    );
+  else io.out(statsText(stats));
+  return ExitCode.ok;
+}

@@ -1,0 +1,84 @@
+import { readdirSync } from 'node:fs';
+import { readRecordLines, recordsFileOf } from '../../state/iteration-records.ts';
+import { loopStateOf } from '../../state/loop-state.ts';
+import { ralphPaths } from '../../state/paths.ts';
+import { type RegistryEntry, readRegistryLines } from '../../state/run-registry.ts';
+import { readTasks, type Task } from '../../state/tasks.ts';
+import type { IterationRecord } from '../iteration-record.ts';
+
+/** One run of a workspace as its files tell it: the iteration records and how it ended. */
+export interface RunHistory {
+  workspace: string;
+  run_id: string;
+  records: IterationRecord[];
+  /** The stop reason (`completed`, `max_iterations`, `interrupted` …); null while it runs or when no file says. */
+  stop_reason: string | null;
+}
+
+/** What the statistics and the estimate read: the runs and the tasks of one or more workspaces. */
+export interface History {
+  workspaces: string[];
+  runs: RunHistory[];
+  tasks: Task[];
+}
+
+function dirNames(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * How a run ended: state.json knows the workspace's last run; the registry's last line of the run
+ * knows older ones; else the stop its last record decided.
+ */
+function stopReasonOf(
+  runId: string,
+  records: IterationRecord[],
+  state: ReturnType<typeof loopStateOf>,
+  registry: RegistryEntry[],
+): string | null {
+  if (state?.run_id === runId) return state.stop_reason;
+  const line = registry.findLast((e) => e.run_id === runId && e.status !== 'running');
+  if (line) return line.stop_reason ?? line.status;
+  return records.at(-1)?.decision?.stop?.reason ?? null;
+}
+
+/** The runs under a workspace's `.ralph/runs/` (those with at least one record), oldest first. */
+export function readWorkspaceRuns(workspace: string, registry: RegistryEntry[] = []): RunHistory[] {
+  const paths = ralphPaths(workspace);
+  const state = loopStateOf(workspace);
+  const mine = registry.filter((e) => e.workspace === workspace);
+  return dirNames(paths.runs)
+    .map((runId) => {
+      const records = readRecordLines<IterationRecord>(recordsFileOf(paths, runId));
+      return { workspace, run_id: runId, records, stop_reason: stopReasonOf(runId, records, state, mine) };
+    })
+    .filter((r) => r.records.length > 0)
+    .sort((a, b) => (a.records[0]?.started_at ?? '').localeCompare(b.records[0]?.started_at ?? ''));
+}
+
+/**
+ * The history of `workspace`, and (`all`) of every workspace in the per-user registry whose runs
+ * are still there. Tasks come from each workspace's `.ralph/agent/tasks.jsonl`.
+ */
+export function readHistory(workspace: string | undefined, env: NodeJS.ProcessEnv, all = false): History {
+  const registry = readRegistryLines(env);
+  const here = workspace === undefined ? [] : [workspace];
+  const workspaces = all ? [...new Set([...here, ...registry.map((e) => e.workspace)])] : here;
+  const runs = workspaces.flatMap((w) => readWorkspaceRuns(w, registry));
+  const tasks = workspaces.flatMap((w) => {
+    try {
+      return readTasks(ralphPaths(w).tasks);
+    } catch {
+      // A damaged tasks file: `ralph tools task list` reports it; the statistics go on without it.
+      return [];
+    }
+  });
+  const withRuns = workspaces.filter((w) => runs.some((r) => r.workspace === w));
+  return { workspaces: withRuns, runs, tasks };
+}
