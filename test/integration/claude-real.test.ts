@@ -269,6 +269,40 @@ describe('real claude driven by ralph', () => {
     }
   }, 120_000);
 
+  it('a model ladder: the server sees the model change after each failed tests gate (cli.models)', async () => {
+    server = await startModelServer([anthropicMessages], {
+      rules: [
+        // Iterations 1 and 2 answer without doing the work: the tests gate fails each time.
+        { match: 'LADDER-TASK', times: 2, reply: { text: 'Not sure how.', usage: USAGE } },
+        {
+          match: 'LADDER-TASK',
+          turn: 1,
+          reply: { tools: [{ kind: 'shell', command: 'echo ok > done.txt' }], usage: USAGE },
+        },
+        { match: 'LADDER-TASK', turn: 2, reply: { text: 'Done.\nLOOP_COMPLETE', usage: USAGE } },
+      ],
+    });
+    const models = ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-opus-5-5'];
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Write done.txt. LADDER-TASK\n',
+      'ralph.yml': ralphYml(
+        {},
+        `  models: [${models.join(', ')}]\ngates:\n  tests:\n    command: test -f done.txt\n`,
+      ),
+    });
+    const r = await ralph(dir, []);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The model of every call, in order, without repeats: one rung per iteration.
+    const seen = messageCalls()
+      .map((c) => (c.body as { model?: string }).model)
+      .filter((m, i, all) => m !== all[i - 1]);
+    expect(seen).toEqual(models);
+    expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual(models);
+    expect(readRecords(dir)[1]?.decision.route.model.reason).toBe(
+      'up from claude-haiku-4-5 after a failed gate',
+    );
+  }, 90_000);
+
   it('a cost cap below the first iteration’s cost stops the run (exit 2, max_cost)', async () => {
     server = await startModelServer([anthropicMessages], {
       rules: [

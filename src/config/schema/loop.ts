@@ -165,7 +165,7 @@ export const cliSchema = z
     models: modelLadder.optional().meta({
       description:
         "A model ladder, cheapest first (docs/concepts/models.md): iterations start on the first model and move one rung up after `escalate_after` failures in a row, a stuck signature, a failed gate or a rejected completion on the same task (milestone, else the whole run); `descend_after` successes move back down. Only for backends whose CLI takes a model (all agent CLIs and `fake`; Amp's rungs are its modes); `custom` refuses it. Not together with `model`.",
-      examples: [['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-opus-4-1']],
+      examples: [['haiku', 'sonnet', 'opus']],
     }),
     escalate_after: positiveInt.default(2).meta({
       description:
