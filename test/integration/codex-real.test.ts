@@ -131,6 +131,41 @@ describe('real codex driven by ralph', () => {
     expect(views.map((v) => v.toolRounds)).toEqual([0, 1, 0, 1]);
   }, 120_000);
 
+  it('a model ladder: the server sees the model change after two failed tests gates (cli.models → -m)', async () => {
+    server.setScript({
+      rules: [
+        {
+          match: 'LADDER-TASK',
+          times: 2,
+          reply: { text: 'Not sure how.', usage: { input: 500, output: 10 } },
+        },
+        {
+          match: 'LADDER-TASK',
+          reply: {
+            tools: [{ kind: 'shell', command: 'echo ok > done.txt' }],
+            text: 'Done.\nLOOP_COMPLETE',
+            usage: { input: 500, output: 10 },
+          },
+        },
+      ],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Write done.txt. LADDER-TASK\n' });
+    const models = ['gpt-5-nano', 'gpt-5-mini', 'gpt-5'];
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      ralphYml(`  models: [${models.join(', ')}]\ngates:\n  tests:\n    command: test -f done.txt\n`),
+    );
+    const r = await runRalph(['run'], dir, codexEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const seen = server.requests
+      .slice(from)
+      .map((q) => (q.body as { model?: string }).model)
+      .filter((m, i, all) => m !== all[i - 1]);
+    expect(seen).toEqual(models);
+    expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual(models);
+  }, 120_000);
+
   it('a two-hat workflow: the agent publishes with `ralph emit` through codex’s shell tool', async () => {
     server.setScript(
       plannerBuilderScript('codex', [

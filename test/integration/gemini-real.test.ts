@@ -236,6 +236,38 @@ describe('real gemini driven by ralph', () => {
     }
   }, 120_000);
 
+  it('a model ladder: the server sees the model change after a failed tests gate (cli.models → -m)', async () => {
+    server.setScript({
+      rules: [
+        // One rung up is enough here: each gemini start costs seconds.
+        { match: 'LADDER-TASK', times: 1, reply: { text: 'Not sure how.' } },
+        {
+          match: 'LADDER-TASK',
+          reply: { tools: [{ kind: 'shell', command: 'echo ok > done.txt' }], text: 'Done.\nLOOP_COMPLETE' },
+        },
+      ],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Write done.txt. LADDER-TASK\n' });
+    const models = ['gemini-2.5-flash', 'gemini-2.5-pro'];
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      ralphYml(
+        'gates:\n  tests:\n    command: test -f done.txt\n',
+        'max_iterations: 6',
+        `  models: [${models.join(', ')}]`,
+      ),
+    );
+    const r = await runRalph(['run'], dir, geminiEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // Gemini names the model in the request path: /v1beta/models/<model>:streamGenerateContent.
+    const seen = turnsSince(from)
+      .map((t) => /models\/([^:]+):/.exec(t.path)?.[1])
+      .filter((m, i, all) => m !== all[i - 1]);
+    expect(seen).toEqual(models);
+    expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual(models);
+  }, 120_000);
+
   it('a 429 that gemini retries succeeds within the same iteration', async () => {
     server.setScript({
       rules: [

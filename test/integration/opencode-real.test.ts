@@ -77,6 +77,12 @@ function opencodeEnv(proxy = 'http://127.0.0.1:9', extra: Record<string, string>
             limit: { context: 200_000, output: 32_000 },
             cost: { ...PRICE, cache_read: 0.3, cache_write: 3.75 },
           },
+          // The strong rung of the model-ladder test.
+          'ralph-strong': {
+            name: 'Ralph scripted strong model',
+            limit: { context: 200_000, output: 32_000 },
+            cost: { input: 15, output: 75, cache_read: 1.5, cache_write: 18.75 },
+          },
         },
       },
     },
@@ -208,6 +214,38 @@ describe('real opencode driven by ralph', () => {
     const records = readRecords(dir);
     expect(records.every((x) => x.tokens.total > 0 && x.cost_usd > 0)).toBe(true);
   }, 240_000);
+
+  it('a model ladder: the server sees the model change after a failed tests gate (cli.models → -m)', async () => {
+    server.setScript({
+      rules: [
+        { match: 'LADDER-TASK', times: 1, reply: { text: 'Not sure how.' } },
+        {
+          match: 'LADDER-TASK',
+          reply: { tools: [{ kind: 'shell', command: 'echo ok > done.txt' }], text: 'Done.\nLOOP_COMPLETE' },
+        },
+      ],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Write done.txt. LADDER-TASK\n' });
+    const yml = ralphYml('gates:\n  tests:\n    command: test -f done.txt\n').replace(
+      `  model: ${MODEL}`,
+      `  models: [${MODEL}, ralphtest/ralph-strong]`,
+    );
+    writeFileSync(join(dir, 'ralph.yml'), yml);
+    const r = await runRalph(['run'], dir, opencodeEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const seen = server.requests
+      .slice(from)
+      .map((q) => q.body as Record<string, unknown> | undefined)
+      .filter((b) => b !== undefined && typeof b === 'object' && !isTitleRequest(b))
+      .map((b) => b?.model)
+      .filter((m, i, all) => m !== all[i - 1]);
+    expect(seen).toEqual(['ralph-model', 'ralph-strong']);
+    expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual([
+      MODEL,
+      'ralphtest/ralph-strong',
+    ]);
+  }, 120_000);
 
   it('a 429 that opencode retries succeeds within the same iteration', async () => {
     server.setScript({
