@@ -8,6 +8,12 @@ import type { AgentEvent } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { makeWorkspace, RALPH, ROOT, readRecords, readState, removeWhenDone } from '../helpers/workspace.ts';
 import { anthropicMessages, anthropicView } from '../support/model-server/anthropic.ts';
+import {
+  LADDER_GATE,
+  LADDER_PROMPT,
+  ladderScript,
+  rungsSeen,
+} from '../support/model-server/ladder-script.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
 
@@ -270,33 +276,16 @@ describe('real claude driven by ralph', () => {
   }, 120_000);
 
   it('a model ladder: the server sees the model change after each failed tests gate (cli.models)', async () => {
-    server = await startModelServer([anthropicMessages], {
-      rules: [
-        // Iterations 1 and 2 answer without doing the work: the tests gate fails each time.
-        { match: 'LADDER-TASK', times: 2, reply: { text: 'Not sure how.', usage: USAGE } },
-        {
-          match: 'LADDER-TASK',
-          turn: 1,
-          reply: { tools: [{ kind: 'shell', command: 'echo ok > done.txt' }], usage: USAGE },
-        },
-        { match: 'LADDER-TASK', turn: 2, reply: { text: 'Done.\nLOOP_COMPLETE', usage: USAGE } },
-      ],
-    });
+    server = await startModelServer([anthropicMessages], ladderScript(2));
     const models = ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-opus-5-5'];
     const dir = makeWorkspace({
-      'PROMPT.md': 'Write done.txt. LADDER-TASK\n',
-      'ralph.yml': ralphYml(
-        {},
-        `  models: [${models.join(', ')}]\ngates:\n  tests:\n    command: test -f done.txt\n`,
-      ),
+      'PROMPT.md': LADDER_PROMPT,
+      'ralph.yml': ralphYml({}, `  models: [${models.join(', ')}]\n${LADDER_GATE}`),
     });
     const r = await ralph(dir, []);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     // The model of every call, in order, without repeats: one rung per iteration.
-    const seen = messageCalls()
-      .map((c) => (c.body as { model?: string }).model)
-      .filter((m, i, all) => m !== all[i - 1]);
-    expect(seen).toEqual(models);
+    expect(rungsSeen(messageCalls().map((c) => (c.body as { model?: string }).model))).toEqual(models);
     expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual(models);
     expect(readRecords(dir)[1]?.decision.route.model.reason).toBe(
       'up from claude-haiku-4-5 after a failed gate',

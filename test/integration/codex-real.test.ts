@@ -3,6 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, ROOT, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
+import {
+  LADDER_GATE,
+  LADDER_PROMPT,
+  ladderScript,
+  rungsSeen,
+} from '../support/model-server/ladder-script.ts';
 import { openAiResponses, responsesView } from '../support/model-server/openai-responses.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
@@ -132,37 +138,16 @@ describe('real codex driven by ralph', () => {
   }, 120_000);
 
   it('a model ladder: the server sees the model change after two failed tests gates (cli.models → -m)', async () => {
-    server.setScript({
-      rules: [
-        {
-          match: 'LADDER-TASK',
-          times: 2,
-          reply: { text: 'Not sure how.', usage: { input: 500, output: 10 } },
-        },
-        {
-          match: 'LADDER-TASK',
-          reply: {
-            tools: [{ kind: 'shell', command: 'echo ok > done.txt' }],
-            text: 'Done.\nLOOP_COMPLETE',
-            usage: { input: 500, output: 10 },
-          },
-        },
-      ],
-    });
+    server.setScript(ladderScript(2));
     const from = server.requests.length;
-    const dir = makeWorkspace({ 'PROMPT.md': 'Write done.txt. LADDER-TASK\n' });
+    const dir = makeWorkspace({ 'PROMPT.md': LADDER_PROMPT });
     const models = ['gpt-5-nano', 'gpt-5-mini', 'gpt-5'];
-    writeFileSync(
-      join(dir, 'ralph.yml'),
-      ralphYml(`  models: [${models.join(', ')}]\ngates:\n  tests:\n    command: test -f done.txt\n`),
-    );
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml(`  models: [${models.join(', ')}]\n${LADDER_GATE}`));
     const r = await runRalph(['run'], dir, codexEnv());
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const seen = server.requests
-      .slice(from)
-      .map((q) => (q.body as { model?: string }).model)
-      .filter((m, i, all) => m !== all[i - 1]);
-    expect(seen).toEqual(models);
+    expect(rungsSeen(server.requests.slice(from).map((q) => (q.body as { model?: string }).model))).toEqual(
+      models,
+    );
     expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual(models);
   }, 120_000);
 

@@ -5,6 +5,12 @@ import { liveGroupMembers } from '../../src/process/pids.ts';
 import { makeWorkspace, ROOT, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import { geminiApi, geminiView } from '../support/model-server/gemini.ts';
+import {
+  LADDER_GATE,
+  LADDER_PROMPT,
+  ladderScript,
+  rungsSeen,
+} from '../support/model-server/ladder-script.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
 
@@ -237,34 +243,19 @@ describe('real gemini driven by ralph', () => {
   }, 120_000);
 
   it('a model ladder: the server sees the model change after a failed tests gate (cli.models → -m)', async () => {
-    server.setScript({
-      rules: [
-        // One rung up is enough here: each gemini start costs seconds.
-        { match: 'LADDER-TASK', times: 1, reply: { text: 'Not sure how.' } },
-        {
-          match: 'LADDER-TASK',
-          reply: { tools: [{ kind: 'shell', command: 'echo ok > done.txt' }], text: 'Done.\nLOOP_COMPLETE' },
-        },
-      ],
-    });
+    // One rung up is enough here: each gemini start costs seconds.
+    server.setScript(ladderScript(1));
     const from = server.requests.length;
-    const dir = makeWorkspace({ 'PROMPT.md': 'Write done.txt. LADDER-TASK\n' });
+    const dir = makeWorkspace({ 'PROMPT.md': LADDER_PROMPT });
     const models = ['gemini-2.5-flash', 'gemini-2.5-pro'];
     writeFileSync(
       join(dir, 'ralph.yml'),
-      ralphYml(
-        'gates:\n  tests:\n    command: test -f done.txt\n',
-        'max_iterations: 6',
-        `  models: [${models.join(', ')}]`,
-      ),
+      ralphYml(LADDER_GATE, 'max_iterations: 6', `  models: [${models.join(', ')}]`),
     );
     const r = await runRalph(['run'], dir, geminiEnv());
     expect(r.code, r.stdout + r.stderr).toBe(0);
     // Gemini names the model in the request path: /v1beta/models/<model>:streamGenerateContent.
-    const seen = turnsSince(from)
-      .map((t) => /models\/([^:]+):/.exec(t.path)?.[1])
-      .filter((m, i, all) => m !== all[i - 1]);
-    expect(seen).toEqual(models);
+    expect(rungsSeen(turnsSince(from).map((t) => /models\/([^:]+):/.exec(t.path)?.[1]))).toEqual(models);
     expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual(models);
   }, 120_000);
 

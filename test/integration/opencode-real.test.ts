@@ -6,6 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opencodeBinary } from '../helpers/agent-binaries.ts';
 import { makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
+import {
+  LADDER_GATE,
+  LADDER_PROMPT,
+  ladderScript,
+  rungsSeen,
+} from '../support/model-server/ladder-script.ts';
 import { chatView, isTitleRequest, openAiChat } from '../support/model-server/openai-chat.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
@@ -216,31 +222,19 @@ describe('real opencode driven by ralph', () => {
   }, 240_000);
 
   it('a model ladder: the server sees the model change after a failed tests gate (cli.models → -m)', async () => {
-    server.setScript({
-      rules: [
-        { match: 'LADDER-TASK', times: 1, reply: { text: 'Not sure how.' } },
-        {
-          match: 'LADDER-TASK',
-          reply: { tools: [{ kind: 'shell', command: 'echo ok > done.txt' }], text: 'Done.\nLOOP_COMPLETE' },
-        },
-      ],
-    });
+    server.setScript(ladderScript(1));
     const from = server.requests.length;
-    const dir = makeWorkspace({ 'PROMPT.md': 'Write done.txt. LADDER-TASK\n' });
-    const yml = ralphYml('gates:\n  tests:\n    command: test -f done.txt\n').replace(
+    const dir = makeWorkspace({ 'PROMPT.md': LADDER_PROMPT });
+    const yml = ralphYml(LADDER_GATE).replace(
       `  model: ${MODEL}`,
       `  models: [${MODEL}, ralphtest/ralph-strong]`,
     );
     writeFileSync(join(dir, 'ralph.yml'), yml);
     const r = await runRalph(['run'], dir, opencodeEnv());
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const seen = server.requests
-      .slice(from)
-      .map((q) => q.body as Record<string, unknown> | undefined)
-      .filter((b) => b !== undefined && typeof b === 'object' && !isTitleRequest(b))
-      .map((b) => b?.model)
-      .filter((m, i, all) => m !== all[i - 1]);
-    expect(seen).toEqual(['ralph-model', 'ralph-strong']);
+    const calls = server.requests.slice(from).map((q) => q.body as Record<string, unknown> | undefined);
+    const chat = calls.filter((b) => b !== undefined && typeof b === 'object' && !isTitleRequest(b));
+    expect(rungsSeen(chat.map((b) => b?.model))).toEqual(['ralph-model', 'ralph-strong']);
     expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual([
       MODEL,
       'ralphtest/ralph-strong',
