@@ -55,6 +55,11 @@ export interface BackendDefinition {
    * hat's `command` gives it one, so a fallback or reviewer on it has nothing to run.
    */
   readonly needsCommand?: boolean;
+  /**
+   * The flag its CLI takes a model with (`--model`, `-m`; Amp's `--mode`): `cli.model` and each
+   * rung of `cli.models` reach it there. Absent: the CLI takes no model, and `models` is refused.
+   */
+  readonly modelFlag?: string;
   /** What Ralph does differently on this host for this backend, for `ralph doctor`. */
   hostNotes?(): string[];
 }

@@ -28,6 +28,7 @@ import {
   type InteractiveOptions,
   isAgentCli,
 } from './definition.ts';
+import { modelLadderIssues } from './model-checks.ts';
 import type { Backend } from './types.ts';
 
 /** Every backend Ralph can run, one definition each (src/backends/agents/): the one list to add to. */
@@ -109,18 +110,24 @@ export function hostNotes(): string[] {
 /**
  * Resolves `cli.backend`, a hat's `backend`, a fallback or a reviewer to an adapter that builds its
  * command from its own settings (see configForBackend): `cli.command`, `cli.args` and `cli.model`
- * only reach the loop's backend. `command`: a hat's own executable, over either. Returns the
+ * only reach the loop's backend. `command`: a hat's own executable, over either; `model`: the rung
+ * of a model ladder this iteration runs on, over `cli.model` of either. Returns the
  * {@link Backend} for `runLoop`; throws `backend_unavailable` for `auto` (resolve it first:
  * `resolveRun` does) or an unknown name.
  */
-export function resolveBackend(name: BackendName, config: RalphConfig, command?: string): Backend {
-  const own = configForBackend(name, config, command);
+export function resolveBackend(
+  name: BackendName,
+  config: RalphConfig,
+  command?: string,
+  model?: string,
+): Backend {
+  const own = configForBackend(name, config, command, model);
   const adapter = definitionOf(name).adapter(own);
   if (own === config) return adapter;
   return {
     ...adapter,
     buildInvocation: (ctx) =>
-      adapter.buildInvocation({ ...ctx, config: configForBackend(name, ctx.config, command) }),
+      adapter.buildInvocation({ ...ctx, config: configForBackend(name, ctx.config, command, model) }),
   };
 }
 
@@ -158,11 +165,15 @@ export function interactiveInvocation(
 /**
  * Keys a backend cannot honour, as config problems: `hats.<hat>.disallowed_tools` on a backend whose
  * CLI has no way to refuse tools, and `custom` with no command of its own (cli.command is the loop
- * backend's) as a hat's, a fallback's or the reviewer's backend. `auto` is judged as the backend it
+ * backend's) as a hat's, a fallback's or the reviewer's backend, and model ladders a backend cannot
+ * take (modelLadderIssues). `auto` is judged as the backend it
  * would pick (`autoPick`).
  */
 export function backendCapabilityIssues(config: RalphConfig, autoPick?: BackendName): ConfigCheckIssue[] {
-  const issues: ConfigCheckIssue[] = [...customWithoutCommand(config, autoPick)];
+  const issues: ConfigCheckIssue[] = [
+    ...customWithoutCommand(config, autoPick),
+    ...modelLadderIssues(config, BACKEND_DEFINITIONS, autoPick),
+  ];
   for (const [id, hat] of Object.entries(config.hats)) {
     if (hat.disallowed_tools.length === 0) continue;
     let name = hat.backend ?? config.cli.backend;

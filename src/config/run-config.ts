@@ -59,7 +59,7 @@ export function backendOverrides(backend: string | undefined): ConfigOverride[] 
 
 /**
  * `-b` or `RALPH_AGENT` naming another backend than the config files do: the files' `cli.command`,
- * `cli.args` and `cli.model` were written for their backend (`custom` with `./agent.sh`), so the
+ * `cli.args`, `cli.model` and `cli.models` were written for their backend (`custom` with `./agent.sh`), so the
  * chosen one runs its own executable with its own flags. What an override sets (`--set`) stays.
  */
 export function withoutOtherBackendSettings(
@@ -80,6 +80,7 @@ export function withoutOtherBackendSettings(
       command: set.has('cli.command') ? config.cli.command : undefined,
       args: set.has('cli.args') ? config.cli.args : [],
       model: set.has('cli.model') ? config.cli.model : undefined,
+      models: set.has('cli.models') ? config.cli.models : undefined,
     },
   };
 }

@@ -41,7 +41,7 @@ const usageOf = (u: {
 
 async function play(
   action: FakeAction,
-  ctx: { iteration: number; hat: string; prompt: string; cwd: string },
+  ctx: { iteration: number; hat: string; prompt: string; cwd: string; model: string | undefined },
   n: number,
 ) {
   const x = (s: string) => expand(s, { iteration: ctx.iteration, hat: ctx.hat, env: process.env });
@@ -72,7 +72,7 @@ async function play(
       id: `msg_fake_${ctx.iteration}_${n}`,
       type: 'message',
       role: 'assistant',
-      model: action.model ?? 'fake-model',
+      model: action.model ?? ctx.model ?? 'fake-model',
       content: [{ type: 'text', text: x(action.assistant) }],
     };
     if (action.usage) message.usage = usageOf(action.usage);
@@ -98,7 +98,8 @@ async function play(
       num_turns: 1,
     };
     if (r.cost_usd !== undefined) line.total_cost_usd = r.cost_usd;
-    if (r.model !== undefined) line.model = r.model;
+    const model = r.model ?? ctx.model;
+    if (model !== undefined) line.model = model;
     writeOut(JSON.stringify(line));
   } else if ('rate_limit' in action) {
     const resetsAt = Math.ceil(Date.now() / 1000 + action.rate_limit.resets_in_seconds);
@@ -150,6 +151,8 @@ async function main() {
   const cwd = process.cwd();
   const iteration = Number(process.env.RALPH_ITERATION ?? '1');
   const hat = process.env.RALPH_HAT ?? '';
+  const m = process.argv.indexOf('--model');
+  const model = m >= 0 ? process.argv[m + 1] : undefined;
   // `--prompt TEXT` (interactive sessions such as `ralph plan`, where stdin is the terminal).
   const p = process.argv.indexOf('--prompt');
   const prompt = p >= 0 ? (process.argv[p + 1] ?? '') : readStdin();
@@ -170,11 +173,12 @@ async function main() {
     iteration,
     prompt,
     hat,
+    model,
     exists: (p) => existsSync(resolve(cwd, p)),
   });
   if (!turn) fail(`no turn of ${scriptPath} matches iteration ${iteration}${hat ? ` (hat ${hat})` : ''}`);
   let n = 0;
-  for (const action of turn.do) await play(action, { iteration, hat, prompt, cwd }, n++);
+  for (const action of turn.do) await play(action, { iteration, hat, prompt, cwd, model }, n++);
 }
 
 await main();

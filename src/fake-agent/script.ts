@@ -68,6 +68,8 @@ export const whenSchema = z.strictObject({
   prompt: z.string().optional(),
   /** RALPH_HAT equals this. */
   hat: z.string().optional(),
+  /** The model it was started with (`--model`, from cli.model or a rung of cli.models) equals this. */
+  model: z.string().optional(),
   file_exists: z.string().optional(),
   file_missing: z.string().optional(),
 });
@@ -91,6 +93,8 @@ export interface TurnContext {
   iteration: number;
   prompt: string;
   hat: string;
+  /** The `--model` it was given, or undefined. */
+  model?: string | undefined;
   exists(path: string): boolean;
 }
 
@@ -104,6 +108,7 @@ export function turnMatches(when: FakeWhen | undefined, ctx: TurnContext): boole
   if (when.max_iteration !== undefined && ctx.iteration > when.max_iteration) return false;
   if (when.prompt !== undefined && !new RegExp(when.prompt, 'm').test(ctx.prompt)) return false;
   if (when.hat !== undefined && ctx.hat !== when.hat) return false;
+  if (when.model !== undefined && ctx.model !== when.model) return false;
   if (when.file_exists !== undefined && !ctx.exists(when.file_exists)) return false;
   if (when.file_missing !== undefined && ctx.exists(when.file_missing)) return false;
   return true;

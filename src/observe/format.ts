@@ -21,3 +21,10 @@ export function stopText(reason: string, message: string | null | undefined, sep
   const named = text.includes(name) || text.includes(name.replace(/_/g, ' '));
   return named ? message : `${reason}${separator}${message}`;
 }
+
+/** `haiku $0.0100 · opus $0.4000`: a model ladder's spend per model, in the order the run used them. */
+export function spendByModel(costByModel: Record<string, number>): string {
+  return Object.entries(costByModel)
+    .map(([model, usd]) => `${model} ${formatCost(usd)}`)
+    .join(' · ');
+}

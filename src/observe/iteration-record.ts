@@ -32,7 +32,13 @@ export interface TestsGateSummary extends GateSummary {
 
 /** The decisions of one iteration, with the values they were made on. */
 export interface IterationDecision {
-  route: { hat: string | null; backend: string; triggered_by: string[] };
+  route: {
+    hat: string | null;
+    backend: string;
+    triggered_by: string[];
+    /** A model ladder (`cli.models`): the model it ran on, its rung (1-based) of how many, for what, and why. */
+    model?: { name: string; rung: number; rungs: number; scope: string; reason: string };
+  };
   /** Null when the iteration did not ask to complete. */
   completion: { accepted: boolean; reasons: string[] } | null;
   gates: { validate?: boolean; tests?: boolean };

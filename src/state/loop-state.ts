@@ -82,6 +82,18 @@ export interface HeldCommit {
   tests: string | null;
 }
 
+/** Where a model ladder (`cli.models`) stands for one task, milestone or run (docs/concepts/models.md). */
+export interface LadderRung {
+  /** Index into the ladder's models: the next iteration's model. */
+  rung: number;
+  /** Failed iterations in a row on this rung. */
+  failures: number;
+  /** Clean iterations in a row on this rung. */
+  successes: number;
+  /** Why the ladder is on this rung (null: it starts there). */
+  reason: string | null;
+}
+
 /** `.ralph/state.json`: durable loop state, written atomically after every step. */
 export interface LoopState {
   version: 1;
@@ -185,6 +197,10 @@ export interface LoopState {
   usage_samples?: { hat: string | null; backend: string; costUsd: number; tokens: number }[];
   /** Limit warnings given so far: the highest percent per limit. */
   limit_warnings?: Record<string, number>;
+  /** Model ladders: the rung per `<owner>@<task|milestone|run>` (the newest few dozen scopes). */
+  ladder?: Record<string, LadderRung>;
+  /** What the agents cost per model (USD), for the summary's spend per model. */
+  cost_by_model?: Record<string, number>;
   log_file: string;
   stop_reason: string | null;
   stop_message: string | null;
@@ -338,6 +354,13 @@ const stateShape = z.looseObject({
     .optional(),
   no_progress_streak: count.optional(),
   limit_warnings: z.record(z.string(), z.number()).optional(),
+  ladder: z
+    .record(
+      z.string(),
+      z.looseObject({ rung: count, failures: count, successes: count, reason: nullableString }),
+    )
+    .optional(),
+  cost_by_model: z.record(z.string(), z.number().min(0)).optional(),
   log_file: z.string().min(1),
   stop_reason: nullableString.default(null),
   stop_message: nullableString.default(null),

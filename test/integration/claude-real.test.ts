@@ -8,6 +8,12 @@ import type { AgentEvent } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { makeWorkspace, RALPH, ROOT, readRecords, readState, removeWhenDone } from '../helpers/workspace.ts';
 import { anthropicMessages, anthropicView } from '../support/model-server/anthropic.ts';
+import {
+  LADDER_GATE,
+  LADDER_PROMPT,
+  ladderScript,
+  rungsSeen,
+} from '../support/model-server/ladder-script.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
 
@@ -268,6 +274,23 @@ describe('real claude driven by ralph', () => {
       expect(names).not.toContain('Bash');
     }
   }, 120_000);
+
+  it('a model ladder: the server sees the model change after each failed tests gate (cli.models)', async () => {
+    server = await startModelServer([anthropicMessages], ladderScript(2));
+    const models = ['claude-haiku-4-5', 'claude-sonnet-4-5', 'claude-opus-5-5'];
+    const dir = makeWorkspace({
+      'PROMPT.md': LADDER_PROMPT,
+      'ralph.yml': ralphYml({}, `  models: [${models.join(', ')}]\n${LADDER_GATE}`),
+    });
+    const r = await ralph(dir, []);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The model of every call, in order, without repeats: one rung per iteration.
+    expect(rungsSeen(messageCalls().map((c) => (c.body as { model?: string }).model))).toEqual(models);
+    expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual(models);
+    expect(readRecords(dir)[1]?.decision.route.model.reason).toBe(
+      'up from claude-haiku-4-5 after a failed gate',
+    );
+  }, 90_000);
 
   it('a cost cap below the first iteration’s cost stops the run (exit 2, max_cost)', async () => {
     server = await startModelServer([anthropicMessages], {

@@ -3,6 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, ROOT, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
+import {
+  LADDER_GATE,
+  LADDER_PROMPT,
+  ladderScript,
+  rungsSeen,
+} from '../support/model-server/ladder-script.ts';
 import { openAiResponses, responsesView } from '../support/model-server/openai-responses.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
@@ -129,6 +135,20 @@ describe('real codex driven by ralph', () => {
     const views = viewsSince(from);
     expect(views.map((v) => v.path)).toEqual(Array(4).fill('/v1/responses'));
     expect(views.map((v) => v.toolRounds)).toEqual([0, 1, 0, 1]);
+  }, 120_000);
+
+  it('a model ladder: the server sees the model change after two failed tests gates (cli.models → -m)', async () => {
+    server.setScript(ladderScript(2));
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': LADDER_PROMPT });
+    const models = ['gpt-5-nano', 'gpt-5-mini', 'gpt-5'];
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml(`  models: [${models.join(', ')}]\n${LADDER_GATE}`));
+    const r = await runRalph(['run'], dir, codexEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(rungsSeen(server.requests.slice(from).map((q) => (q.body as { model?: string }).model))).toEqual(
+      models,
+    );
+    expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual(models);
   }, 120_000);
 
   it('a two-hat workflow: the agent publishes with `ralph emit` through codex’s shell tool', async () => {

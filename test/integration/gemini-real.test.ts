@@ -5,6 +5,12 @@ import { liveGroupMembers } from '../../src/process/pids.ts';
 import { makeWorkspace, ROOT, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import { geminiApi, geminiView } from '../support/model-server/gemini.ts';
+import {
+  LADDER_GATE,
+  LADDER_PROMPT,
+  ladderScript,
+  rungsSeen,
+} from '../support/model-server/ladder-script.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
 
@@ -234,6 +240,23 @@ describe('real gemini driven by ralph', () => {
       expect(names).toContain('write_file');
       expect(names).not.toContain('run_shell_command');
     }
+  }, 120_000);
+
+  it('a model ladder: the server sees the model change after a failed tests gate (cli.models → -m)', async () => {
+    // One rung up is enough here: each gemini start costs seconds.
+    server.setScript(ladderScript(1));
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': LADDER_PROMPT });
+    const models = ['gemini-2.5-flash', 'gemini-2.5-pro'];
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      ralphYml(LADDER_GATE, 'max_iterations: 6', `  models: [${models.join(', ')}]`),
+    );
+    const r = await runRalph(['run'], dir, geminiEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // Gemini names the model in the request path: /v1beta/models/<model>:streamGenerateContent.
+    expect(rungsSeen(turnsSince(from).map((t) => /models\/([^:]+):/.exec(t.path)?.[1]))).toEqual(models);
+    expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual(models);
   }, 120_000);
 
   it('a 429 that gemini retries succeeds within the same iteration', async () => {

@@ -6,6 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opencodeBinary } from '../helpers/agent-binaries.ts';
 import { makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
+import {
+  LADDER_GATE,
+  LADDER_PROMPT,
+  ladderScript,
+  rungsSeen,
+} from '../support/model-server/ladder-script.ts';
 import { chatView, isTitleRequest, openAiChat } from '../support/model-server/openai-chat.ts';
 import type { Script } from '../support/model-server/script.ts';
 import { type ModelServer, startModelServer } from '../support/model-server/server.ts';
@@ -76,6 +82,12 @@ function opencodeEnv(proxy = 'http://127.0.0.1:9', extra: Record<string, string>
             name: 'Ralph scripted model',
             limit: { context: 200_000, output: 32_000 },
             cost: { ...PRICE, cache_read: 0.3, cache_write: 3.75 },
+          },
+          // The strong rung of the model-ladder test.
+          'ralph-strong': {
+            name: 'Ralph scripted strong model',
+            limit: { context: 200_000, output: 32_000 },
+            cost: { input: 15, output: 75, cache_read: 1.5, cache_write: 18.75 },
           },
         },
       },
@@ -208,6 +220,26 @@ describe('real opencode driven by ralph', () => {
     const records = readRecords(dir);
     expect(records.every((x) => x.tokens.total > 0 && x.cost_usd > 0)).toBe(true);
   }, 240_000);
+
+  it('a model ladder: the server sees the model change after a failed tests gate (cli.models → -m)', async () => {
+    server.setScript(ladderScript(1));
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': LADDER_PROMPT });
+    const yml = ralphYml(LADDER_GATE).replace(
+      `  model: ${MODEL}`,
+      `  models: [${MODEL}, ralphtest/ralph-strong]`,
+    );
+    writeFileSync(join(dir, 'ralph.yml'), yml);
+    const r = await runRalph(['run'], dir, opencodeEnv());
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const calls = server.requests.slice(from).map((q) => q.body as Record<string, unknown> | undefined);
+    const chat = calls.filter((b) => b !== undefined && typeof b === 'object' && !isTitleRequest(b));
+    expect(rungsSeen(chat.map((b) => b?.model))).toEqual(['ralph-model', 'ralph-strong']);
+    expect(readRecords(dir).map((x) => x.decision.route.model.name)).toEqual([
+      MODEL,
+      'ralphtest/ralph-strong',
+    ]);
+  }, 120_000);
 
   it('a 429 that opencode retries succeeds within the same iteration', async () => {
     server.setScript({

@@ -91,6 +91,7 @@ export const ampBackend: Backend = {
 /** Amp: its adapter, and how it is installed and logged in to. */
 export const amp: AgentCliDefinition = {
   name: 'amp',
+  modelFlag: '--mode',
   executable: 'amp',
   install: 'npm install -g @ampcode/cli',
   // AMP_API_KEY, or `amp login` into $XDG_DATA_HOME (default ~/.local/share)/amp/secrets.json

@@ -43,6 +43,7 @@ export const claudeBackend: Backend = {
 /** Claude Code: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
 export const claude: AgentCliDefinition = {
   name: 'claude',
+  modelFlag: '--model',
   executable: 'claude',
   install: 'npm install -g @anthropic-ai/claude-code',
   // Claude Code keeps its login in $CLAUDE_CONFIG_DIR (default ~/.claude)/.credentials.json on Linux

@@ -229,6 +229,7 @@ export const clineBackend: Backend = {
 /** Cline CLI: its adapter, and how it is installed and logged in to. */
 export const cline: AgentCliDefinition = {
   name: 'cline',
+  modelFlag: '--model',
   executable: 'cline',
   install: 'npm install -g cline',
   // `cline auth` writes $CLINE_DIR (default ~/.cline)/data/settings/providers.json; $CLINE_DATA_DIR

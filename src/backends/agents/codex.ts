@@ -305,6 +305,7 @@ export const codexBackend: Backend = createCodexBackend();
 /** OpenAI Codex CLI: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
 export const codex: AgentCliDefinition = {
   name: 'codex',
+  modelFlag: '-m',
   executable: 'codex',
   install: 'npm install -g @openai/codex',
   // $CODEX_HOME (default ~/.codex)/auth.json after `codex login` (developers.openai.com/codex/auth).

@@ -218,6 +218,7 @@ export const copilotBackend: Backend = {
 /** GitHub Copilot CLI: its adapter, and how it is installed and logged in to. */
 export const copilot: AgentCliDefinition = {
   name: 'copilot',
+  modelFlag: '--model',
   executable: 'copilot',
   install: 'npm install -g @github/copilot',
   // COPILOT_GITHUB_TOKEN / GH_TOKEN / GITHUB_TOKEN, else the /login recorded in $COPILOT_HOME

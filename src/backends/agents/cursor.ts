@@ -181,6 +181,7 @@ export const cursorBackend: Backend = {
 /** Cursor CLI: its adapter, and how it is installed and logged in to. */
 export const cursor: AgentCliDefinition = {
   name: 'cursor',
+  modelFlag: '--model',
   // Not named like the backend.
   executable: 'cursor-agent',
   install: 'curl https://cursor.com/install -fsS | bash',

@@ -33,7 +33,14 @@ export const fakeBackend: Backend = {
     }
     return {
       command: process.execPath,
-      args: [FAKE_AGENT_MAIN, '--script', scriptPath, ...extraArgs],
+      // --model: the model it reports and its script's `when: {model}` matches (cli.model, a ladder's rung).
+      args: [
+        FAKE_AGENT_MAIN,
+        '--script',
+        scriptPath,
+        ...(config.cli.model ? ['--model', config.cli.model] : []),
+        ...extraArgs,
+      ],
       stdin: prompt,
       env: {},
     };
@@ -46,6 +53,7 @@ export const fakeBackend: Backend = {
 /** `fake`: Ralph's own scripted agent, for demos and tests. */
 export const fake: BackendDefinition = {
   name: 'fake',
+  modelFlag: '--model',
   adapter: () => fakeBackend,
   interactive(config, prompt, { workspace, extraArgs = [] }) {
     const script = fakeScript(config);

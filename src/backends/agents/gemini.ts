@@ -329,6 +329,7 @@ function writeGeminiDenyPolicy({ tools, runtimeDir }: DenyToolsContext): string 
 /** Gemini CLI: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
 export const gemini: AgentCliDefinition = {
   name: 'gemini',
+  modelFlag: '-m',
   executable: 'gemini',
   install: 'npm install -g @google/gemini-cli',
   // OAuth in ~/.gemini/oauth_creds.json, or gemini-credentials.json (its encrypted file store);

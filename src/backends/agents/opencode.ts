@@ -255,6 +255,7 @@ export const opencodeBackend: Backend = createOpencodeBackend();
 /** OpenCode: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
 export const opencode: AgentCliDefinition = {
   name: 'opencode',
+  modelFlag: '-m',
   executable: 'opencode',
   install: 'npm install -g opencode-ai',
   // $XDG_DATA_HOME (default ~/.local/share)/opencode/auth.json after `opencode auth login`, or

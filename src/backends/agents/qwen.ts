@@ -174,6 +174,7 @@ export const qwenBackend: Backend = {
 /** Qwen Code: its adapter, and how it is installed and logged in to. */
 export const qwen: AgentCliDefinition = {
   name: 'qwen',
+  modelFlag: '--model',
   executable: 'qwen',
   install: 'npm install -g @qwen-code/qwen-code',
   // OPENAI_API_KEY (OpenAI-compatible), ~/.qwen/.env, or the Qwen OAuth cache ~/.qwen/oauth_creds.json;

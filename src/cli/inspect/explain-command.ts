@@ -62,6 +62,11 @@ export function explainRecord(r: IterationRecord): string[] {
   const lines = [
     `iteration ${r.iteration} · ${route?.hat ? `hat ${route.hat}` : 'solo'}${route?.triggered_by.length ? ` (triggered by ${route.triggered_by.join(', ')})` : ''} · ${describeAgent(r.backend, r.command)} · ${r.verdict}${r.reason ? ` — ${r.reason}` : ''} · ${formatSpan(r.duration_ms)}`,
   ];
+  const model = route?.model;
+  if (model)
+    lines.push(
+      `  model: ${model.name} (rung ${model.rung} of ${model.rungs}, ${model.scope}) — ${model.reason}`,
+    );
   if (r.events.length > 0) lines.push(`  published: ${r.events.join(', ')}`);
   if (d?.completion)
     lines.push(

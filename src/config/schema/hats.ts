@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { backendName, positive, positiveInt, scratchpadSetting, stringOrList } from './values.ts';
+import {
+  backendName,
+  modelLadder,
+  positive,
+  positiveInt,
+  scratchpadSetting,
+  stringOrList,
+} from './values.ts';
 
 /** One hat of `hats:`: what activates it, what it publishes, its instructions and its backend. */
 export const hatSchema = z
@@ -48,6 +55,17 @@ export const hatSchema = z
     }),
     backend_args: z.array(z.string()).optional().meta({
       description: "ralph-orchestrator's name for `args`, used when `args` is absent.",
+    }),
+    models: modelLadder.optional().meta({
+      description:
+        "This hat's model ladder, cheapest first (as `cli.models`, with a rung per task of its own). Absent: `cli.models` when the hat runs on `cli.backend`, else its CLI's default model.",
+      examples: [['gpt-5-mini', 'gpt-5']],
+    }),
+    escalate_after: positiveInt.optional().meta({
+      description: "This hat's `escalate_after` for its `models`. Absent: `cli.escalate_after`.",
+    }),
+    descend_after: positiveInt.optional().meta({
+      description: "This hat's `descend_after` for its `models`. Absent: `cli.descend_after`.",
     }),
     max_activations: positiveInt.optional().meta({
       description:

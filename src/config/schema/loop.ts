@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { backendName, PATH_PATTERNS_LINK, pathPatterns, positive, positiveInt } from './values.ts';
+import {
+  backendName,
+  modelLadder,
+  PATH_PATTERNS_LINK,
+  pathPatterns,
+  positive,
+  positiveInt,
+} from './values.ts';
 
 /** `event_loop`: the prompt, the completion promise and every limit of a run. */
 export const eventLoopSchema = z
@@ -152,7 +159,21 @@ export const cliSchema = z
       description: 'Script of the `fake` backend, relative to the workspace (also `RALPH_FAKE_SCRIPT`).',
     }),
     model: z.string().min(1).optional().meta({
-      description: "Model passed to backends that take one. Absent: the CLI's own default.",
+      description:
+        "Model passed to backends that take one. Absent: the CLI's own default. Not together with `models`.",
+    }),
+    models: modelLadder.optional().meta({
+      description:
+        "A model ladder, cheapest first (docs/concepts/models.md): iterations start on the first model and move one rung up after `escalate_after` failures in a row, a stuck signature, a failed gate or a rejected completion on the same task (milestone, else the whole run); `descend_after` successes move back down. Only for backends whose CLI takes a model (all agent CLIs and `fake`; Amp's rungs are its modes); `custom` refuses it. Not together with `model`.",
+      examples: [['haiku', 'sonnet', 'opus']],
+    }),
+    escalate_after: positiveInt.default(2).meta({
+      description:
+        'With `models`: failed iterations in a row on the same task that move the next iteration one rung up (a stuck signature, a failed gate or a rejected completion moves it at once).',
+    }),
+    descend_after: positiveInt.optional().meta({
+      description:
+        'With `models`: successful iterations in a row on the same task after which the next one moves one rung down. Absent: never down (a task stays on the rung that worked).',
     }),
     env: z
       .record(z.string(), z.string())

@@ -42,6 +42,14 @@ export const positive = z.number().positive();
 export const positiveInt = z.int().positive();
 export const stringOrList = z.union([z.string(), z.array(z.string())]);
 
+/** A model ladder (`cli.models`, `hats.<hat>.models`): model names, cheapest first, no repeats. */
+export const modelLadder = z
+  .array(z.string().min(1))
+  .min(1)
+  .refine((models) => new Set(models).size === models.length, {
+    error: 'a model appears twice in the ladder; list each model once, cheapest first',
+  });
+
 /** Where the reference explains path patterns (the keys that take them link here). */
 export const PATH_PATTERNS_LINK = 'path patterns (docs/concepts/path-patterns.md)';
 

@@ -11,6 +11,7 @@ import { consumeControl, controlPending } from '../human/control-inbox.ts';
 import { createQuestionWatch } from '../human/question-watch.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
+import { bookModelSpend } from './model-rung.ts';
 
 /** An iteration whose prompt is built and whose start is announced. */
 export interface StartedIteration {
@@ -93,6 +94,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const tokens = run.meter.totals();
   state.tokens = addTotals(state.tokens, tokens);
   state.cost_usd += run.meter.spentUsd() ?? 0;
+  bookModelSpend(state, route.ladder?.model ?? run.meter.model, run.meter.spentUsd());
   state.elapsed_ms = ctx.elapsed();
   const { finalText } = run;
   const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);

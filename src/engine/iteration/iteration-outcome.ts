@@ -28,6 +28,7 @@ import {
   publishResultEvents,
 } from './iteration-decision.ts';
 import { completedMessage, stopAfterIteration } from './iteration-stop.ts';
+import { climbLadder } from './model-rung.ts';
 import { settleWork } from './settle-work.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
@@ -166,6 +167,13 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     }) ??
     reviewStop(ctx) ??
     noProgressStop(ctx, progress, decision.idle);
+  // After the stop checks: they count the repeated signatures the ladder reads.
+  climbLadder(ctx, phase.route.ladder, {
+    failed: phase.verdict.kind === 'failure' || forced !== undefined,
+    stuck: state.signature_repeats >= 2 || (state.tdd?.signature_repeats ?? 0) >= 2,
+    gateFailed: checks.gates.tests?.passed === false || checks.gates.validate?.passed === false,
+    completionRejected: completion?.accepted === false,
+  });
   return {
     stopAfter,
     completion,

@@ -7,6 +7,7 @@ import { type HatSelection, selectHat } from '../../routing/select-hat.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { ChecklistView } from '../workflows/checklist-view.ts';
+import type { LadderStep } from './model-rung.ts';
 
 /** The hat an iteration runs (null in solo mode), and the backend it runs on. */
 export interface IterationRoute {
@@ -18,6 +19,8 @@ export interface IterationRoute {
   hatArgs: readonly string[];
   /** cli.fallback: the backend this iteration would have run on (parked on a usage limit). */
   fallbackFrom?: string | undefined;
+  /** A model ladder (`cli.models`): the model this iteration runs on and why. */
+  ladder?: LadderStep | undefined;
 }
 
 export interface IterationPrompt {

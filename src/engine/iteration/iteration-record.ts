@@ -47,7 +47,7 @@ export async function recordIteration(
       cost_usd: run.meter.spentUsd() ?? null,
       cost_estimated: run.meter.costIsEstimate(),
       context_pct: run.meter.contextPct(),
-      model: run.meter.model ?? null,
+      model: run.meter.model ?? phase.route.ladder?.model ?? null,
       head_before: phase.headBefore,
       head_after: readGitHead(options.workspace).commit ?? null,
       events: phase.collected.published.map((e) => e.topic),
@@ -151,11 +151,23 @@ function decisionOf(ctx: RunContext, phase: AgentPhase, outcome: IterationOutcom
   const c = ctx.counters();
   const l = ctx.limits;
   const g = outcome.gates;
+  const { ladder } = phase.route;
   return {
     route: {
       hat: phase.route.hatId,
       backend: phase.route.backend.name,
       triggered_by: phase.route.selection.consumed.map((e) => e.topic),
+      ...(ladder
+        ? {
+            model: {
+              name: ladder.model,
+              rung: ladder.rung + 1,
+              rungs: ladder.rungs,
+              scope: ladder.scope,
+              reason: ladder.reason,
+            },
+          }
+        : {}),
     },
     completion: outcome.completion ?? null,
     gates: {

@@ -1,3 +1,4 @@
+import { resolveBackend } from '../../backends/registry.ts';
 import type { AgentInvocation, Backend } from '../../backends/types.ts';
 import type { BackendName, HatConfig, RalphConfig } from '../../config/schema.ts';
 import { assemblePrompt, type PromptInput } from '../../routing/prompt.ts';
@@ -8,6 +9,7 @@ import { readWorkspaceContext, type WorkspaceContext } from '../steps/workspace-
 import { reviewBlock } from '../verify/review-gate.ts';
 import { type ChecklistView, checklistContextBlock, readChecklist } from '../workflows/checklist-view.ts';
 import { agentInvocation, type IterationPrompt, type IterationRoute, routeFor } from './iteration-prompt.ts';
+import { ladderScope, ladderStep } from './model-rung.ts';
 
 /** Characters of the scratchpad's newest part put in the prompt. */
 export const SCRATCHPAD_BUDGET = 6000;
@@ -15,7 +17,14 @@ export const SCRATCHPAD_BUDGET = 6000;
 /** What of the run's state an iteration's route and prompt depend on. */
 export type PlanState = Pick<
   LoopState,
-  'pending_events' | 'hat_activations' | 'guidance' | 'review' | 'tdd' | 'feedback' | 'start_milestone'
+  | 'pending_events'
+  | 'hat_activations'
+  | 'guidance'
+  | 'review'
+  | 'tdd'
+  | 'feedback'
+  | 'start_milestone'
+  | 'ladder'
 >;
 
 /** Everything an iteration is planned from besides what it reads from the workspace. */
@@ -72,9 +81,10 @@ export function planIteration(
   reads: WorkspaceReads = workspaceReads(input.workspace, input.config, input.paths),
 ): IterationPlan {
   const { config, state } = input;
-  const route = routeFor(config, state, input.backend, input.fallback);
-  const context = reads.context(route.hat);
+  const routed = routeFor(config, state, input.backend, input.fallback);
+  const context = reads.context(routed.hat);
   const view = reads.checklist(state.start_milestone ?? null);
+  const route = onLadder(config, state, routed, ladderScope(view, context.focusTask));
   const promise = config.completion.promise ?? config.event_loop.completion_promise;
   const checklist = view
     ? reads.checklistBlock(
@@ -120,6 +130,23 @@ export function planIteration(
     scratchpad: context.scratchpad,
     guidance: (state.guidance ?? []).map((g) => g.id),
   };
+}
+
+/**
+ * The route on its model ladder's rung (`cli.models`, `hats.<hat>.models`): the same backend
+ * started with that model. A `cli.fallback` backend runs its own default.
+ */
+function onLadder(
+  config: RalphConfig,
+  state: PlanState,
+  route: IterationRoute,
+  scope: string,
+): IterationRoute {
+  if (route.fallbackFrom) return route;
+  const step = ladderStep(config, route.hatId, route.hat, state, scope);
+  if (!step) return route;
+  const name = route.backend.name as BackendName;
+  return { ...route, backend: resolveBackend(name, config, route.hat?.command, step.model), ladder: step };
 }
 
 /** What a human said for this iteration (`ralph tell`, answers, rejected approvals), or ''. */

@@ -28,6 +28,8 @@ export interface LoopSummary {
   tokens: TokenTotals;
   /** What the agents cost in USD (reported by the CLIs, or estimated from tokens and list prices). */
   costUsd: number;
+  /** With a model ladder (`cli.models`, `hats.<hat>.models`): what the agents cost per model, in USD. */
+  costByModel?: Record<string, number>;
   /** Wall time of the run in milliseconds. */
   durationMs: number;
   /** The run's human log (`.ralph/logs/…`). */
@@ -46,7 +48,13 @@ export function summaryOf(state: LoopState, end: Stop, workspace: string, logFil
     iterations: state.iterations,
     tokens: { ...state.tokens },
     costUsd: state.cost_usd,
+    ...(laddered(state) ? { costByModel: { ...state.cost_by_model } } : {}),
     durationMs: state.elapsed_ms,
     logFile,
   };
+}
+
+/** The run climbed a model ladder: its summary shows the spend per model. */
+export function laddered(state: Pick<LoopState, 'ladder'>): boolean {
+  return Object.keys(state.ladder ?? {}).length > 0;
 }

@@ -4,7 +4,7 @@ import type { HeldLock } from '../../state/io/lock.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { nextStep, type Stop, stop } from '../decide/limits.ts';
 import { readChecklist } from '../workflows/checklist-view.ts';
-import { type LoopSummary, summaryOf } from './loop-summary.ts';
+import { type LoopSummary, laddered, summaryOf } from './loop-summary.ts';
 
 /** What a run stopped by a file-system failure says to do once the cause is fixed. */
 export const RESUME = 'then run `ralph run --resume`';
@@ -104,6 +104,7 @@ function announceEnd(ctx: RunContext, end: Stop, logFile: string): void {
     elapsedMs: state.elapsed_ms,
     tokens: state.tokens,
     costUsd: state.cost_usd,
+    costByModel: laddered(state) ? { ...state.cost_by_model } : undefined,
     logFile,
     next: nextStep(end.reason, ctx.limits),
     progress: endProgress(ctx),

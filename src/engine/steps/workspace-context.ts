@@ -10,7 +10,7 @@ import {
   renderMemoriesForPrompt,
 } from '../../state/memories.ts';
 import type { RalphPaths } from '../../state/paths.ts';
-import { openTasks, readTasks, readyTasks } from '../../state/tasks.ts';
+import { compareTasks, openTasks, readTasks, readyTasks } from '../../state/tasks.ts';
 
 /** What an iteration's prompt and completion check read from disk, fresh every iteration. */
 export interface WorkspaceContext {
@@ -22,6 +22,8 @@ export interface WorkspaceContext {
   memories: string;
   readyTasks: PromptTask[];
   openTasks: number;
+  /** The task being worked on: the first in progress, else the first ready one (a model ladder's scope). */
+  focusTask?: string | null;
 }
 
 type ScratchpadSetting = RalphConfig['core']['scratchpad'];
@@ -107,6 +109,9 @@ export function readWorkspaceContext(
     memories,
     readyTasks: readyTasks(tasks).map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
     openTasks: openTasks(tasks).length,
+    focusTask:
+      (tasks.filter((t) => t.status === 'in_progress').sort(compareTasks)[0] ?? readyTasks(tasks)[0])?.id ??
+      null,
   };
 }
 

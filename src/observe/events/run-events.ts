@@ -80,6 +80,8 @@ export interface LoopFinishedEvent {
   elapsedMs: number;
   tokens: TokenTotals;
   costUsd: number;
+  /** With a model ladder (`cli.models`): what the agents cost per model, in USD. */
+  costByModel?: Record<string, number> | undefined;
   logFile: string;
   /** How to continue the run (a limit stop says which flag to raise); undefined when done. */
   next?: string | undefined;

@@ -3,7 +3,7 @@ import { formatDuration } from '../../state/io/time-format.ts';
 import { describeCheck, describeEvent } from '../describe-event.ts';
 import type { LoopEvent, LoopEventHandlers } from '../events.ts';
 import { handleEvent } from '../events.ts';
-import { formatCost, formatNumber } from '../format.ts';
+import { formatCost, formatNumber, spendByModel } from '../format.ts';
 import type { Reporter } from '../reporter.ts';
 
 /** How much the console reporter prints: `quiet` (-q), `normal`, or `verbose` (-v, the agent's output too). */
@@ -111,6 +111,7 @@ export function createConsoleReporter(o: ConsoleReporterOptions): Reporter {
         `${color(c.bold(`ralph: ${d(e)}`))}\n` +
           `  iterations ${e.iterations} · duration ${formatDuration(e.elapsedMs)} · tokens ${formatNumber(e.tokens.total)} ` +
           `(in ${formatNumber(e.tokens.input)}, out ${formatNumber(e.tokens.output)}) · cost ${formatCost(e.costUsd)} · exit ${e.exitCode}\n` +
+          (e.costByModel ? `  spend by model: ${spendByModel(e.costByModel)}\n` : '') +
           (e.progress
             ? `  milestones completed ${e.progress.milestonesCompletedThisRun} (${e.progress.milestonesDone}/${e.progress.milestonesTotal} done) · ` +
               `tasks completed ${e.progress.tasksCompletedThisRun} (${e.progress.tasksDone}/${e.progress.tasksTotal} done)\n`

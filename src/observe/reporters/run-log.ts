@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { formatDuration, localTime } from '../../state/io/time-format.ts';
 import { outputWrite } from '../../state/io/write-faults.ts';
 import { describeEvent } from '../describe-event.ts';
-import { formatNumber } from '../format.ts';
+import { formatNumber, spendByModel } from '../format.ts';
 import type { Reporter } from '../reporter.ts';
 
 const RULE = '━'.repeat(40);
@@ -79,7 +79,7 @@ export function createRunLogSink(file: string): Reporter & { close(): void } {
         }
         case 'loop.finished':
           write(
-            `# stopped: ${describeEvent(e)} · exit ${e.exitCode} · ${e.iterations} iterations · ${formatDuration(e.elapsedMs)} · $${e.costUsd.toFixed(4)}\n`,
+            `# stopped: ${describeEvent(e)} · exit ${e.exitCode} · ${e.iterations} iterations · ${formatDuration(e.elapsedMs)} · $${e.costUsd.toFixed(4)}${e.costByModel ? ` (${spendByModel(e.costByModel)})` : ''}\n`,
           );
           break;
         default:
