@@ -8,6 +8,7 @@ import { consumeControl, controlPending } from '../human/control-inbox.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
 import { healthFatal, runHealthChecks } from '../readiness/health.ts';
 import { startChecks } from '../readiness/preflight.ts';
+import { forgePreflight } from '../workflows/milestone-prs.ts';
 import { waitWhileIdle } from './idle-wait.ts';
 
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, a human who did not answer, limits. */
@@ -65,7 +66,7 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
   const env = options.env ?? process.env;
   // At the start, also what would fail only after the first iteration: gate commands, a push remote.
   const results = first
-    ? await startChecks(options.workspace, config, env, ctx.inRepo)
+    ? [...(await startChecks(options.workspace, config, env, ctx.inRepo)), ...(await forgePreflight(ctx))]
     : runHealthChecks({ workspace: options.workspace, config, env });
   if (first) emit({ type: 'preflight', checks: results });
   for (const r of results) {
