@@ -13,12 +13,18 @@ const posts = (p: ForgeProject, path: RegExp) =>
   p.github.requests.filter((r) => r.method === 'POST' && path.test(r.path));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `ralph run` on the project until it waits for the merge of PR #1. */
+async function runUntilWaiting(p: ForgeProject) {
+  const run = startRalph(['run'], p.dir, p.env);
+  await waitFor(() => readStatus(p.dir) === 'waiting_for_merge', 20_000, 'waiting_for_merge');
+  return run;
+}
+
 describe('forge: a pull request per milestone (seed 003)', () => {
   it('merge-gated: draft PR per milestone, ready + comment when done, no agent call until PR 1 is merged', async () => {
     project = await forgeProject();
     const p = project;
-    const run = startRalph(['run'], p.dir, p.env);
-    await waitFor(() => readStatus(p.dir) === 'waiting_for_merge', 20_000, 'waiting_for_merge');
+    const run = await runUntilWaiting(p);
     expect(run.stdout()).toContain('✓ Platform: github');
     expect(run.stdout()).toContain('✓ Remote: https://github.com/acme/widgets.git');
     expect(run.stdout()).toContain('✓ Created draft PR #1 (Foundation, ralph/foundation → main)');
@@ -69,8 +75,7 @@ describe('forge: a pull request per milestone (seed 003)', () => {
   it('kill -9 while waiting, then --resume: waits for the same PR, never opens a second one', async () => {
     project = await forgeProject();
     const p = project;
-    const first = startRalph(['run'], p.dir, p.env);
-    await waitFor(() => readStatus(p.dir) === 'waiting_for_merge', 20_000, 'waiting_for_merge');
+    const first = await runUntilWaiting(p);
     first.child.kill('SIGKILL');
     await first.done;
     p.github.state.merge(1);
@@ -84,8 +89,7 @@ describe('forge: a pull request per milestone (seed 003)', () => {
   it('a PR closed unmerged stops the run: pr_closed, exit 1', async () => {
     project = await forgeProject();
     const p = project;
-    const run = startRalph(['run'], p.dir, p.env);
-    await waitFor(() => readStatus(p.dir) === 'waiting_for_merge', 20_000, 'waiting_for_merge');
+    const run = await runUntilWaiting(p);
     p.github.state.close(1);
     const r = await run.done;
     expect(r.code).toBe(1);

@@ -178,18 +178,8 @@ export async function waitWhilePaused(ctx: RunContext): Promise<Stop | undefined
   ctx.persist();
   ctx.emit({ type: 'loop.paused', iteration: state.iterations });
   while (state.paused) {
-    await waitWhileIdle({
-      workspace: ctx.options.workspace,
-      watch: [],
-      eventsFile: ctx.eventsFile,
-      eventsOffset: Number.POSITIVE_INFINITY,
-      // Wakes on a command; once a minute regardless, for the runtime limit.
-      cooldownMs: 60_000,
-      maxWaitMs: runtimeLeftMs(ctx),
-      signal: ctx.options.signal,
-      inbox: ctx.paths.inbox,
-      inboxOffset: state.control?.offset ?? 0,
-    });
+    // Wakes on a command; once a minute regardless, for the runtime limit.
+    await sleepUnlessStopped(ctx, 60_000);
     state.elapsed_ms = ctx.elapsed();
     const end = boundaryStop(ctx);
     if (end) return end;

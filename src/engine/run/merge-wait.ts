@@ -1,7 +1,6 @@
-import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
+import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { boundaryStop } from './between-iterations.ts';
-import { waitWhileIdle } from './idle-wait.ts';
+import { boundaryStop, sleepUnlessStopped } from './between-iterations.ts';
 
 /** How often a pull request is polled while the loop waits for its merge: once a minute. */
 const POLL_MS = 60_000;
@@ -78,17 +77,8 @@ export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
       announce('waiting');
       announced = true;
     }
-    await waitWhileIdle({
-      workspace: ctx.options.workspace,
-      watch: [],
-      eventsFile: ctx.eventsFile,
-      eventsOffset: Number.POSITIVE_INFINITY,
-      cooldownMs: mergePollMs(env),
-      maxWaitMs: runtimeLeftMs(ctx),
-      signal: ctx.options.signal,
-      inbox: ctx.paths.inbox,
-      inboxOffset: state.control?.offset ?? 0,
-    });
+    // Wakes on a command (`ralph resume`, `ralph stop`) or Ctrl-C, else at the next poll.
+    await sleepUnlessStopped(ctx, mergePollMs(env));
     state.elapsed_ms = ctx.elapsed();
     const end = boundaryStop(ctx);
     if (end) {

@@ -66,7 +66,7 @@ export async function startGithubServer(): Promise<GithubServer> {
   };
   const isAnswer = (x: FakeRepo | Answer): x is Answer => 'status' in x;
 
-  const routes: [string, RegExp, Route, boolean][] = [
+  const routes: [string, RegExp, Route][] = [
     [
       'GET',
       /^\/repos\/([^/]+)\/([^/]+)$/,
@@ -84,7 +84,6 @@ export async function startGithubServer(): Promise<GithubServer> {
           },
         };
       },
-      false,
     ],
     [
       'GET',
@@ -103,7 +102,6 @@ export async function startGithubServer(): Promise<GithubServer> {
         );
         return { status: 200, body: list.map((p) => state.pullJson(p, base)) };
       },
-      false,
     ],
     [
       'POST',
@@ -154,7 +152,6 @@ export async function startGithubServer(): Promise<GithubServer> {
         state.pulls.push(pr);
         return { status: 201, body: state.pullJson(pr, base) };
       },
-      true,
     ],
     [
       'GET',
@@ -165,7 +162,6 @@ export async function startGithubServer(): Promise<GithubServer> {
         const pr = state.pull(`${repo.owner}/${repo.name}`, Number(m[3]));
         return pr ? { status: 200, body: state.pullJson(pr, base) } : notFound;
       },
-      false,
     ],
     [
       'PATCH',
@@ -180,7 +176,6 @@ export async function startGithubServer(): Promise<GithubServer> {
         if (typeof r.body.base === 'string') pr.base = r.body.base;
         return { status: 200, body: state.pullJson(pr, base) };
       },
-      true,
     ],
     [
       'POST',
@@ -193,7 +188,6 @@ export async function startGithubServer(): Promise<GithubServer> {
         pr.comments.push(String(r.body.body ?? ''));
         return { status: 201, body: { id: pr.comments.length, body: r.body.body } };
       },
-      true,
     ],
     [
       'POST',
@@ -225,7 +219,6 @@ export async function startGithubServer(): Promise<GithubServer> {
           },
         };
       },
-      true,
     ],
   ];
 
