@@ -55,8 +55,9 @@ function rateLimited(status: number, headers: Headers, text: string): boolean {
 
 /** Milliseconds the API asks to wait (retry-after seconds, or until x-ratelimit-reset), if it says. */
 function askedWait(headers: Headers, now: number): number | undefined {
-  const after = Number(headers.get('retry-after'));
-  if (Number.isFinite(after) && after > 0) return after * 1000;
+  const header = headers.get('retry-after');
+  const after = header === null ? Number.NaN : Number(header);
+  if (Number.isFinite(after) && after >= 0) return after * 1000;
   const reset = Number(headers.get('x-ratelimit-reset'));
   return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - now) : undefined;
 }
