@@ -5,13 +5,13 @@ import { configuredRemoteUrl, fetchRemoteBranch, resolveCommit, switchBranch } f
 import { pushWithRetry } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
 import type { PreflightEvent } from '../../observe/events.ts';
+import { formatCost } from '../../observe/format.ts';
 import type { IterationRecord } from '../../observe/iteration-record.ts';
 import type { ForgeState, MilestonePr } from '../../state/loop-state.ts';
 import { currentMilestone, milestoneComplete } from '../../workflows/checklist.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { readChecklist } from './checklist-view.ts';
-import { pullRequestBody } from './pr-body.ts';
 
 /** `forge.pull_requests` as it applies: the key, else per_milestone for a checklist run whose push remote is on GitHub. */
 export function pullRequestMode(config: RalphConfig, remoteUrl: string | undefined): 'per_milestone' | 'off' {
@@ -212,4 +212,34 @@ export async function milestonePrStep(
     if (config.forge.wait_for_merge && currentMilestone(view.checklist) !== null) f.waiting = pr.number;
   }
   return { pr };
+}
+
+/** What a milestone's pull request body shows, kept current after every iteration. */
+export interface PrBodyInput {
+  milestone: string;
+  tasks: { text: string; done: boolean }[];
+  /** The design document (`DESIGN.md`). */
+  checklist: string;
+  /** The last iteration's gates: `tests passed`, `validate failed (exit 1)`; empty without gates. */
+  gates: string[];
+  costUsd: number;
+  iterations: number;
+  runId: string;
+}
+
+/** The pull request body: the milestone's task checklist, gate results and cost so far. */
+export function pullRequestBody(i: PrBodyInput): string {
+  const done = i.tasks.filter((t) => t.done).length;
+  return [
+    `Milestone **${i.milestone}** of \`${i.checklist}\`, worked on by Ralph (run \`${i.runId}\`).`,
+    '',
+    `### Tasks (${done}/${i.tasks.length})`,
+    ...i.tasks.map((t) => `- [${t.done ? 'x' : ' '}] ${t.text}`),
+    '',
+    '### Gates',
+    ...(i.gates.length > 0 ? i.gates.map((g) => `- ${g}`) : ['- none configured']),
+    '',
+    `Cost so far: ${formatCost(i.costUsd)} over ${i.iterations} iteration${i.iterations === 1 ? '' : 's'}.`,
+    '',
+  ].join('\n');
 }
