@@ -75,6 +75,11 @@ export const RALPH_ERROR_CODES = [
   'fleet_fetch_failed',
   'fleet_branch_missing',
   'fleet_checkpoint_commit_missing',
+  // Pull requests on GitHub (forge)
+  'forge_unsupported',
+  'forge_no_token',
+  'forge_denied',
+  'forge_failed',
 ] as const;
 
 /** The stable code of a {@link RalphError}: one of {@link RALPH_ERROR_CODES}. */

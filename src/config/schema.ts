@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { forgeSchema } from './schema/forge.ts';
 import { hatSchema } from './schema/hats.ts';
 import { cliSchema, eventLoopSchema } from './schema/loop.ts';
 import {
@@ -54,6 +55,7 @@ export const configSchema = z.strictObject({
   gates: gatesSchema.default(gatesSchema.parse({})),
   health: healthSchema.default(healthSchema.parse({})),
   git: gitSchema.default(gitSchema.parse({})),
+  forge: forgeSchema.default(forgeSchema.parse({})),
   events: z
     .record(z.string().min(1).meta({ title: 'topic' }), eventMetaSchema)
     .default({})

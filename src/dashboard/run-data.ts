@@ -71,6 +71,10 @@ export function summarize(entry: RegistryEntry, now: number): RunSummary {
         };
       case 'paused':
         return { ...base, group: 'paused', detail: 'ralph resume goes on' };
+      case 'waiting_for_merge': {
+        const pr = state.forge?.prs.find((p) => p.number === state.forge?.waiting);
+        return { ...base, group: 'waiting', detail: pr ? `merge of PR #${pr.number}: ${pr.url}` : 'a merge' };
+      }
       case 'idle':
         return { ...base, group: 'idle', detail: 'waiting for changes' };
       default:

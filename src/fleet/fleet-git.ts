@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RalphError } from '../errors.ts';
+import { resolveCommit } from '../git/branches.ts';
 import { commitAll } from '../git/git.ts';
 import { runGit, runGitRaw, stderrTail } from '../git/run-git.ts';
 import { fleetBranch } from './job-engine.ts';
@@ -8,10 +9,7 @@ import { fleetBranch } from './job-engine.ts';
 const REMOTE = 'origin';
 const remoteRef = (branch: string) => `refs/remotes/${REMOTE}/${branch}`;
 
-async function revParse(ws: string, ref: string): Promise<string | null> {
-  const r = await runGitRaw(ws, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
-  return r.exitCode === 0 ? r.stdout.trim() : null;
-}
+const revParse = resolveCommit;
 
 /** Fetches `branch` into refs/remotes/origin/; false when the remote has no such branch. */
 async function fetchBranch(ws: string, branch: string): Promise<boolean> {

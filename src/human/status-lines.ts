@@ -1,6 +1,15 @@
+import { describePullRequests } from '../observe/describe-event.ts';
 import { formatCost, formatNumber, stopText } from '../observe/format.ts';
 import { formatAge, formatSpan } from '../state/io/time-format.ts';
 import type { LoopState } from '../state/loop-state.ts';
+
+/** `waiting for PR #3 to be merged (<url>; \`ralph resume\` checks now)`. */
+function waitingForMerge(state: LoopState): string {
+  const pr = state.forge?.prs.find((p) => p.number === state.forge?.waiting);
+  return pr
+    ? `waiting for PR #${pr.number} to be merged (${pr.url}; \`ralph resume\` checks now)`
+    : 'waiting for a pull request to be merged';
+}
 
 /**
  * The status lines a person reads: what the loop is doing and for how long ("running 4m12s,
@@ -34,11 +43,13 @@ export function humanStatus(
       ? `waiting for a human (${waiting.kind} ${waiting.id}: ${JSON.stringify(waiting.text.slice(0, 80))}; \`ralph ${waiting.kind === 'question' ? 'answer' : 'approve'} ${waiting.id}${waiting.kind === 'question' ? ' "…"' : ''}\`${waiting.kind === 'approval' ? ` or \`ralph reject ${waiting.id} "why"\`` : ''});`
       : state.status === 'paused'
         ? 'paused (`ralph resume` goes on);'
-        : parked
-          ? `parked for another ${formatSpan(parked.until - o.now)} (${parked.message})`
-          : state.idle
-            ? `idle — waiting for changes${typeof state.idle_next_scan_at === 'number' ? (state.idle_next_scan_at > o.now ? ` (next scan in ${formatSpan(state.idle_next_scan_at - o.now)})` : ' (next scan due)') : ''}; running`
-            : 'running';
+        : state.status === 'waiting_for_merge'
+          ? `${waitingForMerge(state)};`
+          : parked
+            ? `parked for another ${formatSpan(parked.until - o.now)} (${parked.message})`
+            : state.idle
+              ? `idle — waiting for changes${typeof state.idle_next_scan_at === 'number' ? (state.idle_next_scan_at > o.now ? ` (next scan in ${formatSpan(state.idle_next_scan_at - o.now)})` : ' (next scan due)') : ''}; running`
+              : 'running';
     head = `${doing} ${formatSpan(elapsed)}, ${iteration}, ${event}${o.stopRequested ? ', stop requested' : ''} (pid ${o.pid})`;
   } else if (o.crashed) {
     head = `not running — the loop (pid ${state.pid}) died in ${iteration}; continue with \`ralph run --resume\` or start over with --fresh`;
@@ -47,8 +58,10 @@ export function humanStatus(
     head = `${state.status}${ended} after ${state.iterations} iteration${state.iterations === 1 ? '' : 's'} in ${formatSpan(state.elapsed_ms)}${state.stop_reason ? ` — ${stopText(state.stop_reason, state.stop_message, ': ')}` : ''}`;
   }
   const queued = state.guidance?.length ?? 0;
+  const prs = state.forge?.prs ?? [];
   return [
     `run ${state.run_id}: ${head}`,
+    ...(prs.length > 0 ? [`  ${describePullRequests(prs)} (${prs.map((p) => p.url).join(', ')})`] : []),
     ...(queued > 0 ? [`  ${queued} message(s) from a human queued for the next iteration`] : []),
     `  backend ${state.backend} · tokens ${formatNumber(state.tokens.total)} · cost ${formatCost(state.cost_usd)} · consecutive failures ${state.consecutive_failures}`,
     `  log ${state.log_file}`,

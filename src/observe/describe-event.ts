@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../backends/types.ts';
 import { formatDuration } from '../state/io/time-format.ts';
-import type { LoopEvent, LoopEventHandlers } from './events.ts';
+import type { LoopEvent, LoopEventHandlers, PullRequestSummary } from './events.ts';
 import { formatCost, formatNumber, stopText } from './format.ts';
 import type { ParallelEvent, WorkerView } from './parallel-events.ts';
 
@@ -21,6 +21,38 @@ export function describeEvent(event: LoopEvent | ParallelEvent): string {
         );
   const line = text.trim().replace(/\s*[\n\r\v\f\u0085\u2028\u2029]+\s*/g, ' ⏎ ');
   return line === '' ? event.type : line;
+}
+
+const PR_STATUS = {
+  draft: 'draft',
+  open: 'open',
+  ready: 'ready for review',
+  merged: 'merged',
+  closed: 'closed unmerged',
+};
+
+/** The run's pull requests in one line: `PRs created: 2 — #12 ready for review, #13 draft`. */
+export function describePullRequests(prs: readonly PullRequestSummary[]): string {
+  return `PRs created: ${prs.length} — ${prs.map((p) => `#${p.number} ${PR_STATUS[p.status]}`).join(', ')}`;
+}
+
+/** A milestone's pull request event as one phrase: `Created draft PR #1 (Foundation) → <url>`. */
+function describePullRequest(e: Extract<LoopEvent, { type: 'forge.pull_request' }>): string {
+  const pr = `PR #${e.number}`;
+  switch (e.action) {
+    case 'opened':
+      return `Created ${e.draft ? 'draft ' : ''}${pr} (${e.milestone}, ${e.branch} → ${e.base}) ${e.url}`;
+    case 'adopted':
+      return `Adopted ${pr} (${e.milestone}), already open for ${e.branch} ${e.url}`;
+    case 'ready':
+      return `${pr} ready for review (${e.milestone}) ${e.url}`;
+    case 'waiting':
+      return `waiting for ${pr} to be merged (${e.milestone}) ${e.url} — \`ralph resume\` checks at once, \`ralph stop\` ends the loop`;
+    case 'merged':
+      return `${pr} merged into ${e.base} (${e.milestone})`;
+    case 'closed':
+      return `${pr} was closed without being merged (${e.milestone}) ${e.url}`;
+  }
 }
 
 /** A worker slot as one phrase: `w1 T-3: iteration 2 (running)`. */
@@ -66,6 +98,7 @@ const LOOP: LoopEventHandlers<string> = {
       : `${gate} failed (${g.timed_out ? 'timed out' : `exit ${g.exit_code}`}): ${g.command}`,
   'git.committed': (e) => `committed ${e.commit.slice(0, 7)} ${e.message.split('\n')[0]}`,
   'git.pushed': (e) => `pushed to ${e.remote}/${e.branch}`,
+  'forge.pull_request': (e) => describePullRequest(e),
   'loop.parked': (e) =>
     `parked — ${e.message}; resuming iteration ${e.iteration} at ${new Date(e.until).toLocaleTimeString()} (in ${formatDuration(e.remainingMs)})`,
   'control.received': (e) => `← ${e.kind} from ${e.source}${e.text ? `: ${e.text.split('\n')[0]}` : ''}`,

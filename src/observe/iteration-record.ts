@@ -111,6 +111,8 @@ export interface IterationRecord {
   progress?: { files: boolean | null; commit: boolean; tasks: boolean; events: boolean };
   /** Why the loop did what it did after this iteration (`ralph explain` prints it). */
   decision?: IterationDecision;
+  /** forge.pull_requests: the milestone's pull request after this iteration (opened, updated or marked ready). */
+  pull_request?: { number: number; url: string; status: string; milestone: string };
   /** Review points a human settled for this iteration (`gates.approval`). */
   approvals?: { point: string; id: string; answer: string; by: string; reason?: string }[];
 }

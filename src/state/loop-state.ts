@@ -25,7 +25,9 @@ export type RunStatus =
   | 'paused'
   | 'parked'
   | 'waiting_for_human'
-  | 'idle';
+  | 'idle'
+  /** forge.wait_for_merge: a milestone's pull request is ready; the loop waits for its merge. */
+  | 'waiting_for_merge';
 
 /** The statuses of a loop that is running (or crashed while running). */
 export const LIVE_STATUSES: readonly RunStatus[] = [
@@ -34,6 +36,7 @@ export const LIVE_STATUSES: readonly RunStatus[] = [
   'parked',
   'waiting_for_human',
   'idle',
+  'waiting_for_merge',
 ];
 
 /** Guidance (`ralph tell`) or a human's answer waiting for the next prompt. */
@@ -92,6 +95,33 @@ export interface LadderRung {
   successes: number;
   /** Why the ladder is on this rung (null: it starts there). */
   reason: string | null;
+}
+
+/** A pull request Ralph opened (or adopted) for a milestone (`forge.pull_requests: per_milestone`). */
+export interface MilestonePr {
+  milestone: string;
+  /** `ralph/<milestone-slug>`. */
+  branch: string;
+  /** The branch it merges into: the target, or the previous milestone's branch (multi-PR mode). */
+  base: string;
+  number: number;
+  /** GraphQL node id (marking a draft ready needs it). */
+  node_id: string;
+  url: string;
+  status: 'draft' | 'open' | 'ready' | 'merged' | 'closed';
+}
+
+/** The forge's bookkeeping of a checklist run: milestone branches and their pull requests. */
+export interface ForgeState {
+  /** The branch the first milestone started from, where merged milestones land. */
+  target: string;
+  /** The milestone being worked on and its branch; null between milestones. */
+  active: { milestone: string; branch: string; base: string } | null;
+  prs: MilestonePr[];
+  /** The pull request the loop waits to be merged (`forge.wait_for_merge`), or null. */
+  waiting: number | null;
+  /** The last merged pull request: the next milestone starts from the updated target. */
+  merged_target?: boolean;
 }
 
 /** `.ralph/state.json`: durable loop state, written atomically after every step. */
@@ -195,6 +225,8 @@ export interface LoopState {
   fallback?: { index: number; until: number } | null;
   /** Usage of the last finished iterations by hat and backend (budget foresight). */
   usage_samples?: { hat: string | null; backend: string; costUsd: number; tokens: number }[];
+  /** forge.pull_requests: per_milestone — milestone branches and pull requests (kept across --resume). */
+  forge?: ForgeState | null;
   /** Limit warnings given so far: the highest percent per limit. */
   limit_warnings?: Record<string, number>;
   /** Model ladders: the rung per `<owner>@<task|milestone|run>` (the newest few dozen scopes). */
@@ -226,6 +258,7 @@ const stateShape = z.looseObject({
     'parked',
     'waiting_for_human',
     'idle',
+    'waiting_for_merge',
   ]),
   started_at: z.string(),
   updated_at: z.string().default(''),

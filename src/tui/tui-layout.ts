@@ -127,6 +127,8 @@ export function phaseText(m: TuiModel, now: number): string {
       return `idle — waiting for changes${p.watch.length ? ` in ${p.watch.join(', ')}` : ''}`;
     case 'waiting':
       return `WAITING FOR YOU — ${p.question.kind} ${p.question.id}`;
+    case 'merge':
+      return `WAITING FOR MERGE — PR #${p.number} ${p.url}`;
     case 'finished':
       return `stopped: ${p.reason}`;
   }

@@ -53,6 +53,8 @@ export interface TuiModel {
     | { kind: 'parked'; until: number; message: string }
     | { kind: 'idle'; watch: readonly string[] }
     | { kind: 'waiting'; question: PendingQuestion }
+    /** forge.wait_for_merge: a milestone's pull request waits to be merged. */
+    | { kind: 'merge'; number: number; url: string }
     | { kind: 'finished'; reason: string; message: string; exitCode: number };
   output: string[];
   /** A line still being written (output arrives in chunks). */
@@ -137,6 +139,10 @@ export function reduce(m: TuiModel, e: LoopEvent, now: number): TuiModel {
     case 'loop.woke':
       m.phase = { kind: 'running' };
       break;
+    case 'forge.pull_request':
+      if (e.action === 'waiting') m.phase = { kind: 'merge', number: e.number, url: e.url };
+      else if (e.action === 'merged' || e.action === 'closed') m.phase = { kind: 'running' };
+      break;
     case 'human.question':
       m.phase = {
         kind: 'waiting',
@@ -218,6 +224,8 @@ function paneLevel(e: LoopEvent): PaneLevel | undefined {
     case 'human.question':
     case 'limit.warning':
       return 'warn';
+    case 'forge.pull_request':
+      return e.action === 'closed' ? 'warn' : 'info';
     case 'loop.finished':
       return e.exitCode === 0 ? 'info' : 'warn';
     default:

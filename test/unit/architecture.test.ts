@@ -26,6 +26,7 @@ const LAYERS: Record<string, number> = {
   gates: 2,
   backends: 2,
   git: 2,
+  forge: 2, // pull requests on GitHub (REST on fetch)
   workflows: 2, // parsers of the workflow files (checklist, TDD state and reports)
   process: 1,
   state: 1,
@@ -134,6 +135,7 @@ const ENGINE_DOMAINS: Record<string, number> = {
   human: 3,
   readiness: 3,
   git: 2,
+  forge: 2, // pull requests on GitHub (REST on fetch)
   workflows: 2,
   context: 1,
   decide: 0,

@@ -151,6 +151,17 @@ const EVENTS: { [K in LoopEventType]: fc.Arbitrary<Extract<LoopEvent, { type: K 
     message: text,
   }),
   'git.pushed': fc.record({ type: fc.constant('git.pushed'), iteration: n, remote: text, branch: text }),
+  'forge.pull_request': fc.record({
+    type: fc.constant('forge.pull_request'),
+    iteration: n,
+    action: fc.constantFrom('opened', 'adopted', 'ready', 'waiting', 'merged', 'closed'),
+    number: n,
+    url: text,
+    draft: fc.boolean(),
+    milestone: text,
+    branch: text,
+    base: text,
+  }),
   'loop.parked': fc.record({
     type: fc.constant('loop.parked'),
     iteration: n,

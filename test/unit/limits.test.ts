@@ -52,6 +52,7 @@ describe('EXIT_FOR_REASON', () => {
       no_progress: 1,
       gate_tampered: 1,
       review_unresolved: 1,
+      pr_closed: 1,
       dirty_tree: 1,
       stuck: 1,
       tdd_state: 1,

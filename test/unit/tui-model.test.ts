@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeEvent } from '../../src/observe/describe-event.ts';
 import type { LoopEvent } from '../../src/observe/events.ts';
-import { bar, clip, headerLines, outputRows, wrap } from '../../src/tui/tui-layout.ts';
+import { bar, clip, headerLines, outputRows, phaseText, wrap } from '../../src/tui/tui-layout.ts';
 import { emptyModel, MAX_EVENTS, MAX_OUTPUT_LINES, reduce } from '../../src/tui/tui-model.ts';
 
 const started: LoopEvent = {
@@ -36,6 +36,27 @@ describe('tui model', () => {
     reduce(m, { type: 'loop.paused', iteration: 3 }, 0);
     expect(m.phase.kind).toBe('paused');
     expect(m.events[0]?.text).toBe('paused — `ralph resume` goes on, `ralph stop` ends the loop');
+  });
+
+  it('shows a wait for a pull request merge in the phase and the events pane (forge.wait_for_merge)', () => {
+    const m = emptyModel();
+    reduce(m, started, 0);
+    const pr = {
+      type: 'forge.pull_request' as const,
+      iteration: 3,
+      number: 7,
+      url: 'https://github.com/o/r/pull/7',
+      draft: false,
+      milestone: 'Foundation',
+      branch: 'ralph/foundation',
+      base: 'main',
+    };
+    reduce(m, { ...pr, action: 'waiting' }, 0);
+    expect(m.phase).toEqual({ kind: 'merge', number: 7, url: 'https://github.com/o/r/pull/7' });
+    expect(phaseText(m, 0)).toBe('WAITING FOR MERGE — PR #7 https://github.com/o/r/pull/7');
+    expect(m.events[0]?.text).toContain('waiting for PR #7 to be merged');
+    reduce(m, { ...pr, action: 'merged' }, 0);
+    expect(m.phase.kind).toBe('running');
   });
 
   it("words the events pane as describeEvent does (the console's and the logs' words), marked by level", () => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { buildAgentEnv } from '../../agent/agent-env.ts';
 import type { Backend } from '../../backends/types.ts';
 import { humanTimeoutSeconds, type RalphConfig } from '../../config/schema.ts';
+import type { ForgeSession } from '../../forge/open-forge.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
 import type { ChecklistProgress, LoopEvent, StopReason } from '../../observe/events.ts';
 import type { Reporter } from '../../observe/reporter.ts';
@@ -124,6 +125,8 @@ export interface RunContext {
   /** Runtime used by the run, previous sessions included. */
   elapsed(): number;
   counters(): Counters;
+  /** forge.pull_requests: the checked connection to GitHub, set by the pre-flight (undefined: off). */
+  forge?: ForgeSession | undefined;
 }
 
 export interface RunContextInput {

@@ -48,6 +48,7 @@ export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   no_progress: ExitCode.failure,
   gate_tampered: ExitCode.failure,
   review_unresolved: ExitCode.failure,
+  pr_closed: ExitCode.failure,
   error: ExitCode.failure,
   interrupted: ExitCode.interrupted,
 };
@@ -101,6 +102,8 @@ export function nextStep(reason: StopReason, l: Limits): string | undefined {
       return resume;
     case 'human_timeout':
       return `answer it (\`ralph status\` lists what waits), then \`${resume}\``;
+    case 'pr_closed':
+      return `reopen and merge the pull request, or check its milestone's boxes again, then \`${resume}\``;
     case 'auth_error':
       return `log the agent CLI in (\`ralph doctor\` says how), then \`${resume}\``;
     default:

@@ -16,6 +16,7 @@ import {
   rememberTree,
   workBlockers,
 } from '../verify/work-progress.ts';
+import { milestonePrStep } from '../workflows/milestone-prs.ts';
 import type { TddStepResult } from '../workflows/tdd-loop.ts';
 import { switchToFallback } from './backend-fallback.ts';
 import type { AgentPhase } from './iteration-agent.ts';
@@ -50,6 +51,8 @@ export interface IterationOutcome {
   review?: IterationRecord['review'] | undefined;
   /** Processes started after the agent (the reviewer's) that were left running and killed. */
   killed: KilledProcess[];
+  /** forge.pull_requests: the milestone's pull request after this iteration. */
+  pullRequest?: IterationRecord['pull_request'] | undefined;
 }
 
 /** Everything after the agent: gates, TDD, completion, events, git, and the stop decision. */
@@ -144,6 +147,8 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
         approvals,
       )
     : { commit: null, validateGate: undefined, pushError: undefined, blocked: undefined, held: false };
+  // forge.pull_requests: push the milestone's branch, open or update its pull request, mark it ready.
+  const forge = checks.agentOk && !work.held ? await milestonePrStep(ctx, phase.number, checks.gates) : {};
   if (work.blocked && decision.complete) {
     blockers.push(work.blocked);
     decision = decide(ctx, phase, checks, blockers, forced);
@@ -158,6 +163,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     tamperedStop(ctx, tampered) ??
     // Held: never a completion; the run ends interrupted (or cancelled) and resumes at the point.
     (work.held ? abandonedWaitStop(ctx) : undefined) ??
+    forge.stop ??
     stopAfterIteration(ctx, {
       phase,
       decision,
@@ -194,6 +200,9 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
         }
       : undefined,
     killed: review?.killed ?? [],
+    pullRequest: forge.pr
+      ? { number: forge.pr.number, url: forge.pr.url, status: forge.pr.status, milestone: forge.pr.milestone }
+      : undefined,
   };
 }
 

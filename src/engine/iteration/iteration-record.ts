@@ -63,6 +63,7 @@ export async function recordIteration(
       ...(phase.guidance.length > 0 ? { guidance: phase.guidance } : {}),
       ...(phase.questions.length > 0 ? { questions: phase.questions } : {}),
       ...(outcome.approvals.length > 0 ? { approvals: outcome.approvals } : {}),
+      ...(outcome.pullRequest ? { pull_request: outcome.pullRequest } : {}),
       ...(outcome.progress ? { progress: outcome.progress } : {}),
       ...(outcome.tampered?.length ? { tampered: outcome.tampered } : {}),
       ...(outcome.review ? { review: outcome.review } : {}),

@@ -8,6 +8,7 @@ import { consumeControl, controlPending } from '../human/control-inbox.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
 import { healthFatal, runHealthChecks } from '../readiness/health.ts';
 import { startChecks } from '../readiness/preflight.ts';
+import { forgePreflight } from '../workflows/milestone-prs.ts';
 import { waitWhileIdle } from './idle-wait.ts';
 
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, a human who did not answer, limits. */
@@ -65,7 +66,7 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
   const env = options.env ?? process.env;
   // At the start, also what would fail only after the first iteration: gate commands, a push remote.
   const results = first
-    ? await startChecks(options.workspace, config, env, ctx.inRepo)
+    ? [...(await startChecks(options.workspace, config, env, ctx.inRepo)), ...(await forgePreflight(ctx))]
     : runHealthChecks({ workspace: options.workspace, config, env });
   if (first) emit({ type: 'preflight', checks: results });
   for (const r of results) {
@@ -177,18 +178,8 @@ export async function waitWhilePaused(ctx: RunContext): Promise<Stop | undefined
   ctx.persist();
   ctx.emit({ type: 'loop.paused', iteration: state.iterations });
   while (state.paused) {
-    await waitWhileIdle({
-      workspace: ctx.options.workspace,
-      watch: [],
-      eventsFile: ctx.eventsFile,
-      eventsOffset: Number.POSITIVE_INFINITY,
-      // Wakes on a command; once a minute regardless, for the runtime limit.
-      cooldownMs: 60_000,
-      maxWaitMs: runtimeLeftMs(ctx),
-      signal: ctx.options.signal,
-      inbox: ctx.paths.inbox,
-      inboxOffset: state.control?.offset ?? 0,
-    });
+    // Wakes on a command; once a minute regardless, for the runtime limit.
+    await sleepUnlessStopped(ctx, 60_000);
     state.elapsed_ms = ctx.elapsed();
     const end = boundaryStop(ctx);
     if (end) return end;

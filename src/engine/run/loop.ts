@@ -22,6 +22,7 @@ import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
 import { taskFingerprint, treeFingerprint } from '../verify/work-progress.ts';
 import { readChecklist } from '../workflows/checklist-view.ts';
+import { enterMilestone } from '../workflows/milestone-prs.ts';
 import {
   boundaryStop,
   preIterationStop,
@@ -33,6 +34,7 @@ import {
 } from './between-iterations.ts';
 import { settleHeldReview } from './held-review.ts';
 import type { LoopSummary } from './loop-summary.ts';
+import { waitForMerge } from './merge-wait.ts';
 import { endRun, userError } from './run-end.ts';
 import { openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun, resumesUncommitted } from './run-setup.ts';
@@ -228,6 +230,10 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
       const woke = await waitForWork(ctx);
       if (woke) return woke;
     }
+    // forge.pull_requests: a ready milestone waits for its merge; each milestone on its own branch.
+    const merge = await waitForMerge(ctx);
+    if (merge) return merge;
+    await enterMilestone(ctx);
     const decided = (await runIteration(ctx)) ?? limitReached(ctx.counters(), ctx.limits);
     const requested = await ctx.options.afterIteration?.({ state });
     const after = stopAfterFinishing(

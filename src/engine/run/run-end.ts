@@ -1,6 +1,7 @@
 import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
 import type { Reporter } from '../../observe/reporter.ts';
 import type { HeldLock } from '../../state/io/lock.ts';
+import type { MilestonePr } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { nextStep, type Stop, stop } from '../decide/limits.ts';
 import { readChecklist } from '../workflows/checklist-view.ts';
@@ -106,9 +107,25 @@ function announceEnd(ctx: RunContext, end: Stop, logFile: string): void {
     costUsd: state.cost_usd,
     costByModel: laddered(state) ? { ...state.cost_by_model } : undefined,
     logFile,
-    next: nextStep(end.reason, ctx.limits),
+    next: nextWithPullRequests(state.forge?.prs ?? [], nextStep(end.reason, ctx.limits)),
     progress: endProgress(ctx),
+    pullRequests: state.forge?.prs.length
+      ? state.forge.prs.map((p) => ({
+          number: p.number,
+          url: p.url,
+          milestone: p.milestone,
+          status: p.status,
+        }))
+      : undefined,
   });
+}
+
+/** Ready pull requests come first in what to do next: "review and merge #12". */
+function nextWithPullRequests(prs: readonly MilestonePr[], next: string | undefined): string | undefined {
+  const ready = prs.filter((p) => p.status === 'ready').map((p) => `#${p.number}`);
+  if (ready.length === 0) return next;
+  const review = `review and merge ${ready.join(', ')}`;
+  return next ? `${review}; ${next}` : review;
 }
 
 /** Checklist progress at the end of the run, with what this run completed. */

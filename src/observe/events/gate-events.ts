@@ -52,6 +52,20 @@ export interface GitPushedEvent {
   branch: string;
 }
 
+/** A milestone's pull request changed (forge.pull_requests: per_milestone). */
+export interface PullRequestEvent {
+  type: 'forge.pull_request';
+  iteration: number;
+  /** opened (a draft, or not), adopted (it existed for the branch), ready for review, waiting for its merge, merged, closed unmerged. */
+  action: 'opened' | 'adopted' | 'ready' | 'waiting' | 'merged' | 'closed';
+  number: number;
+  url: string;
+  draft: boolean;
+  milestone: string;
+  branch: string;
+  base: string;
+}
+
 /** The events of what an iteration's work goes through after the agent: gates, the review, git. */
 export type GateEvent =
   | GateStartedEvent
@@ -59,4 +73,5 @@ export type GateEvent =
   | GateFinishedEvent
   | ReviewFinishedEvent
   | GitCommittedEvent
-  | GitPushedEvent;
+  | GitPushedEvent
+  | PullRequestEvent;

@@ -30,6 +30,8 @@ export type StopReason =
   | 'no_progress'
   /** Nobody answered a question or approval in time and `human.on_timeout` is `stop`. */
   | 'human_timeout'
+  /** A milestone's pull request was closed without being merged (forge.wait_for_merge). */
+  | 'pr_closed'
   | 'error';
 
 /** Checklist progress (seed 003) shown in banners and the end summary. */
@@ -89,6 +91,16 @@ export interface LoopFinishedEvent {
   progress?:
     | (ChecklistProgress & { tasksCompletedThisRun: number; milestonesCompletedThisRun: number })
     | undefined;
+  /** forge.pull_requests: every pull request the run opened or adopted, in milestone order. */
+  pullRequests?: PullRequestSummary[] | undefined;
+}
+
+/** A milestone's pull request as the summary and `ralph status` name it. */
+export interface PullRequestSummary {
+  number: number;
+  url: string;
+  milestone: string;
+  status: 'draft' | 'open' | 'ready' | 'merged' | 'closed';
 }
 
 /** The events that open and close a run and what it says around its iterations. */

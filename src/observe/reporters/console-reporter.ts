@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import { formatDuration } from '../../state/io/time-format.ts';
-import { describeCheck, describeEvent } from '../describe-event.ts';
+import { describeCheck, describeEvent, describePullRequests } from '../describe-event.ts';
 import type { LoopEvent, LoopEventHandlers } from '../events.ts';
 import { handleEvent } from '../events.ts';
 import { formatCost, formatNumber, spendByModel } from '../format.ts';
@@ -85,6 +85,13 @@ export function createConsoleReporter(o: ConsoleReporterOptions): Reporter {
       o.err(`${c.red(`ralph: ${d(e)}`)}\n${output}`);
     },
     'git.committed': (e) => say(c.dim(`  ${d(e)}`)),
+    // Seed 003's lines: `✓ Created draft PR #1`; a wait for a merge is always shown, as a question is.
+    'forge.pull_request': (e) =>
+      e.action === 'waiting'
+        ? line(c.cyan(d(e)))
+        : e.action === 'closed'
+          ? warn(d(e))
+          : say(`${c.green('✓')} ${d(e)}`),
     'agent.output': (e) => {
       if (verbose && e.stream === 'stderr') o.err(c.dim(e.text));
     },
@@ -116,6 +123,7 @@ export function createConsoleReporter(o: ConsoleReporterOptions): Reporter {
             ? `  milestones completed ${e.progress.milestonesCompletedThisRun} (${e.progress.milestonesDone}/${e.progress.milestonesTotal} done) · ` +
               `tasks completed ${e.progress.tasksCompletedThisRun} (${e.progress.tasksDone}/${e.progress.tasksTotal} done)\n`
             : '') +
+          (e.pullRequests ? `  ${describePullRequests(e.pullRequests)}\n` : '') +
           c.dim(`  log ${e.logFile}`) +
           // A message that already says how to go on is not followed by the same advice.
           (e.next && !e.message.includes(e.next) ? `\n  next: ${e.next}` : ''),

@@ -78,6 +78,10 @@ export function diagnosticsHandlers(w: DiagnosticsWriters): LoopEventHandlers {
     },
     'git.committed': (e) => w.orchestration(e, 'git.committed', { commit: e.commit, message: e.message }),
     'git.pushed': (e) => w.orchestration(e, 'git.pushed', { remote: e.remote, branch: e.branch }),
+    'forge.pull_request': (e) => {
+      const { type: _, iteration: __, ...pr } = e;
+      w.orchestration(e, 'forge.pull_request', pr);
+    },
     'agent.event': (e) => {
       w.record('agent', { ...e.event });
       if (e.event.type === 'error') w.record('errors', { event: 'agent.error', message: e.event.message });

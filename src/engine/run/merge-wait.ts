@@ -1,0 +1,89 @@
+import type { RunContext } from '../context/run-context.ts';
+import { type Stop, stop } from '../decide/limits.ts';
+import { boundaryStop, sleepUnlessStopped } from './between-iterations.ts';
+
+/** How often a pull request is polled while the loop waits for its merge: once a minute. */
+const POLL_MS = 60_000;
+
+/** The poll interval: `RALPH_FORGE_POLL_SECONDS` (tests shorten it), else a minute; never below 0.1 s. */
+export function mergePollMs(env: NodeJS.ProcessEnv): number {
+  const seconds = Number(env.RALPH_FORGE_POLL_SECONDS);
+  return Number.isFinite(seconds) && seconds > 0 ? Math.max(100, seconds * 1000) : POLL_MS;
+}
+
+/**
+ * forge.wait_for_merge: no agent call while a milestone's pull request waits for its merge. Status
+ * `waiting_for_merge`; the pull request is polled once a minute, at once on `ralph resume` (any
+ * control command wakes the wait); `ralph stop`, Ctrl-C and the runtime limit end it. Merged: the
+ * next milestone starts from the updated target. Closed unmerged: the run stops (`pr_closed`).
+ */
+export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
+  const { state } = ctx;
+  const f = state.forge;
+  const forge = ctx.forge;
+  if (!f || f.waiting === null || !forge) return undefined;
+  const pr = f.prs.find((p) => p.number === f.waiting);
+  if (!pr) {
+    f.waiting = null;
+    return undefined;
+  }
+  const announce = (action: 'waiting' | 'merged' | 'closed') =>
+    ctx.emit({
+      type: 'forge.pull_request',
+      iteration: state.iterations,
+      action,
+      number: pr.number,
+      url: pr.url,
+      draft: false,
+      milestone: pr.milestone,
+      branch: pr.branch,
+      base: pr.base,
+    });
+  const env = ctx.options.env ?? process.env;
+  let announced = false;
+  for (;;) {
+    let now: Awaited<ReturnType<typeof forge.pulls.get>> | undefined;
+    try {
+      now = await forge.pulls.get(pr.number);
+    } catch (error) {
+      // The forge being away is no reason to stop waiting: the next poll asks again.
+      const message = `could not read PR #${pr.number}: ${(error as Error).message}`;
+      if (!ctx.warned.has(message)) ctx.emit({ type: 'notice', level: 'warn', message });
+      ctx.warned.add(message);
+    }
+    if (now?.merged) {
+      pr.status = 'merged';
+      f.waiting = null;
+      f.merged_target = pr.base === f.target;
+      state.status = 'running';
+      ctx.persist();
+      announce('merged');
+      return undefined;
+    }
+    if (now?.state === 'closed') {
+      pr.status = 'closed';
+      f.waiting = null;
+      state.status = 'running';
+      ctx.persist();
+      announce('closed');
+      return stop(
+        'pr_closed',
+        `PR #${pr.number} (milestone "${pr.milestone}") was closed without being merged: ${pr.url}; the next milestone waits on it`,
+      );
+    }
+    if (!announced) {
+      state.status = 'waiting_for_merge';
+      ctx.persist();
+      announce('waiting');
+      announced = true;
+    }
+    // Wakes on a command (`ralph resume`, `ralph stop`) or Ctrl-C, else at the next poll.
+    await sleepUnlessStopped(ctx, mergePollMs(env));
+    state.elapsed_ms = ctx.elapsed();
+    const end = boundaryStop(ctx);
+    if (end) {
+      state.status = 'running';
+      return end;
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { RalphError } from '../errors.ts';
+
+/** How a {@link GithubClient} talks to the API; every effect can be replaced in tests. */
+export interface GithubClientOptions {
+  apiUrl: string;
+  token: string;
+  fetch?: typeof fetch;
+  /** Per request (default 30 s). */
+  timeoutMs?: number;
+  /** Attempts for a 5xx, a network error or a secondary rate limit (default 4). */
+  attempts?: number;
+  /** Backoff of the first retry (default 1 s), doubled each time unless the API says when. */
+  backoffMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The REST client Ralph's forge uses: JSON in, JSON out, the token only in the Authorization header. */
+export interface GithubClient {
+  apiUrl: string;
+  request<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** A GraphQL call (`<api>/graphql`, or `/api/graphql` for GitHub Enterprise's `/api/v3`). */
+  graphql<T>(query: string, variables: Record<string, unknown>): Promise<T>;
+}
+
+/** Bodies longer than this are cut (an error page must not fill memory or a log). */
+const MAX_BODY = 1024 * 1024;
+
+/** An API answer that is not a success, with GitHub's message. */
+export class GithubApiError extends RalphError {
+  readonly status: number;
+  constructor(status: number, what: string, message: string) {
+    super(
+      status === 401 || status === 403 || status === 404 ? 'forge_denied' : 'forge_failed',
+      `GitHub API: ${what} answered ${status}${message ? ` (${message})` : ''}`,
+    );
+    this.status = status;
+  }
+}
+
+async function readBounded(res: Response): Promise<string> {
+  const text = await res.text();
+  return text.length > MAX_BODY ? text.slice(0, MAX_BODY) : text;
+}
+
+/** A secondary rate limit (403/429 with retry-after, or its message), worth waiting out. */
+function rateLimited(status: number, headers: Headers, text: string): boolean {
+  if (status !== 403 && status !== 429) return false;
+  return (
+    headers.get('retry-after') !== null ||
+    headers.get('x-ratelimit-remaining') === '0' ||
+    /secondary rate limit|rate limit exceeded/i.test(text)
+  );
+}
+
+/** Milliseconds the API asks to wait (retry-after seconds, or until x-ratelimit-reset), if it says. */
+function askedWait(headers: Headers, now: number): number | undefined {
+  const header = headers.get('retry-after');
+  const after = header === null ? Number.NaN : Number(header);
+  if (Number.isFinite(after) && after >= 0) return after * 1000;
+  const reset = Number(headers.get('x-ratelimit-reset'));
+  return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - now) : undefined;
+}
+
+/** A small REST client on Node's fetch: timeouts, bounded bodies, retries with backoff. */
+export function createGithubClient(o: GithubClientOptions): GithubClient {
+  const doFetch = o.fetch ?? fetch;
+  const sleep = o.sleep ?? ((ms: number) => delay(ms));
+  const attempts = o.attempts ?? 4;
+  const apiUrl = o.apiUrl.replace(/\/+$/, '');
+  const graphqlUrl = apiUrl.endsWith('/api/v3') ? `${apiUrl.slice(0, -3)}graphql` : `${apiUrl}/graphql`;
+
+  const call = async <T>(method: string, url: string, what: string, body?: unknown): Promise<T> => {
+    let backoff = o.backoffMs ?? 1000;
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      try {
+        res = await doFetch(url, {
+          method,
+          headers: {
+            accept: 'application/vnd.github+json',
+            authorization: `Bearer ${o.token}`,
+            'x-github-api-version': '2022-11-28',
+            'user-agent': 'ralph-harness',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
+        });
+      } catch (error) {
+        // The cause names the host and the failure; never the request's headers.
+        const reason = (error as Error).name === 'TimeoutError' ? 'timed out' : (error as Error).message;
+        if (attempt >= attempts)
+          throw new RalphError('forge_failed', `GitHub API: ${what} failed: ${reason} (${apiUrl})`);
+        await sleep(backoff);
+        backoff *= 2;
+        continue;
+      }
+      const text = await readBounded(res);
+      if (res.ok) return (text ? JSON.parse(text) : undefined) as T;
+      const retry = res.status >= 500 || rateLimited(res.status, res.headers, text);
+      if (!retry || attempt >= attempts) {
+        let message = '';
+        try {
+          message = String((JSON.parse(text) as { message?: unknown }).message ?? '');
+        } catch {}
+        throw new GithubApiError(res.status, what, message.replaceAll(o.token, '***'));
+      }
+      await sleep(Math.min(askedWait(res.headers, Date.now()) ?? backoff, 60_000));
+      backoff *= 2;
+    }
+  };
+
+  return {
+    apiUrl,
+    request: (method, path, body) =>
+      call(method, `${apiUrl}${path}`, `${method} ${path.split('?')[0]}`, body),
+    graphql: async (query, variables) => {
+      const out = await call<{ data?: unknown; errors?: { message: string }[] }>(
+        'POST',
+        graphqlUrl,
+        'GraphQL',
+        { query, variables },
+      );
+      if (out.errors?.length)
+        throw new RalphError(
+          'forge_failed',
+          `GitHub GraphQL: ${out.errors.map((e) => e.message).join('; ')}`,
+        );
+      return out.data as never;
+    },
+  };
+}

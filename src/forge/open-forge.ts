@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { RalphError } from '../errors.ts';
+import { findExecutable } from '../process/find-executable.ts';
+import { type ForgeTarget, forgeTarget } from './forge-remote.ts';
+import { createGithubClient } from './github-client.ts';
+import { type RepoPulls, repoPulls } from './pull-requests.ts';
+
+export { milestoneBranch, onGithub } from './forge-remote.ts';
+export type { PullRequest, RepoPulls } from './pull-requests.ts';
+
+/** A checked connection to the forge of a push remote: where it is, and its pull requests. */
+export interface ForgeSession {
+  target: ForgeTarget;
+  /** The remote's name (`git.remote`). */
+  remote: string;
+  tokenSource: ForgeToken['source'];
+  /** The repository's default branch on the forge. */
+  defaultBranch: string;
+  pulls: RepoPulls;
+}
+
+export interface OpenForgeOptions {
+  remote: { name: string; url: string };
+  /** `forge.host`: a GitHub Enterprise host. */
+  host: string | undefined;
+  env: NodeJS.ProcessEnv;
+  workspace: string;
+  fetch?: typeof fetch;
+  readGhToken?: GhTokenReader;
+}
+
+/**
+ * The forge's front door: the platform of the remote (github.com or `forge.host`), a token
+ * (GITHUB_TOKEN, GH_TOKEN, `gh auth token`), and a repository the token can push to. Throws a
+ * RalphError (`forge_unsupported`, `forge_no_token`, `forge_denied`, `forge_failed`) saying what to do.
+ */
+export async function openForge(o: OpenForgeOptions): Promise<ForgeSession> {
+  const target = forgeTarget(o.remote, o.host, o.env);
+  const token = await forgeToken(target.host, o.env, o.workspace, o.readGhToken);
+  const client = createGithubClient({ apiUrl: target.apiUrl, token: token.token, fetch: o.fetch });
+  const pulls = repoPulls(client, target.owner, target.repo);
+  const { defaultBranch } = await pulls.checkPush();
+  return { target, remote: o.remote.name, tokenSource: token.source, defaultBranch, pulls };
+}
+
+/** A token for the forge's API and where it came from (never the token in a message). */
+export interface ForgeToken {
+  token: string;
+  source: 'GITHUB_TOKEN' | 'GH_TOKEN' | 'gh auth token';
+}
+
+/** Runs `gh auth token --hostname <host>`; resolves to its output, or '' when it fails. */
+export type GhTokenReader = (gh: string, host: string, env: NodeJS.ProcessEnv) => Promise<string>;
+
+const readGhToken: GhTokenReader = (gh, host, env) =>
+  new Promise((resolve) => {
+    execFile(
+      gh,
+      ['auth', 'token', '--hostname', host],
+      { env, timeout: 10_000, maxBuffer: 64 * 1024 },
+      (error, stdout) => resolve(error ? '' : String(stdout).trim()),
+    );
+  });
+
+/**
+ * The token Ralph uses: `GITHUB_TOKEN`, else `GH_TOKEN`, else the `gh` CLI's stored login when `gh`
+ * is on PATH. Throws `forge_no_token` saying how to give one.
+ */
+export async function forgeToken(
+  host: string,
+  env: NodeJS.ProcessEnv,
+  workspace: string,
+  readGh: GhTokenReader = readGhToken,
+): Promise<ForgeToken> {
+  for (const name of ['GITHUB_TOKEN', 'GH_TOKEN'] as const) {
+    const value = env[name]?.trim();
+    if (value) return { token: value, source: name };
+  }
+  const gh = findExecutable('gh', env.PATH, workspace);
+  if (gh.found) {
+    const token = await readGh(gh.path, host, env);
+    if (token) return { token, source: 'gh auth token' };
+  }
+  throw new RalphError(
+    'forge_no_token',
+    `no GitHub token for ${host}: set GITHUB_TOKEN (or GH_TOKEN) to a token that can push to the repository and open pull requests, or log in with \`gh auth login --hostname ${host}\`; or set forge.pull_requests: off`,
+  );
+}

@@ -1,0 +1,109 @@
+import { RalphError } from '../errors.ts';
+import type { GithubClient } from './github-client.ts';
+
+/** A pull request as Ralph needs it. */
+export interface PullRequest {
+  number: number;
+  nodeId: string;
+  url: string;
+  state: 'open' | 'closed';
+  draft: boolean;
+  merged: boolean;
+  head: string;
+  base: string;
+}
+
+interface PullJson {
+  number: number;
+  node_id: string;
+  html_url: string;
+  state: 'open' | 'closed';
+  draft?: boolean;
+  merged?: boolean;
+  merged_at?: string | null;
+  head: { ref: string };
+  base: { ref: string };
+}
+
+const fromJson = (p: PullJson): PullRequest => ({
+  number: p.number,
+  nodeId: p.node_id,
+  url: p.html_url,
+  state: p.state,
+  draft: p.draft === true,
+  merged: p.merged === true || (p.merged_at !== null && p.merged_at !== undefined),
+  head: p.head.ref,
+  base: p.base.ref,
+});
+
+/** One repository's pull requests through the REST client. */
+export interface RepoPulls {
+  /** Throws `forge_denied` when the token cannot push (GET /repos: `permissions.push`). */
+  checkPush(): Promise<{ defaultBranch: string }>;
+  /** The open pull request whose head is `branch`, if there is one (adopted, never opened twice). */
+  findOpen(branch: string): Promise<PullRequest | undefined>;
+  open(input: {
+    title: string;
+    body: string;
+    head: string;
+    base: string;
+    draft: boolean;
+  }): Promise<PullRequest>;
+  update(number: number, input: { body?: string; base?: string }): Promise<void>;
+  get(number: number): Promise<PullRequest>;
+  /** Takes a draft out of draft (by the pull request's GraphQL node id). */
+  markReady(nodeId: string): Promise<void>;
+  comment(number: number, body: string): Promise<void>;
+}
+
+export function repoPulls(client: GithubClient, owner: string, repo: string): RepoPulls {
+  const base = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+  return {
+    async checkPush() {
+      const r = await client
+        .request<{ default_branch: string; permissions?: { push?: boolean } }>('GET', base)
+        .catch((error: unknown) => {
+          const status = (error as { status?: number }).status;
+          if (status === 404 || status === 401)
+            throw new RalphError(
+              'forge_denied',
+              `GitHub: the token cannot see ${owner}/${repo} (${status === 401 ? 'bad credentials' : 'not found'}): check the remote and that the token has access to this repository`,
+            );
+          throw error;
+        });
+      if (r.permissions?.push !== true)
+        throw new RalphError(
+          'forge_denied',
+          `GitHub: the token cannot push to ${owner}/${repo} (permissions.push is false): give it Contents and Pull requests write access, or use another token; or set forge.pull_requests: off`,
+        );
+      return { defaultBranch: r.default_branch };
+    },
+    async findOpen(branch) {
+      const list = await client.request<PullJson[]>(
+        'GET',
+        `${base}/pulls?state=open&head=${encodeURIComponent(`${owner}:${branch}`)}`,
+      );
+      const found = list.find((p) => p.head.ref === branch);
+      return found ? fromJson(found) : undefined;
+    },
+    async open(input) {
+      return fromJson(await client.request<PullJson>('POST', `${base}/pulls`, input));
+    },
+    async update(number, input) {
+      await client.request('PATCH', `${base}/pulls/${number}`, input);
+    },
+    async get(number) {
+      return fromJson(await client.request<PullJson>('GET', `${base}/pulls/${number}`));
+    },
+    async markReady(nodeId) {
+      // REST cannot take a pull request out of draft; GraphQL's mutation can.
+      await client.graphql(
+        'mutation($id: ID!) { markPullRequestReadyForReview(input: { pullRequestId: $id }) { pullRequest { number isDraft } } }',
+        { id: nodeId },
+      );
+    },
+    async comment(number, body) {
+      await client.request('POST', `${base}/issues/${number}/comments`, { body });
+    },
+  };
+}
