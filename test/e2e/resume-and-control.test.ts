@@ -301,12 +301,15 @@ describe('Ctrl-C', () => {
         'turns:',
         '  - do:',
         '      - run: "echo $PPID > agent.pid"',
-        `      - run: "exec node -e \\"process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)\\" & echo $! > stubborn.pid"`,
+        // stubborn.ready once it ignores SIGTERM: on a loaded machine node takes longer to start
+        // than the 300 ms between the two signals, and a child that dies of the first SIGTERM lets
+        // the graceful stop finish before the second signal arrives.
+        `      - run: "exec node -e \\"process.on('SIGTERM', () => {}); require('fs').writeFileSync('stubborn.ready', ''); setInterval(() => {}, 1000)\\" & echo $! > stubborn.pid"`,
         '      - hang: true',
       ].join('\n'),
     });
     const loop = startRalph(['run'], dir);
-    await waitFor(() => existsSync(join(dir, 'stubborn.pid')), 15_000, 'agent start');
+    await waitFor(() => existsSync(join(dir, 'stubborn.ready')), 15_000, 'agent start');
     loop.child.kill('SIGINT');
     await new Promise((res) => setTimeout(res, 300));
     loop.child.kill('SIGINT');
