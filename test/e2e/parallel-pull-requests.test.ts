@@ -95,12 +95,22 @@ describe('ralph run --parallel with merge.via: pull_request', { timeout: 120_000
     expect(r.stdout + r.stderr).not.toContain(WRITE_TOKEN);
   });
 
-  it('a PR closed unmerged fails its task with the reason; its branch is kept', async () => {
+  it('a PR closed unmerged fails its task with the reason (seen at once on `ralph resume`); its branch is kept', async () => {
     const p = await prProject(`turns:\n${writes('Gamma', 'gamma.txt')}`);
     const [gamma] = await addTasks(p.dir, ['Gamma']);
-    const run = startRalph(['run', '--parallel', '1', '--no-tui'], p.dir, p.env);
-    await waitFor(() => taskPr(p.dir, gamma as string)?.status === 'open', 60_000, 'PR #1 open');
+    // The next poll is 600 s away: only the wake-up by `ralph resume` explains a prompt end.
+    const run = startRalph(['run', '--parallel', '1', '--no-tui'], p.dir, {
+      ...p.env,
+      RALPH_FORGE_POLL_SECONDS: '600',
+    });
+    await waitFor(
+      () => p.github.requests.some((x) => x.method === 'GET' && x.path.endsWith('/pulls/1')),
+      60_000,
+      'the first poll of PR #1',
+    );
     p.github.state.close(1);
+    const resume = await runRalph(['resume'], p.dir);
+    expect(resume.code, resume.stderr).toBe(0);
     const r = await run.done;
     expect(r.code, r.stderr + r.stdout).toBe(1);
     expect(r.stdout).toContain('0/1 task(s) merged');
