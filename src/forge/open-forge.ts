@@ -7,6 +7,7 @@ import { type RepoPulls, repoPulls } from './pull-requests.ts';
 
 export { milestoneBranch, onGithub } from './forge-remote.ts';
 export type { PullRequest, RepoPulls } from './pull-requests.ts';
+export { pullRequestPollMs } from './pull-requests.ts';
 
 /** A checked connection to the forge of a push remote: where it is, and its pull requests. */
 export interface ForgeSession {

@@ -151,6 +151,18 @@ const PARALLEL: ParallelHandlers = {
   'merge.conflict': (e) => `merge ${e.task}: conflict in ${e.files.join(', ')} (attempt ${e.attempt})`,
   'merge.gates': (e) => `merge ${e.task}: gates ${e.phase}${e.summary ? ` — ${e.summary}` : ''}`,
   'merge.merged': (e) => `merged ${e.task} "${e.title}" at ${e.commit.slice(0, 8)}`,
+  'merge.pull_request': (e) => {
+    const pr = `PR #${e.number}`;
+    const what = {
+      opened: `opened ${pr} (${e.url})`,
+      adopted: `adopted the open ${pr} (${e.url})`,
+      waiting: `waiting for ${pr} to be merged (${e.url}; \`ralph resume\` checks at once)`,
+      merged: `${pr} merged`,
+      closed: `${pr} was closed without being merged`,
+      unreachable: `could not read ${pr}: ${e.message ?? 'no answer'} (asking again at the next poll)`,
+    }[e.action];
+    return `merge ${e.task} "${e.title}": ${what}`;
+  },
   'parallel.limit': (e) => e.message,
   'parallel.finished': (e) =>
     `parallel run ${e.reason} — ${e.merged}/${e.total} task(s) merged. ${e.message}`,

@@ -50,6 +50,17 @@ export type ParallelEvent =
   | { type: 'merge.conflict'; task: string; files: string[]; attempt: number }
   | { type: 'merge.gates'; task: string; phase: 'started' | 'passed' | 'failed'; summary?: string }
   | { type: 'merge.merged'; task: string; title: string; commit: string; doneCommit: string | null }
+  | {
+      /** `merge.via: pull_request`: the task's pull request opened, adopted, waited for, merged or closed. */
+      type: 'merge.pull_request';
+      task: string;
+      title: string;
+      action: 'opened' | 'adopted' | 'waiting' | 'merged' | 'closed' | 'unreachable';
+      number: number;
+      url: string;
+      /** Why the forge could not be asked (`unreachable`); the next poll asks again. */
+      message?: string | undefined;
+    }
   | { type: 'parallel.limit'; reason: string; message: string }
   | {
       type: 'parallel.finished';

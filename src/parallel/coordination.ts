@@ -1,6 +1,7 @@
 import type { Backend } from '../backends/types.ts';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
+import type { ForgeSession } from '../forge/open-forge.ts';
 import type { ParallelEventListener } from '../observe/parallel-events.ts';
 import type { ParallelState } from '../state/parallel-files.ts';
 import type { ParallelStop } from './parallel-decide.ts';
@@ -67,6 +68,10 @@ export interface Coordination {
   /** Workers whose process has exited and whose end is not handled yet. */
   readonly ended: Set<ActiveWorker>;
   stopping: ParallelStop | null;
+  /** Aborted once the run stops (Ctrl-C, `ralph stop`, a limit): a wait for a pull request ends. */
+  readonly halted: AbortSignal;
+  /** `merge.via: pull_request`: the forge tasks land through. */
+  readonly forge: ForgeSession | undefined;
   persist(): void;
   emit: ParallelEventListener;
   /** What is left of the shared limits. */

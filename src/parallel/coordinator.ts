@@ -14,6 +14,7 @@ import {
 import { mergeFailed, mergeNext } from './merge-step.ts';
 import { type ParallelStop, stopOf } from './parallel-decide.ts';
 import { openParallelRun, readStopCommands } from './parallel-start.ts';
+import { openMergeForge } from './pull-request-land.ts';
 import { spawnWorkerProcess } from './worker-process.ts';
 import { type ActiveWorker, spent, workerViews } from './worker-runs.ts';
 import { adoptLiving, finishWorker, nothingToStart, startNext } from './worker-steps.ts';
@@ -34,8 +35,11 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
   ensureRuntimeIgnored(ralphPaths(o.workspace));
   const opened = await openParallelRun(o, paths, now);
   const { state } = opened;
+  // merge.via: pull_request: the forge is checked (token, push rights) before any task is claimed.
+  const forge = await openMergeForge(o.workspace, o.config, o.env ?? process.env);
   const lock = acquireLock(ralphPaths(o.workspace).lock, state.id);
   const sessionStart = now();
+  const halt = new AbortController();
   let wake: () => void = () => {};
   const woken = () => new Promise<void>((done) => (wake = done));
   const c: Coordination = {
@@ -57,6 +61,8 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
     active: new Map(),
     ended: new Set(),
     stopping: null,
+    halted: halt.signal,
+    forge,
     persist: () => writeParallelState(paths.state, state, new Date(now())),
     emit: (e) => o.onEvent?.(e),
     left: () => {
@@ -99,10 +105,15 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
       }
       c.stopping ??= stopOf(c.left(), o.config);
       if (o.signal?.aborted) c.stopping = { reason: 'interrupted', message: 'interrupted', exitCode: 130 };
-      if (c.stopping) stopWorkers(c, c.stopping, stopSent);
+      if (c.stopping) {
+        stopWorkers(c, c.stopping, stopSent);
+        halt.abort();
+      }
+      // A stopping run does not wait for a pull request's merge: `--resume` waits on.
+      const held = c.stopping !== null && state.tasks[state.queue[0] ?? '']?.pr?.status === 'open';
       for (const a of [...c.active.values()]) if (a.kind === 'task' && c.ended.has(a)) finishWorker(c, a);
       if (!c.stopping) await startNext(c);
-      if (!merging && state.queue.length > 0 && c.stopping?.reason !== 'interrupted') {
+      if (!merging && state.queue.length > 0 && c.stopping?.reason !== 'interrupted' && !held) {
         const id = state.queue[0] as string;
         merging = mergeNext(c, id)
           .catch((error: unknown) => mergeFailed(c, id, error))
@@ -117,7 +128,7 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
         ...spent(state),
       });
       if (c.active.size === 0 && !merging && nothingToStart(c)) {
-        if (state.queue.length === 0 || c.stopping?.reason === 'interrupted') break;
+        if (state.queue.length === 0 || c.stopping?.reason === 'interrupted' || held) break;
       }
       await Promise.race([woken(), sleep(o.pollMs ?? 500)]);
     }

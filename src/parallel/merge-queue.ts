@@ -12,7 +12,9 @@ export type MergeOutcome =
   | { kind: 'merged'; commit: string }
   /** Back to a worker: the gates failed on the rebased tree, or there was nothing to merge. */
   | { kind: 'rework'; feedback: string; gate: { passed: false; summary: string } | null }
-  | { kind: 'needs_review'; reason: string };
+  | { kind: 'needs_review'; reason: string }
+  /** `merge.via: pull_request`: its pull request was closed unmerged. */
+  | { kind: 'failed'; reason: string };
 
 export interface MergeDeps {
   root: string;
@@ -26,6 +28,11 @@ export interface MergeDeps {
   persist(): void;
   emit(event: ParallelEvent): void;
   signal?: AbortSignal | undefined;
+  /**
+   * `merge.via: pull_request`: lands the rebased branch that passed the gates through a pull
+   * request instead of a fast-forward; null when the run stops first (the task stays queued).
+   */
+  land?: ((task: ParallelTask, dir: string) => Promise<MergeOutcome | null>) | undefined;
 }
 
 /** Ctrl-C during a merge: the task stays `merging` and `--resume` finishes it. */
@@ -39,7 +46,7 @@ async function rev(dir: string, ref: string): Promise<string> {
   return (await runGit(dir, ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
 }
 
-async function isAncestor(dir: string, a: string, b: string): Promise<boolean> {
+export async function isAncestor(dir: string, a: string, b: string): Promise<boolean> {
   return (await runGitRaw(dir, ['merge-base', '--is-ancestor', a, b])).exitCode === 0;
 }
 
@@ -98,7 +105,7 @@ async function runGates(dir: string, task: ParallelTask, deps: MergeDeps): Promi
 }
 
 /** Moves the target to `head`, which contains it: in the checkout that has the target, or by ref. */
-async function fastForward(root: string, target: string, head: string): Promise<string | null> {
+export async function fastForward(root: string, target: string, head: string): Promise<string | null> {
   const rootState = await repoState(root);
   const r =
     rootState.branch === target
@@ -119,6 +126,8 @@ export async function mergeTask(task: ParallelTask, dir: string, deps: MergeDeps
   await settleWorktree(dir);
   for (;;) {
     if (deps.signal?.aborted) throw new MergeInterrupted();
+    // A pull request already open for the task (a resumed run): back to waiting for its merge.
+    if (deps.land && task.pr?.status === 'open') return landed(await deps.land(task, dir));
     const head = await rev(dir, 'HEAD');
     if (await isAncestor(deps.root, head, target)) return { kind: 'merged', commit: head };
     const ahead = Number((await runGit(dir, ['rev-list', '--count', `${target}..HEAD`])).trim());
@@ -179,10 +188,16 @@ export async function mergeTask(task: ParallelTask, dir: string, deps: MergeDeps
     };
     deps.persist();
     deps.emit({ type: 'merge.gates', task: task.id, phase: 'passed', summary: task.last_gate.summary });
+    if (deps.land) return landed(await deps.land(task, dir));
     const refused = await fastForward(deps.root, target, rebased);
     if (refused === null) continue; // the next round sees the head on the target
     // The target moved meanwhile: catch up again. Anything else (the user's checkout refused) is for a person.
     if (!(await isAncestor(deps.root, target, rebased))) continue;
     return { kind: 'needs_review', reason: `could not fast-forward ${target} in ${deps.root}: ${refused}` };
   }
+}
+
+function landed(outcome: MergeOutcome | null): MergeOutcome {
+  if (outcome === null) throw new MergeInterrupted();
+  return outcome;
 }

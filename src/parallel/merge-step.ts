@@ -1,7 +1,10 @@
+import type { ForgeSession } from '../forge/open-forge.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
+import { ralphPaths } from '../state/paths.ts';
 import type { Coordination } from './coordination.ts';
 import { MergeInterrupted, mergeTask } from './merge-queue.ts';
-import { markDone } from './task-source.ts';
+import { type LandingDeps, landThroughPullRequest } from './pull-request-land.ts';
+import { markDone, markFailed } from './task-source.ts';
 import { account, adopt, liveWorkerOf, release, startWorker, taskWorkspace } from './worker-runs.ts';
 import { removeIfMerged } from './worktrees.ts';
 
@@ -30,6 +33,7 @@ export async function mergeNext(c: Coordination, id: string): Promise<void> {
     emit: c.emit,
     signal: c.o.signal,
     resolve: (t, conflict) => resolveConflict(c, t, conflict),
+    land: c.forge && ((t, d) => landThroughPullRequest(t, d, landingDeps(c, c.forge as ForgeSession))),
   });
   state.queue = state.queue.filter((q) => q !== id);
   if (outcome.kind === 'merged') {
@@ -43,6 +47,10 @@ export async function mergeNext(c: Coordination, id: string): Promise<void> {
   } else if (outcome.kind === 'rework') {
     task.state = 'ready';
     task.feedback = outcome.feedback;
+  } else if (outcome.kind === 'failed') {
+    task.state = 'failed';
+    task.reason = outcome.reason;
+    markFailed(c.o.workspace, c.kind, id, outcome.reason);
   } else {
     task.state = 'needs_review';
     task.reason = outcome.reason;
@@ -63,6 +71,21 @@ export function mergeFailed(c: Coordination, id: string, error: unknown): void {
   task.reason = `the merge failed: ${(error as Error).message ?? String(error)}`;
   c.persist();
   c.emit({ type: 'task.state', task: id, title: task.title, state: task.state, reason: task.reason });
+}
+
+function landingDeps(c: Coordination, forge: ForgeSession): LandingDeps {
+  return {
+    forge,
+    root: c.o.workspace,
+    target: c.state.target,
+    config: c.o.config,
+    env: c.setup.env,
+    runId: c.state.id,
+    inbox: ralphPaths(c.o.workspace).inbox,
+    persist: c.persist,
+    emit: c.emit,
+    halted: c.halted,
+  };
 }
 
 /** One agent iteration in the task's worktree that merges the target and resolves the conflict. */

@@ -91,8 +91,20 @@ export interface ParallelTask {
   /** The worker runs (run ids in the worktree) and what each spent, counted once per run id. */
   runs: Record<string, { cost_usd: number; tokens: number }>;
   merged_commit?: string;
+  /** `merge.via: pull_request`: the pull request the task lands through, and where it stands. */
+  pr?: TaskPullRequest;
   /** Why it is failed or needs review. */
   reason?: string;
+}
+
+/** A task's pull request (`merge.via: pull_request`). */
+export interface TaskPullRequest {
+  number: number;
+  url: string;
+  /** The branch it merges (`ralph/<task-id>`) and the target it merges into. */
+  head: string;
+  base: string;
+  status: 'open' | 'merged' | 'closed';
 }
 
 /**

@@ -8,7 +8,13 @@ export type SlotInput = Omit<WorkerView, 'pid'>;
 export type ParallelInput = ParallelEvent;
 
 /** Where a task in the merge queue is. */
-export type QueueStep = 'queued' | 'merging' | 'conflict' | 'gates' | 'gates failed';
+export type QueueStep =
+  | 'queued'
+  | 'merging'
+  | 'conflict'
+  | 'gates'
+  | 'gates failed'
+  | `PR #${number} ${string}`;
 
 export interface ParallelModel {
   id: string | null;
@@ -147,6 +153,9 @@ export function reduceParallel(m: ParallelModel, e: ParallelInput, now: number):
       setQueue(m, e.task, null);
       break;
     }
+    case 'merge.pull_request':
+      if (e.action !== 'merged') setQueue(m, e.task, `PR #${e.number} ${e.action}`, true);
+      break;
     case 'parallel.limit':
       m.stopping = e.message;
       break;

@@ -44,8 +44,6 @@ export interface ForgeProject {
  * API knowing the repository and a token that can push. `forge` is the ralph.yml section's body.
  */
 export async function forgeProject(forge = ''): Promise<ForgeProject> {
-  const bare = makeWorkspace({}, 'forge-remote');
-  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
   const dir = makeGitWorkspace(
     {
       'DESIGN.md': DESIGN,
@@ -70,11 +68,22 @@ export async function forgeProject(forge = ''): Promise<ForgeProject> {
     },
     'forge-project',
   );
+  return { dir, ...(await onScriptedGithub(dir)) };
+}
+
+/**
+ * Gives the repository at `dir` an `origin` at https://github.com/acme/widgets.git, rewritten to
+ * a new bare repository (main pushed there), and the scripted
+ * GitHub API that knows it, with a token that can push.
+ */
+export async function onScriptedGithub(dir: string): Promise<Omit<ForgeProject, 'dir'>> {
+  const remote = makeWorkspace({}, 'forge-remote');
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', remote]);
   git(dir, 'remote', 'add', 'origin', REMOTE_URL);
-  git(dir, 'config', `url.${bare}.insteadOf`, REMOTE_URL);
+  git(dir, 'config', `url.${remote}.insteadOf`, REMOTE_URL);
   git(dir, 'push', '-q', 'origin', 'main');
   const github = await startGithubServer();
-  github.state.addRepo('acme/widgets', { bare });
+  github.state.addRepo('acme/widgets', { bare: remote });
   github.state.addToken(WRITE_TOKEN, { repos: ['acme/widgets'], push: true });
   const env = {
     GITHUB_API_URL: github.url,
@@ -82,5 +91,5 @@ export async function forgeProject(forge = ''): Promise<ForgeProject> {
     GH_TOKEN: '',
     RALPH_FORGE_POLL_SECONDS: '0.2',
   };
-  return { dir, bare, github, env };
+  return { bare: remote, github, env };
 }

@@ -339,6 +339,22 @@ const PARALLEL: { [K in ParallelEvent['type']]: fc.Arbitrary<Extract<ParallelEve
     commit: text,
     doneCommit: fc.option(text, { nil: null }),
   }),
+  'merge.pull_request': fc.record({
+    type: fc.constant('merge.pull_request'),
+    task: text,
+    title: text,
+    action: fc.constantFrom(
+      'opened' as const,
+      'adopted' as const,
+      'waiting' as const,
+      'merged' as const,
+      'closed' as const,
+      'unreachable' as const,
+    ),
+    number: n,
+    url: text,
+    message: maybe(text),
+  }),
   'parallel.limit': fc.record({ type: fc.constant('parallel.limit'), reason: text, message: text }),
   'parallel.finished': fc.record({
     type: fc.constant('parallel.finished'),

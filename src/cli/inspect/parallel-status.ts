@@ -44,8 +44,11 @@ export function parallelStatusLines(
       detail = w ? ` — iteration ${w.current?.number ?? w.iterations}, ${w.status}` : '';
     }
     const why = t.reason ? ` (${t.reason})` : '';
+    const pr = t.pr
+      ? ` — PR #${t.pr.number} ${t.pr.status === 'open' ? 'waiting to be merged' : t.pr.status} (${t.pr.url})`
+      : '';
     lines.push(
-      `  ${t.id}  ${t.state}${t.worker && t.state === 'working' ? ` by ${t.worker}` : ''}  "${t.title}"${detail}${why}`,
+      `  ${t.id}  ${t.state}${t.worker && t.state === 'working' ? ` by ${t.worker}` : ''}  "${t.title}"${detail}${pr}${why}`,
     );
   }
   return lines;

@@ -40,6 +40,8 @@ function formatParallelEvent(e: ParallelEvent, color: boolean, seen: Map<string,
       return e.phase === 'started' ? null : text;
     case 'merge.merged':
       return c.green(text);
+    case 'merge.pull_request':
+      return e.action === 'closed' || e.action === 'unreachable' ? c.yellow(text) : text;
     case 'merge.started':
       return text;
   }

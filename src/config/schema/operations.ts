@@ -113,6 +113,10 @@ export const mergeSchema = z
       description:
         'Merge attempts of one task (a conflict its resolving iteration did not fix, gates failing on the rebased tree) before its worktree is kept for a person (`needs_review`).',
     }),
+    via: z.enum(['fast_forward', 'pull_request']).default('fast_forward').meta({
+      description:
+        "How a finished task lands on the target once its rebased tree passed the gates. fast_forward: the target is fast-forwarded in this checkout. pull_request: the task's branch `ralph/<task-id>` is pushed to `git.remote` (a GitHub remote, as `forge`), a pull request opened (title: the task; body: the task, gates, cost), and the queue waits for its merge (polled once a minute, `ralph resume` polls at once) before the next merge; the target then follows the remote's. Closed unmerged: the task is failed. Token and API base as `forge` (docs/operations/forge.md).",
+    }),
   })
   .meta({ description: 'The merge queue of `ralph run --parallel N` (docs/guide/parallel.md).' });
 

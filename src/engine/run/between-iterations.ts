@@ -9,7 +9,7 @@ import { readExternalEvents } from '../iteration/collect-events.ts';
 import { healthFatal, runHealthChecks } from '../readiness/health.ts';
 import { startChecks } from '../readiness/preflight.ts';
 import { forgePreflight } from '../workflows/milestone-prs.ts';
-import { waitWhileIdle } from './idle-wait.ts';
+import { sleepUntilCommand, waitWhileIdle } from './idle-wait.ts';
 
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, a human who did not answer, limits. */
 export function boundaryStop(ctx: RunContext): Stop | undefined {
@@ -87,18 +87,16 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
 
 /** The solo-mode cooldown: waits `ms` unless the loop is interrupted or stopped meanwhile. */
 export function sleepUnlessStopped(ctx: RunContext, ms: number): Promise<unknown> {
-  if (ms <= 0) return Promise.resolve();
-  return waitWhileIdle({
-    workspace: ctx.options.workspace,
-    watch: [],
-    eventsFile: ctx.eventsFile,
-    eventsOffset: Number.POSITIVE_INFINITY,
-    cooldownMs: ms,
-    maxWaitMs: runtimeLeftMs(ctx),
-    signal: ctx.options.signal,
-    inbox: ctx.paths.inbox,
-    inboxOffset: ctx.state.control?.offset ?? 0,
-  });
+  return sleepUntilCommand(
+    {
+      workspace: ctx.options.workspace,
+      maxWaitMs: runtimeLeftMs(ctx),
+      signal: ctx.options.signal,
+      inbox: ctx.paths.inbox,
+      inboxOffset: ctx.state.control?.offset ?? 0,
+    },
+    ms,
+  );
 }
 
 /** Persistent idle path: no agent call until something changes or the cooldown heartbeat. */

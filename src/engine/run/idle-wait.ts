@@ -107,3 +107,23 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
     else timers.push(setTimeout(() => finish('runtime'), Math.min(Math.max(0, o.maxWaitMs), MAX_TIMER_MS)));
   });
 }
+
+/**
+ * Sleeps `ms` (never past `maxWaitMs`) unless a control command arrives (the inbox's size is no
+ * longer `inboxOffset`: `ralph resume`, `ralph stop` …) or `signal` aborts: the one way Ralph
+ * waits between polls (the cooldown, a parked limit, a pause, a merge wait, the merge queue's).
+ */
+export function sleepUntilCommand(
+  o: Pick<IdleWaitOptions, 'workspace' | 'inbox' | 'inboxOffset' | 'maxWaitMs' | 'signal'>,
+  ms: number,
+): Promise<WakeReason | undefined> {
+  if (ms <= 0) return Promise.resolve(undefined);
+  // No events file to watch: an offset nothing grows past.
+  return waitWhileIdle({
+    ...o,
+    watch: [],
+    eventsFile: o.inbox,
+    eventsOffset: Number.POSITIVE_INFINITY,
+    cooldownMs: ms,
+  });
+}

@@ -1,15 +1,7 @@
+import { pullRequestPollMs } from '../../forge/open-forge.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { boundaryStop, sleepUnlessStopped } from './between-iterations.ts';
-
-/** How often a pull request is polled while the loop waits for its merge: once a minute. */
-const POLL_MS = 60_000;
-
-/** The poll interval: `RALPH_FORGE_POLL_SECONDS` (tests shorten it), else a minute; never below 0.1 s. */
-export function mergePollMs(env: NodeJS.ProcessEnv): number {
-  const seconds = Number(env.RALPH_FORGE_POLL_SECONDS);
-  return Number.isFinite(seconds) && seconds > 0 ? Math.max(100, seconds * 1000) : POLL_MS;
-}
 
 /**
  * forge.wait_for_merge: no agent call while a milestone's pull request waits for its merge. Status
@@ -78,7 +70,7 @@ export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
       announced = true;
     }
     // Wakes on a command (`ralph resume`, `ralph stop`) or Ctrl-C, else at the next poll.
-    await sleepUnlessStopped(ctx, mergePollMs(env));
+    await sleepUnlessStopped(ctx, pullRequestPollMs(env));
     state.elapsed_ms = ctx.elapsed();
     const end = boundaryStop(ctx);
     if (end) {
