@@ -1,20 +1,12 @@
 import { RalphError } from '../errors.ts';
+import type { ImportedIssue } from '../state/task-import.ts';
 import type { GithubClient } from './github-client.ts';
 
 /** The most open issues one import reads (5 pages of 100); past it the import says so. */
 export const MAX_IMPORTED_ISSUES = 500;
 
-/** An open issue as Ralph imports it. */
-export interface Issue {
-  number: number;
-  title: string;
-  body: string;
-  labels: string[];
-  /** Its page (`html_url`). */
-  url: string;
-  /** Issue numbers from "blocked by #N" / "depends on #N" lines of the body. */
-  blockedBy: number[];
-}
+/** An open issue as Ralph imports it (the shape the task import takes). */
+export type Issue = ImportedIssue;
 
 interface IssueJson {
   number: number;
