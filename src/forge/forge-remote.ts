@@ -16,6 +16,20 @@ export interface ForgeTarget extends RemoteLocation {
   apiUrl: string;
 }
 
+/** What the forge is opened for: the errors name the feature and how to do without it. */
+export type ForgePurpose = 'pull_requests' | 'issues';
+
+export const PURPOSE: Record<ForgePurpose, { needs: string; otherwise: string }> = {
+  pull_requests: {
+    needs: 'forge.pull_requests needs',
+    otherwise: 'set forge.pull_requests: off to run without pull requests',
+  },
+  issues: {
+    needs: 'importing GitHub issues as tasks needs',
+    otherwise: 'or keep tasks in .ralph/agent/tasks.jsonl (tasks.source: file, the default)',
+  },
+};
+
 /**
  * Host and `owner/repo` of a remote URL: `https://host/o/r(.git)`, `ssh://git@host(:port)/o/r.git`
  * or scp-like `git@host:o/r.git`; null for anything else (a path, a file:// URL).
@@ -53,14 +67,15 @@ export function forgeTarget(
   remote: { name: string; url: string },
   forgeHost: string | undefined,
   env: NodeJS.ProcessEnv,
+  purpose: ForgePurpose = 'pull_requests',
 ): ForgeTarget {
   const at = parseRemoteUrl(remote.url);
   const hosts = ['github.com', ...(forgeHost ? [forgeHost.toLowerCase()] : [])];
   if (!at || !hosts.includes(at.host)) {
     throw new RalphError(
       'forge_unsupported',
-      `forge.pull_requests needs a GitHub remote, but ${remote.name} is ${remote.url}${at ? ` (host ${at.host})` : ''}: ` +
-        `supported are github.com and a GitHub Enterprise host named in forge.host; set forge.pull_requests: off to run without pull requests`,
+      `${PURPOSE[purpose].needs} a GitHub remote, but ${remote.name} is ${remote.url}${at ? ` (host ${at.host})` : ''}: ` +
+        `supported are github.com and a GitHub Enterprise host named in forge.host; ${PURPOSE[purpose].otherwise}`,
     );
   }
   return { ...at, platform: 'github', url: remote.url, apiUrl: githubApiUrl(at.host, env) };

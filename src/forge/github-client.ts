@@ -19,6 +19,11 @@ export interface GithubClientOptions {
 export interface GithubClient {
   apiUrl: string;
   request<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /**
+   * A GET of a list, following the `Link: rel="next"` pages (100 per page) until `max` items;
+   * `truncated` says more were left.
+   */
+  list<T>(path: string, max: number): Promise<{ items: T[]; truncated: boolean }>;
   /** A GraphQL call (`<api>/graphql`, or `/api/graphql` for GitHub Enterprise's `/api/v3`). */
   graphql<T>(query: string, variables: Record<string, unknown>): Promise<T>;
 }
@@ -62,6 +67,18 @@ function askedWait(headers: Headers, now: number): number | undefined {
   return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - now) : undefined;
 }
 
+/** The `rel="next"` URL of a Link header, only when it is on the API's own origin (the token goes there). */
+function nextPage(link: string | null, apiUrl: string): string | undefined {
+  const next = link?.split(',').find((part) => /;\s*rel="?next"?/.test(part));
+  const url = next?.match(/<([^>]+)>/)?.[1];
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url).origin === new URL(apiUrl).origin ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A small REST client on Node's fetch: timeouts, bounded bodies, retries with backoff. */
 export function createGithubClient(o: GithubClientOptions): GithubClient {
   const doFetch = o.fetch ?? fetch;
@@ -70,7 +87,12 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
   const apiUrl = o.apiUrl.replace(/\/+$/, '');
   const graphqlUrl = apiUrl.endsWith('/api/v3') ? `${apiUrl.slice(0, -3)}graphql` : `${apiUrl}/graphql`;
 
-  const call = async <T>(method: string, url: string, what: string, body?: unknown): Promise<T> => {
+  const call = async <T>(
+    method: string,
+    url: string,
+    what: string,
+    body?: unknown,
+  ): Promise<{ data: T; headers: Headers }> => {
     let backoff = o.backoffMs ?? 1000;
     for (let attempt = 1; ; attempt++) {
       let res: Response;
@@ -97,7 +119,7 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
         continue;
       }
       const text = await readBounded(res);
-      if (res.ok) return (text ? JSON.parse(text) : undefined) as T;
+      if (res.ok) return { data: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
       const retry = res.status >= 500 || rateLimited(res.status, res.headers, text);
       if (!retry || attempt >= attempts) {
         let message = '';
@@ -113,10 +135,21 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
 
   return {
     apiUrl,
-    request: (method, path, body) =>
-      call(method, `${apiUrl}${path}`, `${method} ${path.split('?')[0]}`, body),
+    request: async (method, path, body) =>
+      (await call<never>(method, `${apiUrl}${path}`, `${method} ${path.split('?')[0]}`, body)).data,
+    list: async <T>(path: string, max: number) => {
+      const items: T[] = [];
+      const what = `GET ${path.split('?')[0]}`;
+      let url: string | undefined = `${apiUrl}${path}${path.includes('?') ? '&' : '?'}per_page=100`;
+      while (url !== undefined && items.length < max) {
+        const page: { data: T[]; headers: Headers } = await call<T[]>('GET', url, what);
+        items.push(...page.data);
+        url = nextPage(page.headers.get('link'), apiUrl);
+      }
+      return { items: items.slice(0, max), truncated: items.length > max || url !== undefined };
+    },
     graphql: async (query, variables) => {
-      const out = await call<{ data?: unknown; errors?: { message: string }[] }>(
+      const { data: out } = await call<{ data?: unknown; errors?: { message: string }[] }>(
         'POST',
         graphqlUrl,
         'GraphQL',

@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
 import { RalphError } from '../errors.ts';
 import { findExecutable } from '../process/find-executable.ts';
-import { type ForgeTarget, forgeTarget } from './forge-remote.ts';
+import { type ForgePurpose, type ForgeTarget, forgeTarget, PURPOSE } from './forge-remote.ts';
 import { createGithubClient } from './github-client.ts';
-import { type RepoPulls, repoPulls } from './pull-requests.ts';
+import { type RepoIssues, repoIssues } from './issues.ts';
+import { type RepoPulls, readRepo, repoPulls } from './pull-requests.ts';
 
 export { milestoneBranch, onGithub } from './forge-remote.ts';
+export type { Issue, IssueFilter, RepoIssues } from './issues.ts';
+export { MAX_IMPORTED_ISSUES } from './issues.ts';
 export type { PullRequest, RepoPulls } from './pull-requests.ts';
 export { pullRequestPollMs } from './pull-requests.ts';
 
@@ -44,6 +47,24 @@ export async function openForge(o: OpenForgeOptions): Promise<ForgeSession> {
   return { target, remote: o.remote.name, tokenSource: token.source, defaultBranch, pulls };
 }
 
+/** A checked connection to the issues of a remote's repository (the token can see it). */
+export interface IssueForge {
+  target: ForgeTarget;
+  issues: RepoIssues;
+}
+
+/**
+ * The forge's door for issues as tasks: the platform and token as {@link openForge} finds them,
+ * and a repository the token can see (reading issues; closing them needs Issues write).
+ */
+export async function openIssueForge(o: OpenForgeOptions): Promise<IssueForge> {
+  const target = forgeTarget(o.remote, o.host, o.env, 'issues');
+  const token = await forgeToken(target.host, o.env, o.workspace, o.readGhToken, 'issues');
+  const client = createGithubClient({ apiUrl: target.apiUrl, token: token.token, fetch: o.fetch });
+  await readRepo(client, target.owner, target.repo);
+  return { target, issues: repoIssues(client, target.owner, target.repo) };
+}
+
 /** A token for the forge's API and where it came from (never the token in a message). */
 export interface ForgeToken {
   token: string;
@@ -72,6 +93,7 @@ export async function forgeToken(
   env: NodeJS.ProcessEnv,
   workspace: string,
   readGh: GhTokenReader = readGhToken,
+  purpose: ForgePurpose = 'pull_requests',
 ): Promise<ForgeToken> {
   for (const name of ['GITHUB_TOKEN', 'GH_TOKEN'] as const) {
     const value = env[name]?.trim();
@@ -84,6 +106,6 @@ export async function forgeToken(
   }
   throw new RalphError(
     'forge_no_token',
-    `no GitHub token for ${host}: set GITHUB_TOKEN (or GH_TOKEN) to a token that can push to the repository and open pull requests, or log in with \`gh auth login --hostname ${host}\`; or set forge.pull_requests: off`,
+    `no GitHub token for ${host}: set GITHUB_TOKEN (or GH_TOKEN) to a token that can ${purpose === 'issues' ? "read and close the repository's issues" : 'push to the repository and open pull requests'}, or log in with \`gh auth login --hostname ${host}\`; ${purpose === 'issues' ? PURPOSE.issues.otherwise : 'or set forge.pull_requests: off'}`,
   );
 }

@@ -1,5 +1,6 @@
 import { RalphError } from '../errors.ts';
 import type { GithubClient } from './github-client.ts';
+import { postComment } from './issues.ts';
 
 /** How often a pull request is polled while Ralph waits for its merge: once a minute. */
 const POLL_MS = 60_000;
@@ -68,21 +69,31 @@ export interface RepoPulls {
   comment(number: number, body: string): Promise<void>;
 }
 
+/** The repository as the token sees it; `forge_denied` saying what to check when it cannot see it. */
+export async function readRepo(
+  client: GithubClient,
+  owner: string,
+  repo: string,
+): Promise<{ default_branch: string; permissions?: { push?: boolean } }> {
+  const path = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+  return client
+    .request<{ default_branch: string; permissions?: { push?: boolean } }>('GET', path)
+    .catch((error: unknown) => {
+      const status = (error as { status?: number }).status;
+      if (status === 404 || status === 401)
+        throw new RalphError(
+          'forge_denied',
+          `GitHub: the token cannot see ${owner}/${repo} (${status === 401 ? 'bad credentials' : 'not found'}): check the remote and that the token has access to this repository`,
+        );
+      throw error;
+    });
+}
+
 export function repoPulls(client: GithubClient, owner: string, repo: string): RepoPulls {
   const base = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
   return {
     async checkPush() {
-      const r = await client
-        .request<{ default_branch: string; permissions?: { push?: boolean } }>('GET', base)
-        .catch((error: unknown) => {
-          const status = (error as { status?: number }).status;
-          if (status === 404 || status === 401)
-            throw new RalphError(
-              'forge_denied',
-              `GitHub: the token cannot see ${owner}/${repo} (${status === 401 ? 'bad credentials' : 'not found'}): check the remote and that the token has access to this repository`,
-            );
-          throw error;
-        });
+      const r = await readRepo(client, owner, repo);
       if (r.permissions?.push !== true)
         throw new RalphError(
           'forge_denied',
@@ -114,8 +125,6 @@ export function repoPulls(client: GithubClient, owner: string, repo: string): Re
         { id: nodeId },
       );
     },
-    async comment(number, body) {
-      await client.request('POST', `${base}/issues/${number}/comments`, { body });
-    },
+    comment: (number, body) => postComment(client, base, number, body),
   };
 }

@@ -4,6 +4,7 @@ import { relative } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
 import { preflight } from '../engine/readiness/preflight.ts';
+import { importGithubIssues } from '../engine/workflows/issue-tasks.ts';
 import { RalphError } from '../errors.ts';
 import { describeRefusal, repoState } from '../git/git.ts';
 import { runGit } from '../git/run-git.ts';
@@ -79,6 +80,14 @@ export async function openParallelRun(
   const fatal = checks.find((c) => c.level === 'fatal');
   if (fatal) throw new RalphError('preflight', `${fatal.check}: ${fatal.message}`);
   await commitRuntimeIgnore(o.workspace);
+  // tasks.source: github: the open issues become tasks before any is handed out.
+  if (o.config.tasks.source === 'github')
+    await importGithubIssues({
+      workspace: o.workspace,
+      config: o.config,
+      env: o.env ?? process.env,
+      filter: o.config.tasks.github ?? {},
+    });
   const kind = taskSourceOf(o.workspace, o.config);
   const existing = readParallelState(paths.state);
   const mode = o.mode ?? 'auto';

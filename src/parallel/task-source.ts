@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
+import { closeDoneIssues } from '../engine/workflows/issue-tasks.ts';
 import { RalphError } from '../errors.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
 import { writeFileAtomicSync } from '../state/io/atomic-write.ts';
@@ -26,6 +27,7 @@ const PROGRESS_FILE = 'PROGRESS.md';
 
 /** The checklist of preset `checklist`, IMPLEMENTATION_PLAN.md of preset `spec`, else `ralph tools task`. */
 export function taskSourceOf(root: string, config: RalphConfig): TaskSourceKind {
+  if (config.tasks.source === 'github') return 'tasks';
   if (config.completion.checklist) return 'checklist';
   if (config.completion.marker?.file === PLAN_FILE || existsSync(join(root, PLAN_FILE))) return 'plan';
   return 'tasks';
@@ -135,6 +137,13 @@ export async function markDone(
   if (kind === 'tasks') {
     const t = readTasks(ralphPaths(root).tasks).find((x) => x.id === task.id);
     if (t && t.status !== 'closed') closeTask(ralphPaths(root).tasks, task.id);
+    // A task imported from a GitHub issue: the issue gets the merged commit and is closed.
+    if (t?.issue && !t.issue.closed_at)
+      // A forge failure must not undo the merge: the issue stays open and the next run's first
+      // iteration tries it again.
+      await closeDoneIssues({ workspace: root, config, env: process.env, commit: mergedCommit }).catch(
+        () => [],
+      );
     return null;
   }
   const file = sourceFile(kind, config);

@@ -29,6 +29,20 @@ export interface Task {
   closed?: string;
   /** Why it failed (`ralph tools task fail --reason`). */
   reason?: string;
+  /** Labels of the issue it was imported from. */
+  labels?: string[];
+  /** The GitHub issue it was imported from (`ralph tools task import --from github`). */
+  issue?: TaskIssue;
+}
+
+/** Where an imported task came from, and whether Ralph has closed the issue. */
+export interface TaskIssue {
+  /** `owner/repo`. */
+  repo: string;
+  number: number;
+  url: string;
+  /** When Ralph commented and closed the issue after the task was done. */
+  closed_at?: string;
 }
 
 /** What a caller supplies for a new task. */
@@ -69,7 +83,19 @@ const KNOWN = new Set([
   'started',
   'closed',
   'reason',
+  'labels',
+  'issue',
 ]);
+
+function parseIssue(v: unknown): TaskIssue | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.repo !== 'string' || !Number.isInteger(o.number) || typeof o.url !== 'string')
+    return undefined;
+  const issue: TaskIssue = { repo: o.repo, number: o.number as number, url: o.url };
+  if (typeof o.closed_at === 'string') issue.closed_at = o.closed_at;
+  return issue;
+}
 
 /** Reads a task line leniently: id and title are required, the rest falls back to defaults. */
 function parseLine(raw: string): Line {
@@ -93,8 +119,11 @@ function parseLine(raw: string): Line {
     const v = o[field];
     if (typeof v === 'string') task[field] = v;
   }
+  if (Array.isArray(o.labels)) task.labels = o.labels.filter((l) => typeof l === 'string');
+  const issue = parseIssue(o.issue);
+  if (issue) task.issue = issue;
   const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (!KNOWN.has(k)) extra[k] = v;
+  for (const [k, v] of Object.entries(o)) if (!KNOWN.has(k) || (k === 'issue' && !issue)) extra[k] = v;
   return { task, extra };
 }
 
@@ -145,6 +174,21 @@ export function readTasks(path: string): Task[] {
   return tasksOf(readLines(path));
 }
 
+/**
+ * One read-modify-write of the tasks under the file's lock: `change` edits the tasks in place and
+ * returns new ones to append; the file is written only when it says something changed.
+ */
+export function editTasks<T>(
+  path: string,
+  change: (tasks: Task[]) => { result: T; added: Task[]; changed: boolean },
+): T {
+  return mutate(path, (lines) => {
+    const out = change(tasksOf(lines));
+    for (const task of out.added) lines.push({ task, extra: {} });
+    return { result: out.result, changed: out.changed || out.added.length > 0 };
+  });
+}
+
 /** Runs one read-modify-write of the tasks file under its cross-process lock. */
 function mutate<T>(path: string, change: (lines: Line[]) => { result: T; changed: boolean }): T {
   return withFileLock(path, () => {
@@ -167,14 +211,15 @@ function parsePriority(value: number | string | undefined): number {
   return n;
 }
 
-function newId(existing: ReadonlySet<string>): string {
+/** A `task-<8 hex>` id not in `existing`. */
+export function newTaskId(existing: ReadonlySet<string>): string {
   for (;;) {
     const id = `task-${randomBytes(4).toString('hex')}`;
     if (!existing.has(id)) return id;
   }
 }
 
-function stamp(options: TaskOptions): string {
+export function taskTimestamp(options: TaskOptions): string {
   return (options.now?.() ?? new Date()).toISOString();
 }
 
@@ -194,12 +239,12 @@ function buildTask(path: string, lines: Line[], input: NewTask, options: TaskOpt
     );
   }
   const task: Task = {
-    id: newId(ids),
+    id: newTaskId(ids),
     title,
     status: 'open',
     priority,
     blocked_by: blockedBy,
-    created: stamp(options),
+    created: taskTimestamp(options),
   };
   const description = input.description?.trim();
   if (description) task.description = description;
@@ -254,7 +299,7 @@ export function startTask(path: string, id: string, options: TaskOptions = {}): 
       );
     }
     task.status = 'in_progress';
-    task.started = stamp(options);
+    task.started = taskTimestamp(options);
     return true;
   });
 }
@@ -264,7 +309,7 @@ export function closeTask(path: string, id: string, options: TaskOptions = {}): 
   return update(path, id, (task) => {
     if (task.status === 'closed') return false;
     task.status = 'closed';
-    task.closed = stamp(options);
+    task.closed = taskTimestamp(options);
     delete task.reason;
     return true;
   });
@@ -277,7 +322,7 @@ export function failTask(path: string, id: string, reason?: string, options: Tas
     if (task.status === 'failed' && (!why || why === task.reason)) return false;
     if (task.status !== 'failed') {
       task.status = 'failed';
-      task.closed = stamp(options);
+      task.closed = taskTimestamp(options);
     }
     if (why) task.reason = why;
     return true;

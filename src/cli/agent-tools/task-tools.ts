@@ -17,6 +17,7 @@ import {
   unreadableTaskLines,
 } from '../../state/tasks.ts';
 import type { CliIO, SetCode } from '../io.ts';
+import { registerTaskImport } from './task-import.ts';
 import { type Format, formatOption, json, renderTask, renderTasks, splitList } from './tool-render.ts';
 
 const TASK_ID = 'the task id (see `ralph tools task list`)';
@@ -116,6 +117,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
         done(changed, opts.format, `${changed.id} ${changed.status}`);
       });
   }
+
+  registerTaskImport(task, io, setCode);
 
   task
     .command('fail')

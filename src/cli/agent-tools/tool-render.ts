@@ -57,6 +57,13 @@ export function renderTask(task: Task, format: Format): string {
     ['started', task.started],
     ['closed', task.closed],
     ['reason', task.reason],
+    ['labels', task.labels?.length ? task.labels.join(', ') : undefined],
+    [
+      'issue',
+      task.issue
+        ? `#${task.issue.number} ${task.issue.url}${task.issue.closed_at ? ' (closed by Ralph)' : ''}`
+        : undefined,
+    ],
     ['description', task.description],
   ];
   const shown = rows.filter((r): r is [string, string] => r[1] !== undefined && r[1] !== '');

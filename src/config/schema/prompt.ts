@@ -8,6 +8,33 @@ export const tasksSchema = z
       description:
         'Open tasks block completion and ready tasks go into the prompt. `false`: tasks are ignored.',
     }),
+    source: z
+      .enum(['file', 'github'])
+      .default('file')
+      .meta({
+        description:
+          "`file`: the tasks are what `ralph tools task` keeps in `.ralph/agent/tasks.jsonl`. `github`: also the open issues of the push remote's GitHub repository (pull requests excluded), imported into that file at the start of every run and of every `--parallel` run, as `ralph tools task import --from github` does; when such a task is done, Ralph comments with the commit on its issue and closes it.",
+        examples: ['github'],
+      }),
+    github: z
+      .strictObject({
+        label: z.string().min(1).optional().meta({ description: 'Only open issues with this label.' }),
+        milestone: z
+          .string()
+          .min(1)
+          .optional()
+          .meta({ description: 'Only open issues in this milestone (its title or number).' }),
+      })
+      .optional()
+      .meta({
+        description: 'Which open issues `tasks.source: github` imports. Absent: every open issue.',
+        examples: [{ label: 'ralph' }],
+      }),
+  })
+  .refine((t) => t.github === undefined || t.source === 'github', {
+    message:
+      'tasks.github filters the issues of tasks.source: github; set tasks.source: github or remove tasks.github',
+    path: ['github'],
   })
   .meta({
     description: 'The task list the agent keeps with `ralph tools task` (`.ralph/agent/tasks.jsonl`).',

@@ -16,6 +16,7 @@ import {
   rememberTree,
   workBlockers,
 } from '../verify/work-progress.ts';
+import { closeIssuesStep } from '../workflows/issue-tasks.ts';
 import { milestonePrStep } from '../workflows/milestone-prs.ts';
 import type { TddStepResult } from '../workflows/tdd-loop.ts';
 import { switchToFallback } from './backend-fallback.ts';
@@ -149,6 +150,8 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     : { commit: null, validateGate: undefined, pushError: undefined, blocked: undefined, held: false };
   // forge.pull_requests: push the milestone's branch, open or update its pull request, mark it ready.
   const forge = checks.agentOk && !work.held ? await milestonePrStep(ctx, phase.number, checks.gates) : {};
+  // Tasks imported from GitHub issues and done now: their issues get the commit and are closed.
+  if (checks.agentOk && !work.held) await closeIssuesStep(ctx);
   if (work.blocked && decision.complete) {
     blockers.push(work.blocked);
     decision = decide(ctx, phase, checks, blockers, forced);

@@ -8,6 +8,7 @@ import { consumeControl, controlPending } from '../human/control-inbox.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
 import { healthFatal, runHealthChecks } from '../readiness/health.ts';
 import { startChecks } from '../readiness/preflight.ts';
+import { issuesPreflight } from '../workflows/issue-tasks.ts';
 import { forgePreflight } from '../workflows/milestone-prs.ts';
 import { sleepUntilCommand, waitWhileIdle } from './idle-wait.ts';
 
@@ -66,7 +67,11 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
   const env = options.env ?? process.env;
   // At the start, also what would fail only after the first iteration: gate commands, a push remote.
   const results = first
-    ? [...(await startChecks(options.workspace, config, env, ctx.inRepo)), ...(await forgePreflight(ctx))]
+    ? [
+        ...(await startChecks(options.workspace, config, env, ctx.inRepo)),
+        ...(await forgePreflight(ctx)),
+        ...(await issuesPreflight({ workspace: options.workspace, config, env, loopId: ctx.state.run_id })),
+      ]
     : runHealthChecks({ workspace: options.workspace, config, env });
   if (first) emit({ type: 'preflight', checks: results });
   for (const r of results) {

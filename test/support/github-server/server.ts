@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Answer, commentOnIssue, issueRoutes, type RequestInfo, type Route } from './issue-routes.ts';
 import { type FakeRepo, GithubState } from './state.ts';
 
-export { type FakePull, type FakeRepo, GithubState, type TokenGrant } from './state.ts';
+export { type FakeIssue, type FakePull, type FakeRepo, GithubState, type TokenGrant } from './state.ts';
 
 /** One request the scripted GitHub received (the token is not kept: only whether one came). */
 export interface GithubRequest {
@@ -23,15 +24,6 @@ export interface GithubServer {
   close(): Promise<void>;
 }
 
-type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
-type Route = (m: RegExpMatchArray, r: RequestInfo) => Answer;
-interface RequestInfo {
-  method: string;
-  body: Record<string, unknown>;
-  query: Record<string, string>;
-  token: string | undefined;
-}
-
 const notFound: Answer = {
   status: 404,
   body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' },
@@ -48,7 +40,8 @@ const forbidden: Answer = {
  * A scripted GitHub REST API on 127.0.0.1 (a free port): repositories and what each token may do
  * (401 without or with an unknown token, 404 for a repository the token does not see, 403 for a
  * write with a read-only token), pull requests (draft, ready through GraphQL's
- * markPullRequestReadyForReview, comments), merged or closed by the test through `state`.
+ * markPullRequestReadyForReview, comments), merged or closed by the test through `state`; issues
+ * (listed with pull requests among them and paged by Link headers, commented on, closed).
  */
 export async function startGithubServer(): Promise<GithubServer> {
   const state = new GithubState();
@@ -184,7 +177,7 @@ export async function startGithubServer(): Promise<GithubServer> {
         const repo = repoFor(m[1] ?? '', m[2] ?? '', r, true);
         if (isAnswer(repo)) return repo;
         const pr = state.pull(`${repo.owner}/${repo.name}`, Number(m[3]));
-        if (!pr) return notFound;
+        if (!pr) return commentOnIssue(state, repo, Number(m[3]), r.body.body);
         pr.comments.push(String(r.body.body ?? ''));
         return { status: 201, body: { id: pr.comments.length, body: r.body.body } };
       },
@@ -220,6 +213,7 @@ export async function startGithubServer(): Promise<GithubServer> {
         };
       },
     ],
+    ...issueRoutes(state, repoFor, () => base),
   ];
 
   const answer = (req: IncomingMessage, raw: string): Answer => {

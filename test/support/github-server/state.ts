@@ -32,11 +32,25 @@ export interface FakePull {
   comments: string[];
 }
 
+/** An issue as the scripted API keeps it (`pull: true`: a pull request, as the issues API lists them). */
+export interface FakeIssue {
+  number: number;
+  repo: string;
+  title: string;
+  body: string;
+  labels: string[];
+  milestone?: { number: number; title: string } | undefined;
+  state: 'open' | 'closed';
+  pull?: boolean;
+  comments: string[];
+}
+
 /** The scripted GitHub's state: repositories, tokens, pull requests (numbered per server, from 1). */
 export class GithubState {
   readonly repos = new Map<string, FakeRepo>();
   readonly tokens = new Map<string, TokenGrant>();
   readonly pulls: FakePull[] = [];
+  readonly issues: FakeIssue[] = [];
   /** Answers a test forces on the next requests matching a path (e.g. two 502s, then the real one). */
   readonly faults: {
     method: string;
@@ -51,6 +65,44 @@ export class GithubState {
     const repo = { owner, name, default_branch: opts.defaultBranch ?? 'main', bare: opts.bare };
     this.repos.set(full, repo);
     return repo;
+  }
+
+  /** Adds an issue (numbered after the highest issue so far unless given). */
+  addIssue(
+    full: string,
+    input: Partial<Omit<FakeIssue, 'repo' | 'comments'>> & { title: string },
+  ): FakeIssue {
+    const issue: FakeIssue = {
+      number: input.number ?? Math.max(0, ...this.issues.map((i) => i.number)) + 1,
+      repo: full,
+      body: '',
+      labels: [],
+      state: 'open',
+      comments: [],
+      ...input,
+    };
+    this.issues.push(issue);
+    return issue;
+  }
+
+  issue(repo: string, number: number): FakeIssue | undefined {
+    return this.issues.find((i) => i.repo === repo && i.number === number);
+  }
+
+  /** The REST shape of an issue (a pull request has `pull_request`). */
+  issueJson(issue: FakeIssue): Record<string, unknown> {
+    return {
+      number: issue.number,
+      title: issue.title,
+      body: issue.body || null,
+      state: issue.state,
+      labels: issue.labels.map((name) => ({ name })),
+      milestone: issue.milestone ?? null,
+      html_url: `https://github.com/${issue.repo}/${issue.pull ? 'pull' : 'issues'}/${issue.number}`,
+      ...(issue.pull
+        ? { pull_request: { url: `https://api.github.com/repos/${issue.repo}/pulls/${issue.number}` } }
+        : {}),
+    };
   }
 
   addToken(token: string, grant: TokenGrant): void {
