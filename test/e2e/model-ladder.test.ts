@@ -1,4 +1,4 @@
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
@@ -97,5 +97,13 @@ describe('model ladder (cli.models) through the built CLI', () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(message);
     expect(existsSync(join(dir, 'ran'))).toBe(false);
+    // -b custom over a file written for another backend: the file's model is dropped, not refused.
+    writeFileSync(join(dir, 'ralph.yml'), 'cli:\n  backend: claude\n  model: opus\n');
+    const over = await runRalph(
+      ['run', '--no-tui', '-b', 'custom', '--set', 'cli.command=./agent.sh', '--max-iterations', '1'],
+      dir,
+    );
+    expect(over.stderr).not.toContain('cli.model');
+    expect(existsSync(join(dir, 'ran'))).toBe(true);
   });
 });
