@@ -12,11 +12,12 @@ function takers(definitions: readonly BackendDefinition[]): string {
 
 /**
  * Model keys a config cannot honour (docs/concepts/models.md): `cli.model` together with
- * `cli.models`, and a model ladder (`cli.models`, `hats.<hat>.models`) for a backend whose CLI takes
- * no model (its definition has no `modelFlag`: `custom`), named with the key and the backend. `auto`
- * is judged as the backend it would pick (`autoPick`); unresolved, it is left to resolveBackend.
+ * `cli.models`, and a model (`cli.model`) or a model ladder (`cli.models`, `hats.<hat>.models`) for a
+ * backend whose CLI takes no model (its definition has no `modelFlag`: `custom`), named with the key
+ * and the backend. `auto` is judged as the backend it would pick (`autoPick`); unresolved, it is left
+ * to resolveBackend.
  */
-export function modelLadderIssues(
+export function modelKeyIssues(
   config: RalphConfig,
   definitions: readonly BackendDefinition[],
   autoPick?: BackendName,
@@ -31,7 +32,13 @@ export function modelLadderIssues(
         'cli.model and cli.models are both set: cli.model is one model for every iteration, cli.models a ladder from cheap to strong; keep one (a single-model ladder is `models: [name]`)',
     });
   const loop = judged(config.cli.backend);
-  if (config.cli.models !== undefined && loop !== 'auto' && flagOf(loop) === undefined)
+  const loopTakesNoModel = loop !== 'auto' && flagOf(loop) === undefined;
+  if (config.cli.model !== undefined && loopTakesNoModel)
+    issues.push({
+      path: ['cli', 'model'],
+      message: `backend ${loop} takes no model (its CLI has no model flag), so cli.model cannot be honoured; pass the model to the command in cli.args (e.g. args: ["--model", "${config.cli.model}"]), or remove cli.model`,
+    });
+  if (config.cli.models !== undefined && loopTakesNoModel)
     issues.push({
       path: ['cli', 'models'],
       message: `backend ${loop} takes no model (its CLI has no model flag), so cli.models cannot be honoured; use a backend that takes one (${takers(definitions)}), or remove cli.models`,

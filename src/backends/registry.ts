@@ -28,7 +28,7 @@ import {
   type InteractiveOptions,
   isAgentCli,
 } from './definition.ts';
-import { modelLadderIssues } from './model-checks.ts';
+import { modelKeyIssues } from './model-checks.ts';
 import type { Backend } from './types.ts';
 
 /** Every backend Ralph can run, one definition each (src/backends/agents/): the one list to add to. */
@@ -165,14 +165,13 @@ export function interactiveInvocation(
 /**
  * Keys a backend cannot honour, as config problems: `hats.<hat>.disallowed_tools` on a backend whose
  * CLI has no way to refuse tools, and `custom` with no command of its own (cli.command is the loop
- * backend's) as a hat's, a fallback's or the reviewer's backend, and model ladders a backend cannot
- * take (modelLadderIssues). `auto` is judged as the backend it
- * would pick (`autoPick`).
+ * backend's) as a hat's, a fallback's or the reviewer's backend, and a model or model ladder a
+ * backend cannot take (modelKeyIssues). `auto` is judged as the backend it would pick (`autoPick`).
  */
 export function backendCapabilityIssues(config: RalphConfig, autoPick?: BackendName): ConfigCheckIssue[] {
   const issues: ConfigCheckIssue[] = [
     ...customWithoutCommand(config, autoPick),
-    ...modelLadderIssues(config, BACKEND_DEFINITIONS, autoPick),
+    ...modelKeyIssues(config, BACKEND_DEFINITIONS, autoPick),
   ];
   for (const [id, hat] of Object.entries(config.hats)) {
     if (hat.disallowed_tools.length === 0) continue;

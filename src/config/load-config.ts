@@ -193,8 +193,11 @@ export function loadConfig(options: {
   layers?: readonly ConfigLayer[] | undefined;
   cwd: string;
   overrides?: readonly ConfigOverride[];
-  /** Checks a layer above config owns (e.g. what each backend can honour), located like schema problems. */
-  checks?: readonly ((config: RalphConfig) => ConfigCheckIssue[])[];
+  /**
+   * Checks a layer above config owns (e.g. what each backend can honour), located like schema
+   * problems; each gets the loaded layers too (to judge the config as a run will use it).
+   */
+  checks?: readonly ((config: RalphConfig, loaded: LoadedConfig) => ConfigCheckIssue[])[];
 }): LoadedConfig {
   const overrides = options.overrides ?? [];
   const specs =
@@ -215,10 +218,11 @@ export function loadConfig(options: {
     );
     throw new ConfigError(issues);
   }
+  const loaded: LoadedConfig = { config: result.data, file: project?.file, layers, overrides };
   const hatIssues = [
     ...hatConfigIssues(result.data),
     ...humanConfigIssues(result.data),
-    ...(options.checks ?? []).flatMap((check) => check(result.data)),
+    ...(options.checks ?? []).flatMap((check) => check(result.data, loaded)),
   ];
   if (hatIssues.length > 0) {
     throw new ConfigError(
@@ -227,7 +231,7 @@ export function loadConfig(options: {
         .sort((a, b) => a.line - b.line || a.col - b.col),
     );
   }
-  return { config: result.data, file: project?.file, layers, overrides };
+  return loaded;
 }
 
 /** Reads and parses one layer file; an unreadable file is an error naming it. */

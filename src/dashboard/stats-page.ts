@@ -94,7 +94,7 @@ export function statsResponse(
 ): { html: string } | { error: string } {
   let from: number | undefined;
   try {
-    from = since === undefined ? undefined : parseSince(since, now);
+    from = since === undefined ? undefined : parseSince(since, now, '?since=');
   } catch (error) {
     return { error: (error as Error).message };
   }

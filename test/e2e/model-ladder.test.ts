@@ -1,3 +1,5 @@
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
@@ -76,5 +78,32 @@ describe('model ladder (cli.models) through the built CLI', () => {
     const validate = await runRalph(['config', 'validate'], both);
     expect(validate.code).not.toBe(0);
     expect(validate.stderr).toContain('cli.model and cli.models are both set');
+  });
+
+  it('refuses cli.model by name on custom (its command takes the model in cli.args), before any agent runs', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': 'cli:\n  backend: custom\n  command: ./agent.sh\n  model: local-7b\n',
+      'agent.sh': '#!/bin/sh\ntouch ran\n',
+    });
+    chmodSync(join(dir, 'agent.sh'), 0o755);
+    const message =
+      'cli.model: backend custom takes no model (its CLI has no model flag), so cli.model cannot be honoured; pass the model to the command in cli.args (e.g. args: ["--model", "local-7b"]), or remove cli.model';
+    const validate = await runRalph(['config', 'validate'], dir);
+    expect(validate.code).not.toBe(0);
+    expect(validate.stderr).toMatch(/ralph\.yml:\d+:\d+/);
+    expect(validate.stderr).toContain(message);
+    const run = await runRalph(['run', '--no-tui'], dir);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(message);
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+    // -b custom over a file written for another backend: the file's model is dropped, not refused.
+    writeFileSync(join(dir, 'ralph.yml'), 'cli:\n  backend: claude\n  model: opus\n');
+    const over = await runRalph(
+      ['run', '--no-tui', '-b', 'custom', '--set', 'cli.command=./agent.sh', '--max-iterations', '1'],
+      dir,
+    );
+    expect(over.stderr).not.toContain('cli.model');
+    expect(existsSync(join(dir, 'ran'))).toBe(true);
   });
 });

@@ -133,7 +133,12 @@ describe('ralph stats', () => {
       expect(html).toContain(`aria-label="${chart}"`);
     expect(html).toMatch(/<tr><td>\(solo\)<\/td><td>6<\/td><td>4<\/td><td>2<\/td><td>67%<\/td>/);
     expect(html).toContain('<tr><td>max_iterations</td><td>2</td></tr>');
-    expect((await dash.get('/stats?since=yesterday')).status).toBe(400);
+    const badWindow = await dash.get('/stats?since=yesterday');
+    expect(badWindow.status).toBe(400);
+    // The error names what was typed here (the address's ?since=), not the CLI's flag.
+    const why = await badWindow.text();
+    expect(why).toContain('?since= expects a span back from now (90m, 12h, 7d, 2w) or a date');
+    expect(why).not.toContain('--since');
     expect(await (await dash.get('/stats?since=2999-01-01')).text()).toContain(
       'No iterations recorded in this window',
     );

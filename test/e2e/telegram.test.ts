@@ -14,6 +14,7 @@ import {
   fakeConfig,
   makeWorkspace,
   readRecords,
+  readStatus,
   removeWhenDone,
   startRalph,
   waitFor,
@@ -105,6 +106,80 @@ describe('the human on Telegram (RObot)', () => {
     // The token is in no file Ralph wrote, nor its output.
     for (const text of [r.stdout, r.stderr, allText(join(dir, '.ralph')), allText(state)])
       expect(text).not.toContain('secret-telegram-token');
+  }, 40_000);
+
+  it('a reply answers a question; /pause, /tail, /resume; approvals by the Approve button and by a reply with the reason', async () => {
+    const { server, env } = await bot();
+    const dir = makeWorkspace(
+      {
+        'PROMPT.md': 'work\n',
+        'ralph.yml': `${fakeConfig({ max_iterations: 3 })}gates:\n  approval: before_complete\n${robot}`,
+        'fake-agent.yml': [
+          'turns:',
+          '  - when: { iteration: 1 }',
+          '    do:',
+          `      - run: "ralph ask 'Which port?' > port.txt"`,
+          '      - print: LOOP_COMPLETE',
+          '  - do:',
+          '      - save_prompt: p2.md',
+          '      - print: LOOP_COMPLETE',
+        ].join('\n'),
+      },
+      'shop',
+    );
+    const loop = startRalph(['run'], dir, env);
+    server.userMessage('/start');
+    const question = await server.waitForMessage((m) => m.text.includes('Which port?'));
+    expect(question.reply_markup).toBeUndefined();
+    server.userMessage('/pause');
+    await server.waitForMessage(
+      (m) => m.text === '@shop pauses after the current iteration (/resume goes on)',
+    );
+    server.userMessage('8080', { replyTo: question.message_id });
+    await server.waitForMessage((m) => /^answered q-[0-9a-f]+: 8080$/.test(m.text));
+    // Completion waits for approval; a reply to the approval rejects it, the reply being the reason.
+    const first = await server.waitForMessage((m) =>
+      m.text.includes('waits for your approval (before_complete'),
+    );
+    expect(first.reply_markup?.inline_keyboard.flat().map((b) => b.text)).toEqual(['Approve', 'Reject']);
+    server.userMessage('the README is missing', { replyTo: first.message_id });
+    await server.waitForMessage((m) => /^rejected a-[0-9a-f]+: the README is missing$/.test(m.text));
+    // Settled by a reply, its buttons go away as after a press.
+    await waitFor(
+      () => server.buttons(first.message_id)?.length === 0,
+      15_000,
+      'the buttons of the rejected approval to go',
+    );
+    // Paused at the iteration boundary: no second iteration until /resume.
+    await waitFor(() => readStatus(dir) === 'paused', 15_000, 'the pause');
+    server.userMessage('/tail');
+    const tail = await server.waitForMessage((m) => m.text.startsWith('@shop, the end of its log:'));
+    expect(tail.text).toContain('the README is missing');
+    expect(existsSync(join(dir, 'p2.md'))).toBe(false);
+    server.userMessage('/resume');
+    await server.waitForMessage((m) => m.text === '@shop goes on');
+    const second = await server.waitForMessage(
+      (m) => m.message_id !== first.message_id && m.text.includes('waits for your approval (before_complete'),
+    );
+    const approveButton = second.reply_markup?.inline_keyboard[0]?.[0]?.callback_data as string;
+    server.pressButton(second.message_id, approveButton);
+    await server.waitForMessage((m) => /^approved a-[0-9a-f]+$/.test(m.text));
+    const r = await loop.done;
+    expect(r.code).toBe(0);
+    expect(server.buttons(second.message_id)).toEqual([]);
+    // Every call succeeded: no edit of a message that had no buttons (Telegram refuses those).
+    expect(server.requests.filter((q) => q.status !== 200)).toEqual([]);
+
+    expect(readFileSync(join(dir, 'port.txt'), 'utf8').trim()).toBe('8080');
+    expect(readFileSync(join(dir, 'p2.md'), 'utf8')).toContain('the README is missing');
+    const records = readRecords(dir);
+    expect(records).toHaveLength(2);
+    expect(records[0]?.approvals).toMatchObject([
+      { point: 'before_complete', answer: 'reject', by: 'telegram' },
+    ]);
+    expect(records[1]?.approvals).toMatchObject([
+      { point: 'before_complete', answer: 'approve', by: 'telegram' },
+    ]);
   }, 40_000);
 
   it('a send that fails three times is retried in the background; the loop does not wait for it', async () => {

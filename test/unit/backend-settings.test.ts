@@ -126,7 +126,11 @@ describe('custom off the loop needs a command of its own', () => {
       },
     ]);
     expect(backendCapabilityIssues(configFor('claude', { backend: 'custom', command: './x' }))).toEqual([]);
-    expect(backendCapabilityIssues(configFor('custom', { backend: 'custom' }))).toEqual([]);
+    // (custom takes no cli.model: that refusal is the model checks' own, test/e2e/model-ladder.test.ts)
+    const customLoop = configFor('custom', { backend: 'custom' });
+    expect(backendCapabilityIssues({ ...customLoop, cli: { ...customLoop.cli, model: undefined } })).toEqual(
+      [],
+    );
   });
 
   it('a custom fallback or reviewer is a config issue (they have no command key)', () => {

@@ -20,11 +20,12 @@ interface ConfigFlags {
 }
 
 function load(flags: ConfigFlags, io: CliIO, pick = autoPicker(io.env, io.cwd)) {
+  const overrides = (flags.set ?? []).map(parseSetOverride);
   return loadConfig({
     layers: configLayers(io.cwd, io.env, flags),
     cwd: io.cwd,
-    overrides: (flags.set ?? []).map(parseSetOverride),
-    checks: configChecks(io.cwd, io.env, pick),
+    overrides,
+    checks: configChecks(io.cwd, io.env, pick, overrides),
   });
 }
 

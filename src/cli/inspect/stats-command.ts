@@ -63,7 +63,7 @@ export function statsText(s: Stats): string {
 
 /** `ralph stats [--since D] [--json] [--all]`: what the runs of this workspace (or every one) took. */
 export function statsCommand(flags: StatsFlags, io: CliIO, now = Date.now()): number {
-  const since = flags.since === undefined ? undefined : parseSince(flags.since, now);
+  const since = flags.since === undefined ? undefined : parseSince(flags.since, now, '--since');
   const stats = aggregateStats(readHistory(io.cwd, io.env, flags.all === true), since);
   if (flags.json) io.out(`${JSON.stringify(stats, null, 2)}\n`);
   else if (stats.runs === 0)

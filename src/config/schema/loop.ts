@@ -160,7 +160,7 @@ export const cliSchema = z
     }),
     model: z.string().min(1).optional().meta({
       description:
-        "Model passed to backends that take one. Absent: the CLI's own default. Not together with `models`.",
+        "Model passed to backends that take one (every agent CLI and `fake`). Absent: the CLI's own default. Not together with `models`. `custom` refuses it: put the model in `args` (e.g. `[--model, name]`).",
     }),
     models: modelLadder.optional().meta({
       description:

@@ -1,6 +1,6 @@
 import { backendCapabilityIssues, pickAutoBackend, resolveBackend } from '../../backends/registry.ts';
 import type { Backend } from '../../backends/types.ts';
-import { loadConfig } from '../../config/load-config.ts';
+import { type LoadedConfig, loadConfig } from '../../config/load-config.ts';
 import type { ConfigOverride } from '../../config/overrides.ts';
 import {
   agentEnvOverrides,
@@ -55,12 +55,27 @@ export function autoPicker(env: NodeJS.ProcessEnv, cwd: string): () => BackendNa
   };
 }
 
-/** The checks every command that loads ralph.yml runs beyond the schema: what the chosen backends can honour. */
-export function configChecks(cwd: string, env: NodeJS.ProcessEnv, pick = autoPicker(env, cwd)) {
+/**
+ * The checks every command that loads ralph.yml runs beyond the schema: what the chosen backends can
+ * honour, judged on the config the run uses (`-b` over a file written for another backend drops the
+ * file's `cli.command`, `args`, `model`, `models`: withoutOtherBackendSettings, given the command
+ * line's overrides `given`).
+ */
+export function configChecks(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  pick = autoPicker(env, cwd),
+  given: readonly ConfigOverride[] = [],
+) {
   // PATH is searched for ~10 CLIs only when a backend is `auto`: the pick matters to nothing else.
   const usesAuto = (config: RalphConfig) =>
     config.cli.backend === 'auto' || Object.values(config.hats).some((hat) => hat.backend === 'auto');
-  return [(config: RalphConfig) => backendCapabilityIssues(config, usesAuto(config) ? pick() : undefined)];
+  return [
+    (_config: RalphConfig, loaded: LoadedConfig) => {
+      const used = withoutOtherBackendSettings(loaded, given);
+      return backendCapabilityIssues(used, usesAuto(used) ? pick() : undefined);
+    },
+  ];
 }
 
 /** `cli.backend: auto` becomes the first agent CLI installed on PATH (see AUTO_ORDER). */
@@ -95,7 +110,7 @@ export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): {
     layers,
     cwd,
     overrides: [...agentEnvOverrides(env), ...given],
-    checks: configChecks(cwd, env, pick),
+    checks: configChecks(cwd, env, pick, given),
   });
   return {
     config: withAutoBackend(withoutOtherBackendSettings(loaded, given), cwd, env, pick),

@@ -52,13 +52,16 @@ function applyOrThrow(routed: Routed): Applied {
     case 'button': {
       const settled = settle(routed.sent.workspace, routed.sent.question_id as string, routed.choice);
       return {
-        callback: { id: routed.callbackId, text: settled },
+        callback: { id: routed.callbackId, text: settled.text },
         clearButtons: routed.messageId,
-        text: settled,
+        text: settled.text,
       };
     }
-    case 'answer':
-      return { text: settle(routed.sent.workspace, routed.sent.question_id as string, routed.text) };
+    case 'answer': {
+      // A reply settles the question as a press would: its buttons (if it had any) go too.
+      const settled = settle(routed.sent.workspace, routed.sent.question_id as string, routed.text);
+      return { text: settled.text, clearButtons: settled.hadButtons ? routed.sent.message_id : undefined };
+    }
     case 'guidance': {
       const target = { workspace: routed.loop.workspace, source: 'telegram' as const };
       tell(target, routed.text);
@@ -69,22 +72,25 @@ function applyOrThrow(routed: Routed): Applied {
   }
 }
 
-/** Answers question `id` (or approves/rejects approval `id`) of a workspace; what happened, in words. */
-function settle(workspace: string, id: string, text: string): string {
+/**
+ * Answers question `id` (or approves/rejects approval `id`) of a workspace: what happened, in words,
+ * and whether its message had buttons (an approval's, or a question's options).
+ */
+function settle(workspace: string, id: string, text: string): { text: string; hadButtons: boolean } {
   const q = readQuestions(ralphPaths(workspace).questions).get(id);
   const target = { workspace, source: 'telegram' as const };
   if (q?.kind === 'approval') {
     const yes = /^(approve|approved|yes|y|ok|👍)$/i.test(text.trim());
     if (yes) {
       approve(target, { id });
-      return `approved ${id}`;
+      return { text: `approved ${id}`, hadButtons: true };
     }
     const reason = text.trim() === 'reject' ? 'rejected on Telegram' : text;
     reject(target, reason, { id });
-    return `rejected ${id}: ${reason}`;
+    return { text: `rejected ${id}: ${reason}`, hadButtons: true };
   }
   const done = answer(target, text, { id });
-  return `answered ${id}: ${done.question.answer}`;
+  return { text: `answered ${id}: ${done.question.answer}`, hadButtons: (q?.options?.length ?? 0) > 0 };
 }
 
 function runCommand(command: ChatCommand, loops: ServedLoop[]): string {

@@ -105,14 +105,17 @@ export const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b,
 
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
-/** `--since`: a span back from now (`90m`, `12h`, `7d`, `2w`) or a date (`2026-11-01`, ISO time). */
-export function parseSince(value: string, now: number): number {
+/**
+ * A window's start: a span back from now (`90m`, `12h`, `7d`, `2w`) or a date (`2026-11-01`, ISO
+ * time). `name` is what the user typed it as (`--since`, the dashboard's `?since=`): the error names it.
+ */
+export function parseSince(value: string, now: number, name: string): number {
   const span = /^(\d+(?:\.\d+)?)([mhdw])$/.exec(value.trim());
   if (span) return now - Number(span[1]) * (UNITS[span[2] as string] as number);
   const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isFinite(at)) return at;
   throw new UsageError(
-    `--since expects a span back from now (90m, 12h, 7d, 2w) or a date (2026-11-01), got ${JSON.stringify(value)}`,
+    `${name} expects a span back from now (90m, 12h, 7d, 2w) or a date (2026-11-01), got ${JSON.stringify(value)}`,
   );
 }
 

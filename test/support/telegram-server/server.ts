@@ -12,19 +12,23 @@ export interface BotRequest {
   status: number;
 }
 
+/** Inline buttons, in rows. */
+export type Keyboard = { text: string; callback_data: string }[][];
+
 /** A message the bot sent (sendMessage), as the chat sees it. */
 export interface BotMessage {
   message_id: number;
   chat_id: number;
   text: string;
-  reply_markup?: { inline_keyboard: { text: string; callback_data: string }[][] };
+  /** The buttons it was sent with (`buttons()` tells what it shows after edits). */
+  reply_markup?: { inline_keyboard: Keyboard };
 }
 
 /**
  * A scripted Telegram Bot API on 127.0.0.1 (a free port): getUpdates long-polls (held until the test
  * injects an update or the poll's `timeout` runs out), sendMessage, answerCallbackQuery and
- * editMessageReplyMarkup; every request is recorded. Like Telegram, a second getUpdates while one
- * is held is refused with 409 (counted in `conflicts`).
+ * editMessageReplyMarkup (a 400, as Telegram's, when it changes nothing); every request is recorded.
+ * Like Telegram, a second getUpdates while one is held is refused with 409 (counted in `conflicts`).
  */
 export interface TelegramServer {
   /** The API base for RALPH_TELEGRAM_API_URL. */
@@ -39,6 +43,8 @@ export interface TelegramServer {
   pressButton(messageId: number, data: string): number;
   /** The next `n` calls of `method` fail with HTTP `status`. */
   failNext(method: string, n: number, status?: number): void;
+  /** The inline keyboard bot message `messageId` shows now (after edits); undefined for no such message. */
+  buttons(messageId: number): Keyboard | undefined;
   /** Resolves with the first bot message matching `test` (waits for it). */
   waitForMessage(test: (m: BotMessage) => boolean, timeoutMs?: number): Promise<BotMessage>;
   close(): Promise<void>;
@@ -49,6 +55,7 @@ export const CHAT_ID = 4242;
 export async function startTelegramServer(): Promise<TelegramServer> {
   const requests: BotRequest[] = [];
   const messages: BotMessage[] = [];
+  const keyboards = new Map<number, Keyboard>();
   const updates: Record<string, unknown>[] = [];
   const failures = new Map<string, { n: number; status: number }>();
   let waiting: (() => void) | undefined;
@@ -110,12 +117,30 @@ export async function startTelegramServer(): Promise<TelegramServer> {
           ...(body.reply_markup ? { reply_markup: body.reply_markup } : {}),
         };
         messages.push(msg);
+        if (msg.reply_markup) keyboards.set(msg.message_id, msg.reply_markup.inline_keyboard);
         for (const w of watchers) w();
         return reply(res, 200, { ok: true, result: { ...msg, chat: { id: msg.chat_id, type: 'private' } } });
       }
       case 'answerCallbackQuery':
-      case 'editMessageReplyMarkup':
         return reply(res, 200, { ok: true, result: true });
+      case 'editMessageReplyMarkup': {
+        // Like Telegram: an edit that changes nothing (a message without buttons) is a 400.
+        const keyboard = (body.reply_markup?.inline_keyboard ?? []) as Keyboard;
+        const target = messages.find((x) => x.message_id === Number(body.message_id));
+        const now = target ? (keyboards.get(target.message_id) ?? []) : undefined;
+        if (!target || JSON.stringify(now) === JSON.stringify(keyboard)) {
+          record.status = 400;
+          return reply(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: target
+              ? 'Bad Request: message is not modified'
+              : 'Bad Request: message to edit not found',
+          });
+        }
+        keyboards.set(target.message_id, keyboard);
+        return reply(res, 200, { ok: true, result: true });
+      }
       default:
         record.status = 404;
         return reply(res, 404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
@@ -169,6 +194,10 @@ export async function startTelegramServer(): Promise<TelegramServer> {
           message: { message_id: messageId, chat: { id: CHAT_ID, type: 'private' } },
         },
       });
+    },
+    buttons(messageId) {
+      if (!messages.some((m) => m.message_id === messageId)) return undefined;
+      return keyboards.get(messageId) ?? [];
     },
     failNext(method, n, status = 500) {
       failures.set(method, { n, status });
