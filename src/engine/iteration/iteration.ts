@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
+import { archiveProgress } from '../../state/progress-archive.ts';
 import { announceSwept } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
@@ -26,6 +28,7 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   state.events_offset = external.nextOffset;
   state.pending_events.push(...external.published);
 
+  archiveOldProgress(ctx);
   const plan = planFor(ctx, number);
   const started = startIteration(ctx, number, plan);
   // What the agent detached is swept at its end: it must not touch the workspace while Ralph
@@ -46,6 +49,20 @@ async function sweepIteration(ctx: RunContext, number: number): Promise<KilledPr
   const killed = await ctx.sweep({ runId: ctx.state.run_id }, Math.min(ctx.graceMs, 1000));
   announceSwept(ctx, `iteration ${number}`, killed);
   return killed;
+}
+
+/** `progress.archive_after_days`: old PROGRESS.md entries move to their month's archive (never while the agent runs). */
+function archiveOldProgress(ctx: RunContext): void {
+  const { config, options } = ctx;
+  if (config.progress.archive_after_days <= 0) return;
+  const file = resolve(options.workspace, config.progress.file);
+  const result = archiveProgress(file, config.progress.archive_after_days, new Date(ctx.now()));
+  if (result.moved === 0) return;
+  ctx.emit({
+    type: 'notice',
+    level: 'info',
+    message: `archived ${result.moved} ${config.progress.file} ${result.moved === 1 ? 'entry' : 'entries'} older than ${config.progress.archive_after_days} days to progress/archive/ (${result.months.join(', ')})`,
+  });
 }
 
 /**
