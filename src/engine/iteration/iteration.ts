@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import { archiveProgress } from '../../state/progress-archive.ts';
+import { userMemoriesFile } from '../../state/user-memories.ts';
 import { announceSwept } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
@@ -83,6 +84,7 @@ function planFor(ctx: RunContext, number: number): IterationPlan {
     backend: options.backend,
     extraArgs: ctx.extraArgs,
     fallback,
+    userMemories: userMemoriesFile(options.env ?? process.env),
   });
   announceRoute(ctx, number, plan.route.selection);
   // After the journal was read: the marker heads what this iteration appends, not its prompt.

@@ -3,6 +3,7 @@ import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { userMemoriesFile } from '../../state/user-memories.ts';
 import type { StartMode } from '../context/run-context.ts';
 import { unreadGuidance } from '../human/control-inbox.ts';
 import { fallbackInForce } from '../iteration/backend-fallback.ts';
@@ -28,6 +29,8 @@ export interface FirstIterationInput {
   extraArgs: readonly string[];
   /** The clock (epoch ms) that decides whether a `cli.fallback` is still in force. */
   now?: number | undefined;
+  /** The environment the loop would run in (where the user's memories are). */
+  env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -42,7 +45,8 @@ export function planFirstIteration(input: FirstIterationInput): IterationPlan {
   const previous = readPreviousState(paths.state, input.mode, 'leave');
   const resumed = resumes(previous, input.mode) ? previous : undefined;
   const start = resumed ? resumedState(workspace, resumed) : newRunState(workspace, config, previous);
-  const reads = workspaceReads(workspace, config, paths);
+  const userMemories = userMemoriesFile(input.env);
+  const reads = workspaceReads(workspace, config, paths, userMemories);
   return planIteration(
     {
       config,
@@ -59,6 +63,7 @@ export function planFirstIteration(input: FirstIterationInput): IterationPlan {
       backend: input.backend,
       extraArgs: input.extraArgs,
       fallback: resumed ? fallbackInForce(resumed, config, input.now ?? Date.now()) : undefined,
+      userMemories,
     },
     resumed
       ? reads
