@@ -99,4 +99,25 @@ describe('progress.archive_after_days moves old PROGRESS.md entries to progress/
     expect(read(join(dir, 'PROGRESS.md'))).toBe(live);
     expect(read(file)).toBe(archived);
   });
+
+  it("counts the move as Ralph's, not the agent's: an idle iteration after it is still idle", async () => {
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'Do the work.\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 3, max_idle_iterations: 1 })}progress:\n  archive_after_days: 30\ngit:\n  commit: true\n`,
+      'PROGRESS.md': '# Progress Log\n',
+      'fake-agent.yml': [
+        'turns:',
+        '  - when: { iteration: 1 }',
+        `    do: [{ append: { path: PROGRESS.md, content: "\\n### ${old}\\n- [x] old task\\n" } }]`,
+        '  - do: [{ print: nothing to do }]',
+        '',
+      ].join('\n'),
+    });
+    const r = await runRalph(['run', '--no-tui'], dir);
+    expect(read(archive(dir, old))).toContain('old task');
+    expect(r.stdout, r.stderr).toContain('no progress in 1 iterations in a row');
+    expect(r.code).toBe(1);
+    // Iteration 1 wrote the entry, iteration 2 was idle (what Ralph moved before it does not count).
+    expect(r.stdout).not.toContain('iteration 3');
+  });
 });

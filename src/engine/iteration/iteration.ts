@@ -7,6 +7,7 @@ import { announceSwept } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
 import { filesAtStart } from '../verify/changed-files.ts';
+import { rememberTree } from '../verify/work-progress.ts';
 import { writeIterationMarker } from '../workflows/checklist-view.ts';
 import { activeFallback } from './backend-fallback.ts';
 import { readExternalEvents } from './collect-events.ts';
@@ -29,7 +30,7 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   state.events_offset = external.nextOffset;
   state.pending_events.push(...external.published);
 
-  archiveOldProgress(ctx);
+  await archiveOldProgress(ctx);
   const plan = planFor(ctx, number);
   const started = startIteration(ctx, number, plan);
   // What the agent detached is swept at its end: it must not touch the workspace while Ralph
@@ -53,12 +54,14 @@ async function sweepIteration(ctx: RunContext, number: number): Promise<KilledPr
 }
 
 /** `progress.archive_after_days`: old PROGRESS.md entries move to their month's archive (never while the agent runs). */
-function archiveOldProgress(ctx: RunContext): void {
+async function archiveOldProgress(ctx: RunContext): Promise<void> {
   const { config, options } = ctx;
   if (config.progress.archive_after_days <= 0) return;
   const file = resolve(options.workspace, config.progress.file);
   const result = archiveProgress(file, config.progress.archive_after_days, new Date(ctx.now()));
   if (result.moved === 0) return;
+  // Ralph's own change: the next iteration's progress is measured from here, not credited with it.
+  await rememberTree(ctx);
   ctx.emit({
     type: 'notice',
     level: 'info',
