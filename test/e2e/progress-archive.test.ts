@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeGitWorkspace } from '../helpers/git-workspace.ts';
+import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { fakeConfig, runRalph } from '../helpers/workspace.ts';
 
 /** `YYYY-MM-DD` of `days` days before today (UTC, the day archiving counts in). */
@@ -119,5 +119,29 @@ describe('progress.archive_after_days moves old PROGRESS.md entries to progress/
     expect(r.code).toBe(1);
     // Iteration 1 wrote the entry, iteration 2 was idle (what Ralph moved before it does not count).
     expect(r.stdout).not.toContain('iteration 3');
+  });
+
+  it('a checklist journal that is the progress file: the dry run shows the prompt iteration 1 gets, without the old entry', async () => {
+    const dir = makeGitWorkspace({ 'fake-agent.yml': 'turns:\n  - do: [{ save_prompt: got-1.md }]\n' });
+    expect((await runRalph(['init', '--preset', 'checklist'], dir)).code).toBe(0);
+    writeFileSync(
+      join(dir, 'PROGRESS.md'),
+      `# Journal\n\n## ${older} old work\nlong done\n\n## ${today} fresh work\nstarted\n`,
+    );
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'checklist');
+    const args = [
+      ...['-b', 'fake', '--set', 'cli.fake_script=fake-agent.yml', '--max-iterations', '1'],
+      ...['--set', 'context.journal=PROGRESS.md', '--set', 'progress.archive_after_days=30'],
+    ];
+    const dry = await runRalph(['run', '--dry-run', ...args], dir);
+    expect(dry.code, dry.stderr).toBe(0);
+    const printed = /# first prompt \([^\n]*\)\n([\s\S]*)\n# agent command/.exec(dry.stdout)?.[1] ?? '';
+    expect(printed).toContain('fresh work');
+    expect(printed).not.toContain('old work');
+    // The dry run touched nothing.
+    expect(existsSync(join(dir, 'progress'))).toBe(false);
+    await runRalph(['run', '--no-tui', ...args], dir);
+    expect(read(join(dir, 'got-1.md'))).toBe(printed);
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseProgressEntries, splitProgress, withArchiveLink } from '../../src/state/progress-archive.ts';
+import {
+  parseProgressEntries,
+  splitProgress,
+  withArchiveLink,
+} from '../../src/workflows/progress-archive.ts';
 
 const NOW = new Date('2026-03-10T23:59:00Z');
 

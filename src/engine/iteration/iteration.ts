@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
-import { archiveProgress } from '../../state/progress-archive.ts';
 import { userMemoriesFile } from '../../state/user-memories.ts';
+import { archiveProgress } from '../../workflows/progress-archive.ts';
 import { announceSwept } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { appendLine } from './io/append-line.ts';
-import { writeFileAtomicSync } from './io/atomic-write.ts';
+import { appendLine } from '../state/io/append-line.ts';
+import { writeFileAtomicSync } from '../state/io/atomic-write.ts';
+import { parseHeading, scanMarkdown } from './checklist-parse.ts';
 
 /**
  * PROGRESS.md archiving (`progress.archive_after_days`). An entry is a `##` or `###` heading whose
@@ -23,8 +24,6 @@ export interface ProgressEntry {
 /** Where an archive month lives, relative to the progress file's directory. */
 export const ARCHIVE_DIR = join('progress', 'archive');
 const LINK_PREFIX = '> Older entries are archived by month:';
-const HEADING = /^(#{1,6})\s+(.*)$/;
-const FENCE = /^\s*(```|~~~)/;
 const DATE = /(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)/;
 
 /** The first valid `YYYY-MM-DD` in a heading's title, else undefined. */
@@ -35,15 +34,12 @@ function headingDate(title: string): string | undefined {
   return day.toISOString().slice(0, 10) === m[0] ? m[0] : undefined;
 }
 
-/** The dated entries of a progress file in file order (pure; headings inside code fences don't count). */
+/** The dated entries of a progress file in file order (pure; headings in code fences or comments don't count). */
 export function parseProgressEntries(text: string): ProgressEntry[] {
   const lines = text.split('\n');
-  const headings: { line: number; level: number; title: string }[] = [];
-  let fenced = false;
-  lines.forEach((line, i) => {
-    if (FENCE.test(line)) fenced = !fenced;
-    const m = fenced ? null : HEADING.exec(line);
-    if (m) headings.push({ line: i, level: m[1]!.length, title: m[2]! });
+  const headings = scanMarkdown(text).flatMap(({ line, visible }) => {
+    const h = parseHeading(visible);
+    return h ? [{ line: line - 1, level: h.level, title: h.text }] : [];
   });
   const entries: ProgressEntry[] = [];
   let from = 0;
@@ -119,6 +115,21 @@ export function archivedMonths(file: string): string[] {
     .sort();
 }
 
+/**
+ * The text `text` (of `file`) has once archiveProgress ran, and what moves: the live part linking
+ * every month archived so far and the ones this pass adds. What `ralph run --dry-run` shows.
+ */
+export function progressAfterArchive(
+  file: string,
+  text: string,
+  afterDays: number,
+  now: Date,
+): { next: string; moved: Map<string, string[]> } {
+  const { live, moved } = splitProgress(text, afterDays, now);
+  const months = [...new Set([...archivedMonths(file), ...moved.keys()])].sort();
+  return { next: withArchiveLink(live, months), moved };
+}
+
 /** What one archiving pass did: the entries moved and the month files they went to. */
 export interface ArchiveResult {
   moved: number;
@@ -134,7 +145,7 @@ export interface ArchiveResult {
 export function archiveProgress(file: string, afterDays: number, now: Date): ArchiveResult {
   const text = readOptional(file);
   if (text === undefined || afterDays <= 0) return { moved: 0, months: [] };
-  const { live, moved } = splitProgress(text, afterDays, now);
+  const { next, moved } = progressAfterArchive(file, text, afterDays, now);
   let count = 0;
   for (const [month, entries] of moved) {
     const path = join(dirname(file), ARCHIVE_DIR, `${month}.md`);
@@ -145,7 +156,6 @@ export function archiveProgress(file: string, afterDays: number, now: Date): Arc
     const head = archived === undefined ? `# Progress archive ${month}\n\n` : '\n';
     writeArchive(path, `${head}${fresh.join('\n\n')}`, archived === undefined);
   }
-  const next = withArchiveLink(live, archivedMonths(file));
   if (next !== text) writeFileAtomicSync(file, next);
   return { moved: count, months: [...moved.keys()] };
 }
