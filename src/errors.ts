@@ -57,6 +57,7 @@ export const RALPH_ERROR_CODES = [
   'memories_unreadable',
   'memory_invalid',
   'memory_not_found',
+  'memory_duplicate',
   'no_question',
   // Inspecting runs
   'no_run',

@@ -11,7 +11,14 @@ import {
   notifySchema,
   robotSchema,
 } from './schema/operations.ts';
-import { contextSchema, coreSchema, eventMetaSchema, memoriesSchema, tasksSchema } from './schema/prompt.ts';
+import {
+  contextSchema,
+  coreSchema,
+  eventMetaSchema,
+  memoriesSchema,
+  progressSchema,
+  tasksSchema,
+} from './schema/prompt.ts';
 import { positiveInt } from './schema/values.ts';
 import {
   type APPROVAL_POINTS,
@@ -51,6 +58,7 @@ export const configSchema = z.strictObject({
   core: coreSchema.default(coreSchema.parse({})),
   completion: completionSchema.default(completionSchema.parse({})),
   context: contextSchema.default(contextSchema.parse({})),
+  progress: progressSchema.default(progressSchema.parse({})),
   tdd: tddSchema.optional(),
   gates: gatesSchema.default(gatesSchema.parse({})),
   health: healthSchema.default(healthSchema.parse({})),

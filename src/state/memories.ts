@@ -37,7 +37,7 @@ export interface MemorySearchFilter {
   tags?: readonly string[] | string | undefined;
 }
 
-const SECTION_TITLES: Record<MemoryType, string> = {
+export const SECTION_TITLES: Record<MemoryType, string> = {
   pattern: 'Patterns',
   decision: 'Decisions',
   fix: 'Fixes',
@@ -248,17 +248,27 @@ export function addMemory(path: string, input: NewMemory, options: { now?: () =>
   const content = normalizeMemoryContent(input.content);
   if (!content) throw new RalphError('memory_invalid', 'a memory needs non-empty content');
   const tags = normalizeTags(input.tags);
+  return writeEntry(path, (ids) => {
+    const now = options.now?.() ?? new Date();
+    return { id: newId(ids, now), type, content, tags, created: now.toISOString() };
+  });
+}
+
+/** Stores an existing entry as it is (id, type, tags, created), e.g. one promoted from a project. */
+export function insertMemory(path: string, entry: MemoryEntry): MemoryEntry {
+  return writeEntry(path, (ids) => {
+    if (ids.has(entry.id))
+      throw new RalphError('memory_duplicate', `${path} already holds a memory "${entry.id}"`);
+    return entry;
+  });
+}
+
+/** Under the file's lock: the entry `make` returns (given the ids in use) written into its section. */
+function writeEntry(path: string, make: (ids: ReadonlySet<string>) => MemoryEntry): MemoryEntry {
   return withFileLock(path, () => {
     const text = readText(path);
     const parsed = parseFile(text === undefined || text.trim() === '' ? SKELETON : text);
-    const now = options.now?.() ?? new Date();
-    const entry: MemoryEntry = {
-      id: newId(new Set(parsed.entries.map((e) => e.id)), now),
-      type,
-      content,
-      tags,
-      created: now.toISOString(),
-    };
+    const entry = make(new Set(parsed.entries.map((e) => e.id)));
     writeFileAtomicSync(path, `${insertEntry(parsed, entry).join('\n')}\n`);
     return entry;
   });
@@ -287,72 +297,4 @@ export function deleteMemory(path: string, id: string): MemoryEntry {
     const { start: _s, end: _e, ...entry } = found;
     return entry;
   });
-}
-
-function createdMs(entry: MemoryEntry): number {
-  const ms = Date.parse(entry.created);
-  return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
-}
-
-/** Newest first by `created`; ties (and undated entries) keep later-in-file first. */
-export function newestFirst(entries: readonly MemoryEntry[]): MemoryEntry[] {
-  return entries
-    .map((entry, index) => ({ entry, index, ms: createdMs(entry) }))
-    .sort((a, b) => (a.ms === b.ms ? b.index - a.index : b.ms > a.ms ? 1 : -1))
-    .map((x) => x.entry);
-}
-
-/**
- * Entries whose content, tags or id contain every word of `query` (case-insensitive; an empty
- * query matches all), of `type` and carrying any of `tags` when given; newest first.
- */
-export function searchMemories(
-  entries: readonly MemoryEntry[],
-  query: string,
-  filter: MemorySearchFilter = {},
-): MemoryEntry[] {
-  const type = filter.type === undefined ? undefined : parseMemoryType(filter.type);
-  const tags = normalizeTags(filter.tags);
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  return newestFirst(entries).filter((e) => {
-    if (type && e.type !== type) return false;
-    if (tags.length > 0 && !tags.some((t) => e.tags.includes(t))) return false;
-    const haystack = `${e.content}\n${e.tags.join(' ')}\n${e.id}`.toLowerCase();
-    return words.every((w) => haystack.includes(w));
-  });
-}
-
-function renderGrouped(entries: readonly MemoryEntry[]): string {
-  const parts = ['# Memories'];
-  for (const type of MEMORY_TYPES) {
-    const group = entries.filter((e) => e.type === type);
-    if (group.length === 0) continue;
-    parts.push(`## ${SECTION_TITLES[type]}`);
-    for (const entry of group) parts.push(renderMemoryEntry(entry).join('\n'));
-  }
-  return `${parts.join('\n\n')}\n`;
-}
-
-/**
- * The memories to put in a prompt: the newest entries whose rendering fits in `budgetTokens * 4`
- * characters (0 = no limit), grouped by type and newest first within a group; '' when none fit.
- */
-export function renderMemoriesForPrompt(entries: readonly MemoryEntry[], budgetTokens: number): string {
-  if (entries.length === 0) return '';
-  const sorted = newestFirst(entries);
-  const limit = budgetTokens > 0 ? budgetTokens * 4 : Number.POSITIVE_INFINITY;
-  // The rendering only grows as more entries are kept, so binary-search the longest prefix that fits.
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (renderGrouped(sorted.slice(0, mid)).length <= limit) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo === 0 ? '' : renderGrouped(sorted.slice(0, lo));
-}
-
-/** `ralph tools memory prime`: the same text the loop injects into the prompt. */
-export function primeMemories(entries: readonly MemoryEntry[], budgetTokens: number): string {
-  return renderMemoriesForPrompt(entries, budgetTokens);
 }

@@ -4,10 +4,12 @@ import { join } from 'node:path';
 
 /**
  * Every ralph the tests start records its runs in a registry of this temp directory, not in the
- * registry of the person running the tests (`$XDG_STATE_HOME/ralph/runs.jsonl`).
+ * registry of the person running the tests (`$XDG_STATE_HOME/ralph/runs.jsonl`), and reads the
+ * user's memories (`$XDG_DATA_HOME/ralph/memories.md`) from there too, not theirs.
  */
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'ralph-test-state-'));
   process.env.XDG_STATE_HOME = dir;
+  process.env.XDG_DATA_HOME = join(dir, 'data');
   return () => rmSync(dir, { recursive: true, force: true });
 }

@@ -7,15 +7,17 @@ import {
   deleteMemory,
   MEMORY_TYPES,
   type MemoryEntry,
-  newestFirst,
   normalizeMemoryContent,
   normalizeTags,
   parseMemories,
-  primeMemories,
   readMemories,
+} from '../../src/state/memories.ts';
+import {
+  newestFirst,
+  primeMemories,
   renderMemoriesForPrompt,
   searchMemories,
-} from '../../src/state/memories.ts';
+} from '../../src/state/memory-prompt.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 const memoriesFile = (text?: string) => {
@@ -347,6 +349,26 @@ describe('renderMemoriesForPrompt', () => {
     const newest = renderMemoriesForPrompt([entries[2]!], 0);
     expect(renderMemoriesForPrompt(entries, Math.ceil(newest.length / 4))).toBe(newest);
     expect(renderMemoriesForPrompt(entries, 1)).toBe('');
+  });
+
+  it("puts the user's memories after the project's, in what the project's leave of the budget", () => {
+    const project: MemoryEntry[] = [
+      { id: 'mem-p', type: 'fix', content: 'project fix', tags: [], created: '2026-01-01T00:00:00Z' },
+    ];
+    const user: MemoryEntry[] = [
+      { id: 'mem-u1', type: 'pattern', content: 'user old', tags: [], created: '2026-01-01T00:00:00Z' },
+      { id: 'mem-u2', type: 'pattern', content: 'user new', tags: [], created: '2026-01-05T00:00:00Z' },
+    ];
+    const own = renderMemoriesForPrompt(project, 0);
+    const both = renderMemoriesForPrompt(project, 0, user);
+    expect(both.startsWith(`${own}\n# Memories across projects\n\n## Patterns\n\n### mem-u2`)).toBe(true);
+    expect(primeMemories(project, 0, user)).toBe(both);
+    // Only the newest user memory fits next to the project's: the older one is left out.
+    const newestUser = renderMemoriesForPrompt([], 0, [user[1]!]);
+    const tight = renderMemoriesForPrompt(project, (own.length + 1 + newestUser.length) / 4, user);
+    expect(tight).toBe(`${own}\n${newestUser}`);
+    // A budget the project's memories fill leaves none for the user's.
+    expect(renderMemoriesForPrompt(project, Math.ceil(own.length / 4), user)).toBe(own);
   });
 
   const entryList = fc.uniqueArray(fc.integer({ min: 0, max: 999 }), { maxLength: 12 }).chain((ids) =>

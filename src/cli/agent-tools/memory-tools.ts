@@ -1,24 +1,32 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
-import {
-  addMemory,
-  deleteMemory,
-  MEMORY_TYPES,
-  primeMemories,
-  readMemories,
-  searchMemories,
-} from '../../state/memories.ts';
+import { addMemory, deleteMemory, MEMORY_TYPES, readMemories } from '../../state/memories.ts';
+import { primeMemories, searchMemories } from '../../state/memory-prompt.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { promoteMemory, userMemoriesFile } from '../../state/user-memories.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { numberOption, WHOLE } from '../options.ts';
 import { formatOption, json, renderMemories } from './tool-render.ts';
 
+const SCOPES = ['project', 'user'] as const;
+type Scope = (typeof SCOPES)[number];
+
+function scopeOption() {
+  return new Option('--scope <scope>', "the project's memories or the user's (every project)")
+    .choices(SCOPES)
+    .default('project' as Scope);
+}
+
 /** `ralph tools memory …`: learnings kept across runs. */
 export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode): void {
-  const path = () => ralphPaths(io.env.RALPH_WORKSPACE_ROOT ?? io.cwd).memories;
+  const projectPath = () => ralphPaths(io.env.RALPH_WORKSPACE_ROOT ?? io.cwd).memories;
+  const userPath = () => userMemoriesFile(io.env);
+  const path = (scope: Scope | undefined) => (scope === 'user' ? userPath() : projectPath());
   const memory = tools
     .command('memory')
-    .description('memories in .ralph/agent/memories.md (kept across runs)');
+    .description(
+      'memories in .ralph/agent/memories.md (kept across runs) and, with --scope user, $XDG_DATA_HOME/ralph/memories.md (every project)',
+    );
 
   memory
     .command('add')
@@ -26,9 +34,10 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .argument('<content>', 'the learning, in a sentence or two')
     .addOption(new Option('-t, --type <type>', 'kind of memory').choices(MEMORY_TYPES).default('pattern'))
     .option('--tags <tags>', 'comma-separated tags')
+    .addOption(scopeOption())
     .addOption(formatOption())
     .action((content, opts) => {
-      const entry = addMemory(path(), { content, type: opts.type, tags: opts.tags });
+      const entry = addMemory(path(opts.scope), { content, type: opts.type, tags: opts.tags });
       if (opts.format === 'json') io.out(json(entry));
       else io.out(`${entry.id}\n`);
       setCode(ExitCode.ok);
@@ -38,9 +47,10 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .command('list')
     .description('list memories, newest first')
     .addOption(new Option('-t, --type <type>', 'only this kind').choices(MEMORY_TYPES))
+    .addOption(scopeOption())
     .addOption(formatOption())
     .action((opts) => {
-      const entries = searchMemories(readMemories(path()), '', { type: opts.type });
+      const entries = searchMemories(readMemories(path(opts.scope)), '', { type: opts.type });
       io.out(renderMemories(entries, opts.format, 'no memories'));
       setCode(ExitCode.ok);
     });
@@ -51,9 +61,13 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .argument('[query]', 'words to look for (case-insensitive)', '')
     .addOption(new Option('-t, --type <type>', 'only this kind').choices(MEMORY_TYPES))
     .option('--tags <tags>', 'only memories with any of these comma-separated tags')
+    .addOption(scopeOption())
     .addOption(formatOption())
     .action((query, opts) => {
-      const entries = searchMemories(readMemories(path()), query, { type: opts.type, tags: opts.tags });
+      const entries = searchMemories(readMemories(path(opts.scope)), query, {
+        type: opts.type,
+        tags: opts.tags,
+      });
       io.out(renderMemories(entries, opts.format, 'no matching memories'));
       setCode(ExitCode.ok);
     });
@@ -62,9 +76,22 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .command('delete')
     .description('delete one memory (Ralph itself never deletes memories)')
     .argument('<id>', 'the memory id (see `ralph tools memory list`)')
-    .action((id) => {
-      const removed = deleteMemory(path(), id);
+    .addOption(scopeOption())
+    .action((id, opts) => {
+      const removed = deleteMemory(path(opts.scope), id);
       io.out(`deleted ${removed.id}\n`);
+      setCode(ExitCode.ok);
+    });
+
+  memory
+    .command('promote')
+    .description(
+      "move a project memory to the user's memories ($XDG_DATA_HOME/ralph/memories.md), which every project's prompt gets",
+    )
+    .argument('<id>', 'the project memory id (see `ralph tools memory list`)')
+    .action((id) => {
+      const { entry } = promoteMemory(projectPath(), userPath(), id);
+      io.out(`promoted ${entry.id} to ${userPath()}\n`);
       setCode(ExitCode.ok);
     });
 
@@ -79,7 +106,7 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
       ).default(0),
     )
     .action((opts) => {
-      io.out(primeMemories(readMemories(path()), opts.budget));
+      io.out(primeMemories(readMemories(projectPath()), opts.budget, readMemories(userPath())));
       setCode(ExitCode.ok);
     });
 }

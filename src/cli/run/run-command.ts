@@ -72,6 +72,7 @@ export async function runCommand(
       backend,
       mode,
       extraArgs,
+      env: io.env,
     });
     io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(config)}\n`);
     io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);

@@ -131,3 +131,24 @@ export const contextSchema = z
     }),
   })
   .meta({ description: "The context block of each prompt: the journal's newest entries." });
+
+/** `progress`: the agent's log of completed work (seed 002's PROGRESS.md) and its monthly archive. */
+export const progressSchema = z
+  .strictObject({
+    file: z.string().min(1).default('PROGRESS.md').meta({
+      description: 'The progress log, relative to the workspace.',
+    }),
+    archive_after_days: z
+      .int()
+      .min(0)
+      .default(0)
+      .meta({
+        description:
+          'Entries (`##`/`###` headings with a `YYYY-MM-DD` date) older than this many days move to `progress/archive/YYYY-MM.md` next to the file, before each iteration. 0: never.',
+        examples: [30],
+      }),
+  })
+  .meta({
+    description:
+      'The progress log the agent keeps (PROGRESS.md) and the archiving that keeps it short (docs/guide/spec.md).',
+  });

@@ -1,9 +1,13 @@
+import { resolve } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
+import { userMemoriesFile } from '../../state/user-memories.ts';
+import { archiveProgress } from '../../workflows/progress-archive.ts';
 import { announceSwept } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
 import { filesAtStart } from '../verify/changed-files.ts';
+import { rememberTree } from '../verify/work-progress.ts';
 import { writeIterationMarker } from '../workflows/checklist-view.ts';
 import { activeFallback } from './backend-fallback.ts';
 import { readExternalEvents } from './collect-events.ts';
@@ -26,6 +30,7 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   state.events_offset = external.nextOffset;
   state.pending_events.push(...external.published);
 
+  await archiveOldProgress(ctx);
   const plan = planFor(ctx, number);
   const started = startIteration(ctx, number, plan);
   // What the agent detached is swept at its end: it must not touch the workspace while Ralph
@@ -48,6 +53,22 @@ async function sweepIteration(ctx: RunContext, number: number): Promise<KilledPr
   return killed;
 }
 
+/** `progress.archive_after_days`: old PROGRESS.md entries move to their month's archive (never while the agent runs). */
+async function archiveOldProgress(ctx: RunContext): Promise<void> {
+  const { config, options } = ctx;
+  if (config.progress.archive_after_days <= 0) return;
+  const file = resolve(options.workspace, config.progress.file);
+  const result = archiveProgress(file, config.progress.archive_after_days, new Date(ctx.now()));
+  if (result.moved === 0) return;
+  // Ralph's own change: the next iteration's progress is measured from here, not credited with it.
+  await rememberTree(ctx);
+  ctx.emit({
+    type: 'notice',
+    level: 'info',
+    message: `archived ${result.moved} ${config.progress.file} ${result.moved === 1 ? 'entry' : 'entries'} older than ${config.progress.archive_after_days} days to progress/archive/ (${result.months.join(', ')})`,
+  });
+}
+
 /**
  * The iteration's route, prompt and agent command (planIteration), with the loop's effects: the
  * fallback's end said, exhausted hats published, the journal's iteration marker written.
@@ -66,6 +87,7 @@ function planFor(ctx: RunContext, number: number): IterationPlan {
     backend: options.backend,
     extraArgs: ctx.extraArgs,
     fallback,
+    userMemories: userMemoriesFile(options.env ?? process.env),
   });
   announceRoute(ctx, number, plan.route.selection);
   // After the journal was read: the marker heads what this iteration appends, not its prompt.

@@ -43,6 +43,8 @@ export interface IterationPlanInput {
   extraArgs: readonly string[];
   /** cli.fallback: the backend in force while the loop backend's usage limit lasts. */
   fallback?: BackendName | undefined;
+  /** The user's memories file (`scope: user`, userMemoriesFile of the run's environment). */
+  userMemories: string;
 }
 
 /** What an iteration reads from the workspace (files change between iterations): the injected effects. */
@@ -62,9 +64,14 @@ export interface IterationPlan extends IterationPrompt {
 }
 
 /** The workspace's files as they stand on disk. */
-export function workspaceReads(workspace: string, config: RalphConfig, paths: RalphPaths): WorkspaceReads {
+export function workspaceReads(
+  workspace: string,
+  config: RalphConfig,
+  paths: RalphPaths,
+  userMemories: string,
+): WorkspaceReads {
   return {
-    context: (hat) => readWorkspaceContext(config, paths, hat),
+    context: (hat) => readWorkspaceContext(config, paths, userMemories, hat),
     checklist: (startMilestone) => readChecklist(workspace, config, startMilestone),
     checklistBlock: (view, number, maxIterations, promise) =>
       checklistContextBlock(workspace, config, view, number, maxIterations, promise),
@@ -78,7 +85,7 @@ export function workspaceReads(workspace: string, config: RalphConfig, paths: Ra
  */
 export function planIteration(
   input: IterationPlanInput,
-  reads: WorkspaceReads = workspaceReads(input.workspace, input.config, input.paths),
+  reads: WorkspaceReads = workspaceReads(input.workspace, input.config, input.paths, input.userMemories),
 ): IterationPlan {
   const { config, state } = input;
   const routed = routeFor(config, state, input.backend, input.fallback);

@@ -1,8 +1,10 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { userMemoriesFile } from '../../state/user-memories.ts';
+import { progressAfterArchive } from '../../workflows/progress-archive.ts';
 import type { StartMode } from '../context/run-context.ts';
 import { unreadGuidance } from '../human/control-inbox.ts';
 import { fallbackInForce } from '../iteration/backend-fallback.ts';
@@ -11,9 +13,15 @@ import {
   type IterationPlan,
   type PlanState,
   planIteration,
+  type WorkspaceReads,
   workspaceReads,
 } from '../iteration/plan-iteration.ts';
-import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
+import {
+  checklistContextBlock,
+  currentMilestoneTitle,
+  readChecklist,
+  readOptional,
+} from '../workflows/checklist-view.ts';
 import { initialEvents } from './loop.ts';
 import { carriedToNewRun } from './run-setup.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
@@ -28,6 +36,8 @@ export interface FirstIterationInput {
   extraArgs: readonly string[];
   /** The clock (epoch ms) that decides whether a `cli.fallback` is still in force. */
   now?: number | undefined;
+  /** The environment the loop would run in (where the user's memories are). */
+  env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -42,7 +52,12 @@ export function planFirstIteration(input: FirstIterationInput): IterationPlan {
   const previous = readPreviousState(paths.state, input.mode, 'leave');
   const resumed = resumes(previous, input.mode) ? previous : undefined;
   const start = resumed ? resumedState(workspace, resumed) : newRunState(workspace, config, previous);
-  const reads = workspaceReads(workspace, config, paths);
+  const userMemories = userMemoriesFile(input.env);
+  const reads = archivedReads(
+    input,
+    workspaceReads(workspace, config, paths, userMemories),
+    new Date(input.now ?? Date.now()),
+  );
   return planIteration(
     {
       config,
@@ -59,6 +74,7 @@ export function planFirstIteration(input: FirstIterationInput): IterationPlan {
       backend: input.backend,
       extraArgs: input.extraArgs,
       fallback: resumed ? fallbackInForce(resumed, config, input.now ?? Date.now()) : undefined,
+      userMemories,
     },
     resumed
       ? reads
@@ -104,5 +120,25 @@ function resumedState(workspace: string, state: LoopState): StartingPoint {
     state: { ...state, pending_events: [...state.pending_events, ...external.published] },
     control: state.control,
     number: state.current?.number ?? state.iterations + 1,
+  };
+}
+
+/**
+ * The reads of a workspace whose PROGRESS.md archiving (`progress.archive_after_days`) has not run
+ * yet: a journal that is the progress file reads as it will once the first iteration archived it.
+ */
+function archivedReads(input: FirstIterationInput, reads: WorkspaceReads, now: Date): WorkspaceReads {
+  const { workspace, config } = input;
+  const days = config.progress.archive_after_days;
+  if (days <= 0) return reads;
+  const progressFile = resolve(workspace, config.progress.file);
+  const readJournal = (path: string): string | null => {
+    const text = readOptional(path);
+    return text !== null && path === progressFile ? progressAfterArchive(path, text, days, now).next : text;
+  };
+  return {
+    ...reads,
+    checklistBlock: (view, number, maxIterations, promise) =>
+      checklistContextBlock(workspace, config, view, number, maxIterations, promise, readJournal),
   };
 }

@@ -2,13 +2,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { HatConfig, RalphConfig } from '../../config/schema.ts';
 import type { PromptTask } from '../../routing/prompt.ts';
-import {
-  type MemoryEntry,
-  newestFirst,
-  normalizeTags,
-  readMemories,
-  renderMemoriesForPrompt,
-} from '../../state/memories.ts';
+import { type MemoryEntry, normalizeTags, readMemories } from '../../state/memories.ts';
+import { newestFirst, renderMemoriesForPrompt } from '../../state/memory-prompt.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { compareTasks, openTasks, readTasks, readyTasks } from '../../state/tasks.ts';
 
@@ -85,10 +80,14 @@ function readOptional(path: string): string | null {
   }
 }
 
-/** What the prompt reads from disk; `hat` is the active hat (its own scratchpad, if it has one). */
+/**
+ * What the prompt reads from disk; `hat` is the active hat (its own scratchpad, if it has one),
+ * `userMemories` the user's memories file (`scope: user`, userMemoriesFile).
+ */
 export function readWorkspaceContext(
   config: RalphConfig,
   paths: RalphPaths,
+  userMemories: string,
   hat?: HatConfig | null,
 ): WorkspaceContext {
   const setting = scratchpadSetting(config, hat);
@@ -99,6 +98,7 @@ export function readWorkspaceContext(
       ? renderMemoriesForPrompt(
           filterMemories(readMemories(paths.memories), config.memories.filter),
           config.memories.budget,
+          filterMemories(readMemories(userMemories), config.memories.filter),
         )
       : '';
   const tasks = config.tasks.enabled ? readTasks(paths.tasks) : [];

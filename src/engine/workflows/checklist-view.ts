@@ -22,7 +22,8 @@ export interface ChecklistView {
   complete: boolean;
 }
 
-function readOptional(path: string): string | null {
+/** A file's text, or null when it cannot be read. */
+export function readOptional(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
   } catch {
@@ -53,7 +54,10 @@ export function currentMilestoneTitle(view: ChecklistView | undefined): string |
   return view ? (currentMilestone(view.checklist)?.title ?? null) : null;
 }
 
-/** The context block that starts every prompt of a checklist run (seed 003 §2.4). */
+/**
+ * The context block that starts every prompt of a checklist run (seed 003 §2.4); `readJournal`
+ * reads the journal (a dry run: as it will be once PROGRESS.md archiving ran).
+ */
 export function checklistContextBlock(
   workspace: string,
   config: RalphConfig,
@@ -61,9 +65,10 @@ export function checklistContextBlock(
   iteration: number,
   maxIterations: number,
   promise: string | null,
+  readJournal: (path: string) => string | null = readOptional,
 ): string {
   const journal = config.context.journal;
-  const journalText = journal ? readOptional(resolve(workspace, journal)) : null;
+  const journalText = journal ? readJournal(resolve(workspace, journal)) : null;
   return checklistContext({
     iteration,
     maxIterations,
