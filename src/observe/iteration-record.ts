@@ -105,6 +105,8 @@ export interface IterationRecord {
   fallback_from?: string;
   /** gates.review after this iteration: the verdict, the findings and the review's own usage. */
   review?: { approved: boolean; findings: string[]; round: number; cost_usd: number; tokens: number };
+  /** gates.on_failure: rollback — where its changes are kept and the commit the tree went back to. */
+  rollback?: { ref: string; to: string };
   /** Protected files (gates.protect) the iteration changed: verdict gate_tampered. */
   tampered?: string[];
   /** What the iteration moved (no-progress rule): files (null: unknown), commit, tasks, events. */

@@ -184,10 +184,18 @@ export const gatesSchema = z
           'Review points (one, or a list) where the run waits for `ralph approve` / `ralph reject "why"` (docs/operations/human-in-the-loop.md). Absent: none.',
         examples: [['before_push']],
       }),
+    on_failure: z
+      .enum(['keep', 'rollback'])
+      .default('keep')
+      .meta({
+        description:
+          "What happens to an iteration's changes when its gates fail (the tests, or the validate hook). `keep`: they stay in the work tree (committed with `git.commit`, the tests marked failing). `rollback`: they are committed to the rescue ref `refs/ralph/rescue/<run>/<iteration>` (nothing is lost; `ralph rescue list|show|apply`), the work tree returns to the last commit whose gates passed, and the next prompt says what was rolled back and why. Needs a git repository with a commit (docs/concepts/rollback-and-rules.md).",
+        examples: ['rollback'],
+      }),
   })
   .meta({
     description:
-      'Checks run after each iteration: the validate hook, tests, protected files, review, approvals.',
+      'Checks run after each iteration: the validate hook, tests, protected files, review, approvals, what a failure does.',
   });
 
 /** `health`: checks before each iteration. */
