@@ -19,6 +19,7 @@ import {
   gatesSchema,
   gitSchema,
   healthSchema,
+  rulesSchema,
   tddSchema,
 } from './schema/verify.ts';
 
@@ -53,6 +54,7 @@ export const configSchema = z.strictObject({
   context: contextSchema.default(contextSchema.parse({})),
   tdd: tddSchema.optional(),
   gates: gatesSchema.default(gatesSchema.parse({})),
+  rules: rulesSchema.optional(),
   health: healthSchema.default(healthSchema.parse({})),
   git: gitSchema.default(gitSchema.parse({})),
   forge: forgeSchema.default(forgeSchema.parse({})),

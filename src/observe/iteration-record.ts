@@ -86,7 +86,7 @@ export interface IterationRecord {
   gates: { validate?: GateSummary; tests?: TestsGateSummary };
   /** gates.tests.affected ran no test, and why: `affected: skipped, no changes`. */
   tests_skipped?: string;
-  /** complete | success | failure | gate_tampered | limit | aborted | parked | idle (persistent mode: nothing to do, waiting) */
+  /** complete | success | failure | gate_tampered | rule_violation | limit | aborted | parked | idle (persistent mode: nothing to do, waiting) */
   verdict: string;
   reason: string | null;
   consecutive_failures: number;

@@ -11,6 +11,7 @@ import { summarize } from '../verify/gate-commands.ts';
 import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
 import { gateFailure, markGreen, planRollback, rollbackFeedback, rollsBack } from '../verify/rollback.ts';
+import { checkRules } from '../verify/rules-gate.ts';
 import {
   type IterationProgress,
   measureProgress,
@@ -55,8 +56,10 @@ export interface IterationOutcome {
   killed: KilledProcess[];
   /** forge.pull_requests: the milestone's pull request after this iteration. */
   pullRequest?: IterationRecord['pull_request'] | undefined;
-  /** gates.on_failure: rollback — its changes are set aside once the record is saved. */
+  /** gates.on_failure: rollback or rules — its changes are set aside once the record is saved. */
   rollback?: PendingRollback | undefined;
+  /** A file inside rules.deny or outside rules.allow: verdict `rule_violation`. */
+  ruleViolation?: boolean | undefined;
 }
 
 /** Everything after the agent: gates, TDD, completion, events, git, and the stop decision. */
@@ -73,9 +76,11 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     checks.markerHit = false;
     state.uncommitted_changes = true;
   }
-  // gates.on_failure: rollback — failing tests set the iteration aside instead of committing it.
+  // rules, then gates.on_failure: rollback — the iteration is set aside instead of committed.
+  const ruled = checks.agentOk ? await checkRules(ctx, phase.number, phase, approvals) : undefined;
   const testsFailure = checks.agentOk && rollsBack(ctx.config) ? gateFailure(checks.testsGate) : undefined;
-  let rollback = testsFailure ? planRollback(ctx, phase.number, testsFailure) : undefined;
+  const refusal = ruled?.why ?? testsFailure;
+  let rollback = refusal ? planRollback(ctx, phase.number, refusal, phase.headBefore) : undefined;
   if (rollback) {
     checks.agentOk = false;
     checks.markerHit = false;
@@ -171,7 +176,9 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   if (work.validateGate) checks.gates.validate = summarize(work.validateGate);
   // A failed validate hook (after the commit) rolls back too; gates that passed make the new green state.
   const validateFailure = rollsBack(ctx.config) ? gateFailure(work.validateGate) : undefined;
-  rollback ??= validateFailure ? planRollback(ctx, phase.number, validateFailure) : undefined;
+  rollback ??= validateFailure
+    ? planRollback(ctx, phase.number, validateFailure, phase.headBefore)
+    : undefined;
   if (!rollback && checks.agentOk && !work.held && checks.testsGate?.passed !== false) markGreen(ctx);
   // Ralph's own commit moved HEAD: the next iteration is measured from here.
   if (work.commit) await rememberTree(ctx);
@@ -221,6 +228,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       ? { number: forge.pr.number, url: forge.pr.url, status: forge.pr.status, milestone: forge.pr.milestone }
       : undefined,
     rollback,
+    ruleViolation: ruled?.violation === true,
   };
 }
 

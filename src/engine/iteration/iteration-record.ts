@@ -117,6 +117,7 @@ function recordVerdict(
 ): IterationRecord['verdict'] {
   const { verdict } = phase;
   // A failed validate hook stops the loop: the iteration is not a success, whatever the agent said.
+  if (outcome.ruleViolation) return 'rule_violation';
   if (validateFailure(outcome) || outcome.rollback) return 'failure';
   if (outcome.tampered?.length) return 'gate_tampered';
   // Persistent mode: "nothing left" is an idle scan, not the end of the work.

@@ -17,18 +17,19 @@ export function rollsBack(config: RalphConfig): boolean {
   return config.gates.on_failure === 'rollback';
 }
 
-/** Refuses `gates.on_failure: rollback` where there is nothing to roll back to. */
+/** Refuses `gates.on_failure: rollback` and `rules` where there is nothing to roll back to. */
 export function checkRollbackPossible(config: RalphConfig, inRepo: boolean, head: string | null): void {
-  if (!rollsBack(config)) return;
+  const key = rollsBack(config) ? 'gates.on_failure: rollback' : config.rules ? 'rules' : undefined;
+  if (!key) return;
   if (!inRepo)
     throw new RalphError(
       'not_a_git_repo',
-      'gates.on_failure: rollback needs a git repository (the rescued changes are kept as git refs): run `git init` and make a first commit, or remove gates.on_failure',
+      `${key} needs a git repository (rolled-back changes are kept as git refs): run \`git init\` and make a first commit, or remove ${key.split(':')[0]}`,
     );
   if (head === null)
     throw new RalphError(
       'git_state',
-      'gates.on_failure: rollback needs a commit to return to, and the repository has none yet: make a first commit, then run again',
+      `${key} needs a commit to return to, and the repository has none yet: make a first commit, then run again`,
     );
 }
 
@@ -51,9 +52,17 @@ export function gateFailure(gate: GateResult | undefined): string | undefined {
   return `the ${gate.gate} gate failed: \`${gate.command}\` ${how}${output ? `\n\n\`\`\`\n${output}\n\`\`\`` : ''}`;
 }
 
-/** The rollback of an iteration to the last green commit; undefined when the run does not roll back. */
-export function planRollback(ctx: RunContext, iteration: number, why: string): PendingRollback | undefined {
-  const to = ctx.state.last_green;
+/**
+ * The rollback of an iteration: to the last green commit with `gates.on_failure: rollback`, else to
+ * where the iteration started (`headBefore`); undefined when there is no commit to go back to.
+ */
+export function planRollback(
+  ctx: RunContext,
+  iteration: number,
+  why: string,
+  headBefore: string | null,
+): PendingRollback | undefined {
+  const to = rollsBack(ctx.config) ? ctx.state.last_green : headBefore;
   if (!ctx.inRepo || !to) return undefined;
   return { iteration, ref: rescueRef(ctx.state.run_id, iteration), to, why, rescued: false };
 }
