@@ -81,7 +81,7 @@ describe('gates.on_failure: rollback', () => {
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('changed\n');
   });
 
-  it('a kill -9 between the rescue and the reset leaves the change in both; --resume finishes the rollback', async () => {
+  it('a kill -9 before the rescue ref, or between it and the reset, loses nothing; --resume finishes the rollback', async () => {
     const traced = project();
     // Outside the repository: an untracked file in it would be rolled back too.
     const trace = removeWhenDone(`${traced}.writes.jsonl`);
@@ -90,26 +90,46 @@ describe('gates.on_failure: rollback', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { kind: string; n: number; path: string });
-    // The first record appended, then the state saying the rescue ref is written.
-    const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'));
+    // The first record appended (the rollback is saved with it), then the state saying the ref is written.
+    const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'))!;
     const rescued = writes.find(
-      (w) => w.kind === 'durable' && w.n > append!.n && w.path.endsWith('state.json'),
-    );
+      (w) => w.kind === 'durable' && w.n > append.n && w.path.endsWith('state.json'),
+    )!;
 
+    for (const [at, refWritten] of [
+      [append.n, false],
+      [rescued.n, true],
+    ] as const) {
+      const dir = project();
+      const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(at) });
+      expect(killed.signal).toBe('SIGKILL');
+      const state = readState(dir);
+      expect(state.rollback).toMatchObject({ iteration: 1, rescued: refWritten });
+      const ref = state.rollback.ref as string;
+      expect(git(dir, 'for-each-ref', ref).includes(ref)).toBe(refWritten);
+      // Still in the tree (and, once rescued, in the ref too).
+      expect(readFileSync(join(dir, 'idea.txt'), 'utf8')).toBe('an idea\n');
+
+      const resumed = await runRalph(['run', '--resume'], dir);
+      expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+      expect(git(dir, 'show', `${ref}:idea.txt`)).toBe('an idea\n');
+      expect(existsSync(join(dir, 'idea.txt'))).toBe(false);
+      expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('original\n');
+      expect(readState(dir).rollback).toBeNull();
+      expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain('Iteration 1 was rolled back');
+    }
+  });
+
+  it('works in a worktree (--worktree): its run keeps its own rescue refs, listed from the main checkout', async () => {
     const dir = project();
-    const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(rescued!.n) });
-    expect(killed.signal).toBe('SIGKILL');
-    const state = readState(dir);
-    expect(state.rollback).toMatchObject({ iteration: 1, rescued: true });
-    expect(git(dir, 'show', `${state.rollback.ref}:idea.txt`)).toBe('an idea\n');
-    expect(readFileSync(join(dir, 'idea.txt'), 'utf8')).toBe('an idea\n');
-
-    const resumed = await runRalph(['run', '--resume'], dir);
-    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
-    expect(existsSync(join(dir, 'idea.txt'))).toBe(false);
-    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('original\n');
-    expect(readState(dir).rollback).toBeNull();
-    expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain('Iteration 1 was rolled back');
+    const r = await runRalph(['run', '--worktree', 'w1'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const tree = join(dir, '.ralph', 'worktrees', 'w1');
+    const runId = readState(tree).run_id;
+    expect(existsSync(join(tree, 'idea.txt'))).toBe(false);
+    expect(git(dir, 'show', `refs/ralph/rescue/${runId}/1:idea.txt`)).toBe('an idea\n');
+    const list = await runRalph(['rescue', 'list'], dir);
+    expect(list.stdout).toContain(`${runId}/1`);
   });
 
   it('is refused outside git with what to do', async () => {
