@@ -132,7 +132,7 @@ describe('gates.on_failure: rollback', () => {
     expect(list.stdout).toContain(`${runId}/1`);
   });
 
-  it('is refused outside git with what to do', async () => {
+  it('is refused outside git with what to do, by `ralph run` and `ralph config validate`', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
       'ralph.yml': `${fakeConfig({ max_iterations: 1 })}gates:\n  tests:\n    command: "true"\n  on_failure: rollback\n`,
@@ -141,5 +141,9 @@ describe('gates.on_failure: rollback', () => {
     const r = await runRalph(['run'], dir);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('gates.on_failure: rollback needs a git repository');
+    // Before any run: the config check says it too.
+    const validate = await runRalph(['config', 'validate'], dir);
+    expect(validate.code).not.toBe(0);
+    expect(validate.stdout + validate.stderr).toContain('gates.on_failure: rollback needs a git repository');
   });
 });

@@ -7,10 +7,11 @@ import { type Stop, stop } from '../decide/limits.ts';
 import { type CommitInput, testsLine } from '../git/commit-and-push.ts';
 import type { ApprovalEntry } from '../human/approval-points.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
+import { rollsBack } from '../readiness/preflight.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
-import { gateFailure, markGreen, planRollback, rollbackFeedback, rollsBack } from '../verify/rollback.ts';
+import { gateFailure, markGreen, planRollback, rollbackFeedback } from '../verify/rollback.ts';
 import { checkRules } from '../verify/rules-gate.ts';
 import {
   type IterationProgress,

@@ -8,29 +8,15 @@ import { tailWithin } from '../../routing/prompt.ts';
 import type { PendingRollback } from '../../state/loop-state.ts';
 import { RALPH_DIR, RUNTIME_PATHS } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { rollbackRefusal, rollsBack } from '../readiness/preflight.ts';
 
 /** Characters of a failed gate's output the next prompt carries (its end: where the errors are). */
 const GATE_OUTPUT_BUDGET = 1500;
 
-/** Whether the run sets failed iterations aside (`gates.on_failure: rollback`). */
-export function rollsBack(config: RalphConfig): boolean {
-  return config.gates.on_failure === 'rollback';
-}
-
-/** Refuses `gates.on_failure: rollback` and `rules` where there is nothing to roll back to. */
+/** Refuses to start a run whose rollback could not work (rollbackRefusal). */
 export function checkRollbackPossible(config: RalphConfig, inRepo: boolean, head: string | null): void {
-  const key = rollsBack(config) ? 'gates.on_failure: rollback' : config.rules ? 'rules' : undefined;
-  if (!key) return;
-  if (!inRepo)
-    throw new RalphError(
-      'not_a_git_repo',
-      `${key} needs a git repository (rolled-back changes are kept as git refs): run \`git init\` and make a first commit, or remove ${key.split(':')[0]}`,
-    );
-  if (head === null)
-    throw new RalphError(
-      'git_state',
-      `${key} needs a commit to return to, and the repository has none yet: make a first commit, then run again`,
-    );
+  const refusal = rollbackRefusal(config, inRepo, head);
+  if (refusal) throw new RalphError(inRepo ? 'git_state' : 'not_a_git_repo', refusal);
 }
 
 /**
