@@ -9,6 +9,7 @@ import type { PendingRollback } from '../../state/loop-state.ts';
 import { RALPH_DIR, RUNTIME_PATHS } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { rollbackRefusal, rollsBack } from '../readiness/preflight.ts';
+import { rememberTree } from './work-progress.ts';
 
 /** Characters of a failed gate's output the next prompt carries (its end: where the errors are). */
 const GATE_OUTPUT_BUDGET = 1500;
@@ -92,6 +93,8 @@ export async function finishRollback(ctx: RunContext): Promise<void> {
   }
   // Untracked files of Ralph's directory stay (e.g. an uncommitted .ralph/validate.sh); the ref has them too.
   await resetTo(ws, r.to, { exclude: [`${RALPH_DIR}/`] });
+  // The next iteration's progress is measured from the tree it starts with.
+  await rememberTree(ctx);
   state.rollback = null;
   state.last_green = r.to;
   ctx.persist();
