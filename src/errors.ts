@@ -49,6 +49,7 @@ export const RALPH_ERROR_CODES = [
   'no_worktree',
   'worktree_missing_file',
   'parallel_no_tasks',
+  'rescue_not_found',
   // The agent's tools and the human in the loop
   'no_events_file',
   'tasks_unreadable',

@@ -11,6 +11,7 @@ import { registerHumanCommands } from './human/commands.ts';
 import { registerInspectCommands } from './inspect/commands.ts';
 import type { CliIO } from './io.ts';
 import { swallowedFlagError } from './options.ts';
+import { registerRescueCommands } from './rescue/commands.ts';
 import { registerRunCommands } from './run/commands.ts';
 
 // Each command group (run/, inspect/, human/, …) defines its commands in its commands.ts, and every
@@ -70,6 +71,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
   registerRunCommands(program, io, setCode, agentArgs);
   registerInspectCommands(program, io, setCode);
   registerHumanCommands(program, io, setCode);
+  registerRescueCommands(program, io, setCode);
   registerDashboardCommand(program, io, setCode);
   registerFleetCommands(program, io, setCode);
   registerDoctorCommand(program, io, setCode);

@@ -26,6 +26,7 @@ import {
   gatesSchema,
   gitSchema,
   healthSchema,
+  rulesSchema,
   tddSchema,
 } from './schema/verify.ts';
 
@@ -61,6 +62,7 @@ export const configSchema = z.strictObject({
   progress: progressSchema.default(progressSchema.parse({})),
   tdd: tddSchema.optional(),
   gates: gatesSchema.default(gatesSchema.parse({})),
+  rules: rulesSchema.optional(),
   health: healthSchema.default(healthSchema.parse({})),
   git: gitSchema.default(gitSchema.parse({})),
   forge: forgeSchema.default(forgeSchema.parse({})),

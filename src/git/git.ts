@@ -198,6 +198,19 @@ export async function commitAll(
   if (message.trim().length === 0) {
     throw new RalphError('git_commit_message', 'refusing to commit with an empty message; pass a message');
   }
+  await stageAll(root, { exclude });
+  const staged = await runGitRaw(root, ['diff', '--cached', '--quiet']);
+  if (staged.exitCode === 0) return { commit: null };
+  if (staged.exitCode !== 1) throw gitFailure(root, ['diff', '--cached', '--quiet'], staged);
+  await runGit(root, ['commit', '-q', '-F', '-'], { input: message });
+  return { commit: (await runGit(root, ['rev-parse', 'HEAD'])).trim() };
+}
+
+/**
+ * Stages every change of the repository (untracked files included, ignored ones not) except the
+ * excluded paths, which are relative to `root`.
+ */
+export async function stageAll(root: string, { exclude }: ExcludeOptions): Promise<void> {
   // Only exclusions that match a change: git refuses a pathspec naming an ignored path (a
   // .gitignore'd .ralph/ is common), even in an exclusion.
   const [out, prefix] = await Promise.all([
@@ -210,11 +223,6 @@ export async function commitAll(
     changed.some((c) => isExcludedPath(c.path, [`${top}${e.replace(/^\.\//, '')}`])),
   );
   await runGit(root, ['add', '-A', '--', ...allExcept(relevant)]);
-  const staged = await runGitRaw(root, ['diff', '--cached', '--quiet']);
-  if (staged.exitCode === 0) return { commit: null };
-  if (staged.exitCode !== 1) throw gitFailure(root, ['diff', '--cached', '--quiet'], staged);
-  await runGit(root, ['commit', '-q', '-F', '-'], { input: message });
-  return { commit: (await runGit(root, ['rev-parse', 'HEAD'])).trim() };
 }
 
 async function hasUpstream(root: string): Promise<boolean> {

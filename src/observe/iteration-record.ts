@@ -86,7 +86,7 @@ export interface IterationRecord {
   gates: { validate?: GateSummary; tests?: TestsGateSummary };
   /** gates.tests.affected ran no test, and why: `affected: skipped, no changes`. */
   tests_skipped?: string;
-  /** complete | success | failure | gate_tampered | limit | aborted | parked | idle (persistent mode: nothing to do, waiting) */
+  /** complete | success | failure | gate_tampered | rule_violation | limit | aborted | parked | idle (persistent mode: nothing to do, waiting) */
   verdict: string;
   reason: string | null;
   consecutive_failures: number;
@@ -105,6 +105,8 @@ export interface IterationRecord {
   fallback_from?: string;
   /** gates.review after this iteration: the verdict, the findings and the review's own usage. */
   review?: { approved: boolean; findings: string[]; round: number; cost_usd: number; tokens: number };
+  /** gates.on_failure: rollback — where its changes are kept and the commit the tree went back to. */
+  rollback?: { ref: string; to: string };
   /** Protected files (gates.protect) the iteration changed: verdict gate_tampered. */
   tampered?: string[];
   /** What the iteration moved (no-progress rule): files (null: unknown), commit, tasks, events. */

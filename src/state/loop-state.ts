@@ -85,6 +85,18 @@ export interface HeldCommit {
   tests: string | null;
 }
 
+/** An iteration's changes being set aside (gates.on_failure: rollback, rules). */
+export interface PendingRollback {
+  iteration: number;
+  /** `refs/ralph/rescue/<run>/<iteration>`. */
+  ref: string;
+  /** The commit the work tree returns to. */
+  to: string;
+  /** Why, for the rescue commit's message and the next prompt. */
+  why: string;
+  rescued: boolean;
+}
+
 /** Where a model ladder (`cli.models`) stands for one task, milestone or run (docs/concepts/models.md). */
 export interface LadderRung {
   /** Index into the ladder's models: the next iteration's model. */
@@ -204,6 +216,13 @@ export interface LoopState {
   held_question?: HeldQuestion | null;
   /** A human rejected the last changes (or did not approve them): they stay uncommitted, the next iteration builds on them. */
   uncommitted_changes?: boolean;
+  /** gates.on_failure: rollback — the last commit whose gates passed (the run's start commit at first). */
+  last_green?: string | null;
+  /**
+   * A rollback under way, saved before anything is set aside: `rescued` once the rescue ref holds the
+   * changes. A crash before the reset leaves them in the ref and the tree; --resume finishes it.
+   */
+  rollback?: PendingRollback | null;
   /** A question or approval timed out with `human.on_timeout: stop`: the loop stops at the next boundary. */
   human_timeout?: string | null;
   /** The work tree and tasks as the last iteration left them (no-progress rule, completion.require_work). */
@@ -363,6 +382,17 @@ const stateShape = z.looseObject({
     .nullable()
     .optional(),
   uncommitted_changes: z.boolean().optional(),
+  last_green: nullableString.optional(),
+  rollback: z
+    .looseObject({
+      iteration: z.number().int().positive(),
+      ref: z.string().min(1),
+      to: z.string().min(1),
+      why: z.string(),
+      rescued: z.boolean(),
+    })
+    .nullable()
+    .optional(),
   human_timeout: z.string().nullable().optional(),
   progress_marks: z.looseObject({ tree: z.string().nullable(), tasks: z.string() }).optional(),
   did_work: z.boolean().optional(),

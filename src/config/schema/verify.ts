@@ -184,10 +184,40 @@ export const gatesSchema = z
           'Review points (one, or a list) where the run waits for `ralph approve` / `ralph reject "why"` (docs/operations/human-in-the-loop.md). Absent: none.',
         examples: [['before_push']],
       }),
+    on_failure: z
+      .enum(['keep', 'rollback'])
+      .default('keep')
+      .meta({
+        description:
+          "What happens to an iteration's changes when its gates fail (the tests, or the validate hook). `keep`: they stay in the work tree (committed with `git.commit`, the tests marked failing). `rollback`: they are committed to the rescue ref `refs/ralph/rescue/<run>/<iteration>` (nothing is lost; `ralph rescue list|show|apply`), the work tree returns to the last commit whose gates passed, and the next prompt says what was rolled back and why. Needs a git repository with a commit (docs/concepts/rollback-and-rules.md).",
+        examples: ['rollback'],
+      }),
   })
   .meta({
     description:
-      'Checks run after each iteration: the validate hook, tests, protected files, review, approvals.',
+      'Checks run after each iteration: the validate hook, tests, protected files, review, approvals, what a failure does.',
+  });
+
+/** `rules`: which paths an iteration may change, and which need a person (checked by Ralph after it). */
+export const rulesSchema = z
+  .strictObject({
+    allow: pathPatterns.optional().meta({
+      description: `The only paths an iteration may change (${PATH_PATTERNS_LINK}); a change elsewhere is a \`rule_violation\`. Absent: every path.`,
+      examples: [['src/', 'test/']],
+    }),
+    deny: pathPatterns.optional().meta({
+      description: `Paths an iteration must not change (${PATH_PATTERNS_LINK}); a change there is a \`rule_violation\`. Absent: none.`,
+      examples: [['.env*', 'secrets/']],
+    }),
+    approve: pathPatterns.optional().meta({
+      description: `Paths whose change waits for \`ralph approve\` / \`ralph reject "why"\` (${PATH_PATTERNS_LINK}); rejected, the iteration is rolled back. Absent: none.`,
+      examples: [['package.json', '**/migrations/**', '.github/**']],
+    }),
+  })
+  .meta({
+    description:
+      "Path rules, checked by Ralph on each iteration's changed files whatever the agent did: a change outside `allow` or inside `deny` is rolled back (verdict `rule_violation`, kept in a rescue ref, the next prompt says which file and rule); one inside `approve` waits for a human. Needs git (docs/concepts/rollback-and-rules.md).",
+    examples: [{ deny: ['.env*'], approve: ['package.json'] }],
   });
 
 /** `health`: checks before each iteration. */

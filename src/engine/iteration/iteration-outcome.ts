@@ -1,14 +1,18 @@
 import type { IterationRecord } from '../../observe/iteration-record.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
+import type { PendingRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { type CommitInput, testsLine } from '../git/commit-and-push.ts';
 import type { ApprovalEntry } from '../human/approval-points.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
+import { rollsBack } from '../readiness/preflight.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
+import { gateFailure, markGreen, planRollback, rollbackFeedback } from '../verify/rollback.ts';
+import { checkRules } from '../verify/rules-gate.ts';
 import {
   type IterationProgress,
   measureProgress,
@@ -54,6 +58,10 @@ export interface IterationOutcome {
   killed: KilledProcess[];
   /** forge.pull_requests: the milestone's pull request after this iteration. */
   pullRequest?: IterationRecord['pull_request'] | undefined;
+  /** gates.on_failure: rollback or rules — its changes are set aside once the record is saved. */
+  rollback?: PendingRollback | undefined;
+  /** A file inside rules.deny or outside rules.allow: verdict `rule_violation`. */
+  ruleViolation?: boolean | undefined;
 }
 
 /** Everything after the agent: gates, TDD, completion, events, git, and the stop decision. */
@@ -70,8 +78,19 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     checks.markerHit = false;
     state.uncommitted_changes = true;
   }
+  // rules, then gates.on_failure: rollback — the iteration is set aside instead of committed.
+  const ruled = checks.agentOk ? await checkRules(ctx, phase.number, phase, approvals) : undefined;
+  const testsFailure = checks.agentOk && rollsBack(ctx.config) ? gateFailure(checks.testsGate) : undefined;
+  const refusal = ruled?.why ?? testsFailure;
+  let rollback = refusal ? planRollback(ctx, phase.number, refusal, phase.headBefore) : undefined;
+  if (rollback) {
+    checks.agentOk = false;
+    checks.markerHit = false;
+  }
   const forced =
-    checks.tddStep?.forceFailure ?? (tampered.length > 0 ? tamperedFeedback(tampered) : undefined);
+    checks.tddStep?.forceFailure ??
+    (tampered.length > 0 ? tamperedFeedback(tampered) : undefined) ??
+    (rollback ? rollbackFeedback(rollback) : undefined);
   if (phase.verdict.kind === 'aborted') {
     // Re-run on --resume with the same events.
     if (state.current) state.current.agent_pid = null;
@@ -159,6 +178,12 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   const completion = applyDecision(ctx, phase, decision);
   publishResultEvents(ctx, phase, checks, decision);
   if (work.validateGate) checks.gates.validate = summarize(work.validateGate);
+  // A failed validate hook (after the commit) rolls back too; gates that passed make the new green state.
+  const validateFailure = rollsBack(ctx.config) ? gateFailure(work.validateGate) : undefined;
+  rollback ??= validateFailure
+    ? planRollback(ctx, phase.number, validateFailure, phase.headBefore)
+    : undefined;
+  if (!rollback && checks.agentOk && !work.held && checks.testsGate?.passed !== false) markGreen(ctx);
   // Ralph's own commit moved HEAD: the next iteration is measured from here.
   if (work.commit) await rememberTree(ctx);
   const stopAfter =
@@ -206,6 +231,8 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     pullRequest: forge.pr
       ? { number: forge.pr.number, url: forge.pr.url, status: forge.pr.status, milestone: forge.pr.milestone }
       : undefined,
+    rollback,
+    ruleViolation: ruled?.violation === true,
   };
 }
 

@@ -6,6 +6,7 @@ import { appendLine } from '../../state/io/append-line.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';
 import { tamperedFeedback } from '../verify/protect-gate.ts';
+import { finishRollback, rollbackFeedback } from '../verify/rollback.ts';
 import { tddScopeViolations } from '../workflows/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { IterationOutcome } from './iteration-outcome.ts';
@@ -66,6 +67,7 @@ export async function recordIteration(
       ...(outcome.pullRequest ? { pull_request: outcome.pullRequest } : {}),
       ...(outcome.progress ? { progress: outcome.progress } : {}),
       ...(outcome.tampered?.length ? { tampered: outcome.tampered } : {}),
+      ...(outcome.rollback ? { rollback: { ref: outcome.rollback.ref, to: outcome.rollback.to } } : {}),
       ...(outcome.review ? { review: outcome.review } : {}),
       ...(phase.route.fallbackFrom ? { fallback_from: phase.route.fallbackFrom } : {}),
       decision: decisionOf(ctx, phase, outcome),
@@ -82,13 +84,18 @@ export async function recordIteration(
   // state write first; the append follows, and a crash between the two is repaired at the next start.
   state.last_record = record as unknown as NonNullable<typeof state.last_record>;
   // What the next prompt must tell the agent (read and cleared when it is assembled).
-  state.feedback = outcome.tampered?.length
-    ? tamperedFeedback(outcome.tampered)
-    : misplacedPromiseReason(phase, ctx.promise);
+  state.feedback = outcome.rollback
+    ? rollbackFeedback(outcome.rollback)
+    : outcome.tampered?.length
+      ? tamperedFeedback(outcome.tampered)
+      : misplacedPromiseReason(phase, ctx.promise);
+  // Saved with the record, before anything is set aside: a crash from here on is finished on --resume.
+  state.rollback = outcome.rollback ?? null;
   const end = outcome.stopAfter;
   state.pending_stop = end ? { reason: end.reason, message: end.message, exit_code: end.exitCode } : null;
   ctx.persist();
   appendLine(ctx.recordsFile, JSON.stringify(record));
+  await finishRollback(ctx);
   ctx.emit({
     type: 'iteration.finished',
     record,
@@ -110,7 +117,8 @@ function recordVerdict(
 ): IterationRecord['verdict'] {
   const { verdict } = phase;
   // A failed validate hook stops the loop: the iteration is not a success, whatever the agent said.
-  if (validateFailure(outcome)) return 'failure';
+  if (outcome.ruleViolation) return 'rule_violation';
+  if (validateFailure(outcome) || outcome.rollback) return 'failure';
   if (outcome.tampered?.length) return 'gate_tampered';
   // Persistent mode: "nothing left" is an idle scan, not the end of the work.
   if (outcome.completion?.accepted) return idle ? 'idle' : 'complete';
@@ -125,6 +133,7 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   const forcedFailure = outcome.tddStep?.forceFailure;
   if (verdict.kind === 'failure')
     return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
+  if (outcome.rollback) return rollbackFeedback(outcome.rollback).split('\n')[0] ?? null;
   const validate = validateFailure(outcome);
   if (validate) return validate;
   if (outcome.tampered?.length) return tamperedFeedback(outcome.tampered);

@@ -4,6 +4,7 @@ import { usesLoopSettings } from '../../backends/backend-settings.ts';
 import { installHint, resolveBackend } from '../../backends/registry.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.ts';
+import { readGitHead } from '../../git/head.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
 import { type HealthResult, resolveAgentCommand, runHealthChecks } from './health.ts';
@@ -82,8 +83,36 @@ function promptChecks(workspace: string, config: RalphConfig): HealthResult[] {
   ];
 }
 
+/** Whether the run sets failed iterations aside (`gates.on_failure: rollback`). */
+export function rollsBack(config: RalphConfig): boolean {
+  return config.gates.on_failure === 'rollback';
+}
+
+/**
+ * Why `gates.on_failure: rollback` or `rules` cannot work here (nothing to roll back to), or
+ * undefined (pure: `ralph doctor` reports it, `ralph run` refuses to start with it).
+ */
+export function rollbackRefusal(
+  config: RalphConfig,
+  inRepo: boolean,
+  head: string | null,
+): string | undefined {
+  const key = rollsBack(config) ? 'gates.on_failure: rollback' : config.rules ? 'rules' : undefined;
+  if (!key) return undefined;
+  if (!inRepo)
+    return `${key} needs a git repository (rolled-back changes are kept as git refs): run \`git init\` and make a first commit, or remove ${key.split(':')[0]}`;
+  if (head === null)
+    return `${key} needs a commit to return to, and the repository has none yet: make a first commit, then run again`;
+  return undefined;
+}
+
 /** What git would refuse when the loop starts or pushes: not a repository, a rebase, a dirty tree, no remote. */
 async function gitChecks(workspace: string, config: RalphConfig): Promise<HealthResult[]> {
+  if (rollsBack(config) || config.rules) {
+    const inRepo = await isGitRepo(workspace);
+    const refusal = rollbackRefusal(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
+    if (refusal) return [{ check: 'git', level: 'fatal', message: refusal }];
+  }
   if (!gitEnabled(config)) return [];
   if (!(await isGitRepo(workspace)))
     return [

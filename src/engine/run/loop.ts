@@ -20,6 +20,7 @@ import { runIteration } from '../iteration/iteration.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
+import { checkRollbackPossible, rollbackAtStart } from '../verify/rollback.ts';
 import { taskFingerprint, treeFingerprint } from '../verify/work-progress.ts';
 import { readChecklist } from '../workflows/checklist-view.ts';
 import { enterMilestone } from '../workflows/milestone-prs.ts';
@@ -99,6 +100,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const checked = await gitPreflight(options.workspace, config, resumesUncommitted(paths, mode));
   // The preflight found a repository already (it refuses a run with git features outside one).
   const inRepo = checked !== undefined || (await isGitRepo(options.workspace));
+  checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(options.workspace).commit ?? null) : null);
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
 
   const prepared = await prepareRun({
@@ -180,6 +182,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   let failed: { error: unknown } | undefined;
   try {
     final = startRun(ctx, prepared, logFile);
+    // Even when the run ends at once: a rollback a crash cut short is finished first.
+    await rollbackAtStart(ctx);
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {
     const user = userError(error);

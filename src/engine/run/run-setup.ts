@@ -216,7 +216,11 @@ export function resumesUncommitted(paths: RalphPaths, mode: StartMode): boolean 
   if (mode !== 'resume') return false;
   try {
     const previous = readLoopState(paths.state);
-    return previous?.status !== 'completed' && previous?.uncommitted_changes === true;
+    // A rollback a crash cut short leaves the set-aside changes in the tree until it is finished.
+    return (
+      previous?.status !== 'completed' &&
+      (previous?.uncommitted_changes === true || Boolean(previous?.rollback))
+    );
   } catch {
     return false; // a damaged state file is reported when the run is prepared
   }

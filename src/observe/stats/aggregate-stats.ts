@@ -65,7 +65,7 @@ export interface Stats {
 }
 
 const SUCCESS = new Set(['success', 'complete', 'idle']);
-const FAILURE = new Set(['failure', 'gate_tampered']);
+const FAILURE = new Set(['failure', 'gate_tampered', 'rule_violation']);
 
 /** A hat's name in the statistics (solo mode has none). */
 export const SOLO = '(solo)';

@@ -1,0 +1,111 @@
+import type { RalphConfig } from '../../config/schema.ts';
+import { RalphError } from '../../errors.ts';
+import type { GateResult } from '../../gates/run-gate.ts';
+import { resolveCommit } from '../../git/branches.ts';
+import { readGitHead } from '../../git/head.ts';
+import { rescueRef, resetTo, saveRescue } from '../../git/rescue-refs.ts';
+import { tailWithin } from '../../routing/prompt.ts';
+import type { PendingRollback } from '../../state/loop-state.ts';
+import { RALPH_DIR, RUNTIME_PATHS } from '../../state/paths.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { rollbackRefusal, rollsBack } from '../readiness/preflight.ts';
+import { rememberTree } from './work-progress.ts';
+
+/** Characters of a failed gate's output the next prompt carries (its end: where the errors are). */
+const GATE_OUTPUT_BUDGET = 1500;
+
+/** Refuses to start a run whose rollback could not work (rollbackRefusal). */
+export function checkRollbackPossible(config: RalphConfig, inRepo: boolean, head: string | null): void {
+  const refusal = rollbackRefusal(config, inRepo, head);
+  if (refusal) throw new RalphError(inRepo ? 'git_state' : 'not_a_git_repo', refusal);
+}
+
+/**
+ * At the start of a run: the run's start commit is its first green state, and a rollback a crash
+ * interrupted is finished (its changes are in the rescue ref, or still only in the tree).
+ */
+export async function rollbackAtStart(ctx: RunContext): Promise<void> {
+  const { state } = ctx;
+  if (state.rollback) await finishRollback(ctx);
+  if (!rollsBack(ctx.config) || !ctx.inRepo) return;
+  state.last_green ??= readGitHead(ctx.options.workspace).commit ?? null;
+}
+
+/** Why the iteration's gates failed, with the end of the failing gate's output; undefined when they did not. */
+export function gateFailure(gate: GateResult | undefined): string | undefined {
+  if (!gate || gate.passed) return undefined;
+  const how = gate.timedOut ? 'timed out' : `exited with ${gate.exitCode ?? 'a signal'}`;
+  const output = tailWithin(gate.output.trimEnd(), GATE_OUTPUT_BUDGET).text;
+  return `the ${gate.gate} gate failed: \`${gate.command}\` ${how}${output ? `\n\n\`\`\`\n${output}\n\`\`\`` : ''}`;
+}
+
+/**
+ * The rollback of an iteration: to the last green commit with `gates.on_failure: rollback`, else to
+ * where the iteration started (`headBefore`); undefined when there is no commit to go back to.
+ */
+export function planRollback(
+  ctx: RunContext,
+  iteration: number,
+  why: string,
+  headBefore: string | null,
+): PendingRollback | undefined {
+  const to = rollsBack(ctx.config) ? ctx.state.last_green : headBefore;
+  if (!ctx.inRepo || !to) return undefined;
+  return { iteration, ref: rescueRef(ctx.state.run_id, iteration), to, why, rescued: false };
+}
+
+/** What the next prompt says about a rollback: what, why, and where the changes are kept. */
+export function rollbackFeedback(r: PendingRollback): string {
+  const [first = '', ...rest] = r.why.split('\n');
+  return [
+    `Iteration ${r.iteration} was rolled back: ${first}. The work tree is back at ${r.to.slice(0, 12)}, the last commit whose gates passed; the rolled-back changes are kept in ${r.ref} (\`ralph rescue show ${r.iteration}\`). Make the change again in a way that passes, or take another approach.`,
+    ...rest,
+  ].join('\n');
+}
+
+/** The after-the-fact commit of the last green state: HEAD once an iteration's gates passed. */
+export function markGreen(ctx: RunContext): void {
+  if (!rollsBack(ctx.config) || !ctx.inRepo) return;
+  ctx.state.last_green = readGitHead(ctx.options.workspace).commit ?? ctx.state.last_green ?? null;
+}
+
+/**
+ * Sets the pending rollback's changes aside and resets the tree, in that order and saved in
+ * between: first the rescue ref (skipped when a crash left it written), then `rescued` is saved,
+ * then the tree goes back to the green commit. A kill at any point leaves the changes in the tree,
+ * the ref, or both.
+ */
+export async function finishRollback(ctx: RunContext): Promise<void> {
+  const { state } = ctx;
+  const r = state.rollback;
+  if (!r) return;
+  const ws = ctx.options.workspace;
+  if (!r.rescued) {
+    if ((await resolveCommit(ws, r.ref)) === null)
+      await saveRescue(ws, {
+        ref: r.ref,
+        base: r.to,
+        message: rescueMessage(ctx, r),
+        exclude: RUNTIME_PATHS,
+      });
+    state.rollback = { ...r, rescued: true };
+    ctx.persist();
+  }
+  // Untracked files of Ralph's directory stay (e.g. an uncommitted .ralph/validate.sh); the ref has them too.
+  await resetTo(ws, r.to, { exclude: [`${RALPH_DIR}/`] });
+  // The next iteration's progress is measured from the tree it starts with.
+  await rememberTree(ctx);
+  state.rollback = null;
+  state.last_green = r.to;
+  ctx.persist();
+  ctx.emit({
+    type: 'notice',
+    level: 'warn',
+    message: `iteration ${r.iteration} rolled back to ${r.to.slice(0, 12)}; its changes are kept in ${r.ref} (ralph rescue show ${r.iteration})`,
+  });
+}
+
+function rescueMessage(ctx: RunContext, r: PendingRollback): string {
+  const [first = ''] = r.why.split('\n');
+  return `ralph: rescue of iteration ${r.iteration} (rolled back)\n\n- Why: ${first}\n- Rolled back to: ${r.to}\n- Run: ${ctx.state.run_id}\n\n${r.why}\n`;
+}

@@ -1,0 +1,51 @@
+import { checkPathRules, describeViolations } from '../../gates/path-rules.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { listFiles } from '../git/workspace-git.ts';
+import { type ApprovalEntry, approvalEntry } from '../human/approval-points.ts';
+import { askHuman } from '../human/human-wait.ts';
+import { type IterationStart, iterationChanges } from './changed-files.ts';
+
+/** Why the rules refuse an iteration: a rule it broke (`rule_violation`), or a human's no. */
+export interface RulesRefusal {
+  why: string;
+  /** A file inside `deny` or outside `allow` (verdict `rule_violation`); false: approval refused. */
+  violation: boolean;
+}
+
+/**
+ * `rules` on the iteration's changed files (changed-files.ts), whatever the agent did: a broken
+ * rule refuses it; files inside `approve` wait for `ralph approve` / `ralph reject` (the same
+ * questions file, TUI, dashboard and chat as `gates.approval`). Undefined: the iteration stands.
+ */
+export async function checkRules(
+  ctx: RunContext,
+  iteration: number,
+  start: IterationStart,
+  approvals: ApprovalEntry[],
+): Promise<RulesRefusal | undefined> {
+  const rules = ctx.config.rules;
+  if (!rules) return undefined;
+  const changes = await iterationChanges(ctx, start);
+  if (!changes) return undefined;
+  // The tests report is Ralph's own file, never the agent's change.
+  const own = ctx.config.gates.tests?.report_file?.replace(/^\.\//, '');
+  const changed = [...changes.files, ...changes.deleted].filter((f) => f !== own);
+  const verdict = checkPathRules(rules, changed);
+  if (verdict.violations.length > 0)
+    return { why: `rule_violation: it changed ${describeViolations(verdict.violations)}`, violation: true };
+  if (verdict.needsApproval.length === 0) return undefined;
+  const files = listFiles(verdict.needsApproval);
+  const outcome = await askHuman(ctx, {
+    kind: 'approval',
+    text: `Iteration ${iteration} changed files that need a person (rules.approve): ${files}. Keep the change?`,
+  });
+  const r = outcome.record;
+  approvals.push(approvalEntry('rules', r));
+  if (outcome.kind === 'answered' && r.answer === 'approve') return undefined;
+  const because =
+    outcome.kind === 'answered' ? (r.reason ?? 'no reason given') : `no approval (${outcome.kind})`;
+  return {
+    why: `a human did not approve its change of ${files} (rules.approve): ${because}`,
+    violation: false,
+  };
+}
