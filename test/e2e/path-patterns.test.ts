@@ -90,8 +90,24 @@ describe('path patterns in the config are globs (picomatch)', () => {
       );
     } finally {
       await runRalph(['stop'], dir);
-      await loop.done;
+      // Bounded: a loop that does not stop must fail here with where it stood, not time the test out
+      // silently (a CI run once did).
+      const stopped = await Promise.race([
+        loop.done.then(() => true),
+        new Promise<false>((r) => setTimeout(() => r(false), 20_000)),
+      ]);
+      if (!stopped) {
+        const state = existsSync(join(dir, '.ralph', 'state.json'))
+          ? JSON.stringify(readState(dir))
+          : '(none)';
+        loop.child.kill('SIGKILL');
+        await loop.done;
+        // biome-ignore lint/correctness/noUnsafeFinally: the diagnosis is the failure
+        throw new Error(
+          `ralph stop did not end the idle loop within 20 s\nstate: ${state}\nstdout: ${loop.stdout().slice(-3000)}\nstderr: ${loop.stderr().slice(-2000)}`,
+        );
+      }
     }
     expect(readRecords(dir).length).toBeGreaterThanOrEqual(2);
-  }, 60_000);
+  }, 90_000);
 });
