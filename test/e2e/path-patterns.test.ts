@@ -89,7 +89,7 @@ describe('path patterns in the config are globs (picomatch)', () => {
         `${(error as Error).message}\nstate: ${state}\nstdout: ${loop.stdout().slice(-2000)}\nstderr: ${loop.stderr().slice(-2000)}`,
       );
     } finally {
-      await runRalph(['stop'], dir);
+      const stop = await runRalph(['stop'], dir);
       // Bounded: a loop that does not stop must fail here with where it stood, not time the test out
       // silently (a CI run once did).
       const stopped = await Promise.race([
@@ -104,7 +104,7 @@ describe('path patterns in the config are globs (picomatch)', () => {
         await loop.done;
         // biome-ignore lint/correctness/noUnsafeFinally: the diagnosis is the failure
         throw new Error(
-          `ralph stop did not end the idle loop within 20 s\nstate: ${state}\nstdout: ${loop.stdout().slice(-3000)}\nstderr: ${loop.stderr().slice(-2000)}`,
+          `ralph stop (exit ${stop.code}: ${stop.stdout.trim()} ${stop.stderr.trim()}) did not end the idle loop within 20 s\nstate: ${state}\nstdout: ${loop.stdout().slice(-3000)}\nstderr: ${loop.stderr().slice(-2000)}`,
         );
       }
     }
