@@ -80,7 +80,9 @@ export function patternBase(pattern: string): string {
   if (topLevelBar(glob)) return '';
   const fixed: string[] = [];
   for (const segment of glob.split('/')) {
-    if (/[*?[\]{}()|!+@\\^$]/.test(segment)) break;
+    // `.` and `..` name no directory of their own to walk from (`b/.` matches the path `b/.`
+    // only, never a file under b/, as picomatch reads it).
+    if (segment === '.' || segment === '..' || /[*?[\]{}()|!+@\\^$]/.test(segment)) break;
     fixed.push(segment);
   }
   return fixed.join('/');

@@ -77,8 +77,8 @@ const anyChars = fc
   .filter((g) => !/^(?:!|\/|\.\/)/.test(g) && !g.endsWith('/') && g !== '.' && !g.includes('..'));
 
 describe('config path patterns (gates.protect, idle_watch)', () => {
-  it('a top-level | alternates the whole pattern, so its matches live anywhere (found by the property below)', () => {
-    for (const glob of ['a/|*', 'src/x|test/**', 'b|[a'])
+  it('a top-level | alternates the whole pattern, so its matches live anywhere; a `.` segment is no directory to walk from (both found by the property below)', () => {
+    for (const glob of ['a/|*', 'src/x|test/**', 'b|[a', 'b/.', 'b/./a'])
       expect(matchProtected(ws, [glob])).toEqual(picomatchSelection(glob));
   });
 
