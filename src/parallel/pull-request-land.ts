@@ -8,6 +8,8 @@ import { pushWithRetry } from '../git/git.ts';
 import { formatCost } from '../observe/format.ts';
 import type { ParallelEvent } from '../observe/parallel-events.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
+import { ralphPaths } from '../state/paths.ts';
+import { readTasks, type TaskIssue } from '../state/tasks.ts';
 import { fastForward, isAncestor, type MergeOutcome } from './merge-queue.ts';
 import { worktreeBranch } from './worktrees.ts';
 
@@ -44,12 +46,21 @@ export interface LandingDeps {
   halted: AbortSignal;
 }
 
-/** The pull request body: the task, the gates on the rebased tree, and what its workers spent. */
-export function taskPullRequestBody(task: ParallelTask, target: string, runId: string): string {
+/**
+ * The pull request body: the task, the gates on the rebased tree, and what its workers spent; for a
+ * task imported from a GitHub issue, `Fixes owner/repo#N`, so the merge closes the issue.
+ */
+export function taskPullRequestBody(
+  task: ParallelTask,
+  target: string,
+  runId: string,
+  issue?: Pick<TaskIssue, 'repo' | 'number'>,
+): string {
   const runs = Object.values(task.runs);
   const cost = runs.reduce((n, r) => n + r.cost_usd, 0);
   return [
     `Task **${task.title}** of Ralph's parallel run \`${runId}\` (task \`${task.id}\`).`,
+    ...(issue ? ['', `Fixes ${issue.repo}#${issue.number}`] : []),
     ...(task.body ? ['', task.body] : []),
     '',
     '### Gates',
@@ -91,7 +102,12 @@ export async function landThroughPullRequest(
       found ??
       (await d.forge.pulls.open({
         title: task.title,
-        body: taskPullRequestBody(task, d.target, d.runId),
+        body: taskPullRequestBody(
+          task,
+          d.target,
+          d.runId,
+          readTasks(ralphPaths(d.root).tasks).find((t) => t.id === task.id)?.issue,
+        ),
         head: branch,
         base: d.target,
         draft: false,

@@ -95,9 +95,14 @@ describe('ralph run --parallel with merge.via: pull_request', { timeout: 120_000
     expect(r.stdout + r.stderr).not.toContain(WRITE_TOKEN);
   });
 
-  it('a PR closed unmerged fails its task with the reason (seen at once on `ralph resume`); its branch is kept', async () => {
+  it("a PR closed unmerged fails its task with the reason (seen at once on `ralph resume`); its branch is kept; an issue task's PR says Fixes #N", async () => {
     const p = await prProject(`turns:\n${writes('Gamma', 'gamma.txt')}`);
-    const [gamma] = await addTasks(p.dir, ['Gamma']);
+    // Gamma comes from a GitHub issue: its PR says `Fixes acme/widgets#7`, so a merge would close it.
+    p.github.state.addIssue('acme/widgets', { title: 'Gamma', number: 7 });
+    const imported = await runRalph(['tools', 'task', 'import', '--from', 'github'], p.dir, p.env);
+    expect(imported.code, imported.stderr).toBe(0);
+    const gamma = /task-[0-9a-f]{8}/.exec((await runRalph(['tools', 'task', 'list'], p.dir)).stdout)?.[0];
+    expect(gamma).toBeDefined();
     // The next poll is 600 s away: only the wake-up by `ralph resume` explains a prompt end.
     const run = startRalph(['run', '--parallel', '1', '--no-tui'], p.dir, {
       ...p.env,
@@ -108,6 +113,7 @@ describe('ralph run --parallel with merge.via: pull_request', { timeout: 120_000
       60_000,
       'the first poll of PR #1',
     );
+    expect(p.github.state.pulls[0]?.body).toContain('Fixes acme/widgets#7');
     p.github.state.close(1);
     const resume = await runRalph(['resume'], p.dir);
     expect(resume.code, resume.stderr).toBe(0);
