@@ -5,10 +5,11 @@ import { fmt } from './metric-decision.ts';
 /**
  * The prompt's `## Metric` section: the goal, the best result so far, the recent kept ideas and the
  * failed ones (bounded by the state: metric-step keeps the latest few), so the agent does not retry
- * what failed.
+ * what failed. None before the first attempt: the first prompt is the one `ralph run --dry-run`
+ * shows, which measures nothing.
  */
 export function metricBlock(m: MetricConfig | undefined, progress: MetricProgress | undefined): string {
-  if (!m || !progress) return '';
+  if (!m || !progress || progress.kept.length + progress.failed.length === 0) return '';
   const better = m.direction === 'min' ? 'lower is better' : 'higher is better';
   const { best, baseline } = progress;
   const lines = [
