@@ -63,6 +63,15 @@ export const PRESETS: readonly Preset[] = [
     next: 'replace the example DESIGN.md with your own milestones and `- [ ]` tasks, check cli.backend and completion.condition in ralph.yml, then `ralph run` (`ralph run --dry-run` shows the first prompt)',
   },
   {
+    name: 'optimize',
+    description:
+      'the metric loop: one change per iteration, kept only when the benchmark improves by more than its noise, else rolled back (metric:)',
+    files: ['ralph.yml', 'PROMPT.md', 'bench.sh'],
+    dirs: [],
+    executable: ['bench.sh'],
+    next: 'put what you want faster in bench.sh (or point metric.command at your own benchmark), describe the goal in PROMPT.md, check cli.backend in ralph.yml, commit, then `ralph run`',
+  },
+  {
     name: 'tdd',
     description:
       'seed 004: loop/state.md + a report per iteration; Ralph runs the tests and routes red → engineering, green → creative',

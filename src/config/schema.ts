@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { forgeSchema } from './schema/forge.ts';
 import { hatSchema } from './schema/hats.ts';
 import { cliSchema, eventLoopSchema } from './schema/loop.ts';
+import { metricSchema } from './schema/metric.ts';
 import {
   fleetSchema,
   humanSchema,
@@ -63,6 +64,7 @@ export const configSchema = z.strictObject({
   tdd: tddSchema.optional(),
   gates: gatesSchema.default(gatesSchema.parse({})),
   rules: rulesSchema.optional(),
+  metric: metricSchema.optional(),
   health: healthSchema.default(healthSchema.parse({})),
   git: gitSchema.default(gitSchema.parse({})),
   forge: forgeSchema.default(forgeSchema.parse({})),

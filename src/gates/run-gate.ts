@@ -5,9 +5,9 @@ import { supervise } from '../process/supervisor.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CoverageTotal } from './coverage-summary.ts';
 
-/** The outcome of one gate command (validate hook or tests). */
+/** The outcome of one gate command (validate hook or tests), or one measurement of `metric.command`. */
 export interface GateResult {
-  gate: 'validate' | 'tests';
+  gate: 'validate' | 'tests' | 'metric';
   command: string;
   exitCode: number | null;
   passed: boolean;
@@ -15,6 +15,8 @@ export interface GateResult {
   durationMs: number;
   /** The last part of its combined output. */
   output: string;
+  /** The last part of its standard output alone (where `metric.command` prints the number). */
+  stdout: string;
   /** Tests gate: the coverage total the run left, when it left a summary. */
   coverage?: CoverageTotal;
 }
@@ -71,6 +73,7 @@ export async function runGate(opts: {
     timedOut,
     durationMs: r.durationMs,
     output: r.spawnError ? `could not run: ${r.spawnError.message}` : output,
+    stdout: r.stdoutTail,
   };
 }
 

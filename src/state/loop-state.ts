@@ -85,6 +85,32 @@ export interface HeldCommit {
   tests: string | null;
 }
 
+/** One result of the metric loop: its repeats, median and spread, where and when (iteration 0: the baseline). */
+export interface MetricResult {
+  iteration: number;
+  commit: string | null;
+  values: number[];
+  value: number;
+  spread: number;
+}
+
+/** An attempt the next prompt recalls: its idea and what came of it. */
+export interface MetricNote {
+  iteration: number;
+  idea: string;
+  value: number | null;
+  why: string;
+}
+
+/** `metric`: the baseline, the best result, the attempts not kept in a row, recent kept and failed ideas (bounded). */
+export interface MetricProgress {
+  baseline: MetricResult;
+  best: MetricResult;
+  not_kept_streak: number;
+  kept: MetricNote[];
+  failed: MetricNote[];
+}
+
 /** An iteration's changes being set aside (gates.on_failure: rollback, rules). */
 export interface PendingRollback {
   iteration: number;
@@ -223,6 +249,8 @@ export interface LoopState {
    * changes. A crash before the reset leaves them in the ref and the tree; --resume finishes it.
    */
   rollback?: PendingRollback | null;
+  /** metric: the metric loop's figures (docs/guide/optimize.md). */
+  metric?: MetricProgress;
   /** A question or approval timed out with `human.on_timeout: stop`: the loop stops at the next boundary. */
   human_timeout?: string | null;
   /** The work tree and tasks as the last iteration left them (no-progress rule, completion.require_work). */
@@ -260,6 +288,19 @@ export interface LoopState {
 
 const count = z.number().int().min(0);
 const nullableString = z.string().nullable();
+const metricResult = z.looseObject({
+  iteration: count,
+  commit: nullableString,
+  values: z.array(z.number()),
+  value: z.number(),
+  spread: z.number(),
+});
+const metricNote = z.looseObject({
+  iteration: count,
+  idea: z.string(),
+  value: z.number().nullable(),
+  why: z.string(),
+});
 
 /**
  * The fields every reader relies on (a state file that parses but lacks one would crash them);
@@ -394,6 +435,15 @@ const stateShape = z.looseObject({
     .nullable()
     .optional(),
   human_timeout: z.string().nullable().optional(),
+  metric: z
+    .looseObject({
+      baseline: metricResult,
+      best: metricResult,
+      not_kept_streak: count,
+      kept: z.array(metricNote),
+      failed: z.array(metricNote),
+    })
+    .optional(),
   progress_marks: z.looseObject({ tree: z.string().nullable(), tasks: z.string() }).optional(),
   did_work: z.boolean().optional(),
   fallback: z.looseObject({ index: count, until: z.number() }).nullable().optional(),

@@ -35,6 +35,8 @@ export interface RalphPaths {
   scratchpad: string;
   tasks: string;
   memories: string;
+  /** The metric loop's attempts, one JSON line each (docs/guide/optimize.md). */
+  metricAttempts: string;
 }
 
 export function ralphPaths(workspaceRoot: string): RalphPaths {
@@ -60,6 +62,7 @@ export function ralphPaths(workspaceRoot: string): RalphPaths {
     scratchpad: join(dir, 'agent', 'scratchpad.md'),
     tasks: join(dir, 'agent', 'tasks.jsonl'),
     memories: join(dir, 'agent', 'memories.md'),
+    metricAttempts: join(dir, 'metric', 'attempts.jsonl'),
   };
 }
 
@@ -86,4 +89,5 @@ export const RUNTIME_PATHS = [
   '.ralph/agent/tasks.jsonl*',
   '.ralph/tdd/',
   '.ralph/gemini/',
+  '.ralph/metric/',
 ] as const;

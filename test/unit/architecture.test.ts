@@ -132,6 +132,7 @@ const ENGINE_DOMAINS: Record<string, number> = {
   iteration: 5,
   steps: 4,
   verify: 4,
+  metric: 4, // the metric loop: measures, keeps or rolls back through verify/rollback
   human: 3,
   readiness: 3,
   git: 2,

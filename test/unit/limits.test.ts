@@ -36,10 +36,12 @@ describe('EXIT_FOR_REASON', () => {
     const expected: Record<StopReason, number> = {
       completed: 0,
       cancelled: 0,
+      metric_target: 0,
       max_iterations: 2,
       max_runtime: 2,
       max_cost: 2,
       max_tokens: 2,
+      metric_patience: 2,
       consecutive_failures: 1,
       stale_loop: 1,
       no_events: 1,

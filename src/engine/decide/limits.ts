@@ -28,10 +28,12 @@ export interface Stop {
 export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   completed: ExitCode.ok,
   cancelled: ExitCode.ok,
+  metric_target: ExitCode.ok,
   max_iterations: ExitCode.limit,
   max_runtime: ExitCode.limit,
   max_cost: ExitCode.limit,
   max_tokens: ExitCode.limit,
+  metric_patience: ExitCode.limit,
   consecutive_failures: ExitCode.failure,
   stale_loop: ExitCode.failure,
   no_events: ExitCode.failure,

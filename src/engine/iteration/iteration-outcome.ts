@@ -7,6 +7,7 @@ import { type Stop, stop } from '../decide/limits.ts';
 import { type CommitInput, testsLine } from '../git/commit-and-push.ts';
 import type { ApprovalEntry } from '../human/approval-points.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
+import { metricStep } from '../metric/metric-step.ts';
 import { rollsBack } from '../readiness/preflight.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
@@ -183,6 +184,12 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   rollback ??= validateFailure
     ? planRollback(ctx, phase.number, validateFailure, phase.headBefore)
     : undefined;
+  // metric: a result that does not beat the best so far is rolled back like a failed gate.
+  const measured =
+    !rollback && checks.agentOk && !work.held && checks.testsGate?.passed !== false
+      ? await metricStep(ctx, { ...phase, published: phase.collected.published })
+      : undefined;
+  rollback ??= measured?.rollback;
   if (!rollback && checks.agentOk && !work.held && checks.testsGate?.passed !== false) markGreen(ctx);
   // Ralph's own commit moved HEAD: the next iteration is measured from here.
   if (work.commit) await rememberTree(ctx);
@@ -192,6 +199,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     // Held: never a completion; the run ends interrupted (or cancelled) and resumes at the point.
     (work.held ? abandonedWaitStop(ctx) : undefined) ??
     forge.stop ??
+    measured?.stop ??
     stopAfterIteration(ctx, {
       phase,
       decision,

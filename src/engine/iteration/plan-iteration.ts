@@ -5,6 +5,7 @@ import { assemblePrompt, type PromptInput } from '../../routing/prompt.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { checklistCondition } from '../decide/completion.ts';
+import { metricBlock } from '../metric/metric-prompt.ts';
 import { readWorkspaceContext, type WorkspaceContext } from '../steps/workspace-context.ts';
 import { reviewBlock } from '../verify/review-gate.ts';
 import { type ChecklistView, checklistContextBlock, readChecklist } from '../workflows/checklist-view.ts';
@@ -24,6 +25,7 @@ export type PlanState = Pick<
   | 'tdd'
   | 'feedback'
   | 'start_milestone'
+  | 'metric'
   | 'ladder'
 >;
 
@@ -106,6 +108,7 @@ export function planIteration(
     humanBlock(state),
     reviewBlock({ state, config }),
     state.tdd?.report_feedback ?? '',
+    metricBlock(config.metric, state.metric),
     state.feedback ? `## Last iteration\n${state.feedback}` : '',
   ]
     .filter((t) => t.length > 0)

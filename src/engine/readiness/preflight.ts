@@ -97,7 +97,13 @@ export function rollbackRefusal(
   inRepo: boolean,
   head: string | null,
 ): string | undefined {
-  const key = rollsBack(config) ? 'gates.on_failure: rollback' : config.rules ? 'rules' : undefined;
+  const key = rollsBack(config)
+    ? 'gates.on_failure: rollback'
+    : config.rules
+      ? 'rules'
+      : config.metric
+        ? 'metric'
+        : undefined;
   if (!key) return undefined;
   if (!inRepo)
     return `${key} needs a git repository (rolled-back changes are kept as git refs): run \`git init\` and make a first commit, or remove ${key.split(':')[0]}`;
@@ -108,7 +114,7 @@ export function rollbackRefusal(
 
 /** What git would refuse when the loop starts or pushes: not a repository, a rebase, a dirty tree, no remote. */
 async function gitChecks(workspace: string, config: RalphConfig): Promise<HealthResult[]> {
-  if (rollsBack(config) || config.rules) {
+  if (rollsBack(config) || config.rules || config.metric) {
     const inRepo = await isGitRepo(workspace);
     const refusal = rollbackRefusal(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
     if (refusal) return [{ check: 'git', level: 'fatal', message: refusal }];

@@ -17,6 +17,7 @@ import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts'
 import { gitPreflight } from '../git/workspace-git.ts';
 import { answerInteractions } from '../human/human-interact.ts';
 import { runIteration } from '../iteration/iteration.ts';
+import { metricAtStart } from '../metric/metric-step.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
@@ -184,6 +185,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     final = startRun(ctx, prepared, logFile);
     // Even when the run ends at once: a rollback a crash cut short is finished first.
     await rollbackAtStart(ctx);
+    if (final === undefined) await metricAtStart(ctx);
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {
     const user = userError(error);

@@ -25,7 +25,7 @@ async function runGateStep(
   ctx: RunContext,
   iteration: number,
   hat: string | null,
-  gate: GateResult['gate'],
+  gate: 'validate' | 'tests',
   command: string,
   timeoutMs: number,
 ): Promise<GateResult> {

@@ -32,6 +32,10 @@ export type StopReason =
   | 'human_timeout'
   /** A milestone's pull request was closed without being merged (forge.wait_for_merge). */
   | 'pr_closed'
+  /** metric: the best value reached metric.target. */
+  | 'metric_target'
+  /** metric: metric.patience attempts in a row were not kept. */
+  | 'metric_patience'
   | 'error';
 
 /** Checklist progress (seed 003) shown in banners and the end summary. */
