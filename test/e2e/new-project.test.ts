@@ -31,14 +31,8 @@ describe('ralph new <template> DIR', () => {
     expect(bare.stderr).toContain('word-lib/node_modules is missing: run `npm install`');
     const dir = join(parent, 'word-lib');
     expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name).toBe('word-lib');
-    expectCommitted(dir, [
-      'ralph.yml',
-      'PROMPT.md',
-      'package.json',
-      'src/index.ts',
-      'test/index.test.ts',
-      '.gitignore',
-    ]);
+    const written = ['ralph.yml', 'PROMPT.md', 'package.json', 'tsconfig.json', '.gitignore'];
+    expectCommitted(dir, [...written, 'src/index.ts', 'test/index.test.ts']);
     const yml = readFileSync(join(dir, 'ralph.yml'), 'utf8');
     expect(yml).toContain('command: npm test');
     expect(yml).toContain('affected: npx vitest related --run --passWithNoTests {files}');
