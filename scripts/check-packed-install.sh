@@ -42,7 +42,10 @@ grep -q 'completed' "$work/demo.txt" || { cat "$work/demo.txt"; fail "installed 
 # The installed `ralph` is on PATH, so what to try next is `ralph events`, not node and a path.
 grep -q "^Try: cd .* && ralph events && ralph hats graph$" "$work/demo.txt" || {
   cat "$work/demo.txt"; fail "installed ralph demo did not suggest \`ralph events\`"; }
-echo "packed install ok: ralph $got, demo completed"
+# A starter project from the installed package: its templates/ shipped (--no-check: no python3 needed).
+"$ralph" new py-pkg "$work/new-pkg" --no-check >"$work/new.txt" 2>&1 || { cat "$work/new.txt"; fail "installed ralph new py-pkg failed"; }
+[ -f "$work/new-pkg/src/new_pkg/words.py" ] || { cat "$work/new.txt"; fail "installed ralph new wrote no src/new_pkg/words.py"; }
+echo "packed install ok: ralph $got, demo completed, ralph new wrote a project"
 
 # --- The lean install: what a user who never runs the fleet gets. ---
 lean="$work/lean"

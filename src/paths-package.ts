@@ -11,6 +11,8 @@ export const RALPH_BIN_DIR = fileURLToPath(new URL('../bin/', import.meta.url)).
 export const FAKE_AGENT_MAIN = fileURLToPath(new URL('../dist/fake-agent/main.js', import.meta.url));
 /** Preset templates shipped with the package (`presets/<name>/`). */
 export const PRESETS_DIR = fileURLToPath(new URL('../presets/', import.meta.url)).replace(/\/$/, '');
+/** Starter projects shipped with the package (`templates/<name>/`, written by `ralph new`). */
+export const TEMPLATES_DIR = fileURLToPath(new URL('../templates/', import.meta.url)).replace(/\/$/, '');
 /** The package's own package.json. */
 export const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta.url));
 /** The JSON Schema of ralph.yml shipped in the package (kept equal to `ralph config schema`). */

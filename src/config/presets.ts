@@ -117,12 +117,7 @@ export function initPreset(
   opts: { force?: boolean; backend?: string | undefined } = {},
 ): string[] {
   const preset = findPreset(name);
-  if (opts.backend !== undefined && !(BACKEND_NAMES as readonly string[]).includes(opts.backend)) {
-    throw new RalphError(
-      'usage',
-      `unknown backend "${opts.backend}"; choose one of ${BACKEND_NAMES.join(', ')}`,
-    );
-  }
+  if (opts.backend !== undefined) checkBackend(opts.backend);
   const clashes = preset.files.filter((f) => existsSync(join(dir, f)));
   if (clashes.length > 0 && !opts.force) {
     throw new RalphError(
@@ -144,8 +139,15 @@ export function initPreset(
   return written;
 }
 
+/** Refuses a `--backend` value that names no backend (before anything is written). */
+export function checkBackend(backend: string): BackendName {
+  if (!(BACKEND_NAMES as readonly string[]).includes(backend))
+    throw new RalphError('usage', `unknown backend "${backend}"; choose one of ${BACKEND_NAMES.join(', ')}`);
+  return backend as BackendName;
+}
+
 /** Sets cli.backend in a ralph.yml, keeping its comments and layout. */
-function setBackend(file: string, backend: BackendName): void {
+export function setBackend(file: string, backend: BackendName): void {
   const doc = parseDocument(readFileSync(file, 'utf8'));
   doc.setIn(['cli', 'backend'], backend);
   writeFileSync(file, String(doc));

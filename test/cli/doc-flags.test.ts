@@ -8,7 +8,7 @@ import { ROOT } from '../helpers/workspace.ts';
 
 /**
  * The markdown a user (or an agent) reads: README.md, CONTRIBUTING.md, everything under docs/, and
- * the presets' prompts and notes, which tell the agent which ralph commands to run.
+ * the presets' and templates' prompts and notes, which tell the agent which ralph commands to run.
  */
 function docFiles(): string[] {
   const top = ['README.md', 'CONTRIBUTING.md'].filter((f) => existsSync(join(ROOT, f)));
@@ -17,7 +17,7 @@ function docFiles(): string[] {
       .filter((f) => f.endsWith('.md'))
       .map((f) => `${dir}/${f.split('\\').join('/')}`)
       .sort();
-  return [...top, ...under('docs'), ...under('presets'), ...under('bench')];
+  return [...top, ...under('docs'), ...under('presets'), ...under('templates'), ...under('bench')];
 }
 
 /** `file:line: problem` for every `ralph …` in `markdown` that the program would not accept. */
@@ -30,7 +30,7 @@ function wrongCommands(program: CommandUnknownOpts, file: string, markdown: stri
 }
 
 describe('flags in the docs', () => {
-  it('every `ralph …` command and flag in README.md, CONTRIBUTING.md, docs/, presets/ and bench/ exists', () => {
+  it('every `ralph …` command and flag in README.md, CONTRIBUTING.md, docs/, presets/, templates/ and bench/ exists', () => {
     const program = cliProgram();
     const files = docFiles();
     expect(files).toContain('docs/reference/cli.md');

@@ -43,7 +43,7 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     .action(async () => setCode((await import('./config-command.ts')).configSchemaCommand(io)));
 }
 
-/** `ralph init` and `ralph presets`: write a workflow preset, list them. */
+/** `ralph init`, `ralph new` and `ralph presets`: write a workflow preset or a starter project, list presets. */
 function registerInitCommands(program: Command, io: CliIO, setCode: SetCode): void {
   program
     .command('init')
@@ -52,6 +52,20 @@ function registerInitCommands(program: Command, io: CliIO, setCode: SetCode): vo
     .option('--backend <name>', 'set cli.backend in the written ralph.yml')
     .option('--force', 'overwrite existing files')
     .action(async (opts) => setCode((await import('./init-command.ts')).initCommand(opts, io)));
+  program
+    .command('new')
+    .description(
+      'scaffold a starter project in a new directory: its files, ralph.yml with the tests as a gate, PROMPT.md, a git repository with a first commit; then run its tests once',
+    )
+    .argument('[template]', 'ts-lib or py-pkg (see --list)')
+    .argument('[dir]', 'the directory to create; it must be empty or missing unless --force')
+    .option('--list', 'list the templates, one line each')
+    .option('--force', 'write into a non-empty directory; files that exist are kept, never overwritten')
+    .option('--no-check', "do not run the new project's tests at the end")
+    .option('--backend <name>', 'set cli.backend in the written ralph.yml')
+    .action(async (template, dir, opts) =>
+      setCode(await (await import('./new-command.ts')).newCommand(template, dir, opts, io)),
+    );
   program
     .command('presets')
     .description('list the workflow presets')

@@ -25,16 +25,25 @@ function writeEditorSchema(dir: string): string {
   return WORKSPACE_SCHEMA_PATH;
 }
 
+/**
+ * What every written ralph.yml gets (`ralph init`, `ralph new`): the editor schema, and the runtime
+ * .gitignore so git ignores Ralph's runtime files before the first agent runs `git add -A`.
+ * Returns the files written, relative to `dir`.
+ */
+export function writeWorkspaceSupport(dir: string): string[] {
+  const written = [writeEditorSchema(dir)];
+  const paths = ralphPaths(dir);
+  if (ensureRuntimeIgnored(paths).length > 0) written.push(relative(dir, paths.gitignore));
+  return written;
+}
+
 /** `ralph init`: writes the preset, the editor schema and the runtime .gitignore; prints what it wrote. */
 export function initCommand(
   opts: { preset: string; backend?: string | undefined; force?: boolean | undefined },
   io: CliIO,
 ): number {
   const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
-  written.push(writeEditorSchema(io.cwd));
-  // Every preset: git ignores Ralph's runtime files before the first agent runs `git add -A`.
-  const paths = ralphPaths(io.cwd);
-  if (ensureRuntimeIgnored(paths).length > 0) written.push(relative(io.cwd, paths.gitignore));
+  written.push(...writeWorkspaceSupport(io.cwd));
   io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
   return ExitCode.ok;
 }
