@@ -49,6 +49,16 @@ export function emitTurnEvent(ctx: RunContext, iteration: number, e: AgentTurnEv
   else ctx.emit({ type: 'agent.heartbeat', iteration, runningMs: e.runningMs, silentMs: e.silentMs });
 }
 
+/**
+ * What a turn left running that Ralph killed: its group's leftovers when the agent exited on its
+ * own (a timeout or a stop kills the group as part of killing the agent) and what the sweep of the
+ * run's mark found. Which of the two catches a detached daemon is a race (still a descendant, or
+ * already re-parented), so both are announced alike.
+ */
+export function leftBehind(run: AgentTurnResult): KilledProcess[] {
+  return [...(run.supervised.killedBy === null ? run.supervised.killed : []), ...run.swept];
+}
+
 /** Says which processes a turn left running (and were killed), in the words of `who`. */
 export function announceSwept(ctx: RunContext, who: string, killed: readonly KilledProcess[]): void {
   if (killed.length > 0)

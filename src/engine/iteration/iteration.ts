@@ -3,7 +3,7 @@ import { readGitHead } from '../../git/head.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import { userMemoriesFile } from '../../state/user-memories.ts';
 import { archiveProgress } from '../../workflows/progress-archive.ts';
-import { announceSwept } from '../context/agent-turns.ts';
+import { announceSwept, leftBehind } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
 import { filesAtStart } from '../verify/changed-files.ts';
@@ -36,7 +36,7 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   // What the agent detached is swept at its end: it must not touch the workspace while Ralph
   // checks and commits it.
   const phase = await runIterationAgent(ctx, started);
-  announceSwept(ctx, `iteration ${number}`, phase.run.swept);
+  announceSwept(ctx, `iteration ${number}`, leftBehind(phase.run));
   const outcome = await settleIteration(ctx, phase);
   // Gate commands carry the mark too; without a gate nothing new was started since the last sweep.
   const gateRan = outcome.gates.validate !== undefined || outcome.gates.tests !== undefined;

@@ -11,6 +11,7 @@ import {
   announceSwept,
   emitTurnEvent,
   judgeTurn,
+  leftBehind,
   turnController,
   turnLimits,
 } from '../context/agent-turns.ts';
@@ -123,7 +124,7 @@ export async function runReview(ctx: RunContext, iteration: number): Promise<Rev
     onEvent: (e) => emitTurnEvent(ctx, iteration, e),
     sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
   }).finally(() => turn.release());
-  announceSwept(ctx, `the review after iteration ${iteration}`, run.swept);
+  announceSwept(ctx, `the review after iteration ${iteration}`, leftBehind(run));
   const sup = run.supervised;
   const tokens = run.meter.totals();
   const costUsd = run.meter.spentUsd() ?? 0;
