@@ -148,15 +148,24 @@ export function readStatus(dir: string): string | undefined {
   }
 }
 
+/**
+ * Every iteration record of the workspace, run after run in the order the runs started (two runs
+ * started in the same second have run ids that sort by their random suffix, not by time).
+ */
 export function readRecords(dir: string): Record<string, any>[] {
   const runs = join(dir, '.ralph', 'runs');
-  const out: Record<string, any>[] = [];
+  const perRun: Record<string, any>[][] = [];
   for (const run of readdirSync(runs)) {
     const file = join(runs, run, 'iterations.jsonl');
     if (!existsSync(file)) continue;
-    for (const line of readFileSync(file, 'utf8').split('\n')) if (line.trim()) out.push(JSON.parse(line));
+    const records = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line));
+    if (records.length > 0) perRun.push(records);
   }
-  return out;
+  const startOf = (records: Record<string, any>[]) => String(records[0]?.started_at ?? '');
+  return perRun.sort((a, b) => startOf(a).localeCompare(startOf(b))).flat();
 }
 
 export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
