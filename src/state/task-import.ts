@@ -41,6 +41,8 @@ export function importIssueTasks(
     for (const t of tasks) if (t.issue?.repo === repo) byNumber.set(t.issue.number, t);
     const ids = new Set(tasks.map((t) => t.id));
     const added: Task[] = [];
+    // One instant for the batch: its tasks are then ready oldest issue first (compareTasks).
+    const created = taskTimestamp(options);
     for (const issue of issues) {
       if (byNumber.has(issue.number)) continue;
       const task: Task = {
@@ -50,7 +52,7 @@ export function importIssueTasks(
         status: 'open',
         priority: 3,
         blocked_by: [],
-        created: taskTimestamp(options),
+        created,
         labels: [...issue.labels],
         issue: { repo, number: issue.number, url: issue.url },
       };

@@ -341,9 +341,15 @@ export function reopenTask(path: string, id: string): Task {
   });
 }
 
-/** Orders by priority (1 first), then creation time, then id. */
+/** Orders by priority (1 first), then creation time, then issue number (imported tasks), then id. */
 export function compareTasks(a: Task, b: Task): number {
-  return a.priority - b.priority || a.created.localeCompare(b.created) || a.id.localeCompare(b.id);
+  return (
+    a.priority - b.priority ||
+    a.created.localeCompare(b.created) ||
+    // Issues imported in the same instant: the older issue (the lower number) first, not a random id.
+    (a.issue?.number ?? 0) - (b.issue?.number ?? 0) ||
+    a.id.localeCompare(b.id)
+  );
 }
 
 /**

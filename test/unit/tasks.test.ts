@@ -172,6 +172,16 @@ describe('readyTasks', () => {
     expect(readyTasks(tasks).map((t) => t.id)).toEqual(['h', 'f', 'c']);
   });
 
+  it('issues imported in one instant are ready oldest issue first, whatever their random ids', () => {
+    const issue = (number: number) => ({
+      repo: 'o/r',
+      number,
+      url: `https://github.com/o/r/issues/${number}`,
+    });
+    const tasks = [task('task-ffff', { issue: issue(1) }), task('task-0000', { issue: issue(3) })];
+    expect(readyTasks(tasks).map((t) => t.issue?.number)).toEqual([1, 3]);
+  });
+
   const taskList = fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { maxLength: 15 }).chain((nums) =>
     fc.tuple(
       ...nums.map((n) =>
