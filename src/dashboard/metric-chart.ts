@@ -34,8 +34,8 @@ export const METRIC_BOX: ChartBox = { width: 640, height: 220, pad: 28 };
 export function metricChartGeometry(s: MetricSeries, box: ChartBox = METRIC_BOX): MetricChartGeometry {
   const measured = s.points.flatMap((p) => (p.value === null ? [] : [p.value]));
   const scale = [s.baseline.value, ...measured, ...(s.target === null ? [] : [s.target])];
-  let low = Math.min(...scale);
-  let high = Math.max(...scale);
+  let low = scale.reduce((a, v) => Math.min(a, v));
+  let high = scale.reduce((a, v) => Math.max(a, v));
   if (high === low) {
     const half = Math.abs(low) > 0 ? Math.abs(low) * 0.05 : 1;
     low -= half;

@@ -50,8 +50,9 @@ export function sparkline(
 ): Sparkline {
   const marks = o.unicode ? BLOCKS : DIGITS;
   const measured = points.flatMap((p) => (p.value === null ? [] : [p.value]));
-  const low = Math.min(baseline, ...measured);
-  const high = Math.max(baseline, ...measured);
+  // reduce, not Math.min(...): a long run's values would overflow the call's arguments.
+  const low = measured.reduce((a, v) => Math.min(a, v), baseline);
+  const high = measured.reduce((a, v) => Math.max(a, v), baseline);
   const height = (v: number) =>
     high === low ? 3 : Math.min(7, Math.max(0, Math.round(((v - low) / (high - low)) * 7)));
   const buckets = bucketRanges(points.length, o.width);
