@@ -63,7 +63,7 @@ export interface Stats {
     cost_per_completed_usd: number | null;
   };
   coverage: CoveragePoint[];
-  /** The metric loop's runs in the window, oldest first (docs/operations/stats.md#the-metric). */
+  /** The metric loop's runs in the window, oldest first (docs/operations/stats.md#the-metric-loops-attempts). */
   metric: MetricSeries[];
 }
 
