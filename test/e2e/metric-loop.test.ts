@@ -1,27 +1,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { openDashboard } from '../helpers/dashboard.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import {
   fakeConfig,
   makeWorkspace,
-  type RalphProcess,
   readRecords,
   readState,
   removeWhenDone,
   runRalph,
+  stopWhenDone,
 } from '../helpers/workspace.ts';
-
-const started: RalphProcess[] = [];
-
-afterEach(async () => {
-  for (const p of started.splice(0)) {
-    p.child.kill('SIGTERM');
-    await p.done;
-  }
-});
 
 const BENCH = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'metric', 'bench.cjs'), 'utf8');
 
@@ -165,7 +156,7 @@ describe('metric: keep only what improves', () => {
       expect(line.length).toBeLessThanOrEqual(80);
 
     // The dashboard's /stats: one SVG per metric run, a point per attempt, kept ones told apart.
-    const dash = await openDashboard({ track: (p) => started.push(p), env });
+    const dash = await openDashboard({ track: stopWhenDone, env });
     const html = await (await dash.get('/stats')).text();
     const svg = /<svg class="metric-chart"[\s\S]*?<\/svg>/.exec(html)?.[0] ?? '';
     expect(svg).toContain('aria-labelledby="metric-0-title metric-0-desc"');
