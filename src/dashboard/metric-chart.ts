@@ -17,7 +17,10 @@ export interface MetricChartGeometry {
   unmeasured: { x: number; attempt: number; iteration: number }[];
   /** The best-so-far step line from the baseline (attempt 0, the left edge) through every attempt. */
   best: { x: number; y: number }[];
+  /** The baseline's mark (attempt 0) and the plot's left and right edges. */
   baselineY: number;
+  left: number;
+  right: number;
   targetY: number | null;
   /** The value scale's ends, as drawn at the plot's bottom and top. */
   low: number;
@@ -42,7 +45,8 @@ export function metricChartGeometry(s: MetricSeries, box: ChartBox = METRIC_BOX)
     high += half;
   }
   const n = s.points.length;
-  const left = box.pad;
+  // Room on the left for the scale's figures.
+  const left = box.pad + 16;
   const right = box.width - box.pad / 2;
   const top = box.pad / 2;
   const bottom = box.height - box.pad;
@@ -76,6 +80,8 @@ export function metricChartGeometry(s: MetricSeries, box: ChartBox = METRIC_BOX)
     unmeasured,
     best,
     baselineY: y(s.baseline.value),
+    left,
+    right,
     targetY: s.target === null ? null : y(s.target),
     low,
     high,
@@ -93,10 +99,16 @@ const f = (n: number) => n.toFixed(1);
 export function metricChartSvg(s: MetricSeries, id: string): string {
   const g = metricChartGeometry(s);
   const { width: w, height: h, pad } = g.box;
+  const { left: l, right: r } = g;
+  const axisY = h - pad;
   const goal = s.direction === null ? '' : s.direction === 'min' ? 'lower is better' : 'higher is better';
   const title = `${s.command ?? 'metric'} per attempt${goal ? ` (${goal})` : ''}`;
   const desc = `${s.attempts} attempts of run ${s.run_id}: ${s.kept} kept, ${s.rolled_back} rolled back; baseline ${fmt(s.baseline.value)}, best ${fmt(s.best.value)}${s.target === null ? '' : `, target ${fmt(s.target)}`}.`;
+  const hline = (cls: string, y: number) =>
+    `<line class="${cls}" x1="${l}" x2="${r}" y1="${f(y)}" y2="${f(y)}"/>`;
   const step = g.best.map((p, i) => (i === 0 ? `M${f(p.x)} ${f(p.y)}` : `H${f(p.x)} V${f(p.y)}`)).join(' ');
+  const start = g.best[0] ?? { x: l, y: g.baselineY };
+  const baseline = `<rect class="baseline-point" x="${f(start.x - 3)}" y="${f(start.y - 3)}" width="6" height="6"><title>baseline: ${esc(fmt(s.baseline.value))}</title></rect>`;
   const dots = g.points
     .map(
       (p) =>
@@ -106,12 +118,13 @@ export function metricChartSvg(s: MetricSeries, id: string): string {
   const crosses = g.unmeasured
     .map(
       (p) =>
-        `<path class="unmeasured" d="M${f(p.x - 3)} ${h - pad - 3} l6 6 m0 -6 l-6 6"><title>attempt ${p.attempt} (iteration ${p.iteration}): not measured</title></path>`,
+        `<path class="unmeasured" d="M${f(p.x - 3)} ${axisY - 3} l6 6 m0 -6 l-6 6"><title>attempt ${p.attempt} (iteration ${p.iteration}): not measured</title></path>`,
     )
     .join('');
   const target =
     g.targetY === null
       ? ''
-      : `<line class="target" x1="${pad}" x2="${w - pad / 2}" y1="${f(g.targetY)}" y2="${f(g.targetY)}"/><text x="${w - pad / 2}" y="${f(g.targetY - 3)}" text-anchor="end">target ${esc(fmt(s.target ?? 0))}</text>`;
-  return `<svg class="metric-chart" viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="${id}-title ${id}-desc"><title id="${id}-title">${esc(title)}</title><desc id="${id}-desc">${esc(desc)}</desc><line class="axis" x1="${pad}" y1="${h - pad}" x2="${w - pad / 2}" y2="${h - pad}"/><line class="baseline" x1="${pad}" x2="${w - pad / 2}" y1="${f(g.baselineY)}" y2="${f(g.baselineY)}"/>${target}<path class="best" d="${step}"/>${dots}${crosses}<text x="2" y="${pad / 2 + 4}">${esc(fmt(g.high))}</text><text x="2" y="${h - pad}">${esc(fmt(g.low))}</text><text x="${pad}" y="${h - 8}">baseline</text><text x="${w - pad / 2}" y="${h - 8}" text-anchor="end">attempt ${s.points.at(-1)?.attempt ?? 0}</text></svg>`;
+      : `${hline('target', g.targetY)}<text x="${r}" y="${f(g.targetY - 3)}" text-anchor="end">target ${esc(fmt(s.target ?? 0))}</text>`;
+  const labels = `<text x="2" y="${pad / 2 + 4}">${esc(fmt(g.high))}</text><text x="2" y="${axisY}">${esc(fmt(g.low))}</text><text x="${l}" y="${h - 8}">baseline</text><text x="${r}" y="${h - 8}" text-anchor="end">attempt ${s.points.at(-1)?.attempt ?? 0}</text>`;
+  return `<svg class="metric-chart" viewBox="0 0 ${w} ${h}" role="img" aria-labelledby="${id}-title ${id}-desc"><title id="${id}-title">${esc(title)}</title><desc id="${id}-desc">${esc(desc)}</desc><line class="axis" x1="${l}" y1="${axisY}" x2="${r}" y2="${axisY}"/>${hline('baseline', g.baselineY)}${target}<path class="best" d="${step}"/>${baseline}${dots}${crosses}${labels}</svg>`;
 }

@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
-import { openDashboard } from '../helpers/dashboard.ts';
+import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
+import { screenshotPath } from '../helpers/docs-images.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import {
   fakeConfig,
@@ -167,7 +169,21 @@ describe('metric: keep only what improves', () => {
     expect(svg).toContain('<line class="target"');
     expect(svg).toContain('<path class="best" d="M');
     expect(html).toContain('baseline 100.2 → best 79.2');
-  });
+
+    // Chromium draws it: the chart is an image named by its title, with its four points.
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      await page.goto(dash.url);
+      await page.goto(`${dash.origin}/stats`);
+      const chart = page.getByRole('img', { name: /per attempt \(lower is better\)/ });
+      await chart.waitFor();
+      expect(await chart.locator('circle').count()).toBe(4);
+      await chart.screenshot({ path: screenshotPath('dashboard-stats-metric.png') });
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 
   it('a measurement that cannot be parsed is a failed attempt; metric.patience attempts not kept stop the run (exit 2)', async () => {
     const dir = project(
