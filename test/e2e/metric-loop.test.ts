@@ -6,6 +6,7 @@ import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
 import { screenshotPath } from '../helpers/docs-images.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
+import { startRalphPty } from '../helpers/pty.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -140,6 +141,13 @@ describe('metric: keep only what improves', () => {
       [4, 4, 79.2, true, 79.2],
     ]);
     expect(m.points[1].values).toEqual(a[2]?.values);
+    // The window and --all as for the rest of stats: nothing after the run; every registered workspace.
+    const later = JSON.parse((await runRalph(['stats', '--json', '--since', '2999-01-01'], dir, env)).stdout);
+    expect(later.metric).toEqual([]);
+    const all = JSON.parse((await runRalph(['stats', '--json', '--all'], makeWorkspace(), env)).stdout);
+    expect(all.metric.map((x: { workspace: string; run_id: string }) => [x.workspace, x.run_id])).toEqual([
+      [dir, runId],
+    ]);
 
     // `ralph stats`: the same in words, and a sparkline; piped output gets digits 1–8, not blocks.
     const text = (await runRalph(['stats'], dir, env)).stdout;
@@ -156,6 +164,16 @@ describe('metric: keep only what improves', () => {
     // The chart's lines fit in 80 columns (the metric's own command line may not).
     for (const line of text.split('\n').filter((l) => /^ {2}(value|kept) | {9}\S/.test(l)))
       expect(line.length).toBeLessThanOrEqual(80);
+
+    // On a UTF-8 terminal the heights are block elements; NO_COLOR there gets the digits again.
+    const tty = { ...env, NO_COLOR: undefined, CI: 'false', TERM: 'xterm-256color', LANG: 'C.UTF-8' };
+    const onTerminal = await startRalphPty(['stats'], dir, tty, { cols: 120, rows: 40 });
+    expect((await onTerminal.exited).exitCode).toBe(0);
+    expect(onTerminal.output()).toMatch(/value {2}█▅▅▁/);
+    expect(onTerminal.output()).toContain('▁ 79.2 … █ 100.2 · ^ kept');
+    const noColor = await startRalphPty(['stats'], dir, { ...tty, NO_COLOR: '1' }, { cols: 120, rows: 40 });
+    expect((await noColor.exited).exitCode).toBe(0);
+    expect(noColor.output()).toMatch(/value {2}8551/);
 
     // The dashboard's /stats: one SVG per metric run, a point per attempt, kept ones told apart.
     const dash = await openDashboard({ track: stopWhenDone, env });

@@ -166,6 +166,9 @@ describe('sparkline (pure)', () => {
     expect(text).toContain('… 1 earlier metric run (ralph stats --json has them)');
     expect(text).toContain('a column: up to 8 attempts (the mean of their values)');
     expect(text).toContain('attempts 1–500');
+    expect(text).toContain('(min: lower is better), run run-1\n');
+    expect(metricStatsText([s], false, true)).toContain('run run-1 in /w\n');
+    expect(metricStatsText([], true, false)).toBe('');
     for (const line of text.split('\n').filter((l) => !l.startsWith('metric ')))
       expect(line.length).toBeLessThanOrEqual(80);
   });
