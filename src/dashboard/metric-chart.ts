@@ -1,5 +1,5 @@
 import { formatFigure as fmt } from '../observe/format.ts';
-import type { MetricSeries } from '../observe/stats/metric-series.ts';
+import { type MetricSeries, metricGoal } from '../observe/stats/metric-series.ts';
 import { esc } from './charts.ts';
 
 /** The drawing area: a viewBox of `width` × `height` with `pad` around the plot. */
@@ -101,8 +101,7 @@ export function metricChartSvg(s: MetricSeries, id: string): string {
   const { width: w, height: h, pad } = g.box;
   const { left: l, right: r } = g;
   const axisY = h - pad;
-  const goal = s.direction === null ? '' : s.direction === 'min' ? 'lower is better' : 'higher is better';
-  const title = `${s.command ?? 'metric'} per attempt${goal ? ` (${goal})` : ''}`;
+  const title = `${s.command ?? 'metric'} per attempt (${metricGoal(s.direction)})`;
   const desc = `${s.attempts} attempts of run ${s.run_id}: ${s.kept} kept, ${s.rolled_back} rolled back; baseline ${fmt(s.baseline.value)}, best ${fmt(s.best.value)}${s.target === null ? '' : `, target ${fmt(s.target)}`}.`;
   const hline = (cls: string, y: number) =>
     `<line class="${cls}" x1="${l}" x2="${r}" y1="${f(y)}" y2="${f(y)}"/>`;

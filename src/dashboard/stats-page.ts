@@ -1,6 +1,11 @@
 import { formatCost, formatFigure, formatNumber } from '../observe/format.ts';
 import { aggregateStats, type GroupStats, parseSince, type Stats } from '../observe/stats/aggregate-stats.ts';
-import type { MetricSeries } from '../observe/stats/metric-series.ts';
+import {
+  bestOrigin,
+  improvementText,
+  type MetricSeries,
+  metricGoal,
+} from '../observe/stats/metric-series.ts';
 import { readHistory } from '../observe/stats/run-history.ts';
 import { formatSpan } from '../state/io/time-format.ts';
 import { barChart, esc } from './charts.ts';
@@ -27,18 +32,10 @@ function metricSection(series: MetricSeries[]): string {
   const shown = series.slice(-METRIC_RUNS);
   const earlier = series.length - shown.length;
   const runs = shown
-    .map((s, i) => {
-      const goal =
-        s.direction === null
-          ? ''
-          : ` (${s.direction}: ${s.direction === 'min' ? 'lower' : 'higher'} is better)`;
-      const best =
-        s.best.iteration === 0
-          ? 'the baseline'
-          : `iteration ${s.best.iteration}${s.best.commit ? `, ${esc(s.best.commit.slice(0, 12))}` : ''}`;
-      const pct = s.improvement_pct === null ? '' : ` (${s.improvement_pct.toFixed(2)}%)`;
-      return `<figure class="metric"><figcaption><code>${esc(s.command ?? 'metric')}</code>${esc(goal)} · run ${esc(s.run_id)} · ${esc(s.workspace)}<br>baseline ${esc(formatFigure(s.baseline.value))} → best ${esc(formatFigure(s.best.value))} (${best}) · improvement ${esc(formatFigure(s.improvement))}${esc(pct)} · ${s.attempts} attempts: ${s.kept} kept, ${s.rolled_back} rolled back${s.target === null ? '' : ` · target ${esc(formatFigure(s.target))}`}</figcaption>${metricChartSvg(s, `metric-${i}`)}</figure>`;
-    })
+    .map(
+      (s, i) =>
+        `<figure class="metric"><figcaption><code>${esc(s.command ?? 'metric')}</code> (${esc(metricGoal(s.direction))}) · run ${esc(s.run_id)} · ${esc(s.workspace)}<br>baseline ${esc(formatFigure(s.baseline.value))} → best ${esc(formatFigure(s.best.value))} (${esc(bestOrigin(s.best))}) · improvement ${esc(improvementText(s))} · ${s.attempts} attempts: ${s.kept} kept, ${s.rolled_back} rolled back${s.target === null ? '' : ` · target ${esc(formatFigure(s.target))}`}</figcaption>${metricChartSvg(s, `metric-${i}`)}</figure>`,
+    )
     .join('');
   return `<h2>metric</h2>${earlier > 0 ? `<p class="muted">… ${earlier} earlier metric runs (<code>ralph stats --all --json</code> has them)</p>` : ''}<p class="muted">filled: kept · hollow: rolled back · ×: not measured · line: best so far · dashed: baseline and target</p>${runs}`;
 }

@@ -180,7 +180,7 @@ describe('metric: keep only what improves', () => {
     const html = await (await dash.get('/stats')).text();
     const svg = /<svg class="metric-chart"[\s\S]*?<\/svg>/.exec(html)?.[0] ?? '';
     expect(svg).toContain('aria-labelledby="metric-0-title metric-0-desc"');
-    expect(svg).toContain('(lower is better)');
+    expect(svg).toContain('(min: lower is better)');
     expect(svg).toContain('4 attempts of run');
     expect(svg.match(/<circle class="kept"/g)).toHaveLength(2);
     expect(svg.match(/<circle class="rolled-back"/g)).toHaveLength(2);
@@ -194,7 +194,7 @@ describe('metric: keep only what improves', () => {
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       await page.goto(dash.url);
       await page.goto(`${dash.origin}/stats`);
-      const chart = page.getByRole('img', { name: /per attempt \(lower is better\)/ });
+      const chart = page.getByRole('img', { name: /per attempt \(min: lower is better\)/ });
       await chart.waitFor();
       expect(await chart.locator('circle').count()).toBe(4);
       await chart.screenshot({ path: screenshotPath('dashboard-stats-metric.png') });

@@ -200,7 +200,7 @@ describe('metric chart geometry (pure)', () => {
     const one = metricChartSvg(seriesOf(10, [{ value: 9, kept: true }], { target: 5 }), 'm');
     expect(one.match(/<circle class="kept"/g)).toHaveLength(1);
     expect(one).toContain('aria-labelledby="m-title m-desc"');
-    expect(one).toContain('<title id="m-title">node bench.js per attempt (lower is better)</title>');
+    expect(one).toContain('<title id="m-title">node bench.js per attempt (min: lower is better)</title>');
     expect(one).toContain('<line class="target"');
     const xs = Array.from({ length: 500 }, (_, i) => ({
       value: i % 3 ? 100 - i / 10 : null,

@@ -1,5 +1,10 @@
 import { formatFigure as fmt } from '../../observe/format.ts';
-import type { MetricSeries } from '../../observe/stats/metric-series.ts';
+import {
+  bestOrigin,
+  improvementText,
+  type MetricSeries,
+  metricGoal,
+} from '../../observe/stats/metric-series.ts';
 import { sparkline } from '../../observe/stats/metric-sparkline.ts';
 
 /** Columns of the sparkline: with its 9-character label it fits in 80 columns. */
@@ -7,25 +12,15 @@ const CHART_WIDTH = 64;
 /** Runs `ralph stats` shows; `--json` has every one. */
 const SHOWN_RUNS = 3;
 
-const GOAL = { min: 'lower is better', max: 'higher is better' } as const;
-
 /** One metric run: what it measured, baseline → best, the counts, and its sparkline. */
 function runText(s: MetricSeries, unicode: boolean, withWorkspace: boolean): string[] {
   const what = s.command === null ? 'the metric' : `\`${s.command}\``;
-  const goal = s.direction === null ? 'direction not recorded' : `${s.direction}: ${GOAL[s.direction]}`;
   const where = withWorkspace ? ` in ${s.workspace}` : '';
-  const best =
-    s.best.iteration === 0
-      ? 'the baseline'
-      : `iteration ${s.best.iteration}${s.best.commit ? `, commit ${s.best.commit.slice(0, 12)}` : ''}`;
-  const way = s.direction === null ? 'better' : s.direction === 'min' ? 'lower' : 'higher';
-  const pct = s.improvement_pct === null ? '' : ` (${fmt(Number(s.improvement_pct.toFixed(2)))}% ${way})`;
-  const gain = s.best.iteration === 0 ? 'none kept yet' : `${fmt(s.improvement)}${pct}`;
   const failed = s.measure_failed > 0 ? ` (${s.measure_failed} not measured)` : '';
   const lines = [
-    `metric ${what} (${goal}), run ${s.run_id}${where}`,
-    `  baseline ${fmt(s.baseline.value)} → best ${fmt(s.best.value)} (${best})${s.target === null ? '' : ` · target ${fmt(s.target)}`}`,
-    `  improvement over the baseline: ${gain}`,
+    `metric ${what} (${metricGoal(s.direction)}), run ${s.run_id}${where}`,
+    `  baseline ${fmt(s.baseline.value)} → best ${fmt(s.best.value)} (${bestOrigin(s.best)})${s.target === null ? '' : ` · target ${fmt(s.target)}`}`,
+    `  improvement over the baseline: ${improvementText(s)}`,
     `  attempts ${s.attempts}: kept ${s.kept}, rolled back ${s.rolled_back}${failed}`,
   ];
   if (s.attempts === 0) return lines;

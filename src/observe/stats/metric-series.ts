@@ -1,5 +1,6 @@
 import { jsonWhere, readJsonl } from '../../state/io/jsonl.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { formatFigure } from '../format.ts';
 
 /** One line of `.ralph/metric/attempts.jsonl` as the metric loop writes it (docs/guide/optimize.md). */
 export interface MetricAttemptLine {
@@ -176,4 +177,25 @@ export function metricSeries(files: readonly WorkspaceAttempts[], since?: number
     }
   }
   return series.sort((a, b) => a.baseline.at.localeCompare(b.baseline.at));
+}
+
+/** `min: lower is better`, `max: higher is better`, or `direction not recorded`. */
+export function metricGoal(direction: MetricSeries['direction']): string {
+  if (direction === null) return 'direction not recorded';
+  return direction === 'min' ? 'min: lower is better' : 'max: higher is better';
+}
+
+/** Where the best came from: `the baseline`, or `iteration 4, commit 6f78a8bafcde`. */
+export function bestOrigin(best: MetricSeries['best']): string {
+  if (best.iteration === 0) return 'the baseline';
+  return `iteration ${best.iteration}${best.commit ? `, commit ${best.commit.slice(0, 12)}` : ''}`;
+}
+
+/** The improvement over the baseline in words: `21 (20.96% lower)`, or `none kept yet`. */
+export function improvementText(s: MetricSeries): string {
+  if (s.best.iteration === 0) return 'none kept yet';
+  const way = s.direction === null ? 'better' : s.direction === 'min' ? 'lower' : 'higher';
+  const pct =
+    s.improvement_pct === null ? '' : ` (${formatFigure(Number(s.improvement_pct.toFixed(2)))}% ${way})`;
+  return `${formatFigure(s.improvement)}${pct}`;
 }
