@@ -16,6 +16,24 @@ export interface CliIO {
   exit?: ((code: number) => void) | undefined;
 }
 
+/**
+ * A CI environment, as ink itself detects it (it then draws only the last frame, at exit): plain
+ * lines are the better console there. CI=0 or CI=false says it is not one.
+ */
+export function inCi(env: NodeJS.ProcessEnv): boolean {
+  if (env.CI === '0' || env.CI === 'false') return false;
+  return 'CI' in env || 'CONTINUOUS_INTEGRATION' in env || Object.keys(env).some((k) => k.startsWith('CI_'));
+}
+
+/**
+ * Output may use Unicode graphics (block elements): a colour terminal (a TTY, NO_COLOR unset), not
+ * CI, not TERM=dumb, and a UTF-8 locale. Everything else gets plain ASCII.
+ */
+export function unicodeOutput(io: Pick<CliIO, 'color' | 'env'>): boolean {
+  const locale = io.env.LC_ALL || io.env.LC_CTYPE || io.env.LANG || '';
+  return io.color && !io.env.NO_COLOR && io.env.TERM !== 'dumb' && !inCi(io.env) && /utf-?8/i.test(locale);
+}
+
 /** How a command's action hands its exit code to `runCli`. */
 export type SetCode = (code: number) => void;
 

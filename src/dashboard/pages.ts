@@ -16,6 +16,9 @@ pre{background:#10141c;color:#d8dee9;padding:10px;overflow:auto;max-height:420px
 .charts{display:flex;gap:16px;flex-wrap:wrap}.chart{background:#fff;margin:0;padding:8px}.chart svg{width:360px;height:120px}
 .chart rect{fill:#4a7bd0}.axis{stroke:#999}.chart text{font-size:10px;fill:#555}
 svg.hats{max-width:100%;height:auto}.hat rect{fill:#fff;stroke:#888}.hat.active rect{fill:#ffe08a;stroke:#a35c00;stroke-width:2}
+svg.metric-chart{width:100%;max-width:640px;height:auto;background:#fff}svg.metric-chart text{font-size:10px;fill:#555}
+.metric-chart .kept{fill:#17753a}.metric-chart .rolled-back{fill:#fff;stroke:#b3261e;stroke-width:1.5}.metric-chart .unmeasured{stroke:#b3261e;stroke-width:1.5}
+.metric-chart .best{fill:none;stroke:#17753a;stroke-width:1.5}.metric-chart .baseline{stroke:#999;stroke-dasharray:4 3}.metric-chart .baseline-point{fill:#555}.metric-chart .target{stroke:#a35c00;stroke-dasharray:6 3}
 svg.hats line{stroke:#888}svg.hats .topic{font-size:10px;fill:#555}.muted{color:#777}
 .actions{display:flex;gap:8px;flex-wrap:wrap;align-items:flex-start;background:#fff;padding:10px}
 .question{background:#fff3cd;padding:10px;margin:8px 0}button{padding:4px 10px}textarea{width:320px;height:48px}

@@ -1,8 +1,15 @@
-import { formatCost, formatNumber } from '../observe/format.ts';
+import { formatCost, formatFigure, formatNumber } from '../observe/format.ts';
 import { aggregateStats, type GroupStats, parseSince, type Stats } from '../observe/stats/aggregate-stats.ts';
+import {
+  bestOrigin,
+  improvementText,
+  type MetricSeries,
+  metricGoal,
+} from '../observe/stats/metric-series.ts';
 import { readHistory } from '../observe/stats/run-history.ts';
 import { formatSpan } from '../state/io/time-format.ts';
 import { barChart, esc } from './charts.ts';
+import { metricChartSvg } from './metric-chart.ts';
 import { layout } from './pages.ts';
 
 const pct = (rate: number) => `${Math.round(rate * 100)}%`;
@@ -14,6 +21,23 @@ function groupTable(title: string, groups: GroupStats[]): string {
         `<tr><td>${esc(g.name)}</td><td>${g.iterations}</td><td>${g.succeeded}</td><td>${g.failed}</td><td>${pct(g.success_rate)}</td><td>${esc(formatSpan(g.duration_ms))}</td><td>${esc(formatNumber(g.tokens))}</td><td>${esc(formatCost(g.cost_usd))}</td></tr>`,
     )
     .join('')}</table>`;
+}
+
+/** Metric runs the page charts (the latest); `ralph stats --json` has every one. */
+const METRIC_RUNS = 6;
+
+/** The metric loop's runs: per run what it measured, baseline → best, and its chart of every attempt. */
+function metricSection(series: MetricSeries[]): string {
+  if (series.length === 0) return '';
+  const shown = series.slice(-METRIC_RUNS);
+  const earlier = series.length - shown.length;
+  const runs = shown
+    .map(
+      (s, i) =>
+        `<figure class="metric"><figcaption><code>${esc(s.command ?? 'metric')}</code> (${esc(metricGoal(s.direction))}) · run ${esc(s.run_id)} · ${esc(s.workspace)}<br>baseline ${esc(formatFigure(s.baseline.value))} → best ${esc(formatFigure(s.best.value))} (${esc(bestOrigin(s.best))}) · improvement ${esc(improvementText(s))} · ${s.attempts} attempts: ${s.kept} kept, ${s.rolled_back} rolled back${s.target === null ? '' : ` · target ${esc(formatFigure(s.target))}`}</figcaption>${metricChartSvg(s, `metric-${i}`)}</figure>`,
+    )
+    .join('');
+  return `<h2>metric</h2>${earlier > 0 ? `<p class="muted">… ${earlier} earlier metric runs (<code>ralph stats --all --json</code> has them)</p>` : ''}<p class="muted">filled: kept · hollow: rolled back · ×: not measured · line: best so far · dashed: baseline and target</p>${runs}`;
 }
 
 /** The window links: all history, the last 24 hours, 7 and 30 days. */
@@ -82,7 +106,7 @@ export function statsPage(s: Stats, since: string | undefined): string {
     .join('')}</table>`;
   return layout(
     'stats',
-    `${windows(since)}${totals}${charts}${groupTable('hat', s.by_hat)}${groupTable('backend', s.by_backend)}${groupTable('model', s.by_model)}${reasons}`,
+    `${windows(since)}${totals}${charts}${metricSection(s.metric)}${groupTable('hat', s.by_hat)}${groupTable('backend', s.by_backend)}${groupTable('model', s.by_model)}${reasons}`,
   );
 }
 

@@ -6,6 +6,11 @@ export function formatNumber(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** A measured figure (a metric's value): at most 6 significant digits, no trailing zeros. */
+export function formatFigure(n: number): string {
+  return String(Number(n.toPrecision(6)));
+}
+
 export function formatCost(usd: number): string {
   return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }

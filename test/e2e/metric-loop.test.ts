@@ -1,9 +1,21 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
+import { CHROMIUM, openDashboard } from '../helpers/dashboard.ts';
+import { screenshotPath } from '../helpers/docs-images.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
-import { fakeConfig, readRecords, readState, removeWhenDone, runRalph } from '../helpers/workspace.ts';
+import { startRalphPty } from '../helpers/pty.ts';
+import {
+  fakeConfig,
+  makeWorkspace,
+  readRecords,
+  readState,
+  removeWhenDone,
+  runRalph,
+  stopWhenDone,
+} from '../helpers/workspace.ts';
 
 const BENCH = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'metric', 'bench.cjs'), 'utf8');
 
@@ -56,7 +68,9 @@ describe('metric: keep only what improves', () => {
       turn(3, '89.5', 'idea: inline the hot loop'),
       turn(4, '79', 'idea: precompute the table'),
     ]);
-    const r = await runRalph(['run'], dir);
+    // A registry of its own: the dashboard below charts this workspace only.
+    const env = { XDG_STATE_HOME: makeWorkspace() };
+    const r = await runRalph(['run'], dir, env);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const state = readState(dir);
     expect(state.stop_reason).toBe('metric_target');
@@ -99,7 +113,95 @@ describe('metric: keep only what improves', () => {
     const p4 = readFileSync(join(dir, '.ralph', 'p4.md'), 'utf8');
     expect(p4).toContain('best so far 90.2 (iteration 2');
     expect(p4).toContain('- iteration 3: idea: inline the hot loop');
-  });
+
+    // `ralph stats --json`: the run's series, attempt by attempt, with the best so far.
+    const s = JSON.parse((await runRalph(['stats', '--json'], dir, env)).stdout);
+    expect(s.metric).toHaveLength(1);
+    const m = s.metric[0];
+    expect(m).toMatchObject({
+      run_id: runId,
+      command: expect.stringContaining('node bench.cjs'),
+      direction: 'min',
+      target: 80,
+      baseline: { value: 100.2, spread: 3 },
+      best: { value: 79.2, iteration: 4, commit: a[4]?.commit },
+      attempts: 4,
+      kept: 2,
+      rolled_back: 2,
+      measure_failed: 0,
+    });
+    expect(m.improvement).toBeCloseTo(21, 10);
+    expect(m.improvement_pct).toBeCloseTo((21 / 100.2) * 100, 10);
+    expect(
+      m.points.map((p: Record<string, unknown>) => [p.attempt, p.iteration, p.value, p.kept, p.best_so_far]),
+    ).toEqual([
+      [1, 1, 99.2, false, 100.2],
+      [2, 2, 90.2, true, 90.2],
+      [3, 3, a[3]?.value, false, 90.2],
+      [4, 4, 79.2, true, 79.2],
+    ]);
+    expect(m.points[1].values).toEqual(a[2]?.values);
+    // The window and --all as for the rest of stats: nothing after the run; every registered workspace.
+    const later = JSON.parse((await runRalph(['stats', '--json', '--since', '2999-01-01'], dir, env)).stdout);
+    expect(later.metric).toEqual([]);
+    const all = JSON.parse((await runRalph(['stats', '--json', '--all'], makeWorkspace(), env)).stdout);
+    expect(all.metric.map((x: { workspace: string; run_id: string }) => [x.workspace, x.run_id])).toEqual([
+      [dir, runId],
+    ]);
+
+    // `ralph stats`: the same in words, and a sparkline; piped output gets digits 1–8, not blocks.
+    const text = (await runRalph(['stats'], dir, env)).stdout;
+    expect(text).toContain(`min: lower is better), run ${runId}`);
+    expect(text).toContain(
+      `baseline 100.2 → best 79.2 (iteration 4, commit ${a[4]?.commit.slice(0, 12)}) · target 80`,
+    );
+    expect(text).toContain('improvement over the baseline: 21 (20.96% lower)');
+    expect(text).toContain('attempts 4: kept 2, rolled back 2');
+    expect(text).toMatch(/^ {2}value {2}85\d1$/m);
+    expect(text).toMatch(/^ {2}kept {4}\^ \^$/m);
+    expect(text).toContain('1 79.2 … 8 100.2 · ^ kept · attempts 1–4');
+    expect(text).not.toMatch(/[▁-█]/);
+    // The chart's lines fit in 80 columns (the metric's own command line may not).
+    for (const line of text.split('\n').filter((l) => /^ {2}(value|kept) | {9}\S/.test(l)))
+      expect(line.length).toBeLessThanOrEqual(80);
+
+    // On a UTF-8 terminal the heights are block elements; NO_COLOR there gets the digits again.
+    const tty = { ...env, NO_COLOR: undefined, CI: 'false', TERM: 'xterm-256color', LANG: 'C.UTF-8' };
+    const onTerminal = await startRalphPty(['stats'], dir, tty, { cols: 120, rows: 40 });
+    expect((await onTerminal.exited).exitCode).toBe(0);
+    expect(onTerminal.output()).toMatch(/value {2}█▅▅▁/);
+    expect(onTerminal.output()).toContain('▁ 79.2 … █ 100.2 · ^ kept');
+    const noColor = await startRalphPty(['stats'], dir, { ...tty, NO_COLOR: '1' }, { cols: 120, rows: 40 });
+    expect((await noColor.exited).exitCode).toBe(0);
+    expect(noColor.output()).toMatch(/value {2}8551/);
+
+    // The dashboard's /stats: one SVG per metric run, a point per attempt, kept ones told apart.
+    const dash = await openDashboard({ track: stopWhenDone, env });
+    const html = await (await dash.get('/stats')).text();
+    const svg = /<svg class="metric-chart"[\s\S]*?<\/svg>/.exec(html)?.[0] ?? '';
+    expect(svg).toContain('aria-labelledby="metric-0-title metric-0-desc"');
+    expect(svg).toContain('(min: lower is better)');
+    expect(svg).toContain('4 attempts of run');
+    expect(svg.match(/<circle class="kept"/g)).toHaveLength(2);
+    expect(svg.match(/<circle class="rolled-back"/g)).toHaveLength(2);
+    expect(svg).toContain('<line class="target"');
+    expect(svg).toContain('<path class="best" d="M');
+    expect(html).toContain('baseline 100.2 → best 79.2');
+
+    // Chromium draws it: the chart is an image named by its title, with its four points.
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      await page.goto(dash.url);
+      await page.goto(`${dash.origin}/stats`);
+      const chart = page.getByRole('img', { name: /per attempt \(min: lower is better\)/ });
+      await chart.waitFor();
+      expect(await chart.locator('circle').count()).toBe(4);
+      await chart.screenshot({ path: screenshotPath('dashboard-stats-metric.png') });
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 
   it('a measurement that cannot be parsed is a failed attempt; metric.patience attempts not kept stop the run (exit 2)', async () => {
     const dir = project(
@@ -120,6 +222,11 @@ describe('metric: keep only what improves', () => {
     expect(a[1]?.why).toContain('the metric is not a number: "oops"');
     expect(a[2]?.why).toContain('too small');
     expect(readFileSync(join(dir, 'value.txt'), 'utf8')).toBe('100\n');
+    // A failed measurement is an attempt without a value: `x` in the sparkline.
+    const text = (await runRalph(['stats'], dir)).stdout;
+    expect(text).toContain('attempts 2: kept 0, rolled back 2 (1 not measured)');
+    expect(text).toContain('improvement over the baseline: none kept yet');
+    expect(text).toMatch(/^ {2}value {2}x\d$/m);
   });
 
   it('refuses to start when the baseline cannot be measured', async () => {

@@ -32,6 +32,15 @@ export function removeWhenDone(path: string): string {
   return path;
 }
 
+/** Stops `p` (SIGTERM, then waits for it) when the test that started it finishes. */
+export function stopWhenDone(p: RalphProcess): RalphProcess {
+  onTestFinished(async () => {
+    p.child.kill('SIGTERM');
+    await p.done;
+  });
+  return p;
+}
+
 /**
  * A temp workspace with the given files, removed when its test (or its file) is done; `name`: a
  * directory of that name inside the temp one (a path that reads well in a screenshot).

@@ -79,7 +79,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
   program
     .command('stats')
     .description(
-      'what the runs of this workspace took: runs, iterations, time, cost, success rates per hat, backend and model, stop reasons, coverage',
+      'what the runs of this workspace took: runs, iterations, time, cost, success rates per hat, backend and model, stop reasons, coverage, and the attempts of the metric loop',
     )
     .option('--since <span>', 'only iterations since then: 90m, 12h, 7d, 2w or a date (2026-11-01)')
     .option('--all', 'every workspace in the registry ($XDG_STATE_HOME/ralph/runs.jsonl), not only this one')

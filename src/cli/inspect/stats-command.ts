@@ -9,7 +9,8 @@ import {
 import { readHistory } from '../../observe/stats/run-history.ts';
 import { formatSpan } from '../../state/io/time-format.ts';
 import { table } from '../agent-tools/tool-render.ts';
-import type { CliIO } from '../io.ts';
+import { type CliIO, unicodeOutput } from '../io.ts';
+import { metricStatsText } from './metric-stats-text.ts';
 
 export interface StatsFlags {
   since?: string | undefined;
@@ -35,8 +36,11 @@ function groupTable(title: string, groups: GroupStats[]): string {
   );
 }
 
-/** The statistics as a person reads them: totals, tasks, stop reasons, the three tables, coverage. */
-export function statsText(s: Stats): string {
+/**
+ * The statistics as a person reads them: totals, tasks, stop reasons, the three tables, coverage,
+ * the metric runs (`unicode`: their sparklines in block elements).
+ */
+export function statsText(s: Stats, unicode = false): string {
   const where = `${s.workspaces.length} workspace${s.workspaces.length === 1 ? '' : 's'}`;
   const window = s.since ? `since ${s.since}` : 'all history';
   const t = s.tasks;
@@ -58,7 +62,7 @@ export function statsText(s: Stats): string {
     cov.length === 0
       ? 'coverage: no summary recorded (the tests gate records coverage/coverage-summary.json, coverage.json or lcov.info when it writes one)\n'
       : `coverage: ${cov.map((c) => `${c.pct}%`).join(' → ')} (latest ${cov.at(-1)?.source})\n`;
-  return `${lines.join('\n')}\n${groupTable('hat', s.by_hat)}\n${groupTable('backend', s.by_backend)}\n${groupTable('model', s.by_model)}\n${coverage}`;
+  return `${lines.join('\n')}\n${groupTable('hat', s.by_hat)}\n${groupTable('backend', s.by_backend)}\n${groupTable('model', s.by_model)}\n${coverage}${metricStatsText(s.metric, unicode, s.workspaces.length > 1)}`;
 }
 
 /** `ralph stats [--since D] [--json] [--all]`: what the runs of this workspace (or every one) took. */
@@ -70,6 +74,6 @@ export function statsCommand(flags: StatsFlags, io: CliIO, now = Date.now()): nu
     io.out(
       `no runs ${flags.all ? 'in the registry' : `in ${io.cwd}`}${since === undefined ? '' : ` since ${new Date(since).toISOString()}`} (ralph run records each iteration in .ralph/runs/)\n`,
     );
-  else io.out(statsText(stats));
+  else io.out(statsText(stats, unicodeOutput(io)));
   return ExitCode.ok;
 }

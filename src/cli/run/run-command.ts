@@ -13,7 +13,7 @@ import { markForcedStop } from '../../state/force-stop.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { TuiHandle } from '../../tui/start-tui.ts';
 import { openDashboard } from '../dashboard/dashboard-command.ts';
-import type { CliIO } from '../io.ts';
+import { type CliIO, inCi } from '../io.ts';
 import { handleStopSignals } from '../signals.ts';
 import { type RunFlags, resolveRunFlags } from './run-flags.ts';
 
@@ -174,15 +174,6 @@ export async function runCommand(
 function wantsTui(flags: RunCommandFlags, io: CliIO): boolean {
   if (flags.tui === false || flags.quiet || !io.terminal) return false;
   return io.env.TERM !== 'dumb' && !inCi(io.env);
-}
-
-/**
- * A CI environment, as ink itself detects it (it then draws only the last frame, at exit): plain
- * lines are the better console there. CI=0 or CI=false says it is not one.
- */
-function inCi(env: NodeJS.ProcessEnv): boolean {
-  if (env.CI === '0' || env.CI === 'false') return false;
-  return 'CI' in env || 'CONTINUOUS_INTEGRATION' in env || Object.keys(env).some((k) => k.startsWith('CI_'));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { MetricConfig } from '../../config/schema/metric.ts';
+import { formatFigure as fmt } from '../../observe/format.ts';
 
 /** One result measured `repeats` times: the median is its value, max − min its noise. */
 export interface Measurement {
@@ -113,9 +114,4 @@ export function targetReached(
 ): boolean {
   if (m.target === undefined) return false;
   return m.direction === 'min' ? best.value <= m.target : best.value >= m.target;
-}
-
-/** A number as the prompt and the messages show it: at most 6 significant digits. */
-export function fmt(n: number): string {
-  return String(Number(n.toPrecision(6)));
 }

@@ -1,6 +1,6 @@
 import type { MetricConfig } from '../../config/schema/metric.ts';
+import { formatFigure as fmt } from '../../observe/format.ts';
 import type { MetricNote, MetricProgress } from '../../state/loop-state.ts';
-import { fmt } from './metric-decision.ts';
 
 /**
  * The prompt's `## Metric` section: the goal, the best result so far, the recent kept ideas and the

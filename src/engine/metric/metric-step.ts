@@ -4,6 +4,7 @@ import type { MetricConfig } from '../../config/schema/metric.ts';
 import { RalphError } from '../../errors.ts';
 import { runGate } from '../../gates/run-gate.ts';
 import { readGitHead } from '../../git/head.ts';
+import { formatFigure as fmt } from '../../observe/format.ts';
 import { appendLine } from '../../state/io/append-line.ts';
 import type { MetricNote, MetricProgress, MetricResult, PendingRollback } from '../../state/loop-state.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
@@ -11,7 +12,6 @@ import { type Stop, stop } from '../decide/limits.ts';
 import { planRollback } from '../verify/rollback.ts';
 import {
   decideAttempt,
-  fmt,
   type Measurement,
   parseMeasurement,
   summarizeMeasurements,
@@ -84,6 +84,7 @@ export async function metricAtStart(ctx: RunContext): Promise<void> {
   };
   ctx.state.metric = { baseline, best: baseline, not_kept_streak: 0, kept: [], failed: [] };
   ctx.persist();
+  // The baseline line says what was measured, so `ralph stats` can chart the run whatever ralph.yml says later.
   appendAttempt(ctx, {
     iteration: 0,
     kept: true,
@@ -91,6 +92,9 @@ export async function metricAtStart(ctx: RunContext): Promise<void> {
     idea: null,
     ...at,
     commit: baseline.commit,
+    command: m.command,
+    direction: m.direction,
+    target: m.target ?? null,
   });
   ctx.emit({
     type: 'notice',

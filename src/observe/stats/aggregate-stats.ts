@@ -1,6 +1,7 @@
 import { UsageError } from '../../errors.ts';
 import type { Task } from '../../state/tasks.ts';
 import type { IterationRecord } from '../iteration-record.ts';
+import { type MetricSeries, metricSeries } from './metric-series.ts';
 import type { History } from './run-history.ts';
 
 /** Iterations of one hat, backend or model: how many, how they ended, what they took. */
@@ -62,6 +63,8 @@ export interface Stats {
     cost_per_completed_usd: number | null;
   };
   coverage: CoveragePoint[];
+  /** The metric loop's runs in the window, oldest first (docs/operations/stats.md#the-metric-loops-attempts). */
+  metric: MetricSeries[];
 }
 
 const SUCCESS = new Set(['success', 'complete', 'idle']);
@@ -198,5 +201,6 @@ export function aggregateStats(history: History, since?: number): Stats {
           : [];
       })
       .sort((a, b) => a.at.localeCompare(b.at)),
+    metric: metricSeries(history.metric ?? [], since),
   };
 }

@@ -5,6 +5,7 @@ import { ralphPaths } from '../../state/paths.ts';
 import { type RegistryEntry, readRegistryLines } from '../../state/run-registry.ts';
 import { readTasks, type Task } from '../../state/tasks.ts';
 import type { IterationRecord } from '../iteration-record.ts';
+import { readMetricAttempts, type WorkspaceAttempts } from './metric-series.ts';
 
 /** One run of a workspace as its files tell it: the iteration records and how it ended. */
 export interface RunHistory {
@@ -20,6 +21,8 @@ export interface History {
   workspaces: string[];
   runs: RunHistory[];
   tasks: Task[];
+  /** Each workspace's `.ralph/metric/attempts.jsonl` (absent: none was read). */
+  metric?: WorkspaceAttempts[] | undefined;
 }
 
 function dirNames(dir: string): string[] {
@@ -80,5 +83,6 @@ export function readHistory(workspace: string | undefined, env: NodeJS.ProcessEn
     }
   });
   const withRuns = workspaces.filter((w) => runs.some((r) => r.workspace === w));
-  return { workspaces: withRuns, runs, tasks };
+  const metric = withRuns.map(readMetricAttempts).filter((a) => a.lines.length > 0);
+  return { workspaces: withRuns, runs, tasks, metric };
 }
