@@ -1,0 +1,183 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git, subjects } from '../helpers/git-workspace.ts';
+import { fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
+
+/** Makes `dir/name` a git repository (branch main) with its files committed. */
+function initRepo(dir: string, name: string): string {
+  const root = join(dir, name);
+  git(root, 'init', '-q', '-b', 'main');
+  git(root, 'config', 'user.name', 'Ralph Test');
+  git(root, 'config', 'user.email', 'ralph@example.invalid');
+  git(root, 'config', 'commit.gpgsign', 'false');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-q', '-m', 'initial');
+  return root;
+}
+
+/**
+ * A parent directory (not a repository) holding ralph.yml and three repositories: api, web and docs.
+ * Each repository's tests check a file the agent writes; the agent changes api and web only.
+ */
+function project(o: { gates?: string; turns: string[]; maxIterations?: number }): string {
+  const dir = makeWorkspace({
+    'PROMPT.md': 'change the API and its client together\n',
+    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n  - path: api\n  - path: web\n    name: frontend\n  - path: docs\ngates:\n  tests:\n    command: sh check.sh\n${o.gates ?? ''}git:\n  commit: true\n`,
+    'fake-agent.yml': ['turns:', ...o.turns].join('\n'),
+    'api/check.sh': 'test -f v2.txt || { echo "api: v2.txt is missing"; exit 4; }\n',
+    'api/README': 'api\n',
+    'web/check.sh': 'grep -q v2 client.txt || { echo "web: the client is not on v2"; exit 5; }\n',
+    'web/client.txt': 'v1\n',
+    'docs/check.sh': 'true\n',
+    'docs/index.md': 'docs\n',
+  });
+  for (const name of ['api', 'web', 'docs']) initRepo(dir, name);
+  return dir;
+}
+
+const bothChanged = [
+  '  - do:',
+  '      - save_prompt: .ralph/p1.md',
+  '      - write: { path: api/v2.txt, content: "v2\\n" }',
+  '      - write: { path: web/client.txt, content: "v2\\n" }',
+  '      - print: "Move the API and the client to v2"',
+  '      - print: LOOP_COMPLETE',
+];
+
+describe('repos: one loop over several repositories', () => {
+  it('commits each changed repository on its own, leaves an unchanged one alone, and records both', async () => {
+    const dir = project({ turns: bothChanged });
+    const r = await runRalph(['run'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The agent ran in the parent and was told which repositories there are.
+    const p1 = readFileSync(join(dir, '.ralph', 'p1.md'), 'utf8');
+    expect(p1).toContain('## Repositories');
+    expect(p1).toContain('- api: api\n- frontend: web\n- docs: docs');
+    // One commit each in api and web, with the single-repository message convention; none in docs.
+    for (const repo of ['api', 'web']) {
+      expect(subjects(join(dir, repo))).toEqual(['ralph: Move the API and the client to v2', 'initial']);
+      expect(git(join(dir, repo), 'status', '--porcelain')).toBe('');
+      expect(git(join(dir, repo), 'log', '-1', '--format=%B')).toContain('- Tests: passing');
+    }
+    expect(subjects(join(dir, 'docs'))).toEqual(['initial']);
+    const [record] = readRecords(dir);
+    expect(record).toMatchObject({ verdict: 'complete', commit: null });
+    expect(record?.repos).toEqual([
+      {
+        name: 'api',
+        path: 'api',
+        files: ['v2.txt'],
+        commit: git(join(dir, 'api'), 'rev-parse', 'HEAD').trim(),
+        gates: { tests: expect.objectContaining({ command: 'sh check.sh', passed: true, exit_code: 0 }) },
+      },
+      {
+        name: 'frontend',
+        path: 'web',
+        files: ['client.txt'],
+        commit: git(join(dir, 'web'), 'rev-parse', 'HEAD').trim(),
+        gates: { tests: expect.objectContaining({ passed: true }) },
+      },
+    ]);
+    expect(r.stdout + r.stderr).toMatch(/frontend: committed [0-9a-f]{7} ralph: Move the API/);
+    const status = await runRalph(['status', '--json'], dir);
+    const json = JSON.parse(status.stdout) as { state: { last_record: { repos: { name: string }[] } } };
+    expect(json.state.last_record.repos.map((x) => x.name)).toEqual(['api', 'frontend']);
+  });
+
+  it("refuses completion while one repository's gate fails, naming it; with rollback both changes are set aside", async () => {
+    const turns = [
+      '  - when: { iteration: 1 }',
+      '    do:',
+      '      - write: { path: api/v2.txt, content: "v2\\n" }',
+      '      - write: { path: web/client.txt, content: "still v1\\n" }',
+      '      - print: LOOP_COMPLETE',
+      '  - do:',
+      '      - save_prompt: .ralph/p2.md',
+      '      - write: { path: api/v2.txt, content: "v2\\n" }',
+      '      - write: { path: web/client.txt, content: "v2\\n" }',
+      '      - print: LOOP_COMPLETE',
+    ];
+    const kept = project({ turns, maxIterations: 1 });
+    const blocked = await runRalph(['run'], kept);
+    expect(blocked.code).not.toBe(0);
+    expect(blocked.stdout + blocked.stderr).toContain(
+      'repository frontend: the tests gate is failing (sh check.sh, exit 5)',
+    );
+    expect(readState(kept).status).not.toBe('completed');
+    const [first] = readRecords(kept);
+    expect(first?.verdict).not.toBe('complete');
+    expect(
+      first?.repos.map((x: { name: string; gates: { tests: { passed: boolean } } }) => [
+        x.name,
+        x.gates.tests.passed,
+      ]),
+    ).toEqual([
+      ['api', true],
+      ['frontend', false],
+    ]);
+
+    const dir = project({ turns, gates: '  on_failure: rollback\n' });
+    const start = {
+      api: git(join(dir, 'api'), 'rev-parse', 'HEAD').trim(),
+      web: git(join(dir, 'web'), 'rev-parse', 'HEAD').trim(),
+    };
+    const r = await runRalph(['run'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const ref = `refs/ralph/rescue/${readState(dir).run_id}/1`;
+    const [rolled, done] = readRecords(dir);
+    expect(rolled).toMatchObject({ verdict: 'failure' });
+    expect(rolled?.repos).toEqual([
+      expect.objectContaining({ name: 'api', commit: null, rollback: { ref, to: start.api } }),
+      expect.objectContaining({ name: 'frontend', commit: null, rollback: { ref, to: start.web } }),
+    ]);
+    expect(done).toMatchObject({ verdict: 'complete' });
+    // Each repository keeps its own rescue ref; only the green iteration is on the branches.
+    expect(git(join(dir, 'web'), 'show', `${ref}:client.txt`)).toBe('still v1\n');
+    expect(git(join(dir, 'api'), 'show', `${ref}:v2.txt`)).toBe('v2\n');
+    expect(subjects(join(dir, 'web'))).toHaveLength(2);
+    const p2 = readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8');
+    expect(p2).toContain('Iteration 1 was rolled back in every repository it changed');
+    expect(p2).toContain('web: the client is not on v2');
+  });
+
+  it('refuses to start on a missing or non-git path, or with --parallel, naming ralph.yml and the key', async () => {
+    const dir = project({ turns: bothChanged });
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      readFileSync(join(dir, 'ralph.yml'), 'utf8').replace(
+        '  - path: docs\n',
+        '  - path: docs\n  - path: missing\n',
+      ),
+    );
+    const missing = await runRalph(['run'], dir);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('ralph.yml: repos[3].path (missing)');
+    expect(missing.stderr).toContain('does not exist');
+    expect(subjects(join(dir, 'api'))).toEqual(['initial']);
+
+    const plain = project({ turns: bothChanged });
+    mkdirSync(join(plain, 'notes'));
+    writeFileSync(
+      join(plain, 'ralph.yml'),
+      readFileSync(join(plain, 'ralph.yml'), 'utf8').replace('  - path: docs\n', '  - path: notes\n'),
+    );
+    const notGit = await runRalph(['run'], plain);
+    expect(notGit.code).not.toBe(0);
+    expect(notGit.stderr).toContain('ralph.yml: repos[2].path (notes)');
+    expect(notGit.stderr).toContain('is not a git repository');
+
+    const parallel = await runRalph(['run', '--parallel', '2'], project({ turns: bothChanged }));
+    expect(parallel.code).not.toBe(0);
+    expect(parallel.stderr).toContain('repos and --parallel');
+
+    const twice = project({ turns: bothChanged });
+    writeFileSync(
+      join(twice, 'ralph.yml'),
+      readFileSync(join(twice, 'ralph.yml'), 'utf8').replace('    name: frontend\n', '    name: api\n'),
+    );
+    const dup = await runRalph(['run'], twice);
+    expect(dup.code).not.toBe(0);
+    expect(dup.stderr).toContain('the name "api" is taken by repos[0]');
+  });
+});
