@@ -2,7 +2,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, subjects } from '../helpers/git-workspace.ts';
-import { fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
+import {
+  fakeConfig,
+  makeWorkspace,
+  readRecords,
+  readState,
+  removeWhenDone,
+  runRalph,
+} from '../helpers/workspace.ts';
 
 /** Makes `dir/name` a git repository (branch main) with its files committed. */
 function initRepo(dir: string, name: string): string {
@@ -139,6 +146,51 @@ describe('repos: one loop over several repositories', () => {
     const p2 = readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8');
     expect(p2).toContain('Iteration 1 was rolled back in every repository it changed');
     expect(p2).toContain('web: the client is not on v2');
+    // The rescue commands work in the repository that holds the part.
+    expect(git(join(dir, 'web'), 'status', '--porcelain')).toBe('');
+    git(join(dir, 'web'), 'reset', '-q', '--hard', 'HEAD~1');
+    const applied = await runRalph(['rescue', 'apply', '1'], join(dir, 'web'));
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'web', 'client.txt'), 'utf8')).toBe('still v1\n');
+  });
+
+  it("resumes after a kill -9 from each repository's last commit: none is committed twice, none it did not touch", async () => {
+    const turns = [
+      '  - when: { iteration: 1 }',
+      '    do:',
+      '      - write: { path: api/v2.txt, content: "v2\\n" }',
+      '      - print: "The API on v2"',
+      '  - do:',
+      '      - write: { path: web/client.txt, content: "v2\\n" }',
+      '      - print: "The client on v2"',
+      '      - print: LOOP_COMPLETE',
+    ];
+    const traced = project({ turns });
+    const trace = removeWhenDone(`${traced}.writes.jsonl`);
+    await runRalph(['run'], traced, { RALPH_FAULT_TRACE_WRITES: trace });
+    const writes = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; n: number; path: string });
+    // Killed right after the first iteration's record: its commit in api is made and saved.
+    const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'))!;
+    const dir = project({ turns });
+    const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(append.n) });
+    expect(killed.signal).toBe('SIGKILL');
+    const apiHead = git(join(dir, 'api'), 'rev-parse', 'HEAD').trim();
+    expect(readState(dir).repo_heads).toMatchObject({ api: apiHead });
+    const resumed = await runRalph(['run', '--resume'], dir);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(subjects(join(dir, 'api'))).toEqual(['ralph: The API on v2', 'initial']);
+    expect(subjects(join(dir, 'web'))).toEqual(['ralph: The client on v2', 'initial']);
+    expect(subjects(join(dir, 'docs'))).toEqual(['initial']);
+    const records = readRecords(dir);
+    expect(records.map((r) => r.repos.map((x: { name: string }) => x.name))).toEqual([['api'], ['frontend']]);
+    expect(readState(dir).repo_heads).toEqual({
+      api: apiHead,
+      frontend: git(join(dir, 'web'), 'rev-parse', 'HEAD').trim(),
+      docs: git(join(dir, 'docs'), 'rev-parse', 'HEAD').trim(),
+    });
   });
 
   it('refuses to start on a missing or non-git path, or with --parallel, naming ralph.yml and the key', async () => {

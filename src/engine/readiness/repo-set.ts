@@ -46,7 +46,7 @@ export function reposRefusals(
     config.gates.tests?.affected !== undefined ||
     config.repos.some((r) => r.gates?.tests?.affected !== undefined);
   const unsupported: [boolean, string][] = [
-    [flags.parallel === true || config.parallel > 1, '--parallel (parallel)'],
+    [flags.parallel === true || config.parallel > 1, '--parallel (or parallel above 1)'],
     [flags.worktree === true, '--worktree'],
     [config.forge.pull_requests === 'per_milestone', 'forge.pull_requests: per_milestone'],
     [config.metric !== undefined, 'metric'],
