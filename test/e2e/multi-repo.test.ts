@@ -1,36 +1,24 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, subjects } from '../helpers/git-workspace.ts';
+import { git, initGitRepo, subjects } from '../helpers/git-workspace.ts';
 import {
   fakeConfig,
   makeWorkspace,
   readRecords,
   readState,
-  removeWhenDone,
   runRalph,
+  traceRunWrites,
 } from '../helpers/workspace.ts';
-
-/** Makes `dir/name` a git repository (branch main) with its files committed. */
-function initRepo(dir: string, name: string): string {
-  const root = join(dir, name);
-  git(root, 'init', '-q', '-b', 'main');
-  git(root, 'config', 'user.name', 'Ralph Test');
-  git(root, 'config', 'user.email', 'ralph@example.invalid');
-  git(root, 'config', 'commit.gpgsign', 'false');
-  git(root, 'add', '-A');
-  git(root, 'commit', '-q', '-m', 'initial');
-  return root;
-}
 
 /**
  * A parent directory (not a repository) holding ralph.yml and three repositories: api, web and docs.
  * Each repository's tests check a file the agent writes; the agent changes api and web only.
  */
-function project(o: { gates?: string; turns: string[]; maxIterations?: number }): string {
+function project(o: { gates?: string; turns: string[]; maxIterations?: number; repos?: string }): string {
   const dir = makeWorkspace({
     'PROMPT.md': 'change the API and its client together\n',
-    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n  - path: api\n  - path: web\n    name: frontend\n  - path: docs\ngates:\n  tests:\n    command: sh check.sh\n${o.gates ?? ''}git:\n  commit: true\n`,
+    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos ?? REPOS}gates:\n  tests:\n    command: sh check.sh\n${o.gates ?? ''}git:\n  commit: true\n`,
     'fake-agent.yml': ['turns:', ...o.turns].join('\n'),
     'api/check.sh': 'test -f v2.txt || { echo "api: v2.txt is missing"; exit 4; }\n',
     'api/README': 'api\n',
@@ -39,9 +27,12 @@ function project(o: { gates?: string; turns: string[]; maxIterations?: number })
     'docs/check.sh': 'true\n',
     'docs/index.md': 'docs\n',
   });
-  for (const name of ['api', 'web', 'docs']) initRepo(dir, name);
+  for (const name of ['api', 'web', 'docs']) initGitRepo(join(dir, name));
   return dir;
 }
+
+/** The repositories as ralph.yml lists them (`repos:` entries). */
+const REPOS = '  - path: api\n  - path: web\n    name: frontend\n  - path: docs\n';
 
 const bothChanged = [
   '  - do:',
@@ -165,13 +156,7 @@ describe('repos: one loop over several repositories', () => {
       '      - print: "The client on v2"',
       '      - print: LOOP_COMPLETE',
     ];
-    const traced = project({ turns });
-    const trace = removeWhenDone(`${traced}.writes.jsonl`);
-    await runRalph(['run'], traced, { RALPH_FAULT_TRACE_WRITES: trace });
-    const writes = readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { kind: string; n: number; path: string });
+    const writes = await traceRunWrites(project({ turns }));
     // Killed right after the first iteration's record: its commit in api is made and saved.
     const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'))!;
     const dir = project({ turns });
@@ -193,27 +178,19 @@ describe('repos: one loop over several repositories', () => {
     });
   });
 
-  it('refuses to start on a missing or non-git path, or with --parallel, naming ralph.yml and the key', async () => {
-    const dir = project({ turns: bothChanged });
-    writeFileSync(
-      join(dir, 'ralph.yml'),
-      readFileSync(join(dir, 'ralph.yml'), 'utf8').replace(
-        '  - path: docs\n',
-        '  - path: docs\n  - path: missing\n',
-      ),
-    );
+  it('refuses to start on a missing or non-git path, or with --parallel or --worktree, naming ralph.yml and the key', async () => {
+    const dir = project({ turns: bothChanged, repos: `${REPOS}  - path: missing\n` });
     const missing = await runRalph(['run'], dir);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('ralph.yml: repos[3].path (missing)');
     expect(missing.stderr).toContain('does not exist');
     expect(subjects(join(dir, 'api'))).toEqual(['initial']);
+    const validate = await runRalph(['config', 'validate'], dir);
+    expect(validate.code).not.toBe(0);
+    expect(validate.stdout + validate.stderr).toContain('✗ git: ralph.yml: repos[3].path (missing)');
 
-    const plain = project({ turns: bothChanged });
+    const plain = project({ turns: bothChanged, repos: '  - path: api\n  - path: web\n  - path: notes\n' });
     mkdirSync(join(plain, 'notes'));
-    writeFileSync(
-      join(plain, 'ralph.yml'),
-      readFileSync(join(plain, 'ralph.yml'), 'utf8').replace('  - path: docs\n', '  - path: notes\n'),
-    );
     const notGit = await runRalph(['run'], plain);
     expect(notGit.code).not.toBe(0);
     expect(notGit.stderr).toContain('ralph.yml: repos[2].path (notes)');
@@ -222,12 +199,11 @@ describe('repos: one loop over several repositories', () => {
     const parallel = await runRalph(['run', '--parallel', '2'], project({ turns: bothChanged }));
     expect(parallel.code).not.toBe(0);
     expect(parallel.stderr).toContain('repos and --parallel');
+    const worktree = await runRalph(['run', '--worktree', 'x'], dir);
+    expect(worktree.code).not.toBe(0);
+    expect(worktree.stderr).toContain('repos and --worktree do not work together yet');
 
-    const twice = project({ turns: bothChanged });
-    writeFileSync(
-      join(twice, 'ralph.yml'),
-      readFileSync(join(twice, 'ralph.yml'), 'utf8').replace('    name: frontend\n', '    name: api\n'),
-    );
+    const twice = project({ turns: bothChanged, repos: '  - path: api\n  - path: web\n    name: api\n' });
     const dup = await runRalph(['run'], twice);
     expect(dup.code).not.toBe(0);
     expect(dup.stderr).toContain('the name "api" is taken by repos[0]');
