@@ -15,10 +15,16 @@ import {
  * A parent directory (not a repository) holding ralph.yml and three repositories: api, web and docs.
  * Each repository's tests check a file the agent writes; the agent changes api and web only.
  */
-function project(o: { gates?: string; turns: string[]; maxIterations?: number; repos?: string }): string {
+function project(o: {
+  gates?: string;
+  turns: string[];
+  maxIterations?: number;
+  repos?: string;
+  git?: string;
+}): string {
   const dir = makeWorkspace({
     'PROMPT.md': 'change the API and its client together\n',
-    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos ?? REPOS}gates:\n  tests:\n    command: sh check.sh\n${o.gates ?? ''}git:\n  commit: true\n`,
+    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos ?? REPOS}gates:\n  tests:\n    command: sh check.sh\n${o.gates ?? ''}git:\n  commit: true\n${o.git ?? ''}`,
     'fake-agent.yml': ['turns:', ...o.turns].join('\n'),
     'api/check.sh': 'test -f v2.txt || { echo "api: v2.txt is missing"; exit 4; }\n',
     'api/README': 'api\n',
@@ -45,9 +51,25 @@ const bothChanged = [
 
 describe('repos: one loop over several repositories', () => {
   it('commits each changed repository on its own, leaves an unchanged one alone, and records both', async () => {
-    const dir = project({ turns: bothChanged });
+    // docs has a gate of its own that would fail: it does not run, as docs does not change.
+    const dir = project({
+      turns: bothChanged,
+      repos: `${REPOS}    gates:\n      tests:\n        command: exit 9\n`,
+      git: '  push: true\n',
+    });
+    const remotes = makeWorkspace();
+    for (const repo of ['api', 'web', 'docs']) {
+      git(remotes, 'init', '-q', '--bare', `${repo}.git`);
+      git(join(dir, repo), 'remote', 'add', 'origin', join(remotes, `${repo}.git`));
+    }
     const r = await runRalph(['run'], dir);
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    // Each changed repository pushed its own branch; docs pushed nothing.
+    for (const repo of ['api', 'web'])
+      expect(git(join(remotes, `${repo}.git`), 'rev-parse', 'main')).toBe(
+        git(join(dir, repo), 'rev-parse', 'HEAD'),
+      );
+    expect(git(join(remotes, 'docs.git'), 'for-each-ref')).toBe('');
     // The agent ran in the parent and was told which repositories there are.
     const p1 = readFileSync(join(dir, '.ralph', 'p1.md'), 'utf8');
     expect(p1).toContain('## Repositories');

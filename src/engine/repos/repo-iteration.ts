@@ -78,6 +78,8 @@ export async function settleRepos(
     if (files.length === 0) continue;
     changed.push({ repo, before, files, gate: await repoTests(ctx, repo, o.iteration, o.hat) });
   }
+  // completion.require_work: a repository changed (the parent's walk may be too big to tell).
+  if (changed.length > 0) state.did_work = true;
   const failed = changed.filter((c) => c.gate && !c.gate.passed);
   const blockers = failed.map(
     ({ repo, gate }) =>
