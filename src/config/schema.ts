@@ -20,6 +20,7 @@ import {
   progressSchema,
   tasksSchema,
 } from './schema/prompt.ts';
+import { reposSchema } from './schema/repos.ts';
 import { positiveInt } from './schema/values.ts';
 import {
   type APPROVAL_POINTS,
@@ -67,6 +68,7 @@ export const configSchema = z.strictObject({
   metric: metricSchema.optional(),
   health: healthSchema.default(healthSchema.parse({})),
   git: gitSchema.default(gitSchema.parse({})),
+  repos: reposSchema,
   forge: forgeSchema.default(forgeSchema.parse({})),
   events: z
     .record(z.string().min(1).meta({ title: 'topic' }), eventMetaSchema)

@@ -96,8 +96,8 @@ const LOOP: LoopEventHandlers<string> = {
     g.passed
       ? `${gate} passed (${g.command})`
       : `${gate} failed (${g.timed_out ? 'timed out' : `exit ${g.exit_code}`}): ${g.command}`,
-  'git.committed': (e) => `committed ${e.commit.slice(0, 7)} ${e.message.split('\n')[0]}`,
-  'git.pushed': (e) => `pushed to ${e.remote}/${e.branch}`,
+  'git.committed': (e) => `${inRepo(e.repo)}committed ${e.commit.slice(0, 7)} ${e.message.split('\n')[0]}`,
+  'git.pushed': (e) => `${inRepo(e.repo)}pushed to ${e.remote}/${e.branch}`,
   'forge.pull_request': (e) => describePullRequest(e),
   'loop.parked': (e) =>
     `parked — ${e.message}; resuming iteration ${e.iteration} at ${new Date(e.until).toLocaleTimeString()} (in ${formatDuration(e.remainingMs)})`,
@@ -199,4 +199,9 @@ function short(v: unknown): string {
   }
   const one = s.replace(/\s+/g, ' ').trim();
   return one.length > SHORT_MAX ? `${one.slice(0, SHORT_MAX)}…` : one;
+}
+
+/** `api: ` before a git line of one repository of `repos`; nothing for the workspace. */
+function inRepo(repo: string | undefined): string {
+  return repo === undefined ? '' : `${repo}: `;
 }

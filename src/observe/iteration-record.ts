@@ -54,6 +54,23 @@ export interface IterationDecision {
   stop: { reason: string; message: string } | null;
 }
 
+/** repos: one repository an iteration changed, what Ralph did with it. */
+export interface RepoRecord {
+  name: string;
+  /** As ralph.yml writes it. */
+  path: string;
+  /** Files changed in it (committed by the agent, or left for Ralph's commit). */
+  files: string[];
+  /** The commit Ralph made there (git.commit), if any. */
+  commit: string | null;
+  /** Its tests gate (`repos[].gates.tests`, else `gates.tests`). */
+  gates: { tests?: GateSummary };
+  /** git.push failed there: the error. */
+  push_error?: string;
+  /** gates.on_failure: rollback — where its changes are kept and the commit it went back to. */
+  rollback?: { ref: string; to: string };
+}
+
 /** One line of `.ralph/runs/<run-id>/iterations.jsonl`. */
 export interface IterationRecord {
   run_id: string;
@@ -115,6 +132,8 @@ export interface IterationRecord {
   decision?: IterationDecision;
   /** forge.pull_requests: the milestone's pull request after this iteration (opened, updated or marked ready). */
   pull_request?: { number: number; url: string; status: string; milestone: string };
+  /** repos: the repositories this iteration changed, each with its commit and gate result. */
+  repos?: RepoRecord[];
   /** Review points a human settled for this iteration (`gates.approval`). */
   approvals?: { point: string; id: string; answer: string; by: string; reason?: string }[];
 }

@@ -244,6 +244,8 @@ export interface LoopState {
   uncommitted_changes?: boolean;
   /** gates.on_failure: rollback — the last commit whose gates passed (the run's start commit at first). */
   last_green?: string | null;
+  /** repos: each repository's HEAD where the next iteration's changes start (after Ralph's last commit there). */
+  repo_heads?: Record<string, string | null>;
   /**
    * A rollback under way, saved before anything is set aside: `rescued` once the rescue ref holds the
    * changes. A crash before the reset leaves them in the ref and the tree; --resume finishes it.
@@ -424,6 +426,7 @@ const stateShape = z.looseObject({
     .optional(),
   uncommitted_changes: z.boolean().optional(),
   last_green: nullableString.optional(),
+  repo_heads: z.record(z.string(), nullableString).optional(),
   rollback: z
     .looseObject({
       iteration: z.number().int().positive(),

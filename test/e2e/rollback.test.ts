@@ -8,8 +8,8 @@ import {
   makeWorkspace,
   readRecords,
   readState,
-  removeWhenDone,
   runRalph,
+  traceRunWrites,
 } from '../helpers/workspace.ts';
 
 /**
@@ -82,14 +82,7 @@ describe('gates.on_failure: rollback', () => {
   });
 
   it('a kill -9 before the rescue ref, or between it and the reset, loses nothing; --resume finishes the rollback', async () => {
-    const traced = project();
-    // Outside the repository: an untracked file in it would be rolled back too.
-    const trace = removeWhenDone(`${traced}.writes.jsonl`);
-    await runRalph(['run'], traced, { RALPH_FAULT_TRACE_WRITES: trace });
-    const writes = readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { kind: string; n: number; path: string });
+    const writes = await traceRunWrites(project());
     // The first record appended (the rollback is saved with it), then the state saying the ref is written.
     const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'))!;
     const rescued = writes.find(

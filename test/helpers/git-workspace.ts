@@ -13,7 +13,11 @@ export function git(dir: string, ...args: string[]): string {
 
 /** A temp git repository (branch main) with `files` committed as the initial commit (`name`: see makeWorkspace). */
 export function makeGitWorkspace(files: Record<string, string>, name?: string): string {
-  const dir = makeWorkspace(files, name);
+  return initGitRepo(makeWorkspace(files, name));
+}
+
+/** Makes `dir` a git repository (branch main, a test identity) with its files as the initial commit. */
+export function initGitRepo(dir: string): string {
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'config', 'user.name', 'Ralph Test');
   git(dir, 'config', 'user.email', 'ralph@example.invalid');

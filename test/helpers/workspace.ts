@@ -211,3 +211,22 @@ export function completingWorkspace(hold = false): string {
     'fake-agent.yml': `turns:\n  - do:\n${hold ? '      - run: "touch started; while [ ! -f go ]; do sleep 0.05; done"\n' : ''}      - print: LOOP_COMPLETE\n`,
   });
 }
+
+/** One write of a run, as RALPH_FAULT_TRACE_WRITES lists it. */
+export interface TracedWrite {
+  kind: 'durable' | 'output';
+  n: number;
+  path: string;
+  text?: string;
+}
+
+/** Runs `ralph run` in `dir` with every write traced (the trace kept outside it); the writes in order. */
+export async function traceRunWrites(dir: string): Promise<TracedWrite[]> {
+  // Outside the workspace: an untracked file in a repository would be rolled back or committed.
+  const trace = removeWhenDone(`${dir}.writes.jsonl`);
+  await runRalph(['run'], dir, { RALPH_FAULT_TRACE_WRITES: trace });
+  return readFileSync(trace, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as TracedWrite);
+}

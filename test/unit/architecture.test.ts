@@ -133,6 +133,7 @@ const ENGINE_DOMAINS: Record<string, number> = {
   steps: 4,
   verify: 4,
   metric: 4, // the metric loop: measures, keeps or rolls back through verify/rollback
+  repos: 4, // repos: each repository's gates, commit, push or rollback after an iteration
   human: 3,
   readiness: 3,
   git: 2,

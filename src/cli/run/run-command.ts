@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import type { Dashboard } from '../../dashboard/server.ts';
 import type { StartMode } from '../../engine/context/run-context.ts';
+import { refuseUnsupportedWithRepos } from '../../engine/readiness/repo-set.ts';
 import { planFirstIteration } from '../../engine/run/first-iteration.ts';
 import { runLoop } from '../../engine/run/loop.ts';
 import { earlierChecklistRun, refuseUnaskedChecklistRestart } from '../../engine/run/start-mode.ts';
@@ -52,6 +53,9 @@ export async function runCommand(
     throw new UsageError(
       '--estimate starts nothing, so it makes no worktree: run `ralph estimate` inside the worktree (.ralph/worktrees/NAME) instead',
     );
+  // repos spans several repositories from their parent: it has no worktree (refused before one is made).
+  if (flags.worktree !== undefined)
+    refuseUnsupportedWithRepos(resolveRunFlags(outerIo.cwd, flags, outerIo.env).config, { worktree: true });
   // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
@@ -84,6 +88,7 @@ export async function runCommand(
 
   const workers = flags.parallel ?? config.parallel;
   if (workers > 1 || flags.parallel !== undefined) {
+    refuseUnsupportedWithRepos(config, { parallel: true });
     if (flags.worktree !== undefined)
       throw new UsageError(
         '--parallel makes a worktree per task itself: pass either --parallel or --worktree',

@@ -228,7 +228,8 @@ export const healthSchema = z
       description: 'Below this much free disk space (MB): a warning; none at all: fatal.',
     }),
     require_git: z.boolean().optional().meta({
-      description: 'Require a git repository (fatal when missing). Absent: the value of `git.commit`.',
+      description:
+        'Require the workspace to be a git repository (fatal when missing). Absent: the value of `git.commit`, and false with `repos` (each repository is checked instead).',
     }),
     specs_dir: z.string().min(1).optional().meta({
       description:

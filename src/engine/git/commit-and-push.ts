@@ -14,15 +14,28 @@ export function testsLine(tests: GateResult | undefined): string | null {
   return tests ? (tests.passed ? 'passing' : `failing (exit ${tests.exitCode})`) : null;
 }
 
-/** Commits the iteration's work (`git.commit`); returns the commit, or null when nothing changed. */
-export async function commitStep(ctx: RunContext, input: CommitInput): Promise<string | null> {
+/** One repository of `repos` a git step works in instead of the workspace. */
+export interface RepoTarget {
+  name: string;
+  root: string;
+}
+
+/**
+ * Commits the iteration's work (`git.commit`) in the workspace, or in `repo` (one of `repos`);
+ * returns the commit, or null when nothing changed.
+ */
+export async function commitStep(
+  ctx: RunContext,
+  input: CommitInput,
+  repo?: RepoTarget,
+): Promise<string | null> {
   const { iteration, hat } = input;
-  const workspace = ctx.options.workspace;
+  const workspace = repo?.root ?? ctx.options.workspace;
   const files = await filesChanged(
     workspace,
     input.before,
     readGitHead(workspace).commit ?? null,
-    ctx.pendingChanges,
+    repo === undefined ? ctx.pendingChanges : undefined,
   );
   const message = commitMessage({
     summary: input.summary,
@@ -33,17 +46,29 @@ export async function commitStep(ctx: RunContext, input: CommitInput): Promise<s
     tests: input.tests,
   });
   const made = await commitIteration(workspace, message);
-  if (made) ctx.emit({ type: 'git.committed', iteration, commit: made, message });
+  if (made)
+    ctx.emit({
+      type: 'git.committed',
+      iteration,
+      commit: made,
+      message,
+      ...(repo ? { repo: repo.name } : {}),
+    });
   return made;
 }
 
-/** Pushes the current branch; returns an error message when every attempt failed. */
-export async function pushStep(ctx: RunContext, iteration: number): Promise<string | undefined> {
+/** Pushes the current branch (of the workspace, or of `repo`); returns an error message when every attempt failed. */
+export async function pushStep(
+  ctx: RunContext,
+  iteration: number,
+  repo?: RepoTarget,
+): Promise<string | undefined> {
   const { config, emit } = ctx;
-  const branch = readGitHead(ctx.options.workspace).branch;
+  const root = repo?.root ?? ctx.options.workspace;
+  const branch = readGitHead(root).branch;
   if (!branch || branch === '(detached)') return 'cannot push: HEAD is detached';
   try {
-    await pushWithRetry(ctx.options.workspace, {
+    await pushWithRetry(root, {
       remote: config.git.remote,
       branch,
       attempts: config.git.push_attempts,
@@ -55,7 +80,13 @@ export async function pushStep(ctx: RunContext, iteration: number): Promise<stri
           message: `git push failed (attempt ${n}/${config.git.push_attempts}): ${error.message.split('\n')[0]}`,
         }),
     });
-    emit({ type: 'git.pushed', iteration, remote: config.git.remote, branch });
+    emit({
+      type: 'git.pushed',
+      iteration,
+      remote: config.git.remote,
+      branch,
+      ...(repo ? { repo: repo.name } : {}),
+    });
     return undefined;
   } catch (error) {
     return (error as Error).message;

@@ -40,8 +40,9 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
     decide(ctx, phase, { agentOk, gates, testsGate: undefined, tddStep: undefined, markerHit }, [], undefined)
       .completion.requested;
   // The project's tests run after every successful agent run; failing tests block completion.
+  // With repos they run in each changed repository instead (settleRepos).
   const tests =
-    agentOk && config.gates.tests
+    agentOk && config.gates.tests && !config.repos
       ? await runTestsGate(ctx, number, phase.route.hatId, { completionRequested, start: phase })
       : undefined;
   const testsGate = tests?.result;

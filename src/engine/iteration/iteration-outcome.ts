@@ -9,6 +9,7 @@ import type { ApprovalEntry } from '../human/approval-points.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
 import { metricStep } from '../metric/metric-step.ts';
 import { rollsBack } from '../readiness/preflight.ts';
+import { type ReposOutcome, settleRepos } from '../repos/repo-iteration.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
@@ -63,6 +64,8 @@ export interface IterationOutcome {
   rollback?: PendingRollback | undefined;
   /** A file inside rules.deny or outside rules.allow: verdict `rule_violation`. */
   ruleViolation?: boolean | undefined;
+  /** repos: what each changed repository's gates, commit and push did. */
+  repos?: ReposOutcome | undefined;
 }
 
 /** Everything after the agent: gates, TDD, completion, events, git, and the stop decision. */
@@ -88,7 +91,19 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     checks.agentOk = false;
     checks.markerHit = false;
   }
+  // repos: each changed repository's gates, then its commit and push (or the rollback of them all).
+  const repos =
+    checks.agentOk && ctx.config.repos
+      ? await settleRepos(ctx, {
+          iteration: phase.number,
+          hat: phase.route.hatId,
+          backend: phase.route.backend.name,
+          summary: phase.finalText,
+        })
+      : undefined;
+  if (repos?.rolledBack) checks.markerHit = false;
   const forced =
+    repos?.rolledBack ??
     checks.tddStep?.forceFailure ??
     (tampered.length > 0 ? tamperedFeedback(tampered) : undefined) ??
     (rollback ? rollbackFeedback(rollback) : undefined);
@@ -145,7 +160,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     headBefore: phase.headBefore,
     published: phase.collected.published.length,
   });
-  const blockers = workBlockers(ctx);
+  const blockers = [...workBlockers(ctx), ...(repos?.blockers ?? [])];
   let decision = decide(ctx, phase, checks, blockers, forced);
   // A second opinion before a human is asked: another backend reviews the work.
   const review = checks.agentOk ? await secondOpinion(ctx, phase.number, decision.complete) : undefined;
@@ -160,7 +175,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Git, the validate hook and the review points, in that order. Changes a human did not let in,
   // or has not yet (a stop or Ctrl-C held the review point for --resume), complete nothing.
   const completes = decision.complete ? completedMessage(ctx, checks.markerHit) : null;
-  const toCommit = ctx.config.git.commit ? commitInput(phase, checks) : undefined;
+  const toCommit = ctx.config.git.commit && !ctx.config.repos ? commitInput(phase, checks) : undefined;
   const work = checks.agentOk
     ? await settleWork(
         ctx,
@@ -168,6 +183,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
         approvals,
       )
     : { commit: null, validateGate: undefined, pushError: undefined, blocked: undefined, held: false };
+  work.pushError ??= repos?.pushError;
   // forge.pull_requests: push the milestone's branch, open or update its pull request, mark it ready.
   const forge = checks.agentOk && !work.held ? await milestonePrStep(ctx, phase.number, checks.gates) : {};
   // Tasks imported from GitHub issues and done now: their issues get the commit and are closed.
@@ -241,6 +257,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       : undefined,
     rollback,
     ruleViolation: ruled?.violation === true,
+    repos,
   };
 }
 

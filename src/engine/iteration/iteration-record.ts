@@ -65,6 +65,7 @@ export async function recordIteration(
       ...(phase.questions.length > 0 ? { questions: phase.questions } : {}),
       ...(outcome.approvals.length > 0 ? { approvals: outcome.approvals } : {}),
       ...(outcome.pullRequest ? { pull_request: outcome.pullRequest } : {}),
+      ...(outcome.repos ? { repos: outcome.repos.records } : {}),
       ...(outcome.progress ? { progress: outcome.progress } : {}),
       ...(outcome.tampered?.length ? { tampered: outcome.tampered } : {}),
       ...(outcome.rollback ? { rollback: { ref: outcome.rollback.ref, to: outcome.rollback.to } } : {}),
@@ -86,9 +87,11 @@ export async function recordIteration(
   // What the next prompt must tell the agent (read and cleared when it is assembled).
   state.feedback = outcome.rollback
     ? rollbackFeedback(outcome.rollback)
-    : outcome.tampered?.length
-      ? tamperedFeedback(outcome.tampered)
-      : misplacedPromiseReason(phase, ctx.promise);
+    : outcome.repos?.rolledBack
+      ? outcome.repos.rolledBack
+      : outcome.tampered?.length
+        ? tamperedFeedback(outcome.tampered)
+        : misplacedPromiseReason(phase, ctx.promise);
   // Saved with the record, before anything is set aside: a crash from here on is finished on --resume.
   state.rollback = outcome.rollback ?? null;
   const end = outcome.stopAfter;
@@ -118,7 +121,7 @@ function recordVerdict(
   const { verdict } = phase;
   // A failed validate hook stops the loop: the iteration is not a success, whatever the agent said.
   if (outcome.ruleViolation) return 'rule_violation';
-  if (validateFailure(outcome) || outcome.rollback) return 'failure';
+  if (validateFailure(outcome) || outcome.rollback || outcome.repos?.rolledBack) return 'failure';
   if (outcome.tampered?.length) return 'gate_tampered';
   // Persistent mode: "nothing left" is an idle scan, not the end of the work.
   if (outcome.completion?.accepted) return idle ? 'idle' : 'complete';
@@ -134,6 +137,7 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   if (verdict.kind === 'failure')
     return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
   if (outcome.rollback) return rollbackFeedback(outcome.rollback).split('\n')[0] ?? null;
+  if (outcome.repos?.rolledBack) return outcome.repos.blockers.join('; ');
   const validate = validateFailure(outcome);
   if (validate) return validate;
   if (outcome.tampered?.length) return tamperedFeedback(outcome.tampered);

@@ -6,6 +6,7 @@ import type { LoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { checklistCondition } from '../decide/completion.ts';
 import { metricBlock } from '../metric/metric-prompt.ts';
+import { reposBlock } from '../readiness/repo-set.ts';
 import { readWorkspaceContext, type WorkspaceContext } from '../steps/workspace-context.ts';
 import { reviewBlock } from '../verify/review-gate.ts';
 import { type ChecklistView, checklistContextBlock, readChecklist } from '../workflows/checklist-view.ts';
@@ -104,6 +105,7 @@ export function planIteration(
       )
     : '';
   const contextBlock = [
+    reposBlock(config),
     checklist,
     humanBlock(state),
     reviewBlock({ state, config }),

@@ -72,7 +72,8 @@ export async function settleWork(
     out.validateGate = validate ? await runValidateGate(ctx, work.iteration, work.hat, validate) : undefined;
     if (out.validateGate && !out.validateGate.passed) return out;
   }
-  if (from !== 'before_complete' && config.git.push) {
+  // repos: each repository pushed its own commits (settleRepos).
+  if (from !== 'before_complete' && config.git.push && !config.repos) {
     // Rejected, the commits stay local until a later push; completion still stands.
     const review = await approvePush(ctx, work.iteration, approvals);
     if (!review.ok && review.held) return hold(review, 'before_push');

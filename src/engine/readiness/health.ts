@@ -274,7 +274,9 @@ export function runHealthChecks(opts: HealthCheckOptions): HealthResult[] {
   const health = config.health;
   if (!health.enabled) return [];
   const results = [checkDiskSpace(workspace, health.min_free_disk_mb * MB, diskProbe(opts))];
-  if (health.require_git ?? config.git.commit) results.push(checkGitRepo(workspace, opts.probes?.isGitRepo));
+  // With repos the parent need not be a repository: each of them is checked instead.
+  if (health.require_git ?? (config.git.commit && !config.repos))
+    results.push(checkGitRepo(workspace, opts.probes?.isGitRepo));
   if (health.specs_dir !== undefined) results.push(checkSpecsReadable(resolve(workspace, health.specs_dir)));
   const agent = resolveAgentCommand(config, workspace, env);
   if (agent.ok) results.push(checkAgentAvailable(agent.command, agent.env, workspace));

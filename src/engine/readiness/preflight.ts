@@ -8,6 +8,7 @@ import { readGitHead } from '../../git/head.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
 import { type HealthResult, resolveAgentCommand, runHealthChecks } from './health.ts';
+import { reposPreflight, reposRefusals } from './repo-set.ts';
 
 /** Shell words that are not programs on PATH. */
 const SHELL_WORDS = new Set([
@@ -114,6 +115,13 @@ export function rollbackRefusal(
 
 /** What git would refuse when the loop starts or pushes: not a repository, a rebase, a dirty tree, no remote. */
 async function gitChecks(workspace: string, config: RalphConfig): Promise<HealthResult[]> {
+  // repos: the parent need not be a repository; each repository is checked instead.
+  if (config.repos) {
+    const refusals = reposRefusals(config, {});
+    if (refusals.length > 0) return refusals.map((message) => ({ check: 'git', level: 'fatal', message }));
+    const repos = await reposPreflight(workspace, config);
+    return [{ check: 'git', level: 'ok', message: `repos: ${repos.map((r) => r.name).join(', ')}` }];
+  }
   if (rollsBack(config) || config.rules || config.metric) {
     const inRepo = await isGitRepo(workspace);
     const refusal = rollbackRefusal(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);

@@ -8,6 +8,7 @@ import { consumeControl, controlPending } from '../human/control-inbox.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
 import { healthFatal, runHealthChecks } from '../readiness/health.ts';
 import { startChecks } from '../readiness/preflight.ts';
+import { reposDirtyMessage } from '../readiness/repo-set.ts';
 import { issuesPreflight } from '../workflows/issue-tasks.ts';
 import { forgePreflight } from '../workflows/milestone-prs.ts';
 import { sleepUntilCommand, waitWhileIdle } from './idle-wait.ts';
@@ -84,7 +85,9 @@ export async function preIterationStop(ctx: RunContext, first: boolean): Promise
   if (fatal) return stop('health_check', `health check failed (${fatal.check}): ${fatal.message}`);
   // Changes a human rejected stay uncommitted on purpose: the next iteration builds on them.
   if (!first && requireClean(config) && !ctx.state.uncommitted_changes) {
-    const dirty = await dirtyTreeMessage(options.workspace, ctx.pendingChanges);
+    const dirty = config.repos
+      ? await reposDirtyMessage(options.workspace, config)
+      : await dirtyTreeMessage(options.workspace, ctx.pendingChanges);
     if (dirty) return stop('dirty_tree', dirty);
   }
   return undefined;

@@ -18,6 +18,8 @@ import { gitPreflight } from '../git/workspace-git.ts';
 import { answerInteractions } from '../human/human-interact.ts';
 import { runIteration } from '../iteration/iteration.ts';
 import { metricAtStart } from '../metric/metric-step.ts';
+import { multiRepoPreflight } from '../readiness/repo-set.ts';
+import { reposAtStart } from '../repos/repo-iteration.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
@@ -98,10 +100,15 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       workspace: options.workspace,
       extraArgs: [],
     });
-  const checked = await gitPreflight(options.workspace, config, resumesUncommitted(paths, mode));
+  // repos: each repository is checked instead of the workspace, which git leaves alone.
+  const multiRepo = await multiRepoPreflight(options.workspace, config, resumesUncommitted(paths, mode));
+  const checked = multiRepo
+    ? undefined
+    : await gitPreflight(options.workspace, config, resumesUncommitted(paths, mode));
   // The preflight found a repository already (it refuses a run with git features outside one).
-  const inRepo = checked !== undefined || (await isGitRepo(options.workspace));
-  checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(options.workspace).commit ?? null) : null);
+  const inRepo = !multiRepo && (checked !== undefined || (await isGitRepo(options.workspace)));
+  if (!multiRepo)
+    checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(options.workspace).commit ?? null) : null);
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
 
   const prepared = await prepareRun({
@@ -185,6 +192,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     final = startRun(ctx, prepared, logFile);
     // Even when the run ends at once: a rollback a crash cut short is finished first.
     await rollbackAtStart(ctx);
+    reposAtStart(ctx);
     if (final === undefined) await metricAtStart(ctx);
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {

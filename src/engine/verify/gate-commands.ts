@@ -21,20 +21,22 @@ export function summarize(g: GateResult): GateSummary {
 }
 
 /** Runs one gate command with Ralph's environment, streaming its output into the event stream. */
-async function runGateStep(
+export async function runGateStep(
   ctx: RunContext,
   iteration: number,
   hat: string | null,
   gate: 'validate' | 'tests',
   command: string,
   timeoutMs: number,
+  /** Where it runs: the workspace, or one repository of `repos`. */
+  cwd: string = ctx.options.workspace,
 ): Promise<GateResult> {
   const { emit } = ctx;
   emit({ type: 'gate.started', iteration, gate, command });
   const result = await runGate({
     gate,
     command,
-    workspace: ctx.options.workspace,
+    workspace: cwd,
     env: ralphEnv(ctx, iteration, hat, [ctx.config.cli.env]),
     timeoutMs,
     killGraceMs: ctx.graceMs,

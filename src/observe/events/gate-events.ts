@@ -42,6 +42,8 @@ export interface GitCommittedEvent {
   iteration: number;
   commit: string;
   message: string;
+  /** repos: the repository it was made in (absent: the workspace). */
+  repo?: string;
 }
 
 /** Ralph pushed (git.push). */
@@ -50,6 +52,8 @@ export interface GitPushedEvent {
   iteration: number;
   remote: string;
   branch: string;
+  /** repos: the repository pushed (absent: the workspace). */
+  repo?: string;
 }
 
 /** A milestone's pull request changed (forge.pull_requests: per_milestone). */

@@ -76,8 +76,10 @@ export function diagnosticsHandlers(w: DiagnosticsWriters): LoopEventHandlers {
           TRACE_MAX_STRING,
         );
     },
-    'git.committed': (e) => w.orchestration(e, 'git.committed', { commit: e.commit, message: e.message }),
-    'git.pushed': (e) => w.orchestration(e, 'git.pushed', { remote: e.remote, branch: e.branch }),
+    'git.committed': (e) =>
+      w.orchestration(e, 'git.committed', { commit: e.commit, message: e.message, ...repoField(e.repo) }),
+    'git.pushed': (e) =>
+      w.orchestration(e, 'git.pushed', { remote: e.remote, branch: e.branch, ...repoField(e.repo) }),
     'forge.pull_request': (e) => {
       const { type: _, iteration: __, ...pr } = e;
       w.orchestration(e, 'forge.pull_request', pr);
@@ -148,4 +150,9 @@ export function diagnosticsHandlers(w: DiagnosticsWriters): LoopEventHandlers {
     // Written as `stdout|` / `stderr|` lines of the log by the sink itself.
     'agent.output': nothing,
   };
+}
+
+/** repos: the repository a git record is about (nothing for the workspace). */
+function repoField(repo: string | undefined): { repo?: string } {
+  return repo === undefined ? {} : { repo };
 }
