@@ -79,6 +79,27 @@ describe('a chatty agent', () => {
     expect(logs.stdout).toBe(log);
   });
 
+  it('a gate printing ~31 MB leaves at most logs.max_output_mb in the run log, and its record says the rest was cut', async () => {
+    const dir = makeWorkspace({
+      'ralph.yml': `${fakeConfig({ max_iterations: 1 })}logs:\n  max_output_mb: 1\ngates:\n  tests:\n    command: "echo FIRST GATE LINE; seq 1 4000000; echo LAST GATE LINE; exit 1"\n    report_file: test-report.md\n`,
+      'PROMPT.md': 'build everything\n',
+      'fake-agent.yml': 'turns:\n  - do:\n      - print: "working"\n',
+    });
+    const r = await runRalph(['run', '-q'], dir);
+    expect(r.code, r.stderr).toBe(2);
+    const log = readFileSync(join(dir, readState(dir).log_file), 'utf8');
+    expect(Buffer.byteLength(log)).toBeLessThanOrEqual(1 * MB + 16 * 1024);
+    const at = log.search(/\n… [\d.]+ MB of tests output cut here \(logs\.max_output_mb: 1\) …\n/);
+    expect(at, 'the cut marker').toBeGreaterThan(0);
+    expect(log.indexOf('FIRST GATE LINE\n1\n2\n')).toBeLessThan(at);
+    expect(log.indexOf('\n4000000\nLAST GATE LINE\n')).toBeGreaterThan(at);
+    // The report (what the record and the next prompt carry) is the tail, and says so.
+    const report = readFileSync(join(dir, 'test-report.md'), 'utf8');
+    expect(report).toContain('… earlier output cut (Ralph keeps the last 16 KB of each stream) …');
+    expect(report).toContain('LAST GATE LINE');
+    expect(report.length).toBeLessThan(20 * 1024);
+  });
+
   it('logs.keep_runs keeps the newest run directories and the current one, and touches nothing outside .ralph/runs', async () => {
     const dir = workspace('  keep_runs: 2\n', 'turns:\n  - do:\n      - print: "working"\n');
     const outside = join(dir, 'outside');
