@@ -122,4 +122,23 @@ describe('a chatty agent', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('working');
   });
+
+  it('logs.keep_logs keeps the newest run logs and the current one, and touches nothing but .log files in .ralph/logs', async () => {
+    const dir = workspace('  keep_logs: 2\n', 'turns:\n  - do:\n      - print: "working"\n');
+    const logsDir = join(dir, '.ralph', 'logs');
+    const logs: string[] = [];
+    for (let run = 0; run < 4; run++) {
+      const r = await runRalph(['run', ...(run > 0 ? ['--fresh'] : [])], dir);
+      expect(r.code, r.stderr).toBe(2);
+      logs.push(readState(dir).log_file.split('/').at(-1));
+      if (run === 0) writeFileSync(join(logsDir, 'notes.txt'), 'mine\n');
+      if (run === 3)
+        expect(r.stderr + r.stdout).toContain(
+          'deleted the 1 oldest run log(s) under .ralph/logs (logs.keep_logs: 2)',
+        );
+    }
+    expect(new Set(logs).size).toBe(4);
+    expect(readdirSync(logsDir).sort()).toEqual([logs[2], logs[3], 'notes.txt'].sort());
+    expect(readFileSync(join(logsDir, logs[3] as string), 'utf8')).toContain('working');
+  });
 });
