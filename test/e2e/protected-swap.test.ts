@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers } from '../helpers/marked-processes.ts';
-import { fakeConfig, readState, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
+import {
+  fakeConfig,
+  type RalphProcess,
+  readState,
+  runRalph,
+  startRalph,
+  waitFor,
+} from '../helpers/workspace.ts';
 
 // While a gate runs, the protected files' content stands in for the agent's versions. A Ralph
 // killed at that moment must not leave it there: the agent's work would be silently replaced.
@@ -29,6 +36,20 @@ function workspace(): string {
   return dir;
 }
 
+/** A run whose gate is running (from the protected content), and its workspace. */
+async function atTheGate() {
+  const dir = workspace();
+  const loop = startRalph(['run'], dir);
+  await waitFor(() => existsSync(join(dir, 'gate-running')), 20_000, 'the gate');
+  return { dir, loop };
+}
+
+/** Signals `loop` once and waits until it says it is stopping gracefully. */
+async function stopGracefully(loop: RalphProcess, signal: NodeJS.Signals) {
+  loop.child.kill(signal);
+  await waitFor(() => loop.stderr().includes('stopping'), 10_000, 'the graceful stop');
+}
+
 const gatePid = (dir: string) => Number(readFileSync(join(dir, 'gate.pid'), 'utf8').trim());
 
 afterEach(() => {
@@ -39,9 +60,7 @@ afterEach(() => {
 
 describe('the protected content swapped in for a gate', () => {
   it('kill -9 of Ralph mid-gate: the next `ralph run --resume` puts the agent’s version back first', async () => {
-    const dir = workspace();
-    const loop = startRalph(['run'], dir);
-    await waitFor(() => existsSync(join(dir, 'gate-running')), 20_000, 'the gate');
+    const { dir, loop } = await atTheGate();
     // The gate runs from the protected content, the agent's version is on record.
     expect(readFileSync(join(dir, 'check.sh'), 'utf8')).toBe(PROTECTED);
     loop.child.kill('SIGKILL');
@@ -57,11 +76,8 @@ describe('the protected content swapped in for a gate', () => {
   });
 
   it('a forced stop (a second SIGTERM) mid-gate puts the agent’s version back before Ralph exits', async () => {
-    const dir = workspace();
-    const loop = startRalph(['run'], dir);
-    await waitFor(() => existsSync(join(dir, 'gate-running')), 20_000, 'the gate');
-    loop.child.kill('SIGTERM');
-    await waitFor(() => loop.stderr().includes('stopping'), 10_000, 'the graceful stop');
+    const { dir, loop } = await atTheGate();
+    await stopGracefully(loop, 'SIGTERM');
     loop.child.kill('SIGTERM');
     const r = await loop.done;
     expect(r.code).toBe(130);
@@ -70,11 +86,8 @@ describe('the protected content swapped in for a gate', () => {
   });
 
   it('a graceful stop mid-gate lets the gate finish, then puts the agent’s version back', async () => {
-    const dir = workspace();
-    const loop = startRalph(['run'], dir);
-    await waitFor(() => existsSync(join(dir, 'gate-running')), 20_000, 'the gate');
-    loop.child.kill('SIGINT');
-    await waitFor(() => loop.stderr().includes('stopping'), 10_000, 'the graceful stop');
+    const { dir, loop } = await atTheGate();
+    await stopGracefully(loop, 'SIGINT');
     writeFileSync(join(dir, 'go'), '');
     await loop.done;
     expect(readFileSync(join(dir, 'check.sh'), 'utf8')).toBe(AGENT);
