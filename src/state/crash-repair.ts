@@ -109,10 +109,20 @@ export function restoreSwapped(paths: RalphPaths): string[] {
     throw new Error(
       `${file} is not a record of protected files swapped for a gate; inspect it, then delete it`,
     );
-  for (const f of parsed.data.files) {
-    if (f.agent_content === null) rmSync(f.path, { force: true });
-    else writeFileSync(f.path, Buffer.from(f.agent_content, 'base64'));
-  }
+  putBack(
+    parsed.data.files.map((f) => ({
+      path: f.path,
+      content: f.agent_content === null ? null : Buffer.from(f.agent_content, 'base64'),
+    })),
+  );
   rmSync(file, { force: true });
   return parsed.data.files.map((f) => f.path);
+}
+
+/** Writes the agent's versions back (null: the file did not exist, so it is removed). */
+export function putBack(files: readonly { path: string; content: Buffer | null }[]): void {
+  for (const f of files) {
+    if (f.content === null) rmSync(f.path, { force: true });
+    else writeFileSync(f.path, f.content);
+  }
 }

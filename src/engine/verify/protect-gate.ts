@@ -8,7 +8,7 @@ import {
   tamperedPaths,
   unmatchedPatterns,
 } from '../../gates/protected-files.ts';
-import { recordSwap, restoreSwapped } from '../../state/crash-repair.ts';
+import { putBack, recordSwap, restoreSwapped } from '../../state/crash-repair.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { listFiles } from '../git/workspace-git.ts';
 import { type ApprovalEntry, approvalEntry } from '../human/approval-points.ts';
@@ -95,6 +95,7 @@ export async function withProtectedContent<T>(
     }
     return await fn();
   } finally {
-    restoreSwapped(ctx.paths);
+    // From the record; should it be gone (a user cleared .ralph/protected/), from memory.
+    if (restoreSwapped(ctx.paths).length === 0) putBack(swaps);
   }
 }
