@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { RalphError } from '../errors.ts';
 import { appendLine } from './io/append-line.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
 import { readRecordLines, recordsFileOf } from './iteration-records.ts';
@@ -106,8 +107,9 @@ export function restoreSwapped(paths: RalphPaths): string[] {
   }
   const parsed = swapJournal.safeParse(json);
   if (!parsed.success)
-    throw new Error(
-      `${file} is not a record of protected files swapped for a gate; inspect it, then delete it`,
+    throw new RalphError(
+      'state_corrupt',
+      `${file} is not a record of protected files swapped for a gate (the agent's versions of them, base64): put back what you need from it, then delete it`,
     );
   putBack(
     parsed.data.files.map((f) => ({
