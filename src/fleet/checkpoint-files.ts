@@ -20,25 +20,37 @@ const SKIPPED = [
   // Atomic writes' temp files (`state.json.<n>`) left by a crash.
   /\.jsonl?\.[^/]+$/,
 ];
-/** A file past this size is left out of checkpoints (they travel through Redis). */
-const MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** A file past this size is left out of checkpoints (they travel through Redis), and said so. */
+export const MAX_CHECKPOINT_FILE_BYTES = 8 * 1024 * 1024;
 
-function walk(root: string, dir: string, out: Map<string, string>): void {
+/** A file a checkpoint left out for its size: its path and size (bytes). */
+export interface SkippedFile {
+  path: string;
+  bytes: number;
+}
+
+function walk(root: string, dir: string, out: Map<string, string>, skipped: SkippedFile[]): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const abs = join(dir, entry.name);
     const rel = relative(root, abs).split(sep).join('/');
     if (SKIPPED.some((re) => re.test(rel))) continue;
-    if (entry.isDirectory()) walk(root, abs, out);
-    else if (entry.isFile() && statSync(abs).size <= MAX_FILE_BYTES) out.set(rel, readFileSync(abs, 'utf8'));
+    if (entry.isDirectory()) walk(root, abs, out, skipped);
+    else if (!entry.isFile()) continue;
+    else {
+      const bytes = statSync(abs).size;
+      if (bytes <= MAX_CHECKPOINT_FILE_BYTES) out.set(rel, readFileSync(abs, 'utf8'));
+      else skipped.push({ path: rel, bytes });
+    }
   }
 }
 
-/** The run's `.ralph/` files of a workspace: workspace-relative path → content. */
-function readRalphFiles(ws: string): Map<string, string> {
-  const out = new Map<string, string>();
+/** The run's `.ralph/` files of a workspace (workspace-relative path → content), and those too big to send. */
+function readRalphFiles(ws: string): { files: Map<string, string>; skipped: SkippedFile[] } {
+  const files = new Map<string, string>();
+  const skipped: SkippedFile[] = [];
   const dir = join(ws, RALPH_DIR);
-  if (existsSync(dir)) walk(ws, dir, out);
-  return out;
+  if (existsSync(dir)) walk(ws, dir, files, skipped);
+  return { files, skipped };
 }
 
 /** Only paths under `.ralph/`, never out of it: a checkpoint is data from the network. */
@@ -67,13 +79,24 @@ export function restoreRalphFiles(ws: string, files: Record<string, string>): st
 export function createCheckpointTracker(ws: string, restored: Record<string, string>) {
   let last = new Map(Object.entries(restored));
   return {
-    /** Changed and new files, and `null` for the ones gone since. */
-    changes(): { files: Record<string, string | null>; current: Map<string, string> } {
-      const current = readRalphFiles(ws);
+    /**
+     * Changed and new files, and `null` for the ones gone since; `skipped`: the files too big to
+     * send (a checkpoint keeps the last version it had of one that grew past the limit).
+     */
+    changes(): {
+      files: Record<string, string | null>;
+      current: Map<string, string>;
+      skipped: SkippedFile[];
+    } {
+      const { files: current, skipped } = readRalphFiles(ws);
+      for (const s of skipped) {
+        const kept = last.get(s.path);
+        if (kept !== undefined) current.set(s.path, kept);
+      }
       const files: Record<string, string | null> = {};
       for (const [path, content] of current) if (last.get(path) !== content) files[path] = content;
       for (const path of last.keys()) if (!current.has(path)) files[path] = null;
-      return { files, current };
+      return { files, current, skipped };
     },
     /** After a successful write: this is what the checkpoint holds now. */
     written(current: Map<string, string>): void {

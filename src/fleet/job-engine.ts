@@ -44,6 +44,8 @@ export interface FleetRunInfo {
   updatedAt: string | null;
   /** Pick-ups of the run by a worker (1 = never resumed elsewhere). */
   attempts: number;
+  /** Files the last checkpoint left out for their size (and what that means), or null. */
+  checkpointSkipped: string | null;
   spec: FleetJobSpec | null;
 }
 

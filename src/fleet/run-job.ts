@@ -5,12 +5,15 @@ import type { RequestedStop } from '../engine/context/run-context.ts';
 import { runLoop } from '../engine/run/loop.ts';
 import type { LoopSummary } from '../engine/run/loop-summary.ts';
 import type { LoopEvent } from '../observe/events.ts';
+import { formatBytes } from '../observe/head-tail.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import {
   checkpointState,
   createCheckpointTracker,
   forgetForeignAgent,
+  MAX_CHECKPOINT_FILE_BYTES,
   restoreRalphFiles,
+  type SkippedFile,
 } from './checkpoint-files.ts';
 import { fencedSweep, pushWithLease } from './fenced-effects.ts';
 import { FenceLostError } from './fleet-errors.ts';
@@ -41,6 +44,13 @@ interface RunJobDeps {
 }
 
 const now = () => new Date().toISOString();
+
+/** What a checkpoint left out for its size, as the run's record and the worker's notice say it; null: nothing. */
+function skippedText(skipped: readonly SkippedFile[]): string | null {
+  if (skipped.length === 0) return null;
+  const files = skipped.map((f) => `${f.path} (${formatBytes(f.bytes)})`).join(', ');
+  return `${files}: over the ${formatBytes(MAX_CHECKPOINT_FILE_BYTES)} a checkpoint carries per file; a worker resuming the run elsewhere has its last smaller version, or none (lower logs.max_output_mb to keep run logs under it)`;
+}
 const CANCELLED = 'cancelled by `ralph fleet cancel`';
 const capReached = (cap: number) => `the fleet-wide cost cap ($${cap}, fleet.max_cost_usd) is reached`;
 
@@ -115,17 +125,22 @@ export async function runFleetJob(job: ActiveJob, deps: RunJobDeps): Promise<Job
     const { config, prompt, backend } = deps.resolve(ws, spec);
     const tracker = createCheckpointTracker(ws, files);
     let lastCost = before?.costUsd ?? 0;
+    let announced: string | null = null;
     let handedOver = false;
 
     /** Push, then the fenced checkpoint naming the pushed commit (so a resume finds it). */
     const checkpoint = async (progress: RunProgress, run: Record<string, string | number | null>) => {
       const pushed = await pushWithLease(job, ws, runId, remoteSha);
       remoteSha = pushed;
-      const { files: changed, current } = tracker.changes();
+      const { files: changed, current, skipped } = tracker.changes();
+      const left = skippedText(skipped);
+      if (left && left !== announced) deps.notice(`run ${runId}: checkpoint left out ${left}`);
+      announced = left;
       await job.writeCheckpoint({
         files: changed,
         run: {
           ...run,
+          checkpointSkipped: left,
           iteration: progress.iterations,
           costUsd: progress.costUsd,
           tokens: progress.tokens.total,

@@ -42,6 +42,7 @@ export function parseRunRecord(runId: string, hash: Record<string, string>): Fle
     submittedAt: hash.submittedAt ?? null,
     updatedAt: hash.updatedAt ?? null,
     attempts: num(hash.attempts),
+    checkpointSkipped: hash.checkpointSkipped || null,
     spec: parseSpec(hash.spec),
   };
 }

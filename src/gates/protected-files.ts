@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join } from 'node:path';
 import { isNegated, literalPattern, pathMatcher, patternBase } from '../config/path-patterns.ts';
 import type { RalphConfig } from '../config/schema.ts';
+import { RalphError } from '../errors.ts';
 import { RUNTIME_PATHS } from '../state/paths.ts';
 
 /** What Ralph protects by default: its validate hook and the usual CI configuration. */
@@ -16,8 +17,12 @@ export const DEFAULT_PROTECTED = [
 
 /** Files bigger than this are protected by their hash only (no copy to run gates from). */
 const MAX_COPY_BYTES = 4 * 1024 * 1024;
-/** The walk for protected files stops after this many files and directories. */
-const MAX_WALK = 10_000;
+/**
+ * The most files and directories one walk for protected files visits (every iteration walks again).
+ * A walk that would go further is an error, never a silent cut: files past it would look protected
+ * and not be.
+ */
+const MAX_WALK = 50_000;
 
 /**
  * The globs a run protects: `gates.protect`, else the defaults plus the files named in the test
@@ -54,14 +59,14 @@ const neverWalked = pathMatcher(['**/.git', '**/node_modules/', ...RUNTIME_PATHS
 export function matchProtected(workspace: string, patterns: readonly string[]): string[] {
   const selects = pathMatcher(patterns);
   const found: string[] = [];
-  for (const rel of walkFiles(workspace, walkRoots(patterns))) if (selects(rel)) found.push(rel);
+  for (const rel of walkFiles(workspace, walkRoots(patterns), patterns)) if (selects(rel)) found.push(rel);
   return found.sort();
 }
 
 /** The patterns that select no existing file on their own (`!` patterns are not counted). */
 export function unmatchedPatterns(workspace: string, patterns: readonly string[]): string[] {
   const positive = patterns.filter((p) => !isNegated(p));
-  const files = walkFiles(workspace, walkRoots(positive));
+  const files = walkFiles(workspace, walkRoots(positive), positive);
   return positive.filter((p) => {
     const selects = pathMatcher([p]);
     return !files.some((f) => selects(f));
@@ -74,20 +79,37 @@ function walkRoots(patterns: readonly string[]): string[] {
   return bases.filter((b) => !bases.some((o) => o !== b && (o === '' || b.startsWith(`${o}/`))));
 }
 
-/** The files under the roots (workspace-relative), at most MAX_WALK entries visited. */
-function walkFiles(workspace: string, roots: readonly string[]): string[] {
+/**
+ * The files under the roots (workspace-relative); throws past MAX_WALK entries, naming the root and
+ * its patterns. Iterative: a deep tree cannot overflow the stack.
+ */
+function walkFiles(workspace: string, roots: readonly string[], patterns: readonly string[]): string[] {
   const files: string[] = [];
   let walked = 0;
-  const visit = (rel: string) => {
-    if (walked++ > MAX_WALK) return;
-    const st = statSync(join(workspace, rel), { throwIfNoEntry: false });
-    if (rel !== '' && neverWalked(rel, st?.isDirectory())) return;
-    if (st?.isDirectory())
-      for (const name of readdirSync(join(workspace, rel))) visit(rel === '' ? name : `${rel}/${name}`);
-    else if (st?.isFile()) files.push(rel);
-  };
-  for (const root of roots) visit(root);
+  for (const root of roots) {
+    // Breadth first: the limit is met level by level, before a symlink loop gets deep.
+    const todo = [root];
+    for (let next = 0; next < todo.length; next++) {
+      const rel = todo[next] as string;
+      if (++walked > MAX_WALK) throw walkTooBig(root, patterns);
+      const st = statSync(join(workspace, rel), { throwIfNoEntry: false });
+      if (rel !== '' && neverWalked(rel, st?.isDirectory())) continue;
+      if (st?.isDirectory())
+        for (const name of readdirSync(join(workspace, rel))) todo.push(rel === '' ? name : `${rel}/${name}`);
+      else if (st?.isFile()) files.push(rel);
+    }
+  }
   return files;
+}
+
+function walkTooBig(root: string, patterns: readonly string[]): RalphError {
+  const mine = patterns.filter(
+    (p) => !isNegated(p) && (root === '' || `${patternBase(p)}/`.startsWith(`${root}/`)),
+  );
+  return new RalphError(
+    'preflight',
+    `gates.protect: ${mine.map((p) => `'${p}'`).join(', ')} would have Ralph hash every file under ${root === '' ? 'the whole workspace' : `'${root}/'`}, more than ${MAX_WALK.toLocaleString('en-US')} files and directories; Ralph stops rather than protect only part of them. Start the pattern in the directory that holds the files to protect (e.g. 'tests/**' rather than '**/*.test.ts'), or move generated files out of it`,
+  );
 }
 
 const known = new Map<string, { key: string; hash: string }>();

@@ -13,13 +13,16 @@ export interface GateResult {
   passed: boolean;
   timedOut: boolean;
   durationMs: number;
-  /** The last part of its combined output. */
+  /** The last part of its combined output (at most `GATE_TAIL_CHARS` per stream, after a line saying so when more came). */
   output: string;
   /** The last part of its standard output alone (where `metric.command` prints the number). */
   stdout: string;
   /** Tests gate: the coverage total the run left, when it left a summary. */
   coverage?: CoverageTotal;
 }
+
+/** Characters of each stream of a gate command Ralph keeps in memory (its record, the prompt's feedback). */
+const GATE_TAIL_CHARS = 16 * 1024;
 
 /** The validate command: `gates.validate`, else `.ralph/validate.sh` when it exists and is executable. */
 export function validateCommand(config: RalphConfig, workspace: string): string | undefined {
@@ -38,7 +41,8 @@ export function validateCommand(config: RalphConfig, workspace: string): string 
 
 /**
  * Runs a gate command with `sh -c` in the workspace, in its own process group, under a timeout.
- * Output is streamed to `onOutput` (the run log and console) and its tail kept for the record.
+ * Output is streamed to `onOutput` (the run log and console, bounded there by logs.max_output_mb)
+ * and only its tail kept in memory for the record, which says when the rest was cut.
  */
 export async function runGate(opts: {
   gate: GateResult['gate'];
@@ -60,11 +64,14 @@ export async function runGate(opts: {
     timeoutReason: 'gate_timeout',
     killGraceMs: opts.killGraceMs,
     signal: opts.signal,
-    tailChars: 16 * 1024,
+    tailChars: GATE_TAIL_CHARS,
     onChunk: (_stream, text) => opts.onOutput?.(text),
   });
   const timedOut = r.killedBy === 'gate_timeout';
-  const output = `${r.stdoutTail}${r.stderrTail ? `${r.stdoutTail ? '\n' : ''}${r.stderrTail}` : ''}`;
+  const both = `${r.stdoutTail}${r.stderrTail ? `${r.stdoutTail ? '\n' : ''}${r.stderrTail}` : ''}`;
+  const output = r.truncated
+    ? `… earlier output cut (Ralph keeps the last ${GATE_TAIL_CHARS / 1024} KB of each stream) …\n${both}`
+    : both;
   return {
     gate: opts.gate,
     command: opts.command,

@@ -3,6 +3,7 @@ import type { LoopEvent } from './events.ts';
 import { formatBytes, HeadTail, type HeadTailOptions } from './head-tail.ts';
 
 type Output = Extract<LoopEvent, { type: 'agent.output' }>;
+type GateOutput = Extract<LoopEvent, { type: 'gate.output' }>;
 export type AgentText = Extract<LoopEvent, { type: 'agent.event' }> & {
   event: Extract<AgentEvent, { type: 'text' }>;
 };
@@ -19,8 +20,8 @@ const OUTPUT_OVER = new Set<LoopEvent['type']>([
 export const endsAgentOutput = (e: LoopEvent): boolean => OUTPUT_OVER.has(e.type);
 
 /** The marker where output was cut, as the log, the console and the dashboard show it. */
-export function cutMarker(cutBytes: number, why: string): string {
-  return `… ${formatBytes(cutBytes)} of agent output cut here (${why}) …`;
+export function cutMarker(cutBytes: number, why: string, what = 'agent output'): string {
+  return `… ${formatBytes(cutBytes)} of ${what} cut here (${why}) …`;
 }
 
 /**
@@ -50,7 +51,8 @@ export const VIEW_BYTES = 1024 * 1024;
  * it all. The text parsed from it (what the console, the TUI and the dashboard show) is cut the
  * same way to at most `VIEW_BYTES`. Everything else passes unchanged, and the parser and the usage
  * meter see every line before this (tokens and cost are never cut). Runs before the redaction,
- * which then sees whole lines only (cuts fall on line ends).
+ * which then sees whole lines only (cuts fall on line ends). A gate command's output (tests,
+ * validate) is cut the same way, per gate run, its tail passed on before its `gate.finished`.
  */
 export function createOutputCap(maxMb: number, setting: string): (event: LoopEvent) => readonly LoopEvent[] {
   const maxBytes = maxMb > 0 ? Math.round(maxMb * 1024 * 1024) : Number.POSITIVE_INFINITY;
@@ -61,6 +63,23 @@ export function createOutputCap(maxMb: number, setting: string): (event: LoopEve
     textOf: (e) => e.text,
     withText: (e, text) => ({ ...e, text }),
   });
+  // A gate printing hundreds of MB: the same budget per gate run, the tail held until it finishes.
+  const gateOutput = new HeadTail<GateOutput>({
+    headBytes: half,
+    tailBytes: maxBytes - half,
+    textOf: (e) => e.text,
+    withText: (e, text) => ({ ...e, text }),
+  });
+  let gate: GateOutput | undefined;
+  const endGate = (): LoopEvent[] => {
+    const at = gate;
+    if (at === undefined) return [];
+    gate = undefined;
+    return gateOutput.end((cut, atLineStart) => ({
+      ...at,
+      text: `${atLineStart ? '' : '\n'}${cutMarker(cut, `${setting}: ${maxMb}`, `${at.gate} output`)}\n`,
+    }));
+  };
   const viewBytes = Math.min(VIEW_BYTES, maxBytes);
   const text = new HeadTail<AgentText>(
     textPieces(Math.floor(viewBytes / 2), viewBytes - Math.floor(viewBytes / 2)),
@@ -98,6 +117,14 @@ export function createOutputCap(maxMb: number, setting: string): (event: LoopEve
       const now = event.type === 'agent.output' ? output.push(event) : text.push(event as AgentText);
       return before.length === 0 ? now : [...before, ...now];
     }
-    return endsAgentOutput(event) ? [...end(), event] : [event];
+    if (event.type === 'gate.output') {
+      const before =
+        gate && (gate.iteration !== event.iteration || gate.gate !== event.gate) ? endGate() : [];
+      gate = event;
+      const now = gateOutput.push(event);
+      return before.length === 0 ? now : [...before, ...now];
+    }
+    const gateOver = event.type === 'gate.finished' || event.type === 'loop.finished' ? endGate() : [];
+    return endsAgentOutput(event) ? [...gateOver, ...end(), event] : [...gateOver, event];
   };
 }

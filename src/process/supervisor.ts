@@ -46,6 +46,8 @@ export interface SuperviseResult {
   killed: KilledProcess[];
   stdoutTail: string;
   stderrTail: string;
+  /** More output came than the tails hold (`tailChars` per stream): the tails are its last part. */
+  truncated: boolean;
   durationMs: number;
 }
 
@@ -192,6 +194,7 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
           killed: killed.filter((p) => p.pid !== pid),
           stdoutTail: tails.stdout.text(),
           stderrTail: tails.stderr.text(),
+          truncated: tails.stdout.truncated || tails.stderr.truncated,
           durationMs: Date.now() - started,
         }),
       );

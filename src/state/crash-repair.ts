@@ -1,6 +1,9 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { RalphError } from '../errors.ts';
 import { appendLine } from './io/append-line.ts';
+import { writeJsonAtomicSync } from './io/atomic-write.ts';
 import { readRecordLines, recordsFileOf } from './iteration-records.ts';
 import type { LoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
@@ -56,4 +59,72 @@ export function removeCrashLeftovers(paths: RalphPaths): string[] {
     }
   }
   return removed;
+}
+
+// While gates run, the protected files' content stands in for the agent's versions
+// (engine/verify/protect-gate.ts). The agent's versions are written here, durably, before the
+// swap: a Ralph killed mid-gate (kill -9, a forced stop) leaves this record, and the next start
+// (or the forced stop itself) puts them back, so the agent's work is never lost to the swap.
+
+/** One swapped file: its absolute path and the agent's content (base64), null when it had none. */
+const swapJournal = z.strictObject({
+  files: z.array(z.strictObject({ path: z.string(), agent_content: z.string().nullable() })),
+});
+type SwapJournal = z.infer<typeof swapJournal>;
+
+/** Where the record of a swap in progress lives (under `.ralph/protected/`, never committed). */
+export const swapJournalFile = (paths: RalphPaths): string => join(paths.protectedStore, 'swap.json');
+
+/** Records the agent's versions of `files` (null: the file does not exist) before they are swapped. */
+export function recordSwap(
+  paths: RalphPaths,
+  files: readonly { path: string; content: Buffer | null }[],
+): void {
+  const journal: SwapJournal = {
+    files: files.map((f) => ({ path: f.path, agent_content: f.content?.toString('base64') ?? null })),
+  };
+  writeJsonAtomicSync(swapJournalFile(paths), journal);
+}
+
+/**
+ * Puts the agent's versions recorded by `recordSwap` back and drops the record; the paths restored
+ * (none without a record). Idempotent: a crash mid-way leaves the record for the next call.
+ * A record that cannot be read is left in place and reported by the error thrown.
+ */
+export function restoreSwapped(paths: RalphPaths): string[] {
+  const file = swapJournalFile(paths);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = swapJournal.safeParse(json);
+  if (!parsed.success)
+    throw new RalphError(
+      'state_corrupt',
+      `${file} is not a record of protected files swapped for a gate (the agent's versions of them, base64): put back what you need from it, then delete it`,
+    );
+  putBack(
+    parsed.data.files.map((f) => ({
+      path: f.path,
+      content: f.agent_content === null ? null : Buffer.from(f.agent_content, 'base64'),
+    })),
+  );
+  rmSync(file, { force: true });
+  return parsed.data.files.map((f) => f.path);
+}
+
+/** Writes the agent's versions back (null: the file did not exist, so it is removed). */
+export function putBack(files: readonly { path: string; content: Buffer | null }[]): void {
+  for (const f of files) {
+    if (f.content === null) rmSync(f.path, { force: true });
+    else writeFileSync(f.path, f.content);
+  }
 }

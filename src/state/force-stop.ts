@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { restoreSwapped } from './crash-repair.ts';
 import { readLock } from './io/lock.ts';
 import { LIVE_STATUSES, readLoopState, writeLoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
@@ -27,5 +28,13 @@ export function markForcedStop(paths: RalphPaths, runId: string): void {
     // A damaged or unwritable state: the next start reports it.
   }
   const lock = readLock(paths.lock);
-  if (lock && lock.pid === process.pid) rmSync(paths.lock, { force: true });
+  if (lock && lock.pid === process.pid) {
+    // A gate was running from the protected content: the agent's versions go back before the exit.
+    try {
+      restoreSwapped(paths);
+    } catch {
+      // An unreadable record stays for the next start, which reports it.
+    }
+    rmSync(paths.lock, { force: true });
+  }
 }

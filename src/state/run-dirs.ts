@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, readdirSync, rmSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 
 /** A run's directory under `.ralph/runs` and when it was last written. */
@@ -38,26 +38,52 @@ function lastWritten(dir: string): number {
  * and nothing outside it is touched. Returns the names deleted; one that cannot be is skipped.
  */
 export function pruneRunDirs(runsDir: string, keep: number, current: string): string[] {
+  return pruneOldest(runsDir, keep, current, (st) => st.isDirectory(), lastWritten);
+}
+
+/**
+ * Deletes the oldest run logs (`*.log` files directly in `logsDir`) beyond `keep`
+ * (`logs.keep_logs`), by when they were last written; never `current` (this run's log, the only
+ * one still written: one run per workspace holds the lock). Returns the names deleted.
+ */
+export function pruneRunLogs(logsDir: string, keep: number, current: string): string[] {
+  return pruneOldest(
+    logsDir,
+    keep,
+    current,
+    (st, name) => st.isFile() && name.endsWith('.log'),
+    (p) => lstatSync(p).mtimeMs,
+  );
+}
+
+/** The one pruning walk: the entries of `dir` that `candidate` accepts, beyond the newest `keep` (runDirsToPrune). */
+function pruneOldest(
+  dir: string,
+  keep: number,
+  current: string,
+  candidate: (st: Stats, name: string) => boolean,
+  written: (path: string) => number,
+): string[] {
   if (keep <= 0) return [];
   let names: string[];
   try {
-    names = readdirSync(runsDir);
+    names = readdirSync(dir);
   } catch {
     return [];
   }
-  const dirs: RunDir[] = [];
+  const found: RunDir[] = [];
   for (const name of names) {
-    const path = join(runsDir, name);
+    const path = join(dir, name);
     try {
-      if (lstatSync(path).isDirectory()) dirs.push({ name, lastWrittenMs: lastWritten(path) });
+      if (candidate(lstatSync(path), name)) found.push({ name, lastWrittenMs: written(path) });
     } catch {
       // Gone meanwhile, or unreadable: not ours to judge.
     }
   }
   const removed: string[] = [];
-  for (const name of runDirsToPrune(dirs, keep, current)) {
+  for (const name of runDirsToPrune(found, keep, current)) {
     try {
-      rmSync(join(runsDir, name), { recursive: true, force: true });
+      rmSync(join(dir, name), { recursive: true, force: true });
       removed.push(name);
     } catch {
       // Permissions: kept, and tried again at the next start.

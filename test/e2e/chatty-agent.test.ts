@@ -79,6 +79,27 @@ describe('a chatty agent', () => {
     expect(logs.stdout).toBe(log);
   });
 
+  it('a gate printing ~31 MB leaves at most logs.max_output_mb in the run log, and its record says the rest was cut', async () => {
+    const dir = makeWorkspace({
+      'ralph.yml': `${fakeConfig({ max_iterations: 1 })}logs:\n  max_output_mb: 1\ngates:\n  tests:\n    command: "echo FIRST GATE LINE; seq 1 4000000; echo LAST GATE LINE; exit 1"\n    report_file: test-report.md\n`,
+      'PROMPT.md': 'build everything\n',
+      'fake-agent.yml': 'turns:\n  - do:\n      - print: "working"\n',
+    });
+    const r = await runRalph(['run', '-q'], dir);
+    expect(r.code, r.stderr).toBe(2);
+    const log = readFileSync(join(dir, readState(dir).log_file), 'utf8');
+    expect(Buffer.byteLength(log)).toBeLessThanOrEqual(1 * MB + 16 * 1024);
+    const at = log.search(/\n… [\d.]+ MB of tests output cut here \(logs\.max_output_mb: 1\) …\n/);
+    expect(at, 'the cut marker').toBeGreaterThan(0);
+    expect(log.indexOf('FIRST GATE LINE\n1\n2\n')).toBeLessThan(at);
+    expect(log.indexOf('\n4000000\nLAST GATE LINE\n')).toBeGreaterThan(at);
+    // The report (what the record and the next prompt carry) is the tail, and says so.
+    const report = readFileSync(join(dir, 'test-report.md'), 'utf8');
+    expect(report).toContain('… earlier output cut (Ralph keeps the last 16 KB of each stream) …');
+    expect(report).toContain('LAST GATE LINE');
+    expect(report.length).toBeLessThan(20 * 1024);
+  });
+
   it('logs.keep_runs keeps the newest run directories and the current one, and touches nothing outside .ralph/runs', async () => {
     const dir = workspace('  keep_runs: 2\n', 'turns:\n  - do:\n      - print: "working"\n');
     const outside = join(dir, 'outside');
@@ -100,5 +121,24 @@ describe('a chatty agent', () => {
     const first = await runRalph(['logs', ids[0] as string], dir);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('working');
+  });
+
+  it('logs.keep_logs keeps the newest run logs and the current one, and touches nothing but .log files in .ralph/logs', async () => {
+    const dir = workspace('  keep_logs: 2\n', 'turns:\n  - do:\n      - print: "working"\n');
+    const logsDir = join(dir, '.ralph', 'logs');
+    const logs: string[] = [];
+    for (let run = 0; run < 3; run++) {
+      const r = await runRalph(['run', ...(run > 0 ? ['--fresh'] : [])], dir);
+      expect(r.code, r.stderr).toBe(2);
+      logs.push(readState(dir).log_file.split('/').at(-1));
+      if (run === 0) writeFileSync(join(logsDir, 'notes.txt'), 'mine\n');
+      if (run === 3)
+        expect(r.stderr + r.stdout).toContain(
+          'deleted the 1 oldest run log(s) under .ralph/logs (logs.keep_logs: 2)',
+        );
+    }
+    expect(new Set(logs).size).toBe(3);
+    expect(readdirSync(logsDir).sort()).toEqual([logs[1], logs[2], 'notes.txt'].sort());
+    expect(readFileSync(join(logsDir, logs[2] as string), 'utf8')).toContain('working');
   });
 });

@@ -367,6 +367,19 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     expect(page).toContain(`<tr data-fleet-run="${first}">`);
     expect(page).toContain('max_cost');
   }, 60_000);
+  it('a checkpoint that leaves out a file past 8 MB says so: the worker, the run record and `ralph fleet status`', async () => {
+    // ~10.3 MB of agent output: the run log is over what a checkpoint carries per file.
+    const f = await startFleet(['  - do:', '      - run: "seq 1 1500000"', '      - print: LOOP_COMPLETE']);
+    const w = startWorker(f, 'wA');
+    const id = await submit(f);
+    const done = await finalRun(f, id);
+    expect(done.checkpointSkipped).toMatch(
+      /^\.ralph\/logs\/[^ ]+\.log \(10(\.\d)? MB\): over the 8 MB a checkpoint carries per file/,
+    );
+    expect(w.stderr() + w.stdout()).toContain(`run ${id}: checkpoint left out .ralph/logs/`);
+    const status = await runRalph(['fleet', 'status', '--redis', f.redis.url], f.root);
+    expect(status.stdout).toContain('  checkpoint left out .ralph/logs/');
+  }, 60_000);
 });
 
 describe('ralph fleet: clear errors', () => {

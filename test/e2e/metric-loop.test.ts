@@ -229,6 +229,34 @@ describe('metric: keep only what improves', () => {
     expect(text).toMatch(/^ {2}value {2}x\d$/m);
   });
 
+  it('a kill right after an attempt is appended (before the state save) leaves one line per iteration after --resume', async () => {
+    const turns = [turn(1, '90', 'idea: cache the parser')];
+    const metric = '\n  direction: min\n  pattern: "time: ([0-9.]+) ms"\n  repeats: 1\n';
+    // Where iteration 1's attempt is appended, among the run's durable writes.
+    const traced = project(metric, turns, 1);
+    const trace = removeWhenDone(`${traced}.writes.jsonl`);
+    const first = await runRalph(['run'], traced, { RALPH_FAULT_TRACE_WRITES: trace });
+    expect(first.code, first.stdout + first.stderr).toBe(2);
+    const writes = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const appends = writes.filter((w) => w.path.endsWith('attempts.jsonl'));
+    expect(appends).toHaveLength(2);
+
+    const dir = project(metric, turns, 1);
+    const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(appends[1].n) });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(attempts(dir).map((a) => a.iteration)).toEqual([0, 1]);
+    const r = await runRalph(['run', '--resume'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const a = attempts(dir);
+    // One line per iteration: iteration 1's re-run replaced the line its killed first try left.
+    expect(a.map((x) => x.iteration)).toEqual([0, 1]);
+    expect(a[1]?.why).toContain('no commit to measure');
+    expect(new Set(a.map((x) => x.run_id)).size).toBe(1);
+  });
+
   it('refuses to start when the baseline cannot be measured', async () => {
     const dir = project('\n  direction: max\n  pattern: "score: ([0-9.]+)"\n', [turn(1, '1', 'x')]);
     const r = await runRalph(['run'], dir);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -110,4 +110,26 @@ describe('path patterns in the config are globs (picomatch)', () => {
     }
     expect(readRecords(dir).length).toBeGreaterThanOrEqual(2);
   }, 90_000);
+});
+
+describe('a protected glob over more files than Ralph walks', () => {
+  it('stops the run before any agent runs, naming the pattern, the limit and what to do (never a silent partial protection)', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 1 })}gates:\n  protect: ["gen/**", "ci.yml"]\n`,
+      'ci.yml': 'on: push\n',
+      'fake-agent.yml': 'turns:\n  - do:\n      - write: { path: ran.txt, content: "ran\\n" }\n',
+    });
+    // Six links back to gen/ itself: a tree (a loop) with far more than 50,000 entries, made in no time.
+    mkdirSync(join(dir, 'gen'));
+    writeFileSync(join(dir, 'gen', 'file.txt'), 'x\n');
+    for (const n of [1, 2, 3, 4, 5, 6]) symlinkSync('.', join(dir, 'gen', `loop${n}`));
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "gates.protect: 'gen/**' would have Ralph hash every file under 'gen/', more than 50,000 files and directories",
+    );
+    expect(r.stderr).toContain('Start the pattern in the directory that holds the files to protect');
+    expect(existsSync(join(dir, 'ran.txt'))).toBe(false);
+  });
 });

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers } from '../helpers/marked-processes.ts';
-import { fakeConfig, pidAlive, readRecords, readState, runRalph } from '../helpers/workspace.ts';
+import {
+  fakeConfig,
+  pidAlive,
+  readRecords,
+  readState,
+  runRalph,
+  startRalph,
+  waitFor,
+} from '../helpers/workspace.ts';
 
 // The gates.review turn runs under the same caps as an iteration's agent (DESIGN.md §2): the
 // run's cost, token and runtime limits mid-turn, the idle timeout, heartbeats and the sweep.
@@ -91,6 +99,20 @@ describe('the reviewer runs under the run limits', () => {
 });
 
 describe('the reviewer is supervised like an iteration', () => {
+  it('`ralph stop --now` while the reviewer runs kills it (its group) and stops the run as cancelled', async () => {
+    const dir = workspace({ iteration_timeout_seconds: 60 }, ['print: "reviewing"', 'hang: true']);
+    const loop = startRalph(['run'], dir);
+    await waitFor(() => existsSync(join(dir, 'reviewer.pid')), 20_000, 'the reviewer');
+    const asked = Date.now();
+    expect((await runRalph(['stop', '--now'], dir)).code).toBe(0);
+    const r = await loop.done;
+    expect(r.code).toBe(0);
+    // Promptly: the tick that reads the control channel, then the group kill (not the 60 s timeout).
+    expect(Date.now() - asked).toBeLessThan(15_000);
+    expect(readState(dir)).toMatchObject({ stop_reason: 'cancelled' });
+    expect(pidAlive(readPid(dir, 'reviewer.pid'))).toBe(false);
+  });
+
   it('a silent reviewer gets heartbeats, then the idle timeout kills it (a failed review, not a stop)', async () => {
     const dir = workspace(
       { max_iterations: 1, idle_timeout_seconds: 5, heartbeat_seconds: 1, iteration_timeout_seconds: 60 },

@@ -84,6 +84,8 @@ export function fleetStatusCommand(
           .join('')
           .trimEnd()}\n`,
       );
+      // Never silent: a file the checkpoint could not carry is missing where the run resumes.
+      if (r.checkpointSkipped) io.out(`  checkpoint left out ${r.checkpointSkipped}\n`);
     }
     return 0;
   });

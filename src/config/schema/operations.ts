@@ -125,8 +125,17 @@ export const logsSchema = z
   .strictObject({
     max_output_mb: z.number().min(0).default(16).meta({
       description:
-        'Agent output kept per iteration in the run log, in MB: the first half and the last half, with `… 287.3 MB of agent output cut here (logs.max_output_mb: 16) …` between them; cuts fall on line ends. The tail is held in memory and written when the output is over (at the first gate or the end of the iteration), so `ralph logs -f` pauses after the head. The console (`-v`), the TUI and the dashboard show 1 MB of its text per iteration, cut the same way. Tokens, cost and the completion promise are read from every line. 0: keep all of it.',
+        "Agent output kept per iteration in the run log, in MB: the first half and the last half, with `… 287.3 MB of agent output cut here (logs.max_output_mb: 16) …` between them; cuts fall on line ends. The tail is held in memory and written when the output is over (at the first gate or the end of the iteration), so `ralph logs -f` pauses after the head. The console (`-v`), the TUI and the dashboard show 1 MB of its text per iteration, cut the same way. Tokens, cost and the completion promise are read from every line. A gate command's output (tests, validate) is cut the same way per gate run (`… of tests output cut here …`); its record and report keep the last 16 KB of each stream. 0: keep all of it.",
     }),
+    keep_logs: z
+      .int()
+      .min(0)
+      .default(50)
+      .meta({
+        description:
+          "Run logs kept in `.ralph/logs` (`YYYY-MM-DD_NNN.log`, what `ralph logs` shows): at each start the least recently written beyond this many are deleted, never the current run's log, never anything but a `.log` file directly in `.ralph/logs`. With `max_output_mb` this bounds the directory (about keep_logs × iterations × max_output_mb at worst). 0: keep every log.",
+        examples: [50, 200],
+      }),
     keep_runs: z.int().min(0).default(20).meta({
       description:
         'Run directories kept under `.ralph/runs` (iteration records and event stream): at each start the least recently written beyond this many are deleted, never the current run, never anything but a directory in `.ralph/runs` (the logs stay). 0: keep every run.',

@@ -118,3 +118,13 @@ export function controlPending(ctx: RunContext): boolean {
     return false;
   }
 }
+
+/**
+ * The control channel while an agent turn runs (the iteration's agent, the reviewer): reads what
+ * arrived and aborts the turn as `stop_requested` when it was `ralph stop --now`. Every engine turn
+ * calls it from its `onTick`, so a stop kills whichever agent is running.
+ */
+export function pollStopNow(ctx: RunContext, turn: AbortController): void {
+  if (controlPending(ctx) && consumeControl(ctx).stopNow && !turn.signal.aborted)
+    turn.abort('stop_requested');
+}

@@ -7,7 +7,7 @@ import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
 import { type IterationVerdict, verdictFromExitClass } from '../decide/limits.ts';
-import { consumeControl, controlPending } from '../human/control-inbox.ts';
+import { pollStopNow } from '../human/control-inbox.ts';
 import { createQuestionWatch } from '../human/question-watch.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
@@ -65,7 +65,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     onTick: () => {
       questions.poll();
       // The control channel: `ralph stop --now` kills the agent.
-      if (controlPending(ctx) && consumeControl(ctx).stopNow) turn.controller.abort('stop_requested');
+      pollStopNow(ctx, turn.controller);
       // About every 5 s: the state heartbeat.
       if (++ticks % 10 === 0) {
         state.elapsed_ms = ctx.elapsed();

@@ -5,7 +5,7 @@ import { RalphError } from '../../errors.ts';
 import { runGate } from '../../gates/run-gate.ts';
 import { readGitHead } from '../../git/head.ts';
 import { formatFigure as fmt } from '../../observe/format.ts';
-import { appendLine } from '../../state/io/append-line.ts';
+import { appendOrReplaceLine } from '../../state/io/append-line.ts';
 import type { MetricNote, MetricProgress, MetricResult, PendingRollback } from '../../state/loop-state.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
@@ -82,8 +82,7 @@ export async function metricAtStart(ctx: RunContext): Promise<void> {
     commit: readGitHead(ctx.options.workspace).commit ?? null,
     ...at,
   };
-  ctx.state.metric = { baseline, best: baseline, not_kept_streak: 0, kept: [], failed: [] };
-  ctx.persist();
+  // The line first: a crash before the state save measures again and replaces it (never none).
   // The baseline line says what was measured, so `ralph stats` can chart the run whatever ralph.yml says later.
   appendAttempt(ctx, {
     iteration: 0,
@@ -96,6 +95,8 @@ export async function metricAtStart(ctx: RunContext): Promise<void> {
     direction: m.direction,
     target: m.target ?? null,
   });
+  ctx.state.metric = { baseline, best: baseline, not_kept_streak: 0, kept: [], failed: [] };
+  ctx.persist();
   ctx.emit({
     type: 'notice',
     level: 'info',
@@ -176,11 +177,16 @@ function ideaOf(phase: MetricAttemptInput): string {
   return text.trim().slice(0, TEXT_CAP) || '(no idea given)';
 }
 
-function appendAttempt(ctx: RunContext, attempt: Record<string, unknown>): void {
+/** One line per run and iteration: a re-run after a crash replaces the line its first try left. */
+function appendAttempt(ctx: RunContext, attempt: Record<string, unknown> & { iteration: number }): void {
   const file = ctx.paths.metricAttempts;
   mkdirSync(dirname(file), { recursive: true });
-  appendLine(
+  const runId = ctx.state.run_id;
+  appendOrReplaceLine(
     file,
-    JSON.stringify({ run_id: ctx.state.run_id, at: new Date(ctx.now()).toISOString(), ...attempt }),
+    { run_id: runId, at: new Date(ctx.now()).toISOString(), ...attempt },
+    (a) => isRecord(a) && a.run_id === runId && a.iteration === attempt.iteration,
   );
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

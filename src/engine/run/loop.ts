@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { resolveBackend } from '../../backends/registry.ts';
 import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
@@ -11,7 +11,7 @@ import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
-import { pruneRunDirs } from '../../state/run-dirs.ts';
+import { pruneRunDirs, pruneRunLogs } from '../../state/run-dirs.ts';
 import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { gitPreflight } from '../git/workspace-git.ts';
@@ -151,6 +151,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     if (pruned.length > 0)
       prepared.notices.push(
         `deleted the ${pruned.length} oldest run director${pruned.length === 1 ? 'y' : 'ies'} under .ralph/runs (logs.keep_runs: ${config.logs.keep_runs})`,
+      );
+    const logs = pruneRunLogs(paths.logs, config.logs.keep_logs, basename(logFile));
+    if (logs.length > 0)
+      prepared.notices.push(
+        `deleted the ${logs.length} oldest run log(s) under .ralph/logs (logs.keep_logs: ${config.logs.keep_logs})`,
       );
   } catch (error) {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.

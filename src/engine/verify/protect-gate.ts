@@ -8,6 +8,7 @@ import {
   tamperedPaths,
   unmatchedPatterns,
 } from '../../gates/protected-files.ts';
+import { putBack, recordSwap, restoreSwapped } from '../../state/crash-repair.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { listFiles } from '../git/workspace-git.ts';
 import { type ApprovalEntry, approvalEntry } from '../human/approval-points.ts';
@@ -66,7 +67,8 @@ export function tamperedFeedback(tampered: readonly string[]): string {
 
 /**
  * Runs `fn` (the gates) with the protected content in place of the agent's versions, then puts the
- * agent's versions back: gates never run from a version the agent modified.
+ * agent's versions back: gates never run from a version the agent modified. The agent's versions
+ * are recorded durably before the swap (state/crash-repair.ts): a kill mid-gate loses nothing.
  */
 export async function withProtectedContent<T>(
   ctx: RunContext,
@@ -76,23 +78,24 @@ export async function withProtectedContent<T>(
   const p = ctx.state.protected;
   if (!p || tampered.length === 0) return fn();
   const ws = ctx.options.workspace;
-  const saved: { abs: string; content: Buffer | null }[] = [];
+  const swaps: { path: string; content: Buffer | null; copy: string | undefined }[] = [];
+  for (const rel of tampered) {
+    const path = join(ws, rel);
+    const hash = p.hashes[rel];
+    const copy = hash ? join(ctx.paths.protectedStore, hash) : undefined;
+    if (hash && !(copy && existsSync(copy))) continue; // too big to copy: hash-protected only
+    swaps.push({ path, content: existsSync(path) ? readFileSync(path) : null, copy });
+  }
+  if (swaps.length === 0) return fn();
+  recordSwap(ctx.paths, swaps);
   try {
-    for (const rel of tampered) {
-      const abs = join(ws, rel);
-      const content = existsSync(abs) ? readFileSync(abs) : null;
-      const hash = p.hashes[rel];
-      const copy = hash ? join(ctx.paths.protectedStore, hash) : undefined;
-      if (hash && !(copy && existsSync(copy))) continue; // too big to copy: hash-protected only
-      saved.push({ abs, content });
-      if (copy) writeFileSync(abs, readFileSync(copy));
-      else rmSync(abs, { force: true }); // a file the agent added where only protected files may be
+    for (const { path, copy } of swaps) {
+      if (copy) writeFileSync(path, readFileSync(copy));
+      else rmSync(path, { force: true }); // a file the agent added where only protected files may be
     }
     return await fn();
   } finally {
-    for (const { abs, content } of saved) {
-      if (content === null) rmSync(abs, { force: true });
-      else writeFileSync(abs, content);
-    }
+    // From the record; should it be gone (a user cleared .ralph/protected/), from memory.
+    if (restoreSwapped(ctx.paths).length === 0) putBack(swaps);
   }
 }

@@ -17,6 +17,7 @@ import {
 } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
+import { pollStopNow } from '../human/control-inbox.ts';
 
 /** Characters of the diff given to the reviewer (the rest is left for it to read in the workspace). */
 const MAX_DIFF_CHARS = 60_000;
@@ -121,6 +122,8 @@ export async function runReview(ctx: RunContext, iteration: number): Promise<Rev
     env: ralphEnv(ctx, iteration, 'reviewer', [ctx.config.cli.env, invocation.env]),
     limits: turnLimits(ctx, ctx.config.event_loop.iteration_timeout_seconds * 1000, 'review_timeout'),
     signal: turn.controller.signal,
+    // `ralph stop --now` kills the reviewer as it kills the iteration's agent.
+    onTick: () => pollStopNow(ctx, turn.controller),
     onEvent: (e) => emitTurnEvent(ctx, iteration, e),
     sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
   }).finally(() => turn.release());

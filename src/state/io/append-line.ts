@@ -1,4 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { writeFileAtomicSync } from './atomic-write.ts';
+import { anyJson, readJsonl } from './jsonl.ts';
 import { durableWrite, writeAll } from './write-faults.ts';
 
 /**
@@ -26,4 +28,26 @@ function appendLineNow(path: string, line: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Appends `value` as a JSON line unless a line for the same key is there already (`sameKey`): then
+ * that line is replaced, in one atomic rewrite of the file, so a step re-run after a crash between
+ * its append and the state save that committed it leaves one line, the one the state knows.
+ * Other lines (torn ones included) are kept as they are.
+ */
+export function appendOrReplaceLine(
+  path: string,
+  value: object,
+  sameKey: (existing: unknown) => boolean,
+): void {
+  const line = JSON.stringify(value);
+  const read = readJsonl(path, anyJson);
+  const stale = read.items.filter((i) => i.ok && sameKey(i.value));
+  if (stale.length === 0) {
+    appendLine(path, line);
+    return;
+  }
+  const kept = read.items.filter((i) => !stale.includes(i)).map((i) => i.line);
+  writeFileAtomicSync(path, `${[...kept, line].join('\n')}\n`);
 }
