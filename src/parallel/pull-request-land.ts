@@ -9,7 +9,8 @@ import { formatCost } from '../observe/format.ts';
 import type { ParallelEvent } from '../observe/parallel-events.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
-import { readTasks, type TaskIssue } from '../state/tasks.ts';
+import type { TaskIssue } from '../state/tasks/task.ts';
+import { readTasks } from '../state/tasks/task-file.ts';
 import { fastForward, isAncestor, type MergeOutcome } from './merge-queue.ts';
 import { worktreeBranch } from './worktrees.ts';
 

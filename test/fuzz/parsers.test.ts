@@ -17,7 +17,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { parseEventLine, parseEventTags } from '../../src/state/events-log.ts';
 import { parseMemories } from '../../src/state/memories.ts';
-import { parseTasksText } from '../../src/state/tasks.ts';
+import { parseTasksText } from '../../src/state/tasks/task-line.ts';
 import { parseChecklist } from '../../src/workflows/checklist-parse.ts';
 import { parseReport } from '../../src/workflows/tdd-report.ts';
 import { parseTddState } from '../../src/workflows/tdd-state.ts';

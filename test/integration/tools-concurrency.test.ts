@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/state/io/file-lock.ts';
 import { readMemories } from '../../src/state/memories.ts';
-import { readTasks } from '../../src/state/tasks.ts';
+import { readTasks } from '../../src/state/tasks/task-file.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 
 const DIST = join(ROOT, 'dist', 'state');

@@ -5,7 +5,8 @@ import type { PromptTask } from '../../routing/prompt.ts';
 import { type MemoryEntry, normalizeTags, readMemories } from '../../state/memories.ts';
 import { newestFirst, renderMemoriesForPrompt } from '../../state/memory-prompt.ts';
 import type { RalphPaths } from '../../state/paths.ts';
-import { compareTasks, openTasks, readTasks, readyTasks } from '../../state/tasks.ts';
+import { compareTasks, openTasks, readyTasks } from '../../state/tasks/task.ts';
+import { readTasks } from '../../state/tasks/task-file.ts';
 
 /** What an iteration's prompt and completion check read from disk, fresh every iteration. */
 export interface WorkspaceContext {
