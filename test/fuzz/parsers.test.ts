@@ -16,7 +16,7 @@ import { parseConfigText } from '../../src/config/load-config.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { parseEventLine, parseEventTags } from '../../src/state/events-log.ts';
-import { parseMemories } from '../../src/state/memories.ts';
+import { parseMemories } from '../../src/state/memories/memories-text.ts';
 import { parseTasksText } from '../../src/state/tasks/task-line.ts';
 import { parseChecklist } from '../../src/workflows/checklist-parse.ts';
 import { parseReport } from '../../src/workflows/tdd-report.ts';

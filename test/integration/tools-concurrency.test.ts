@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/state/io/file-lock.ts';
-import { readMemories } from '../../src/state/memories.ts';
+import { readMemories } from '../../src/state/memories/memories-file.ts';
 import { readTasks } from '../../src/state/tasks/task-file.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 
