@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
+import { GEMINI_ARG_PROMPT_MAX_BYTES, geminiBackend } from '../../src/backends/agents/gemini/gemini.ts';
 import {
   classifyGeminiExit,
-  GEMINI_ARG_PROMPT_MAX_BYTES,
   GEMINI_EXIT,
-  geminiBackend,
   parseGeminiResetTime,
-} from '../../src/backends/agents/gemini.ts';
+} from '../../src/backends/agents/gemini/gemini-errors.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

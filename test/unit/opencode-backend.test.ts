@@ -4,14 +4,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
 import {
-  classifyOpencodeExit,
   createOpencodeBackend,
   OPENCODE_SESSION_TITLE,
   opencodeBackend,
+} from '../../src/backends/agents/opencode/opencode.ts';
+import {
+  classifyOpencodeExit,
   opencodeErrorMessage,
   opencodeResetAt,
-  readOpencodeUsage,
-} from '../../src/backends/agents/opencode.ts';
+} from '../../src/backends/agents/opencode/opencode-errors.ts';
+import { readOpencodeUsage } from '../../src/backends/agents/opencode/opencode-stream.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { opencodeBinary } from '../helpers/agent-binaries.ts';
