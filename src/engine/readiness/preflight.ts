@@ -7,7 +7,8 @@ import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.
 import { readGitHead } from '../../git/head.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
-import { type HealthResult, resolveAgentCommand, runHealthChecks } from './health.ts';
+import { runHealthChecks } from './health.ts';
+import { type HealthResult, resolveAgentCommand } from './health-checks.ts';
 
 /** Shell words that are not programs on PATH. */
 const SHELL_WORDS = new Set([
