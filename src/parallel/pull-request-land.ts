@@ -4,7 +4,7 @@ import { sleepUntilCommand } from '../engine/run/idle-wait.ts';
 import { RalphError } from '../errors.ts';
 import { type ForgeSession, openForge, type PullRequest, pullRequestPollMs } from '../forge/open-forge.ts';
 import { configuredRemoteUrl, fetchRemoteBranch, resolveCommit } from '../git/branches.ts';
-import { pushWithRetry } from '../git/git.ts';
+import { pushWithRetry } from '../git/push.ts';
 import { formatCost } from '../observe/format.ts';
 import type { ParallelEvent } from '../observe/parallel-events.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
