@@ -19,7 +19,7 @@ export function pullRequestMode(config: RalphConfig, remoteUrl: string | undefin
   return config.completion.checklist && onGithub(remoteUrl, config.forge.host) ? 'per_milestone' : 'off';
 }
 
-/** A pre-flight check's line (readiness/health.ts's HealthResult). */
+/** A pre-flight check's line (readiness/health-checks.ts's HealthResult). */
 type HealthResult = PreflightEvent['checks'][number];
 
 const fatal = (check: string, message: string): HealthResult[] => [{ check, level: 'fatal', message }];
