@@ -11,13 +11,13 @@ import { findExecutable } from '../process/find-executable.ts';
 import { amp } from './agents/amp.ts';
 import { claude } from './agents/claude.ts';
 import { cline } from './agents/cline.ts';
-import { codex } from './agents/codex/codex.ts';
+import { codex } from './agents/codex.ts';
 import { copilot } from './agents/copilot.ts';
 import { cursor } from './agents/cursor.ts';
 import { custom } from './agents/custom.ts';
 import { fake } from './agents/fake.ts';
-import { gemini } from './agents/gemini/gemini.ts';
-import { opencode } from './agents/opencode/opencode.ts';
+import { gemini } from './agents/gemini.ts';
+import { opencode } from './agents/opencode.ts';
 import { qwen } from './agents/qwen.ts';
 import { configForBackend } from './backend-settings.ts';
 import {

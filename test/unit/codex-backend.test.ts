@@ -7,8 +7,8 @@ import {
   CODEX_ARG_PROMPT_MAX_BYTES,
   codexBackend,
   createCodexBackend,
-} from '../../src/backends/agents/codex/codex.ts';
-import { classifyCodexExit, parseCodexResetTime } from '../../src/backends/agents/codex/codex-errors.ts';
+} from '../../src/backends/agents/codex.ts';
+import { classifyCodexExit, parseCodexResetTime } from '../../src/backends/parsers/codex-errors.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
-import { GEMINI_ARG_PROMPT_MAX_BYTES, geminiBackend } from '../../src/backends/agents/gemini/gemini.ts';
+import { GEMINI_ARG_PROMPT_MAX_BYTES, geminiBackend } from '../../src/backends/agents/gemini.ts';
 import {
   classifyGeminiExit,
   GEMINI_EXIT,
   parseGeminiResetTime,
-} from '../../src/backends/agents/gemini/gemini-errors.ts';
+} from '../../src/backends/parsers/gemini-errors.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

@@ -7,13 +7,13 @@ import {
   createOpencodeBackend,
   OPENCODE_SESSION_TITLE,
   opencodeBackend,
-} from '../../src/backends/agents/opencode/opencode.ts';
+} from '../../src/backends/agents/opencode.ts';
 import {
   classifyOpencodeExit,
   opencodeErrorMessage,
   opencodeResetAt,
-} from '../../src/backends/agents/opencode/opencode-errors.ts';
-import { readOpencodeUsage } from '../../src/backends/agents/opencode/opencode-stream.ts';
+} from '../../src/backends/parsers/opencode-errors.ts';
+import { readOpencodeUsage } from '../../src/backends/parsers/opencode-stream.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { opencodeBinary } from '../helpers/agent-binaries.ts';

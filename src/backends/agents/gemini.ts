@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AgentCliDefinition, dirOr, envFileSets } from '../../definition.ts';
-import type { Backend, DenyToolsContext } from '../../types.ts';
-import { classifyGeminiExit } from './gemini-errors.ts';
-import { createGeminiParser } from './gemini-stream.ts';
+import { type AgentCliDefinition, dirOr, envFileSets } from '../definition.ts';
+import { classifyGeminiExit } from '../parsers/gemini-errors.ts';
+import { createGeminiParser } from '../parsers/gemini-stream.ts';
+import type { Backend, DenyToolsContext } from '../types.ts';
 
 /**
  * Prompts up to this many bytes go as the `--prompt=` argument; longer ones go on stdin, since Linux

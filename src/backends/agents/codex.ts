@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { type AgentCliDefinition, dirOr } from '../../definition.ts';
-import type { Backend } from '../../types.ts';
-import { classifyCodexExit } from './codex-errors.ts';
-import { createCodexParser } from './codex-stream.ts';
+import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { classifyCodexExit } from '../parsers/codex-errors.ts';
+import { createCodexParser } from '../parsers/codex-stream.ts';
+import type { Backend } from '../types.ts';
 
 /**
  * Prompts up to this many bytes go as the trailing argument; longer ones go on stdin (`codex exec -`),

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AgentCliDefinition, dirOr } from '../../definition.ts';
-import type { Backend } from '../../types.ts';
-import { classifyOpencodeExit } from './opencode-errors.ts';
-import { createOpencodeParser } from './opencode-stream.ts';
+import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { classifyOpencodeExit } from '../parsers/opencode-errors.ts';
+import { createOpencodeParser } from '../parsers/opencode-stream.ts';
+import type { Backend } from '../types.ts';
 
 /** The session title Ralph gives every run: with a title set, opencode makes no extra (unreported) title model call. */
 export const OPENCODE_SESSION_TITLE = 'Ralph loop iteration';

@@ -1,6 +1,6 @@
-import { createJsonLinesParser, type Json, num, str, stripAnsi } from '../../parsers/json-lines.ts';
-import type { AgentEvent, OutputParser, Usage } from '../../types.ts';
+import type { AgentEvent, OutputParser, Usage } from '../types.ts';
 import { GEMINI_QUOTA, parseGeminiResetTime } from './gemini-errors.ts';
+import { createJsonLinesParser, type Json, num, str, stripAnsi } from './json-lines.ts';
 
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 

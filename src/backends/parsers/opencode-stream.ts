@@ -1,5 +1,5 @@
-import { createJsonLinesParser, isJsonObject, type Json, num, str } from '../../parsers/json-lines.ts';
-import type { AgentEvent, OutputParser, Usage } from '../../types.ts';
+import type { AgentEvent, OutputParser, Usage } from '../types.ts';
+import { createJsonLinesParser, isJsonObject, type Json, num, str } from './json-lines.ts';
 import { isLimitError, opencodeErrorMessage, opencodeResetAt } from './opencode-errors.ts';
 
 /**

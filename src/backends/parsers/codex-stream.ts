@@ -1,11 +1,11 @@
-import { createJsonLinesParser, type Json, num, str } from '../../parsers/json-lines.ts';
-import type { AgentEvent, OutputParser, Usage } from '../../types.ts';
+import type { AgentEvent, OutputParser, Usage } from '../types.ts';
 import {
   CODEX_RATE_LIMIT,
   CODEX_RETRY_NOTICE,
   CODEX_USAGE_LIMIT,
   parseCodexResetTime,
 } from './codex-errors.ts';
+import { createJsonLinesParser, type Json, num, str } from './json-lines.ts';
 
 /** `turn.completed` usage → Ralph's usage; codex's `input_tokens` include the cached ones. */
 export function readCodexUsage(raw: unknown): Usage | undefined {

@@ -1,6 +1,6 @@
-import { finalRateLimit } from '../../parsers/classify-exit.ts';
-import { isJsonObject, type Json, num, str, stripAnsi } from '../../parsers/json-lines.ts';
-import type { ExitClass, ExitInfo } from '../../types.ts';
+import type { ExitClass, ExitInfo } from '../types.ts';
+import { finalRateLimit } from './classify-exit.ts';
+import { isJsonObject, type Json, num, str, stripAnsi } from './json-lines.ts';
 
 /**
  * The reset time of a rate-limit error, from the response headers opencode passes through

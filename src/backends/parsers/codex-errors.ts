@@ -1,6 +1,6 @@
-import { finalRateLimit } from '../../parsers/classify-exit.ts';
-import { lastLine } from '../../parsers/json-lines.ts';
-import type { ExitClass, ExitInfo } from '../../types.ts';
+import type { ExitClass, ExitInfo } from '../types.ts';
+import { finalRateLimit } from './classify-exit.ts';
+import { lastLine } from './json-lines.ts';
 
 /** codex's own retry notices (`Reconnecting... 2/5 (…)`): the CLI is still retrying, not failing. */
 export const CODEX_RETRY_NOTICE = /^Reconnecting\.\.\./;
