@@ -1,6 +1,7 @@
 import type { ExitClass, ExitInfo } from '../types.ts';
 import { finalRateLimit } from './classify-exit.ts';
 import { lastLine } from './json-lines.ts';
+import { MONTHS } from './reset-time.ts';
 
 /** codex's own retry notices (`Reconnecting... 2/5 (…)`): the CLI is still retrying, not failing. */
 export const CODEX_RETRY_NOTICE = /^Reconnecting\.\.\./;
@@ -12,8 +13,6 @@ export const CODEX_RATE_LIMIT = /\b429\b|too many requests|rate.?limit/i;
 const AUTH =
   /\b401\b|unauthori[sz]ed|missing environment variable|invalid[_ ]api[_ ]key|incorrect api key|access token could not be refreshed|refresh token|not logged in|log ?in again|upgrade to plus/i;
 const CONTEXT = /context window|context_length_exceeded|maximum context length/i;
-
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 /**
  * The reset time in a codex usage-limit message, as epoch ms plus a minute (codex prints local time

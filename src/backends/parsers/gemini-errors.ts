@@ -1,7 +1,7 @@
-import { parseResetTime } from '../agents/claude.ts';
 import type { ExitClass, ExitInfo } from '../types.ts';
 import { finalRateLimit } from './classify-exit.ts';
 import { stripAnsi } from './json-lines.ts';
+import { parseResetTime } from './reset-time.ts';
 
 /**
  * Gemini CLI exits with an API error's HTTP status as its exit code, truncated to 8 bits (429 → 173),
