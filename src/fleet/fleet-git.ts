@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { resolveCommit } from '../git/branches.ts';
-import { commitAll } from '../git/git.ts';
+import { commitAll } from '../git/commit.ts';
 import { runGit, runGitRaw, stderrTail } from '../git/run-git.ts';
 import { fleetBranch } from './job-engine.ts';
 

@@ -1,5 +1,5 @@
 import { RalphError } from '../errors.ts';
-import type { ImportedIssue } from '../state/task-import.ts';
+import type { ImportedIssue } from '../state/tasks/task-import.ts';
 import type { GithubClient } from './github-client.ts';
 
 /** The most open issues one import reads (5 pages of 100); past it the import says so. */

@@ -2,8 +2,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { resolveCommit } from './branches.ts';
-import { type ExcludeOptions, repoState, stageAll, workingTreeChanges } from './git.ts';
+import { stageAll } from './commit.ts';
+import { repoState } from './repo-state.ts';
 import { gitFailure, runGit, runGitRaw } from './run-git.ts';
+import { type ExcludeOptions, workingTreeChanges } from './working-tree.ts';
 
 /** Where rolled-back changes are kept: one ref per run and iteration (DESIGN §6). */
 export const RESCUE_PREFIX = 'refs/ralph/rescue';

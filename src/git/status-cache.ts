@@ -1,16 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import {
-  excludedFromTop,
-  isExcludedPath,
-  statusEntries,
-  type WorkingTreeChange,
-  withoutExcluded,
-} from './git.ts';
 import { readGitHead } from './head.ts';
+import { isExcludedPath, type WorkingTreeChange } from './porcelain.ts';
 import { runGit } from './run-git.ts';
 import { type TreeWatch, watchTree } from './tree-watch.ts';
+import { excludedFromTop, statusEntries, withoutExcluded } from './working-tree.ts';
 
 /** Uncommitted changes minus the excluded paths (a `git status`, fresh or cached). */
 export type PendingChanges = () => Promise<WorkingTreeChange[]>;

@@ -1,6 +1,6 @@
 import type { RalphConfig } from '../config/schema.ts';
 import { type GateResult, runGate, validateCommand } from '../gates/run-gate.ts';
-import { repoState } from '../git/git.ts';
+import { repoState } from '../git/repo-state.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
 import type { ParallelEvent } from '../observe/parallel-events.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';

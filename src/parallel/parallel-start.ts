@@ -6,7 +6,7 @@ import type { StartMode } from '../engine/context/run-context.ts';
 import { preflight } from '../engine/readiness/preflight.ts';
 import { importGithubIssues } from '../engine/workflows/issue-tasks.ts';
 import { RalphError } from '../errors.ts';
-import { describeRefusal, repoState } from '../git/git.ts';
+import { describeRefusal, repoState } from '../git/repo-state.ts';
 import { runGit } from '../git/run-git.ts';
 import { readInbox } from '../human/control-files.ts';
 import type { ParallelPaths, ParallelState } from '../state/parallel-files.ts';

@@ -4,12 +4,13 @@ import { sleepUntilCommand } from '../engine/run/idle-wait.ts';
 import { RalphError } from '../errors.ts';
 import { type ForgeSession, openForge, type PullRequest, pullRequestPollMs } from '../forge/open-forge.ts';
 import { configuredRemoteUrl, fetchRemoteBranch, resolveCommit } from '../git/branches.ts';
-import { pushWithRetry } from '../git/git.ts';
+import { pushWithRetry } from '../git/push.ts';
 import { formatCost } from '../observe/format.ts';
 import type { ParallelEvent } from '../observe/parallel-events.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
-import { readTasks, type TaskIssue } from '../state/tasks.ts';
+import type { TaskIssue } from '../state/tasks/task.ts';
+import { readTasks } from '../state/tasks/task-file.ts';
 import { fastForward, isAncestor, type MergeOutcome } from './merge-queue.ts';
 import { worktreeBranch } from './worktrees.ts';
 

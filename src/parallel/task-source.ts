@@ -8,7 +8,9 @@ import { runGit, runGitRaw } from '../git/run-git.ts';
 import { writeFileAtomicSync } from '../state/io/atomic-write.ts';
 import type { ParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
-import { closeTask, failTask, readTasks, readyTasks, startTask } from '../state/tasks.ts';
+import { readyTasks } from '../state/tasks/task.ts';
+import { closeTask, failTask, startTask } from '../state/tasks/task-changes.ts';
+import { readTasks } from '../state/tasks/task-file.ts';
 import { parseChecklist } from '../workflows/checklist-parse.ts';
 
 /** Where a parallel run's tasks come from (DESIGN.md §5). */

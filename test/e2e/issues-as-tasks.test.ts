@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readTasks, type Task } from '../../src/state/tasks.ts';
+import type { Task } from '../../src/state/tasks/task.ts';
+import { readTasks } from '../../src/state/tasks/task-file.ts';
 import { REMOTE_URL, WRITE_TOKEN } from '../helpers/forge-workspace.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { fakeConfig, runRalph } from '../helpers/workspace.ts';

@@ -4,15 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RalphError } from '../../src/errors.ts';
-import {
-  changedFilesBetween,
-  commitAll,
-  describeRefusal,
-  isGitRepo,
-  pushWithRetry,
-  repoState,
-  workingTreeChanges,
-} from '../../src/git/git.ts';
+import { commitAll } from '../../src/git/commit.ts';
+import { pushWithRetry } from '../../src/git/push.ts';
+import { describeRefusal, isGitRepo, repoState } from '../../src/git/repo-state.ts';
+import { changedFilesBetween, workingTreeChanges } from '../../src/git/working-tree.ts';
 import { removeWhenDone } from '../helpers/workspace.ts';
 
 function tempDir(): string {

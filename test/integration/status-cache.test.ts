@@ -9,8 +9,8 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { workingTreeChanges } from '../../src/git/git.ts';
 import { createWorkingTreeCache, type WorkingTreeCache } from '../../src/git/status-cache.ts';
+import { workingTreeChanges } from '../../src/git/working-tree.ts';
 import { RUNTIME_PATHS } from '../../src/state/paths.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 

@@ -5,14 +5,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/state/io/file-lock.ts';
-import { readMemories } from '../../src/state/memories.ts';
-import { readTasks } from '../../src/state/tasks.ts';
+import { readMemories } from '../../src/state/memories/memories-file.ts';
+import { readTasks } from '../../src/state/tasks/task-file.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 
 const DIST = join(ROOT, 'dist', 'state');
 
 beforeAll(() => {
-  if (!existsSync(join(DIST, 'tasks.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (!existsSync(join(DIST, 'tasks', 'task-changes.js')))
+    throw new Error('dist/ is missing: run `npm run build` first');
 });
 
 /** Runs `code` (an ES module body; `mod` is the imported dist module) in a child node process. */
@@ -47,7 +48,9 @@ describe('concurrent writers lose no updates', () => {
     const dir = join(makeWorkspace(), '.ralph', 'agent');
     const file = join(dir, 'tasks.jsonl');
     const code = `for (let i = 0; i < 10; i++) mod.addTask(args[0], { title: args[1] + '-' + i, priority: 1 + (i % 5) });`;
-    await all(Array.from({ length: 8 }, (_, p) => runChild('tasks.js', code, [file, `writer${p}`])));
+    await all(
+      Array.from({ length: 8 }, (_, p) => runChild('tasks/task-changes.js', code, [file, `writer${p}`])),
+    );
     const tasks = readTasks(file);
     expect(tasks).toHaveLength(80);
     expect(new Set(tasks.map((t) => t.id)).size).toBe(80);
@@ -67,7 +70,7 @@ describe('concurrent writers lose no updates', () => {
       for (let i = 0; i < 5; i++) ids.push(mod.addTask(args[0], { title: args[1] + i }).id);
       for (const id of ids) { mod.startTask(args[0], id); mod.closeTask(args[0], id); }
       mod.ensureTask(args[0], 'shared', { title: 'only once' });`;
-    await all(Array.from({ length: 8 }, (_, p) => runChild('tasks.js', code, [file, `w${p}-`])));
+    await all(Array.from({ length: 8 }, (_, p) => runChild('tasks/task-changes.js', code, [file, `w${p}-`])));
     const tasks = readTasks(file);
     expect(tasks).toHaveLength(41);
     expect(tasks.filter((t) => t.key === 'shared')).toHaveLength(1);
@@ -81,7 +84,9 @@ describe('concurrent writers lose no updates', () => {
     const code = `
       const types = ['pattern', 'decision', 'fix', 'context'];
       for (let i = 0; i < 10; i++) mod.addMemory(args[0], { content: args[1] + ' ' + i, type: types[i % 4], tags: [args[1]] });`;
-    await all(Array.from({ length: 8 }, (_, p) => runChild('memories.js', code, [file, `writer${p}`])));
+    await all(
+      Array.from({ length: 8 }, (_, p) => runChild('memories/memories-file.js', code, [file, `writer${p}`])),
+    );
     const entries = readMemories(file);
     expect(entries).toHaveLength(80);
     expect(new Set(entries.map((e) => e.id)).size).toBe(80);

@@ -3,12 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
-import {
-  classifyClaudeExit,
-  claudeBackend,
-  claudeEnv,
-  parseResetTime,
-} from '../../src/backends/agents/claude.ts';
+import { classifyClaudeExit, claudeBackend, claudeEnv } from '../../src/backends/agents/claude.ts';
+import { parseResetTime } from '../../src/backends/parsers/reset-time.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';

@@ -5,11 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
 import {
   CODEX_ARG_PROMPT_MAX_BYTES,
-  classifyCodexExit,
   codexBackend,
   createCodexBackend,
-  parseCodexResetTime,
 } from '../../src/backends/agents/codex.ts';
+import { classifyCodexExit, parseCodexResetTime } from '../../src/backends/parsers/codex-errors.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';

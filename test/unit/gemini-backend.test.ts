@@ -4,17 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/agent/usage-meter.ts';
+import { GEMINI_ARG_PROMPT_MAX_BYTES, geminiBackend } from '../../src/backends/agents/gemini.ts';
 import {
   classifyGeminiExit,
-  GEMINI_ARG_PROMPT_MAX_BYTES,
   GEMINI_EXIT,
-  geminiBackend,
   parseGeminiResetTime,
-} from '../../src/backends/agents/gemini.ts';
+} from '../../src/backends/parsers/gemini-errors.ts';
 import type { AgentEvent, ExitInfo } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ROOT } from '../helpers/workspace.ts';
-import { geminiTool, geminiView, requestWorkspace, schemaValue } from '../support/model-server/gemini.ts';
 
 /**
  * Real `gemini -o stream-json` output (@google/gemini-cli 0.61.0) against the scripted model server,
@@ -453,64 +451,5 @@ describe('parseGeminiResetTime', () => {
 
   it('names no time: undefined', () => {
     expect(parseGeminiResetTime('Resource has been exhausted (e.g. check quota).', now)).toBeUndefined();
-  });
-});
-
-describe('the scripted Gemini API (test support)', () => {
-  const body = {
-    contents: [
-      {
-        role: 'user',
-        parts: [
-          { text: '<session_context>\n- **Workspace Directories:**\n  - /tmp/ws\n</session_context>' },
-          { text: 'Do it.' },
-        ],
-      },
-      { role: 'model', parts: [{ functionCall: { name: 'run_shell_command', args: { command: 'ls' } } }] },
-      {
-        role: 'user',
-        parts: [{ functionResponse: { name: 'run_shell_command', response: { output: '' } } }],
-      },
-    ],
-  };
-
-  it('reads the prompt turn, the tool rounds after it and the workspace', () => {
-    expect(geminiView(body)).toEqual({
-      prompt: '<session_context>\n- **Workspace Directories:**\n  - /tmp/ws\n</session_context>\nDo it.',
-      toolRounds: 1,
-    });
-    expect(requestWorkspace(body)).toBe('/tmp/ws');
-  });
-
-  it('maps scripted tools onto gemini’s own: run_shell_command, write_file with an absolute path', () => {
-    const tools = new Set(['run_shell_command', 'write_file']);
-    expect(geminiTool({ kind: 'shell', command: 'ralph emit x' }, tools, '/tmp/ws')).toMatchObject({
-      name: 'run_shell_command',
-      args: { command: 'ralph emit x' },
-    });
-    expect(geminiTool({ kind: 'write_file', path: 'a/b.md', content: 'x\n' }, tools, '/tmp/ws')).toEqual({
-      name: 'write_file',
-      args: { file_path: '/tmp/ws/a/b.md', content: 'x\n' },
-    });
-    // Without a write_file tool: a quoted heredoc through the shell (no $(…) or backticks).
-    expect(
-      geminiTool({ kind: 'write_file', path: 'b.md', content: 'x\n' }, new Set(['run_shell_command']), '/w'),
-    ).toEqual({
-      name: 'run_shell_command',
-      args: { command: "cat > 'b.md' <<'RALPH_EOF'\nx\nRALPH_EOF", description: 'Write the scripted file' },
-    });
-  });
-
-  it('answers a utility call with a value of its response schema (the auto router’s classifier)', () => {
-    expect(
-      schemaValue({
-        type: 'OBJECT',
-        properties: {
-          complexity_reasoning: { type: 'STRING' },
-          complexity_score: { type: 'INTEGER' },
-          choice: { type: 'string', enum: ['flash', 'pro'] },
-        },
-      }),
-    ).toEqual({ complexity_reasoning: 'scripted', complexity_score: 1, choice: 'flash' });
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeRefusal, type RepoState } from '../../src/git/git.ts';
 import { isExcludedPath, parsePorcelainV2, type WorkingTreeChange } from '../../src/git/porcelain.ts';
+import { describeRefusal, type RepoState } from '../../src/git/repo-state.ts';
 import { stderrTail } from '../../src/git/run-git.ts';
 
 const H0 = '0000000000000000000000000000000000000000';

@@ -5,17 +5,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { installHint } from '../../src/backends/registry.ts';
 import { configSchema, type RalphConfigInput } from '../../src/config/schema.ts';
+import { healthFatal, runHealthChecks } from '../../src/engine/readiness/health.ts';
 import {
   checkAgentAvailable,
   checkDiskSpace,
   checkGitRepo,
-  checkSpecsReadable,
   type HealthResult,
-  healthFatal,
   isInsideGitRepo,
-  runHealthChecks,
   statfsFreeBytes,
-} from '../../src/engine/readiness/health.ts';
+} from '../../src/engine/readiness/health-checks.ts';
+import { checkSpecsReadable } from '../../src/engine/readiness/specs-check.ts';
 import { findExecutable } from '../../src/process/find-executable.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 

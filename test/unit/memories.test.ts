@@ -2,22 +2,20 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addMemory, deleteMemory, readMemories } from '../../src/state/memories/memories-file.ts';
+import { parseMemories } from '../../src/state/memories/memories-text.ts';
 import {
-  addMemory,
-  deleteMemory,
   MEMORY_TYPES,
   type MemoryEntry,
   normalizeMemoryContent,
   normalizeTags,
-  parseMemories,
-  readMemories,
-} from '../../src/state/memories.ts';
+} from '../../src/state/memories/memory.ts';
 import {
   newestFirst,
   primeMemories,
   renderMemoriesForPrompt,
   searchMemories,
-} from '../../src/state/memory-prompt.ts';
+} from '../../src/state/memories/memory-prompt.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 const memoriesFile = (text?: string) => {

@@ -3,19 +3,16 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RalphError } from '../../src/errors.ts';
+import { openTasks, readyTasks, TASK_STATUSES, type Task } from '../../src/state/tasks/task.ts';
 import {
   addTask,
   closeTask,
   ensureTask,
   failTask,
-  openTasks,
-  readTasks,
-  readyTasks,
   reopenTask,
   startTask,
-  TASK_STATUSES,
-  type Task,
-} from '../../src/state/tasks.ts';
+} from '../../src/state/tasks/task-changes.ts';
+import { readTasks } from '../../src/state/tasks/task-file.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 const tasksFile = () => join(makeWorkspace(), '.ralph', 'agent', 'tasks.jsonl');

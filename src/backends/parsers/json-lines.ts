@@ -7,8 +7,10 @@ export type Json = Record<string, unknown>;
 export const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 /** A string, else ''. */
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** Whether a value is an object (arrays included). */
+export const isJsonObject = (v: unknown): v is Json => typeof v === 'object' && v !== null;
 /** An object (arrays included), else an empty one. */
-export const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {});
+export const obj = (v: unknown): Json => (isJsonObject(v) ? v : {});
 
 /** Usage as cline and cursor-agent report it (`inputTokens`, `cacheReadTokens`, …; fresh and cached input apart). */
 export function readCamelCaseUsage(raw: unknown): Usage | undefined {
@@ -29,6 +31,9 @@ export const lastLine = (text: string): string | undefined =>
     .map((l) => l.trim())
     .filter(Boolean)
     .at(-1);
+
+/** A text without its colour codes (agents colour their error messages). */
+export const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
 
 /** What an adapter adds to the JSON-lines parser shell. */
 export interface JsonLinesParserOptions {

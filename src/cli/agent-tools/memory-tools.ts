@@ -1,9 +1,10 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
-import { addMemory, deleteMemory, MEMORY_TYPES, readMemories } from '../../state/memories.ts';
-import { primeMemories, searchMemories } from '../../state/memory-prompt.ts';
+import { addMemory, deleteMemory, readMemories } from '../../state/memories/memories-file.ts';
+import { MEMORY_TYPES } from '../../state/memories/memory.ts';
+import { primeMemories, searchMemories } from '../../state/memories/memory-prompt.ts';
+import { promoteMemory, userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { ralphPaths } from '../../state/paths.ts';
-import { promoteMemory, userMemoriesFile } from '../../state/user-memories.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { numberOption, WHOLE } from '../options.ts';
 import { formatOption, json, renderMemories } from './tool-render.ts';

@@ -1,21 +1,16 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from '../../state/tasks/task.ts';
 import {
   addTask,
   closeTask,
   ensureTask,
   failTask,
-  findTask,
-  readTasks,
-  readyTasks,
   reopenTask,
   startTask,
-  TASK_STATUSES,
-  type Task,
-  type TaskOptions,
-  unreadableTaskLines,
-} from '../../state/tasks.ts';
+} from '../../state/tasks/task-changes.ts';
+import { readTasks, unreadableTaskLines } from '../../state/tasks/task-file.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { registerTaskImport } from './task-import.ts';
 import { type Format, formatOption, json, renderTask, renderTasks, splitList } from './tool-render.ts';

@@ -1,6 +1,6 @@
 import { Option } from '@commander-js/extra-typings';
-import type { MemoryEntry } from '../../state/memories.ts';
-import type { Task } from '../../state/tasks.ts';
+import type { MemoryEntry } from '../../state/memories/memory.ts';
+import type { Task } from '../../state/tasks/task.ts';
 
 // How `ralph tools …` prints tasks and memories: a table for people, JSON for agents.
 

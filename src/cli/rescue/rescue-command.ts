@@ -1,5 +1,5 @@
 import { ExitCode, RalphError } from '../../errors.ts';
-import { isGitRepo } from '../../git/git.ts';
+import { isGitRepo } from '../../git/repo-state.ts';
 import {
   applyRescue,
   listRescues,

@@ -1,6 +1,6 @@
 import type { GateResult } from '../../gates/run-gate.ts';
-import { pushWithRetry } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
+import { pushWithRetry } from '../../git/push.ts';
 import type { HeldCommit } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { commitIteration, commitMessage, filesChanged } from './workspace-git.ts';

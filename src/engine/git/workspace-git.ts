@@ -1,14 +1,9 @@
 import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
-import {
-  changedFilesBetween,
-  commitAll,
-  describeRefusal,
-  isGitRepo,
-  repoState,
-  workingTreeChanges,
-} from '../../git/git.ts';
+import { commitAll } from '../../git/commit.ts';
+import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
+import { changedFilesBetween, workingTreeChanges } from '../../git/working-tree.ts';
 import { RUNTIME_PATHS } from '../../state/paths.ts';
 
 /** Ralph's runtime paths (workspace-relative; the git layer maps them for a workspace in a subdirectory). */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
-import { userMemoriesFile } from '../../state/user-memories.ts';
+import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { archiveProgress } from '../../workflows/progress-archive.ts';
 import { announceSwept, leftBehind } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';

@@ -3,11 +3,13 @@ import { resolve } from 'node:path';
 import { usesLoopSettings } from '../../backends/backend-settings.ts';
 import { installHint, resolveBackend } from '../../backends/registry.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
+import { hasRemote } from '../../git/push.ts';
+import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
-import { type HealthResult, resolveAgentCommand, runHealthChecks } from './health.ts';
+import { runHealthChecks } from './health.ts';
+import { type HealthResult, resolveAgentCommand } from './health-checks.ts';
 import { reposPreflight, reposRefusals } from './repo-set.ts';
 
 /** Shell words that are not programs on PATH. */

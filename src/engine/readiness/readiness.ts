@@ -3,7 +3,8 @@ import { hostNotes, pickAutoBackend } from '../../backends/registry.ts';
 import { configSchema, type RalphConfig } from '../../config/schema.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { type BackendInspection, inspectBackends } from './backend-info.ts';
-import { checkDiskSpace, type HealthResult, healthFatal, resolveAgentCommand } from './health.ts';
+import { healthFatal } from './health.ts';
+import { checkDiskSpace, type HealthResult, resolveAgentCommand } from './health-checks.ts';
 import { preflight } from './preflight.ts';
 
 /** The configured backend and whether its agent binary can be started. */

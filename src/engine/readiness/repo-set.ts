@@ -3,8 +3,9 @@ import { isAbsolute, resolve } from 'node:path';
 import { repoName } from '../../config/schema/repos.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
-import { describeRefusal, hasRemote, isGitRepo, repoState } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
+import { hasRemote } from '../../git/push.ts';
+import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import { dirtyTreeMessage, requireClean } from '../git/workspace-git.ts';
 
 /** One repository of `repos`, resolved: its name, its absolute path, its tests gate. */

@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { HatConfig, RalphConfig } from '../../config/schema.ts';
 import type { PromptTask } from '../../routing/prompt.ts';
-import { type MemoryEntry, normalizeTags, readMemories } from '../../state/memories.ts';
-import { newestFirst, renderMemoriesForPrompt } from '../../state/memory-prompt.ts';
+import { readMemories } from '../../state/memories/memories-file.ts';
+import { type MemoryEntry, normalizeTags } from '../../state/memories/memory.ts';
+import { newestFirst, renderMemoriesForPrompt } from '../../state/memories/memory-prompt.ts';
 import type { RalphPaths } from '../../state/paths.ts';
-import { compareTasks, openTasks, readTasks, readyTasks } from '../../state/tasks.ts';
+import { compareTasks, openTasks, readyTasks } from '../../state/tasks/task.ts';
+import { readTasks } from '../../state/tasks/task-file.ts';
 
 /** What an iteration's prompt and completion check read from disk, fresh every iteration. */
 export interface WorkspaceContext {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { ChangedFiles } from '../../gates/affected-tests.ts';
-import { showPrefix } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
+import { showPrefix } from '../../git/working-tree.ts';
 import { RALPH_DIR } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';

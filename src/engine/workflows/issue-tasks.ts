@@ -5,8 +5,9 @@ import { configuredRemoteUrl } from '../../git/branches.ts';
 import { readGitHead } from '../../git/head.ts';
 import type { PreflightEvent } from '../../observe/events.ts';
 import { ralphPaths } from '../../state/paths.ts';
-import { type ImportResult, importIssueTasks, markIssueClosed } from '../../state/task-import.ts';
-import { readTasks, type Task } from '../../state/tasks.ts';
+import type { Task } from '../../state/tasks/task.ts';
+import { readTasks } from '../../state/tasks/task-file.ts';
+import { type ImportResult, importIssueTasks, markIssueClosed } from '../../state/tasks/task-import.ts';
 import type { RunContext } from '../context/run-context.ts';
 
 /** Where the issues are: the workspace, its config (`git.remote`, `forge.host`) and the environment. */

@@ -2,8 +2,8 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
 import { milestoneBranch, onGithub, openForge } from '../../forge/open-forge.ts';
 import { configuredRemoteUrl, fetchRemoteBranch, resolveCommit, switchBranch } from '../../git/branches.ts';
-import { pushWithRetry } from '../../git/git.ts';
 import { readGitHead } from '../../git/head.ts';
+import { pushWithRetry } from '../../git/push.ts';
 import type { PreflightEvent } from '../../observe/events.ts';
 import { formatCost } from '../../observe/format.ts';
 import type { IterationRecord } from '../../observe/iteration-record.ts';
@@ -19,7 +19,7 @@ export function pullRequestMode(config: RalphConfig, remoteUrl: string | undefin
   return config.completion.checklist && onGithub(remoteUrl, config.forge.host) ? 'per_milestone' : 'off';
 }
 
-/** A pre-flight check's line (readiness/health.ts's HealthResult). */
+/** A pre-flight check's line (readiness/health-checks.ts's HealthResult). */
 type HealthResult = PreflightEvent['checks'][number];
 
 const fatal = (check: string, message: string): HealthResult[] => [{ check, level: 'fatal', message }];

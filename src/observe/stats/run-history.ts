@@ -3,7 +3,8 @@ import { readRecordLines, recordsFileOf } from '../../state/iteration-records.ts
 import { loopStateOf } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { type RegistryEntry, readRegistryLines } from '../../state/run-registry.ts';
-import { readTasks, type Task } from '../../state/tasks.ts';
+import type { Task } from '../../state/tasks/task.ts';
+import { readTasks } from '../../state/tasks/task-file.ts';
 import type { IterationRecord } from '../iteration-record.ts';
 import { readMetricAttempts, type WorkspaceAttempts } from './metric-series.ts';
 

@@ -1,14 +1,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { RalphError } from '../errors.ts';
-import { withFileLock } from './io/file-lock.ts';
-import {
-  deleteMemory,
-  insertMemory,
-  type MemoryEntry,
-  normalizeMemoryContent,
-  readMemories,
-} from './memories.ts';
+import { RalphError } from '../../errors.ts';
+import { withFileLock } from '../io/file-lock.ts';
+import { deleteMemory, insertMemory, readMemories } from './memories-file.ts';
+import { type MemoryEntry, normalizeMemoryContent } from './memory.ts';
 
 /**
  * Memories with `scope: user`: one file per user, `$XDG_DATA_HOME/ralph/memories.md` (default

@@ -1,4 +1,6 @@
-import { editTasks, newTaskId, type Task, type TaskOptions, taskTimestamp } from './tasks.ts';
+import type { Task, TaskOptions } from './task.ts';
+import { newTaskId, taskTimestamp } from './task-changes.ts';
+import { editTasks } from './task-file.ts';
 
 /** An issue to keep as a task: what the tracker says about it. */
 export interface ImportedIssue {

@@ -6,7 +6,7 @@ import {
   parseMemoryType,
   renderMemoryEntry,
   SECTION_TITLES,
-} from './memories.ts';
+} from './memory.ts';
 
 // Which memories a search or a prompt gets, and how the prompt shows them.
 

@@ -1,0 +1,134 @@
+import { statfsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { installHint, resolveBackend } from '../../backends/registry.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import { findExecutable } from '../../process/find-executable.ts';
+
+/** The outcome of one health check: `warn` is reported and the loop goes on; `fatal` stops it. */
+export interface HealthResult {
+  check: string;
+  level: 'ok' | 'warn' | 'fatal';
+  message: string;
+}
+
+/** One mebibyte: the unit of `health.min_free_disk_mb`. */
+export const MB = 1024 * 1024;
+
+/** Free bytes available to an unprivileged user on the file system holding `path`. */
+export function statfsFreeBytes(path: string): number {
+  const s = statfsSync(path);
+  return s.bavail * s.bsize;
+}
+
+/** The errno code of a failed file-system call (`ENOENT`, `EACCES`, …). */
+export function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? 'EUNKNOWN';
+}
+
+function formatFree(bytes: number): string {
+  return bytes < MB ? `${Math.max(0, Math.floor(bytes))} bytes` : `${Math.floor(bytes / MB)} MB`;
+}
+
+/** Warns below `minFreeBytes`; fatal below 1 MB (nothing left to write logs, state or commits). */
+export function checkDiskSpace(
+  path: string,
+  minFreeBytes: number,
+  probe: (path: string) => number = statfsFreeBytes,
+): HealthResult {
+  let free: number;
+  try {
+    free = probe(path);
+  } catch (error) {
+    return {
+      check: 'disk',
+      level: 'warn',
+      message: `could not measure free disk space in ${path} (${errorCode(error)})`,
+    };
+  }
+  if (free < MB) {
+    return {
+      check: 'disk',
+      level: 'fatal',
+      message: `disk full: ${formatFree(free)} free in ${path}; free some space, then run ralph again`,
+    };
+  }
+  if (free < minFreeBytes) {
+    return {
+      check: 'disk',
+      level: 'warn',
+      message: `low disk space: ${formatFree(free)} free in ${path}, below health.min_free_disk_mb (${formatFree(minFreeBytes)})`,
+    };
+  }
+  return { check: 'disk', level: 'ok', message: `${formatFree(free)} free in ${path}` };
+}
+
+/** True when `root` or a parent holds `.git` (a directory, or a file as in worktrees and submodules). */
+export function isInsideGitRepo(root: string): boolean {
+  let dir = resolve(root);
+  for (;;) {
+    try {
+      const st = statSync(join(dir, '.git'));
+      if (st.isDirectory() || st.isFile()) return true;
+    } catch {}
+    const parent = dirname(dir);
+    if (parent === dir) return false;
+    dir = parent;
+  }
+}
+
+export function checkGitRepo(
+  root: string,
+  isRepo: (root: string) => boolean = isInsideGitRepo,
+): HealthResult {
+  if (isRepo(root)) return { check: 'git', level: 'ok', message: `git repository: ${root}` };
+  return {
+    check: 'git',
+    level: 'fatal',
+    message: `not a git repository: ${root} (run git init, or set health.require_git: false)`,
+  };
+}
+
+/** The agent executable exists and is executable (a path, or a bare name looked up on env.PATH). */
+export function checkAgentAvailable(
+  command: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string = process.cwd(),
+): HealthResult {
+  const found = findExecutable(command, env.PATH, cwd);
+  if (found.found) return { check: 'agent', level: 'ok', message: `${command} → ${found.path}` };
+  return {
+    check: 'agent',
+    level: 'fatal',
+    message: `agent binary not found: ${command} (${found.detail}) — install it (${installHint(command)}) or set cli.command`,
+  };
+}
+
+/** The agent command of the configured backend, or why it cannot be built. */
+export type AgentCommand =
+  | { ok: true; backend: string; command: string; env: NodeJS.ProcessEnv }
+  | { ok: false; backend: string; error: string };
+
+/** Learns the agent command from the backend itself (a dummy prompt), with the env the agent gets. */
+export function resolveAgentCommand(
+  config: RalphConfig,
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+): AgentCommand {
+  const backend = config.cli.backend;
+  try {
+    const invocation = resolveBackend(backend, config).buildInvocation({
+      prompt: 'ralph health check',
+      config,
+      workspace,
+      extraArgs: [],
+    });
+    return {
+      ok: true,
+      backend,
+      command: invocation.command,
+      env: { ...env, ...config.cli.env, ...invocation.env },
+    };
+  } catch (error) {
+    return { ok: false, backend, error: (error as Error).message };
+  }
+}

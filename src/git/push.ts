@@ -1,0 +1,61 @@
+import { setTimeout as realSleep } from 'node:timers/promises';
+import { RalphError } from '../errors.ts';
+import { gitFailure, runGitRaw, stderrTail } from './run-git.ts';
+
+export interface PushOptions {
+  remote: string;
+  /** Remote branch to push HEAD to (`HEAD:refs/heads/<branch>`). */
+  branch: string;
+  attempts: number;
+  delayMs: number;
+  /** Injected for tests; defaults to a real timer. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Called after each failed attempt with its number (from 1) and the error. */
+  onAttempt?: (attempt: number, error: RalphError) => void;
+  /** Kill a push that hangs (e.g. an unreachable host) after this long; default 5 minutes. */
+  timeoutMs?: number;
+}
+
+async function hasUpstream(root: string): Promise<boolean> {
+  const branch = await runGitRaw(root, ['symbolic-ref', '-q', '--short', 'HEAD']);
+  if (branch.exitCode !== 0) return true; // detached: there is no local branch to track anything
+  const remote = await runGitRaw(root, ['config', '--get', `branch.${branch.stdout.trim()}.remote`]);
+  return remote.exitCode === 0 && remote.stdout.trim().length > 0;
+}
+
+/**
+ * Pushes HEAD to `<remote>/<branch>`, retrying `attempts` times `delayMs` apart; sets the
+ * upstream when the current branch has none. Never rewrites anything: on failure the commits
+ * stay local and the error says so.
+ */
+export async function pushWithRetry(root: string, options: PushOptions): Promise<void> {
+  const attempts = Number.isFinite(options.attempts) ? Math.max(1, Math.floor(options.attempts)) : 1;
+  const sleep = options.sleep ?? realSleep;
+  const args = ['push'];
+  if (!(await hasUpstream(root))) args.push('-u');
+  args.push(options.remote, `HEAD:refs/heads/${options.branch}`);
+  const timeoutMs = options.timeoutMs ?? 300_000;
+  let lastDetail = '';
+  let lastError: RalphError | undefined;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const result = await runGitRaw(root, args, { timeoutMs });
+    if (result.exitCode === 0 && !result.timedOut) return;
+    const tail = stderrTail(result.stderr);
+    lastDetail = result.timedOut ? `timed out after ${timeoutMs} ms (${tail})` : tail;
+    lastError = gitFailure(root, args, result, 'check the remote URL, network and permissions');
+    options.onAttempt?.(attempt, lastError);
+    if (attempt < attempts) await sleep(options.delayMs);
+  }
+  throw new RalphError(
+    'git_push_failed',
+    `git push to ${options.remote} failed after ${attempts} attempts: ${lastDetail}; ` +
+      'your commits are kept locally — fix the remote and run `git push`',
+    { cause: lastError },
+  );
+}
+
+/** Whether `remote` is configured in the repository (`git remote get-url`). */
+export async function hasRemote(root: string, remote: string): Promise<boolean> {
+  const r = await runGitRaw(root, ['remote', 'get-url', remote]);
+  return r.exitCode === 0 && r.stdout.trim().length > 0;
+}
