@@ -6,7 +6,8 @@
 
 // ── Tier 1, run: resolve a run as `ralph run` does, then run its loop (in a worktree of its own if
 // asked), or a parallel run.
-export { type ResolvedRun, type ResolveRunOptions, resolveRun } from './engine/run/resolve-run.ts';
+export { resolveRun } from './engine/run/resolve-run.ts';
+export type { ResolvedRun, ResolveRunOptions } from './engine/run/run-inputs.ts';
 export type { PromptChoice } from './config/run-config.ts';
 export { runLoop } from './engine/run/loop.ts';
 export type {
@@ -111,7 +112,7 @@ export {
 // ── Config helpers: load and validate a ralph.yml and build its backend, without resolveRun.
 export { type LoadedConfig, loadConfig } from './config/load-config.ts';
 export { configSchema, type HatConfig, type RalphConfig } from './config/schema.ts';
-export type { BackendName } from './config/schema/values.ts';
+export type { BackendName } from './config/schema/backend-names.ts';
 export { type ConfigOverride, parseSetOverride } from './config/overrides.ts';
 export { resolveBackend } from './backends/registry.ts';
 export type { Backend } from './backends/types.ts';

@@ -4,8 +4,8 @@ import {
   type AgentCliName,
   BACKEND_NAMES,
   type BackendName,
-  type RalphConfig,
-} from '../config/schema.ts';
+} from '../config/schema/backend-names.ts';
+import type { RalphConfig } from '../config/schema.ts';
 import { RalphError } from '../errors.ts';
 import { findExecutable } from '../process/find-executable.ts';
 import { amp } from './agents/amp.ts';

@@ -1,9 +1,6 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { parseDocument } from 'yaml';
+import { join } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { PRESETS_DIR } from '../paths-package.ts';
-import { BACKEND_NAMES, type BackendName } from './schema.ts';
 
 /** A workflow template written by `ralph init --preset NAME`. */
 export interface Preset {
@@ -105,50 +102,4 @@ export function presetSource(file: string): string {
 
 export function presetFile(preset: string, file: string): string {
   return join(PRESETS_DIR, preset, presetSource(file));
-}
-
-/**
- * Writes a preset into `dir`. Existing files are never overwritten unless `force` is set; the
- * check happens before anything is written, so a refusal leaves the directory untouched.
- */
-export function initPreset(
-  dir: string,
-  name: string,
-  opts: { force?: boolean; backend?: string | undefined } = {},
-): string[] {
-  const preset = findPreset(name);
-  if (opts.backend !== undefined) checkBackend(opts.backend);
-  const clashes = preset.files.filter((f) => existsSync(join(dir, f)));
-  if (clashes.length > 0 && !opts.force) {
-    throw new RalphError(
-      'init_exists',
-      `${clashes.join(', ')} already exist in ${dir}; pass --force to overwrite`,
-    );
-  }
-  const written: string[] = [];
-  for (const file of preset.files) {
-    const target = join(dir, file);
-    mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(presetFile(preset.name, file), target);
-    // Set the mode explicitly: a packed or unzipped package may have lost the executable bit.
-    if (preset.executable?.includes(file)) chmodSync(target, 0o755);
-    written.push(file);
-  }
-  for (const d of preset.dirs) mkdirSync(join(dir, d), { recursive: true });
-  if (opts.backend !== undefined) setBackend(join(dir, 'ralph.yml'), opts.backend as BackendName);
-  return written;
-}
-
-/** Refuses a `--backend` value that names no backend (before anything is written). */
-export function checkBackend(backend: string): BackendName {
-  if (!(BACKEND_NAMES as readonly string[]).includes(backend))
-    throw new RalphError('usage', `unknown backend "${backend}"; choose one of ${BACKEND_NAMES.join(', ')}`);
-  return backend as BackendName;
-}
-
-/** Sets cli.backend in a ralph.yml, keeping its comments and layout. */
-export function setBackend(file: string, backend: BackendName): void {
-  const doc = parseDocument(readFileSync(file, 'utf8'));
-  doc.setIn(['cli', 'backend'], backend);
-  writeFileSync(file, String(doc));
 }

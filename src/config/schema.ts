@@ -87,20 +87,3 @@ export type RalphConfigInput = z.input<typeof configSchema>;
 export type HatConfig = z.output<typeof hatSchema>;
 export type ApprovalPointName = (typeof APPROVAL_POINTS)[number];
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
-
-/** The review points of `gates.approval` as a list. */
-export function approvalPoints(config: Pick<RalphConfig, 'gates'>): ApprovalPointName[] {
-  const a = config.gates.approval;
-  return a === undefined ? [] : Array.isArray(a) ? a : [a];
-}
-
-/**
- * Seconds to wait for a human's answer or approval: `RObot.timeout_seconds` while Telegram is on
- * (ralph-orchestrator's key), else `human.timeout_seconds`; 0 is no time limit.
- */
-export function humanTimeoutSeconds(config: Pick<RalphConfig, 'human' | 'RObot'>): number {
-  const robot = config.RObot;
-  return robot.enabled && robot.timeout_seconds !== undefined
-    ? robot.timeout_seconds
-    : config.human.timeout_seconds;
-}

@@ -1,7 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initPreset, presetFile } from '../config/presets.ts';
+import { initPreset } from '../config/preset-init.ts';
+import { presetFile } from '../config/presets.ts';
 import { UsageError } from '../errors.ts';
 
 /** Overrides the demo runs the board preset with: the scripted agent, no idle polling. */

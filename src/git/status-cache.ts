@@ -102,7 +102,6 @@ export function createWorkingTreeCache(
   exclude: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
 ): WorkingTreeCache {
-  let layout: Layout | undefined;
   let tree: TreeWatch | undefined;
   let watching = true;
   let config: { key: string; files: string[] } | undefined;
@@ -163,11 +162,19 @@ export function createWorkingTreeCache(
     });
   };
 
+  // Asked as the cache is made, so the run's first `changes()` (its start checks) finds the layout,
+  // the watch and the config listed while the run set itself up. A failure surfaces there.
+  const ready = (async () => {
+    const l = await readLayout(root);
+    // The config files are listed (for the state key) while the ignored directories are.
+    if (watching && !closed) await Promise.all([startWatch(l), stateKey(l)]);
+    return l;
+  })();
+  ready.catch(() => undefined);
+
   return {
     async changes() {
-      layout ??= await readLayout(root);
-      const l = layout;
-      // The config files are listed (for the state key) while the ignored directories are.
+      const l = await ready;
       if (watching && tree === undefined && !closed) await Promise.all([startWatch(l), stateKey(l)]);
       if (closed || !watching || !tree) return withoutExcluded(await status(), l.prefix, exclude);
       if (!tree.complete) {

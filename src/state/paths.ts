@@ -37,6 +37,8 @@ export interface RalphPaths {
   memories: string;
   /** The metric loop's attempts, one JSON line each (docs/guide/optimize.md). */
   metricAttempts: string;
+  /** The validated config of the last run, keyed by what it was resolved from (ralph run's start). */
+  configCache: string;
 }
 
 export function ralphPaths(workspaceRoot: string): RalphPaths {
@@ -63,6 +65,7 @@ export function ralphPaths(workspaceRoot: string): RalphPaths {
     tasks: join(dir, 'agent', 'tasks.jsonl'),
     memories: join(dir, 'agent', 'memories.md'),
     metricAttempts: join(dir, 'metric', 'attempts.jsonl'),
+    configCache: join(dir, 'cache', 'config.json'),
   };
 }
 
@@ -90,4 +93,5 @@ export const RUNTIME_PATHS = [
   '.ralph/tdd/',
   '.ralph/gemini/',
   '.ralph/metric/',
+  '.ralph/cache/',
 ] as const;

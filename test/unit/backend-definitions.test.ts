@@ -56,8 +56,8 @@ describe('one definition object per backend', () => {
     const names = DEFINED.join('|');
     // A quoted name (`case 'codex':`, `=== 'custom'`) or a name as a key (`claude: 'npm install …'`).
     const literal = new RegExp(`(['"])(${names})\\1|^\\s*(${names})\\s*:`, 'gm');
-    // config/schema/values.ts declares the names (the config layer validates cli.backend below the backends).
-    const allowed = new Set([join(SRC, 'config', 'schema', 'values.ts')]);
+    // config/schema/backend-names.ts declares the names (the config layer validates cli.backend below the backends).
+    const allowed = new Set([join(SRC, 'config', 'schema', 'backend-names.ts')]);
     const offenders = files(SRC)
       .filter((f) => !f.startsWith(AGENTS + sep) && !allowed.has(f))
       .flatMap((f) =>

@@ -1,7 +1,5 @@
 import { type Command, Option } from '@commander-js/extra-typings';
-import { loadConfig } from '../../config/load-config.ts';
 import { configLayers } from '../../config/run-config.ts';
-import { describeImport, importGithubIssues } from '../../engine/workflows/issue-tasks.ts';
 import { ExitCode } from '../../errors.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { formatOption, json, renderTasks } from './tool-render.ts';
@@ -29,6 +27,9 @@ export function registerTaskImport(task: Command, io: CliIO, setCode: SetCode): 
     )
     .addOption(formatOption())
     .action(async (opts) => {
+      // Loaded by the action: the config schema and the forge client stay off every other command's start.
+      const { loadConfig } = await import('../../config/load-config.ts');
+      const { describeImport, importGithubIssues } = await import('../../engine/workflows/issue-tasks.ts');
       const workspace = io.env.RALPH_WORKSPACE_ROOT ?? io.cwd;
       const { config } = loadConfig({
         layers: configLayers(workspace, io.env, { config: opts.config }),

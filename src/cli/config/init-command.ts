@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { findPreset, initPreset, PRESETS } from '../../config/presets.ts';
+import { initPreset } from '../../config/preset-init.ts';
+import { findPreset, PRESETS } from '../../config/presets.ts';
 import {
   configJsonSchema,
   WORKSPACE_SCHEMA_PATH,

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { checkBackend, setBackend } from '../../config/presets.ts';
+import { checkBackend, setBackend } from '../../config/preset-init.ts';
 import { findTemplate, type ProjectTemplate, templateList, writeTemplate } from '../../config/templates.ts';
 import { ExitCode, RalphError } from '../../errors.ts';
 import { runGate } from '../../gates/run-gate.ts';

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { findPreset } from '../../config/presets.ts';
+import { resolveRun } from '../../engine/run/resolve-run.ts';
 import { newRunId } from '../../engine/run/run-setup.ts';
 import { UsageError } from '../../errors.ts';
 import { safeRedisUrl } from '../../fleet/fleet-errors.ts';
@@ -11,7 +12,7 @@ import { describeEvent } from '../../observe/describe-event.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { repoRoot } from '../../parallel/worktrees.ts';
 import type { CliIO } from '../io.ts';
-import { resolveRunFlags } from '../run/run-flags.ts';
+import { runOptions } from '../run/run-flags.ts';
 import { handleStopSignals } from '../signals.ts';
 import { defaultWorkdir, fleetSettings } from './fleet-settings.ts';
 
@@ -50,10 +51,13 @@ export async function workerCommand(flags: WorkerFlags, io: CliIO): Promise<numb
       runFleetJob(job, {
         workdir,
         resolve: (ws, spec) => {
-          const r = resolveRunFlags(
-            ws,
-            { preset: spec.preset, config: spec.config, maxCost: spec.maxCostUsd },
-            io.env,
+          const r = resolveRun(
+            runOptions(
+              ws,
+              { preset: spec.preset, config: spec.config, maxCost: spec.maxCostUsd },
+              io.env,
+              [],
+            ),
           );
           return { config: r.config, prompt: r.prompt, backend: r.backend };
         },

@@ -101,7 +101,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
     .addOption(numberOption('--max-cost <usd>', 'the cost limit to compare with', POSITIVE))
     .addOption(setOption())
     .addOption(jsonOption('the estimate as one JSON object (docs/operations/stats.md#json-shapes)'))
-    .action(async (opts) => setCode((await import('./estimate-command.ts')).estimateCommand(opts, io)));
+    .action(async (opts) => setCode(await (await import('./estimate-command.ts')).estimateCommand(opts, io)));
 
   const worktrees = program.command('worktrees').description('the checkouts of ralph run --worktree');
   worktrees

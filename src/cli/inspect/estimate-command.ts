@@ -51,6 +51,13 @@ export function printEstimate(resolved: ResolvedRun, json: boolean, io: CliIO): 
 }
 
 /** `ralph estimate`: the run that `ralph run` with the same flags would start, predicted. */
-export function estimateCommand(flags: RunFlags & { json?: boolean | undefined }, io: CliIO): number {
-  return printEstimate(resolveRunFlags(io.cwd, flags, io.env), flags.json === true, io);
+export async function estimateCommand(
+  flags: RunFlags & { json?: boolean | undefined },
+  io: CliIO,
+): Promise<number> {
+  return printEstimate(
+    await resolveRunFlags(io.cwd, flags, io.env, { cache: false }),
+    flags.json === true,
+    io,
+  );
 }

@@ -1,4 +1,3 @@
-import { stringify } from 'yaml';
 import type { Dashboard } from '../../dashboard/server.ts';
 import type { StartMode } from '../../engine/context/run-context.ts';
 import { refuseUnsupportedWithRepos } from '../../engine/readiness/repo-set.ts';
@@ -59,7 +58,8 @@ export async function runCommand(
   // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
-  const resolved = resolveRunFlags(io.cwd, flags, io.env);
+  // A run that starts its loop reads and refreshes the config cache; a dry run or an estimate writes nothing.
+  const resolved = await resolveRunFlags(io.cwd, flags, io.env, { cache: !flags.dryRun && !flags.estimate });
   const { config, backend } = resolved;
 
   if (flags.estimate) {
@@ -78,6 +78,7 @@ export async function runCommand(
       extraArgs,
       env: io.env,
     });
+    const { stringify } = await import('yaml');
     io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(config)}\n`);
     io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
     io.out(

@@ -1,7 +1,10 @@
 import type { ConfigOverride } from '../../config/overrides.ts';
-import { parseSetOverride } from '../../config/overrides.ts';
-import { type ResolvedRun, resolveRun } from '../../engine/run/resolve-run.ts';
+import { resolveRunCached } from '../../engine/run/resolve-run-cached.ts';
+import type { ResolvedRun, ResolveRunOptions } from '../../engine/run/run-inputs.ts';
 import { UsageError } from '../../errors.ts';
+
+// Imports nothing that loads the YAML parser or the config schema: `ralph run` starts from its
+// config cache without them (resolve-run-cached.ts); `--set` values are YAML, parsed when given.
 
 /** The flags of `ralph run` that shape config, prompt and backend. */
 export interface RunFlags {
@@ -18,9 +21,9 @@ export interface RunFlags {
   set?: string[] | undefined;
 }
 
-/** The overrides of `--set` and of the dedicated flags, in that order (flags win). */
-function overridesFromFlags(flags: RunFlags): ConfigOverride[] {
-  const out = (flags.set ?? []).map(parseSetOverride);
+/** The overrides of `--set` (`set`, parsed) and of the dedicated flags, in that order (flags win). */
+function overridesFromFlags(flags: RunFlags, set: readonly ConfigOverride[]): ConfigOverride[] {
+  const out = [...set];
   const add = (path: string, value: unknown, source: string) =>
     out.push({ path: path.split('.'), value, source });
   if (flags.maxIterations !== undefined)
@@ -33,15 +36,20 @@ function overridesFromFlags(flags: RunFlags): ConfigOverride[] {
   return out;
 }
 
-/** `ralph run`'s flags as the library's options: argv → resolveRun. */
-export function resolveRunFlags(cwd: string, flags: RunFlags, env: NodeJS.ProcessEnv): ResolvedRun {
+/** `ralph run`'s flags as the library's options (`resolveRun`'s), given its `--set` values parsed. */
+export function runOptions(
+  cwd: string,
+  flags: RunFlags,
+  env: NodeJS.ProcessEnv,
+  set: readonly ConfigOverride[],
+): ResolveRunOptions {
   if (flags.prompt !== undefined && flags.promptFile !== undefined)
     throw new UsageError('pass either -p TEXT or -P FILE, not both');
-  return resolveRun({
+  return {
     cwd,
     configPath: flags.config,
     preset: flags.preset,
-    overrides: overridesFromFlags(flags),
+    overrides: overridesFromFlags(flags, set),
     backend: flags.backend,
     prompt:
       flags.prompt !== undefined
@@ -50,5 +58,23 @@ export function resolveRunFlags(cwd: string, flags: RunFlags, env: NodeJS.Proces
           ? { file: flags.promptFile }
           : undefined,
     env,
-  });
+  };
+}
+
+/**
+ * `ralph run`'s flags → the resolved run. `cache`: from `.ralph/cache/config.json` when nothing
+ * the config depends on changed (a run that starts its loop; a dry run or an estimate writes nothing).
+ */
+export async function resolveRunFlags(
+  cwd: string,
+  flags: RunFlags,
+  env: NodeJS.ProcessEnv,
+  options: { cache: boolean },
+): Promise<ResolvedRun> {
+  const texts = flags.set ?? [];
+  const set =
+    texts.length === 0 ? [] : texts.map((await import('../../config/overrides.ts')).parseSetOverride);
+  const run = runOptions(cwd, flags, env, set);
+  if (options.cache) return resolveRunCached(run);
+  return (await import('../../engine/run/resolve-run.ts')).resolveRun(run);
 }

@@ -1,26 +1,7 @@
 import { z } from 'zod';
+import { BACKEND_NAMES } from './backend-names.ts';
 
-/**
- * The agent CLIs Ralph drives, in the order `cli.backend: auto` looks for them on PATH (amp last:
- * without AMP_API_KEY it waits for a login). The one list of names: every other list derives from it.
- */
-export const AGENT_CLI_NAMES = [
-  'claude',
-  'codex',
-  'gemini',
-  'opencode',
-  'qwen',
-  'copilot',
-  'cline',
-  'cursor',
-  'amp',
-] as const;
-export type AgentCliName = (typeof AGENT_CLI_NAMES)[number];
-
-/** Every `cli.backend` value: `auto`, the agent CLIs, `custom` (any command) and `fake` (scripted agent). */
-export const BACKEND_NAMES = ['auto', ...AGENT_CLI_NAMES, 'custom', 'fake'] as const;
-/** A `cli.backend` value: one of {@link BACKEND_NAMES}. */
-export type BackendName = (typeof BACKEND_NAMES)[number];
+export { AGENT_CLI_NAMES, type AgentCliName, BACKEND_NAMES, type BackendName } from './backend-names.ts';
 
 /** Names people try that Ralph cannot drive, with what to do instead. */
 const UNSUPPORTED_BACKENDS: Record<string, string> = {

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { buildAgentEnv } from '../../agent/agent-env.ts';
 import type { Backend } from '../../backends/types.ts';
-import { humanTimeoutSeconds, type RalphConfig } from '../../config/schema.ts';
+import { humanTimeoutSeconds } from '../../config/human-checks.ts';
+import type { RalphConfig } from '../../config/schema.ts';
 import type { ForgeSession } from '../../forge/open-forge.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
 import type { ChecklistProgress, LoopEvent, StopReason } from '../../observe/events.ts';

@@ -1,4 +1,5 @@
-import { type ApprovalPointName, approvalPoints } from '../../config/schema.ts';
+import { approvalPoints } from '../../config/human-checks.ts';
+import type { ApprovalPointName } from '../../config/schema.ts';
 import type { QuestionRecord } from '../../human/control-files.ts';
 import type { IterationRecord } from '../../observe/iteration-record.ts';
 import type { RunContext } from '../context/run-context.ts';

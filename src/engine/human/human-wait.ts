@@ -1,4 +1,5 @@
-import { type ApprovalPointName, humanTimeoutSeconds } from '../../config/schema.ts';
+import { humanTimeoutSeconds } from '../../config/human-checks.ts';
+import type { ApprovalPointName } from '../../config/schema.ts';
 import { type AskInput, type AskOutcome, ask, askAgain } from '../../human/ask.ts';
 import { type QuestionRecord, readQuestions } from '../../human/control-files.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';

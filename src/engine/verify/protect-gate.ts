@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { approvalPoints } from '../../config/schema.ts';
+import { approvalPoints } from '../../config/human-checks.ts';
 import {
   keepCopies,
   protectedGlobs,

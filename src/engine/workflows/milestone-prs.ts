@@ -33,6 +33,10 @@ export async function forgePreflight(ctx: RunContext): Promise<HealthResult[]> {
   const { config, options, state } = ctx;
   const workspace = options.workspace;
   const remote = config.git.remote;
+  // Without a checklist, or with forge.pull_requests set, the remote does not decide the mode: when
+  // that leaves it off, no git process asks for the remote's URL before the first agent.
+  const decided = config.forge.pull_requests !== undefined || !config.completion.checklist;
+  if (decided && pullRequestMode(config, undefined) === 'off') return [];
   const url = ctx.inRepo ? await configuredRemoteUrl(workspace, remote) : undefined;
   if (pullRequestMode(config, url) === 'off') return [];
   if (!config.completion.checklist)

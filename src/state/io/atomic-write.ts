@@ -22,24 +22,31 @@ function modeOf(path: string): number {
  * the old content.
  */
 export function writeFileAtomicSync(path: string, content: string, options: { fsync?: boolean } = {}): void {
-  durableWrite(path, () => {
-    mkdirSync(dirname(path), { recursive: true });
-    const tmp = `${path}.${process.pid}${String(++sequence).padStart(6, '0')}`;
-    const fd = openSync(tmp, 'w', modeOf(path));
+  durableWrite(path, () => replaceFileSync(path, content, options.fsync ?? true));
+}
+
+/**
+ * The temp-file-and-rename of writeFileAtomicSync without its bookkeeping: for a cache whose loss
+ * costs nothing (not a durable write of the run, so the fault injection does not count it), whose
+ * caller treats any failure as "no cache".
+ */
+export function replaceFileSync(path: string, content: string, fsync: boolean): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}${String(++sequence).padStart(6, '0')}`;
+  const fd = openSync(tmp, 'w', modeOf(path));
+  try {
     try {
-      try {
-        writeAll(fd, content);
-        if (options.fsync ?? true) fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
-    } catch (error) {
-      // A full disk mid-write or a failed rename: no half-written temp file is left behind.
-      rmSync(tmp, { force: true });
-      throw error;
+      writeAll(fd, content);
+      if (fsync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
-  });
+    renameSync(tmp, path);
+  } catch (error) {
+    // A full disk mid-write or a failed rename: no half-written temp file is left behind.
+    rmSync(tmp, { force: true });
+    throw error;
+  }
 }
 
 /** Writes `value` as JSON like writeFileAtomicSync; returns the text written. */

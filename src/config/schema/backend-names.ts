@@ -1,0 +1,24 @@
+// The names alone, without zod: the backend registry and the presets need them on `ralph run`'s
+// start, where the config schema (zod) is not loaded when the config comes from its cache.
+
+/**
+ * The agent CLIs Ralph drives, in the order `cli.backend: auto` looks for them on PATH (amp last:
+ * without AMP_API_KEY it waits for a login). The one list of names: every other list derives from it.
+ */
+export const AGENT_CLI_NAMES = [
+  'claude',
+  'codex',
+  'gemini',
+  'opencode',
+  'qwen',
+  'copilot',
+  'cline',
+  'cursor',
+  'amp',
+] as const;
+export type AgentCliName = (typeof AGENT_CLI_NAMES)[number];
+
+/** Every `cli.backend` value: `auto`, the agent CLIs, `custom` (any command) and `fake` (scripted agent). */
+export const BACKEND_NAMES = ['auto', ...AGENT_CLI_NAMES, 'custom', 'fake'] as const;
+/** A `cli.backend` value: one of {@link BACKEND_NAMES}. */
+export type BackendName = (typeof BACKEND_NAMES)[number];
