@@ -54,7 +54,12 @@ export async function runCommand(
     );
   // repos spans several repositories from their parent: it has no worktree (refused before one is made).
   if (flags.worktree !== undefined)
-    refuseUnsupportedWithRepos(resolveRunFlags(outerIo.cwd, flags, outerIo.env).config, { worktree: true });
+    refuseUnsupportedWithRepos(
+      (await resolveRunFlags(outerIo.cwd, flags, outerIo.env, { cache: false })).config,
+      {
+        worktree: true,
+      },
+    );
   // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
