@@ -37,5 +37,20 @@ export default defineConfig({
     sourcemapExcludeSources: true,
     // JSDoc is a third of the bytes V8 would scan at every start; the code stays as written.
     comments: { legal: true, annotation: false, jsdoc: false },
+    // The lazy imports (config loading on a cache miss, each command's module) would otherwise
+    // cut the modules they share with the start path into dozens of 1–5 kB chunks, each one more
+    // file to resolve and link before the first agent. Small shared modules go into one chunk;
+    // only the low folders every command uses (config/ stays out: a cache hit evaluates neither
+    // the schema nor the loader; the TUI, dashboard and fleet stay out: they import ink, hono…).
+    codeSplitting: {
+      groups: [
+        {
+          name: 'shared',
+          test: /[\\/]dist[\\/](?:state|process|git|observe|agent|backends|gates)[\\/]/,
+          minShareCount: 2,
+          maxModuleSize: 8 * 1024,
+        },
+      ],
+    },
   },
 });
