@@ -39,10 +39,13 @@ export function metricChartGeometry(s: MetricSeries, box: ChartBox = METRIC_BOX)
   const scale = [s.baseline.value, ...measured, ...(s.target === null ? [] : [s.target])];
   let low = scale.reduce((a, v) => Math.min(a, v));
   let high = scale.reduce((a, v) => Math.max(a, v));
-  if (high === low) {
-    const half = Math.abs(low) > 0 ? Math.abs(low) * 0.05 : 1;
-    low -= half;
-    high += half;
+  // Halves, so the span of two huge values cannot overflow to Infinity.
+  const span = (a: number, b: number) => b / 2 - a / 2;
+  if (!(span(low, high) > 0)) {
+    // One value (or two a few subnormals apart): ±5% around it, or ±1 when 5% of it is 0.
+    const half = Math.abs(low) * 0.05 > 0 ? Math.abs(low) * 0.05 : 1;
+    low = Math.max(low - half, -Number.MAX_VALUE);
+    high = Math.min(high + half, Number.MAX_VALUE);
   }
   const n = s.points.length;
   // Room on the left for the scale's figures.
@@ -51,7 +54,7 @@ export function metricChartGeometry(s: MetricSeries, box: ChartBox = METRIC_BOX)
   const top = box.pad / 2;
   const bottom = box.height - box.pad;
   const x = (i: number) => (n === 0 ? (left + right) / 2 : left + ((right - left) * i) / n);
-  const y = (v: number) => bottom - ((bottom - top) * (v - low)) / (high - low);
+  const y = (v: number) => bottom - ((bottom - top) * span(low, v)) / span(low, high);
   const points = s.points.flatMap((p, i) =>
     p.value === null
       ? []
