@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { RalphError } from '../errors.ts';
+import { inFlightFileOf, readInFlight } from './in-flight.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
 import { ralphPaths } from './paths.ts';
 
@@ -495,7 +497,20 @@ export function readLoopState(path: string): LoopState | undefined {
   } catch {
     return undefined;
   }
-  return parseLoopState(text, path);
+  return withInFlight(parseLoopState(text, path), path);
+}
+
+/**
+ * The state with the iteration in flight (`runs/<run>/in-flight.json`) laid over it while that is
+ * newer than the state's last save: a short iteration saves state.json only at its end.
+ */
+function withInFlight(state: LoopState, path: string): LoopState {
+  const f = readInFlight(inFlightFileOf(dirname(path), state.run_id));
+  if (!f || f.number !== (state.current?.number ?? state.iterations + 1) || f.at < state.updated_at)
+    return state;
+  const { at: _at, ...current } = f;
+  state.current = current;
+  return state;
 }
 
 /**
