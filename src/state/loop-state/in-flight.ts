@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { durableWrite, writeAll } from './io/write-faults.ts';
+import { durableWrite, writeAll } from '../io/write-faults.ts';
 
 /**
  * `.ralph/runs/<run-id>/in-flight.json`: the iteration whose agent is running, saved the moment it
