@@ -160,10 +160,14 @@ async function ralphInProcess(agent, iterations) {
     backend,
     mode: 'fresh',
     env: process.env,
-    onEvent: (e) => {
-      if (e.type === 'iteration.started') starts.push(performance.now());
-      else if (e.type === 'loop.finished') finishedAt = performance.now();
-    },
+    reporters: [
+      {
+        onEvent: (e) => {
+          if (e.type === 'iteration.started') starts.push(performance.now());
+          else if (e.type === 'loop.finished') finishedAt = performance.now();
+        },
+      },
+    ],
   });
   if (result.iterations !== iterations) {
     throw new Error(

@@ -11,6 +11,7 @@ import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { type SweepMarked, sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { appendEvent } from '../../state/events-log.ts';
 import { recordsFileOf } from '../../state/iteration-records.ts';
+import { inFlightFileOf, writeInFlight } from '../../state/loop-state/in-flight.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { type LoopState, writeLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
@@ -117,6 +118,11 @@ export interface RunContext {
   /** Saves the state; `{ fsync: false }` for bookkeeping (agent pid, heartbeats) between commit points. */
   persist(options?: { fsync?: boolean }): void;
   /**
+   * Saves `state.current` (the iteration whose agent just started, and its pid) to the run's
+   * in-flight file instead of rewriting state.json; readers lay it over the state.
+   */
+  persistInFlight(): void;
+  /**
    * Puts the in-memory state back to what was last saved: after a failure mid-step (a full disk),
    * the run ends as a kill at that instant would have left it, never half-settled.
    */
@@ -180,6 +186,14 @@ export function createRunContext(input: RunContextInput): RunContext {
     emit,
     persist: (opts) => {
       saved = writeLoopState(paths.state, state, opts);
+    },
+    persistInFlight: () => {
+      if (!state.current) return;
+      // The real clock, as writeLoopState's `updated_at`: the two are compared.
+      writeInFlight(inFlightFileOf(paths.dir, state.run_id), {
+        ...state.current,
+        at: new Date().toISOString(),
+      });
     },
     restoreSaved: () => {
       const back = JSON.parse(saved) as LoopState;

@@ -66,8 +66,9 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
       questions.poll();
       // The control channel: `ralph stop --now` kills the agent.
       pollStopNow(ctx, turn.controller);
-      // About every 5 s: the state heartbeat.
-      if (++ticks % 10 === 0) {
+      // The state heartbeat: 2.5 s into the agent's run (state.json then shows its pid to a reader of
+      // the raw file; the in-flight file had it from the start), then about every 5 s.
+      if (++ticks === 5 || ticks % 10 === 0) {
         state.elapsed_ms = ctx.elapsed();
         ctx.persist({ fsync: false });
       }
@@ -79,8 +80,8 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
           state.current.agent_start_time = e.startTime ?? null;
         }
         // Bookkeeping: after a crash of Ralph it is on disk; only a power loss could lose it, and then
-        // the agent is gone too. The iteration's commit point below flushes.
-        ctx.persist({ fsync: false });
+        // the agent is gone too. The iteration's commit point below flushes the state.
+        ctx.persistInFlight();
       }
       emitTurnEvent(ctx, number, e);
     },

@@ -105,7 +105,7 @@ function startIteration(
   const { hatId, hat, backend } = route;
   const startedAt = ctx.now();
   const headBefore = readGitHead(options.workspace);
-  // Persisted once the agent's pid is known (onSpawn); a crash before that re-runs the same number anyway.
+  // Saved once the agent's pid is known (onSpawn, in-flight.json); a crash before re-runs the same number anyway.
   state.current = {
     number,
     hat: hatId,
