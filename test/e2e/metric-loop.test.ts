@@ -161,7 +161,9 @@ describe('metric: keep only what improves', () => {
     expect(text).toMatch(/^ {2}kept {4}\^ \^$/m);
     expect(text).toContain('1 79.2 … 8 100.2 · ^ kept · attempts 1–4');
     expect(text).not.toMatch(/[▁-█]/);
-    // The chart's lines fit in 80 columns (the metric's own command line may not).
+    // Every line fits in 80 columns: a long command is cut, `--json` has it whole.
+    for (const line of text.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
+    // The chart's lines fit in 80 columns.
     for (const line of text.split('\n').filter((l) => /^ {2}(value|kept) | {9}\S/.test(l)))
       expect(line.length).toBeLessThanOrEqual(80);
 
