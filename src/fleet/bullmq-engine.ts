@@ -82,8 +82,9 @@ class BullmqEngine implements JobEngine {
     return parseRunRecord(runId, await this.redis.hgetall(this.keys.run(runId)));
   }
 
-  files(runId: string): Promise<Record<string, string>> {
-    return this.redis.hgetall(this.keys.files(runId));
+  files(runId: string): Promise<Record<string, Buffer>> {
+    // Bytes, not text: a binary file must come back as it was checkpointed.
+    return this.redis.hgetallBuffer(this.keys.files(runId));
   }
 
   async cancel(runId: string): Promise<'removed' | 'signalled' | 'finished' | 'unknown'> {

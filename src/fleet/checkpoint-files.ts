@@ -5,10 +5,10 @@ import { type LoopState, parseLoopState } from '../state/loop-state.ts';
 import { RALPH_DIR, ralphPaths } from '../state/paths.ts';
 
 /** The loop state in a run's checkpoint files (undefined before its first checkpoint), schema-checked. */
-export function checkpointState(files: Record<string, string>, runId: string): LoopState | undefined {
-  const text = files['.ralph/state.json'];
-  return text
-    ? parseLoopState(text, `the last checkpoint of fleet run ${runId} (.ralph/state.json)`)
+export function checkpointState(files: Record<string, Buffer>, runId: string): LoopState | undefined {
+  const bytes = files['.ralph/state.json'];
+  return bytes && bytes.length > 0
+    ? parseLoopState(bytes.toString('utf8'), `the last checkpoint of fleet run ${runId} (.ralph/state.json)`)
     : undefined;
 }
 
@@ -29,7 +29,7 @@ export interface SkippedFile {
   bytes: number;
 }
 
-function walk(root: string, dir: string, out: Map<string, string>, skipped: SkippedFile[]): void {
+function walk(root: string, dir: string, out: Map<string, Buffer>, skipped: SkippedFile[]): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const abs = join(dir, entry.name);
     const rel = relative(root, abs).split(sep).join('/');
@@ -38,15 +38,15 @@ function walk(root: string, dir: string, out: Map<string, string>, skipped: Skip
     else if (!entry.isFile()) continue;
     else {
       const bytes = statSync(abs).size;
-      if (bytes <= MAX_CHECKPOINT_FILE_BYTES) out.set(rel, readFileSync(abs, 'utf8'));
+      if (bytes <= MAX_CHECKPOINT_FILE_BYTES) out.set(rel, readFileSync(abs));
       else skipped.push({ path: rel, bytes });
     }
   }
 }
 
-/** The run's `.ralph/` files of a workspace (workspace-relative path → content), and those too big to send. */
-function readRalphFiles(ws: string): { files: Map<string, string>; skipped: SkippedFile[] } {
-  const files = new Map<string, string>();
+/** The run's `.ralph/` files of a workspace (workspace-relative path → bytes), and those too big to send. */
+function readRalphFiles(ws: string): { files: Map<string, Buffer>; skipped: SkippedFile[] } {
+  const files = new Map<string, Buffer>();
   const skipped: SkippedFile[] = [];
   const dir = join(ws, RALPH_DIR);
   if (existsSync(dir)) walk(ws, dir, files, skipped);
@@ -61,7 +61,7 @@ function safePath(ws: string, rel: string): string | undefined {
 }
 
 /** Writes a checkpoint's files into the workspace; returns the paths it refused. */
-export function restoreRalphFiles(ws: string, files: Record<string, string>): string[] {
+export function restoreRalphFiles(ws: string, files: Record<string, Buffer>): string[] {
   const refused: string[] = [];
   for (const [rel, content] of Object.entries(files)) {
     const abs = safePath(ws, rel);
@@ -76,7 +76,7 @@ export function restoreRalphFiles(ws: string, files: Record<string, string>): st
 }
 
 /** Sends only what changed since the last checkpoint this worker wrote (or restored). */
-export function createCheckpointTracker(ws: string, restored: Record<string, string>) {
+export function createCheckpointTracker(ws: string, restored: Record<string, Buffer>) {
   let last = new Map(Object.entries(restored));
   return {
     /**
@@ -84,8 +84,8 @@ export function createCheckpointTracker(ws: string, restored: Record<string, str
      * send (a checkpoint keeps the last version it had of one that grew past the limit).
      */
     changes(): {
-      files: Record<string, string | null>;
-      current: Map<string, string>;
+      files: Record<string, Buffer | null>;
+      current: Map<string, Buffer>;
       skipped: SkippedFile[];
     } {
       const { files: current, skipped } = readRalphFiles(ws);
@@ -93,13 +93,13 @@ export function createCheckpointTracker(ws: string, restored: Record<string, str
         const kept = last.get(s.path);
         if (kept !== undefined) current.set(s.path, kept);
       }
-      const files: Record<string, string | null> = {};
-      for (const [path, content] of current) if (last.get(path) !== content) files[path] = content;
+      const files: Record<string, Buffer | null> = {};
+      for (const [path, content] of current) if (!last.get(path)?.equals(content)) files[path] = content;
       for (const path of last.keys()) if (!current.has(path)) files[path] = null;
       return { files, current, skipped };
     },
     /** After a successful write: this is what the checkpoint holds now. */
-    written(current: Map<string, string>): void {
+    written(current: Map<string, Buffer>): void {
       last = current;
     },
   };

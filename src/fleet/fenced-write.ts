@@ -36,7 +36,7 @@ export async function fencedWrite(
   checkpoint: Checkpoint,
 ): Promise<boolean> {
   const files = Object.entries(checkpoint.files);
-  const args: string[] = [token, String(checkpoint.costDelta), String(files.length)];
+  const args: (string | Buffer)[] = [token, String(checkpoint.costDelta), String(files.length)];
   for (const [path, content] of files) args.push(path, content === null ? 'del' : 'set', content ?? '');
   for (const [field, value] of Object.entries(checkpoint.run))
     args.push(field, value === null || value === undefined ? '' : String(value));

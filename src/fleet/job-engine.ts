@@ -49,10 +49,13 @@ export interface FleetRunInfo {
   spec: FleetJobSpec | null;
 }
 
+/** A checkpointed file's bytes, carried as they are (a string stands for its UTF-8 bytes). */
+export type FileContent = Buffer | string;
+
 /** A checkpoint: the run's `.ralph/` files that changed, and what the fleet shows of the run. */
 export interface Checkpoint {
-  /** Workspace-relative path → content; `null` deletes a file from the checkpoint. */
-  files: Record<string, string | null>;
+  /** Workspace-relative path → content (bytes, binary files too); `null` deletes a file from the checkpoint. */
+  files: Record<string, FileContent | null>;
   /** Fields of the run's record (state, iteration, cost, commit …). */
   run: Partial<Record<keyof FleetRunInfo, string | number | null>>;
   /** Cost added since the last checkpoint, counted once into the fleet-wide total. */
@@ -75,7 +78,7 @@ export interface ActiveJob {
   /** Writes a checkpoint only while this worker holds the job's lock; else throws FenceLostError. */
   writeCheckpoint(checkpoint: Checkpoint): Promise<void>;
   /** The files of the last checkpoint (empty for a new run). */
-  readFiles(): Promise<Record<string, string>>;
+  readFiles(): Promise<Record<string, Buffer>>;
   /** The run's record as the last lock holder left it. */
   readRun(): Promise<FleetRunInfo | undefined>;
   /** Whether `ralph fleet cancel` was asked for this run (also when its message was missed). */
@@ -115,7 +118,7 @@ export interface JobEngine {
   list(): Promise<FleetRunInfo[]>;
   get(runId: string): Promise<FleetRunInfo | undefined>;
   /** The files of a run's last checkpoint (events, iteration records, log …). */
-  files(runId: string): Promise<Record<string, string>>;
+  files(runId: string): Promise<Record<string, Buffer>>;
   /** Removes a queued run, or tells the worker running it to stop now; never retried. */
   cancel(runId: string): Promise<'removed' | 'signalled' | 'finished' | 'unknown'>;
   /** Tells every worker (or one) to hand its runs over and exit. */

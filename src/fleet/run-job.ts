@@ -71,7 +71,7 @@ const progressOf = (state: Readonly<LoopState>): RunProgress => ({
 });
 
 /** A checkpointed state that already ended: its job finishes without running anything again. */
-function endedState(files: Record<string, string>, runId: string): LoopState | undefined {
+function endedState(files: Record<string, Buffer>, runId: string): LoopState | undefined {
   const state = checkpointState(files, runId);
   return state?.status === 'completed' || state?.status === 'stopped' ? state : undefined;
 }

@@ -53,6 +53,11 @@ export function taskWorkspace(setup: Pick<WorkerSetup, 'repo' | 'workspace'>, ta
   return workerWorkspace(setup.repo, setup.workspace, task.worktree);
 }
 
+/** The worker's console output for a task (`.ralph/parallel/logs/<task-id>.log`), appended by each retry. */
+export function logFileOf(setup: Pick<WorkerSetup, 'paths'>, task: ParallelTask): string {
+  return join(setup.paths.logs, `${task.worktree}.log`);
+}
+
 /** Counts what the worktree's current run spent, once per run id (re-reading it overwrites). */
 export function account(task: ParallelTask, dir: string): LoopState | undefined {
   const s = loopStateOf(dir);
@@ -118,7 +123,7 @@ export async function startWorker(setup: WorkerSetup, o: StartOptions): Promise<
   });
   const handle = setup.spawn({
     specFile,
-    logFile: join(setup.paths.logs, `${o.task.worktree}.log`),
+    logFile: logFileOf(setup, o.task),
     env: setup.env,
   });
   handOverClaim(

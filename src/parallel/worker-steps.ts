@@ -1,3 +1,5 @@
+import { basename } from 'node:path';
+import { pruneLogFiles } from '../state/run-dirs.ts';
 import type { Coordination } from './coordination.ts';
 import { nextWork, settleWorker } from './parallel-decide.ts';
 import { markFailed, markStarted, readyFromSource } from './task-source.ts';
@@ -6,6 +8,7 @@ import {
   account,
   adopt,
   liveWorkerOf,
+  logFileOf,
   release,
   startWorker,
   taskWorkspace,
@@ -85,6 +88,12 @@ export function finishWorker(c: Coordination, a: ActiveWorker): void {
   });
 }
 
+/** Worker logs beyond `logs.keep_logs`, least recently written first; a live worker's log stays. */
+function pruneWorkerLogs(c: Coordination): void {
+  const live = [...c.active.values()].map((a) => basename(logFileOf(c.setup, a.task)));
+  pruneLogFiles(c.setup.paths.logs, c.o.config.logs.keep_logs, live, (name) => name.endsWith('.log'));
+}
+
 /** The free worker slots take the next ready tasks. */
 export async function startNext(c: Coordination): Promise<void> {
   const { state } = c;
@@ -122,6 +131,7 @@ export async function startNext(c: Coordination): Promise<void> {
     markStarted(c.o.workspace, c.kind, work.task.id);
     c.persist();
     c.watch(a);
+    pruneWorkerLogs(c);
     c.emit({
       type: 'worker.started',
       worker: a.worker,

@@ -9,14 +9,21 @@ export interface RunDir {
 
 /**
  * The run directories to delete so that `keep` remain (`logs.keep_runs`): the least recently
- * written ones, never `current` (the run going on now, the only one that can be resumed). 0 keeps all.
+ * written ones, never `current` (the run going on now, the only one that can be resumed; or
+ * several entries still in use, each counted in `keep`). 0 keeps all.
  */
-export function runDirsToPrune(dirs: readonly RunDir[], keep: number, current: string): string[] {
+export function runDirsToPrune(
+  dirs: readonly RunDir[],
+  keep: number,
+  current: string | readonly string[],
+): string[] {
   if (keep <= 0) return [];
+  const live = typeof current === 'string' ? [current] : current;
+  // Newest first by last write; the name breaks ties (Ralph's dated names sort by age).
   const others = dirs
-    .filter((d) => d.name !== current)
+    .filter((d) => !live.includes(d.name))
     .sort((a, b) => b.lastWrittenMs - a.lastWrittenMs || (a.name < b.name ? 1 : -1));
-  return others.slice(Math.max(0, keep - 1)).map((d) => d.name);
+  return others.slice(Math.max(0, keep - live.length)).map((d) => d.name);
 }
 
 /** When anything in a run directory was last written (the directory itself, or a file in it). */
@@ -47,11 +54,24 @@ export function pruneRunDirs(runsDir: string, keep: number, current: string): st
  * one still written: one run per workspace holds the lock). Returns the names deleted.
  */
 export function pruneRunLogs(logsDir: string, keep: number, current: string): string[] {
+  return pruneLogFiles(logsDir, keep, current, (name) => name.endsWith('.log'));
+}
+
+/**
+ * Deletes the oldest log files directly in `dir` whose names `isLog` accepts beyond `keep`, by
+ * when they were last written; never one of `current` (logs still written). Returns the names deleted.
+ */
+export function pruneLogFiles(
+  dir: string,
+  keep: number,
+  current: string | readonly string[],
+  isLog: (name: string) => boolean,
+): string[] {
   return pruneOldest(
-    logsDir,
+    dir,
     keep,
     current,
-    (st, name) => st.isFile() && name.endsWith('.log'),
+    (st, name) => st.isFile() && isLog(name),
     (p) => lstatSync(p).mtimeMs,
   );
 }
@@ -60,7 +80,7 @@ export function pruneRunLogs(logsDir: string, keep: number, current: string): st
 function pruneOldest(
   dir: string,
   keep: number,
-  current: string,
+  current: string | readonly string[],
   candidate: (st: Stats, name: string) => boolean,
   written: (path: string) => number,
 ): string[] {

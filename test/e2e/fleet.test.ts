@@ -276,6 +276,38 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     await expectExactlyOnce(f, id, 4);
   }, 180_000);
 
+  it('a binary file under .ralph/ (all 256 byte values) travels through the checkpoint byte-identical', async () => {
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const write = String.raw`node -e 'const fs=require(\"fs\"),d=process.env.RALPH_WORKSPACE_ROOT+\"/.ralph/tdd\";fs.mkdirSync(d,{recursive:true});fs.writeFileSync(d+\"/blob.bin\",Buffer.from(Array.from({length:256},(_,i)=>i)))'`;
+    const f = await startFleet([
+      '  - when: { iteration: 1 }',
+      '    do:',
+      '      - run: "echo {{iteration}} $RALPH_WORKSPACE_ROOT >> {{env.FLEET_PROBE}}/started"',
+      `      - run: "${write}"`,
+      '      - run: "while [ ! -e {{env.FLEET_PROBE}}/go-1 ]; do sleep 0.05; done"',
+      '      - result: { text: "wrote it", cost_usd: 0.01 }',
+      '  - when: { iteration: 2 }',
+      '    do:',
+      '      - run: "cp $RALPH_WORKSPACE_ROOT/.ralph/tdd/blob.bin {{env.FLEET_PROBE}}/restored.bin"',
+      '      - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.01 }',
+    ]);
+    // wA writes the file in iteration 1 and hands the run over; wB restores it from the checkpoint.
+    const first = startWorker(f, 'wA', 120_000);
+    const id = await submit(f);
+    await until(() => starts(f).find((s) => s.iteration === 1), 30_000, 'iteration 1');
+    const drain = await runRalph(['fleet', 'drain', '--worker', 'wA', '--redis', f.redis.url], f.root);
+    expect(drain.code, drain.stderr).toBe(0);
+    await until(() => first.stderr().includes('draining'), 30_000, 'wA to drain');
+    writeFileSync(join(f.probe, 'go-1'), '');
+    expect((await first.done).code).toBe(0);
+    startWorker(f, 'wB', 120_000);
+    const done = await finalRun(f, id);
+    expect(done.worker).toBe('wB');
+    const stored = await f.client.hgetallBuffer(`ralph:fleet:ralph:files:${id}`);
+    expect(stored['.ralph/tdd/blob.bin']?.equals(bytes)).toBe(true);
+    expect(readFileSync(join(f.probe, 'restored.bin')).equals(bytes)).toBe(true);
+  }, 90_000);
+
   it('fleet-wide concurrency: with a global limit of 1, two runs never overlap even on a worker of concurrency 2', async () => {
     const f = await startFleet([
       '  - do:',

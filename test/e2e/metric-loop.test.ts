@@ -161,7 +161,9 @@ describe('metric: keep only what improves', () => {
     expect(text).toMatch(/^ {2}kept {4}\^ \^$/m);
     expect(text).toContain('1 79.2 … 8 100.2 · ^ kept · attempts 1–4');
     expect(text).not.toMatch(/[▁-█]/);
-    // The chart's lines fit in 80 columns (the metric's own command line may not).
+    // Every line fits in 80 columns: a long command is cut, `--json` has it whole.
+    for (const line of text.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
+    // The chart's lines fit in 80 columns.
     for (const line of text.split('\n').filter((l) => /^ {2}(value|kept) | {9}\S/.test(l)))
       expect(line.length).toBeLessThanOrEqual(80);
 
@@ -253,7 +255,13 @@ describe('metric: keep only what improves', () => {
     const a = attempts(dir);
     // One line per iteration: iteration 1's re-run replaced the line its killed first try left.
     expect(a.map((x) => x.iteration)).toEqual([0, 1]);
-    expect(a[1]?.why).toContain('no commit to measure');
+    // The re-run measured the commit its killed first try landed (the candidate) and kept it; it
+    // is not a `measure_failed` "no commit to measure" because the re-run's agent changed nothing.
+    expect(a[1]).toMatchObject({ verdict: 'kept', kept: true });
+    expect(Math.abs(a[1]?.value - 90)).toBeLessThanOrEqual(3);
+    expect(a[1]?.why).not.toContain('no commit to measure');
+    expect(a[1]?.commit).toBe(git(dir, 'rev-parse', 'HEAD').trim());
+    expect(readRecords(dir).at(-1)?.verdict).not.toBe('failure');
     expect(new Set(a.map((x) => x.run_id)).size).toBe(1);
   });
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, subjects } from '../helpers/git-workspace.ts';
@@ -42,6 +42,27 @@ describe('ralph run --parallel', { timeout: 120_000 }, () => {
     expect(git(dir, 'rev-list', '--merges', 'main').trim()).toBe('');
     expect(git(dir, 'status', '--porcelain').trim()).toBe('');
     expect(lostWorkerCommits(dir)).toEqual([]);
+  });
+
+  it('worker logs beyond logs.keep_logs are pruned when a worker starts, least recently written first', async () => {
+    const dir = makeParallelWorkspace(`turns:\n${writes('Alpha', 'alpha.txt')}`, 'logs:\n  keep_logs: 2\n');
+    const [id] = await addTasks(dir, ['Alpha']);
+    const logs = join(dir, '.ralph', 'parallel', 'logs');
+    mkdirSync(logs, { recursive: true });
+    // Older by mtime, whatever their names say; notes.txt is not a log.
+    for (const [name, age] of [
+      ['task-zzz.log', 300],
+      ['task-aaa.log', 100],
+      ['task-mmm.log', 200],
+    ] as const) {
+      writeFileSync(join(logs, name), 'old\n');
+      const at = Date.now() / 1000 - age;
+      utimesSync(join(logs, name), at, at);
+    }
+    writeFileSync(join(logs, 'notes.txt'), 'kept\n');
+    const r = await runRalph(['run', '--parallel', '1', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(readdirSync(logs).sort()).toEqual(['notes.txt', 'task-aaa.log', `${id}.log`].sort());
   });
 
   it('two tasks editing the same lines: the second merge conflicts, one agent iteration resolves it', async () => {

@@ -99,6 +99,34 @@ describe('.ralph/.gitignore', () => {
     expect(again.stdout + again.stderr).not.toContain('.gitignore');
   });
 
+  it('in a git workspace where ralph init never ran, git shows nothing of .ralph/ after a run; ralph init makes the file committable', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': 'Do it.\n',
+      'ralph.yml': 'event_loop:\n  prompt_file: PROMPT.md\ncli:\n  backend: fake\n  fake_script: agent.yml\n',
+      'agent.yml': agentScript('solo'),
+    });
+    gitRepo(dir);
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'project');
+    const r = await runRalph(['run', '--max-iterations', '1'], dir);
+    expect(readRecords(dir).length, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout + r.stderr).toContain('wrote .ralph/.gitignore');
+    // The agent's `git add -A` took its work and nothing under .ralph/; the tree shows no .ralph/ either.
+    expect(committedPaths(dir)).toContain('work-1.txt');
+    expect(committedPaths(dir).filter((p) => p.startsWith('.ralph/'))).toEqual([]);
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(git(dir, 'status', '--porcelain', '--ignored')).toMatch(/!! \.ralph\//);
+    // `ralph init` (the user now keeps prompts in git): the file stops ignoring itself, runtime files stay ignored.
+    const init = await runRalph(['init', '--preset', 'solo', '--force'], dir);
+    expect(init.stdout, init.stderr).toContain('.ralph/.gitignore');
+    const ignore = readFileSync(join(dir, '.ralph', '.gitignore'), 'utf8');
+    expect(ignore.split('\n')).not.toContain('.gitignore');
+    for (const p of RUNTIME_PATHS) expect(ignore.split('\n')).toContain(p.slice('.ralph/'.length));
+    const untracked = git(dir, 'status', '--porcelain', '--untracked-files=all');
+    expect(untracked).toContain('?? .ralph/.gitignore');
+    expect(untracked.split('\n').filter((l) => isExcludedPath(l.slice(3), RUNTIME_PATHS))).toEqual([]);
+  });
+
   it('ralph init writes it for every preset', async () => {
     for (const preset of PRESETS.map((p) => p.name)) {
       const dir = makeWorkspace({});

@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 /** ralph.yml for the fake agent speaking stream-json (so tokens and cost are reported), with a tests gate. */
-function config(maxIterations: number, tests?: string): string {
+function config(maxIterations: number, tests?: string, model?: string): string {
   return [
     'event_loop:',
     '  prompt_file: PROMPT.md',
@@ -23,6 +23,7 @@ function config(maxIterations: number, tests?: string): string {
     '  backend: fake',
     '  fake_script: fake-agent.yml',
     '  output_format: stream-json',
+    ...(model ? [`  model: ${model}`] : []),
     ...(tests ? ['gates:', '  tests:', `    command: ${JSON.stringify(tests)}`] : []),
     '',
   ].join('\n');
@@ -40,6 +41,11 @@ const SCRIPT = `turns:
   - do:
       - result: { text: "step", cost_usd: 0.01, input_tokens: 1000, output_tokens: 100 }
 `;
+
+/** Every line of `ralph stats` fits 80 columns (code points: `→`, `·` and `…` are one column). */
+function expectFits(text: string): void {
+  for (const line of text.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
+}
 
 // The tests gate leaves an istanbul summary whose total grows with the iteration: 50 + 10 × N percent.
 const COVERAGE_GATE =
@@ -99,6 +105,7 @@ describe('ralph stats', () => {
     expect(text).toContain('stop reasons: completed 1, max_iterations 1');
     expect(text).toMatch(/^\(solo\)\s+5\s+3\s+2\s+60%/m);
     expect(text).toContain('coverage: 60% → 80% → 60%');
+    expectFits(text);
 
     // A window after every iteration: nothing; a bad window: a usage error naming the forms.
     const later = await runRalph(['stats', '--since', '2999-01-01'], ws, env);
@@ -108,8 +115,19 @@ describe('ralph stats', () => {
     expect(bad.stderr).toContain('--since expects a span back from now (90m, 12h, 7d, 2w) or a date');
 
     // --all: every registered workspace, from anywhere.
-    const other = makeWorkspace({ 'PROMPT.md': 'work\n', 'fake-agent.yml': SCRIPT, 'ralph.yml': config(1) });
+    const model = 'claude-sonnet-4-5-20250929-with-a-very-long-deployment-name';
+    const other = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'fake-agent.yml': SCRIPT,
+      'ralph.yml': config(1, undefined, model),
+    });
     expect((await runRalph(['run', '--no-tui', '-q'], other, env)).code).toBe(2);
+    // Without coverage, with a model name too long for the table: every line still fits.
+    const alone = (await runRalph(['stats'], other, env)).stdout;
+    expect(alone).toContain('coverage: no summary recorded');
+    expect(alone).toMatch(/^claude-sonnet-4-5-2\S*…\s+1\s+1\s+0\s+100%/m);
+    expectFits(alone);
+    expectFits((await runRalph(['stats', '--all'], makeWorkspace(), env)).stdout);
     const all = JSON.parse((await runRalph(['stats', '--all', '--json'], makeWorkspace(), env)).stdout);
     expect(all.workspaces.sort()).toEqual([ws, other].sort());
     expect(all.runs).toBe(3);

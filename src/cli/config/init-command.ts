@@ -34,7 +34,7 @@ function writeEditorSchema(dir: string): string {
 export function writeWorkspaceSupport(dir: string): string[] {
   const written = [writeEditorSchema(dir)];
   const paths = ralphPaths(dir);
-  if (ensureRuntimeIgnored(paths).length > 0) written.push(relative(dir, paths.gitignore));
+  if (ensureRuntimeIgnored(paths, 'commit').changed) written.push(relative(dir, paths.gitignore));
   return written;
 }
 

@@ -97,7 +97,7 @@ async function runText(engine: JobEngine, runId: string, events: boolean): Promi
   const state = checkpointState(files, runId);
   if (!state) return '';
   const path = events ? state.events_file : state.log_file;
-  return files[path.split('\\').join('/')] ?? '';
+  return files[path.split('\\').join('/')]?.toString('utf8') ?? '';
 }
 
 /** `ralph fleet logs RUN [-f] [--events]`: as of the last checkpoint (one per iteration). */

@@ -6,6 +6,7 @@ import {
   metricGoal,
 } from '../../observe/stats/metric-series.ts';
 import { sparkline } from '../../observe/stats/metric-sparkline.ts';
+import { clip } from '../../tui/tui-layout.ts';
 
 /** Columns of the sparkline: with its 9-character label it fits in 80 columns. */
 const CHART_WIDTH = 64;
@@ -13,12 +14,14 @@ const CHART_WIDTH = 64;
 const SHOWN_RUNS = 3;
 
 /** One metric run: what it measured, baseline → best, the counts, and its sparkline. */
-function runText(s: MetricSeries, unicode: boolean, withWorkspace: boolean): string[] {
-  const what = s.command === null ? 'the metric' : `\`${s.command}\``;
-  const where = withWorkspace ? ` in ${s.workspace}` : '';
+function runText(s: MetricSeries, unicode: boolean, withWorkspace: boolean, columns: number): string[] {
+  const tail = ` (${metricGoal(s.direction)}), run ${s.run_id}${withWorkspace ? ` in ${s.workspace}` : ''}`;
+  // A long command is cut so the line keeps its goal and run id (`--json` has it whole).
+  const room = Math.max(12, columns - `metric \`\`${tail}`.length);
+  const what = s.command === null ? 'the metric' : `\`${clip(s.command, room)}\``;
   const failed = s.measure_failed > 0 ? ` (${s.measure_failed} not measured)` : '';
   const lines = [
-    `metric ${what} (${metricGoal(s.direction)}), run ${s.run_id}${where}`,
+    `metric ${what}${tail}`,
     `  baseline ${fmt(s.baseline.value)} → best ${fmt(s.best.value)} (${bestOrigin(s.best)})${s.target === null ? '' : ` · target ${fmt(s.target)}`}`,
     `  improvement over the baseline: ${improvementText(s)}`,
     `  attempts ${s.attempts}: kept ${s.kept}, rolled back ${s.rolled_back}${failed}`,
@@ -45,6 +48,7 @@ export function metricStatsText(
   series: readonly MetricSeries[],
   unicode: boolean,
   withWorkspace: boolean,
+  columns = 80,
 ): string {
   if (series.length === 0) return '';
   const shown = series.slice(-SHOWN_RUNS);
@@ -53,7 +57,7 @@ export function metricStatsText(
     ...(earlier > 0
       ? [`… ${earlier} earlier metric run${earlier === 1 ? '' : 's'} (ralph stats --json has them)`]
       : []),
-    ...shown.flatMap((s) => runText(s, unicode, withWorkspace)),
+    ...shown.flatMap((s) => runText(s, unicode, withWorkspace, columns)),
   ];
   return `\n${lines.join('\n')}\n`;
 }

@@ -105,6 +105,10 @@ function startIteration(
   const { hatId, hat, backend } = route;
   const startedAt = ctx.now();
   const headBefore = readGitHead(options.workspace);
+  // A re-run after a crash started where its first try did: a commit that try landed is this
+  // iteration's candidate (measured, gated, rolled back from there), not the new starting point.
+  const retried = state.current?.number === number ? state.current.head_before : undefined;
+  const startCommit = retried !== undefined ? retried : (headBefore.commit ?? null);
   // Saved once the agent's pid is known (onSpawn, in-flight.json); a crash before re-runs the same number anyway.
   state.current = {
     number,
@@ -112,6 +116,7 @@ function startIteration(
     started_at: new Date(startedAt).toISOString(),
     agent_pid: null,
     agent_start_time: null,
+    head_before: startCommit,
   };
   emit({
     type: 'iteration.started',
@@ -146,7 +151,7 @@ function startIteration(
     prompt,
     invocation,
     startedAt,
-    headBefore: headBefore.commit ?? null,
+    headBefore: startCommit,
     filesBefore: filesAtStart(ctx),
     guidance,
   };

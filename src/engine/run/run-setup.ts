@@ -97,12 +97,12 @@ export async function prepareRun(opts: {
       );
     // Before any agent runs `git add -A`: git must already ignore Ralph's runtime files.
     const hadIgnore = existsSync(paths.gitignore);
-    const ignored = ensureRuntimeIgnored(paths);
+    const ignored = ensureRuntimeIgnored(paths).added;
     if (ignored.length > 0)
       notices.push(
         hadIgnore
           ? `added ${ignored.join(', ')} to .ralph/.gitignore (Ralph's runtime files are never committed)`
-          : "wrote .ralph/.gitignore: git ignores Ralph's runtime files (commit it with your project)",
+          : "wrote .ralph/.gitignore: git ignores Ralph's runtime files and this file (`ralph init` makes it one to commit)",
       );
     const previous = readPreviousState(paths.state, opts.mode, 'setAside');
     const resuming = resumes(previous, opts.mode);

@@ -1,14 +1,15 @@
-import { closeSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { localTime } from '../../state/io/time-format.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { pruneLogFiles } from '../../state/run-dirs.ts';
 import { describeEvent } from '../describe-event.ts';
 import { handleEvent, type LoopEvent } from '../events.ts';
 import type { Reporter } from '../reporter.ts';
 import { diagnosticsHandlers, TRACE_MAX_STRING } from './diagnostics-records.ts';
 
 const MAX_DEPTH = 32;
-const LOG_NAME = /^ralph-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:-(\d+))?\.log$/;
+const LOG_NAME = /^ralph-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:-\d+)?\.log$/;
 
 export interface DiagnosticsOptions {
   /** Clock for record timestamps, directory names and agent latency (default `Date.now`). */
@@ -109,20 +110,9 @@ function createUnique(parent: string, base: string, ext: string, create: (path: 
   }
 }
 
-/** Deletes all but the newest `keep` rotated logs; `current` always stays. */
+/** Deletes all but the newest `keep` rotated logs (the shared walk's order: last written); `current` always stays. */
 export function rotateLogs(logsDir: string, current: string, keep: number): void {
-  const logs = readdirSync(logsDir)
-    .map((name) => ({ name, m: LOG_NAME.exec(name) }))
-    .filter((x) => x.m !== null && join(logsDir, x.name) !== current)
-    .map((x) => ({ name: x.name, stamp: x.m![1]!, n: Number(x.m![2] ?? 1) }))
-    .sort((a, b) => (a.stamp === b.stamp ? b.n - a.n : a.stamp < b.stamp ? 1 : -1));
-  for (const old of logs.slice(Math.max(0, keep - 1))) {
-    try {
-      unlinkSync(join(logsDir, old.name));
-    } catch {
-      // Another run may have rotated it already.
-    }
-  }
+  pruneLogFiles(logsDir, keep, basename(current), (name) => LOG_NAME.test(name));
 }
 
 /**

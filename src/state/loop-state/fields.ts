@@ -50,6 +50,8 @@ export interface CurrentIteration {
   /** Agent process (= process group) id and its /proc start time, to kill a crashed run's agent. */
   agent_pid: number | null;
   agent_start_time: string | null;
+  /** HEAD when the iteration's first try started: a re-run after a crash starts from there (its commit is the candidate). */
+  head_before?: string | null;
 }
 
 /**

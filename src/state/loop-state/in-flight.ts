@@ -16,6 +16,8 @@ export interface InFlight {
   started_at: string;
   agent_pid: number | null;
   agent_start_time: string | null;
+  /** HEAD when the iteration started (CurrentIteration.head_before). */
+  head_before?: string | null;
   /** When it was written (ISO): it counts only while newer than state.json's `updated_at`. */
   at: string;
 }
@@ -62,6 +64,7 @@ export function readInFlight(file: string): InFlight | undefined {
       started_at: v.started_at,
       agent_pid: v.agent_pid,
       agent_start_time: typeof v.agent_start_time === 'string' ? v.agent_start_time : null,
+      ...(typeof v.head_before === 'string' || v.head_before === null ? { head_before: v.head_before } : {}),
       at: v.at,
     };
   } catch {

@@ -50,6 +50,7 @@ const stateShape = z.looseObject({
       started_at: z.string(),
       agent_pid: z.number().int().nullable(),
       agent_start_time: nullableString,
+      head_before: nullableString.optional(),
     })
     .nullable(),
   consecutive_failures: count,
