@@ -83,7 +83,9 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     state.uncommitted_changes = true;
   }
   // rules, then gates.on_failure: rollback — the iteration is set aside instead of committed.
-  const ruled = checks.agentOk ? await checkRules(ctx, phase.number, phase, approvals) : undefined;
+  // With repos, settleRepos checks the rules over every repository's changes.
+  const ruled =
+    checks.agentOk && !ctx.config.repos ? await checkRules(ctx, phase.number, phase, approvals) : undefined;
   const testsFailure = checks.agentOk && rollsBack(ctx.config) ? gateFailure(checks.testsGate) : undefined;
   const refusal = ruled?.why ?? testsFailure;
   let rollback = refusal ? planRollback(ctx, phase.number, refusal, phase.headBefore) : undefined;
@@ -94,12 +96,17 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // repos: each changed repository's gates, then its commit and push (or the rollback of them all).
   const repos =
     checks.agentOk && ctx.config.repos
-      ? await settleRepos(ctx, {
-          iteration: phase.number,
-          hat: phase.route.hatId,
-          backend: phase.route.backend.name,
-          summary: phase.finalText,
-        })
+      ? await settleRepos(
+          ctx,
+          {
+            iteration: phase.number,
+            hat: phase.route.hatId,
+            backend: phase.route.backend.name,
+            summary: phase.finalText,
+            completionRequested: checks.completionRequested === true,
+          },
+          approvals,
+        )
       : undefined;
   if (repos?.rolledBack) checks.markerHit = false;
   const forced =
@@ -256,7 +263,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       ? { number: forge.pr.number, url: forge.pr.url, status: forge.pr.status, milestone: forge.pr.milestone }
       : undefined,
     rollback,
-    ruleViolation: ruled?.violation === true,
+    ruleViolation: ruled?.violation === true || repos?.ruleViolation === true,
     repos,
   };
 }

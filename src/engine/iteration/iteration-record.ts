@@ -5,6 +5,7 @@ import type { KilledProcess } from '../../process/marked-processes.ts';
 import { appendLine } from '../../state/io/append-line.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';
+import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { tamperedFeedback } from '../verify/protect-gate.ts';
 import { finishRollback, rollbackFeedback } from '../verify/rollback.ts';
 import { tddScopeViolations } from '../workflows/tdd-loop.ts';
@@ -94,11 +95,13 @@ export async function recordIteration(
         : misplacedPromiseReason(phase, ctx.promise);
   // Saved with the record, before anything is set aside: a crash from here on is finished on --resume.
   state.rollback = outcome.rollback ?? null;
+  state.repos_rollback = outcome.repos?.rollback ?? null;
   const end = outcome.stopAfter;
   state.pending_stop = end ? { reason: end.reason, message: end.message, exit_code: end.exitCode } : null;
   ctx.persist();
   appendLine(ctx.recordsFile, JSON.stringify(record));
   await finishRollback(ctx);
+  await finishReposRollback(ctx);
   ctx.emit({
     type: 'iteration.finished',
     record,

@@ -10,7 +10,7 @@ import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
 import { runHealthChecks } from './health.ts';
 import { type HealthResult, resolveAgentCommand } from './health-checks.ts';
-import { reposPreflight, reposRefusals } from './repo-set.ts';
+import { repoEntries, repoStatusChecks, reposPreflight, reposRefusals } from './repo-set.ts';
 
 /** Shell words that are not programs on PATH. */
 const SHELL_WORDS = new Set([
@@ -50,17 +50,30 @@ export function firstProgram(command: string): string | undefined {
   return undefined;
 }
 
-/** Gate commands whose program is not there: the gate would fail after the first iteration. */
+/**
+ * Gate commands whose program is not there: the gate would fail after the first iteration. A
+ * repository's own tests gate (`repos[i].gates.tests`) is looked up from that repository.
+ */
 function gateChecks(workspace: string, config: RalphConfig, env: NodeJS.ProcessEnv): HealthResult[] {
-  const gates: [string, string | undefined][] = [
-    ['gates.tests.command', config.gates.tests?.command],
-    ['gates.tests.affected', config.gates.tests?.affected],
-    ['gates.validate', typeof config.gates.validate === 'string' ? config.gates.validate : undefined],
+  const gates: [string, string | undefined, string][] = [
+    ['gates.tests.command', config.gates.tests?.command, workspace],
+    ['gates.tests.affected', config.gates.tests?.affected, workspace],
+    [
+      'gates.validate',
+      typeof config.gates.validate === 'string' ? config.gates.validate : undefined,
+      workspace,
+    ],
   ];
-  return gates.flatMap(([key, command]): HealthResult[] => {
+  repoEntries(workspace, config).forEach((repo, i) => {
+    const own = config.repos?.[i]?.gates?.tests;
+    if (!own) return;
+    gates.push([`${repo.key}.gates.tests.command`, own.command, repo.root]);
+    gates.push([`${repo.key}.gates.tests.affected`, own.affected, repo.root]);
+  });
+  return gates.flatMap(([key, command, cwd]): HealthResult[] => {
     const program = command === undefined ? undefined : firstProgram(command);
     if (program === undefined) return [];
-    const found = findExecutable(program, env.PATH, workspace);
+    const found = findExecutable(program, env.PATH, cwd);
     return found.found
       ? [{ check: 'gates', level: 'ok', message: `${key}: ${program} → ${found.path}` }]
       : [
@@ -121,8 +134,8 @@ async function gitChecks(workspace: string, config: RalphConfig): Promise<Health
   if (config.repos) {
     const refusals = reposRefusals(config, {});
     if (refusals.length > 0) return refusals.map((message) => ({ check: 'git', level: 'fatal', message }));
-    const repos = await reposPreflight(workspace, config);
-    return [{ check: 'git', level: 'ok', message: `repos: ${repos.map((r) => r.name).join(', ')}` }];
+    await reposPreflight(workspace, config);
+    return repoStatusChecks(workspace, config);
   }
   if (rollsBack(config) || config.rules || config.metric) {
     const inRepo = await isGitRepo(workspace);
@@ -247,5 +260,7 @@ export async function startChecks(
     ...hatAgentChecks(workspace, config, env),
     ...gateChecks(workspace, config, env),
     ...(await push),
+    // repos: multiRepoPreflight refused what is wrong; each repository gets its line.
+    ...(config.repos ? await repoStatusChecks(workspace, config) : []),
   ];
 }

@@ -117,6 +117,21 @@ export interface PendingRollback {
   rescued: boolean;
 }
 
+/**
+ * A rollback across the repositories of `repos`, saved with the iteration's record before anything
+ * is set aside: each repository in `repos` keeps its part in `ref` and returns to `to`; `done` names
+ * those finished, so --resume finishes the others.
+ */
+export interface ReposRollback {
+  iteration: number;
+  /** `refs/ralph/rescue/<run>/<iteration>`, in each repository. */
+  ref: string;
+  /** Why, for the rescue commits' messages. */
+  why: string;
+  repos: { name: string; to: string }[];
+  done: string[];
+}
+
 /** Where a model ladder (`cli.models`) stands for one task, milestone or run (docs/concepts/models.md). */
 export interface LadderRung {
   /** Index into the ladder's models: the next iteration's model. */

@@ -151,6 +151,16 @@ const stateShape = z.looseObject({
     })
     .nullable()
     .optional(),
+  repos_rollback: z
+    .looseObject({
+      iteration: z.number().int().positive(),
+      ref: z.string().min(1),
+      why: z.string(),
+      repos: z.array(z.looseObject({ name: z.string().min(1), to: z.string().min(1) })),
+      done: z.array(z.string()),
+    })
+    .nullable()
+    .optional(),
   human_timeout: z.string().nullable().optional(),
   metric: z
     .looseObject({
