@@ -140,7 +140,7 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   if (verdict.kind === 'failure')
     return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
   if (outcome.rollback) return rollbackFeedback(outcome.rollback).split('\n')[0] ?? null;
-  if (outcome.repos?.rolledBack) return outcome.repos.blockers.join('; ');
+  if (outcome.repos?.rollback) return outcome.repos.rollback.why.split('\n')[0] ?? null;
   const validate = validateFailure(outcome);
   if (validate) return validate;
   if (outcome.tampered?.length) return tamperedFeedback(outcome.tampered);
