@@ -1,10 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDashboard } from '../helpers/dashboard.ts';
 import { git, initGitRepo, subjects } from '../helpers/git-workspace.ts';
+import { API_THEN_WEB, BOTH_TO_V2, REPO_FILES } from '../helpers/multi-repo-workspace.ts';
 import {
   fakeConfig,
   makeWorkspace,
+  type RalphProcess,
   readRecords,
   readState,
   readStatus,
@@ -23,14 +26,20 @@ function project(o: { turns: string[]; extra?: string; repos?: string; maxIterat
     'PROMPT.md': 'change the API and its client together\n',
     'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos ?? REPOS}gates:\n  tests:\n    command: sh check.sh\n${o.extra ?? ''}git:\n  commit: true\n`,
     'fake-agent.yml': ['turns:', ...o.turns].join('\n'),
-    'api/check.sh': 'test -f v2.txt || { echo "api: v2.txt is missing"; exit 4; }\n',
-    'api/README': 'api\n',
-    'web/check.sh': 'grep -q v2 client.txt || { echo "web: the client is not on v2"; exit 5; }\n',
-    'web/client.txt': 'v1\n',
+    ...REPO_FILES,
   });
   for (const name of ['api', 'web']) initGitRepo(join(dir, name));
   return dir;
 }
+
+const running: RalphProcess[] = [];
+
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    p.child.kill('SIGTERM');
+    await p.done;
+  }
+});
 
 const REPOS = '  - path: api\n  - path: web\n    name: frontend\n';
 
@@ -40,16 +49,10 @@ function turns(first: string): string[] {
     '  - when: { iteration: 1 }',
     '    do:',
     `      - write: { path: ${first}, content: "x\\n" }`,
-    '      - write: { path: api/v2.txt, content: "v2\\n" }',
-    '      - write: { path: web/client.txt, content: "v2\\n" }',
-    '      - print: "Move the API and the client to v2"',
-    '      - print: LOOP_COMPLETE',
+    ...BOTH_TO_V2,
     '  - do:',
     '      - save_prompt: .ralph/p2.md',
-    '      - write: { path: api/v2.txt, content: "v2\\n" }',
-    '      - write: { path: web/client.txt, content: "v2\\n" }',
-    '      - print: "Move the API and the client to v2"',
-    '      - print: LOOP_COMPLETE',
+    ...BOTH_TO_V2,
   ];
 }
 
@@ -60,7 +63,9 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
       extra: 'rules:\n  deny: ["api/migrations/**"]\n',
     });
     const start = git(join(dir, 'web'), 'rev-parse', 'HEAD').trim();
-    const r = await runRalph(['run'], dir);
+    // A registry of its own, for the dashboard below.
+    const env = { XDG_STATE_HOME: makeWorkspace() };
+    const r = await runRalph(['run'], dir, env);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     // One pre-flight line per repository.
     expect(r.stdout).toContain(`✓ repo api: ${join(dir, 'api')} (main, clean)`);
@@ -93,6 +98,12 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
     expect(explained.stdout).toContain(
       `  repo frontend (web): rolled back to ${start.slice(0, 7)}, kept in ${ref}`,
     );
+    // The dashboard's iteration table: the same per-repository lines under "commit".
+    const dashboard = await openDashboard({ track: (p) => running.push(p), env });
+    const index = await (await dashboard.get('/')).text();
+    const path = new RegExp(`<a href="(/run/[0-9a-f]+)">${dir}</a>`).exec(index)?.[1];
+    const page = await (await dashboard.get(path as string)).text();
+    expect(page).toContain(`<div>api (api): committed ${apiHead.slice(0, 7)} · tests ✓ · 1 file(s)</div>`);
   });
 
   it('an approve path in one repository waits for `ralph approve`, then each repository commits', async () => {
@@ -117,15 +128,7 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
 
   it("runs each repository's affected tests on its own changed files, and checks a repository's own test program before the run", async () => {
     const affected = project({
-      turns: [
-        '  - when: { iteration: 1 }',
-        '    do:',
-        '      - write: { path: api/v2.txt, content: "v2\\n" }',
-        '      - print: "The API on v2"',
-        '  - do:',
-        '      - write: { path: web/client.txt, content: "v2\\n" }',
-        '      - print: LOOP_COMPLETE',
-      ],
+      turns: API_THEN_WEB,
       repos:
         '  - path: api\n  - path: web\n    name: frontend\n    gates:\n      tests:\n        command: sh check.sh\n        affected: sh check.sh {files}\n',
       extra: '    affected: sh check.sh {files}\n',
