@@ -108,7 +108,11 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
           approvals,
         )
       : undefined;
-  if (repos?.rolledBack) checks.markerHit = false;
+  if (repos?.rollback) {
+    // Set aside once the record is saved: nothing of it is validated, reviewed or completed meanwhile.
+    checks.agentOk = false;
+    checks.markerHit = false;
+  }
   const forced =
     repos?.rolledBack ??
     checks.tddStep?.forceFailure ??
