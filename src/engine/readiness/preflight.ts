@@ -8,83 +8,10 @@ import { hasRemote } from '../../git/push.ts';
 import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
+import { gateChecks } from './gate-programs.ts';
 import { runHealthChecks } from './health.ts';
 import { type HealthResult, resolveAgentCommand } from './health-checks.ts';
-import { repoEntries, repoStatusChecks, reposPreflight, reposRefusals } from './repo-set.ts';
-
-/** Shell words that are not programs on PATH. */
-const SHELL_WORDS = new Set([
-  '.',
-  ':',
-  '[',
-  'cd',
-  'echo',
-  'exec',
-  'exit',
-  'export',
-  'false',
-  'printf',
-  'set',
-  'source',
-  'test',
-  'true',
-  'if',
-  'for',
-  'while',
-  'case',
-  '(',
-  '{',
-  '!',
-  'time',
-  'env',
-  'command',
-]);
-
-/** The program a `sh -c` command line runs first (after `VAR=value` assignments), or undefined. */
-export function firstProgram(command: string): string | undefined {
-  for (const word of command.trim().split(/\s+/)) {
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue;
-    const clean = word.replace(/^['"]|['"]$/g, '');
-    return clean === '' || SHELL_WORDS.has(clean) || /[$`;|&<>()]/.test(clean) ? undefined : clean;
-  }
-  return undefined;
-}
-
-/**
- * Gate commands whose program is not there: the gate would fail after the first iteration. A
- * repository's own tests gate (`repos[i].gates.tests`) is looked up from that repository.
- */
-function gateChecks(workspace: string, config: RalphConfig, env: NodeJS.ProcessEnv): HealthResult[] {
-  const gates: [string, string | undefined, string][] = [
-    ['gates.tests.command', config.gates.tests?.command, workspace],
-    ['gates.tests.affected', config.gates.tests?.affected, workspace],
-    [
-      'gates.validate',
-      typeof config.gates.validate === 'string' ? config.gates.validate : undefined,
-      workspace,
-    ],
-  ];
-  repoEntries(workspace, config).forEach((repo, i) => {
-    const own = config.repos?.[i]?.gates?.tests;
-    if (!own) return;
-    gates.push([`${repo.key}.gates.tests.command`, own.command, repo.root]);
-    gates.push([`${repo.key}.gates.tests.affected`, own.affected, repo.root]);
-  });
-  return gates.flatMap(([key, command, cwd]): HealthResult[] => {
-    const program = command === undefined ? undefined : firstProgram(command);
-    if (program === undefined) return [];
-    const found = findExecutable(program, env.PATH, cwd);
-    return found.found
-      ? [{ check: 'gates', level: 'ok', message: `${key}: ${program} → ${found.path}` }]
-      : [
-          {
-            check: 'gates',
-            level: 'fatal',
-            message: `${key} runs \`${program}\`, which is not there (${found.detail}): install it or fix the command in ralph.yml`,
-          },
-        ];
-  });
-}
+import { repoStatusChecks, reposPreflight, reposRefusals } from './repo-set.ts';
 
 /** The prompt file the config names exists (`-p`/`-P` on the command line are checked by `run`). */
 function promptChecks(workspace: string, config: RalphConfig): HealthResult[] {
