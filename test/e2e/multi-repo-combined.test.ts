@@ -21,10 +21,16 @@ import {
  * A parent directory holding ralph.yml and two repositories, api and web (named frontend), whose
  * tests check a file the agent writes (docs/guide/multi-repo.md: what combines with repos).
  */
-function project(o: { turns: string[]; extra?: string; repos?: string; maxIterations?: number }): string {
+function project(o: {
+  turns: string[];
+  extra?: string;
+  repos?: string;
+  maxIterations?: number;
+  git?: string;
+}): string {
   const dir = makeWorkspace({
     'PROMPT.md': 'change the API and its client together\n',
-    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos ?? REPOS}gates:\n  tests:\n    command: sh check.sh\n${o.extra ?? ''}git:\n  commit: true\n`,
+    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos ?? REPOS}gates:\n  tests:\n    command: sh check.sh\n${o.extra ?? ''}git:\n  commit: true\n${o.git ?? ''}`,
     'fake-agent.yml': ['turns:', ...o.turns].join('\n'),
     ...REPO_FILES,
   });
@@ -124,6 +130,50 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
     expect(readRecords(dir)[0]).toMatchObject({ verdict: 'complete' });
     expect(git(join(dir, 'web'), 'show', 'HEAD:package.json')).toBe('x\n');
     expect(subjects(join(dir, 'api'))).toEqual(['ralph: Move the API and the client to v2', 'initial']);
+  });
+
+  it('gates.approval before_commit and before_push: one review point lists every repository; held by Ctrl-C, --resume commits each; a rejected push keeps them local', async () => {
+    const dir = project({
+      turns: ['  - do:', ...BOTH_TO_V2],
+      extra: '  approval: [before_commit, before_push]\n',
+      git: '  push: true\n',
+    });
+    const remotes = makeWorkspace();
+    for (const repo of ['api', 'web']) {
+      git(remotes, 'init', '-q', '--bare', `${repo}.git`);
+      git(join(dir, repo), 'remote', 'add', 'origin', join(remotes, `${repo}.git`));
+    }
+    const loop = startRalph(['run'], dir);
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'the before_commit review point');
+    const questions = join(dir, '.ralph', 'control', 'questions.jsonl');
+    expect(readFileSync(questions, 'utf8')).toContain(
+      'Commit the changes of iteration 1 (2 file(s): api/v2.txt, web/client.txt)?',
+    );
+    loop.child.kill('SIGINT');
+    expect((await loop.done).code).toBe(130);
+    expect(readState(dir).held_question).toMatchObject({
+      point: 'before_commit',
+      repos: ['api', 'frontend'],
+    });
+    for (const repo of ['api', 'web']) expect(subjects(join(dir, repo))).toEqual(['initial']);
+
+    expect((await runRalph(['approve'], dir)).code).toBe(0);
+    const resumed = startRalph(['run', '--resume'], dir);
+    await waitFor(
+      () => readFileSync(questions, 'utf8').includes('Push the commits of iteration 1'),
+      15_000,
+      'the before_push review point',
+    );
+    // Approved, each repository committed with its own tests line; nothing pushed yet.
+    for (const repo of ['api', 'web']) {
+      expect(subjects(join(dir, repo))).toEqual(['ralph: Move the API and the client to v2', 'initial']);
+      expect(git(join(dir, repo), 'log', '-1', '--format=%B')).toContain('- Tests: passing');
+    }
+    await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'waiting for the push');
+    expect((await runRalph(['reject', 'not yet'], dir)).code).toBe(0);
+    const r = await resumed.done;
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    for (const repo of ['api', 'web']) expect(git(join(remotes, `${repo}.git`), 'for-each-ref')).toBe('');
   });
 
   it("runs each repository's affected tests on its own changed files, and checks a repository's own test program before the run", async () => {

@@ -9,7 +9,7 @@ import type { ApprovalEntry } from '../human/approval-points.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
 import { metricStep } from '../metric/metric-step.ts';
 import { rollsBack } from '../readiness/preflight.ts';
-import { type ReposOutcome, settleRepos } from '../repos/repo-iteration.ts';
+import { type ReposOutcome, recordRepoWork, settleRepos } from '../repos/repo-iteration.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
@@ -37,7 +37,7 @@ import {
 } from './iteration-decision.ts';
 import { completedMessage, stopAfterIteration } from './iteration-stop.ts';
 import { climbLadder } from './model-rung.ts';
-import { settleWork } from './settle-work.ts';
+import { type SettledWork, settleWork } from './settle-work.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
 export interface IterationOutcome {
@@ -186,15 +186,19 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Git, the validate hook and the review points, in that order. Changes a human did not let in,
   // or has not yet (a stop or Ctrl-C held the review point for --resume), complete nothing.
   const completes = decision.complete ? completedMessage(ctx, checks.markerHit) : null;
-  const toCommit = ctx.config.git.commit && !ctx.config.repos ? commitInput(phase, checks) : undefined;
-  const work = checks.agentOk
+  const toCommit = ctx.config.git.commit
+    ? { ...commitInput(phase, checks), ...(repos ? { repo_tests: repos.testsLines } : {}) }
+    : undefined;
+  // repos: each changed repository commits and pushes (settleWork with `repos`).
+  const changedRepos = repos?.records.map((r) => r.name);
+  const work: SettledWork = checks.agentOk
     ? await settleWork(
         ctx,
-        { iteration: phase.number, hat: phase.route.hatId, commit: toCommit, completes },
+        { iteration: phase.number, hat: phase.route.hatId, commit: toCommit, completes, repos: changedRepos },
         approvals,
       )
     : { commit: null, validateGate: undefined, pushError: undefined, blocked: undefined, held: false };
-  work.pushError ??= repos?.pushError;
+  if (repos) recordRepoWork(repos.records, work);
   // forge.pull_requests: push the milestone's branch, open or update its pull request, mark it ready.
   const forge = checks.agentOk && !work.held ? await milestonePrStep(ctx, phase.number, checks.gates) : {};
   // Tasks imported from GitHub issues and done now: their issues get the commit and are closed.

@@ -41,9 +41,6 @@ export function reposRefusals(
   flags: { parallel?: boolean; worktree?: boolean },
 ): string[] {
   if (!config.repos) return [];
-  const approval = [config.gates.approval ?? []]
-    .flat()
-    .filter((p) => p === 'before_commit' || p === 'before_push');
   const unsupported: [boolean, string][] = [
     [flags.parallel === true || config.parallel > 1, '--parallel (or parallel above 1)'],
     [flags.worktree === true, '--worktree'],
@@ -51,7 +48,6 @@ export function reposRefusals(
     [config.metric !== undefined, 'metric'],
     [config.tdd !== undefined, 'tdd'],
     [config.gates.review !== undefined, 'gates.review'],
-    [approval.length > 0, `gates.approval: ${approval.join(', ')}`],
   ];
   return unsupported
     .filter(([on]) => on)

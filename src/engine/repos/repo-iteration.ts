@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { planTests } from '../../gates/affected-tests.ts';
 import { type GateResult, testsReport } from '../../gates/run-gate.ts';
 import { readGitHead } from '../../git/head.ts';
@@ -7,14 +7,14 @@ import type { RepoRecord, TestsGateSummary } from '../../observe/iteration-recor
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import type { ReposRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { commitStep, pushStep, testsLine } from '../git/commit-and-push.ts';
-import { filesChanged } from '../git/workspace-git.ts';
+import { testsLine } from '../git/commit-and-push.ts';
 import type { ApprovalEntry } from '../human/approval-points.ts';
 import { rollsBack } from '../readiness/preflight.ts';
 import { type RepoEntry, repoEntries } from '../readiness/repo-set.ts';
 import { runGateStep, summarize } from '../verify/gate-commands.ts';
 import { gateFailure } from '../verify/rollback.ts';
 import { judgeRules } from '../verify/rules-gate.ts';
+import { type RepoChange, repoChanges, workspacePath } from './repo-commits.ts';
 import { planReposRollback, reposRollbackFeedback } from './repo-rollback.ts';
 
 /** What the repositories of `repos` made of an iteration. */
@@ -25,8 +25,8 @@ export interface ReposOutcome {
   blockers: string[];
   /** The changes were rolled back (gates.on_failure: rollback): what the next prompt says. */
   rolledBack: string | undefined;
-  /** git.push failed in a repository: the first error, the repository named. */
-  pushError: string | undefined;
+  /** Each changed repository's tests line for its commit message (by name). */
+  testsLines: Record<string, string | null>;
   /** The changes are set aside in every repository once the record is saved (finishReposRollback). */
   rollback?: ReposRollback | undefined;
   /** rules: a changed path inside `deny` or outside `allow` (verdict `rule_violation`). */
@@ -96,10 +96,10 @@ async function repoTests(
 
 /**
  * After an accepted agent run with `repos`: each repository that changed since Ralph's last commit
- * there runs its tests gate; then, with `gates.on_failure: rollback` and a failing gate, every
- * changed repository's change is set aside in its own rescue ref and its tree reset; otherwise each
- * changed repository gets its own commit (`git.commit`) and push (`git.push`). A repository that did
- * not change gets nothing.
+ * there runs its tests gate, then `rules` check every repository's changes; a broken rule, a
+ * refused approval, or a failing gate with `gates.on_failure: rollback` sets the iteration aside in
+ * every changed repository (finishReposRollback, once the record is saved). Otherwise settleWork
+ * commits and pushes each changed repository after its review points. An unchanged one gets nothing.
  */
 export async function settleRepos(
   ctx: RunContext,
@@ -113,20 +113,11 @@ export async function settleRepos(
   approvals: ApprovalEntry[],
 ): Promise<ReposOutcome> {
   const { config, state } = ctx;
-  const heads = state.repo_heads ?? {};
-  const changed: {
-    repo: RepoEntry;
-    before: string | null;
-    files: string[];
-    gate: GateResult | undefined;
-    summary: TestsGateSummary | undefined;
-  }[] = [];
-  for (const repo of repoEntries(ctx.options.workspace, config)) {
-    const before = heads[repo.name] ?? null;
-    const files = await filesChanged(repo.root, before, readGitHead(repo.root).commit ?? null);
-    if (files.length === 0) continue;
-    const tests = await repoTests(ctx, repo, o, files);
-    changed.push({ repo, before, files, gate: tests?.result, summary: tests?.summary });
+  const changed: (RepoChange & { gate: GateResult | undefined; summary: TestsGateSummary | undefined })[] =
+    [];
+  for (const change of await repoChanges(ctx)) {
+    const tests = await repoTests(ctx, change.repo, o, change.files);
+    changed.push({ ...change, gate: tests?.result, summary: tests?.summary });
   }
   // completion.require_work: a repository changed (the parent's walk may be too big to tell).
   if (changed.length > 0) state.did_work = true;
@@ -141,8 +132,7 @@ export async function settleRepos(
     o.iteration,
     changed.flatMap(({ repo, files }) => {
       const own = repo.tests?.report_file?.replace(/^\.\//, '');
-      const under = relative(ctx.options.workspace, repo.root).split(sep).join('/');
-      return files.filter((f) => f !== own).map((f) => (under ? `${under}/${f}` : f));
+      return files.filter((f) => f !== own).map((f) => workspacePath(ctx.options.workspace, repo, f));
     }),
     approvals,
   );
@@ -166,39 +156,35 @@ export async function settleRepos(
       records,
       blockers,
       rolledBack: reposRollbackFeedback(rollback, records, reasons),
-      pushError: undefined,
+      testsLines: {},
       rollback,
       ruleViolation: ruled?.violation === true,
     };
   }
-  const records: RepoRecord[] = [];
-  let pushError: string | undefined;
-  for (const { repo, before, files, gate, summary } of changed) {
-    const record = baseRecord(repo, files, summary);
-    if (config.git.commit)
-      record.commit = await commitStep(
-        ctx,
-        {
-          iteration: o.iteration,
-          hat: o.hat,
-          backend: o.backend,
-          summary: o.summary,
-          before,
-          tests: testsLine(gate),
-        },
-        repo,
-      );
-    if (config.git.push) {
-      const error = await pushStep(ctx, o.iteration, repo);
-      if (error) record.push_error = error;
-      pushError ??= error ? `repository ${repo.name}: ${error}` : undefined;
-    }
-    // The next iteration's changes start here (a kill before the state is saved re-counts them, never loses them).
-    heads[repo.name] = readGitHead(repo.root).commit ?? null;
-    records.push(record);
-  }
+  // git.commit and git.push, with their review points, follow in settleWork (commitRepos, pushRepos).
+  const heads = { ...state.repo_heads };
+  // Without git.commit the next iteration's changes start at the agent's own commits.
+  if (!config.git.commit)
+    for (const { repo } of changed) heads[repo.name] = readGitHead(repo.root).commit ?? null;
   state.repo_heads = heads;
-  return { records, blockers, rolledBack: undefined, pushError };
+  return {
+    records: changed.map(({ repo, files, summary }) => baseRecord(repo, files, summary)),
+    blockers,
+    rolledBack: undefined,
+    testsLines: Object.fromEntries(changed.map(({ repo, gate }) => [repo.name, testsLine(gate)])),
+  };
+}
+
+/** What settleWork's commits and pushes did in each repository, written into its record. */
+export function recordRepoWork(
+  records: RepoRecord[],
+  work: { repoCommits?: Record<string, string | null>; repoPushErrors?: Record<string, string> },
+): void {
+  for (const record of records) {
+    record.commit = work.repoCommits?.[record.name] ?? null;
+    const pushError = work.repoPushErrors?.[record.name];
+    if (pushError) record.push_error = pushError;
+  }
 }
 
 function baseRecord(repo: RepoEntry, files: string[], tests: TestsGateSummary | undefined): RepoRecord {

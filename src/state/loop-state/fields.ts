@@ -65,6 +65,8 @@ export interface HeldQuestion {
   completes: string | null;
   /** `before_commit`: what is committed once a human approves (then validate and push follow). */
   commit: HeldCommit | null;
+  /** repos, `before_push`: the repositories whose commits are pushed once a human approves. */
+  repos?: string[];
 }
 
 /** What Ralph commits for an iteration (`git.commit`). */
@@ -77,6 +79,8 @@ export interface HeldCommit {
   before: string | null;
   /** The tests gate's line in the message (`passing`, `failing (exit 1)`), or null. */
   tests: string | null;
+  /** repos: each changed repository's tests line (its name → the line); they commit separately. */
+  repo_tests?: Record<string, string | null>;
 }
 
 /** One result of the metric loop: its repeats, median and spread, where and when (iteration 0: the baseline). */

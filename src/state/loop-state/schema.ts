@@ -133,8 +133,10 @@ const stateShape = z.looseObject({
           summary: z.string(),
           before: nullableString,
           tests: nullableString,
+          repo_tests: z.record(z.string(), nullableString).optional(),
         })
         .nullable(),
+      repos: z.array(z.string()).optional(),
     })
     .nullable()
     .optional(),
