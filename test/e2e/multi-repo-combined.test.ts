@@ -2,10 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDashboard } from '../helpers/dashboard.ts';
-import { git, initGitRepo, subjects } from '../helpers/git-workspace.ts';
-import { API_THEN_WEB, BOTH_TO_V2, REPO_FILES } from '../helpers/multi-repo-workspace.ts';
+import { git, subjects } from '../helpers/git-workspace.ts';
+import { API_THEN_WEB, BOTH_TO_V2, multiRepoProject } from '../helpers/multi-repo-workspace.ts';
 import {
-  fakeConfig,
   makeWorkspace,
   type RalphProcess,
   readRecords,
@@ -28,14 +27,7 @@ function project(o: {
   maxIterations?: number;
   git?: string;
 }): string {
-  const dir = makeWorkspace({
-    'PROMPT.md': 'change the API and its client together\n',
-    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos ?? REPOS}gates:\n  tests:\n    command: sh check.sh\n${o.extra ?? ''}git:\n  commit: true\n${o.git ?? ''}`,
-    'fake-agent.yml': ['turns:', ...o.turns].join('\n'),
-    ...REPO_FILES,
-  });
-  for (const name of ['api', 'web']) initGitRepo(join(dir, name));
-  return dir;
+  return multiRepoProject({ ...o, gates: o.extra, repos: o.repos ?? REPOS, dirs: ['api', 'web'] });
 }
 
 const running: RalphProcess[] = [];

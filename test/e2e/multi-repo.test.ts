@@ -1,16 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, initGitRepo, subjects } from '../helpers/git-workspace.ts';
-import { API_THEN_WEB, BOTH_TO_V2, REPO_FILES } from '../helpers/multi-repo-workspace.ts';
-import {
-  fakeConfig,
-  makeWorkspace,
-  readRecords,
-  readState,
-  runRalph,
-  traceRunWrites,
-} from '../helpers/workspace.ts';
+import { git, subjects } from '../helpers/git-workspace.ts';
+import { API_THEN_WEB, BOTH_TO_V2, multiRepoProject } from '../helpers/multi-repo-workspace.ts';
+import { makeWorkspace, readRecords, readState, runRalph, traceRunWrites } from '../helpers/workspace.ts';
 
 /**
  * A parent directory (not a repository) holding ralph.yml and three repositories: api, web and docs.
@@ -23,16 +16,12 @@ function project(o: {
   repos?: string;
   git?: string;
 }): string {
-  const dir = makeWorkspace({
-    'PROMPT.md': 'change the API and its client together\n',
-    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos ?? REPOS}gates:\n  tests:\n    command: sh check.sh\n${o.gates ?? ''}git:\n  commit: true\n${o.git ?? ''}`,
-    'fake-agent.yml': ['turns:', ...o.turns].join('\n'),
-    ...REPO_FILES,
-    'docs/check.sh': 'true\n',
-    'docs/index.md': 'docs\n',
+  return multiRepoProject({
+    ...o,
+    repos: o.repos ?? REPOS,
+    dirs: ['api', 'web', 'docs'],
+    files: { 'docs/check.sh': 'true\n', 'docs/index.md': 'docs\n' },
   });
-  for (const name of ['api', 'web', 'docs']) initGitRepo(join(dir, name));
-  return dir;
 }
 
 /** The repositories as ralph.yml lists them (`repos:` entries). */

@@ -1,3 +1,7 @@
+import { join } from 'node:path';
+import { initGitRepo } from './git-workspace.ts';
+import { fakeConfig, makeWorkspace } from './workspace.ts';
+
 /**
  * The repositories of the multi-repository e2e tests (docs/guide/multi-repo.md): api and web, whose
  * tests check a file the agent writes — api needs `v2.txt`, web a client on v2.
@@ -28,3 +32,28 @@ export const API_THEN_WEB = [
   '      - print: "The client on v2"',
   '      - print: LOOP_COMPLETE',
 ];
+
+/**
+ * A parent directory (not a repository) holding ralph.yml, the fake agent's `turns` and the
+ * repositories `dirs` (each a git repository with a first commit): `repos` is ralph.yml's `repos:`
+ * list, `gates` more keys under `gates:` (its tests run `sh check.sh`), `git` more under `git:`.
+ */
+export function multiRepoProject(o: {
+  turns: string[];
+  repos: string;
+  dirs: string[];
+  gates?: string | undefined;
+  git?: string | undefined;
+  maxIterations?: number | undefined;
+  files?: Record<string, string>;
+}): string {
+  const dir = makeWorkspace({
+    'PROMPT.md': 'change the API and its client together\n',
+    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos}gates:\n  tests:\n    command: sh check.sh\n${o.gates ?? ''}git:\n  commit: true\n${o.git ?? ''}`,
+    'fake-agent.yml': ['turns:', ...o.turns].join('\n'),
+    ...REPO_FILES,
+    ...o.files,
+  });
+  for (const name of o.dirs) initGitRepo(join(dir, name));
+  return dir;
+}
