@@ -1,5 +1,5 @@
 import { describeEvent } from '../observe/describe-event.ts';
-import { formatCost, formatNumber } from '../observe/format.ts';
+import { formatCost, formatNumber, repoSummary } from '../observe/format.ts';
 import type { IterationRecord } from '../observe/iteration-record.ts';
 import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { formatSpan } from '../state/io/time-format.ts';
@@ -113,7 +113,7 @@ export function runLive(
         ...(r.guidance ?? []).map((g) => `guidance ${g}`),
         ...(r.approvals ?? []).map((a) => `${a.point}: ${a.answer}`),
       ].join(', ');
-      return `<tr><td>${r.iteration}</td><td>${esc(r.hat ?? '')}</td><td>${esc(r.verdict)}${r.reason ? ` <small>${esc(r.reason)}</small>` : ''}</td><td>${esc(formatSpan(r.duration_ms))}</td><td>${esc(formatNumber(r.tokens.total))}</td><td>${r.cost_usd === null ? '' : esc(formatCost(r.cost_usd))}</td><td>${esc(gates)}</td><td>${r.commit ? `<code>${esc(r.commit.slice(0, 7))}</code>` : ''}</td><td>${r.files_changed ? esc(r.files_changed.join(', ')) : ''}</td><td>${esc(human)}</td></tr>`;
+      return `<tr><td>${r.iteration}</td><td>${esc(r.hat ?? '')}</td><td>${esc(r.verdict)}${r.reason ? ` <small>${esc(r.reason)}</small>` : ''}</td><td>${esc(formatSpan(r.duration_ms))}</td><td>${esc(formatNumber(r.tokens.total))}</td><td>${r.cost_usd === null ? '' : esc(formatCost(r.cost_usd))}</td><td>${esc(gates)}</td><td>${r.commit ? `<code>${esc(r.commit.slice(0, 7))}</code>` : ''}${(r.repos ?? []).map((x) => `<div>${esc(repoSummary(x))}</div>`).join('')}</td><td>${r.files_changed ? esc(r.files_changed.join(', ')) : ''}</td><td>${esc(human)}</td></tr>`;
     })
     .join('')}</table>`;
   const graph = hatGraphSvg(observedHatGraph(lines), run.alive);

@@ -1,3 +1,5 @@
+import type { RepoRecord } from './iteration-record.ts';
+
 /** `1,234,567`: en-US digit grouping. */
 export function formatNumber(n: number): string {
   // Integers (token counts) are grouped by hand: the first toLocaleString loads ICU's number data,
@@ -32,4 +34,23 @@ export function spendByModel(costByModel: Record<string, number>): string {
   return Object.entries(costByModel)
     .map(([model, usd]) => `${model} ${formatCost(usd)}`)
     .join(' · ');
+}
+
+/**
+ * One repository's part of an iteration (a record's `repos`), as `ralph explain` and the dashboard
+ * show it: `api (api): committed 1a2b3c4 · tests ✓ · 2 file(s)`.
+ */
+export function repoSummary(repo: RepoRecord): string {
+  const tests = repo.gates.tests;
+  const parts = [
+    repo.rollback
+      ? `rolled back to ${repo.rollback.to.slice(0, 7)}, kept in ${repo.rollback.ref}`
+      : repo.commit
+        ? `committed ${repo.commit.slice(0, 7)}`
+        : 'not committed',
+    ...(tests ? [`tests ${tests.passed ? '✓' : `✗ (exit ${tests.exit_code})`}`] : []),
+    `${repo.files.length} file(s)`,
+    ...(repo.push_error ? [`push failed: ${repo.push_error}`] : []),
+  ];
+  return `${repo.name} (${repo.path}): ${parts.join(' · ')}`;
 }

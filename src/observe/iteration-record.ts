@@ -64,7 +64,7 @@ export interface RepoRecord {
   /** The commit Ralph made there (git.commit), if any. */
   commit: string | null;
   /** Its tests gate (`repos[].gates.tests`, else `gates.tests`). */
-  gates: { tests?: GateSummary };
+  gates: { tests?: TestsGateSummary };
   /** git.push failed there: the error. */
   push_error?: string;
   /** gates.on_failure: rollback — where its changes are kept and the commit it went back to. */

@@ -1,15 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, initGitRepo, subjects } from '../helpers/git-workspace.ts';
-import {
-  fakeConfig,
-  makeWorkspace,
-  readRecords,
-  readState,
-  runRalph,
-  traceRunWrites,
-} from '../helpers/workspace.ts';
+import { git, subjects } from '../helpers/git-workspace.ts';
+import { API_THEN_WEB, BOTH_TO_V2, multiRepoProject } from '../helpers/multi-repo-workspace.ts';
+import { makeWorkspace, readRecords, readState, runRalph, traceRunWrites } from '../helpers/workspace.ts';
 
 /**
  * A parent directory (not a repository) holding ralph.yml and three repositories: api, web and docs.
@@ -22,32 +16,18 @@ function project(o: {
   repos?: string;
   git?: string;
 }): string {
-  const dir = makeWorkspace({
-    'PROMPT.md': 'change the API and its client together\n',
-    'ralph.yml': `${fakeConfig({ max_iterations: o.maxIterations ?? 2 })}repos:\n${o.repos ?? REPOS}gates:\n  tests:\n    command: sh check.sh\n${o.gates ?? ''}git:\n  commit: true\n${o.git ?? ''}`,
-    'fake-agent.yml': ['turns:', ...o.turns].join('\n'),
-    'api/check.sh': 'test -f v2.txt || { echo "api: v2.txt is missing"; exit 4; }\n',
-    'api/README': 'api\n',
-    'web/check.sh': 'grep -q v2 client.txt || { echo "web: the client is not on v2"; exit 5; }\n',
-    'web/client.txt': 'v1\n',
-    'docs/check.sh': 'true\n',
-    'docs/index.md': 'docs\n',
+  return multiRepoProject({
+    ...o,
+    repos: o.repos ?? REPOS,
+    dirs: ['api', 'web', 'docs'],
+    files: { 'docs/check.sh': 'true\n', 'docs/index.md': 'docs\n' },
   });
-  for (const name of ['api', 'web', 'docs']) initGitRepo(join(dir, name));
-  return dir;
 }
 
 /** The repositories as ralph.yml lists them (`repos:` entries). */
 const REPOS = '  - path: api\n  - path: web\n    name: frontend\n  - path: docs\n';
 
-const bothChanged = [
-  '  - do:',
-  '      - save_prompt: .ralph/p1.md',
-  '      - write: { path: api/v2.txt, content: "v2\\n" }',
-  '      - write: { path: web/client.txt, content: "v2\\n" }',
-  '      - print: "Move the API and the client to v2"',
-  '      - print: LOOP_COMPLETE',
-];
+const bothChanged = ['  - do:', '      - save_prompt: .ralph/p1.md', ...BOTH_TO_V2];
 
 describe('repos: one loop over several repositories', () => {
   it('commits each changed repository on its own, leaves an unchanged one alone, and records both', async () => {
@@ -168,16 +148,7 @@ describe('repos: one loop over several repositories', () => {
   });
 
   it("resumes after a kill -9 from each repository's last commit: none is committed twice, none it did not touch", async () => {
-    const turns = [
-      '  - when: { iteration: 1 }',
-      '    do:',
-      '      - write: { path: api/v2.txt, content: "v2\\n" }',
-      '      - print: "The API on v2"',
-      '  - do:',
-      '      - write: { path: web/client.txt, content: "v2\\n" }',
-      '      - print: "The client on v2"',
-      '      - print: LOOP_COMPLETE',
-    ];
+    const turns = API_THEN_WEB;
     const writes = await traceRunWrites(project({ turns }));
     // Killed right after the first iteration's record: its commit in api is made and saved.
     const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'))!;

@@ -41,14 +41,7 @@ describe('repos (docs/guide/multi-repo.md)', () => {
       [{}, { worktree: true }, '--worktree'],
       [{ forge: { pull_requests: 'per_milestone' } }, {}, 'forge.pull_requests: per_milestone'],
       [{ metric: { command: 'node b.js', direction: 'min', pattern: 't=([0-9]+)' } }, {}, 'metric'],
-      [{ rules: { deny: ['secrets/**'] } }, {}, 'rules'],
       [{ gates: { review: { backend: 'codex' } } }, {}, 'gates.review'],
-      [{ gates: { approval: ['before_push', 'before_complete'] } }, {}, 'gates.approval: before_push'],
-      [
-        { gates: { tests: { command: 'npm test', affected: 'npx vitest related {files}' } } },
-        {},
-        'gates.tests.affected',
-      ],
     ];
     for (const [extra, flags, what] of cases) {
       const [message, ...more] = refused(extra, flags);
@@ -59,5 +52,11 @@ describe('repos (docs/guide/multi-repo.md)', () => {
     }
     expect(refused({ gates: { approval: 'before_complete' } })).toEqual([]);
     expect(refused({ forge: { pull_requests: 'off' } })).toEqual([]);
+    // Combined with repos since issue 26 §4 (test/e2e/multi-repo-combined.test.ts): no longer refused.
+    expect(refused({ rules: { deny: ['secrets/**'] } })).toEqual([]);
+    expect(refused({ gates: { approval: ['before_commit', 'before_push', 'before_complete'] } })).toEqual([]);
+    expect(
+      refused({ gates: { tests: { command: 'npm test', affected: 'npx vitest related {files}' } } }),
+    ).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { describeAgent } from '../../backends/registry.ts';
 import { ExitCode, RalphError } from '../../errors.ts';
-import { formatCost, formatNumber, stopText } from '../../observe/format.ts';
+import { formatCost, formatNumber, repoSummary, stopText } from '../../observe/format.ts';
 import type { IterationRecord } from '../../observe/iteration-record.ts';
 import { formatSpan } from '../../state/io/time-format.ts';
 import { readRecordLines, recordsFileOf } from '../../state/iteration-records.ts';
@@ -78,6 +78,8 @@ export function explainRecord(r: IterationRecord): string[] {
   );
   if (r.tests_skipped) gates.push(`tests ${r.tests_skipped}`);
   if (gates.length > 0) lines.push(`  gates: ${gates.join(', ')}`);
+  // repos: the top-level commit is null; each repository's commit (or rollback) is here.
+  for (const repo of r.repos ?? []) lines.push(`  repo ${repoSummary(repo)}`);
   if (r.progress)
     lines.push(
       `  progress: files ${mark(r.progress.files)} · commit ${mark(r.progress.commit)} · tasks ${mark(r.progress.tasks)} · events ${mark(r.progress.events)}`,

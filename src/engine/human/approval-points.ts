@@ -98,8 +98,10 @@ export async function approveCommit(
   ctx: RunContext,
   number: number,
   approvals: ApprovalEntry[],
+  /** repos: every repository's changed files, each under its repository's path. */
+  changed?: string[],
 ): Promise<ApprovalResult> {
-  const files = await uncommittedFiles(ctx.options.workspace, ctx.pendingChanges);
+  const files = changed ?? (await uncommittedFiles(ctx.options.workspace, ctx.pendingChanges));
   if (files.length === 0) return { ok: true, entry: undefined };
   const review = await recordedReviewPoint(
     ctx,

@@ -19,6 +19,8 @@ export interface AfterAgentChecks {
   tddStep: TddStepResult | undefined;
   /** The completion marker or the checklist condition holds. */
   markerHit: boolean;
+  /** With affected tests (top-level or a repository's): the iteration asks to complete. */
+  completionRequested?: boolean;
 }
 
 /** The tests gate, the TDD checks and the completion marker, after a successful agent run only. */
@@ -36,7 +38,8 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
   // whether this iteration asks to complete, before the tests' verdict is known.
   const completionRequested =
     agentOk &&
-    config.gates.tests?.affected !== undefined &&
+    (config.gates.tests?.affected !== undefined ||
+      (config.repos ?? []).some((r) => r.gates?.tests?.affected !== undefined)) &&
     decide(ctx, phase, { agentOk, gates, testsGate: undefined, tddStep: undefined, markerHit }, [], undefined)
       .completion.requested;
   // The project's tests run after every successful agent run; failing tests block completion.
@@ -63,7 +66,7 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
     state.tdd = tddStep.book;
     for (const message of tddStep.warnings) ctx.emit({ type: 'notice', level: 'warn', message });
   }
-  return { agentOk, gates, testsGate, testsSkipped: tests?.skipped, tddStep, markerHit };
+  return { agentOk, gates, testsGate, testsSkipped: tests?.skipped, tddStep, markerHit, completionRequested };
 }
 
 /** Books a finished (not aborted) iteration: its number, the hat's activation, the failure streak. */

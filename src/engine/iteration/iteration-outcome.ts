@@ -9,7 +9,7 @@ import type { ApprovalEntry } from '../human/approval-points.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
 import { metricStep } from '../metric/metric-step.ts';
 import { rollsBack } from '../readiness/preflight.ts';
-import { type ReposOutcome, settleRepos } from '../repos/repo-iteration.ts';
+import { type ReposOutcome, recordRepoWork, settleRepos } from '../repos/repo-iteration.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
@@ -37,7 +37,7 @@ import {
 } from './iteration-decision.ts';
 import { completedMessage, stopAfterIteration } from './iteration-stop.ts';
 import { climbLadder } from './model-rung.ts';
-import { settleWork } from './settle-work.ts';
+import { type SettledWork, settleWork } from './settle-work.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
 export interface IterationOutcome {
@@ -83,7 +83,9 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     state.uncommitted_changes = true;
   }
   // rules, then gates.on_failure: rollback — the iteration is set aside instead of committed.
-  const ruled = checks.agentOk ? await checkRules(ctx, phase.number, phase, approvals) : undefined;
+  // With repos, settleRepos checks the rules over every repository's changes.
+  const ruled =
+    checks.agentOk && !ctx.config.repos ? await checkRules(ctx, phase.number, phase, approvals) : undefined;
   const testsFailure = checks.agentOk && rollsBack(ctx.config) ? gateFailure(checks.testsGate) : undefined;
   const refusal = ruled?.why ?? testsFailure;
   let rollback = refusal ? planRollback(ctx, phase.number, refusal, phase.headBefore) : undefined;
@@ -94,14 +96,23 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // repos: each changed repository's gates, then its commit and push (or the rollback of them all).
   const repos =
     checks.agentOk && ctx.config.repos
-      ? await settleRepos(ctx, {
-          iteration: phase.number,
-          hat: phase.route.hatId,
-          backend: phase.route.backend.name,
-          summary: phase.finalText,
-        })
+      ? await settleRepos(
+          ctx,
+          {
+            iteration: phase.number,
+            hat: phase.route.hatId,
+            backend: phase.route.backend.name,
+            summary: phase.finalText,
+            completionRequested: checks.completionRequested === true,
+          },
+          approvals,
+        )
       : undefined;
-  if (repos?.rolledBack) checks.markerHit = false;
+  if (repos?.rollback) {
+    // Set aside once the record is saved: nothing of it is validated, reviewed or completed meanwhile.
+    checks.agentOk = false;
+    checks.markerHit = false;
+  }
   const forced =
     repos?.rolledBack ??
     checks.tddStep?.forceFailure ??
@@ -175,15 +186,19 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Git, the validate hook and the review points, in that order. Changes a human did not let in,
   // or has not yet (a stop or Ctrl-C held the review point for --resume), complete nothing.
   const completes = decision.complete ? completedMessage(ctx, checks.markerHit) : null;
-  const toCommit = ctx.config.git.commit && !ctx.config.repos ? commitInput(phase, checks) : undefined;
-  const work = checks.agentOk
+  const toCommit = ctx.config.git.commit
+    ? { ...commitInput(phase, checks), ...(repos ? { repo_tests: repos.testsLines } : {}) }
+    : undefined;
+  // repos: each changed repository commits and pushes (settleWork with `repos`).
+  const changedRepos = repos?.records.map((r) => r.name);
+  const work: SettledWork = checks.agentOk
     ? await settleWork(
         ctx,
-        { iteration: phase.number, hat: phase.route.hatId, commit: toCommit, completes },
+        { iteration: phase.number, hat: phase.route.hatId, commit: toCommit, completes, repos: changedRepos },
         approvals,
       )
     : { commit: null, validateGate: undefined, pushError: undefined, blocked: undefined, held: false };
-  work.pushError ??= repos?.pushError;
+  if (repos) recordRepoWork(repos.records, work);
   // forge.pull_requests: push the milestone's branch, open or update its pull request, mark it ready.
   const forge = checks.agentOk && !work.held ? await milestonePrStep(ctx, phase.number, checks.gates) : {};
   // Tasks imported from GitHub issues and done now: their issues get the commit and are closed.
@@ -256,7 +271,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       ? { number: forge.pr.number, url: forge.pr.url, status: forge.pr.status, milestone: forge.pr.milestone }
       : undefined,
     rollback,
-    ruleViolation: ruled?.violation === true,
+    ruleViolation: ruled?.violation === true || repos?.ruleViolation === true,
     repos,
   };
 }

@@ -5,6 +5,7 @@ import type { KilledProcess } from '../../process/marked-processes.ts';
 import { appendLine } from '../../state/io/append-line.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';
+import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { tamperedFeedback } from '../verify/protect-gate.ts';
 import { finishRollback, rollbackFeedback } from '../verify/rollback.ts';
 import { tddScopeViolations } from '../workflows/tdd-loop.ts';
@@ -94,11 +95,13 @@ export async function recordIteration(
         : misplacedPromiseReason(phase, ctx.promise);
   // Saved with the record, before anything is set aside: a crash from here on is finished on --resume.
   state.rollback = outcome.rollback ?? null;
+  state.repos_rollback = outcome.repos?.rollback ?? null;
   const end = outcome.stopAfter;
   state.pending_stop = end ? { reason: end.reason, message: end.message, exit_code: end.exitCode } : null;
   ctx.persist();
   appendLine(ctx.recordsFile, JSON.stringify(record));
   await finishRollback(ctx);
+  await finishReposRollback(ctx);
   ctx.emit({
     type: 'iteration.finished',
     record,
@@ -137,7 +140,7 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   if (verdict.kind === 'failure')
     return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
   if (outcome.rollback) return rollbackFeedback(outcome.rollback).split('\n')[0] ?? null;
-  if (outcome.repos?.rolledBack) return outcome.repos.blockers.join('; ');
+  if (outcome.repos?.rollback) return outcome.repos.rollback.why.split('\n')[0] ?? null;
   const validate = validateFailure(outcome);
   if (validate) return validate;
   if (outcome.tampered?.length) return tamperedFeedback(outcome.tampered);

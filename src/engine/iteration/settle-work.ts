@@ -10,6 +10,7 @@ import {
   approveCompletion,
   approvePush,
 } from '../human/approval-points.ts';
+import { commitRepos, pushRepos, repoChanges, workspacePath } from '../repos/repo-commits.ts';
 import { runValidateGate } from '../verify/gate-commands.ts';
 
 /** What an iteration whose agent succeeded leaves for git, the validate hook and the review points. */
@@ -20,6 +21,8 @@ export interface AcceptedWork {
   commit: CommitInput | undefined;
   /** How the run completes when every review point lets it (null: the iteration does not complete). */
   completes: string | null;
+  /** repos: the repositories the iteration changed (they commit and push, each on its own). */
+  repos?: string[] | undefined;
 }
 
 export interface SettledWork {
@@ -30,6 +33,10 @@ export interface SettledWork {
   blocked: string | undefined;
   /** A stop or Ctrl-C came while a review point waited: it is held (`state.held_question`) for --resume. */
   held: boolean;
+  /** repos: each repository's commit (git.commit). */
+  repoCommits?: Record<string, string | null>;
+  /** repos: the repositories whose push failed, with the error. */
+  repoPushErrors?: Record<string, string>;
 }
 
 /**
@@ -56,15 +63,23 @@ export async function settleWork(
     if (held) {
       held.completes = work.completes;
       held.commit = point === 'before_commit' && work.commit ? heldCommit(work.commit) : null;
+      if (work.repos) held.repos = work.repos;
     }
     return { ...out, held: true, blocked: review.ok ? undefined : review.reason };
   };
   if (from === 'before_commit') {
     if (work.commit) {
       // Rejected (or not approved in time), the changes stay uncommitted: no completion.
-      const review = await approveCommit(ctx, work.iteration, approvals);
+      // repos: one review point listing every repository's changes, then a commit in each.
+      const changed = config.repos
+        ? (await repoChanges(ctx)).flatMap(({ repo, files }) =>
+            files.map((f) => workspacePath(ctx.options.workspace, repo, f)),
+          )
+        : undefined;
+      const review = await approveCommit(ctx, work.iteration, approvals, changed);
       if (!review.ok && review.held) return hold(review, 'before_commit');
-      if (review.ok) out.commit = await commitStep(ctx, work.commit);
+      if (review.ok && config.repos) out.repoCommits = await commitRepos(ctx, work.commit);
+      else if (review.ok) out.commit = await commitStep(ctx, work.commit);
       else out.blocked = `a human did not approve the commit: ${review.reason}`;
     }
     // After the commit: a fatal gate leaves the work committed locally.
@@ -72,12 +87,16 @@ export async function settleWork(
     out.validateGate = validate ? await runValidateGate(ctx, work.iteration, work.hat, validate) : undefined;
     if (out.validateGate && !out.validateGate.passed) return out;
   }
-  // repos: each repository pushed its own commits (settleRepos).
-  if (from !== 'before_complete' && config.git.push && !config.repos) {
+  if (from !== 'before_complete' && config.git.push && (!config.repos || work.repos?.length)) {
     // Rejected, the commits stay local until a later push; completion still stands.
     const review = await approvePush(ctx, work.iteration, approvals);
     if (!review.ok && review.held) return hold(review, 'before_push');
-    if (review.ok) out.pushError = await pushStep(ctx, work.iteration);
+    if (review.ok && config.repos) {
+      // repos: each changed repository pushes; the first failure, named, stops the run.
+      out.repoPushErrors = await pushRepos(ctx, work.iteration, work.repos ?? []);
+      const [failed] = Object.entries(out.repoPushErrors);
+      out.pushError = failed ? `repository ${failed[0]}: ${failed[1]}` : undefined;
+    } else if (review.ok) out.pushError = await pushStep(ctx, work.iteration);
     if (out.pushError) return out;
   }
   if (work.completes !== null && out.blocked === undefined) {

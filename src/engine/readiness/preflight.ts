@@ -8,70 +8,10 @@ import { hasRemote } from '../../git/push.ts';
 import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
+import { gateChecks } from './gate-programs.ts';
 import { runHealthChecks } from './health.ts';
 import { type HealthResult, resolveAgentCommand } from './health-checks.ts';
-import { reposPreflight, reposRefusals } from './repo-set.ts';
-
-/** Shell words that are not programs on PATH. */
-const SHELL_WORDS = new Set([
-  '.',
-  ':',
-  '[',
-  'cd',
-  'echo',
-  'exec',
-  'exit',
-  'export',
-  'false',
-  'printf',
-  'set',
-  'source',
-  'test',
-  'true',
-  'if',
-  'for',
-  'while',
-  'case',
-  '(',
-  '{',
-  '!',
-  'time',
-  'env',
-  'command',
-]);
-
-/** The program a `sh -c` command line runs first (after `VAR=value` assignments), or undefined. */
-export function firstProgram(command: string): string | undefined {
-  for (const word of command.trim().split(/\s+/)) {
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue;
-    const clean = word.replace(/^['"]|['"]$/g, '');
-    return clean === '' || SHELL_WORDS.has(clean) || /[$`;|&<>()]/.test(clean) ? undefined : clean;
-  }
-  return undefined;
-}
-
-/** Gate commands whose program is not there: the gate would fail after the first iteration. */
-function gateChecks(workspace: string, config: RalphConfig, env: NodeJS.ProcessEnv): HealthResult[] {
-  const gates: [string, string | undefined][] = [
-    ['gates.tests.command', config.gates.tests?.command],
-    ['gates.tests.affected', config.gates.tests?.affected],
-    ['gates.validate', typeof config.gates.validate === 'string' ? config.gates.validate : undefined],
-  ];
-  return gates.flatMap(([key, command]): HealthResult[] => {
-    const program = command === undefined ? undefined : firstProgram(command);
-    if (program === undefined) return [];
-    const found = findExecutable(program, env.PATH, workspace);
-    return found.found
-      ? [{ check: 'gates', level: 'ok', message: `${key}: ${program} → ${found.path}` }]
-      : [
-          {
-            check: 'gates',
-            level: 'fatal',
-            message: `${key} runs \`${program}\`, which is not there (${found.detail}): install it or fix the command in ralph.yml`,
-          },
-        ];
-  });
-}
+import { repoStatusChecks, reposPreflight, reposRefusals } from './repo-set.ts';
 
 /** The prompt file the config names exists (`-p`/`-P` on the command line are checked by `run`). */
 function promptChecks(workspace: string, config: RalphConfig): HealthResult[] {
@@ -121,8 +61,8 @@ async function gitChecks(workspace: string, config: RalphConfig): Promise<Health
   if (config.repos) {
     const refusals = reposRefusals(config, {});
     if (refusals.length > 0) return refusals.map((message) => ({ check: 'git', level: 'fatal', message }));
-    const repos = await reposPreflight(workspace, config);
-    return [{ check: 'git', level: 'ok', message: `repos: ${repos.map((r) => r.name).join(', ')}` }];
+    await reposPreflight(workspace, config);
+    return repoStatusChecks(workspace, config);
   }
   if (rollsBack(config) || config.rules || config.metric) {
     const inRepo = await isGitRepo(workspace);
@@ -247,5 +187,7 @@ export async function startChecks(
     ...hatAgentChecks(workspace, config, env),
     ...gateChecks(workspace, config, env),
     ...(await push),
+    // repos: multiRepoPreflight refused what is wrong; each repository gets its line.
+    ...(config.repos ? await repoStatusChecks(workspace, config) : []),
   ];
 }

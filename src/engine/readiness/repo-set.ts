@@ -6,7 +6,8 @@ import { RalphError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
 import { hasRemote } from '../../git/push.ts';
 import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
-import { dirtyTreeMessage, requireClean } from '../git/workspace-git.ts';
+import { dirtyTreeMessage, requireClean, uncommittedFiles } from '../git/workspace-git.ts';
+import type { HealthResult } from './health-checks.ts';
 
 /** One repository of `repos`, resolved: its name, its absolute path, its tests gate. */
 export interface RepoEntry {
@@ -40,22 +41,13 @@ export function reposRefusals(
   flags: { parallel?: boolean; worktree?: boolean },
 ): string[] {
   if (!config.repos) return [];
-  const approval = [config.gates.approval ?? []]
-    .flat()
-    .filter((p) => p === 'before_commit' || p === 'before_push');
-  const affected =
-    config.gates.tests?.affected !== undefined ||
-    config.repos.some((r) => r.gates?.tests?.affected !== undefined);
   const unsupported: [boolean, string][] = [
     [flags.parallel === true || config.parallel > 1, '--parallel (or parallel above 1)'],
     [flags.worktree === true, '--worktree'],
     [config.forge.pull_requests === 'per_milestone', 'forge.pull_requests: per_milestone'],
     [config.metric !== undefined, 'metric'],
-    [config.rules !== undefined, 'rules'],
     [config.tdd !== undefined, 'tdd'],
     [config.gates.review !== undefined, 'gates.review'],
-    [approval.length > 0, `gates.approval: ${approval.join(', ')}`],
-    [affected, 'gates.tests.affected'],
   ];
   return unsupported
     .filter(([on]) => on)
@@ -77,7 +69,7 @@ export function refuseUnsupportedWithRepos(
 /**
  * Checks each repository before a run starts: it exists, is a git repository on a branch with no
  * rebase or merge under way, is clean with `git.require_clean`, has a commit to roll back to with
- * `gates.on_failure: rollback` and the remote with `git.push`. Throws a RalphError naming
+ * `gates.on_failure: rollback` or `rules`, and the remote with `git.push`. Throws a RalphError naming
  * ralph.yml, the key and what to do.
  */
 export async function reposPreflight(
@@ -100,10 +92,16 @@ export async function reposPreflight(
       );
     const refusal = describeRefusal(await repoState(repo.root));
     if (refusal) throw new RalphError('git_state', `repository ${repo.name} (${repo.root}): ${refusal}`);
-    if (config.gates.on_failure === 'rollback' && (readGitHead(repo.root).commit ?? null) === null)
+    const rollback =
+      config.gates.on_failure === 'rollback'
+        ? 'gates.on_failure: rollback'
+        : config.rules
+          ? 'rules'
+          : undefined;
+    if (rollback && (readGitHead(repo.root).commit ?? null) === null)
       throw new RalphError(
         'git_state',
-        `repository ${repo.name} (${repo.root}): gates.on_failure: rollback needs a commit to return to, and it has none yet: make a first commit there, then run again`,
+        `repository ${repo.name} (${repo.root}): ${rollback} needs a commit to return to, and it has none yet: make a first commit there, then run again`,
       );
     if (config.git.push && !(await hasRemote(repo.root, config.git.remote)))
       throw new RalphError(
@@ -124,6 +122,21 @@ export async function reposDirtyMessage(workspace: string, config: RalphConfig):
     if (dirty) return `repository ${repo.name} (${repo.root}): ${dirty}`;
   }
   return undefined;
+}
+
+/**
+ * The pre-flight line of each repository (after reposPreflight passed): `repo api: /work/api (main,
+ * clean)`, or how many files are uncommitted.
+ */
+export async function repoStatusChecks(workspace: string, config: RalphConfig): Promise<HealthResult[]> {
+  return Promise.all(
+    repoEntries(workspace, config).map(async (repo): Promise<HealthResult> => {
+      const branch = readGitHead(repo.root).branch ?? 'detached';
+      const files = (await uncommittedFiles(repo.root)).length;
+      const tree = files === 0 ? 'clean' : `${files} uncommitted file(s)`;
+      return { check: `repo ${repo.name}`, level: 'ok', message: `${repo.root} (${branch}, ${tree})` };
+    }),
+  );
 }
 
 /** What the prompt says about the repositories (pure): name → path, and where the agent runs. */

@@ -1,18 +1,21 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { planTests } from '../../gates/affected-tests.ts';
 import { type GateResult, testsReport } from '../../gates/run-gate.ts';
-import { resolveCommit } from '../../git/branches.ts';
 import { readGitHead } from '../../git/head.ts';
-import { rescueRef, resetTo, saveRescue } from '../../git/rescue-refs.ts';
-import type { RepoRecord } from '../../observe/iteration-record.ts';
+import type { RepoRecord, TestsGateSummary } from '../../observe/iteration-record.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
-import { RUNTIME_PATHS } from '../../state/paths.ts';
+import type { ReposRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { commitStep, pushStep, testsLine } from '../git/commit-and-push.ts';
-import { filesChanged } from '../git/workspace-git.ts';
+import { testsLine } from '../git/commit-and-push.ts';
+import type { ApprovalEntry } from '../human/approval-points.ts';
 import { rollsBack } from '../readiness/preflight.ts';
 import { type RepoEntry, repoEntries } from '../readiness/repo-set.ts';
 import { runGateStep, summarize } from '../verify/gate-commands.ts';
 import { gateFailure } from '../verify/rollback.ts';
+import { judgeRules } from '../verify/rules-gate.ts';
+import { type RepoChange, repoChanges, workspacePath } from './repo-commits.ts';
+import { planReposRollback, reposRollbackFeedback } from './repo-rollback.ts';
 
 /** What the repositories of `repos` made of an iteration. */
 export interface ReposOutcome {
@@ -22,8 +25,12 @@ export interface ReposOutcome {
   blockers: string[];
   /** The changes were rolled back (gates.on_failure: rollback): what the next prompt says. */
   rolledBack: string | undefined;
-  /** git.push failed in a repository: the first error, the repository named. */
-  pushError: string | undefined;
+  /** Each changed repository's tests line for its commit message (by name). */
+  testsLines: Record<string, string | null>;
+  /** The changes are set aside in every repository once the record is saved (finishReposRollback). */
+  rollback?: ReposRollback | undefined;
+  /** rules: a changed path inside `deny` or outside `allow` (verdict `rule_violation`). */
+  ruleViolation?: boolean | undefined;
 }
 
 /** At the start of a run: each repository's HEAD is where the first iteration's changes start. */
@@ -35,48 +42,82 @@ export function reposAtStart(ctx: RunContext): void {
   ctx.state.repo_heads = heads;
 }
 
-/** The tests gate of one repository, run in it (its report file written there when configured). */
-async function repoTests(ctx: RunContext, repo: RepoEntry, iteration: number, hat: string | null) {
+/**
+ * The tests gate of one repository, run in it (its report file written there when configured):
+ * with `affected`, planTests picks the suite from the files the iteration changed in it.
+ */
+async function repoTests(
+  ctx: RunContext,
+  repo: RepoEntry,
+  o: { iteration: number; hat: string | null; completionRequested: boolean },
+  changedFiles: string[],
+): Promise<{ result: GateResult; summary: TestsGateSummary } | undefined> {
   const tests = repo.tests;
   if (!tests) return undefined;
-  ctx.emit({ type: 'notice', level: 'info', message: `repository ${repo.name}: tests` });
+  const exists = (p: string) => existsSync(resolve(repo.root, p));
+  const plan = planTests({
+    tests,
+    iteration: o.iteration,
+    completionRequested: o.completionRequested,
+    changes: { files: changedFiles.filter(exists), deleted: changedFiles.filter((f) => !exists(f)) },
+    exists,
+  });
+  if (plan.scope === 'skipped') {
+    ctx.emit({
+      type: 'notice',
+      level: 'info',
+      message: `repository ${repo.name}: tests: affected: skipped, ${plan.why}`,
+    });
+    return undefined;
+  }
+  const why = plan.scope === 'full' && plan.why ? ` — the full suite: ${plan.why}` : '';
+  ctx.emit({ type: 'notice', level: 'info', message: `repository ${repo.name}: tests${why}` });
   const result = await runGateStep(
     ctx,
-    iteration,
-    hat,
+    o.iteration,
+    o.hat,
     'tests',
-    tests.command,
+    plan.command,
     tests.timeout_seconds * 1000,
     repo.root,
   );
   if (tests.report_file)
     writeFileAtomicSync(
       resolve(repo.root, tests.report_file),
-      testsReport(result, iteration, new Date(ctx.now())),
+      testsReport(result, o.iteration, new Date(ctx.now())),
     );
-  return result;
+  const summary: TestsGateSummary = {
+    ...summarize(result),
+    scope: plan.scope,
+    ...(plan.scope === 'affected' ? { files: plan.files } : plan.why ? { why: plan.why } : {}),
+  };
+  return { result, summary };
 }
 
 /**
  * After an accepted agent run with `repos`: each repository that changed since Ralph's last commit
- * there runs its tests gate; then, with `gates.on_failure: rollback` and a failing gate, every
- * changed repository's change is set aside in its own rescue ref and its tree reset; otherwise each
- * changed repository gets its own commit (`git.commit`) and push (`git.push`). A repository that did
- * not change gets nothing.
+ * there runs its tests gate, then `rules` check every repository's changes; a broken rule, a
+ * refused approval, or a failing gate with `gates.on_failure: rollback` sets the iteration aside in
+ * every changed repository (finishReposRollback, once the record is saved). Otherwise settleWork
+ * commits and pushes each changed repository after its review points. An unchanged one gets nothing.
  */
 export async function settleRepos(
   ctx: RunContext,
-  o: { iteration: number; hat: string | null; backend: string; summary: string },
+  o: {
+    iteration: number;
+    hat: string | null;
+    backend: string;
+    summary: string;
+    completionRequested: boolean;
+  },
+  approvals: ApprovalEntry[],
 ): Promise<ReposOutcome> {
   const { config, state } = ctx;
-  const heads = state.repo_heads ?? {};
-  const changed: { repo: RepoEntry; before: string | null; files: string[]; gate: GateResult | undefined }[] =
+  const changed: (RepoChange & { gate: GateResult | undefined; summary: TestsGateSummary | undefined })[] =
     [];
-  for (const repo of repoEntries(ctx.options.workspace, config)) {
-    const before = heads[repo.name] ?? null;
-    const files = await filesChanged(repo.root, before, readGitHead(repo.root).commit ?? null);
-    if (files.length === 0) continue;
-    changed.push({ repo, before, files, gate: await repoTests(ctx, repo, o.iteration, o.hat) });
+  for (const change of await repoChanges(ctx)) {
+    const tests = await repoTests(ctx, change.repo, o, change.files);
+    changed.push({ ...change, gate: tests?.result, summary: tests?.summary });
   }
   // completion.require_work: a repository changed (the parent's walk may be too big to tell).
   if (changed.length > 0) state.did_work = true;
@@ -85,85 +126,67 @@ export async function settleRepos(
     ({ repo, gate }) =>
       `repository ${repo.name}: the tests gate is failing (${gate!.command}, exit ${gate!.exitCode ?? 'killed'})`,
   );
-  const records: RepoRecord[] = [];
-  if (failed.length > 0 && rollsBack(config)) {
-    const ref = rescueRef(state.run_id, o.iteration);
-    for (const { repo, before, files, gate } of changed) {
-      // Preflight made sure there is a commit; an unborn branch is never reset.
-      if (before === null) continue;
-      if ((await resolveCommit(repo.root, ref)) === null)
-        await saveRescue(repo.root, {
-          ref,
-          base: before,
-          message: `ralph: rescue of iteration ${o.iteration} in ${repo.name} (rolled back)\n\n- Why: ${blockers.join('; ')}\n- Rolled back to: ${before}\n- Run: ${state.run_id}\n`,
-          exclude: RUNTIME_PATHS,
-        });
-      await resetTo(repo.root, before, { exclude: [] });
-      records.push({ ...baseRecord(repo, files, gate), rollback: { ref, to: before } });
-      ctx.emit({
-        type: 'notice',
-        level: 'warn',
-        message: `repository ${repo.name}: iteration ${o.iteration} rolled back to ${before.slice(0, 12)}; its changes are kept in ${ref} (git -C ${repo.path} show ${ref})`,
-      });
-    }
+  // rules: globs relative to the workspace, so a repository's files are named under its path.
+  const ruled = await judgeRules(
+    ctx,
+    o.iteration,
+    changed.flatMap(({ repo, files }) => {
+      const own = repo.tests?.report_file?.replace(/^\.\//, '');
+      return files.filter((f) => f !== own).map((f) => workspacePath(ctx.options.workspace, repo, f));
+    }),
+    approvals,
+  );
+  const why = ruled
+    ? ruled.why
+    : failed.length > 0 && rollsBack(config)
+      ? `a gate failed (${blockers.join('; ')})`
+      : undefined;
+  if (why !== undefined) {
+    // Set aside once the record is saved (finishReposRollback), in every repository it changed.
+    const rollback = planReposRollback(state.run_id, o.iteration, why, changed);
+    const records = changed.map(({ repo, files, summary }): RepoRecord => {
+      const to = rollback.repos.find((r) => r.name === repo.name)?.to;
+      const record = baseRecord(repo, files, summary);
+      return to ? { ...record, rollback: { ref: rollback.ref, to } } : record;
+    });
+    const reasons = ruled
+      ? []
+      : failed.map(({ repo, gate }) => `In repository ${repo.name}, ${gateFailure(gate)}`);
     return {
       records,
       blockers,
-      rolledBack: rollbackFeedback(o.iteration, records, failed),
-      pushError: undefined,
+      rolledBack: reposRollbackFeedback(rollback, records, reasons),
+      testsLines: {},
+      rollback,
+      ruleViolation: ruled?.violation === true,
     };
   }
-  let pushError: string | undefined;
-  for (const { repo, before, files, gate } of changed) {
-    const record = baseRecord(repo, files, gate);
-    if (config.git.commit)
-      record.commit = await commitStep(
-        ctx,
-        {
-          iteration: o.iteration,
-          hat: o.hat,
-          backend: o.backend,
-          summary: o.summary,
-          before,
-          tests: testsLine(gate),
-        },
-        repo,
-      );
-    if (config.git.push) {
-      const error = await pushStep(ctx, o.iteration, repo);
-      if (error) record.push_error = error;
-      pushError ??= error ? `repository ${repo.name}: ${error}` : undefined;
-    }
-    // The next iteration's changes start here (a kill before the state is saved re-counts them, never loses them).
-    heads[repo.name] = readGitHead(repo.root).commit ?? null;
-    records.push(record);
-  }
+  // git.commit and git.push, with their review points, follow in settleWork (commitRepos, pushRepos).
+  const heads = { ...state.repo_heads };
+  // Without git.commit the next iteration's changes start at the agent's own commits.
+  if (!config.git.commit)
+    for (const { repo } of changed) heads[repo.name] = readGitHead(repo.root).commit ?? null;
   state.repo_heads = heads;
-  return { records, blockers, rolledBack: undefined, pushError };
-}
-
-function baseRecord(repo: RepoEntry, files: string[], gate: GateResult | undefined): RepoRecord {
   return {
-    name: repo.name,
-    path: repo.path,
-    files,
-    commit: null,
-    gates: gate ? { tests: summarize(gate) } : {},
+    records: changed.map(({ repo, files, summary }) => baseRecord(repo, files, summary)),
+    blockers,
+    rolledBack: undefined,
+    testsLines: Object.fromEntries(changed.map(({ repo, gate }) => [repo.name, testsLine(gate)])),
   };
 }
 
-/** What the next prompt says about a multi-repository rollback: which gates failed, where the changes are kept. */
-function rollbackFeedback(
-  iteration: number,
+/** What settleWork's commits and pushes did in each repository, written into its record. */
+export function recordRepoWork(
   records: RepoRecord[],
-  failed: { repo: RepoEntry; gate: GateResult | undefined }[],
-): string {
-  const kept = records.map(
-    (r) => `${r.name} (${r.path}): ${r.rollback?.ref} — back at ${r.rollback?.to.slice(0, 12)}`,
-  );
-  const why = failed.map(({ repo, gate }) => `In repository ${repo.name}, ${gateFailure(gate)}`);
-  return [
-    `Iteration ${iteration} was rolled back in every repository it changed, because a gate failed. The changes are kept as rescue refs:\n${kept.map((k) => `- ${k}`).join('\n')}\nMake the change again in a way that passes, or take another approach.`,
-    ...why,
-  ].join('\n\n');
+  work: { repoCommits?: Record<string, string | null>; repoPushErrors?: Record<string, string> },
+): void {
+  for (const record of records) {
+    record.commit = work.repoCommits?.[record.name] ?? null;
+    const pushError = work.repoPushErrors?.[record.name];
+    if (pushError) record.push_error = pushError;
+  }
+}
+
+function baseRecord(repo: RepoEntry, files: string[], tests: TestsGateSummary | undefined): RepoRecord {
+  return { name: repo.name, path: repo.path, files, commit: null, gates: tests ? { tests } : {} };
 }

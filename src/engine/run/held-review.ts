@@ -17,10 +17,16 @@ export async function settleHeldReview(ctx: RunContext): Promise<Stop | undefine
   const { state } = ctx;
   const held = state.held_question;
   if (!held?.point) return undefined;
-  const { iteration, commit, completes } = held;
+  const { iteration, commit, completes, repos } = held;
   const work = await settleWork(
     ctx,
-    { iteration, hat: commit?.hat ?? null, commit: commit ? { ...commit, iteration } : undefined, completes },
+    {
+      iteration,
+      hat: commit?.hat ?? null,
+      commit: commit ? { ...commit, iteration } : undefined,
+      completes,
+      repos,
+    },
     // Not recorded: the iteration's record was written when it was held.
     [],
     held.point,

@@ -20,6 +20,7 @@ import { runIteration } from '../iteration/iteration.ts';
 import { metricAtStart } from '../metric/metric-step.ts';
 import { multiRepoPreflight } from '../readiness/repo-set.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
+import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
@@ -197,6 +198,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     final = startRun(ctx, prepared, logFile);
     // Even when the run ends at once: a rollback a crash cut short is finished first.
     await rollbackAtStart(ctx);
+    await finishReposRollback(ctx);
     reposAtStart(ctx);
     if (final === undefined) await metricAtStart(ctx);
     if (final === undefined) final = await iterateUntilStop(ctx);

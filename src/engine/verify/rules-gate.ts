@@ -23,13 +23,32 @@ export async function checkRules(
   start: IterationStart,
   approvals: ApprovalEntry[],
 ): Promise<RulesRefusal | undefined> {
-  const rules = ctx.config.rules;
-  if (!rules) return undefined;
+  if (!ctx.config.rules) return undefined;
   const changes = await iterationChanges(ctx, start);
   if (!changes) return undefined;
   // The tests report is Ralph's own file, never the agent's change.
   const own = ctx.config.gates.tests?.report_file?.replace(/^\.\//, '');
-  const changed = [...changes.files, ...changes.deleted].filter((f) => f !== own);
+  return judgeRules(
+    ctx,
+    iteration,
+    [...changes.files, ...changes.deleted].filter((f) => f !== own),
+    approvals,
+  );
+}
+
+/**
+ * `rules` on a list of changed paths relative to the workspace (one repository's files, or with
+ * `repos` the union of the repositories' files, each under its repository's path): a broken rule
+ * refuses the iteration; an `approve` path waits for a person.
+ */
+export async function judgeRules(
+  ctx: RunContext,
+  iteration: number,
+  changed: string[],
+  approvals: ApprovalEntry[],
+): Promise<RulesRefusal | undefined> {
+  const rules = ctx.config.rules;
+  if (!rules) return undefined;
   const verdict = checkPathRules(rules, changed);
   if (verdict.violations.length > 0)
     return { why: `rule_violation: it changed ${describeViolations(verdict.violations)}`, violation: true };

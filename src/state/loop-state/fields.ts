@@ -67,6 +67,8 @@ export interface HeldQuestion {
   completes: string | null;
   /** `before_commit`: what is committed once a human approves (then validate and push follow). */
   commit: HeldCommit | null;
+  /** repos, `before_push`: the repositories whose commits are pushed once a human approves. */
+  repos?: string[];
 }
 
 /** What Ralph commits for an iteration (`git.commit`). */
@@ -79,6 +81,8 @@ export interface HeldCommit {
   before: string | null;
   /** The tests gate's line in the message (`passing`, `failing (exit 1)`), or null. */
   tests: string | null;
+  /** repos: each changed repository's tests line (its name → the line); they commit separately. */
+  repo_tests?: Record<string, string | null>;
 }
 
 /** One result of the metric loop: its repeats, median and spread, where and when (iteration 0: the baseline). */
@@ -117,6 +121,21 @@ export interface PendingRollback {
   /** Why, for the rescue commit's message and the next prompt. */
   why: string;
   rescued: boolean;
+}
+
+/**
+ * A rollback across the repositories of `repos`, saved with the iteration's record before anything
+ * is set aside: each repository in `repos` keeps its part in `ref` and returns to `to`; `done` names
+ * those finished, so --resume finishes the others.
+ */
+export interface ReposRollback {
+  iteration: number;
+  /** `refs/ralph/rescue/<run>/<iteration>`, in each repository. */
+  ref: string;
+  /** Why, for the rescue commits' messages. */
+  why: string;
+  repos: { name: string; to: string }[];
+  done: string[];
 }
 
 /** Where a model ladder (`cli.models`) stands for one task, milestone or run (docs/concepts/models.md). */

@@ -134,8 +134,10 @@ const stateShape = z.looseObject({
           summary: z.string(),
           before: nullableString,
           tests: nullableString,
+          repo_tests: z.record(z.string(), nullableString).optional(),
         })
         .nullable(),
+      repos: z.array(z.string()).optional(),
     })
     .nullable()
     .optional(),
@@ -149,6 +151,16 @@ const stateShape = z.looseObject({
       to: z.string().min(1),
       why: z.string(),
       rescued: z.boolean(),
+    })
+    .nullable()
+    .optional(),
+  repos_rollback: z
+    .looseObject({
+      iteration: z.number().int().positive(),
+      ref: z.string().min(1),
+      why: z.string(),
+      repos: z.array(z.looseObject({ name: z.string().min(1), to: z.string().min(1) })),
+      done: z.array(z.string()),
     })
     .nullable()
     .optional(),

@@ -7,6 +7,7 @@ import type {
   PendingEvent,
   PendingRollback,
   QueuedGuidance,
+  ReposRollback,
   RunStatus,
 } from './fields.ts';
 
@@ -99,6 +100,8 @@ export interface LoopState {
    * changes. A crash before the reset leaves them in the ref and the tree; --resume finishes it.
    */
   rollback?: PendingRollback | null;
+  /** repos: a rollback across the repositories under way (--resume finishes it per repository). */
+  repos_rollback?: ReposRollback | null;
   /** metric: the metric loop's figures (docs/guide/optimize.md). */
   metric?: MetricProgress;
   /** A question or approval timed out with `human.on_timeout: stop`: the loop stops at the next boundary. */
