@@ -149,6 +149,27 @@ describe('a signal at a review point (gates.approval: before_commit) of a comple
   }
 });
 
+describe('a review point held at the last iteration', () => {
+  it('--resume settles it before the iteration limit stops the run: approved, the commit lands, then max_iterations', async () => {
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 1 })}git:\n  commit: true\ngates:\n  approval: [before_commit]\n`,
+      'fake-agent.yml': ['turns:', '  - do:', '      - write: { path: a.txt, content: "spaces\\n" }'].join('\n'),
+    });
+    const { id, r } = await signalWhileWaiting(startRalph(['run'], dir), dir, 'SIGINT');
+    expect(r.code, r.stdout + r.stderr).toBe(130);
+    expect((await runRalph(['approve', id], dir)).code).toBe(0);
+    const resumed = await runRalph(['run', '--resume'], dir);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(2);
+    expect(readState(dir)).toMatchObject({ stop_reason: 'max_iterations', iterations: 1 });
+    // The iteration done within the limit is committed, not left pending behind the limit.
+    expect(subjects(dir)).toHaveLength(2);
+    expect(git(dir, 'show', 'HEAD:a.txt')).toBe('spaces\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(openIds(dir)).toEqual([]);
+  }, 60_000);
+});
+
 describe('a review point nobody let pass is no completion', () => {
   it('before_commit rejected in a completing iteration: nothing committed, the reason goes back to the agent', async () => {
     const dir = commitReviewWorkspace();

@@ -236,7 +236,11 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
   reviewAtStart(ctx, ctx.inRepo ? (readGitHead(ctx.options.workspace).commit ?? null) : null);
   let first = true;
   for (;;) {
-    const before = boundaryStop(ctx) ?? (await preIterationStop(ctx, first));
+    // A review point held by the last stop (--resume) is settled before the limits are looked at:
+    // its iteration ran within them, and settling it (commit, push) runs no agent. settleHeldReview
+    // checks the limits itself once it is settled.
+    const heldAtStart = first && state.held_question?.point != null;
+    const before = (heldAtStart ? undefined : boundaryStop(ctx)) ?? (await preIterationStop(ctx, first));
     first = false;
     if (before) return before;
     // A review point or question a stop or Ctrl-C left unanswered comes first (--resume).
