@@ -4,8 +4,7 @@ import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { FileSystemError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
-import { isGitRepo } from '../../git/repo-state.ts';
-import { createWorkingTreeCache } from '../../git/status-cache.ts';
+import { createWorkingTreeCache, readWorkTreeLayout } from '../../git/status-cache.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
@@ -102,11 +101,15 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     });
   // repos: each repository is checked instead of the workspace, which git leaves alone.
   const multiRepo = await multiRepoPreflight(options.workspace, config, resumesUncommitted(paths, mode));
-  const checked = multiRepo
-    ? undefined
-    : await gitPreflight(options.workspace, config, resumesUncommitted(paths, mode));
-  // The preflight found a repository already (it refuses a run with git features outside one).
-  const inRepo = !multiRepo && (checked !== undefined || (await isGitRepo(options.workspace)));
+  // One `rev-parse` says whether the workspace is a repository and where git keeps what the
+  // status cache watches; asked beside the preflight's own checks.
+  const [, layout] = multiRepo
+    ? []
+    : await Promise.all([
+        gitPreflight(options.workspace, config, resumesUncommitted(paths, mode)),
+        readWorkTreeLayout(options.workspace),
+      ]);
+  const inRepo = layout !== undefined;
   if (!multiRepo)
     checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(options.workspace).commit ?? null) : null);
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
@@ -177,7 +180,9 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const startIterations = state.iterations;
   // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
   // only when the watched work tree, the index, HEAD or the git config changed.
-  const workingTree = inRepo ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env) : undefined;
+  const workingTree = layout
+    ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env, layout)
+    : undefined;
   const pendingChanges = workingTree ? () => workingTree.changes() : undefined;
   const ctx = createRunContext({
     options,
