@@ -113,7 +113,13 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   if (!multiRepo)
     checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(options.workspace).commit ?? null) : null);
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
-
+  const env = options.env ?? process.env;
+  // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
+  // only when the watched work tree, the index, HEAD or the git config changed. Made now, so git
+  // lists what the watch needs while the run sets itself up; closed if the setup fails.
+  const workingTree = layout
+    ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env, layout)
+    : undefined;
   const prepared = await prepareRun({
     paths,
     mode,
@@ -125,10 +131,12 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     scratchpadFiles: ralphScratchpadPaths(config, paths),
     sweep: options.sweep ?? sweepMarkedProcesses,
     runId: options.runId,
+  }).catch((error: unknown) => {
+    workingTree?.close();
+    throw error;
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
-  const env = options.env ?? process.env;
   // API keys never reach a file Ralph writes or its console: the values of secret-named variables
   // of the environment and of cli.env are redacted, and key shapes.
   // A Telegram bot token from ralph.yml is a secret too (RALPH_TELEGRAM_BOT_TOKEN is one by its name).
@@ -174,15 +182,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       // The same disk problem: state.json keeps its last good content.
     }
     lock.release();
+    workingTree?.close();
     throw user;
   }
   const { emit } = run;
   const startIterations = state.iterations;
-  // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
-  // only when the watched work tree, the index, HEAD or the git config changed.
-  const workingTree = layout
-    ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env, layout)
-    : undefined;
   const pendingChanges = workingTree ? () => workingTree.changes() : undefined;
   const ctx = createRunContext({
     options,
