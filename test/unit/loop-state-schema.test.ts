@@ -199,7 +199,20 @@ function paths(value: unknown, at: (string | number)[] = []): (string | number)[
 
 /** What is put in place of a value: wrong types, nulls, edge numbers, strings, empty containers. */
 const replacement = fc.oneof(
-  fc.constantFrom<unknown>(null, true, '', 'x', [], {}, [1], { a: 1 }, 'running', 1),
+  fc.constantFrom<unknown>(
+    null,
+    true,
+    '',
+    'x',
+    [],
+    {},
+    [1],
+    { a: 1 },
+    { length: 0 },
+    { length: '2' },
+    'running',
+    1,
+  ),
   edgy,
   fc.jsonValue({ maxDepth: 1 }),
 );
@@ -262,6 +275,12 @@ describe('state.json without zod', () => {
       text.replace('"pid":0', '"pid":-1e400').replace('"cost_usd":0', '"cost_usd":1e400'),
     );
     expect(infinite).toMatchObject({ message: expect.stringContaining('received -Infinity') });
+    // zod measures the length of a non-string that has one (the counterexample fast-check found).
+    for (const runId of [[], [1], { length: 0 }, { length: null }, { length: '2' }])
+      expect(expectSame(JSON.stringify({ ...state, run_id: runId })).ok).toBe(false);
+    expect(expectSame(JSON.stringify({ ...state, run_id: [] }))).toMatchObject({
+      message: expect.stringContaining('run_id: Too small: expected array to have >=1 items'),
+    });
     expect(outcome(parseLoopState, '{}')).toMatchObject({ message: expect.stringContaining(', and ') });
   });
 });

@@ -60,12 +60,28 @@ export function number(rules: { int?: boolean; min?: number; positive?: boolean 
   };
 }
 
-/** `z.string()`, or `.min(n)` characters. */
+/** `z.string()`, or `.min(n)` characters (code points, as zod counts them). */
 export function string(min = 0): Check {
   return (value, path, problems) => {
-    if (typeof value !== 'string') problems.push({ path, message: wrongType('string', value) });
-    else if (value.length < min)
-      problems.push({ path, message: `Too small: expected string to have >=${min} characters` });
+    if (typeof value === 'string') {
+      const units = value.length;
+      const length = units >= min && units < min * 2 ? [...value].length : units;
+      if (length < min)
+        problems.push({ path, message: `Too small: expected string to have >=${min} characters` });
+      return value;
+    }
+    problems.push({ path, message: wrongType('string', value) });
+    // zod measures anything else that has a length too (an array, an object with a `length` key),
+    // comparing it as JavaScript does.
+    const measured =
+      value === null || value === undefined ? undefined : (value as { length?: unknown }).length;
+    if (min > 0 && measured !== undefined && !((measured as number) >= min))
+      problems.push({
+        path,
+        message: Array.isArray(value)
+          ? `Too small: expected array to have >=${min} items`
+          : `Too small: expected unknown to be >=${min}`,
+      });
     return value;
   };
 }
