@@ -41,12 +41,13 @@ export default defineConfig({
     // cut the modules they share with the start path into dozens of 1–5 kB chunks, each one more
     // file to resolve and link before the first agent. Small shared modules go into one chunk;
     // only the low folders every command uses (config/ stays out: a cache hit evaluates neither
-    // the schema nor the loader; the TUI, dashboard and fleet stay out: they import ink, hono…).
+    // the schema nor the loader, but for its zod-free helpers of the schema's names; the TUI,
+    // dashboard and fleet stay out: they import ink, hono…).
     codeSplitting: {
       groups: [
         {
           name: 'shared',
-          test: /[\\/]dist[\\/](?:state|process|git|observe|agent|backends|gates)[\\/]/,
+          test: /[\\/]dist[\\/](?:(?:state|process|git|observe|agent|backends|gates)[\\/]|config[\\/]schema[\\/](?:backend-names|repo-name)\.js$)/,
           minShareCount: 2,
           maxModuleSize: 8 * 1024,
         },

@@ -1,9 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { RalphError } from '../errors.ts';
 import { readGitHead } from './head.ts';
 import { isExcludedPath, type WorkingTreeChange } from './porcelain.ts';
-import { runGit } from './run-git.ts';
+import { runGit, runGitRaw } from './run-git.ts';
 import { type TreeWatch, watchTree } from './tree-watch.ts';
 import { excludedFromTop, statusEntries, withoutExcluded } from './working-tree.ts';
 
@@ -42,23 +43,30 @@ async function ignoredDirs(top: string): Promise<string[]> {
 /** Beyond this many directories the work tree is not watched: every call runs `git status`. */
 const MAX_WATCHED_DIRS = 4000;
 
-interface Layout {
+/** Where git keeps what `status` reads, besides the work tree itself. */
+export interface WorkTreeLayout {
   top: string;
   gitDir: string;
   commonDir: string;
   prefix: string;
 }
 
-/** Where git keeps what `status` reads, besides the work tree itself. */
-async function readLayout(root: string): Promise<Layout> {
-  const out = await runGit(root, [
+/**
+ * The layout of the work tree `root` is in, or undefined outside one (no repository, a bare one,
+ * the git dir): one `rev-parse` answers "is this a repository?" and where its files are, so a run
+ * starting in a repository asks git once.
+ */
+export async function readWorkTreeLayout(root: string): Promise<WorkTreeLayout | undefined> {
+  const result = await runGitRaw(root, [
     'rev-parse',
+    '--is-inside-work-tree',
     '--show-toplevel',
     '--absolute-git-dir',
     '--git-common-dir',
     '--show-prefix',
   ]);
-  const [top = '', gitDir = '', commonDir = '', prefix = ''] = out.split('\n');
+  const [inside, top = '', gitDir = '', commonDir = '', prefix = ''] = result.stdout.split('\n');
+  if (result.exitCode !== 0 || inside !== 'true') return undefined;
   return { top, gitDir, commonDir: resolve(root, commonDir), prefix };
 }
 
@@ -95,12 +103,14 @@ function statKey(path: string): string {
  * only when a watched path changed, or the
  * index, HEAD, the configuration or an ignore/attributes file did. A repository with submodules,
  * or too many directories to watch, gets a plain `git status` every time. Not seen: a file changed
- * only through a shared memory map (inotify does not report those writes).
+ * only through a shared memory map (inotify does not report those writes). `layout`, when the
+ * caller has read it already (`readWorkTreeLayout`), saves asking git again.
  */
 export function createWorkingTreeCache(
   root: string,
   exclude: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  layout?: WorkTreeLayout,
 ): WorkingTreeCache {
   let tree: TreeWatch | undefined;
   let watching = true;
@@ -116,7 +126,7 @@ export function createWorkingTreeCache(
     return statusEntries(root);
   };
 
-  const gitFiles = (l: Layout) => [
+  const gitFiles = (l: WorkTreeLayout) => [
     join(l.gitDir, 'index'),
     join(l.gitDir, 'HEAD'),
     join(l.gitDir, 'config.worktree'),
@@ -128,7 +138,7 @@ export function createWorkingTreeCache(
   ];
 
   /** Everything outside the watched tree that `git status` depends on. */
-  const stateKey = async (l: Layout): Promise<string> => {
+  const stateKey = async (l: WorkTreeLayout): Promise<string> => {
     const head = readGitHead(root);
     const configKey = () => `${head.branch}|${config?.files.map(statKey).join(',')}`;
     // The config is listed again when a config file changed (or the branch: `includeIf onbranch:`).
@@ -139,7 +149,7 @@ export function createWorkingTreeCache(
     return [head.commit, config.key, ...gitFiles(l).map(statKey)].join('|');
   };
 
-  const startWatch = async (l: Layout) => {
+  const startWatch = async (l: WorkTreeLayout) => {
     // Submodules keep their HEADs under the git dir, outside the watched tree.
     if (existsSync(join(l.top, '.gitmodules')) || existsSync(join(l.commonDir, 'modules'))) {
       watching = false;
@@ -165,7 +175,9 @@ export function createWorkingTreeCache(
   // Asked as the cache is made, so the run's first `changes()` (its start checks) finds the layout,
   // the watch and the config listed while the run set itself up. A failure surfaces there.
   const ready = (async () => {
-    const l = await readLayout(root);
+    const l = layout ?? (await readWorkTreeLayout(root));
+    if (!l)
+      throw new RalphError('git_failed', `${root} is not in a git work tree: its changes cannot be listed`);
     // The config files are listed (for the state key) while the ignored directories are.
     if (watching && !closed) await Promise.all([startWatch(l), stateKey(l)]);
     return l;

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { z } from 'zod';
 import { RalphError } from '../errors.ts';
 import { appendLine } from './io/append-line.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
@@ -67,10 +66,29 @@ export function removeCrashLeftovers(paths: RalphPaths): string[] {
 // (or the forced stop itself) puts them back, so the agent's work is never lost to the swap.
 
 /** One swapped file: its absolute path and the agent's content (base64), null when it had none. */
-const swapJournal = z.strictObject({
-  files: z.array(z.strictObject({ path: z.string(), agent_content: z.string().nullable() })),
-});
-type SwapJournal = z.infer<typeof swapJournal>;
+interface SwapJournal {
+  files: { path: string; agent_content: string | null }[];
+}
+
+const hasOnlyKeys = (value: unknown, keys: readonly string[]): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.keys(value).every((k) => keys.includes(k));
+
+/** The journal's exact shape, no other keys (checked by hand: zod stays off the start path). */
+function isSwapJournal(json: unknown): json is SwapJournal {
+  return (
+    hasOnlyKeys(json, ['files']) &&
+    Array.isArray(json.files) &&
+    json.files.every(
+      (f: unknown) =>
+        hasOnlyKeys(f, ['path', 'agent_content']) &&
+        typeof f.path === 'string' &&
+        (typeof f.agent_content === 'string' || f.agent_content === null),
+    )
+  );
+}
 
 /** Where the record of a swap in progress lives (under `.ralph/protected/`, never committed). */
 export const swapJournalFile = (paths: RalphPaths): string => join(paths.protectedStore, 'swap.json');
@@ -105,20 +123,19 @@ export function restoreSwapped(paths: RalphPaths): string[] {
   } catch {
     json = undefined;
   }
-  const parsed = swapJournal.safeParse(json);
-  if (!parsed.success)
+  if (!isSwapJournal(json))
     throw new RalphError(
       'state_corrupt',
       `${file} is not a record of protected files swapped for a gate (the agent's versions of them, base64): put back what you need from it, then delete it`,
     );
   putBack(
-    parsed.data.files.map((f) => ({
+    json.files.map((f) => ({
       path: f.path,
       content: f.agent_content === null ? null : Buffer.from(f.agent_content, 'base64'),
     })),
   );
   rmSync(file, { force: true });
-  return parsed.data.files.map((f) => f.path);
+  return json.files.map((f) => f.path);
 }
 
 /** Writes the agent's versions back (null: the file did not exist, so it is removed). */

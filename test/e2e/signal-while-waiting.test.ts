@@ -154,7 +154,9 @@ describe('a review point held at the last iteration', () => {
     const dir = makeGitWorkspace({
       'PROMPT.md': 'work\n',
       'ralph.yml': `${fakeConfig({ max_iterations: 1 })}git:\n  commit: true\ngates:\n  approval: [before_commit]\n`,
-      'fake-agent.yml': ['turns:', '  - do:', '      - write: { path: a.txt, content: "spaces\\n" }'].join('\n'),
+      'fake-agent.yml': ['turns:', '  - do:', '      - write: { path: a.txt, content: "spaces\\n" }'].join(
+        '\n',
+      ),
     });
     const { id, r } = await signalWhileWaiting(startRalph(['run'], dir), dir, 'SIGINT');
     expect(r.code, r.stdout + r.stderr).toBe(130);

@@ -1,5 +1,6 @@
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace, RALPH, ROOT, startProcess } from '../helpers/workspace.ts';
@@ -24,7 +25,10 @@ function moduleList(dir: string): string {
   return join(dir, 'register.mjs');
 }
 
-/** The modules of the YAML parser and of config loading among the bundle files one run loaded. */
+/**
+ * The modules of the YAML parser, of config loading and of zod among the bundle files one run
+ * loaded.
+ */
 async function configModulesLoaded(dir: string): Promise<string[]> {
   rmSync(join(dir, 'loaded.txt'), { force: true });
   const r = await startProcess(
@@ -40,14 +44,14 @@ async function configModulesLoaded(dir: string): Promise<string[]> {
     .filter((url) => url.startsWith(pathToFileURL(ROOT).href) && url.endsWith('.js'))
     .flatMap((url) => [
       ...readFileSync(new URL(url), 'utf8').matchAll(
-        /^\/\/ (node_modules\/yaml\/\S+|dist\/config\/(?:load-config|schema)\.js)$/gm,
+        /^\/\/ (node_modules\/(?:yaml|zod)\/\S+|dist\/config\/(?:load-config|schema)\.js)$/gm,
       ),
     ])
     .map((m) => m[1]!);
 }
 
 describe('ralph run start-up', () => {
-  it('loads neither the YAML parser nor the config schema when its config comes from the cache', async () => {
+  it('loads neither the YAML parser, the config schema nor zod when its config comes from the cache', async () => {
     const dir = makeWorkspace({
       'ralph.yml':
         'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: /bin/true\n  prompt_mode: stdin\n',
@@ -56,8 +60,9 @@ describe('ralph run start-up', () => {
     // The first run writes .ralph/.gitignore; ralph.yml is trusted once 2 s old (the racy window).
     expect(await configModulesLoaded(dir)).not.toEqual([]);
     await new Promise((done) => setTimeout(done, Math.max(0, written + 2100 - Date.now())));
-    expect(await configModulesLoaded(dir)).not.toEqual([]); // a miss: validated, then cached
-    expect(await configModulesLoaded(dir)).toEqual([]); // the hit
+    const miss = await configModulesLoaded(dir); // a miss: validated, then cached
+    expect(miss.some((m) => m.startsWith('node_modules/zod/'))).toBe(true);
+    expect(await configModulesLoaded(dir)).toEqual([]); // the hit: state.json is read without zod
     appendFileSync(join(dir, 'ralph.yml'), '# edited\n');
     expect(await configModulesLoaded(dir)).not.toEqual([]); // changed: read and validated again
   });
@@ -82,5 +87,33 @@ describe('ralph run start-up', () => {
     expect(ours.filter((url) => url.includes('/dist/')).length).toBeGreaterThan(0);
     // 54 files when this was written, against ~350 (our ~250 modules, zod's 95, yaml, commander).
     expect(ours.length).toBeLessThan(80);
+  });
+
+  it('asks git once whether the workspace is a repository and where its files are', async () => {
+    const dir = makeWorkspace({
+      'agent.sh': '#!/bin/sh\necho agent >> git.log\n',
+      'ralph.yml':
+        'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: ./agent.sh\n  prompt_mode: stdin\n',
+    });
+    chmodSync(join(dir, 'agent.sh'), 0o755);
+    const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(join(dir, '.gitignore'), '.ralph/\ngit.log\nshim/\n');
+    git('add', '.');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
+    // A `git` first on PATH that logs each call to the file the agent writes to as well.
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    mkdirSync(join(dir, 'shim'));
+    writeFileSync(join(dir, 'shim', 'git'), `#!/bin/sh\necho "git $*" >> git.log\nexec ${realGit} "$@"\n`);
+    chmodSync(join(dir, 'shim', 'git'), 0o755);
+    const r = await startProcess(process.execPath, [RALPH, 'run', '-q', '--max-iterations', '1'], dir, {
+      PATH: `${join(dir, 'shim')}${delimiter}${process.env.PATH}`,
+    }).done;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    const log = readFileSync(join(dir, 'git.log'), 'utf8').split('\n');
+    const beforeAgent = log.slice(0, log.indexOf('agent'));
+    expect(beforeAgent.filter((line) => line.startsWith('git -C')).length).toBeGreaterThan(0);
+    expect(beforeAgent.filter((line) => / rev-parse /.test(line))).toHaveLength(1);
   });
 });

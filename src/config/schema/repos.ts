@@ -1,5 +1,5 @@
-import { basename } from 'node:path';
 import { z } from 'zod';
+import { repoName } from './repo-name.ts';
 import { gatesSchema } from './verify.ts';
 
 /** One repository of a multi-repository loop (`repos`). */
@@ -37,11 +37,6 @@ const repoSchema = z.strictObject({
 });
 
 export type RepoConfig = z.output<typeof repoSchema>;
-
-/** The name a repository goes by: its `name`, else the basename of its path. */
-export function repoName(repo: Pick<RepoConfig, 'path' | 'name'>): string {
-  return repo.name ?? basename(repo.path.replace(/[/\\]+$/, ''));
-}
 
 /** `repos`: one loop over several git repositories (docs/guide/multi-repo.md). */
 export const reposSchema = z

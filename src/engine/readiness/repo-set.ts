@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { repoName } from '../../config/schema/repos.ts';
+import { repoName } from '../../config/schema/repo-name.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';

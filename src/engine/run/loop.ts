@@ -4,8 +4,7 @@ import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { FileSystemError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
-import { isGitRepo } from '../../git/repo-state.ts';
-import { createWorkingTreeCache } from '../../git/status-cache.ts';
+import { createWorkingTreeCache, readWorkTreeLayout } from '../../git/status-cache.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
@@ -103,15 +102,25 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     });
   // repos: each repository is checked instead of the workspace, which git leaves alone.
   const multiRepo = await multiRepoPreflight(options.workspace, config, resumesUncommitted(paths, mode));
-  const checked = multiRepo
-    ? undefined
-    : await gitPreflight(options.workspace, config, resumesUncommitted(paths, mode));
-  // The preflight found a repository already (it refuses a run with git features outside one).
-  const inRepo = !multiRepo && (checked !== undefined || (await isGitRepo(options.workspace)));
+  // One `rev-parse` says whether the workspace is a repository and where git keeps what the
+  // status cache watches; asked beside the preflight's own checks.
+  const [, layout] = multiRepo
+    ? []
+    : await Promise.all([
+        gitPreflight(options.workspace, config, resumesUncommitted(paths, mode)),
+        readWorkTreeLayout(options.workspace),
+      ]);
+  const inRepo = layout !== undefined;
   if (!multiRepo)
     checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(options.workspace).commit ?? null) : null);
   const startProgress = readChecklist(options.workspace, config, null)?.progress;
-
+  const env = options.env ?? process.env;
+  // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
+  // only when the watched work tree, the index, HEAD or the git config changed. Made now, so git
+  // lists what the watch needs while the run sets itself up; closed if the setup fails.
+  const workingTree = layout
+    ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env, layout)
+    : undefined;
   const prepared = await prepareRun({
     paths,
     mode,
@@ -123,10 +132,12 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     scratchpadFiles: ralphScratchpadPaths(config, paths),
     sweep: options.sweep ?? sweepMarkedProcesses,
     runId: options.runId,
+  }).catch((error: unknown) => {
+    workingTree?.close();
+    throw error;
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
-  const env = options.env ?? process.env;
   // API keys never reach a file Ralph writes or its console: the values of secret-named variables
   // of the environment and of cli.env are redacted, and key shapes.
   // A Telegram bot token from ralph.yml is a secret too (RALPH_TELEGRAM_BOT_TOKEN is one by its name).
@@ -172,13 +183,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       // The same disk problem: state.json keeps its last good content.
     }
     lock.release();
+    workingTree?.close();
     throw user;
   }
   const { emit } = run;
   const startIterations = state.iterations;
-  // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
-  // only when the watched work tree, the index, HEAD or the git config changed.
-  const workingTree = inRepo ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env) : undefined;
   const pendingChanges = workingTree ? () => workingTree.changes() : undefined;
   const ctx = createRunContext({
     options,

@@ -1,31 +1,47 @@
-import { z } from 'zod';
 import { RalphError } from '../../errors.ts';
+import {
+  array,
+  boolean,
+  type Check,
+  looseObject,
+  nullable,
+  number,
+  oneOf,
+  optional,
+  type Problem,
+  present,
+  record,
+  string,
+  withDefault,
+} from './checks.ts';
 import type { LoopState } from './shape.ts';
 
-const count = z.number().int().min(0);
-const nullableString = z.string().nullable();
-const metricResult = z.looseObject({
+const count = number({ int: true, min: 0 });
+const nullableString = nullable(string());
+const int = number({ int: true });
+const positiveInt = number({ int: true, positive: true });
+const num = number();
+const str = string();
+const metricResult = looseObject({
   iteration: count,
   commit: nullableString,
-  values: z.array(z.number()),
-  value: z.number(),
-  spread: z.number(),
+  values: array(num),
+  value: num,
+  spread: num,
 });
-const metricNote = z.looseObject({
-  iteration: count,
-  idea: z.string(),
-  value: z.number().nullable(),
-  why: z.string(),
-});
+const metricNote = looseObject({ iteration: count, idea: str, value: nullable(num), why: str });
+const emptyList = (): unknown[] => [];
 
 /**
  * The fields every reader relies on (a state file that parses but lacks one would crash them);
- * fields older Ralph versions did not write get their defaults, unknown fields are kept.
+ * fields older Ralph versions did not write get their defaults, unknown fields are kept. Checked
+ * without zod (it stays off `ralph run`'s start); test/support/loop-state-zod.ts states the same
+ * schema in zod, and a property test holds the two together.
  */
-const stateShape = z.looseObject({
-  version: z.literal(1),
-  run_id: z.string().min(1),
-  status: z.enum([
+const stateShape: Check = looseObject({
+  version: oneOf([1]),
+  run_id: string(1),
+  status: oneOf([
     'running',
     'interrupted',
     'stopped',
@@ -36,184 +52,149 @@ const stateShape = z.looseObject({
     'idle',
     'waiting_for_merge',
   ]),
-  started_at: z.string(),
-  updated_at: z.string().default(''),
-  pid: z.number().int(),
-  workspace: z.string(),
-  backend: z.string(),
+  started_at: str,
+  updated_at: withDefault(str, () => ''),
+  pid: int,
+  workspace: str,
+  backend: str,
   max_iterations: count,
   iterations: count,
-  current: z
-    .looseObject({
-      number: z.number().int().positive(),
+  current: nullable(
+    looseObject({
+      number: positiveInt,
       hat: nullableString,
-      started_at: z.string(),
-      agent_pid: z.number().int().nullable(),
+      started_at: str,
+      agent_pid: nullable(int),
       agent_start_time: nullableString,
-      head_before: nullableString.optional(),
-    })
-    .nullable(),
+      head_before: optional(nullableString),
+    }),
+  ),
   consecutive_failures: count,
-  cost_usd: z.number().min(0),
-  tokens: z.looseObject({ input: count, output: count, cache_read: count, cache_write: count, total: count }),
-  elapsed_ms: z.number().min(0),
-  pending_events: z
-    .array(
-      z.looseObject({
-        topic: z.string(),
-        payload: z.unknown(),
-        source: z.string(),
-        iteration: z.number().nullable(),
-      }),
-    )
-    .default([]),
-  events_file: z.string().min(1),
-  events_offset: count.default(0),
-  seen_topics: z.array(z.string()).default([]),
-  hat_activations: z.record(z.string(), count).default({}),
-  recoveries: count.default(0),
-  last_signature: nullableString.default(null),
-  signature_repeats: count.default(0),
-  malformed_streak: count.default(0),
-  idle: z.boolean().default(false),
-  idle_next_scan_at: z.number().nullable().optional(),
-  parked: z
-    .looseObject({ until: z.number(), message: z.string(), transient: z.boolean() })
-    .nullable()
-    .optional(),
-  parks: z.looseObject({ rateLimit: count, transient: count }).optional(),
-  checklist: nullableString.optional(),
-  start_milestone: nullableString.optional(),
-  start_progress: z.looseObject({ tasks_done: count, milestones_done: count }).nullable().optional(),
-  tdd: z
-    .looseObject({
+  cost_usd: number({ min: 0 }),
+  tokens: looseObject({ input: count, output: count, cache_read: count, cache_write: count, total: count }),
+  elapsed_ms: number({ min: 0 }),
+  pending_events: withDefault(
+    array(looseObject({ topic: str, payload: present, source: str, iteration: nullable(num) })),
+    emptyList,
+  ),
+  events_file: string(1),
+  events_offset: withDefault(count, () => 0),
+  seen_topics: withDefault(array(str), emptyList),
+  hat_activations: withDefault(record(count), () => ({})),
+  recoveries: withDefault(count, () => 0),
+  last_signature: withDefault(nullableString, () => null),
+  signature_repeats: withDefault(count, () => 0),
+  malformed_streak: withDefault(count, () => 0),
+  idle: withDefault(boolean, () => false),
+  idle_next_scan_at: optional(nullable(num)),
+  parked: optional(nullable(looseObject({ until: num, message: str, transient: boolean }))),
+  parks: optional(looseObject({ rateLimit: count, transient: count })),
+  checklist: optional(nullableString),
+  start_milestone: optional(nullableString),
+  start_progress: optional(nullable(looseObject({ tasks_done: count, milestones_done: count }))),
+  tdd: optional(
+    looseObject({
       report_misses: count,
       report_feedback: nullableString,
       last_signature: nullableString,
       signature_repeats: count,
-    })
-    .optional(),
-  last_record: z.looseObject({ iteration: z.number().int().positive() }).nullable().optional(),
-  feedback: nullableString.optional(),
-  pending_stop: z
-    .looseObject({ reason: z.string(), message: z.string(), exit_code: z.number().int() })
-    .nullable()
-    .optional(),
-  control: z.looseObject({ offset: count, consumed: z.array(z.string()) }).optional(),
-  guidance: z
-    .array(
-      z.looseObject({
-        id: z.string(),
-        kind: z.enum(['guidance', 'answer', 'rejection']),
-        text: z.string(),
-        source: z.string(),
+    }),
+  ),
+  last_record: optional(nullable(looseObject({ iteration: positiveInt }))),
+  feedback: optional(nullableString),
+  pending_stop: optional(nullable(looseObject({ reason: str, message: str, exit_code: int }))),
+  control: optional(looseObject({ offset: count, consumed: array(str) })),
+  guidance: optional(
+    array(looseObject({ id: str, kind: oneOf(['guidance', 'answer', 'rejection']), text: str, source: str })),
+  ),
+  paused: optional(boolean),
+  stop_requested: optional(boolean),
+  waiting_for: optional(
+    nullable(
+      looseObject({ id: str, kind: oneOf(['question', 'approval']), text: str, expires_at: nullable(num) }),
+    ),
+  ),
+  held_question: optional(
+    nullable(
+      looseObject({
+        id: str,
+        point: nullable(oneOf(['before_commit', 'before_push', 'before_complete'])),
+        iteration: count,
+        completes: nullableString,
+        commit: nullable(
+          looseObject({
+            hat: nullableString,
+            backend: str,
+            summary: str,
+            before: nullableString,
+            tests: nullableString,
+            repo_tests: optional(record(nullableString)),
+          }),
+        ),
+        repos: optional(array(str)),
       }),
-    )
-    .optional(),
-  paused: z.boolean().optional(),
-  stop_requested: z.boolean().optional(),
-  waiting_for: z
-    .looseObject({
-      id: z.string(),
-      kind: z.enum(['question', 'approval']),
-      text: z.string(),
-      expires_at: z.number().nullable(),
-    })
-    .nullable()
-    .optional(),
-  held_question: z
-    .looseObject({
-      id: z.string(),
-      point: z.enum(['before_commit', 'before_push', 'before_complete']).nullable(),
-      iteration: count,
-      completes: nullableString,
-      commit: z
-        .looseObject({
-          hat: nullableString,
-          backend: z.string(),
-          summary: z.string(),
-          before: nullableString,
-          tests: nullableString,
-          repo_tests: z.record(z.string(), nullableString).optional(),
-        })
-        .nullable(),
-      repos: z.array(z.string()).optional(),
-    })
-    .nullable()
-    .optional(),
-  uncommitted_changes: z.boolean().optional(),
-  last_green: nullableString.optional(),
-  repo_heads: z.record(z.string(), nullableString).optional(),
-  rollback: z
-    .looseObject({
-      iteration: z.number().int().positive(),
-      ref: z.string().min(1),
-      to: z.string().min(1),
-      why: z.string(),
-      rescued: z.boolean(),
-    })
-    .nullable()
-    .optional(),
-  repos_rollback: z
-    .looseObject({
-      iteration: z.number().int().positive(),
-      ref: z.string().min(1),
-      why: z.string(),
-      repos: z.array(z.looseObject({ name: z.string().min(1), to: z.string().min(1) })),
-      done: z.array(z.string()),
-    })
-    .nullable()
-    .optional(),
-  human_timeout: z.string().nullable().optional(),
-  metric: z
-    .looseObject({
+    ),
+  ),
+  uncommitted_changes: optional(boolean),
+  last_green: optional(nullableString),
+  repo_heads: optional(record(nullableString)),
+  rollback: optional(
+    nullable(
+      looseObject({ iteration: positiveInt, ref: string(1), to: string(1), why: str, rescued: boolean }),
+    ),
+  ),
+  repos_rollback: optional(
+    nullable(
+      looseObject({
+        iteration: positiveInt,
+        ref: string(1),
+        why: str,
+        repos: array(looseObject({ name: string(1), to: string(1) })),
+        done: array(str),
+      }),
+    ),
+  ),
+  human_timeout: optional(nullableString),
+  metric: optional(
+    looseObject({
       baseline: metricResult,
       best: metricResult,
       not_kept_streak: count,
-      kept: z.array(metricNote),
-      failed: z.array(metricNote),
-    })
-    .optional(),
-  progress_marks: z.looseObject({ tree: z.string().nullable(), tasks: z.string() }).optional(),
-  did_work: z.boolean().optional(),
-  fallback: z.looseObject({ index: count, until: z.number() }).nullable().optional(),
-  review: z
-    .looseObject({
+      kept: array(metricNote),
+      failed: array(metricNote),
+    }),
+  ),
+  progress_marks: optional(looseObject({ tree: nullableString, tasks: str })),
+  did_work: optional(boolean),
+  fallback: optional(nullable(looseObject({ index: count, until: num }))),
+  review: optional(
+    looseObject({
       start_head: nullableString,
-      rounds: z.array(
-        z.looseObject({ iteration: z.number(), approved: z.boolean(), findings: z.array(z.string()) }),
-      ),
-      cost_usd: z.number(),
-      tokens: z.number(),
-    })
-    .optional(),
-  protected: z
-    .looseObject({ globs: z.array(z.string()), hashes: z.record(z.string(), z.string()) })
-    .optional(),
-  usage_samples: z
-    .array(
-      z.looseObject({ hat: nullableString, backend: z.string(), costUsd: z.number(), tokens: z.number() }),
-    )
-    .optional(),
-  no_progress_streak: count.optional(),
-  limit_warnings: z.record(z.string(), z.number()).optional(),
-  ladder: z
-    .record(
-      z.string(),
-      z.looseObject({ rung: count, failures: count, successes: count, reason: nullableString }),
-    )
-    .optional(),
-  cost_by_model: z.record(z.string(), z.number().min(0)).optional(),
-  log_file: z.string().min(1),
-  stop_reason: nullableString.default(null),
-  stop_message: nullableString.default(null),
-  exit_code: z.number().int().nullable().default(null),
+      rounds: array(looseObject({ iteration: num, approved: boolean, findings: array(str) })),
+      cost_usd: num,
+      tokens: num,
+    }),
+  ),
+  protected: optional(looseObject({ globs: array(str), hashes: record(str) })),
+  usage_samples: optional(
+    array(looseObject({ hat: nullableString, backend: str, costUsd: num, tokens: num })),
+  ),
+  no_progress_streak: optional(count),
+  limit_warnings: optional(record(num)),
+  ladder: optional(
+    record(looseObject({ rung: count, failures: count, successes: count, reason: nullableString })),
+  ),
+  cost_by_model: optional(record(number({ min: 0 }))),
+  log_file: string(1),
+  stop_reason: withDefault(nullableString, () => null),
+  stop_message: withDefault(nullableString, () => null),
+  exit_code: withDefault(nullable(int), () => null),
 });
 
 /** The first few schema problems as `field: what is wrong`. */
-function describeProblems(error: z.ZodError): string {
-  const list = error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
-  const more = error.issues.length > 3 ? `, and ${error.issues.length - 3} more` : '';
+function describeProblems(problems: Problem[]): string {
+  const list = problems.slice(0, 3).map((p) => `${p.path.join('.') || '(top level)'}: ${p.message}`);
+  const more = problems.length > 3 ? `, and ${problems.length - 3} more` : '';
   return `${list.join('; ')}${more}`;
 }
 
@@ -224,9 +205,10 @@ function describeProblems(error: z.ZodError): string {
 export function parseLoopState(text: string, where: string): LoopState {
   try {
     if (text.trim() === '') throw new Error('the file is empty');
-    const parsed = stateShape.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error(describeProblems(parsed.error));
-    return parsed.data as LoopState;
+    const problems: Problem[] = [];
+    const state = stateShape(JSON.parse(text), [], problems);
+    if (problems.length > 0) throw new Error(describeProblems(problems));
+    return state as LoopState;
   } catch (cause) {
     throw new RalphError(
       'state_corrupt',
