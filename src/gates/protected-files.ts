@@ -64,19 +64,20 @@ const neverWalked = pathMatcher(['**/.git', '**/node_modules/', ...RUNTIME_PATHS
  * sorted. Only the directories the patterns can match in are walked.
  */
 export function matchProtected(workspace: string, patterns: readonly string[]): string[] {
-  const selects = compiledMatcher(patterns);
+  const { selects, roots } = compiled(patterns);
   const found: string[] = [];
-  for (const rel of walkFiles(workspace, walkRoots(patterns), patterns)) if (selects(rel)) found.push(rel);
+  for (const rel of walkFiles(workspace, roots, patterns)) if (selects(rel)) found.push(rel);
   return found.sort();
 }
 
-let lastMatcher: { key: string; selects: PathMatcher } | undefined;
+let lastCompiled: { key: string; selects: PathMatcher; roots: string[] } | undefined;
 
-/** pathMatcher of the patterns, compiled once while they stay the same (every iteration asks again). */
-function compiledMatcher(patterns: readonly string[]): PathMatcher {
+/** The patterns' matcher and walk roots, worked out once while they stay the same (every iteration asks). */
+function compiled(patterns: readonly string[]): { selects: PathMatcher; roots: string[] } {
   const key = patterns.join('\0');
-  if (lastMatcher?.key !== key) lastMatcher = { key, selects: pathMatcher(patterns) };
-  return lastMatcher.selects;
+  if (lastCompiled?.key !== key)
+    lastCompiled = { key, selects: pathMatcher(patterns), roots: walkRoots(patterns) };
+  return lastCompiled;
 }
 
 /** The patterns that select no existing file on their own (`!` patterns are not counted). */

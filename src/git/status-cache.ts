@@ -1,6 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { statKey } from '../state/io/stat-cache.ts';
 import { readGitHead } from './head.ts';
 import { isExcludedPath, type WorkingTreeChange } from './porcelain.ts';
 import { runGit } from './run-git.ts';
@@ -81,12 +82,6 @@ async function configFiles(root: string, env: NodeJS.ProcessEnv): Promise<string
     if (key === 'core.attributesfile') attributes = path();
   }
   return [...files, excludes, attributes];
-}
-
-/** Identity and change time of a file (or `-` when missing): a rewrite or a rename changes it. */
-function statKey(path: string): string {
-  const st = statSync(path, { throwIfNoEntry: false, bigint: true });
-  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : '-';
 }
 
 /**
