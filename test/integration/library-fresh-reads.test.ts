@@ -1,7 +1,8 @@
-import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
+import { pinTimes, sameSizeSameMtime } from '../helpers/file-times.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 // What the prompt reads every iteration (scratchpad, memories, tasks) is read again only when the
@@ -12,18 +13,6 @@ const task = (title: string) =>
   `${JSON.stringify({ id: 'task-aaaaaaaa', title, status: 'open', priority: 2, blocked_by: [], created: '' })}\n`;
 const memories = (text: string) =>
   ['# Memories', '', '## Patterns', '', '### mem-1737372000-a1b2', `> ${text}`, ''].join('\n');
-
-/** A whole second: utimes puts it back exactly (a Date would round the nanoseconds). */
-const SECOND = 1_700_000_000;
-
-/** Rewrites `file` (its times at SECOND) with `text` of the same size and the same times: only the change time moves. */
-function sameSizeSameMtime(file: string, text: string): void {
-  const before = statSync(file, { bigint: true });
-  expect(Buffer.byteLength(text)).toBe(Number(before.size));
-  writeFileSync(file, text);
-  utimesSync(file, SECOND, SECOND);
-  expect(statSync(file, { bigint: true }).mtimeNs).toBe(before.mtimeNs);
-}
 
 describe('runLoop: files the prompt reads, edited between iterations', () => {
   it('the next prompt has the scratchpad, memories and tasks as they are now', async () => {
@@ -47,7 +36,7 @@ describe('runLoop: files the prompt reads, edited between iterations', () => {
       'fake-agent.yml': ['turns:', '  - do:', '      - save_prompt: "prompt-{{iteration}}.md"'].join('\n'),
     });
     for (const f of ['notes.md', '.ralph/agent/memories.md', '.ralph/agent/tasks.jsonl'])
-      utimesSync(join(dir, f), SECOND, SECOND);
+      pinTimes(join(dir, f));
     // Past the racy window: the first iteration's reads are remembered.
     await new Promise((r) => setTimeout(r, 2100));
     const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });

@@ -1,25 +1,14 @@
-import { chmodSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkAgentAvailable } from '../../src/engine/readiness/health-checks.ts';
 import { readTextCached, statCached, statKey } from '../../src/state/io/stat-cache.ts';
+import { pinTimes, sameSizeSameMtime } from '../helpers/file-times.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 /** Puts the clock past the racy window, so what was just written counts as settled and is kept. */
 function settle(): void {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
-}
-
-/** A whole second: utimes puts it back exactly (a Date would round the nanoseconds). */
-const SECOND = 1_700_000_000;
-
-/** Rewrites `file` (its times at SECOND) with `text` of the same size and the same times: only the change time moves. */
-function sameSizeSameMtime(file: string, text: string): void {
-  const before = statSync(file, { bigint: true });
-  expect(Buffer.byteLength(text)).toBe(Number(before.size));
-  writeFileSync(file, text);
-  utimesSync(file, SECOND, SECOND);
-  expect(statSync(file, { bigint: true }).mtimeNs).toBe(before.mtimeNs);
 }
 
 afterEach(() => {
@@ -30,7 +19,7 @@ describe('statCached', () => {
   it('computes once while the file is unchanged and settled, again after a same-size same-mtime rewrite', () => {
     const file = join(makeWorkspace(), 'notes.md');
     writeFileSync(file, 'alpha\n');
-    utimesSync(file, SECOND, SECOND);
+    pinTimes(file);
     let reads = 0;
     const upper = statCached((p) => {
       reads++;
@@ -50,7 +39,7 @@ describe('statCached', () => {
   it('within the racy window computes every time: a same-size same-mtime edit is seen', () => {
     const file = join(makeWorkspace(), 'notes.md');
     writeFileSync(file, 'alpha\n');
-    utimesSync(file, SECOND, SECOND);
+    pinTimes(file);
     expect(readTextCached(file)).toEqual({ text: 'alpha\n' });
     sameSizeSameMtime(file, 'gamma\n');
     expect(readTextCached(file)).toEqual({ text: 'gamma\n' });
