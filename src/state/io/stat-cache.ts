@@ -20,9 +20,6 @@ function keyOf(st: BigIntStats | undefined): string {
  */
 const RACY_NS = 2_000_000_000n;
 
-/** Entries kept per cache before it starts again (a bound, not an expected size). */
-const MAX_ENTRIES = 10_000;
-
 /**
  * The statKey of a file whose last change is older than the racy window, else undefined: a value
  * keyed on it may be kept. A missing file (`-`) is settled: creating it changes the key.
@@ -39,10 +36,11 @@ export type StatCached<T> = (path: string) => T;
 /**
  * Remembers what `compute` made of a file and gives it back while the file's statKey is unchanged;
  * a file changed within the racy window is computed every time. A missing file is stated, never
- * opened, while it stays missing. What `compute` throws is not remembered. The one stat-keyed
- * cache of the hot path: a caller does not keep its own.
+ * opened, while it stays missing. What `compute` throws is not remembered. Past `maxEntries`
+ * paths it starts again (a bound, not an expected size). The one stat-keyed cache of the hot path:
+ * a caller does not keep its own.
  */
-export function statCached<T>(compute: (path: string) => T): StatCached<T> {
+export function statCached<T>(compute: (path: string) => T, maxEntries = 10_000): StatCached<T> {
   const known = new Map<string, { key: string; value: T }>();
   return (path) => {
     const key = settledStatKey(path);
@@ -51,12 +49,15 @@ export function statCached<T>(compute: (path: string) => T): StatCached<T> {
     const value = compute(path);
     if (key === undefined) known.delete(path);
     else {
-      if (known.size >= MAX_ENTRIES) known.clear();
+      if (known.size >= maxEntries) known.clear();
       known.set(path, { key, value });
     }
     return value;
   };
 }
+
+/** Texts kept (a run reads a handful: scratchpads, memories, tasks); whole files, so few. */
+const MAX_TEXTS = 64;
 
 /** `{ text }` of a file, or `{ missing }` when it does not exist; other read errors throw. */
 export type FileText = { text: string } | { missing: true };
@@ -73,4 +74,4 @@ export const readTextCached: StatCached<FileText> = statCached((path) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
     throw error;
   }
-});
+}, MAX_TEXTS);
