@@ -134,10 +134,28 @@ export function checkAgentAvailable(
 
 /** The agent command of the configured backend, or why it cannot be built. */
 export type AgentCommand =
-  | { ok: true; backend: string; command: string; env: NodeJS.ProcessEnv }
+  | {
+      ok: true;
+      backend: string;
+      command: string;
+      /** The PATH the agent gets (the env, then `cli.env`, then the backend's own: later wins). */
+      path: string | undefined;
+    }
   | { ok: false; backend: string; error: string };
 
-/** Learns the agent command from the backend itself (a dummy prompt), with the env the agent gets. */
+/**
+ * PATH as `{ ...envs[0], ...envs[1], … }.PATH` would have it, without copying the environments (every
+ * iteration's health check asks, and a copy of `process.env` reads each variable through a getter).
+ */
+function lastPath(
+  envs: readonly (NodeJS.ProcessEnv | Record<string, string> | undefined)[],
+): string | undefined {
+  let path: string | undefined;
+  for (const e of envs) if (e !== undefined && Object.hasOwn(e, 'PATH')) path = e.PATH;
+  return path;
+}
+
+/** Learns the agent command from the backend itself (a dummy prompt), with the PATH the agent gets. */
 export function resolveAgentCommand(
   config: RalphConfig,
   workspace: string,
@@ -155,7 +173,7 @@ export function resolveAgentCommand(
       ok: true,
       backend,
       command: invocation.command,
-      env: { ...env, ...config.cli.env, ...invocation.env },
+      path: lastPath([env, config.cli.env, invocation.env]),
     };
   } catch (error) {
     return { ok: false, backend, error: (error as Error).message };
