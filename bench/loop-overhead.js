@@ -153,6 +153,7 @@ async function ralphInProcess(agent, iterations) {
   const backend = resolveBackend(config.cli.backend, config);
   const starts = [];
   let finishedAt;
+  const cpu0 = process.cpuUsage();
   const result = await runLoop({
     workspace: ws,
     config,
@@ -175,8 +176,9 @@ async function ralphInProcess(agent, iterations) {
     );
   }
   const totalMs = finishedAt - starts[0];
+  const cpu = cpuMs(process.cpuUsage(cpu0)) / iterations;
   rmSync(ws, { recursive: true, force: true });
-  return { msPerIter: totalMs / iterations, starts, finishedAt };
+  return { msPerIter: totalMs / iterations, cpuPerIter: cpu, starts, finishedAt };
 }
 
 /** The same agent, N times, from a bare shell `while` loop; ms per iteration. */
@@ -219,13 +221,14 @@ async function nodeSpawnFloor(agent, iterations) {
 /**
  * The yardstick for Ralph's per-iteration cost: the smallest loop a durable harness could be. Per
  * iteration it spawns the same agent, writes its state atomically (temp file, fsync, rename) and
- * appends one fsync'd JSON line. ms/iteration.
+ * appends one fsync'd JSON line. Wall ms and this process's CPU ms, per iteration.
  */
 async function durableNodeLoop(agent, iterations) {
   const dir = tempDir('durable');
   const statePath = join(dir, 'state.json');
   const logPath = join(dir, 'iterations.jsonl');
   const started = new Date().toISOString();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 1; i <= iterations; i++) {
     const at = new Date().toISOString();
@@ -249,8 +252,14 @@ async function durableNodeLoop(agent, iterations) {
     }
   }
   const ms = (performance.now() - t0) / iterations;
+  const cpu = cpuMs(process.cpuUsage(cpu0)) / iterations;
   rmSync(dir, { recursive: true, force: true });
-  return ms;
+  return { ms, cpu };
+}
+
+/** User plus system CPU of this process (children not included), in ms. */
+function cpuMs(usage) {
+  return (usage.user + usage.system) / 1000;
 }
 
 /** Live JS heap (MB) after a full GC; undefined when gc cannot be exposed. */
@@ -355,16 +364,20 @@ async function main() {
   const heapBefore = liveHeapMb();
 
   // 1 + 2: in-process runLoop vs the bare shell loop at each N, interleaved per repetition.
-  const perN = new Map(SIZES.map((n) => [n, { ralph: [], bare: [], last: undefined }]));
+  const perN = new Map(SIZES.map((n) => [n, { ralph: [], bare: [], cpu: [], last: undefined }]));
   const floor = [];
   const durable = [];
+  const durableCpu = [];
   for (let rep = 0; rep < REPS; rep++) {
     floor.push(await nodeSpawnFloor(agent, 200));
-    durable.push(await durableNodeLoop(agent, 200));
+    const d = await durableNodeLoop(agent, 200);
+    durable.push(d.ms);
+    durableCpu.push(d.cpu);
     for (const n of SIZES) {
       const slot = perN.get(n);
       const r = await ralphInProcess(agent, n);
       slot.ralph.push(r.msPerIter);
+      slot.cpu.push(r.cpuPerIter);
       slot.last = r;
       slot.bare.push(bareLoop(agent, n));
     }
@@ -403,6 +416,14 @@ async function main() {
       ` median ${f(median(durable))}): ralph ${f(ralph200)} ms/it = ${f(durableRatio)}x` +
       ` (median ratio ${f(ratio(median(perN.get(200).ralph), median(durable)))}x)` +
       ` — target ≤ ${TARGET_DURABLE_RATIO}x (${durableRatio <= TARGET_DURABLE_RATIO ? 'within' : 'ABOVE'} target)`,
+  );
+  // CPU of this process per iteration (the agent's own excluded): what a loaded disk's fsync waits do
+  // not move, so it separates two builds where the wall-clock ratio cannot.
+  const cpu200 = perN.get(200).cpu;
+  out(
+    `  CPU of the bench process per iteration: ralph ${f(Math.min(...cpu200))} ms/it (median ${f(median(cpu200))}),` +
+      ` durable loop ${f(Math.min(...durableCpu))} ms/it (median ${f(median(durableCpu))}):` +
+      ` ${f(ratio(Math.min(...cpu200), Math.min(...durableCpu)))}x (median ${f(ratio(median(cpu200), median(durableCpu)))}x)`,
   );
   const flat = ratio(overhead.get(400), overhead.get(100));
   out(

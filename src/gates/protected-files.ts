@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { isNegated, literalPattern, pathMatcher, patternBase } from '../config/path-patterns.ts';
+import {
+  isNegated,
+  literalPattern,
+  type PathMatcher,
+  pathMatcher,
+  patternBase,
+} from '../config/path-patterns.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { RalphError } from '../errors.ts';
+import { statCached } from '../state/io/stat-cache.ts';
 import { RUNTIME_PATHS } from '../state/paths.ts';
 
 /** What Ralph protects by default: its validate hook and the usual CI configuration. */
@@ -57,10 +64,20 @@ const neverWalked = pathMatcher(['**/.git', '**/node_modules/', ...RUNTIME_PATHS
  * sorted. Only the directories the patterns can match in are walked.
  */
 export function matchProtected(workspace: string, patterns: readonly string[]): string[] {
-  const selects = pathMatcher(patterns);
+  const { selects, roots } = compiled(patterns);
   const found: string[] = [];
-  for (const rel of walkFiles(workspace, walkRoots(patterns), patterns)) if (selects(rel)) found.push(rel);
+  for (const rel of walkFiles(workspace, roots, patterns)) if (selects(rel)) found.push(rel);
   return found.sort();
+}
+
+let lastCompiled: { key: string; selects: PathMatcher; roots: string[] } | undefined;
+
+/** The patterns' matcher and walk roots, worked out once while they stay the same (every iteration asks). */
+function compiled(patterns: readonly string[]): { selects: PathMatcher; roots: string[] } {
+  const key = patterns.join('\0');
+  if (lastCompiled?.key !== key)
+    lastCompiled = { key, selects: pathMatcher(patterns), roots: walkRoots(patterns) };
+  return lastCompiled;
 }
 
 /** The patterns that select no existing file on their own (`!` patterns are not counted). */
@@ -112,31 +129,19 @@ function walkTooBig(root: string, patterns: readonly string[]): RalphError {
   );
 }
 
-const known = new Map<string, { key: string; hash: string }>();
-/** A file changed this recently may change again within the same timestamp: always hashed (as git does). */
-const RACY_NS = 2_000_000_000n;
-
 /**
  * The file's sha256, or null when it cannot be read. A file whose identity, size and change times
  * are as when it was last hashed is not read again (every iteration checks every protected file).
  */
 export function hashFile(path: string): string | null {
   try {
-    const st = statSync(path, { bigint: true });
-    const key = `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-    const hit = known.get(path);
-    if (hit?.key === key) return hit.hash;
-    const hash = createHash('sha256').update(readFileSync(path)).digest('hex');
-    const racy = BigInt(Date.now()) * 1_000_000n - st.ctimeNs < RACY_NS;
-    if (!racy) {
-      if (known.size > 10_000) known.clear();
-      known.set(path, { key, hash });
-    }
-    return hash;
+    return hashCached(path);
   } catch {
     return null;
   }
 }
+
+const hashCached = statCached((path) => createHash('sha256').update(readFileSync(path)).digest('hex'));
 
 /** The protected files' hashes now (path → sha256). */
 export function snapshot(workspace: string, globs: readonly string[]): Record<string, string> {

@@ -1,7 +1,8 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { RalphError } from '../errors.ts';
+import { statKey } from '../state/io/stat-cache.ts';
 import { readGitHead } from './head.ts';
 import { isExcludedPath, type WorkingTreeChange } from './porcelain.ts';
 import { runGit, runGitRaw } from './run-git.ts';
@@ -89,12 +90,6 @@ async function configFiles(root: string, env: NodeJS.ProcessEnv): Promise<string
     if (key === 'core.attributesfile') attributes = path();
   }
   return [...files, excludes, attributes];
-}
-
-/** Identity and change time of a file (or `-` when missing): a rewrite or a rename changes it. */
-function statKey(path: string): string {
-  const st = statSync(path, { throwIfNoEntry: false, bigint: true });
-  return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : '-';
 }
 
 /**

@@ -19,12 +19,19 @@ function executableStatus(path: string): 'ok' | 'missing' | 'not-executable' {
 }
 
 /**
- * Resolves `command` like execvp: a path (with `/`) relative to `cwd`, else the first executable
- * `PATH` entry (an empty entry is `cwd`; no PATH at all means /usr/bin:/bin).
+ * The paths execvp tries for `command`, in order: a path (with `/`) relative to `cwd`, else the
+ * command in each `PATH` entry (an empty entry is `cwd`; no PATH at all means /usr/bin:/bin).
  */
+export function executableCandidates(command: string, pathEnv: string | undefined, cwd: string): string[] {
+  if (command.includes('/')) return [resolve(cwd, command)];
+  return (pathEnv ?? '/usr/bin:/bin').split(delimiter).map((entry) => join(resolve(cwd, entry), command));
+}
+
+/** Resolves `command` like execvp (see executableCandidates): the first executable candidate. */
 export function findExecutable(command: string, pathEnv: string | undefined, cwd: string): ExecutableLookup {
+  const candidates = executableCandidates(command, pathEnv, cwd);
   if (command.includes('/')) {
-    const path = resolve(cwd, command);
+    const path = candidates[0] as string;
     const status = executableStatus(path);
     if (status === 'ok') return { found: true, path };
     return {
@@ -33,8 +40,7 @@ export function findExecutable(command: string, pathEnv: string | undefined, cwd
     };
   }
   let notExecutable: string | undefined;
-  for (const entry of (pathEnv ?? '/usr/bin:/bin').split(delimiter)) {
-    const path = join(resolve(cwd, entry), command);
+  for (const path of candidates) {
     const status = executableStatus(path);
     if (status === 'ok') return { found: true, path };
     if (status === 'not-executable') notExecutable ??= path;

@@ -2,7 +2,12 @@ import { statfsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { installHint, resolveBackend } from '../../backends/registry.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import { findExecutable } from '../../process/find-executable.ts';
+import {
+  type ExecutableLookup,
+  executableCandidates,
+  findExecutable,
+} from '../../process/find-executable.ts';
+import { settledStatKey } from '../../state/io/stat-cache.ts';
 
 /** The outcome of one health check: `warn` is reported and the loop goes on; `fatal` stops it. */
 export interface HealthResult {
@@ -88,13 +93,37 @@ export function checkGitRepo(
   };
 }
 
+/** The agent's last successful lookup, and the statKeys of every path it tried up to the one found. */
+let lastLookup: { key: string; tried: string[]; stats: string[]; path: string } | undefined;
+
+/**
+ * findExecutable, answered again without a lookup (every iteration's health check asks) while the
+ * command, PATH and cwd are the same and no path it tried changed: the candidates before the found
+ * one are still missing or not executable (creating, renaming or chmodding one changes its
+ * statKey) and the found one is the same file. Only a lookup whose paths all settled is kept.
+ */
+function lookupAgent(command: string, pathEnv: string | undefined, cwd: string): ExecutableLookup {
+  const key = JSON.stringify([command, pathEnv ?? null, cwd]);
+  const last = lastLookup;
+  if (last?.key === key && last.tried.every((p, i) => settledStatKey(p) === last.stats[i]))
+    return { found: true, path: last.path };
+  lastLookup = undefined;
+  const found = findExecutable(command, pathEnv, cwd);
+  if (!found.found) return found;
+  const candidates = executableCandidates(command, pathEnv, cwd);
+  const tried = candidates.slice(0, candidates.indexOf(found.path) + 1);
+  const stats = tried.map(settledStatKey);
+  if (stats.every((s) => s !== undefined)) lastLookup = { key, tried, stats, path: found.path };
+  return found;
+}
+
 /** The agent executable exists and is executable (a path, or a bare name looked up on env.PATH). */
 export function checkAgentAvailable(
   command: string,
   env: NodeJS.ProcessEnv,
   cwd: string = process.cwd(),
 ): HealthResult {
-  const found = findExecutable(command, env.PATH, cwd);
+  const found = lookupAgent(command, env.PATH, cwd);
   if (found.found) return { check: 'agent', level: 'ok', message: `${command} → ${found.path}` };
   return {
     check: 'agent',
@@ -105,10 +134,28 @@ export function checkAgentAvailable(
 
 /** The agent command of the configured backend, or why it cannot be built. */
 export type AgentCommand =
-  | { ok: true; backend: string; command: string; env: NodeJS.ProcessEnv }
+  | {
+      ok: true;
+      backend: string;
+      command: string;
+      /** The PATH the agent gets (the env, then `cli.env`, then the backend's own: later wins). */
+      path: string | undefined;
+    }
   | { ok: false; backend: string; error: string };
 
-/** Learns the agent command from the backend itself (a dummy prompt), with the env the agent gets. */
+/**
+ * PATH as `{ ...envs[0], ...envs[1], … }.PATH` would have it, without copying the environments (every
+ * iteration's health check asks, and a copy of `process.env` reads each variable through a getter).
+ */
+function lastPath(
+  envs: readonly (NodeJS.ProcessEnv | Record<string, string> | undefined)[],
+): string | undefined {
+  let path: string | undefined;
+  for (const e of envs) if (e !== undefined && Object.hasOwn(e, 'PATH')) path = e.PATH;
+  return path;
+}
+
+/** Learns the agent command from the backend itself (a dummy prompt), with the PATH the agent gets. */
 export function resolveAgentCommand(
   config: RalphConfig,
   workspace: string,
@@ -126,7 +173,7 @@ export function resolveAgentCommand(
       ok: true,
       backend,
       command: invocation.command,
-      env: { ...env, ...config.cli.env, ...invocation.env },
+      path: lastPath([env, config.cli.env, invocation.env]),
     };
   } catch (error) {
     return { ok: false, backend, error: (error as Error).message };

@@ -48,7 +48,7 @@ export function runHealthChecks(opts: HealthCheckOptions): HealthResult[] {
     results.push(checkGitRepo(workspace, opts.probes?.isGitRepo));
   if (health.specs_dir !== undefined) results.push(checkSpecsReadable(resolve(workspace, health.specs_dir)));
   const agent = resolveAgentCommand(config, workspace, env);
-  if (agent.ok) results.push(checkAgentAvailable(agent.command, agent.env, workspace));
+  if (agent.ok) results.push(checkAgentAvailable(agent.command, { PATH: agent.path }, workspace));
   return results;
 }
 

@@ -62,7 +62,7 @@ export interface ReadinessInput {
 function backendStatus(config: RalphConfig, workspace: string, env: NodeJS.ProcessEnv): ReadinessBackend {
   const agent = resolveAgentCommand(config, workspace, env);
   if (!agent.ok) return { name: agent.backend, command: null, available: false, detail: agent.error };
-  const found = findExecutable(agent.command, agent.env.PATH, workspace);
+  const found = findExecutable(agent.command, agent.path, workspace);
   return {
     name: agent.backend,
     command: agent.command,

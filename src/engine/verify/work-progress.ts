@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
+import { statKey } from '../../state/io/stat-cache.ts';
 import { RALPH_DIR } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
@@ -23,18 +24,10 @@ export interface IterationProgress {
   events: boolean;
 }
 
-function statKey(path: string): string {
-  try {
-    const s = statSync(path);
-    return `${s.size}:${s.mtimeMs}`;
-  } catch {
-    return '-';
-  }
-}
-
 /**
- * Outside git: every file (workspace-relative, `/`-separated) with its size and time, in walk order,
- * or null when there are more than MAX_FILES.
+ * Outside git: every file (workspace-relative, `/`-separated) with its statKey, in walk order, or
+ * null when there are more than MAX_FILES. Every file is stated on every walk: writing a file
+ * changes its own times, not its directory's, so no directory's mtime can stand for its files.
  */
 export function workspaceFiles(root: string): Map<string, string> | null {
   const files = new Map<string, string>();

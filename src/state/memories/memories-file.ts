@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { RalphError } from '../../errors.ts';
 import { writeFileAtomicSync } from '../io/atomic-write.ts';
 import { withFileLock } from '../io/file-lock.ts';
+import { readTextCached } from '../io/stat-cache.ts';
 import { insertMemoryEntry, parseMemories, parseMemoriesFile } from './memories-text.ts';
 import {
   type MemoryEntry,
@@ -15,11 +15,12 @@ import {
 /** What an empty or missing file starts as: every section, in the canonical order. */
 const SKELETON = '# Memories\n\n## Patterns\n\n## Decisions\n\n## Fixes\n\n## Context\n';
 
+/** The file's text (read again only once it changed), or undefined when it is missing. */
 function readText(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    const read = readTextCached(path);
+    return 'text' in read ? read.text : undefined;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new RalphError('memories_unreadable', `cannot read ${path}: ${(error as Error).message}`, {
       cause: error,
     });

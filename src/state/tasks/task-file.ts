@@ -1,18 +1,19 @@
-import { readFileSync } from 'node:fs';
 import { RalphError } from '../../errors.ts';
 import { writeFileAtomicSync } from '../io/atomic-write.ts';
 import { withFileLock } from '../io/file-lock.ts';
 import { readJsonl } from '../io/jsonl.ts';
+import { readTextCached } from '../io/stat-cache.ts';
 import type { Task } from './task.ts';
 import { linesOf, type TaskLine, taskLine, tasksFileText, tasksOf } from './task-line.ts';
 
-/** The lines of a tasks file; a missing file has none. */
+/** The lines of a tasks file (read again only once it changed); a missing file has none. */
 function readLines(path: string): TaskLine[] {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    const read = readTextCached(path);
+    if (!('text' in read)) return [];
+    text = read.text;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new RalphError('tasks_unreadable', `cannot read ${path}: ${(error as Error).message}`, {
       cause: error,
     });
