@@ -41,7 +41,17 @@ export interface RalphPaths {
   configCache: string;
 }
 
-export function ralphPaths(workspaceRoot: string): RalphPaths {
+/** The last workspace's paths: a run asks for the same ~40 joined paths several times an iteration. */
+let lastPaths: Readonly<RalphPaths> | undefined;
+
+/** The files and directories of a workspace's `.ralph/` (one frozen object per root, reused). */
+export function ralphPaths(workspaceRoot: string): Readonly<RalphPaths> {
+  if (lastPaths?.root === workspaceRoot) return lastPaths;
+  lastPaths = Object.freeze(pathsOf(workspaceRoot));
+  return lastPaths;
+}
+
+function pathsOf(workspaceRoot: string): RalphPaths {
   const dir = join(workspaceRoot, RALPH_DIR);
   return {
     root: workspaceRoot,
