@@ -127,7 +127,8 @@ describe('terminal UI (ralph run on a terminal)', () => {
       'fake-agent.yml': 'turns:\n  - do: [{ hang: true }]\n',
     });
     // A first run writes .ralph/.gitignore and says so in the events pane, in a line too long for it.
-    const notice = "wrote .ralph/.gitignore: git ignores Ralph's runtime files (commit it with your project)";
+    const notice =
+      "wrote .ralph/.gitignore: git ignores Ralph's runtime files and this file (`ralph init` makes it one to commit)";
     const t = await startRalphScreen(['run'], dir, {}, { cols: 100, rows: 30 });
     // The event after the notice: the notice is on screen by then.
     const rows = await t.waitForScreen(/starting run /);
