@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { durableWrite, writeAll } from '../io/write-faults.ts';
+import type { CurrentIteration } from './fields.ts';
 
 /**
  * `.ralph/runs/<run-id>/in-flight.json`: the iteration whose agent is running, saved the moment it
@@ -10,14 +11,7 @@ import { durableWrite, writeAll } from '../io/write-faults.ts';
  * state.json while it is newer, so `ralph status`, the dashboard and `--resume` (which kills the
  * dead run's agent group by this pid) read one state.
  */
-export interface InFlight {
-  number: number;
-  hat: string | null;
-  started_at: string;
-  agent_pid: number | null;
-  agent_start_time: string | null;
-  /** HEAD when the iteration started (CurrentIteration.head_before). */
-  head_before?: string | null;
+export interface InFlight extends CurrentIteration {
   /** When it was written (ISO): it counts only while newer than state.json's `updated_at`. */
   at: string;
 }
