@@ -107,6 +107,11 @@ export interface Backend {
    * config that asks for it is an error naming the backend.
    */
   denyTools?(invocation: AgentInvocation, ctx: DenyToolsContext): AgentInvocation;
+  /**
+   * `rules.deny` as tools for `denyTools`: the globs the CLI's own permission rules read the way
+   * Ralph does (the rest are Ralph's after-the-fact check alone). Absent: no per-path rule.
+   */
+  pathDenyTools?(deny: readonly string[], workspace: string): string[];
   createParser(): OutputParser;
   /** Classifies the end of a run (success, errors, limits); absent: exit code 0 is success. */
   classifyExit?(info: ExitInfo): ExitClass;

@@ -48,6 +48,21 @@ describe('hats.<hat>.disallowed_tools reaches the agent command line', () => {
     );
   });
 
+  it('claude gets rules.deny as Edit rules in the same --disallowedTools; approve and unpassable globs stay out', async () => {
+    const r = await dryRun({
+      'ralph.yml': hatConfig(
+        'claude',
+        '    disallowed_tools: [Bash]',
+        'rules:\n  deny: [secrets/, "{a,b}.txt"]\n  approve: [package.json]\n',
+      ),
+    });
+    expect(r.stderr).toBe('');
+    // One flag, one value: the hat's tool, then the passable deny glob (not approve, not the brace).
+    expect(r.stdout.match(/--disallowedTools '([^']*)'/g)).toEqual([
+      `--disallowedTools 'Bash,Edit(/${r.dir}/secrets/**)'`,
+    ]);
+  });
+
   it('copilot gets one --deny-tool per tool', async () => {
     const r = await dryRun({ 'ralph.yml': hatConfig('copilot', '    disallowed_tools: [shell, write]') });
     expect(r.stdout).toContain('--deny-tool=shell --deny-tool=write');

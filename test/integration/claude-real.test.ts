@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { claudeBackend } from '../../src/backends/agents/claude.ts';
 import type { AgentEvent } from '../../src/backends/types.ts';
 import { configSchema } from '../../src/config/schema.ts';
+import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
+import { initGitRepo } from '../helpers/git-workspace.ts';
 import { makeWorkspace, RALPH, ROOT, readRecords, readState, removeWhenDone } from '../helpers/workspace.ts';
 import { anthropicMessages, anthropicView } from '../support/model-server/anthropic.ts';
 import {
@@ -423,6 +425,77 @@ describe('real claude driven by ralph', () => {
     expect(prompts.at(-1)).toContain('greet.sh prints nothing for an empty name');
     expect(prompts.at(-1)).toContain('## The task\nwrite greet.sh');
   }, 90_000);
+
+  it('rules.deny reaches Claude Code as Edit rules: its Write tool refuses a denied path and writes the others', async () => {
+    const wrote = { kind: 'write_file' as const, content: 'x\n' };
+    server = await startModelServer([anthropicMessages], {
+      rules: [
+        {
+          match: 'RULES-TASK',
+          reply: {
+            tools: [
+              { ...wrote, path: 'secrets/key.txt' },
+              { ...wrote, path: '.env.local' },
+              { ...wrote, path: 'src/ok.txt' },
+              // `.env*` is the workspace root's only, in Ralph and in the Edit rule.
+              { ...wrote, path: 'config/.env.example' },
+            ],
+            text: 'Wrote what I could.\nLOOP_COMPLETE',
+            usage: USAGE,
+          },
+        },
+      ],
+    });
+    const dir = initGitRepo(
+      makeWorkspace({
+        'PROMPT.md': 'Write the files. RULES-TASK\n',
+        'src/README.md': 'src\n',
+        'config/README.md': 'config\n',
+        '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
+        'ralph.yml': ralphYml(
+          {},
+          [
+            'rules:',
+            '  deny: ["secrets/", ".env*"]',
+            'hats:',
+            '  writer:',
+            '    triggers: [task.start]',
+            '    instructions: Write files.',
+            '    disallowed_tools: [Bash]',
+            '',
+          ].join('\n'),
+        ),
+      }),
+    );
+    const r = await ralph(dir, []);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The CLI refused the denied paths itself: nothing for Ralph's own check to roll back. (Anchored:
+    // a slash-free `Edit(./.env*)` would refuse config/.env.example too, as gitignore reads it.)
+    expect(existsSync(join(dir, 'secrets', 'key.txt')), r.stdout + r.stderr).toBe(false);
+    expect(existsSync(join(dir, '.env.local'))).toBe(false);
+    // A path outside the deny globs is written.
+    expect(readFileSync(join(dir, 'src', 'ok.txt'), 'utf8')).toBe('x\n');
+    expect(readFileSync(join(dir, 'config', '.env.example'), 'utf8')).toBe('x\n');
+    // The tool results the CLI sent back: the two denied writes are errors naming the permission.
+    type Block = { type: string; is_error?: boolean; content: unknown };
+    const resultsOf = (body: unknown): Block[] =>
+      (body as { messages: { content: unknown }[] }).messages
+        .flatMap((m) => (Array.isArray(m.content) ? (m.content as Block[]) : []))
+        .filter((b) => b.type === 'tool_result');
+    const results = messageCalls()
+      .map((c) => resultsOf(c.body))
+      .filter((x) => x.length > 0)
+      .at(-1);
+    expect(results).toHaveLength(4);
+    const denied = (results ?? []).filter((b) => b.is_error === true);
+    expect(denied, JSON.stringify(results)).toHaveLength(2);
+    for (const b of denied) expect(JSON.stringify(b.content)).toMatch(/denied|permission/i);
+    // The hat's disallowed_tools still hold in the same --disallowedTools value: no Bash tool.
+    for (const c of messageCalls())
+      expect(((c.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name)).not.toContain(
+        'Bash',
+      );
+  }, 120_000);
 });
 
 describe('real claude through the adapter alone', () => {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { globOf } from '../../config/path-patterns.ts';
 import { type AgentCliDefinition, dirOr, macKeychain, runningAsRoot } from '../definition.ts';
 import { lastLine } from '../parsers/json-lines.ts';
 import { parseResetTime } from '../parsers/reset-time.ts';
@@ -37,6 +38,8 @@ export const claudeBackend: Backend = {
   // --disallowedTools: these tools are removed from the model's tool list (`Bash`, `Edit`, `Bash(git push:*)`).
   // One comma-separated value after the prompt-less arguments, so it never swallows another argument.
   denyTools: (inv, { tools }) => ({ ...inv, args: [...inv.args, '--disallowedTools', tools.join(',')] }),
+  // `rules.deny` as `Edit(//<workspace>/<glob>)` rules, passed in the same --disallowedTools value.
+  pathDenyTools: claudeEditDenyRules,
   createParser: createStreamJsonParser,
   classifyExit: classifyClaudeExit,
 };
@@ -81,6 +84,49 @@ const ROOT_NOTE =
 /** Claude Code's environment additions: `IS_SANDBOX=1` lets it skip permissions as root. */
 export function claudeEnv(root: boolean = runningAsRoot()): Record<string, string> {
   return root ? { IS_SANDBOX: '1' } : {};
+}
+
+/**
+ * `rules.deny` as Claude Code permission rules for `--disallowedTools` (pure). An `Edit(<pattern>)`
+ * rule covers every built-in file-editing tool (Edit, Write, MultiEdit, NotebookEdit), and a deny
+ * rule holds in every permission mode, `--dangerously-skip-permissions` included
+ * (code.claude.com/docs/en/permissions). Its patterns are gitignore-style, so a slash-free one
+ * (`./.env*`) matches at any depth, where Ralph's is the workspace root's only (checked against
+ * the CLI): each glob is anchored as `//<workspace>/<glob>`, an absolute path. When the workspace
+ * path itself is not plain, only globs with a `/` inside (anchored by gitignore) go, as `./<glob>`.
+ *
+ * Only a glob both read the same way is passed: plain names, `*` within a name, `**` as a whole
+ * segment. Negations, braces, character classes, `?`, extglobs, escapes, `.`/`..` segments and
+ * anything else are left to Ralph's own check after the iteration, which stays the authority for
+ * every rule. A glob that a later `!pattern` takes back from is not passed either (Claude Code
+ * has no exception to a deny rule), nor are `allow` (a deny rule has no "except these") and
+ * `approve` (a person may approve those changes).
+ */
+export function claudeEditDenyRules(deny: readonly string[], workspace: string): string[] {
+  const lastNegation = deny.findLastIndex((p) => p.startsWith('!'));
+  const inner = /^\/[\w.\-/]*$/.test(workspace) ? workspace.replace(/^\/+|\/+$/g, '') : '';
+  const root = inner ? `//${inner}/` : null;
+  return [...new Set(deny.slice(lastNegation + 1).flatMap((p) => editRulesOf(p, root)))];
+}
+
+/** Characters a passed glob may hold: word characters, `.`, `-`, `/` and `*`. */
+const PLAIN = /^[\w.\-/*]+$/;
+/** A segment: `**` alone, or a name with single `*`s (no `**` inside a name). */
+const SEGMENT = /^(?:\*\*|(?:[\w.-]|\*(?!\*))+)$/;
+
+/** One Ralph deny glob as Claude Code Edit rules, or none when the two may read it differently. */
+function editRulesOf(pattern: string, root: string | null): string[] {
+  if (!PLAIN.test(pattern)) return [];
+  const glob = globOf(pattern);
+  const segments = glob.split('/');
+  if (segments.some((s) => !SEGMENT.test(s) || s === '.' || s === '..')) return [];
+  if (!root && segments.length < 2) return [];
+  const at = (g: string) => `Edit(${root ?? './'}${g})`;
+  // A trailing `/` selects directories only: their contents. Otherwise the path itself too, and,
+  // as in Ralph, everything inside it when it is a directory (`x/**` already is everything inside).
+  const dirOnly = /[^/]\/+$/.test(pattern);
+  if (segments.at(-1) === '**') return dirOnly ? [] : [at(glob)];
+  return dirOnly ? [at(`${glob}/**`)] : [at(glob), at(`${glob}/**`)];
 }
 
 type ResultEvent = Extract<AgentEvent, { type: 'result' }>;

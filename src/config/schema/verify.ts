@@ -206,7 +206,7 @@ export const rulesSchema = z
       examples: [['src/', 'test/']],
     }),
     deny: pathPatterns.optional().meta({
-      description: `Paths an iteration must not change (${PATH_PATTERNS_LINK}); a change there is a \`rule_violation\`. Absent: none.`,
+      description: `Paths an iteration must not change (${PATH_PATTERNS_LINK}); a change there is a \`rule_violation\`. With \`claude\`, the globs its permission rules read the same way are also refused by the CLI itself (\`Edit(//<workspace>/<glob>)\` in \`--disallowedTools\`; docs/concepts/rollback-and-rules.md). Absent: none.`,
       examples: [['.env*', 'secrets/']],
     }),
     approve: pathPatterns.optional().meta({

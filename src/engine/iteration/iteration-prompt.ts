@@ -103,7 +103,8 @@ export function commandKeys(route: Pick<IterationRoute, 'hatId' | 'hat' | 'fallb
 /**
  * The agent command of one iteration: the backend's invocation with the hat's arguments first, and
  * the hat's `disallowed_tools` refused the backend's own way (validated at load: every backend that
- * gets here can). Shared by the loop and `run --dry-run`, so the dry run shows the real command.
+ * gets here can), with the `rules.deny` paths its CLI can refuse itself (claude). Shared by the loop
+ * and `run --dry-run`, so the dry run shows the real command.
  */
 export function agentInvocation(
   route: Pick<IterationRoute, 'backend' | 'hat' | 'hatArgs'>,
@@ -124,12 +125,15 @@ export function agentInvocation(
     workspace: opts.workspace,
     extraArgs: [...route.hatArgs, ...loopArgs],
   });
-  const tools = hat?.disallowed_tools ?? [];
-  if (tools.length === 0) return invocation;
-  if (!backend.denyTools)
+  const hatTools = hat?.disallowed_tools ?? [];
+  if (hatTools.length > 0 && !backend.denyTools)
     throw new RalphError(
       'config_invalid',
       `backend ${backend.name} cannot refuse tools, so disallowed_tools cannot be honoured; use a backend that can, or remove the key`,
     );
+  // One list, one flag: the hat's tools and the `rules.deny` paths the CLI can refuse itself.
+  const pathTools = backend.pathDenyTools?.(opts.config.rules?.deny ?? [], opts.workspace) ?? [];
+  const tools = [...new Set([...hatTools, ...pathTools])];
+  if (tools.length === 0 || !backend.denyTools) return invocation;
   return backend.denyTools(invocation, { tools, runtimeDir: opts.runtimeDir });
 }
