@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConfigLayer } from '../../config/config-layers.ts';
@@ -6,6 +6,7 @@ import type { ConfigOverride } from '../../config/overrides.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { packageVersion } from '../../paths-package.ts';
 import { replaceFileSync } from '../../state/io/atomic-write.ts';
+import { RACY_WINDOW_MS, settledStatKey, statKey } from '../../state/io/stat-cache.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { runtimeIgnoreLines } from '../../state/runtime-ignore.ts';
 import {
@@ -73,12 +74,12 @@ function cacheable(config: RalphConfig, gitignore: string): boolean {
  */
 
 /**
- * A file newer than this at the cache's write is not trusted: a file can be rewritten within one
- * tick of the file system's clock after it was read, keeping its size and timestamps (the "racily
- * clean" entry of git's index). One old enough that the clock has moved on since gets new times
- * with any edit, so its stat identifies its content.
+ * A layer file changed within RACY_WINDOW_MS of the cache's write is not trusted (settledStatKey):
+ * a file can be rewritten within one tick of the file system's clock after it was read, keeping its
+ * size and timestamps (the "racily clean" entry of git's index). One old enough that the clock has
+ * moved on since gets new times with any edit, so its stat identifies its content.
  */
-export const RACY_WINDOW_MS = 2000;
+export { RACY_WINDOW_MS };
 
 /** What a run's config is resolved from (all of it: a change of any part is a miss). */
 export interface ConfigCacheInputs {
@@ -91,28 +92,9 @@ export interface ConfigCacheInputs {
   env: NodeJS.ProcessEnv;
 }
 
-interface FileStamp {
-  size: string;
-  mtimeNs: string;
-  ctimeNs: string;
-  ino: string;
-  dev: string;
-}
-
-function stamp(file: string): FileStamp {
-  const s = statSync(file, { bigint: true });
-  return {
-    size: String(s.size),
-    mtimeNs: String(s.mtimeNs),
-    ctimeNs: String(s.ctimeNs),
-    ino: String(s.ino),
-    dev: String(s.dev),
-  };
-}
-
 /** This build: a rebuild or an update rewrites the module file (new inode and times). */
-function buildStamp(): FileStamp & { version: string } {
-  return { version: packageVersion(), ...stamp(fileURLToPath(import.meta.url)) };
+function buildStamp(): { version: string; stat: string } {
+  return { version: packageVersion(), stat: statKey(fileURLToPath(import.meta.url)) };
 }
 
 /** The key of `inputs` as text, or undefined when a file cannot be stat'ed (a miss). */
@@ -125,7 +107,7 @@ export function configCacheKey(inputs: ConfigCacheInputs): string | undefined {
       configPath: inputs.configPath ?? null,
       preset: inputs.preset ?? null,
       ralphAgent: inputs.env.RALPH_AGENT ?? null,
-      layers: inputs.layers.map((l) => ({ kind: l.kind, file: l.file, ...stamp(l.file) })),
+      layers: inputs.layers.map((l) => ({ kind: l.kind, file: l.file, stat: statKey(l.file) })),
       overrides: inputs.overrides.map((o) => ({ path: o.path, value: o.value, source: o.source })),
     });
   } catch {
@@ -179,12 +161,7 @@ export function writeConfigCache(
   now: number,
 ): boolean {
   try {
-    const newest = layers.reduce((max, l) => {
-      const s = statSync(l.file, { bigint: true });
-      const t = s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs;
-      return t > max ? t : max;
-    }, 0n);
-    if (BigInt(now) * 1_000_000n - newest < BigInt(RACY_WINDOW_MS) * 1_000_000n) return false;
+    if (layers.some((l) => settledStatKey(l.file, now) === undefined)) return false;
     const text = encodeEntry(key, value);
     if (text === undefined) return false;
     replaceFileSync(file, text, false);

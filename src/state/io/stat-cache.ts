@@ -18,15 +18,16 @@ function keyOf(st: BigIntStats | undefined): string {
  * a file system with 1–2 s times): such a file is never answered from the cache, as git treats its
  * "racily clean" entries.
  */
-const RACY_NS = 2_000_000_000n;
+export const RACY_WINDOW_MS = 2000;
+const RACY_NS = BigInt(RACY_WINDOW_MS) * 1_000_000n;
 
 /**
  * The statKey of a file whose last change is older than the racy window, else undefined: a value
  * keyed on it may be kept. A missing file (`-`) is settled: creating it changes the key.
  */
-export function settledStatKey(path: string): string | undefined {
+export function settledStatKey(path: string, nowMs: number = Date.now()): string | undefined {
   const st = statSync(path, { throwIfNoEntry: false, bigint: true });
-  if (st !== undefined && BigInt(Date.now()) * 1_000_000n - st.ctimeNs < RACY_NS) return undefined;
+  if (st !== undefined && BigInt(nowMs) * 1_000_000n - st.ctimeNs < RACY_NS) return undefined;
   return keyOf(st);
 }
 
