@@ -1,5 +1,6 @@
 import { Box, Text, useInput } from 'ink';
 import { createElement as h, type ReactElement, useState } from 'react';
+import { clip } from '../observe/text-fit.ts';
 import {
   MIN_COLUMN,
   parallelFooter,
@@ -10,7 +11,7 @@ import {
 } from './parallel-layout.ts';
 import type { ParallelModel } from './parallel-model.ts';
 import { type FrameProps, useFrames } from './screen.ts';
-import { clip, type TuiLimits } from './tui-layout.ts';
+import type { TuiLimits } from './tui-layout.ts';
 
 export interface ParallelAppProps extends FrameProps {
   model: ParallelModel;

@@ -1,8 +1,9 @@
 import { formatCost } from '../observe/format.ts';
+import { clip } from '../observe/text-fit.ts';
 import { formatSpan } from '../state/io/time-format.ts';
 import type { ParallelModel, SlotInput } from './parallel-model.ts';
 import { totalTasks } from './parallel-model.ts';
-import { clean, clip, type TuiLimits, usageParts } from './tui-layout.ts';
+import { clean, type TuiLimits, usageParts } from './tui-layout.ts';
 
 /** The header: run, target and tasks; then the shared limits; then what the run is doing. */
 export function parallelHeader(m: ParallelModel, limits: TuiLimits, now: number, width: number): string[] {

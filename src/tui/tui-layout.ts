@@ -1,4 +1,5 @@
 import { formatCost, formatNumber } from '../observe/format.ts';
+import { breakAtWords, clip } from '../observe/text-fit.ts';
 import { formatSpan } from '../state/io/time-format.ts';
 import type { TuiModel } from './tui-model.ts';
 
@@ -7,43 +8,6 @@ export interface TuiLimits {
   maxCostUsd: number | undefined;
   maxTokens: number | undefined;
   maxRuntimeMs: number | undefined;
-}
-
-/**
- * Each text cut into lines of at most `width` characters, continuation lines indented by two; cut
- * at spaces (which go) when the word fits on a line, mid-word only for a longer word.
- */
-export function wrapLines(texts: readonly string[], width: number): string[] {
-  const w = Math.max(4, width);
-  return texts.flatMap((text) => {
-    const [first = '', ...rest] = breakAtWords([...text], w, w - 2);
-    return [first, ...rest.map((r) => `  ${r}`)];
-  });
-}
-
-/**
- * Rows of at most `first` characters (the first row) and `rest` (the others). A row ends before
- * the last space that lets it fit, and the spaces there are dropped; a word longer than a row is cut.
- */
-function breakAtWords(chars: readonly string[], first: number, rest: number): string[] {
-  const rows: string[] = [];
-  let i = 0;
-  let w = Math.max(1, first);
-  while (chars.length - i > w) {
-    let cut = i + w;
-    while (cut > i && chars[cut] !== ' ') cut--;
-    if (cut > i) {
-      rows.push(chars.slice(i, cut).join(''));
-      i = cut + 1;
-      while (chars[i] === ' ') i++;
-    } else {
-      rows.push(chars.slice(i, i + w).join(''));
-      i += w;
-    }
-    w = Math.max(1, rest);
-  }
-  if (i < chars.length || rows.length === 0) rows.push(chars.slice(i).join(''));
-  return rows;
 }
 
 /** Tokens, cost and runtime, each against its limit with a bar when there is one. */
@@ -75,13 +39,6 @@ const CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007|[\u0000-\u
 
 export function clean(text: string): string {
   return text.replace(CONTROL, '').replace(/\t/g, '  ');
-}
-
-/** Cuts a line to `width` columns (code points; wide characters count as one, close enough). */
-export function clip(text: string, width: number): string {
-  const chars = [...text];
-  if (chars.length <= width) return text;
-  return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
 }
 
 /** Wraps one line into rows of at most `width` columns, at word boundaries where a word fits. */

@@ -6,7 +6,7 @@ import {
   metricGoal,
 } from '../../observe/stats/metric-series.ts';
 import { sparkline } from '../../observe/stats/metric-sparkline.ts';
-import { clip } from '../../tui/tui-layout.ts';
+import { clip } from '../../observe/text-fit.ts';
 
 /** Columns of the sparkline: with its 9-character label it fits in 80 columns. */
 const CHART_WIDTH = 64;
