@@ -1,17 +1,15 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { planTests } from '../../gates/affected-tests.ts';
-import { type GateResult, testsReport } from '../../gates/run-gate.ts';
+import type { GateResult } from '../../gates/run-gate.ts';
 import { readGitHead } from '../../git/head.ts';
 import type { RepoRecord, TestsGateSummary } from '../../observe/iteration-record.ts';
-import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import type { ReposRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { testsLine } from '../git/commit-and-push.ts';
 import type { ApprovalEntry } from '../human/approval-points.ts';
 import { rollsBack } from '../readiness/preflight.ts';
 import { type RepoEntry, repoEntries } from '../readiness/repo-set.ts';
-import { runGateStep, summarize } from '../verify/gate-commands.ts';
+import { runTestsIn } from '../verify/gate-commands.ts';
 import { gateFailure } from '../verify/rollback.ts';
 import { judgeRules } from '../verify/rules-gate.ts';
 import { type RepoChange, repoChanges, workspacePath } from './repo-commits.ts';
@@ -43,55 +41,24 @@ export function reposAtStart(ctx: RunContext): void {
 }
 
 /**
- * The tests gate of one repository, run in it (its report file written there when configured):
- * with `affected`, planTests picks the suite from the files the iteration changed in it.
+ * The tests gate of one repository, run in it (runTestsIn: with `affected`, planTests picks the
+ * suite from the files the iteration changed in it).
  */
 async function repoTests(
   ctx: RunContext,
   repo: RepoEntry,
   o: { iteration: number; hat: string | null; completionRequested: boolean },
   changedFiles: string[],
-): Promise<{ result: GateResult; summary: TestsGateSummary } | undefined> {
-  const tests = repo.tests;
-  if (!tests) return undefined;
+): Promise<{ result: GateResult | undefined; summary: TestsGateSummary | undefined } | undefined> {
+  if (!repo.tests) return undefined;
   const exists = (p: string) => existsSync(resolve(repo.root, p));
-  const plan = planTests({
-    tests,
-    iteration: o.iteration,
+  return runTestsIn(ctx, o.iteration, o.hat, {
+    tests: repo.tests,
+    root: repo.root,
     completionRequested: o.completionRequested,
     changes: { files: changedFiles.filter(exists), deleted: changedFiles.filter((f) => !exists(f)) },
-    exists,
+    label: `repository ${repo.name}: `,
   });
-  if (plan.scope === 'skipped') {
-    ctx.emit({
-      type: 'notice',
-      level: 'info',
-      message: `repository ${repo.name}: tests: affected: skipped, ${plan.why}`,
-    });
-    return undefined;
-  }
-  const why = plan.scope === 'full' && plan.why ? ` — the full suite: ${plan.why}` : '';
-  ctx.emit({ type: 'notice', level: 'info', message: `repository ${repo.name}: tests${why}` });
-  const result = await runGateStep(
-    ctx,
-    o.iteration,
-    o.hat,
-    'tests',
-    plan.command,
-    tests.timeout_seconds * 1000,
-    repo.root,
-  );
-  if (tests.report_file)
-    writeFileAtomicSync(
-      resolve(repo.root, tests.report_file),
-      testsReport(result, o.iteration, new Date(ctx.now())),
-    );
-  const summary: TestsGateSummary = {
-    ...summarize(result),
-    scope: plan.scope,
-    ...(plan.scope === 'affected' ? { files: plan.files } : plan.why ? { why: plan.why } : {}),
-  };
-  return { result, summary };
 }
 
 /**

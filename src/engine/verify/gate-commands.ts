@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { planTests } from '../../gates/affected-tests.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import { type ChangedFiles, planTests } from '../../gates/affected-tests.ts';
 import { readCoverageTotal } from '../../gates/coverage-summary.ts';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
 import type { GateSummary, TestsGateSummary } from '../../observe/iteration-record.ts';
@@ -69,29 +70,64 @@ export async function runTestsGate(
 ): Promise<TestsRun | undefined> {
   const tests = ctx.config.gates.tests;
   if (!tests) return undefined;
-  const ws = ctx.options.workspace;
+  return runTestsIn(ctx, iteration, hat, {
+    tests,
+    root: ctx.options.workspace,
+    completionRequested: o.completionRequested,
+    changes: tests.affected === undefined ? null : await iterationChanges(ctx, o.start),
+    label: '',
+  });
+}
+
+/**
+ * One tests gate run in `root` (the workspace, or one repository of `repos`, whose notices start
+ * with `label`): planned by planTests from `changes`, its coverage read and its report file written there.
+ */
+export async function runTestsIn(
+  ctx: RunContext,
+  iteration: number,
+  hat: string | null,
+  o: {
+    tests: NonNullable<RalphConfig['gates']['tests']>;
+    root: string;
+    completionRequested: boolean;
+    changes: ChangedFiles | null;
+    label: string;
+  },
+): Promise<TestsRun> {
+  const { tests, root, label } = o;
   const plan = planTests({
     tests,
     iteration,
     completionRequested: o.completionRequested,
-    changes: tests.affected === undefined ? null : await iterationChanges(ctx, o.start),
-    exists: (p) => existsSync(resolve(ws, p)),
+    changes: o.changes,
+    exists: (p) => existsSync(resolve(root, p)),
   });
   if (plan.scope === 'skipped') {
     const skipped = `affected: skipped, ${plan.why}`;
-    ctx.emit({ type: 'notice', level: 'info', message: `tests: ${skipped}` });
+    ctx.emit({ type: 'notice', level: 'info', message: `${label}tests: ${skipped}` });
     return { result: undefined, summary: undefined, skipped };
   }
-  if (plan.scope === 'full' && plan.why)
-    ctx.emit({ type: 'notice', level: 'info', message: `tests: the full suite — ${plan.why}` });
+  const why = plan.scope === 'full' && plan.why ? ` — the full suite: ${plan.why}` : '';
+  if (label !== '' || why !== '') ctx.emit({ type: 'notice', level: 'info', message: `${label}tests${why}` });
   const startedAt = Date.now();
-  const ran = await runGateStep(ctx, iteration, hat, 'tests', plan.command, tests.timeout_seconds * 1000);
+  const ran = await runGateStep(
+    ctx,
+    iteration,
+    hat,
+    'tests',
+    plan.command,
+    tests.timeout_seconds * 1000,
+    root,
+  );
   // Compared with file times, so the wall clock; a summary older than this run of the tests is not this run's.
-  const coverage = readCoverageTotal(ws, startedAt);
+  const coverage = readCoverageTotal(root, startedAt);
   const result = coverage ? { ...ran, coverage } : ran;
-  if (tests.report_file) {
-    writeFileAtomicSync(resolve(ws, tests.report_file), testsReport(result, iteration, new Date(ctx.now())));
-  }
+  if (tests.report_file)
+    writeFileAtomicSync(
+      resolve(root, tests.report_file),
+      testsReport(result, iteration, new Date(ctx.now())),
+    );
   const summary: TestsGateSummary = {
     ...summarize(result),
     scope: plan.scope,
