@@ -5,6 +5,7 @@ import type { NotifyKind, RalphConfig } from '../config/schema.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import { stopText } from '../observe/format.ts';
 import type { Reporter } from '../observe/reporter.ts';
+import { formatDuration } from '../state/io/time-format.ts';
 
 /** A `notify.webhook_format`. */
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
@@ -162,7 +163,7 @@ function runCommand(o: NotifierOptions, command: string, n: Notification): Promi
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
       } catch {}
-      o.onProblem(`notify.command took longer than ${(o.commandTimeoutMs ?? 30_000) / 1000} s; killed`);
+      o.onProblem(`notify.command took longer than ${formatDuration(o.commandTimeoutMs ?? 30_000)}; killed`);
     }, o.commandTimeoutMs ?? 30_000);
     child.on('error', (e) => o.onProblem(`notify.command could not start: ${e.message}`));
     child.on('close', (code) => {

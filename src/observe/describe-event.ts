@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../backends/types.ts';
-import { formatDuration } from '../state/io/time-format.ts';
+import { formatDuration, localTime } from '../state/io/time-format.ts';
 import type { LoopEvent, LoopEventHandlers, PullRequestSummary } from './events.ts';
 import { formatCost, formatNumber, stopText } from './format.ts';
 import type { ParallelEvent, WorkerView } from './parallel-events.ts';
@@ -100,7 +100,7 @@ const LOOP: LoopEventHandlers<string> = {
   'git.pushed': (e) => `${inRepo(e.repo)}pushed to ${e.remote}/${e.branch}`,
   'forge.pull_request': (e) => describePullRequest(e),
   'loop.parked': (e) =>
-    `parked — ${e.message}; resuming iteration ${e.iteration} at ${new Date(e.until).toLocaleTimeString()} (in ${formatDuration(e.remainingMs)})`,
+    `parked — ${e.message}; resuming iteration ${e.iteration} at ${localTime(e.until, 'HH:mm:ss')} (in ${formatDuration(e.remainingMs)})`,
   'control.received': (e) => `← ${e.kind} from ${e.source}${e.text ? `: ${e.text.split('\n')[0]}` : ''}`,
   'loop.paused': () => 'paused — `ralph resume` goes on, `ralph stop` ends the loop',
   'loop.resumed': (e) => `resumed (was ${e.from.replace(/_/g, ' ')})`,
