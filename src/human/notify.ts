@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WEBHOOK_FORMATS } from '../config/schema/operations.ts';
 import type { NotifyKind, RalphConfig } from '../config/schema.ts';
+import { describeEvent } from '../observe/describe-event.ts';
 import type { LoopEvent } from '../observe/events.ts';
-import { stopText } from '../observe/format.ts';
 import type { Reporter } from '../observe/reporter.ts';
 import { formatDuration } from '../state/io/time-format.ts';
 
@@ -53,7 +53,7 @@ export function notificationOf(
       return {
         kind: 'stopped',
         ...base,
-        message: stopText(event.stopReason, event.message, ': '),
+        message: describeEvent(event),
         detail: { stop_reason: event.stopReason, exit_code: event.exitCode, iterations: event.iterations },
       };
     case 'human.question':

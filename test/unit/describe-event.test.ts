@@ -456,4 +456,41 @@ describe('describeEvent: every event as one line of text', () => {
       expect(logged).toContain(describeEvent(e));
     }
   });
+
+  it('the end-of-run summary says the same facts in the same order on the console and in the run log', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ralph-describe-'));
+    dirs.push(dir);
+    const log = createRunLogSink(join(dir, 'run.log'));
+    let out = '';
+    const console = createConsoleReporter({
+      out: (t) => (out += t),
+      err: () => {},
+      verbosity: 'quiet',
+      color: false,
+    });
+    const finished: LoopEvent = {
+      type: 'loop.finished',
+      runId: 'r1',
+      stopReason: 'max_iterations',
+      message: 'reached max_iterations (2)',
+      exitCode: 2,
+      iterations: 2,
+      elapsedMs: 252_000,
+      tokens: { input: 1000, output: 234, cache_read: 0, cache_write: 0, total: 1234 },
+      costUsd: 0.04,
+      costByModel: { cheap: 0.01, strong: 0.03 },
+      logFile: join(dir, 'run.log'),
+    };
+    log.onEvent(finished);
+    console.onEvent(finished);
+    log.close();
+    const facts = [
+      'iterations 2 · duration 4m 12s · tokens 1,234 (in 1,000, out 234) · cost $0.0400 · exit 2',
+      'spend by model: cheap $0.0100 · strong $0.0300',
+    ];
+    expect(out).toContain(`ralph: reached max_iterations (2)\n  ${facts.join('\n  ')}\n`);
+    expect(readFileSync(join(dir, 'run.log'), 'utf8')).toContain(
+      `# stopped: reached max_iterations (2) · ${facts.join(' · ')}\n`,
+    );
+  });
 });

@@ -46,7 +46,7 @@ describe('times and durations in messages', () => {
     const [warning] = limitWarnings(
       { iterations: 0, elapsedMs: 1_800_000, costUsd: 0, tokens: 0, consecutiveFailures: 0 },
       {
-        maxIterations: undefined,
+        maxIterations: 0,
         maxRuntimeMs: 3_600_000,
         maxCostUsd: undefined,
         maxTokens: undefined,
