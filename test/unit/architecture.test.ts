@@ -223,6 +223,44 @@ function folderSizeProblems(paths: readonly string[], oversized: readonly string
 
 const rel = (c: string[]) => c.map((f) => relative(SRC, f) || f);
 
+/** Every folder of src/ below it, as `engine/run`. */
+function folders(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .flatMap((e) => {
+      const path = join(dir, e.name);
+      return [relative(SRC, path).split(sep).join('/'), ...folders(path)];
+    });
+}
+
+/** CONTRIBUTING.md's "The code": the map of src/ a new engineer reads first. */
+function codeSection(): string {
+  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+  const start = text.indexOf('## The code');
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** Folders the section does not name (as `src/a/b` or `` `b/` ``), and `src/…` paths it names that do not exist. */
+function codeMapProblems(
+  section: string,
+  dirs: readonly string[],
+  exists: (path: string) => boolean,
+): string[] {
+  const flat = section.replace(/\s+/g, ' ');
+  const unnamed = dirs
+    .filter((d) => {
+      const base = d.split('/').at(-1) as string;
+      return !flat.includes(`src/${d}`) && !new RegExp(`\`(?:[\\w.-]+/)*${base}/`).test(flat);
+    })
+    .map((d) => `src/${d}/ is not named`);
+  const missing = [...flat.matchAll(/`(src\/[\w./-]*[\w-])/g)]
+    .map((m) => m[1] as string)
+    .filter((path) => !exists(path))
+    .map((path) => `${path} does not exist`);
+  return [...unnamed, ...new Set(missing)];
+}
+
 /** The file-system modules, with or without `node:`, the promises API too. */
 const FS_MODULE = /^(?:node:)?fs(?:\/promises)?$/;
 
@@ -414,6 +452,25 @@ describe('architecture (DESIGN.md §3)', () => {
       'routing/c.ts → child_process',
       'routing/c.ts → node:fs',
     ]);
+  });
+
+  it('CONTRIBUTING.md\'s "The code" names every folder of src/, and every src/ path it names exists', () => {
+    const exists = (path: string) => {
+      try {
+        statSync(join(ROOT, path));
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(codeMapProblems(codeSection(), folders(SRC), exists)).toEqual([]);
+    expect(
+      codeMapProblems(
+        '## The code\n`src/engine`, `run/` and `src/gone.ts`',
+        ['engine', 'engine/run', 'cli/rescue'],
+        exists,
+      ),
+    ).toEqual(['src/cli/rescue/ is not named', 'src/gone.ts does not exist']);
   });
 
   it('would catch planted watches, hand-written sleeps and polls, and process.exit', () => {
