@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/workspace.ts';
@@ -455,14 +455,7 @@ describe('architecture (DESIGN.md §3)', () => {
   });
 
   it('CONTRIBUTING.md\'s "The code" names every folder of src/, and every src/ path it names exists', () => {
-    const exists = (path: string) => {
-      try {
-        statSync(join(ROOT, path));
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const exists = (path: string) => existsSync(join(ROOT, path));
     expect(codeMapProblems(codeSection(), folders(SRC), exists)).toEqual([]);
     expect(
       codeMapProblems(
