@@ -2,7 +2,7 @@ import { describeEvent } from '../observe/describe-event.ts';
 import { formatCost, formatNumber, repoSummary } from '../observe/format.ts';
 import type { IterationRecord } from '../observe/iteration-record.ts';
 import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
-import { formatSpan } from '../state/io/time-format.ts';
+import { formatSpan, localTime } from '../state/io/time-format.ts';
 import { barChart, esc, hatGraphSvg, observedHatGraph } from './charts.ts';
 import { GROUPS, type RunSummary } from './run-data.ts';
 
@@ -135,7 +135,7 @@ export function runPage(o: {
     .map(({ at, event: e }) => {
       const it = 'iteration' in e ? String(e.iteration) : '';
       const detail = describeEvent(e);
-      return `<tr><td>${esc(new Date(at).toLocaleTimeString())}</td><td>${esc(it)}</td><td>${esc(e.type)}</td><td>${esc(detail.slice(0, 300))}</td></tr>`;
+      return `<tr><td>${esc(localTime(at, 'HH:mm:ss'))}</td><td>${esc(it)}</td><td>${esc(e.type)}</td><td>${esc(detail.slice(0, 300))}</td></tr>`;
     })
     .join('')}</table>`;
   const prompts = o.prompts

@@ -6,6 +6,7 @@ import { stopText } from '../observe/format.ts';
 import type { IterationRecord } from '../observe/iteration-record.ts';
 import { STREAM_FILE, type StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { anyJson, type LineParser, readJsonlSince } from '../state/io/jsonl.ts';
+import { formatDuration } from '../state/io/time-format.ts';
 import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -82,7 +83,7 @@ export function summarize(entry: RegistryEntry, now: number): RunSummary {
           return {
             ...base,
             group: 'parked',
-            detail: `${state.parked.message} — resumes in ${Math.ceil((state.parked.until - now) / 1000)} s`,
+            detail: `${state.parked.message} — resumes in ${formatDuration(state.parked.until - now)}`,
           };
         return {
           ...base,

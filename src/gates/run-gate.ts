@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import { supervise } from '../process/supervisor.ts';
+import { formatDuration } from '../state/io/time-format.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { CoverageTotal } from './coverage-summary.ts';
 
@@ -93,7 +94,7 @@ export function testsReport(result: GateResult, iteration: number, at: Date): st
     `- Status: ${result.passed ? 'PASSED' : result.timedOut ? 'TIMED OUT' : 'FAILED'}`,
     `- Command: \`${result.command}\``,
     `- Exit code: ${result.exitCode ?? 'none (killed)'}`,
-    `- Duration: ${(result.durationMs / 1000).toFixed(1)} s`,
+    `- Duration: ${formatDuration(result.durationMs)}`,
     `- Date: ${at.toISOString()}`,
     '',
     '## Output (last part)',

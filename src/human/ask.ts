@@ -1,3 +1,4 @@
+import { poll } from '../state/io/jsonl.ts';
 import {
   type ApprovalPoint,
   appendJsonLine,
@@ -95,35 +96,40 @@ export function askAgain(input: AskInput, asked: QuestionRecord): Promise<AskOut
 }
 
 /** Polls the questions file until the question is answered (first answer wins), times out or is given up. */
-export function waitForAnswer(input: AskInput, question: QuestionRecord): Promise<AskOutcome> {
-  const now = input.now ?? Date.now;
-  const pollMs = input.pollMs ?? 200;
-  return new Promise((resolve) => {
-    const check = () => {
-      const record = readQuestions(input.questionsFile).get(question.id);
-      if (record?.answered)
-        return resolve({ kind: record.by === 'timeout' ? 'timeout' : 'answered', record });
-      if (input.signal?.aborted || input.giveUp?.()) {
-        if (input.keepOpen) return resolve({ kind: 'abandoned', record: question });
-        // Withdrawn, so nobody answers a question nothing waits for any more.
-        const withdrawn = withdrawQuestion(input.questionsFile, question, now());
-        return resolve({ kind: 'abandoned', record: withdrawn });
-      }
-      if (question.expires_at != null && now() >= question.expires_at) {
-        const settled: QuestionRecord = {
-          ...question,
-          answered: true,
-          answer: question.kind === 'question' ? input.defaultAnswer : 'timeout',
-          by: 'timeout',
-          answered_at: new Date(now()).toISOString(),
-        };
-        appendJsonLine(input.questionsFile, settled);
-        // A human who answered in the same instant wins: read back what the file settled on.
-        const final = readQuestions(input.questionsFile).get(question.id) ?? settled;
-        return resolve({ kind: final.by === 'timeout' ? 'timeout' : 'answered', record: final });
-      }
-      setTimeout(check, pollMs);
-    };
-    check();
+export async function waitForAnswer(input: AskInput, question: QuestionRecord): Promise<AskOutcome> {
+  const reads = poll(() => settle(input, question), {
+    signal: input.signal,
+    intervalMs: input.pollMs ?? 200,
   });
+  for await (const outcome of reads) if (outcome) return outcome;
+  // The signal aborted mid-wait: an answer that came first still wins, else the question is given up.
+  return settle(input, question) ?? abandon(input, question);
+}
+
+/** How the question stands now: answered, given up, timed out (and so settled), or still open (undefined). */
+function settle(input: AskInput, question: QuestionRecord): AskOutcome | undefined {
+  const now = input.now ?? Date.now;
+  const record = readQuestions(input.questionsFile).get(question.id);
+  if (record?.answered) return { kind: record.by === 'timeout' ? 'timeout' : 'answered', record };
+  if (input.signal?.aborted || input.giveUp?.()) return abandon(input, question);
+  if (question.expires_at == null || now() < question.expires_at) return undefined;
+  const settled: QuestionRecord = {
+    ...question,
+    answered: true,
+    answer: question.kind === 'question' ? input.defaultAnswer : 'timeout',
+    by: 'timeout',
+    answered_at: new Date(now()).toISOString(),
+  };
+  appendJsonLine(input.questionsFile, settled);
+  // A human who answered in the same instant wins: read back what the file settled on.
+  const final = readQuestions(input.questionsFile).get(question.id) ?? settled;
+  return { kind: final.by === 'timeout' ? 'timeout' : 'answered', record: final };
+}
+
+/** Gives the wait up: the question stays open with `keepOpen`, else it is withdrawn. */
+function abandon(input: AskInput, question: QuestionRecord): AskOutcome {
+  if (input.keepOpen) return { kind: 'abandoned', record: question };
+  // Withdrawn, so nobody answers a question nothing waits for any more.
+  const withdrawn = withdrawQuestion(input.questionsFile, question, (input.now ?? Date.now)());
+  return { kind: 'abandoned', record: withdrawn };
 }

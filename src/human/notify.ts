@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WEBHOOK_FORMATS } from '../config/schema/operations.ts';
 import type { NotifyKind, RalphConfig } from '../config/schema.ts';
+import { describeEvent } from '../observe/describe-event.ts';
 import type { LoopEvent } from '../observe/events.ts';
-import { stopText } from '../observe/format.ts';
 import type { Reporter } from '../observe/reporter.ts';
+import { formatDuration } from '../state/io/time-format.ts';
 
 /** A `notify.webhook_format`. */
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
@@ -52,7 +53,7 @@ export function notificationOf(
       return {
         kind: 'stopped',
         ...base,
-        message: stopText(event.stopReason, event.message, ': '),
+        message: describeEvent(event),
         detail: { stop_reason: event.stopReason, exit_code: event.exitCode, iterations: event.iterations },
       };
     case 'human.question':
@@ -162,7 +163,7 @@ function runCommand(o: NotifierOptions, command: string, n: Notification): Promi
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
       } catch {}
-      o.onProblem(`notify.command took longer than ${(o.commandTimeoutMs ?? 30_000) / 1000} s; killed`);
+      o.onProblem(`notify.command took longer than ${formatDuration(o.commandTimeoutMs ?? 30_000)}; killed`);
     }, o.commandTimeoutMs ?? 30_000);
     child.on('error', (e) => o.onProblem(`notify.command could not start: ${e.message}`));
     child.on('close', (code) => {

@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../backends/types.ts';
-import { formatDuration } from '../state/io/time-format.ts';
-import type { LoopEvent, LoopEventHandlers, PullRequestSummary } from './events.ts';
-import { formatCost, formatNumber, stopText } from './format.ts';
+import { formatDuration, localTime } from '../state/io/time-format.ts';
+import type { LoopEvent, LoopEventHandlers, LoopFinishedEvent, PullRequestSummary } from './events.ts';
+import { formatCost, formatNumber, spendByModel, stopText } from './format.ts';
 import type { ParallelEvent, WorkerView } from './parallel-events.ts';
 
 /** Payloads, agent text and tool input are cut here: a description is a line, not a dump. */
@@ -34,6 +34,33 @@ const PR_STATUS = {
 /** The run's pull requests in one line: `PRs created: 2 — #12 ready for review, #13 draft`. */
 export function describePullRequests(prs: readonly PullRequestSummary[]): string {
   return `PRs created: ${prs.length} — ${prs.map((p) => `#${p.number} ${PR_STATUS[p.status]}`).join(', ')}`;
+}
+
+/**
+ * The end-of-run summary in the one wording the console and the run log share: the stop as
+ * {@link describeEvent} says it, then one phrase per fact, each its own line on the console and
+ * joined by ` · ` in the log. `iterations 2 · duration 4m 12s · tokens 1,200 (in 1,000, out 200) ·
+ * cost $0.0400 · exit 0`, then with a model ladder `spend by model: …`, with a checklist the
+ * milestones and tasks completed, with pull requests `PRs created: …`.
+ */
+export function describeRunEnd(e: LoopFinishedEvent): { stop: string; facts: string[] } {
+  const t = e.tokens;
+  const p = e.progress;
+  return {
+    stop: describeEvent(e),
+    facts: [
+      `iterations ${e.iterations} · duration ${formatDuration(e.elapsedMs)} · tokens ${formatNumber(t.total)} ` +
+        `(in ${formatNumber(t.input)}, out ${formatNumber(t.output)}) · cost ${formatCost(e.costUsd)} · exit ${e.exitCode}`,
+      ...(e.costByModel ? [`spend by model: ${spendByModel(e.costByModel)}`] : []),
+      ...(p
+        ? [
+            `milestones completed ${p.milestonesCompletedThisRun} (${p.milestonesDone}/${p.milestonesTotal} done) · ` +
+              `tasks completed ${p.tasksCompletedThisRun} (${p.tasksDone}/${p.tasksTotal} done)`,
+          ]
+        : []),
+      ...(e.pullRequests ? [describePullRequests(e.pullRequests)] : []),
+    ],
+  };
 }
 
 /** A milestone's pull request event as one phrase: `Created draft PR #1 (Foundation) → <url>`. */
@@ -100,7 +127,7 @@ const LOOP: LoopEventHandlers<string> = {
   'git.pushed': (e) => `${inRepo(e.repo)}pushed to ${e.remote}/${e.branch}`,
   'forge.pull_request': (e) => describePullRequest(e),
   'loop.parked': (e) =>
-    `parked — ${e.message}; resuming iteration ${e.iteration} at ${new Date(e.until).toLocaleTimeString()} (in ${formatDuration(e.remainingMs)})`,
+    `parked — ${e.message}; resuming iteration ${e.iteration} at ${localTime(e.until, 'HH:mm:ss')} (in ${formatDuration(e.remainingMs)})`,
   'control.received': (e) => `← ${e.kind} from ${e.source}${e.text ? `: ${e.text.split('\n')[0]}` : ''}`,
   'loop.paused': () => 'paused — `ralph resume` goes on, `ralph stop` ends the loop',
   'loop.resumed': (e) => `resumed (was ${e.from.replace(/_/g, ' ')})`,

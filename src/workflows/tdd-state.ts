@@ -1,3 +1,4 @@
+import { localTime } from '../state/io/time-format.ts';
 import { headings, type MdLine, scanLines, stripComments, titleRemainder } from './markdown-sections.ts';
 
 /** A `- [ ]` / `- [x]` item of `# Creative tasks`. */
@@ -142,7 +143,7 @@ export function historyLine(entry: HistoryEntry): string {
       ? oneLine(entry.date)
       : Number.isNaN(entry.date.getTime())
         ? 'unknown date'
-        : entry.date.toISOString().slice(0, 10);
+        : localTime(entry.date, 'YYYY-MM-DD');
   const status = oneLine(entry.status).toUpperCase() || 'UNKNOWN';
   const summary = oneLine(entry.summary);
   return `- Iteration ${entry.iteration} (${date}) — ${status}, tests ${entry.tests}${summary ? `: ${summary}` : ''}`;

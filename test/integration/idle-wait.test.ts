@@ -5,7 +5,8 @@ import { type IdleWaitOptions, type WakeReason, waitWhileIdle } from '../../src/
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 // "Nothing happened for ten minutes" on the fake clock, in milliseconds of real time: the idle wait's
-// timers (the cooldown heartbeat, the events/inbox poll) are vitest's fake timers; file changes are real.
+// timers (the cooldown heartbeat, the events/inbox poll's injected sleep) are vitest's fake timers;
+// file changes are real.
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
 });
@@ -31,7 +32,19 @@ function idleWorkspace(): IdleWaitOptions {
     signal: undefined,
     inbox: join(ws, '.ralph', 'control', 'inbox.jsonl'),
     inboxOffset: 0,
+    sleep: fakeClockSleep,
   };
+}
+
+/** The poll's pause on vitest's fake clock (node:timers/promises is not faked). */
+function fakeClockSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
 }
 
 /** The wait, and what it woke for so far (undefined while it still waits). */

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/workspace.ts';
@@ -223,6 +223,121 @@ function folderSizeProblems(paths: readonly string[], oversized: readonly string
 
 const rel = (c: string[]) => c.map((f) => relative(SRC, f) || f);
 
+/** Every folder of src/ below it, as `engine/run`. */
+function folders(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .flatMap((e) => {
+      const path = join(dir, e.name);
+      return [relative(SRC, path).split(sep).join('/'), ...folders(path)];
+    });
+}
+
+/** CONTRIBUTING.md's "The code": the map of src/ a new engineer reads first. */
+function codeSection(): string {
+  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+  const start = text.indexOf('## The code');
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** Folders the section does not name (as `src/a/b` or `` `b/` ``), and `src/…` paths it names that do not exist. */
+function codeMapProblems(
+  section: string,
+  dirs: readonly string[],
+  exists: (path: string) => boolean,
+): string[] {
+  const flat = section.replace(/\s+/g, ' ');
+  const unnamed = dirs
+    .filter((d) => {
+      const base = d.split('/').at(-1) as string;
+      return !flat.includes(`src/${d}`) && !new RegExp(`\`(?:[\\w.-]+/)*${base}/`).test(flat);
+    })
+    .map((d) => `src/${d}/ is not named`);
+  const missing = [...flat.matchAll(/`(src\/[\w./-]*[\w-])/g)]
+    .map((m) => m[1] as string)
+    .filter((path) => !exists(path))
+    .map((path) => `${path} does not exist`);
+  return [...unnamed, ...new Set(missing)];
+}
+
+/** The file-system modules, with or without `node:`, the promises API too. */
+const FS_MODULE = /^(?:node:)?fs(?:\/promises)?$/;
+
+/**
+ * Whether a source watches files with fs itself: `watch`/`watchFile` imported by name (aliased or
+ * not), or called through a namespace or default import of `fs` (`fs.watch`, `fs.promises.watch`).
+ */
+function watchesFs(text: string): boolean {
+  const names: string[] = [];
+  for (const m of text.matchAll(/\bimport\s+([^'";]+?)\s+from\s*(['"])([^'"]+)\2/g)) {
+    if (!FS_MODULE.test(m[3] as string)) continue;
+    const clause = m[1] as string;
+    if (/\{[^}]*\bwatch(?:File)?\b[^}]*\}/.test(clause)) return true;
+    const promises = /\{[^}]*\bpromises(?:\s+as\s+([\w$]+))?[^}]*\}/.exec(clause);
+    if (promises) names.push(promises[1] ?? 'promises');
+    const whole = /^([\w$]+)|\*\s*as\s+([\w$]+)/.exec(clause.trim());
+    if (whole) names.push((whole[1] ?? whole[2]) as string);
+  }
+  for (const m of text.matchAll(
+    /\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:await\s+import|require)\(\s*(['"])([^'"]+)\2/g,
+  ))
+    if (FS_MODULE.test(m[3] as string)) names.push(m[1] as string);
+  return names.some((n) =>
+    new RegExp(`\\b${n.replace('$', '\\$')}(?:\\.promises)?\\.watch(?:File)?\\s*\\(`).test(text),
+  );
+}
+
+/** Where the block that starts at or after `from` (its first `{`) ends: just past its matching `}`. */
+function blockEnd(text: string, from: number): number {
+  let depth = 0;
+  for (let i = text.indexOf('{', from); i >= 0 && i < text.length; i++) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) return i + 1;
+  }
+  return text.length;
+}
+
+/**
+ * Polls written by hand: a function that re-arms a timer with itself
+ * (`const check = () => { …; setTimeout(check, 200); }`), the names of those functions.
+ */
+function timerPolls(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(/\bsetTimeout\(\s*([A-Za-z_$][\w$]*)\s*[,)]/g)) {
+    const name = m[1] as string;
+    const def = new RegExp(`\\bfunction\\s+${name}\\s*\\(|\\b(?:const|let|var)\\s+${name}\\s*=`).exec(text);
+    if (def && def.index < (m.index as number) && (m.index as number) < blockEnd(text, def.index))
+      found.add(name);
+  }
+  return [...found];
+}
+
+/** The waits and watches a file writes by hand instead of using the shared ones (DESIGN.md §3). */
+function handMadeWaits(name: string, text: string): string[] {
+  const found: string[] = [];
+  if (name !== 'git/tree-watch.ts' && watchesFs(text))
+    found.push(`${name}: fs.watch (use watchTree from git/tree-watch.ts)`);
+  if (/new Promise[^;]*setTimeout\(/.test(text))
+    found.push(`${name}: a hand-written sleep (use setTimeout from node:timers/promises)`);
+  for (const poll of timerPolls(text))
+    found.push(
+      `${name}: ${poll} re-arms a timer with itself (use poll or followJsonl from state/io/jsonl.ts)`,
+    );
+  return found;
+}
+
+/** The entries of executables, the only files that may call `process.exit`: Ralph's CLI and the scripted fake agent (a program of its own). */
+const EXIT_ALLOWED = ['cli/bin.ts', 'fake-agent/main.ts'];
+
+/** Files of src/ (as relative paths) that call `process.exit` although they are not an executable's entry. */
+function exitCallers(sources: Map<string, string>): string[] {
+  return [...sources]
+    .map(([file, text]) => [relative(SRC, file).split(sep).join('/'), text] as const)
+    .filter(([name, text]) => !EXIT_ALLOWED.includes(name) && /\bprocess\.exit\b/.test(text))
+    .map(([name]) => name);
+}
+
 describe('architecture (DESIGN.md §3)', () => {
   it('places every folder of src/ in a layer', () => {
     const unplaced = [...new Set(all.map(area))].filter((a) => !(a in LAYERS));
@@ -267,17 +382,14 @@ describe('architecture (DESIGN.md §3)', () => {
   });
 
   it('watches files only through the careful watcher and sleeps with node:timers/promises (DESIGN.md §3)', () => {
-    const offenders = all.flatMap((file) => {
-      const name = relative(SRC, file).split(sep).join('/');
-      const text = readFileSync(file, 'utf8');
-      const found: string[] = [];
-      if (name !== 'git/tree-watch.ts' && /import \{[^}]*\bwatch\b[^}]*\} from 'node:fs'/.test(text))
-        found.push(`${name}: fs.watch (use watchTree from git/tree-watch.ts)`);
-      if (/new Promise[^;]*setTimeout\(/.test(text))
-        found.push(`${name}: a hand-written sleep (use setTimeout from node:timers/promises)`);
-      return found;
-    });
+    const offenders = [...sources].flatMap(([file, text]) =>
+      handMadeWaits(relative(SRC, file).split(sep).join('/'), text),
+    );
     expect(offenders).toEqual([]);
+  });
+
+  it('exits the process only in src/cli/bin.ts (and the fake agent, a program of its own)', () => {
+    expect(exitCallers(sources), 'return an exit code to cli/bin.ts, or throw a RalphError').toEqual([]);
   });
 
   it('resolves every relative import to a file', () => {
@@ -340,6 +452,56 @@ describe('architecture (DESIGN.md §3)', () => {
       'routing/c.ts → child_process',
       'routing/c.ts → node:fs',
     ]);
+  });
+
+  it('CONTRIBUTING.md\'s "The code" names every folder of src/, and every src/ path it names exists', () => {
+    const exists = (path: string) => existsSync(join(ROOT, path));
+    expect(codeMapProblems(codeSection(), folders(SRC), exists)).toEqual([]);
+    expect(
+      codeMapProblems(
+        '## The code\n`src/engine`, `run/` and `src/gone.ts`',
+        ['engine', 'engine/run', 'cli/rescue'],
+        exists,
+      ),
+    ).toEqual(['src/cli/rescue/ is not named', 'src/gone.ts does not exist']);
+  });
+
+  it('would catch planted watches, hand-written sleeps and polls, and process.exit', () => {
+    const planted: [string, string][] = [
+      ['a.ts', "import { watch } from 'node:fs';"],
+      ['b.ts', "import * as fs from 'node:fs';\nfs.watch(dir, () => {});"],
+      ['c.ts', "import { watch as w } from 'node:fs/promises';"],
+      ['d.ts', "import fsp from 'fs/promises';\nfor await (const e of fsp.watch(dir)) {}"],
+      ['e.ts', "import { promises } from 'node:fs';\npromises.watch(dir);"],
+      ['f.ts', "import { watchFile } from 'fs';"],
+      ['g.ts', 'await new Promise((r) => setTimeout(r, 10));'],
+      ['h.ts', 'const check = () => {\n  if (done()) return;\n  setTimeout(check, 200);\n};\ncheck();'],
+      ['i.ts', 'function tick() {\n  if (again) {\n    timer = setTimeout(tick, 250);\n  }\n}'],
+      // Not offenders: another watch, a debounce that does not re-arm itself, the careful watcher.
+      [
+        'j.ts',
+        "import { readFileSync } from 'node:fs';\nc.watch(a);\nconst flush = () => {};\nsetTimeout(flush, 100);",
+      ],
+      ['git/tree-watch.ts', "import { watch } from 'node:fs';"],
+    ];
+    expect(planted.flatMap(([name, text]) => handMadeWaits(name, text))).toEqual([
+      'a.ts: fs.watch (use watchTree from git/tree-watch.ts)',
+      'b.ts: fs.watch (use watchTree from git/tree-watch.ts)',
+      'c.ts: fs.watch (use watchTree from git/tree-watch.ts)',
+      'd.ts: fs.watch (use watchTree from git/tree-watch.ts)',
+      'e.ts: fs.watch (use watchTree from git/tree-watch.ts)',
+      'f.ts: fs.watch (use watchTree from git/tree-watch.ts)',
+      'g.ts: a hand-written sleep (use setTimeout from node:timers/promises)',
+      'h.ts: check re-arms a timer with itself (use poll or followJsonl from state/io/jsonl.ts)',
+      'i.ts: tick re-arms a timer with itself (use poll or followJsonl from state/io/jsonl.ts)',
+    ]);
+    const exits = new Map([
+      [join(SRC, 'cli', 'bin.ts'), 'process.exit(code);'],
+      [join(SRC, 'fake-agent', 'main.ts'), 'process.exit(97);'],
+      [join(SRC, 'cli', 'run', 'planted.ts'), 'process.exit(130);'],
+      [join(SRC, 'tui', 'planted.ts'), 'process.exitCode = 1;'],
+    ]);
+    expect(exitCallers(exits)).toEqual(['cli/run/planted.ts']);
   });
 
   it('would catch a planted folder over the limit and a stale OVERSIZED entry', () => {

@@ -423,7 +423,8 @@ describe('describeEvent: every event as one line of text', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it('is the text the console and the run log print for an event', () => {
+  /** What the console reporter printed and the run log holds after `events`. */
+  function printAndLog(events: LoopEvent[], verbosity: 'quiet' | 'normal'): { out: string; logged: string } {
     const dir = mkdtempSync(join(tmpdir(), 'ralph-describe-'));
     dirs.push(dir);
     const log = createRunLogSink(join(dir, 'run.log'));
@@ -431,9 +432,18 @@ describe('describeEvent: every event as one line of text', () => {
     const console = createConsoleReporter({
       out: (t) => (out += t),
       err: (t) => (out += t),
-      verbosity: 'normal',
+      verbosity,
       color: false,
     });
+    for (const e of events) {
+      log.onEvent(e);
+      console.onEvent(e);
+    }
+    log.close();
+    return { out, logged: readFileSync(join(dir, 'run.log'), 'utf8') };
+  }
+
+  it('is the text the console and the run log print for an event', () => {
     const events: LoopEvent[] = [
       { type: 'git.committed', iteration: 1, commit: 'abcdef1234', message: 'Add x' },
       {
@@ -445,15 +455,33 @@ describe('describeEvent: every event as one line of text', () => {
       },
       { type: 'notice', level: 'info', message: 'took over a stale lock' },
     ];
-    for (const e of events) {
-      log.onEvent(e);
-      console.onEvent(e);
-    }
-    log.close();
-    const logged = readFileSync(join(dir, 'run.log'), 'utf8');
+    const { out, logged } = printAndLog(events, 'normal');
     for (const e of events) {
       expect(out).toContain(describeEvent(e));
       expect(logged).toContain(describeEvent(e));
     }
+  });
+
+  it('the end-of-run summary says the same facts in the same order on the console and in the run log', () => {
+    const finished: LoopEvent = {
+      type: 'loop.finished',
+      runId: 'r1',
+      stopReason: 'max_iterations',
+      message: 'reached max_iterations (2)',
+      exitCode: 2,
+      iterations: 2,
+      elapsedMs: 252_000,
+      tokens: { input: 1000, output: 234, cache_read: 0, cache_write: 0, total: 1234 },
+      costUsd: 0.04,
+      costByModel: { cheap: 0.01, strong: 0.03 },
+      logFile: '/w/.ralph/logs/run.log',
+    };
+    const { out, logged } = printAndLog([finished], 'quiet');
+    const facts = [
+      'iterations 2 · duration 4m 12s · tokens 1,234 (in 1,000, out 234) · cost $0.0400 · exit 2',
+      'spend by model: cheap $0.0100 · strong $0.0300',
+    ];
+    expect(out).toContain(`ralph: reached max_iterations (2)\n  ${facts.join('\n  ')}\n`);
+    expect(logged).toContain(`# stopped: reached max_iterations (2) · ${facts.join(' · ')}\n`);
   });
 });

@@ -1,3 +1,4 @@
+import { formatDuration } from '../../state/io/time-format.ts';
 import type { AgentEvent, OutputParser, Usage } from '../types.ts';
 import { type Json, num } from './json-lines.ts';
 
@@ -52,7 +53,7 @@ function systemEvents(obj: Json): AgentEvent[] {
   const delay = num(obj.retry_delay_ms);
   const message =
     `API ${status ?? 'error'} ${kind}: retry ${num(obj.attempt)}/${num(obj.max_retries)}` +
-    ` in ${(delay / 1000).toFixed(1)} s`;
+    ` in ${formatDuration(delay)}`;
   if ((status !== undefined && LIMIT_STATUSES.has(status)) || LIMIT_KINDS.has(kind))
     return [{ type: 'rate_limit', message, retrying: true }];
   return [{ type: 'error', message }];

@@ -9,6 +9,7 @@ import { commitAll } from '../../git/commit.ts';
 import { isGitRepo } from '../../git/repo-state.ts';
 import { runGit } from '../../git/run-git.ts';
 import { findExecutable } from '../../process/find-executable.ts';
+import { formatDuration } from '../../state/io/time-format.ts';
 import type { CliIO } from '../io.ts';
 import { writeWorkspaceSupport } from './init-command.ts';
 
@@ -91,13 +92,13 @@ async function checkProject(
     timeoutMs: CHECK_TIMEOUT_MS,
     killGraceMs: 2000,
   });
-  const took = `${(result.durationMs / 1000).toFixed(1)} s`;
+  const took = formatDuration(result.durationMs);
   if (result.passed) {
     io.out(`check: passed, ${result.command} (${took})\n`);
     return ExitCode.ok;
   }
   const why = result.timedOut
-    ? `timed out after ${CHECK_TIMEOUT_MS / 1000} s`
+    ? `timed out after ${formatDuration(CHECK_TIMEOUT_MS)}`
     : `exit code ${result.exitCode}`;
   io.err(`${result.output.trimEnd()}\ncheck: failed, ${result.command} (${why}, ${took})\n`);
   return ExitCode.failure;

@@ -10,6 +10,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import type { TokenTotals } from '../../observe/iteration-record.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
+import { formatDuration } from '../../state/io/time-format.ts';
 import type { CliIO } from '../io.ts';
 import { untilInterrupted } from '../signals.ts';
 
@@ -77,7 +78,7 @@ function killedMessage(reason: string, config: RalphConfig): string {
   const loop = config.event_loop;
   switch (reason) {
     case 'probe_timeout':
-      return `no answer within ${PROBE_TIMEOUT_MS / 1000} s`;
+      return `no answer within ${formatDuration(PROBE_TIMEOUT_MS)}`;
     case 'interrupted':
       return 'stopped by Ctrl-C (or SIGTERM)';
     case 'idle_timeout':

@@ -1,3 +1,4 @@
+import { formatDuration } from '../../state/io/time-format.ts';
 import type { Counters, Limits } from './limits.ts';
 
 /** The shares of a limit at which Ralph warns, once each. */
@@ -21,7 +22,7 @@ export function limitWarnings(
 ): LimitWarning[] {
   const used: [LimitWarning['limit'], number, number | undefined, (n: number) => string][] = [
     ['iterations', c.iterations, l.maxIterations, (n) => `${n} iterations`],
-    ['runtime', c.elapsedMs, l.maxRuntimeMs, (n) => `${Math.round(n / 1000)} s of runtime`],
+    ['runtime', c.elapsedMs, l.maxRuntimeMs, (n) => `${formatDuration(n)} of runtime`],
     ['cost', c.costUsd, l.maxCostUsd, (n) => `$${n.toFixed(2)}`],
     ['tokens', c.tokens, l.maxTokens, (n) => `${n} tokens`],
   ];

@@ -1,4 +1,5 @@
 import type { GateResult } from '../../gates/run-gate.ts';
+import { formatDuration } from '../../state/io/time-format.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { promiseFulfilled } from '../decide/completion.ts';
@@ -40,7 +41,7 @@ export function stopAfterIteration(ctx: RunContext, s: StopInput): Stop | undefi
   )
     return stop(
       'iteration_timeout',
-      `iteration timeout: the agent ran longer than ${s.phase.iterationMs / 1000} s and was killed (on_iteration_timeout: stop); break the task into smaller ones, then run ralph again`,
+      `iteration timeout: the agent ran longer than ${formatDuration(s.phase.iterationMs)} and was killed (on_iteration_timeout: stop); break the task into smaller ones, then run ralph again`,
     );
   const cancelled = cancellationSeen(ctx, s.phase);
   if (cancelled) return stop('cancelled', cancelled);

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { join, posix, relative, resolve, sep } from 'node:path';
 import { isNegated, pathMatcher, patternBase } from '../../config/path-patterns.ts';
 import { type TreeWatch, watchTree } from '../../git/tree-watch.ts';
+import { type PollOptions, poll } from '../../state/io/jsonl.ts';
 import { ralphPaths } from '../../state/paths.ts';
 
 /** setTimeout's ceiling (~24.8 days); longer waits are re-checked by the caller. */
@@ -27,6 +28,8 @@ export interface IdleWaitOptions {
   /** The control inbox and the bytes of it already read: a new command (stop, guidance …) wakes the loop. */
   inbox: string;
   inboxOffset: number;
+  /** How the events/inbox poll waits between reads (default node:timers/promises; tests: the fake clock). */
+  sleep?: PollOptions['sleep'];
 }
 
 const isDirectory = (abs: string) => statSync(abs, { throwIfNoEntry: false })?.isDirectory() === true;
@@ -34,6 +37,23 @@ const parentOf = (rel: string) => {
   const d = posix.dirname(rel);
   return d === '.' ? '' : d;
 };
+
+/** What was appended since the wait began: an event (`event`), a control command (`control`), or nothing. */
+function appended(o: IdleWaitOptions): 'event' | 'control' | undefined {
+  const events = sizeOf(o.eventsFile);
+  if (events !== undefined && events > o.eventsOffset) return 'event';
+  const inbox = sizeOf(o.inbox);
+  return inbox !== undefined && inbox !== o.inboxOffset ? 'control' : undefined;
+}
+
+/** A file's size, or undefined when it cannot be read (missing, no permission). */
+function sizeOf(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The persistent-mode idle wait: no agent call until a path the patterns select changes, an event is appended,
@@ -44,14 +64,14 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
   return new Promise((resolveWait) => {
     const watches: TreeWatch[] = [];
     const timers: NodeJS.Timeout[] = [];
-    let pollTimer: NodeJS.Timeout | undefined;
+    const polling = new AbortController();
     let done = false;
     const finish = (reason: WakeReason) => {
       if (done) return;
       done = true;
       for (const w of watches) w.close();
       for (const t of timers) clearTimeout(t);
-      clearTimeout(pollTimer);
+      polling.abort();
       o.signal?.removeEventListener('abort', onAbort);
       resolveWait(reason);
     };
@@ -89,18 +109,14 @@ export function waitWhileIdle(o: IdleWaitOptions): Promise<WakeReason> {
       watches.push(w);
     }
 
-    const poll = () => {
-      if (done) return;
-      try {
-        if (statSync(o.eventsFile).size > o.eventsOffset) return finish('event');
-      } catch {}
-      try {
-        if (statSync(o.inbox).size !== o.inboxOffset) return finish('control');
-      } catch {}
-      // One timer at a time: a wait of hours must not keep a timer handle per poll.
-      pollTimer = setTimeout(poll, 250);
-    };
-    poll();
+    void (async () => {
+      for await (const reason of poll(() => appended(o), {
+        signal: polling.signal,
+        intervalMs: 250,
+        sleep: o.sleep,
+      }))
+        if (reason) return finish(reason);
+    })();
     const heartbeat = o.watch.length === 0 || o.cooldownMs > 0 ? o.cooldownMs : Number.POSITIVE_INFINITY;
     if (heartbeat <= o.maxWaitMs)
       timers.push(setTimeout(() => finish('cooldown'), Math.min(heartbeat, MAX_TIMER_MS)));

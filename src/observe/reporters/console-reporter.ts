@@ -1,9 +1,8 @@
 import pc from 'picocolors';
 import { formatDuration } from '../../state/io/time-format.ts';
-import { describeCheck, describeEvent, describePullRequests } from '../describe-event.ts';
+import { describeCheck, describeEvent, describeRunEnd } from '../describe-event.ts';
 import type { LoopEvent, LoopEventHandlers } from '../events.ts';
 import { handleEvent } from '../events.ts';
-import { formatCost, formatNumber, spendByModel } from '../format.ts';
 import type { Reporter } from '../reporter.ts';
 
 /** How much the console reporter prints: `quiet` (-q), `normal`, or `verbose` (-v, the agent's output too). */
@@ -114,16 +113,10 @@ export function createConsoleReporter(o: ConsoleReporterOptions): Reporter {
     },
     'loop.finished': (e) => {
       const color = e.exitCode === 0 ? c.green : e.exitCode === 2 ? c.yellow : c.red;
+      const end = describeRunEnd(e);
       line(
-        `${color(c.bold(`ralph: ${d(e)}`))}\n` +
-          `  iterations ${e.iterations} · duration ${formatDuration(e.elapsedMs)} · tokens ${formatNumber(e.tokens.total)} ` +
-          `(in ${formatNumber(e.tokens.input)}, out ${formatNumber(e.tokens.output)}) · cost ${formatCost(e.costUsd)} · exit ${e.exitCode}\n` +
-          (e.costByModel ? `  spend by model: ${spendByModel(e.costByModel)}\n` : '') +
-          (e.progress
-            ? `  milestones completed ${e.progress.milestonesCompletedThisRun} (${e.progress.milestonesDone}/${e.progress.milestonesTotal} done) · ` +
-              `tasks completed ${e.progress.tasksCompletedThisRun} (${e.progress.tasksDone}/${e.progress.tasksTotal} done)\n`
-            : '') +
-          (e.pullRequests ? `  ${describePullRequests(e.pullRequests)}\n` : '') +
+        `${color(c.bold(`ralph: ${end.stop}`))}\n` +
+          end.facts.map((fact) => `  ${fact}\n`).join('') +
           c.dim(`  log ${e.logFile}`) +
           // A message that already says how to go on is not followed by the same advice.
           (e.next && !e.message.includes(e.next) ? `\n  next: ${e.next}` : ''),

@@ -2,8 +2,8 @@ import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatDuration, localTime } from '../../state/io/time-format.ts';
 import { outputWrite } from '../../state/io/write-faults.ts';
-import { describeEvent } from '../describe-event.ts';
-import { formatNumber, spendByModel } from '../format.ts';
+import { describeEvent, describeRunEnd } from '../describe-event.ts';
+import { formatNumber } from '../format.ts';
 import type { Reporter } from '../reporter.ts';
 
 const RULE = '━'.repeat(40);
@@ -77,11 +77,11 @@ export function createRunLogSink(file: string): Reporter & { close(): void } {
           );
           break;
         }
-        case 'loop.finished':
-          write(
-            `# stopped: ${describeEvent(e)} · exit ${e.exitCode} · ${e.iterations} iterations · ${formatDuration(e.elapsedMs)} · $${e.costUsd.toFixed(4)}${e.costByModel ? ` (${spendByModel(e.costByModel)})` : ''}\n`,
-          );
+        case 'loop.finished': {
+          const end = describeRunEnd(e);
+          write(`# stopped: ${[end.stop, ...end.facts].join(' · ')}\n`);
           break;
+        }
         default:
           break;
       }

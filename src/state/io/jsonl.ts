@@ -123,6 +123,8 @@ export interface PollOptions {
   signal?: AbortSignal | undefined;
   /** Pause between reads (default 250 ms). */
   intervalMs?: number | undefined;
+  /** How the pause is waited (default node:timers/promises' setTimeout; a test passes its fake clock's). */
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<unknown>) | undefined;
 }
 
 /** Calls `read` now and then every `intervalMs` until `signal` aborts, yielding each result. */
@@ -130,7 +132,8 @@ export async function* poll<T>(read: () => T | Promise<T>, o: PollOptions = {}):
   while (!o.signal?.aborted) {
     yield await read();
     try {
-      await sleep(o.intervalMs ?? 250, undefined, { signal: o.signal });
+      const ms = o.intervalMs ?? 250;
+      await (o.sleep ? o.sleep(ms, o.signal) : sleep(ms, undefined, { signal: o.signal }));
     } catch {
       return; // aborted mid-wait
     }
