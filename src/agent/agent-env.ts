@@ -5,18 +5,10 @@ import { MARK_VAR, markFor } from '../process/marked-processes.ts';
 /**
  * Removed from every agent's environment: variables that make agent CLIs refuse to start inside
  * another agent session (each backend's definition names its own), and Ralph's own fault injection
- * (meant for this Ralph, not a nested one).
+ * (`RALPH_FAULT_*`, state/io/write-faults.ts: meant for this Ralph, not a nested one).
  */
-const REMOVED = [
-  ...nestingGuards(),
-  'RALPH_FAULT_KILL_BEFORE_WRITE',
-  'RALPH_FAULT_KILL_AFTER_WRITE',
-  'RALPH_FAULT_SIGNAL_AFTER_WRITE',
-  'RALPH_FAULT_SIGNAL_BEFORE_WRITE',
-  'RALPH_FAULT_ERRNO_AT_WRITE',
-  'RALPH_FAULT_ERRNO_AT_OUTPUT_WRITE',
-  'RALPH_FAULT_TRACE_WRITES',
-];
+const NESTING_GUARDS = new Set(nestingGuards());
+const removed = (name: string) => name.startsWith('RALPH_FAULT_') || NESTING_GUARDS.has(name);
 
 /** What every agent process gets, in a run or not (`ralph plan`). */
 export interface BaseAgentEnvInput {
@@ -45,7 +37,7 @@ export interface AgentEnvInput extends BaseAgentEnvInput {
  */
 export function buildBaseAgentEnv(input: BaseAgentEnvInput): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...input.base };
-  for (const name of REMOVED) delete env[name];
+  for (const name of Object.keys(env)) if (removed(name)) delete env[name];
   for (const extra of input.extra) Object.assign(env, extra);
   env.RALPH_BIN = input.ralphBin;
   env.RALPH_WORKSPACE_ROOT = input.workspace;

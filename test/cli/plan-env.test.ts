@@ -40,6 +40,8 @@ describe('ralph plan: the agent environment', () => {
         CLAUDE_CODE_ENTRYPOINT: 'cli',
         RALPH_FAULT_KILL_BEFORE_WRITE: 'state.json',
         RALPH_FAULT_TRACE_WRITES: '1',
+        // Any switch of that family, a future one too.
+        RALPH_FAULT_SOMETHING_NEW: '1',
         KEPT_FROM_USER: 'yes',
       },
     });
@@ -53,6 +55,7 @@ describe('ralph plan: the agent environment', () => {
     expect(env.has('CLAUDE_CODE_ENTRYPOINT')).toBe(false);
     expect(env.has('RALPH_FAULT_KILL_BEFORE_WRITE')).toBe(false);
     expect(env.has('RALPH_FAULT_TRACE_WRITES')).toBe(false);
+    expect(env.has('RALPH_FAULT_SOMETHING_NEW')).toBe(false);
     // Claude Code's own additions, as the loop gives them (IS_SANDBOX=1 when running as root).
     expect(env.get('IS_SANDBOX')).toBe(claudeEnv().IS_SANDBOX);
     expect(env.get('RALPH_BIN')).toBe(RALPH_BIN);
