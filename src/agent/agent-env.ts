@@ -5,42 +5,51 @@ import { MARK_VAR, markFor } from '../process/marked-processes.ts';
 /**
  * Removed from every agent's environment: variables that make agent CLIs refuse to start inside
  * another agent session (each backend's definition names its own), and Ralph's own fault injection
- * (meant for this Ralph, not a nested one).
+ * (`RALPH_FAULT_*`, state/io/write-faults.ts: meant for this Ralph, not a nested one).
  */
-const REMOVED = [
-  ...nestingGuards(),
-  'RALPH_FAULT_KILL_BEFORE_WRITE',
-  'RALPH_FAULT_KILL_AFTER_WRITE',
-  'RALPH_FAULT_SIGNAL_AFTER_WRITE',
-  'RALPH_FAULT_SIGNAL_BEFORE_WRITE',
-  'RALPH_FAULT_ERRNO_AT_WRITE',
-  'RALPH_FAULT_ERRNO_AT_OUTPUT_WRITE',
-  'RALPH_FAULT_TRACE_WRITES',
-];
+const NESTING_GUARDS = new Set(nestingGuards());
+const removed = (name: string) => name.startsWith('RALPH_FAULT_') || NESTING_GUARDS.has(name);
 
-export interface AgentEnvInput {
+/** What every agent process gets, in a run or not (`ralph plan`). */
+export interface BaseAgentEnvInput {
   base: NodeJS.ProcessEnv;
-  eventsFile: string;
   ralphBin: string;
   ralphBinDir: string;
   workspace: string;
+  /** `cli.env`, then the backend's own additions (later wins). */
+  extra: Record<string, string>[];
+}
+
+/** A loop's agent: the base, plus the run's and the iteration's variables. */
+export interface AgentEnvInput extends BaseAgentEnvInput {
+  eventsFile: string;
   iteration: number;
   hat: string | null;
   runId: string;
   /** `human.timeout_seconds` and `human.default_answer`, for `ralph ask`. */
   human: { timeoutSeconds: number; defaultAnswer: string };
-  /** `cli.env`, then the backend's own additions (later wins). */
-  extra: Record<string, string>[];
 }
 
-/** The environment of every agent process (DESIGN.md §1): Ralph's variables, Ralph's bin first on PATH. */
-export function buildAgentEnv(input: AgentEnvInput): NodeJS.ProcessEnv {
+/**
+ * The environment of every agent process without a run (DESIGN.md §1): nesting guards and Ralph's
+ * fault injection removed, then `cli.env` and the backend's variables, `RALPH_BIN`,
+ * `RALPH_WORKSPACE_ROOT`, and Ralph's bin first on PATH.
+ */
+export function buildBaseAgentEnv(input: BaseAgentEnvInput): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...input.base };
-  for (const name of REMOVED) delete env[name];
+  for (const name of Object.keys(env)) if (removed(name)) delete env[name];
   for (const extra of input.extra) Object.assign(env, extra);
-  env.RALPH_EVENTS_FILE = input.eventsFile;
   env.RALPH_BIN = input.ralphBin;
   env.RALPH_WORKSPACE_ROOT = input.workspace;
+  const rest = (env.PATH ?? '').split(delimiter).filter((p) => p && p !== input.ralphBinDir);
+  env.PATH = [input.ralphBinDir, ...rest].join(delimiter);
+  return env;
+}
+
+/** The environment of a loop's agent process (DESIGN.md §1): the base, and the run's variables. */
+export function buildAgentEnv(input: AgentEnvInput): NodeJS.ProcessEnv {
+  const env = buildBaseAgentEnv(input);
+  env.RALPH_EVENTS_FILE = input.eventsFile;
   env.RALPH_ITERATION = String(input.iteration);
   env.RALPH_HAT = input.hat ?? '';
   env.RALPH_RUN_ID = input.runId;
@@ -48,7 +57,5 @@ export function buildAgentEnv(input: AgentEnvInput): NodeJS.ProcessEnv {
   env.RALPH_HUMAN_DEFAULT_ANSWER = input.human.defaultAnswer;
   // Found in /proc at the iteration's end, however far a process detached (setsid, daemons).
   env[MARK_VAR] = markFor(input.runId, input.iteration);
-  const rest = (env.PATH ?? '').split(delimiter).filter((p) => p && p !== input.ralphBinDir);
-  env.PATH = [input.ralphBinDir, ...rest].join(delimiter);
   return env;
 }

@@ -26,6 +26,8 @@ export interface AuthProbe {
 export interface InteractiveInvocation {
   command: string;
   args: string[];
+  /** The backend's own additions to the agent environment, as its headless invocation has them. */
+  env?: Record<string, string> | undefined;
 }
 
 export interface InteractiveOptions {

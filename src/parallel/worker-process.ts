@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { RALPH_BIN } from '../paths-package.ts';
-import { isPidAlive } from '../process/pids.ts';
-import { claimAlive } from '../state/parallel-files.ts';
+import { type LockHolder, lockHolderAlive } from '../state/io/lock.ts';
 
 /** A running worker process: its pid and a promise that settles when it has exited. */
 export interface WorkerHandle {
@@ -59,10 +58,11 @@ function signal(pid: number, sig: NodeJS.Signals): void {
  * A worker a previous coordinator started and that still runs: it is watched by polling, since
  * only a parent hears a child's exit.
  */
-export function adoptWorker(pid: number, startTime: string | null, pollMs = 200): WorkerHandle {
+export function adoptWorker(holder: LockHolder, pollMs = 200): WorkerHandle {
+  const { pid } = holder;
   const exited = new Promise<void>((done) => {
     const timer = setInterval(() => {
-      if (!isPidAlive(pid) || !claimAlive({ pid, start_time: startTime })) {
+      if (!lockHolderAlive(holder)) {
         clearInterval(timer);
         done();
       }

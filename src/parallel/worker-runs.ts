@@ -2,11 +2,10 @@ import { join } from 'node:path';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-context.ts';
 import type { WorkerView } from '../observe/parallel-events.ts';
-import { liveHolder } from '../state/io/lock.ts';
+import { liveHolder, lockHolderAlive } from '../state/io/lock.ts';
 import { type LoopState, loopStateOf } from '../state/loop-state.ts';
 import {
   type Claim,
-  claimAlive,
   handOverClaim,
   type ParallelPaths,
   type ParallelState,
@@ -126,11 +125,7 @@ export async function startWorker(setup: WorkerSetup, o: StartOptions): Promise<
     logFile: logFileOf(setup, o.task),
     env: setup.env,
   });
-  handOverClaim(
-    setup.paths.claims,
-    { task: o.task.id, worker: o.worker, pid: process.pid, start_time: null },
-    handle.pid,
-  );
+  handOverClaim(setup.paths.claims, { task: o.task.id, worker: o.worker }, handle.pid);
   return { worker: o.worker, task: o.task, kind: o.assignment.kind, handle, dir, priorRun };
 }
 
@@ -140,10 +135,16 @@ export async function startWorker(setup: WorkerSetup, o: StartOptions): Promise<
  */
 export function liveWorkerOf(setup: WorkerSetup, task: ParallelTask): Claim | undefined {
   const claim = readClaims(setup.paths.claims).find((c) => c.task === task.id);
-  if (claim && claimAlive(claim) && claim.pid !== process.pid) return claim;
+  if (claim && lockHolderAlive(claim) && claim.pid !== process.pid) return claim;
   const lock = liveHolder(ralphPaths(taskWorkspace(setup, task)).lock);
   if (lock)
-    return { task: task.id, worker: task.worker ?? 'w?', pid: lock.pid, start_time: lock.start_time ?? null };
+    return {
+      task: task.id,
+      worker: task.worker ?? 'w?',
+      pid: lock.pid,
+      host: lock.host,
+      ...(lock.start_time === undefined ? {} : { start_time: lock.start_time }),
+    };
   return undefined;
 }
 
@@ -153,7 +154,7 @@ export function adopt(setup: WorkerSetup, task: ParallelTask, claim: Claim): Act
     worker: claim.worker,
     task,
     kind: 'task',
-    handle: adoptWorker(claim.pid, claim.start_time),
+    handle: adoptWorker(claim),
     dir: taskWorkspace(setup, task),
   };
 }

@@ -1,10 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { RalphError } from '../errors.ts';
-import { isPidAlive, processInfo, sameProcessStart } from '../process/pids.ts';
+import { processInfo } from '../process/pids.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
-import { liveHolder } from './io/lock.ts';
+import {
+  createLockFile,
+  type LockHolder,
+  liveHolder,
+  lockHolderAlive,
+  readLock,
+  removeStaleLock,
+} from './io/lock.ts';
 import { RALPH_DIR, ralphPaths } from './paths.ts';
 
 /** `.ralph/parallel/` of the coordinating workspace (DESIGN.md §5 "Parallel loops"). */
@@ -14,7 +21,7 @@ export interface ParallelPaths {
   state: string;
   /** One coordinator per workspace. */
   lock: string;
-  /** `<task id>.json` per claimed task: `{task, worker, pid, start_time}`. */
+  /** `<task id>.json` per claimed task: `{task, worker, pid, host, start_time}`. */
   claims: string;
   /** What each worker process was told to do (its config, prompt and assignment). */
   specs: string;
@@ -155,66 +162,93 @@ export function writeParallelState(path: string, state: ParallelState, now = new
   writeJsonAtomicSync(path, state);
 }
 
-/** A claim: this task belongs to this live worker process (DESIGN.md §5). */
-export interface Claim {
+/**
+ * A claim: this task belongs to this live worker process (DESIGN.md §5). A lock file on the one
+ * lock core (io/lock.ts): its holder is the worker process, judged alive by pid, host and start time.
+ */
+export interface Claim extends LockHolder {
   task: string;
   worker: string;
-  pid: number;
-  /** The process's start time (from the process table): a reused pid is not the claimant. */
-  start_time: string | null;
+}
+
+/** How a claimer judges a claim's holder; injected by tests to act between a judgement and its effect. */
+export interface ClaimOptions {
+  alive?: ((holder: LockHolder) => boolean) | undefined;
 }
 
 function claimFile(dir: string, task: string): string {
   return join(dir, `${task}.json`);
 }
 
+function claimOf(task: string, worker: string, pid: number): Claim {
+  const startTime = processInfo(pid)?.startTime;
+  return {
+    task,
+    worker,
+    pid,
+    host: hostname(),
+    ...(startTime === undefined ? {} : { start_time: startTime }),
+  };
+}
+
 /**
- * Takes the claim of `task` for `worker`/`pid`, whole or not at all: written to a temp file, then
- * hard-linked into place, which fails when the task is already claimed. A claim whose process is
- * dead is released first. Returns false when a live process holds it.
+ * Takes the claim of `task` for `worker`/`pid` on the lock core: created whole or not at all (a
+ * hard link, which fails when the task is already claimed); a claim whose process is dead is moved
+ * aside and checked to be the one judged, so a fresh claim another claimer took meanwhile is never
+ * removed. Returns false when a live process holds it.
  */
-export function takeClaim(dir: string, task: string, worker: string, pid: number): boolean {
+export function takeClaim(
+  dir: string,
+  task: string,
+  worker: string,
+  pid: number,
+  options: ClaimOptions = {},
+): boolean {
+  const alive = options.alive ?? lockHolderAlive;
   mkdirSync(dir, { recursive: true });
-  const claim: Claim = { task, worker, pid, start_time: processInfo(pid)?.startTime ?? null };
   const path = claimFile(dir, task);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(claim)}\n`, { flag: 'wx' });
-    try {
-      linkSync(tmp, path);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      rmSync(tmp, { force: true });
-    }
+  const claim = claimOf(task, worker, pid);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (createLockFile(path, claim, 'task claim')) return true;
     const holder = readClaim(path);
-    if (holder && claimAlive(holder)) return false;
-    rmSync(path, { force: true });
+    if (holder && alive(holder)) return false;
+    // Dead, or unreadable (a claim is never half-written): moved aside, then taken anew.
+    removeStaleLock(path, (h) => {
+      const c = h && asClaim(h);
+      return c === undefined || !alive(c);
+    });
   }
   return false;
 }
 
 /** Moves a claim to another process of the same worker (the coordinator hands it to the worker it started). */
-export function handOverClaim(dir: string, claim: Claim, pid: number): void {
-  writeJsonAtomicSync(claimFile(dir, claim.task), {
-    ...claim,
-    pid,
-    start_time: processInfo(pid)?.startTime ?? null,
-  } satisfies Claim);
+export function handOverClaim(dir: string, claim: Pick<Claim, 'task' | 'worker'>, pid: number): void {
+  writeJsonAtomicSync(claimFile(dir, claim.task), claimOf(claim.task, claim.worker, pid));
 }
 
 export function releaseClaim(dir: string, task: string): void {
   rmSync(claimFile(dir, task), { force: true });
 }
 
+/**
+ * A claim as read: one written before claims named their host is this host's, and a `start_time`
+ * of null (unknown) is absent.
+ */
+function asClaim(raw: LockHolder): Claim | undefined {
+  const c = raw as Partial<Claim> & { start_time?: string | null };
+  if (typeof c.task !== 'string') return undefined;
+  const { start_time, ...rest } = c;
+  return {
+    ...(rest as Claim),
+    worker: typeof c.worker === 'string' ? c.worker : 'w?',
+    host: typeof c.host === 'string' ? c.host : hostname(),
+    ...(typeof start_time === 'string' ? { start_time } : {}),
+  };
+}
+
 function readClaim(path: string): Claim | undefined {
-  try {
-    const c = JSON.parse(readFileSync(path, 'utf8')) as Claim;
-    return typeof c.pid === 'number' && typeof c.task === 'string' ? c : undefined;
-  } catch {
-    return undefined;
-  }
+  const raw = readLock<LockHolder>(path);
+  return raw && asClaim(raw);
 }
 
 export function readClaims(dir: string): Claim[] {
@@ -228,11 +262,4 @@ export function readClaims(dir: string): Claim[] {
     .filter((n) => n.endsWith('.json'))
     .map((n) => readClaim(join(dir, n)))
     .filter((c): c is Claim => c !== undefined);
-}
-
-/** True while the claiming process lives (the same process: pid and start time). */
-export function claimAlive(claim: Pick<Claim, 'pid' | 'start_time'>): boolean {
-  // A zombie is dead for our purposes (isPidAlive says so): it does no more work.
-  if (!isPidAlive(claim.pid)) return false;
-  return claim.start_time === null || sameProcessStart(claim.start_time, claim.pid) !== false;
 }

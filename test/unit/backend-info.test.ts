@@ -59,10 +59,10 @@ describe('knownBackends', () => {
 });
 
 describe('inspectBackend', () => {
-  it('finds an installed CLI on PATH and reads the first line of its --version', () => {
+  it('finds an installed CLI on PATH and reads the first line of its --version', async () => {
     const bin = fakeBin({ claude: 'echo "2.1.329 (Claude Code)"; echo "second line"' });
     const { env } = cleanEnv({ PATH: bin });
-    const info = inspectBackend('claude', env, bin);
+    const info = await inspectBackend('claude', env, bin);
     expect(info).toMatchObject({
       name: 'claude',
       executable: 'claude',
@@ -74,31 +74,31 @@ describe('inspectBackend', () => {
     });
   });
 
-  it('runs --version with the given environment', () => {
+  it('runs --version with the given environment', async () => {
     const bin = fakeBin({ codex: 'echo "codex-cli $FAKE_VERSION"' });
     const { env } = cleanEnv({ PATH: bin, FAKE_VERSION: '0.169.0' });
-    expect(inspectBackend('codex', env, bin).version).toBe('codex-cli 0.169.0');
+    expect((await inspectBackend('codex', env, bin)).version).toBe('codex-cli 0.169.0');
   });
 
-  it('reports a missing CLI, and leaves the version undefined when --version fails or prints nothing', () => {
+  it('reports a missing CLI, and leaves the version undefined when --version fails or prints nothing', async () => {
     const { env } = cleanEnv();
-    const missing = inspectBackend('gemini', env, env.HOME!);
+    const missing = await inspectBackend('gemini', env, env.HOME!);
     expect(missing).toMatchObject({ installed: false, path: undefined, version: undefined });
     const bin = fakeBin({ gemini: 'echo "boom" >&2; exit 3', opencode: 'exit 0' });
-    expect(inspectBackend('gemini', { ...env, PATH: bin }, bin)).toMatchObject({
+    expect(await inspectBackend('gemini', { ...env, PATH: bin }, bin)).toMatchObject({
       installed: true,
       version: undefined,
     });
-    expect(inspectBackend('opencode', { ...env, PATH: bin }, bin).version).toBeUndefined();
+    expect((await inspectBackend('opencode', { ...env, PATH: bin }, bin)).version).toBeUndefined();
   });
 
-  it('looks for cursor-agent, not cursor', () => {
+  it('looks for cursor-agent, not cursor', async () => {
     const bin = fakeBin({ cursor: 'echo wrong', 'cursor-agent': 'echo 2026.01.01' });
-    const info = inspectBackend('cursor', cleanEnv({ PATH: bin }).env, bin);
+    const info = await inspectBackend('cursor', cleanEnv({ PATH: bin }).env, bin);
     expect(info).toMatchObject({ installed: true, path: join(bin, 'cursor-agent'), version: '2026.01.01' });
   });
 
-  it('says which backends this ralph can run', () => {
+  it('says which backends this ralph can run', async () => {
     const { env, home } = cleanEnv();
     const config = configSchema.parse({});
     for (const name of AGENT_CLI_NAMES) {
@@ -108,10 +108,10 @@ describe('inspectBackend', () => {
       } catch {
         runs = false;
       }
-      expect(inspectBackend(name, env, home).implemented).toBe(runs);
+      expect((await inspectBackend(name, env, home)).implemented).toBe(runs);
     }
-    expect(inspectBackend('claude', env, home).implemented).toBe(true);
-    expect(inspectBackend('codex', env, home).implemented).toBe(true);
+    expect((await inspectBackend('claude', env, home)).implemented).toBe(true);
+    expect((await inspectBackend('codex', env, home)).implemented).toBe(true);
   });
 });
 
@@ -132,17 +132,17 @@ describe('inspectBackend auth (presence only, never the value)', () => {
     ['cursor', 'CURSOR_API_KEY'],
     ['qwen', 'OPENAI_API_KEY'],
   ];
-  it.each(envCases)('%s: %s set → configured, naming the variable only', (name, variable) => {
+  it.each(envCases)('%s: %s set → configured, naming the variable only', async (name, variable) => {
     const { env, home } = cleanEnv({ [variable]: SECRET });
-    const info = inspectBackend(name, env, home);
+    const info = await inspectBackend(name, env, home);
     expect(info.auth).toBe('configured');
     expect(info.authDetail).toBe(`${variable} set`);
     expect(JSON.stringify(info)).not.toContain(SECRET);
   });
 
-  it('treats an empty variable as unset', () => {
+  it('treats an empty variable as unset', async () => {
     const { env, home } = cleanEnv({ ANTHROPIC_API_KEY: '' });
-    expect(inspectBackend('claude', env, home).auth).toBe(keychainOrMissing);
+    expect((await inspectBackend('claude', env, home)).auth).toBe(keychainOrMissing);
   });
 
   const fileCases: [AgentCliName, string, string][] = [
@@ -159,17 +159,17 @@ describe('inspectBackend auth (presence only, never the value)', () => {
     ['qwen', '.qwen/oauth_creds.json', `{"access_token":"${SECRET}"}`],
     ['qwen', '.qwen/.env', `OPENAI_API_KEY=${SECRET}\n`],
   ];
-  it.each(fileCases)('%s: ~/%s → configured, naming the file only', (name, path, content) => {
+  it.each(fileCases)('%s: ~/%s → configured, naming the file only', async (name, path, content) => {
     const { env, home } = cleanEnv();
-    expect(inspectBackend(name, env, home).auth).not.toBe('configured');
+    expect((await inspectBackend(name, env, home)).auth).not.toBe('configured');
     write(home, path, content);
-    const info = inspectBackend(name, env, home);
+    const info = await inspectBackend(name, env, home);
     expect(info.auth).toBe('configured');
     expect(info.authDetail).toBe(`~/${path}`);
     expect(JSON.stringify(info)).not.toContain(SECRET);
   });
 
-  it('follows the directories the CLIs themselves honour (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME, …)', () => {
+  it('follows the directories the CLIs themselves honour (CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME, …)', async () => {
     const elsewhere = makeWorkspace();
     write(elsewhere, 'claude/.credentials.json', '{}');
     write(elsewhere, 'codex/auth.json', '{}');
@@ -187,37 +187,39 @@ describe('inspectBackend auth (presence only, never the value)', () => {
       CLINE_DIR: join(elsewhere, 'cline'),
     });
     for (const name of ['claude', 'codex', 'opencode', 'amp', 'gemini', 'copilot', 'cline'] as const) {
-      const info = inspectBackend(name, env, home);
+      const info = await inspectBackend(name, env, home);
       expect(info.auth, name).toBe('configured');
       expect(info.authDetail.startsWith(elsewhere), name).toBe(true);
     }
   });
 
-  it('does not count files that hold no credentials', () => {
+  it('does not count files that hold no credentials', async () => {
     const { env, home } = cleanEnv();
     write(home, '.gemini/.env', 'GEMINI_API_KEY=\nGEMINI_MODEL=gemini-2.5-pro\n# GOOGLE_API_KEY=x\n');
     write(home, '.copilot/config.json', '{"logged_in_users":[],"trusted_folders":[]}');
     write(home, '.qwen/.env', 'OPENAI_MODEL=qwen3-coder\n');
-    expect(inspectBackend('gemini', env, home).auth).toBe('missing');
-    expect(inspectBackend('copilot', env, home).auth).toBe('missing');
-    expect(inspectBackend('qwen', env, home).auth).toBe('missing');
+    expect((await inspectBackend('gemini', env, home)).auth).toBe('missing');
+    expect((await inspectBackend('copilot', env, home)).auth).toBe('missing');
+    expect((await inspectBackend('qwen', env, home)).auth).toBe('missing');
   });
 
-  it('says unknown where credentials may live out of sight, and missing with what to do otherwise', () => {
+  it('says unknown where credentials may live out of sight, and missing with what to do otherwise', async () => {
     const { env, home } = cleanEnv();
-    const missing = inspectBackend('codex', env, home);
+    const missing = await inspectBackend('codex', env, home);
     expect(missing).toMatchObject({ auth: 'missing', authDetail: 'run `codex login`, or set CODEX_API_KEY' });
     write(home, '.config/gh/hosts.yml', 'github.com:\n  user: me\n');
-    expect(inspectBackend('copilot', env, home)).toMatchObject({
+    expect(await inspectBackend('copilot', env, home)).toMatchObject({
       auth: 'unknown',
       authDetail: 'Copilot falls back to the gh CLI login',
     });
     write(home, '.qwen/settings.json', '{"security":{"auth":{"selectedType":"openai"}}}');
-    expect(inspectBackend('qwen', env, home)).toMatchObject({
+    expect(await inspectBackend('qwen', env, home)).toMatchObject({
       auth: 'unknown',
       authDetail: '~/.qwen/settings.json may configure a provider key',
     });
-    expect(inspectBackend('opencode', { ...env, OPENCODE_CONFIG_CONTENT: '{}' }, home).auth).toBe('unknown');
+    expect((await inspectBackend('opencode', { ...env, OPENCODE_CONFIG_CONTENT: '{}' }, home)).auth).toBe(
+      'unknown',
+    );
   });
 });
 
@@ -227,7 +229,7 @@ describe('inspectBackends', () => {
     const { env, home } = cleanEnv({ PATH: bin, AMP_API_KEY: SECRET });
     const all = await inspectBackends(env, home);
     expect(all.map((b) => b.name)).toEqual([...AGENT_CLI_NAMES]);
-    for (const info of all) expect(info).toEqual(inspectBackend(info.name, env, home));
+    for (const info of all) expect(info).toEqual(await inspectBackend(info.name, env, home));
     expect(all.filter((b) => b.installed).map((b) => [b.name, b.version])).toEqual([
       ['claude', '2.1.329 (Claude Code)'],
       ['qwen', '0.24.4'],

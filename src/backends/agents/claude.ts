@@ -72,6 +72,7 @@ export const claude: AgentCliDefinition = {
   interactive: (config, prompt, { extraArgs = [] }) => ({
     command: 'claude',
     args: [...(config.cli.model ? ['--model', config.cli.model] : []), ...extraArgs, prompt],
+    env: claudeEnv(),
   }),
   // Claude Code refuses to start inside another Claude Code session.
   nestingGuards: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'],

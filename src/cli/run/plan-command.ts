@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { delimiter, isAbsolute, normalize, resolve } from 'node:path';
+import { isAbsolute, normalize, resolve } from 'node:path';
+import { buildBaseAgentEnv } from '../../agent/agent-env.ts';
 import type { InteractiveInvocation } from '../../backends/definition.ts';
-import { interactiveInvocation, nestingGuards } from '../../backends/registry.ts';
+import { interactiveInvocation } from '../../backends/registry.ts';
 import { parseSetOverride } from '../../config/overrides.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
@@ -54,16 +55,19 @@ function readPlanPrompt(cwd: string, flag: string | undefined): string {
   return text;
 }
 
-/** What the session inherits: the user's environment minus nesting guards, plus cli.env and `ralph` on PATH. */
-function sessionEnv(base: NodeJS.ProcessEnv, config: RalphConfig, cwd: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, ...config.cli.env };
-  // The same variables the loop removes (agent/agent-env.ts): e.g. Claude Code refuses to start nested.
-  for (const name of nestingGuards()) delete env[name];
-  env.RALPH_BIN = RALPH_BIN;
-  env.RALPH_WORKSPACE_ROOT = cwd;
-  const rest = (env.PATH ?? '').split(delimiter).filter((p) => p && p !== RALPH_BIN_DIR);
-  env.PATH = [RALPH_BIN_DIR, ...rest].join(delimiter);
-  return env;
+/**
+ * What the session inherits: the loop's agent environment without a run (no events file, iteration
+ * or process mark): nesting guards and RALPH_FAULT_* removed, then cli.env and the backend's own
+ * variables, and `ralph` on PATH.
+ */
+function sessionEnv(base: NodeJS.ProcessEnv, config: RalphConfig, inv: InteractiveInvocation, cwd: string) {
+  return buildBaseAgentEnv({
+    base,
+    ralphBin: RALPH_BIN,
+    ralphBinDir: RALPH_BIN_DIR,
+    workspace: cwd,
+    extra: [config.cli.env, inv.env ?? {}],
+  });
 }
 
 /**
@@ -128,5 +132,5 @@ export async function planCommand(
   io.err(
     `ralph plan: starting ${config.cli.backend} to ${target ? `write or refine ${target}` : 'write a spec'}; end the session when the spec is done\n`,
   );
-  return runInteractive(inv, io, sessionEnv(io.env, config, io.cwd));
+  return runInteractive(inv, io, sessionEnv(io.env, config, inv, io.cwd));
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  AGENT_CLI_NAMES,
   backendName,
   modelLadder,
   PATH_PATTERNS_LINK,
@@ -119,7 +120,8 @@ export const cliSchema = z
   .strictObject({
     backend: backendName.default('auto').meta({
       description:
-        'The agent CLI (docs/reference/backends.md): `claude`, `codex`, `gemini`, `opencode`, `qwen`, `copilot`, `cline`, `cursor`, `amp`, `custom` (any command, see `command`) or `fake` (scripted agent). `auto`: the first agent CLI found on PATH, in that order. `-b` and `RALPH_AGENT` override it. `kiro` is rejected (no headless driver: use `custom`).',
+        // The names from the one list (AGENT_CLI_NAMES), in its order: `auto`'s order.
+        `The agent CLI (docs/reference/backends.md): ${AGENT_CLI_NAMES.map((n) => `\`${n}\``).join(', ')}, \`custom\` (any command, see \`command\`) or \`fake\` (scripted agent). \`auto\`: the first agent CLI found on PATH, in that order. \`-b\` and \`RALPH_AGENT\` override it. \`kiro\` is rejected (no headless driver: use \`custom\`).`,
       examples: ['claude'],
     }),
     command: z

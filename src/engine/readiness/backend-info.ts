@@ -1,9 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { AgentCliDefinition, CredentialFile } from '../../backends/definition.ts';
 import { knownBackends, resolveBackend } from '../../backends/registry.ts';
 import { type AgentCliName, configSchema } from '../../config/schema.ts';
+import { commandOutput } from '../../process/command-output.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 
 /** Whether a CLI has credentials, judged only by their presence (never read out, never printed). */
@@ -65,43 +65,10 @@ function firstLine(text: string): string | undefined {
     .find(Boolean);
 }
 
-function readVersion(path: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
-  try {
-    const out = execFileSync(path, ['--version'], {
-      timeout: VERSION_TIMEOUT_MS,
-      env,
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    return firstLine(out);
-  } catch {
-    return undefined;
-  }
-}
-
-/** `readVersion` without blocking, so `ralph doctor` asks every CLI at once. */
-function readVersionAsync(path: string, env: NodeJS.ProcessEnv, cwd: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    let out = '';
-    const child = spawn(path, ['--version'], { env, cwd, stdio: ['ignore', 'pipe', 'ignore'] });
-    // A grandchild holding stdout open must not hold up the doctor.
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve(undefined);
-    }, VERSION_TIMEOUT_MS);
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      out += text;
-    });
-    child.on('error', () => {
-      clearTimeout(timer);
-      resolve(undefined);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(code === 0 ? firstLine(out) : undefined);
-    });
-  });
+/** First line of `<path> --version`, in its own process group, killed with it on the deadline. */
+async function readVersion(path: string, env: NodeJS.ProcessEnv, cwd: string): Promise<string | undefined> {
+  const out = await commandOutput(path, ['--version'], { env, cwd, timeoutMs: VERSION_TIMEOUT_MS });
+  return out === undefined ? undefined : firstLine(out);
 }
 
 function isImplemented(name: AgentCliName): boolean {
@@ -128,18 +95,25 @@ function locate(backend: AgentCliDefinition, env: NodeJS.ProcessEnv, cwd: string
   };
 }
 
+async function inspect(
+  backend: AgentCliDefinition,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<BackendInspection> {
+  const info = locate(backend, env, cwd);
+  return info.path ? { ...info, version: await readVersion(info.path, env, cwd) } : info;
+}
+
 /** Is the CLI on PATH, which version, are credentials present, does Ralph have an adapter for it. */
-export function inspectBackend(name: AgentCliName, env: NodeJS.ProcessEnv, cwd: string): BackendInspection {
-  const info = locate(knownBackends().find((b) => b.name === name)!, env, cwd);
-  return info.path ? { ...info, version: readVersion(info.path, env, cwd) } : info;
+export function inspectBackend(
+  name: AgentCliName,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<BackendInspection> {
+  return inspect(knownBackends().find((b) => b.name === name)!, env, cwd);
 }
 
 /** `inspectBackend` for every known CLI, their `--version` calls run in parallel. */
 export function inspectBackends(env: NodeJS.ProcessEnv, cwd: string): Promise<BackendInspection[]> {
-  return Promise.all(
-    knownBackends().map(async (backend) => {
-      const info = locate(backend, env, cwd);
-      return info.path ? { ...info, version: await readVersionAsync(info.path, env, cwd) } : info;
-    }),
-  );
+  return Promise.all(knownBackends().map((backend) => inspect(backend, env, cwd)));
 }
