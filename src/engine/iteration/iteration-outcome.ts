@@ -8,7 +8,7 @@ import { type CommitInput, testsLine } from '../git/commit-and-push.ts';
 import type { ApprovalEntry } from '../human/approval-points.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
 import { metricStep } from '../metric/metric-step.ts';
-import { rollsBack } from '../readiness/preflight.ts';
+import { rollsBack } from '../readiness/rollback-readiness.ts';
 import { type ReposOutcome, recordRepoWork, settleRepos } from '../repos/repo-iteration.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';

@@ -8,7 +8,7 @@ import { tailWithin } from '../../routing/prompt.ts';
 import type { PendingRollback } from '../../state/loop-state.ts';
 import { RALPH_DIR, RUNTIME_PATHS } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { rollbackRefusal, rollsBack } from '../readiness/preflight.ts';
+import { rollbackRefusal, rollsBack } from '../readiness/rollback-readiness.ts';
 import { rememberTree } from './work-progress.ts';
 
 /** Characters of a failed gate's output the next prompt carries (its end: where the errors are). */
