@@ -10,27 +10,14 @@ import type { AfterAgentChecks } from './iteration-decision.ts';
  */
 export function unfinishedOutcome(ctx: RunContext, phase: AgentPhase, checks: AfterAgentChecks) {
   const { state } = ctx;
-  if (phase.verdict.kind === 'aborted') {
-    // Re-run on --resume with the same events.
-    if (state.current) state.current.agent_pid = null;
-    const { selection } = phase.route;
-    state.pending_events = [...selection.consumed, ...selection.remaining, ...phase.collected.published];
-    return {
-      stopAfter: phase.verdict.stop,
-      completion: undefined,
-      gates: checks.gates,
-      tddStep: checks.tddStep,
-      commit: null,
-      approvals: [],
-      killed: [],
-    };
-  }
-  if (phase.verdict.kind === 'parked') {
+  const { verdict } = phase;
+  if (verdict.kind !== 'aborted' && verdict.kind !== 'parked') return undefined;
+  // Re-run with the same events: on --resume (aborted), or once the limit resets (parked).
+  if (state.current) state.current.agent_pid = null;
+  const { selection } = phase.route;
+  state.pending_events = [...selection.consumed, ...selection.remaining, ...phase.collected.published];
+  if (verdict.kind === 'parked') {
     // Not a failure and not counted: the same iteration runs again once the limit resets.
-    const { verdict } = phase;
-    if (state.current) state.current.agent_pid = null;
-    const { selection } = phase.route;
-    state.pending_events = [...selection.consumed, ...selection.remaining, ...phase.collected.published];
     const parks = state.parks ?? { rateLimit: 0, transient: 0 };
     state.parks = verdict.transient
       ? { ...parks, transient: parks.transient + 1 }
@@ -38,15 +25,14 @@ export function unfinishedOutcome(ctx: RunContext, phase: AgentPhase, checks: Af
     // A long usage limit with cli.fallback: the same iteration runs again at once on the next backend.
     if (!switchToFallback(ctx, verdict, phase.route.backend.name))
       state.parked = { until: verdict.until, message: verdict.message, transient: verdict.transient };
-    return {
-      stopAfter: undefined,
-      completion: undefined,
-      gates: checks.gates,
-      tddStep: checks.tddStep,
-      commit: null,
-      approvals: [],
-      killed: [],
-    };
   }
-  return undefined;
+  return {
+    stopAfter: verdict.kind === 'aborted' ? verdict.stop : undefined,
+    completion: undefined,
+    gates: checks.gates,
+    tddStep: checks.tddStep,
+    commit: null,
+    approvals: [],
+    killed: [],
+  };
 }
