@@ -132,7 +132,7 @@ export async function rollBackTree(t: TreeRollback, journal?: RescueJournal): Pr
       await saveRescue(t.root, { ref: t.ref, base: t.to, message: rescueMessage(t), exclude: RUNTIME_PATHS });
     journal?.saveRescued();
   }
-  // Untracked files of Ralph's directory stay (e.g. an uncommitted .ralph/validate.sh); the ref has them too.
+  // The clean leaves Ralph's directory alone: its runtime files (never in the rescue) stay where no .gitignore covers them.
   await resetTo(t.root, t.to, { exclude: [`${RALPH_DIR}/`] });
 }
 
