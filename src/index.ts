@@ -15,7 +15,7 @@ export type {
   RequestedStop,
   RunLoopOptions,
   StartMode,
-} from './engine/context/run-context.ts';
+} from './engine/context/run-options.ts';
 export type { LoopSummary } from './engine/run/loop-summary.ts';
 export { type PreparedWorktree, prepareWorktree } from './parallel/worktrees.ts';
 export { runParallel } from './parallel/coordinator.ts';

@@ -1,5 +1,6 @@
+import { locate, overrideFor } from './config-issues.ts';
 import { topmostWith } from './config-layers.ts';
-import { type LoadedConfig, locate, overrideFor } from './load-config.ts';
+import type { LoadedConfig } from './load-config.ts';
 
 /** One resolved key: its value and the layer it came from (`default` when no layer sets it). */
 export interface ExplainedKey {

@@ -1,15 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
-import type { z } from 'zod';
-import { ConfigError, type ConfigIssue, RalphError } from '../errors.ts';
+import { LineCounter, parseDocument } from 'yaml';
+import { ConfigError, RalphError } from '../errors.ts';
+import { issuesFromZod, locatedIssue, type SourceDoc } from './config-issues.ts';
 import { type ConfigLayer, mergeLayer, topmostWith } from './config-layers.ts';
 import { hatConfigIssues } from './hat-checks.ts';
 import { humanConfigIssues } from './human-checks.ts';
 import { applyOverrides, type ConfigOverride } from './overrides.ts';
 import { configSchema, type RalphConfig } from './schema.ts';
-import { knownKeysAt, RETIRED_KEYS } from './schema-keys.ts';
-import { closestMatch } from './suggest.ts';
 
 /** A problem found in a schema-valid config: the key's path and what to do. */
 export interface ConfigCheckIssue {
@@ -32,108 +30,6 @@ export interface LoadedConfig {
   /** Every layer read, lowest first (user, project, preset). */
   layers: LoadedLayer[];
   overrides: readonly ConfigOverride[];
-}
-
-export interface SourceDoc {
-  label: string;
-  text: string;
-  lineCounter: LineCounter;
-  contents: unknown;
-}
-
-/** Finds the YAML node for `path` (and, with `key`, the key node of that child). */
-export function locate(
-  doc: SourceDoc,
-  path: readonly PropertyKey[],
-  key?: string,
-): { line: number; col: number } {
-  let node = doc.contents as Node | null | undefined;
-  let best: [number, number, number] | undefined = (node as { range?: [number, number, number] } | null)
-    ?.range;
-  const segments = key === undefined ? path : [...path, key];
-  for (let i = 0; i < segments.length && node; i++) {
-    const segment = segments[i];
-    const wantKeyNode = key !== undefined && i === segments.length - 1;
-    if (isMap(node)) {
-      const pair = node.items.find(
-        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment),
-      );
-      if (!pair) break;
-      const target = (wantKeyNode ? pair.key : (pair.value ?? pair.key)) as Node | null;
-      best = (target as { range?: [number, number, number] } | null)?.range ?? best;
-      node = pair.value as Node | null;
-    } else if (isSeq(node)) {
-      const item = node.items[Number(segment)] as Node | undefined;
-      if (!item) break;
-      best = (item as { range?: [number, number, number] }).range ?? best;
-      node = item;
-    } else {
-      break;
-    }
-  }
-  if (!best) return { line: 0, col: 0 };
-  return doc.lineCounter.linePos(best[0]);
-}
-
-function dotted(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
-}
-
-export function overrideFor(
-  path: readonly PropertyKey[],
-  overrides: readonly ConfigOverride[],
-): ConfigOverride | undefined {
-  const joined = dotted(path);
-  return [...overrides].reverse().find((o) => {
-    const p = o.path.join('.');
-    return joined === p || joined.startsWith(`${p}.`) || p.startsWith(`${joined}.`);
-  });
-}
-
-function issuesFromZod(
-  error: z.ZodError,
-  docFor: (path: readonly PropertyKey[]) => SourceDoc | undefined,
-  overrides: readonly ConfigOverride[],
-): ConfigIssue[] {
-  const out: ConfigIssue[] = [];
-  for (const issue of error.issues) {
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
-    for (const key of keys) {
-      const fullPath = key === undefined ? issue.path : [...issue.path, key];
-      const doc = docFor(fullPath);
-      const fileLabel = doc?.label ?? '(defaults)';
-      const override = overrideFor(fullPath, overrides);
-      let message = issue.message;
-      const retired = key === undefined ? undefined : RETIRED_KEYS[dotted(fullPath)];
-      if (retired !== undefined) {
-        message = retired;
-      } else if (key !== undefined) {
-        const suggestion = closestMatch(key, knownKeysAt(configSchema, issue.path));
-        message = `unknown key "${key}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`;
-      }
-      if (override) {
-        out.push({ file: override.source, line: 0, col: 0, path: dotted(fullPath), message });
-      } else {
-        const pos = doc ? locate(doc, issue.path, key) : { line: 0, col: 0 };
-        out.push({ file: fileLabel, line: pos.line, col: pos.col, path: dotted(fullPath), message });
-      }
-    }
-  }
-  return out;
-}
-
-/** Locates a problem found after schema validation the way schema issues are located. */
-function locatedIssue(
-  path: readonly PropertyKey[],
-  message: string,
-  docFor: (path: readonly PropertyKey[]) => SourceDoc | undefined,
-  overrides: readonly ConfigOverride[],
-): ConfigIssue {
-  const doc = docFor(path);
-  const override = overrideFor(path, overrides);
-  if (override) return { file: override.source, line: 0, col: 0, path: dotted(path), message };
-  const pos = doc ? locate(doc, path) : { line: 0, col: 0 };
-  return { file: doc?.label ?? '(defaults)', line: pos.line, col: pos.col, path: dotted(path), message };
 }
 
 /** Parses YAML text into a plain object, reporting syntax errors as `file:line:col`. */

@@ -21,6 +21,7 @@ import {
   tasksSchema,
 } from './schema/prompt.ts';
 import { reposSchema } from './schema/repos.ts';
+import { tddSchema } from './schema/tdd.ts';
 import { positiveInt } from './schema/values.ts';
 import {
   type APPROVAL_POINTS,
@@ -29,7 +30,6 @@ import {
   gitSchema,
   healthSchema,
   rulesSchema,
-  tddSchema,
 } from './schema/verify.ts';
 
 export { AGENT_CLI_NAMES, type AgentCliName, BACKEND_NAMES, type BackendName } from './schema/values.ts';

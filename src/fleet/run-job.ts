@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Backend } from '../backends/types.ts';
 import type { RalphConfig } from '../config/schema.ts';
-import type { RequestedStop } from '../engine/context/run-context.ts';
+import type { RequestedStop } from '../engine/context/run-options.ts';
 import { runLoop } from '../engine/run/loop.ts';
 import type { LoopSummary } from '../engine/run/loop-summary.ts';
 import type { LoopEvent } from '../observe/events.ts';

@@ -7,6 +7,11 @@ export async function resolveCommit(root: string, ref: string): Promise<string |
   return r.exitCode === 0 ? r.stdout.trim() : null;
 }
 
+/** Whether commit `a` is in `b`'s history (`git merge-base --is-ancestor`; a commit is its own ancestor). */
+export async function isAncestor(root: string, a: string, b: string): Promise<boolean> {
+  return (await runGitRaw(root, ['merge-base', '--is-ancestor', a, b])).exitCode === 0;
+}
+
 /** A remote's URL as configured (`remote.<name>.url`, before `url.<base>.insteadOf` rewrites it), or undefined. */
 export async function configuredRemoteUrl(root: string, remote: string): Promise<string | undefined> {
   const r = await runGitRaw(root, ['config', '--get', `remote.${remote}.url`]);

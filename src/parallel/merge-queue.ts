@@ -1,5 +1,6 @@
 import type { RalphConfig } from '../config/schema.ts';
 import { type GateResult, runGate, validateCommand } from '../gates/run-gate.ts';
+import { isAncestor } from '../git/branches.ts';
 import { repoState } from '../git/repo-state.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
 import type { ParallelEvent } from '../observe/parallel-events.ts';
@@ -44,10 +45,6 @@ export class MergeInterrupted extends Error {
 
 async function rev(dir: string, ref: string): Promise<string> {
   return (await runGit(dir, ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
-}
-
-export async function isAncestor(dir: string, a: string, b: string): Promise<boolean> {
-  return (await runGitRaw(dir, ['merge-base', '--is-ancestor', a, b])).exitCode === 0;
 }
 
 /** Undoes what a crash left half-done in the worktree (a rebase or merge stopped midway). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
-import type { StartMode } from '../engine/context/run-context.ts';
+import type { StartMode } from '../engine/context/run-options.ts';
 import { preflight } from '../engine/readiness/preflight.ts';
 import { importGithubIssues } from '../engine/workflows/issue-tasks.ts';
 import { RalphError } from '../errors.ts';

@@ -3,7 +3,7 @@ import type { RalphConfig } from '../config/schema.ts';
 import { sleepUntilCommand } from '../engine/run/idle-wait.ts';
 import { RalphError } from '../errors.ts';
 import { type ForgeSession, openForge, type PullRequest, pullRequestPollMs } from '../forge/open-forge.ts';
-import { configuredRemoteUrl, fetchRemoteBranch, resolveCommit } from '../git/branches.ts';
+import { configuredRemoteUrl, fetchRemoteBranch, isAncestor, resolveCommit } from '../git/branches.ts';
 import { pushWithRetry } from '../git/push.ts';
 import { formatCost } from '../observe/format.ts';
 import type { ParallelEvent } from '../observe/parallel-events.ts';
@@ -11,7 +11,7 @@ import type { ParallelTask } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { TaskIssue } from '../state/tasks/task.ts';
 import { readTasks } from '../state/tasks/task-file.ts';
-import { fastForward, isAncestor, type MergeOutcome } from './merge-queue.ts';
+import { fastForward, type MergeOutcome } from './merge-queue.ts';
 import { worktreeBranch } from './worktrees.ts';
 
 /** `merge.via: pull_request`: the forge of `git.remote`, checked before any task is claimed. */

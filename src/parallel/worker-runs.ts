@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
-import type { StartMode } from '../engine/context/run-context.ts';
+import type { StartMode } from '../engine/context/run-options.ts';
 import type { WorkerView } from '../observe/parallel-events.ts';
 import { liveHolder, lockHolderAlive } from '../state/io/lock.ts';
 import { type LoopState, loopStateOf } from '../state/loop-state.ts';

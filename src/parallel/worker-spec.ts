@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { BACKEND_NAMES, type BackendName, configSchema, type RalphConfig } from '../config/schema.ts';
-import type { StartMode } from '../engine/context/run-context.ts';
+import type { StartMode } from '../engine/context/run-options.ts';
 import { RalphError } from '../errors.ts';
 import { writeJsonAtomicSync } from '../state/io/atomic-write.ts';
 

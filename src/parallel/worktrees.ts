@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { RalphError } from '../errors.ts';
+import { isAncestor } from '../git/branches.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
 import { readStatus } from '../human/read-status.ts';
 import {
@@ -206,7 +207,7 @@ export async function cleanWorktrees(
 export async function removeIfMerged(root: string, name: string, target: string): Promise<boolean> {
   const path = worktreePath(root, name);
   const branch = worktreeBranch(name);
-  const merged = (await runGitRaw(root, ['merge-base', '--is-ancestor', branch, target])).exitCode === 0;
+  const merged = await isAncestor(root, branch, target);
   if (!merged) return false;
   const status = await runGitRaw(path, ['status', '--porcelain']);
   if (

@@ -265,6 +265,40 @@ describe('metric: keep only what improves', () => {
     expect(new Set(a.map((x) => x.run_id)).size).toBe(1);
   });
 
+  it('a reset between the kill and --resume leaves no landed candidate: the re-run starts at HEAD and says so', async () => {
+    const turns = [turn(1, '90', 'idea: cache the parser')];
+    const metric = '\n  direction: min\n  pattern: "time: ([0-9.]+) ms"\n  repeats: 1\n';
+    const traced = project(metric, turns, 1);
+    const trace = removeWhenDone(`${traced}.writes.jsonl`);
+    await runRalph(['run'], traced, { RALPH_FAULT_TRACE_WRITES: trace });
+    const appends = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((w) => w.path.endsWith('attempts.jsonl'));
+
+    const dir = project(metric, turns, 1);
+    const start = git(dir, 'rev-parse', 'HEAD').trim();
+    const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(appends[1].n) });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(git(dir, 'rev-parse', 'HEAD~1').trim()).toBe(start);
+    // The user drops the commit the killed try landed and rewords the one it started from.
+    git(dir, 'reset', '-q', '--hard', start);
+    git(dir, 'commit', '-q', '--amend', '-m', 'ralph.yml, reworded');
+    const reworded = git(dir, 'rev-parse', 'HEAD').trim();
+    const r = await runRalph(['run', '--resume'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout + r.stderr).toContain(
+      `iteration 1: its interrupted try started at ${start.slice(0, 12)}, which is no longer in HEAD's history`,
+    );
+    // The re-run is judged from the HEAD it found, not from the dropped history.
+    expect(readRecords(dir).at(-1)?.head_before).toBe(reworded);
+    const a = attempts(dir);
+    expect(a.map((x) => x.iteration)).toEqual([0, 1]);
+    expect(a[1]).toMatchObject({ verdict: 'kept', commit: git(dir, 'rev-parse', 'HEAD').trim() });
+    expect(git(dir, 'rev-parse', 'HEAD~1').trim()).toBe(reworded);
+  });
+
   it('refuses to start when the baseline cannot be measured', async () => {
     const dir = project('\n  direction: max\n  pattern: "score: ([0-9.]+)"\n', [turn(1, '1', 'x')]);
     const r = await runRalph(['run'], dir);

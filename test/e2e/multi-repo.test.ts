@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, subjects } from '../helpers/git-workspace.ts';
@@ -118,6 +118,9 @@ describe('repos: one loop over several repositories', () => {
     ]);
 
     const dir = project({ turns, gates: '  on_failure: rollback\n' });
+    // A runtime file of Ralph's own in a repository, not ignored there: the rollback's clean leaves it.
+    mkdirSync(join(dir, 'api', '.ralph', 'logs'), { recursive: true });
+    writeFileSync(join(dir, 'api', '.ralph', 'logs', 'own.log'), 'kept\n');
     const start = {
       api: git(join(dir, 'api'), 'rev-parse', 'HEAD').trim(),
       web: git(join(dir, 'web'), 'rev-parse', 'HEAD').trim(),
@@ -135,6 +138,7 @@ describe('repos: one loop over several repositories', () => {
     // Each repository keeps its own rescue ref; only the green iteration is on the branches.
     expect(git(join(dir, 'web'), 'show', `${ref}:client.txt`)).toBe('still v1\n');
     expect(git(join(dir, 'api'), 'show', `${ref}:v2.txt`)).toBe('v2\n');
+    expect(readFileSync(join(dir, 'api', '.ralph', 'logs', 'own.log'), 'utf8')).toBe('kept\n');
     expect(subjects(join(dir, 'web'))).toHaveLength(2);
     const p2 = readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8');
     expect(p2).toContain('Iteration 1 was rolled back in every repository it changed');

@@ -2,9 +2,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { RETIRED_KEYS } from '../../src/config/config-issues.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { RETIRED_KEYS } from '../../src/config/schema-keys.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 

@@ -3,11 +3,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LoopEvent } from '../../src/observe/events.ts';
-import {
-  createDiagnosticsSink,
-  diagnosticsStamp,
-  toJsonSafe,
-} from '../../src/observe/reporters/diagnostics.ts';
+import { toJsonSafe } from '../../src/observe/json-safe.ts';
+import { createDiagnosticsSink, diagnosticsStamp } from '../../src/observe/reporters/diagnostics.ts';
 import { iterationRecord, tokens } from '../helpers/iteration-record.ts';
 import { removeWhenDone } from '../helpers/workspace.ts';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { knownKeysAt } from '../../src/config/config-issues.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { knownKeysAt } from '../../src/config/schema-keys.ts';
 import { closestMatch, editDistance } from '../../src/config/suggest.ts';
 
 const SCHEMA_EVENT_LOOP_KEYS = knownKeysAt(configSchema, ['event_loop']);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { presetFile } from '../../src/config/presets.ts';
-import { TDD_REPORT_SECTIONS } from '../../src/config/schema/verify.ts';
+import { TDD_REPORT_SECTIONS } from '../../src/config/schema/tdd.ts';
 import { parseReport, reportProblem } from '../../src/workflows/tdd-report.ts';
 
 const SECTIONS: string[] = [...TDD_REPORT_SECTIONS];

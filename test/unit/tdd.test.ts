@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { PRESETS, presetFile } from '../../src/config/presets.ts';
-import { TDD_REPORT_SECTIONS } from '../../src/config/schema/verify.ts';
+import { TDD_REPORT_SECTIONS } from '../../src/config/schema/tdd.ts';
 import { selectHat } from '../../src/routing/select-hat.ts';
 import {
   appendHistory,

@@ -1,5 +1,5 @@
 import type { BackendName } from '../../config/schema.ts';
-import type { StartMode } from '../../engine/context/run-context.ts';
+import type { StartMode } from '../../engine/context/run-options.ts';
 import type { ResolvedRun } from '../../engine/run/resolve-run.ts';
 import type { ParallelEvent } from '../../observe/parallel-events.ts';
 import { killGroupNow } from '../../process/kill-group.ts';

@@ -1,5 +1,5 @@
 import type { Dashboard } from '../../dashboard/server.ts';
-import type { StartMode } from '../../engine/context/run-context.ts';
+import type { StartMode } from '../../engine/context/run-options.ts';
 import { refuseUnsupportedWithRepos } from '../../engine/readiness/repo-set.ts';
 import { planFirstIteration } from '../../engine/run/first-iteration.ts';
 import { runLoop } from '../../engine/run/loop.ts';

@@ -3,15 +3,19 @@ import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { PendingRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';
-import { type Stop, stop } from '../decide/limits.ts';
-import { type CommitInput, testsLine } from '../git/commit-and-push.ts';
+import type { Stop } from '../decide/limits.ts';
 import type { ApprovalEntry } from '../human/approval-points.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
 import { metricStep } from '../metric/metric-step.ts';
-import { rollsBack } from '../readiness/preflight.ts';
+import { rollsBack } from '../readiness/rollback-readiness.ts';
 import { type ReposOutcome, recordRepoWork, settleRepos } from '../repos/repo-iteration.ts';
 import { summarize } from '../verify/gate-commands.ts';
-import { checkProtected, tamperedFeedback, withProtectedContent } from '../verify/protect-gate.ts';
+import {
+  checkProtected,
+  tamperedFeedback,
+  tamperedStop,
+  withProtectedContent,
+} from '../verify/protect-gate.ts';
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
 import { gateFailure, markGreen, planRollback, rollbackFeedback } from '../verify/rollback.ts';
 import { checkRules } from '../verify/rules-gate.ts';
@@ -25,10 +29,8 @@ import {
 import { closeIssuesStep } from '../workflows/issue-tasks.ts';
 import { milestonePrStep } from '../workflows/milestone-prs.ts';
 import type { TddStepResult } from '../workflows/tdd-loop.ts';
-import { switchToFallback } from './backend-fallback.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import {
-  type AfterAgentChecks,
   applyDecision,
   checkAfterAgent,
   countIteration,
@@ -37,7 +39,8 @@ import {
 } from './iteration-decision.ts';
 import { completedMessage, stopAfterIteration } from './iteration-stop.ts';
 import { climbLadder } from './model-rung.ts';
-import { type SettledWork, settleWork } from './settle-work.ts';
+import { commitInput, type SettledWork, settleWork } from './settle-work.ts';
+import { unfinishedOutcome } from './unfinished-iteration.ts';
 
 /** How an iteration ended once the agent was done: what the record shows and whether the loop stops. */
 export interface IterationOutcome {
@@ -118,44 +121,9 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     checks.tddStep?.forceFailure ??
     (tampered.length > 0 ? tamperedFeedback(tampered) : undefined) ??
     (rollback ? rollbackFeedback(rollback) : undefined);
-  if (phase.verdict.kind === 'aborted') {
-    // Re-run on --resume with the same events.
-    if (state.current) state.current.agent_pid = null;
-    const { selection } = phase.route;
-    state.pending_events = [...selection.consumed, ...selection.remaining, ...phase.collected.published];
-    return {
-      stopAfter: phase.verdict.stop,
-      completion: undefined,
-      gates: checks.gates,
-      tddStep: checks.tddStep,
-      commit: null,
-      approvals: [],
-      killed: [],
-    };
-  }
-  if (phase.verdict.kind === 'parked') {
-    // Not a failure and not counted: the same iteration runs again once the limit resets.
-    const { verdict } = phase;
-    if (state.current) state.current.agent_pid = null;
-    const { selection } = phase.route;
-    state.pending_events = [...selection.consumed, ...selection.remaining, ...phase.collected.published];
-    const parks = state.parks ?? { rateLimit: 0, transient: 0 };
-    state.parks = verdict.transient
-      ? { ...parks, transient: parks.transient + 1 }
-      : { ...parks, rateLimit: parks.rateLimit + 1 };
-    // A long usage limit with cli.fallback: the same iteration runs again at once on the next backend.
-    if (!switchToFallback(ctx, verdict, phase.route.backend.name))
-      state.parked = { until: verdict.until, message: verdict.message, transient: verdict.transient };
-    return {
-      stopAfter: undefined,
-      completion: undefined,
-      gates: checks.gates,
-      tddStep: checks.tddStep,
-      commit: null,
-      approvals: [],
-      killed: [],
-    };
-  }
+  // Aborted or parked: not settled now; the same iteration runs again.
+  const unfinished = unfinishedOutcome(ctx, phase, checks);
+  if (unfinished) return unfinished;
   state.parks = { rateLimit: 0, transient: 0 };
   countIteration(ctx, phase, forced);
   state.usage_samples = addSample(state.usage_samples ?? [], {
@@ -273,27 +241,5 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     rollback,
     ruleViolation: ruled?.violation === true || repos?.ruleViolation === true,
     repos,
-  };
-}
-
-/** Changing protected files max_consecutive_failures times in a row ends the run. */
-function tamperedStop(ctx: RunContext, tampered: string[]): Stop | undefined {
-  if (tampered.length === 0 || ctx.state.consecutive_failures < ctx.limits.maxConsecutiveFailures)
-    return undefined;
-  return stop(
-    'gate_tampered',
-    `${ctx.state.consecutive_failures} iterations in a row changed protected files (${tampered.join(', ')}; gates.protect); the changes are in the work tree, uncommitted — review them, then \`ralph run --resume\``,
-  );
-}
-
-/** What the iteration commits (`git.commit`). */
-function commitInput(phase: AgentPhase, checks: AfterAgentChecks): CommitInput {
-  return {
-    iteration: phase.number,
-    hat: phase.route.hatId,
-    backend: phase.route.backend.name,
-    summary: phase.finalText,
-    before: phase.headBefore,
-    tests: testsLine(checks.testsGate),
   };
 }

@@ -6,7 +6,7 @@ import { archiveProgress } from '../../workflows/progress-archive.ts';
 import { announceSwept, leftBehind } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
-import { filesAtStart } from '../verify/changed-files.ts';
+import { filesAtStart, forgetUnreachableStart } from '../verify/changed-files.ts';
 import { rememberTree } from '../verify/work-progress.ts';
 import { writeIterationMarker } from '../workflows/checklist-view.ts';
 import { activeFallback } from './backend-fallback.ts';
@@ -32,6 +32,7 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
 
   await archiveOldProgress(ctx);
   const plan = planFor(ctx, number);
+  await forgetUnreachableStart(ctx, number);
   const started = startIteration(ctx, number, plan);
   // What the agent detached is swept at its end: it must not touch the workspace while Ralph
   // checks and commits it.

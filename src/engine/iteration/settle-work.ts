@@ -2,7 +2,7 @@ import type { ApprovalPointName } from '../../config/schema.ts';
 import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
 import type { HeldCommit } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { type CommitInput, commitStep, pushStep } from '../git/commit-and-push.ts';
+import { type CommitInput, commitStep, pushStep, testsLine } from '../git/commit-and-push.ts';
 import {
   type ApprovalEntry,
   type ApprovalResult,
@@ -12,6 +12,8 @@ import {
 } from '../human/approval-points.ts';
 import { commitRepos, pushRepos, repoChanges, workspacePath } from '../repos/repo-commits.ts';
 import { runValidateGate } from '../verify/gate-commands.ts';
+import type { AgentPhase } from './iteration-agent.ts';
+import type { AfterAgentChecks } from './iteration-decision.ts';
 
 /** What an iteration whose agent succeeded leaves for git, the validate hook and the review points. */
 export interface AcceptedWork {
@@ -110,4 +112,16 @@ export async function settleWork(
 /** What a held `before_commit` commits once approved (saved in state.json). */
 function heldCommit({ iteration: _, ...commit }: CommitInput): HeldCommit {
   return commit;
+}
+
+/** What the iteration commits (`git.commit`). */
+export function commitInput(phase: AgentPhase, checks: AfterAgentChecks): CommitInput {
+  return {
+    iteration: phase.number,
+    hat: phase.route.hatId,
+    backend: phase.route.backend.name,
+    summary: phase.finalText,
+    before: phase.headBefore,
+    tests: testsLine(checks.testsGate),
+  };
 }

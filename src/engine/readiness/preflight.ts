@@ -12,6 +12,7 @@ import { gateChecks } from './gate-programs.ts';
 import { runHealthChecks } from './health.ts';
 import { type HealthResult, resolveAgentCommand } from './health-checks.ts';
 import { repoStatusChecks, reposPreflight, reposRefusals } from './repo-set.ts';
+import { rollbackRefusal, rollbackSetting } from './rollback-readiness.ts';
 
 /** The prompt file the config names exists (`-p`/`-P` on the command line are checked by `run`). */
 function promptChecks(workspace: string, config: RalphConfig): HealthResult[] {
@@ -26,35 +27,6 @@ function promptChecks(workspace: string, config: RalphConfig): HealthResult[] {
   ];
 }
 
-/** Whether the run sets failed iterations aside (`gates.on_failure: rollback`). */
-export function rollsBack(config: RalphConfig): boolean {
-  return config.gates.on_failure === 'rollback';
-}
-
-/**
- * Why `gates.on_failure: rollback` or `rules` cannot work here (nothing to roll back to), or
- * undefined (pure: `ralph doctor` reports it, `ralph run` refuses to start with it).
- */
-export function rollbackRefusal(
-  config: RalphConfig,
-  inRepo: boolean,
-  head: string | null,
-): string | undefined {
-  const key = rollsBack(config)
-    ? 'gates.on_failure: rollback'
-    : config.rules
-      ? 'rules'
-      : config.metric
-        ? 'metric'
-        : undefined;
-  if (!key) return undefined;
-  if (!inRepo)
-    return `${key} needs a git repository (rolled-back changes are kept as git refs): run \`git init\` and make a first commit, or remove ${key.split(':')[0]}`;
-  if (head === null)
-    return `${key} needs a commit to return to, and the repository has none yet: make a first commit, then run again`;
-  return undefined;
-}
-
 /** What git would refuse when the loop starts or pushes: not a repository, a rebase, a dirty tree, no remote. */
 async function gitChecks(workspace: string, config: RalphConfig): Promise<HealthResult[]> {
   // repos: the parent need not be a repository; each repository is checked instead.
@@ -64,7 +36,7 @@ async function gitChecks(workspace: string, config: RalphConfig): Promise<Health
     await reposPreflight(workspace, config);
     return repoStatusChecks(workspace, config);
   }
-  if (rollsBack(config) || config.rules || config.metric) {
+  if (rollbackSetting(config)) {
     const inRepo = await isGitRepo(workspace);
     const refusal = rollbackRefusal(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
     if (refusal) return [{ check: 'git', level: 'fatal', message: refusal }];

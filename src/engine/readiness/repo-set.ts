@@ -8,6 +8,7 @@ import { hasRemote } from '../../git/push.ts';
 import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import { dirtyTreeMessage, requireClean, uncommittedFiles } from '../git/workspace-git.ts';
 import type { HealthResult } from './health-checks.ts';
+import { rollbackSetting } from './rollback-readiness.ts';
 
 /** One repository of `repos`, resolved: its name, its absolute path, its tests gate. */
 export interface RepoEntry {
@@ -92,12 +93,7 @@ export async function reposPreflight(
       );
     const refusal = describeRefusal(await repoState(repo.root));
     if (refusal) throw new RalphError('git_state', `repository ${repo.name} (${repo.root}): ${refusal}`);
-    const rollback =
-      config.gates.on_failure === 'rollback'
-        ? 'gates.on_failure: rollback'
-        : config.rules
-          ? 'rules'
-          : undefined;
+    const rollback = rollbackSetting(config);
     if (rollback && (readGitHead(repo.root).commit ?? null) === null)
       throw new RalphError(
         'git_state',

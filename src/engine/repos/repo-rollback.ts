@@ -1,10 +1,9 @@
-import { resolveCommit } from '../../git/branches.ts';
-import { rescueRef, resetTo, saveRescue } from '../../git/rescue-refs.ts';
+import { rescueRef } from '../../git/rescue-refs.ts';
 import type { RepoRecord } from '../../observe/iteration-record.ts';
 import type { ReposRollback } from '../../state/loop-state.ts';
-import { RUNTIME_PATHS } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type RepoEntry, repoEntries } from '../readiness/repo-set.ts';
+import { rollBackTree } from '../verify/rollback.ts';
 
 /**
  * The rollback of an iteration in every repository it changed (pure): each returns to where the
@@ -26,8 +25,8 @@ export function planReposRollback(
 }
 
 /**
- * Sets the pending multi-repository rollback's changes aside, one repository after the other: its
- * rescue ref (skipped when a crash left it written), then the reset, then its name in `done`, saved.
+ * Sets the pending multi-repository rollback's changes aside, one repository after the other, by the
+ * workspace's own steps (rollBackTree: rescue ref, reset), then its name in `done`, saved.
  * A kill at any point leaves each repository's part in its tree, its ref, or both, and --resume
  * (which calls this first) finishes the repositories not yet done.
  */
@@ -41,14 +40,8 @@ export async function finishReposRollback(ctx: RunContext): Promise<void> {
     const repo = entries.get(name);
     // A repository no longer in ralph.yml: its part stays where it is (the tree, or the ref).
     if (repo) {
-      if ((await resolveCommit(repo.root, r.ref)) === null)
-        await saveRescue(repo.root, {
-          ref: r.ref,
-          base: to,
-          message: `ralph: rescue of iteration ${r.iteration} in ${name} (rolled back)\n\n- Why: ${r.why.split('\n')[0]}\n- Rolled back to: ${to}\n- Run: ${state.run_id}\n\n${r.why}\n`,
-          exclude: RUNTIME_PATHS,
-        });
-      await resetTo(repo.root, to, { exclude: [] });
+      // Its journal is `done`, saved after the reset; the rescue ref itself says it was saved.
+      await rollBackTree({ ...r, root: repo.root, repo: name, to, runId: state.run_id });
       ctx.emit({
         type: 'notice',
         level: 'warn',

@@ -5,7 +5,7 @@ import type { LoopState } from '../../state/loop-state.ts';
 import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { progressAfterArchive } from '../../workflows/progress-archive.ts';
-import type { StartMode } from '../context/run-context.ts';
+import type { StartMode } from '../context/run-options.ts';
 import { unreadGuidance } from '../human/control-inbox.ts';
 import { fallbackInForce } from '../iteration/backend-fallback.ts';
 import { externalEventsSince } from '../iteration/collect-events.ts';

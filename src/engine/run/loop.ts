@@ -11,7 +11,8 @@ import { assertSupportedPlatform } from '../../process/platform.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneRunDirs, pruneRunLogs } from '../../state/run-dirs.ts';
-import { createRunContext, type RunContext, type RunLoopOptions } from '../context/run-context.ts';
+import { createRunContext, type RunContext } from '../context/run-context.ts';
+import type { RunLoopOptions } from '../context/run-options.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { gitPreflight } from '../git/workspace-git.ts';
 import { answerInteractions } from '../human/human-interact.ts';
@@ -45,7 +46,7 @@ import { prepareRun, resumesUncommitted } from './run-setup.ts';
 import { startRun } from './run-start.ts';
 import { refuseUnaskedChecklistRestart } from './start-mode.ts';
 
-export type { RunLoopOptions } from '../context/run-context.ts';
+export type { RunLoopOptions } from '../context/run-options.ts';
 
 /** Limits of a config, in the units the engine uses. */
 export function limitsOf(config: RalphConfig): Limits {

@@ -14,7 +14,7 @@ import type { PendingEvent } from '../../state/loop-state.ts';
 import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../../state/loop-state.ts';
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
-import type { StartMode } from '../context/run-context.ts';
+import type { StartMode } from '../context/run-options.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
 
 /** A run ready to iterate: its state, the workspace lock it holds, what preparing it did. */

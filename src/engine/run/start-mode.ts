@@ -2,7 +2,7 @@ import { renameSync } from 'node:fs';
 import { RalphError, UnfinishedRunError } from '../../errors.ts';
 import { isUnfinished, type LoopState, readLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
-import type { StartMode } from '../context/run-context.ts';
+import type { StartMode } from '../context/run-options.ts';
 
 /**
  * Whether a session continues `previous` (`--resume` of a run that did not complete) or starts a

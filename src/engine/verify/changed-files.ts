@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import type { ChangedFiles } from '../../gates/affected-tests.ts';
+import { isAncestor } from '../../git/branches.ts';
 import { readGitHead } from '../../git/head.ts';
 import { showPrefix } from '../../git/working-tree.ts';
 import { RALPH_DIR } from '../../state/paths.ts';
@@ -13,6 +14,29 @@ export interface IterationStart {
   headBefore: string | null;
   /** Outside git, with `gates.tests.affected`: the files when the iteration started (null: too many). */
   filesBefore?: ReadonlyMap<string, string> | null | undefined;
+}
+
+/**
+ * A re-run after a crash starts where its interrupted try did (`current.head_before`: a commit that
+ * try landed is its candidate) only while that commit is still in HEAD's history. After a reset that
+ * dropped it, the saved start is forgotten: there is no landed candidate, the re-run starts at HEAD,
+ * and a notice says so.
+ */
+export async function forgetUnreachableStart(ctx: RunContext, number: number): Promise<void> {
+  const { state } = ctx;
+  const current = state.current;
+  const saved = current?.number === number ? current.head_before : undefined;
+  if (!current || typeof saved !== 'string') return;
+  const ws = ctx.options.workspace;
+  const head = readGitHead(ws).commit ?? null;
+  if (head === saved || (head !== null && (await isAncestor(ws, saved, head)))) return;
+  const { head_before: _dropped, ...rest } = current;
+  state.current = rest;
+  ctx.emit({
+    type: 'notice',
+    level: 'warn',
+    message: `iteration ${number}: its interrupted try started at ${saved.slice(0, 12)}, which is no longer in HEAD's history (reset since?): no landed candidate; the re-run starts at ${head?.slice(0, 12) ?? 'HEAD'}`,
+  });
 }
 
 /** The files as an iteration starts, for its affected tests: only needed outside git. */

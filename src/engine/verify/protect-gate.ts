@@ -10,6 +10,7 @@ import {
 } from '../../gates/protected-files.ts';
 import { putBack, recordSwap, restoreSwapped } from '../../state/crash-repair.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { type Stop, stop } from '../decide/limits.ts';
 import { listFiles } from '../git/workspace-git.ts';
 import { type ApprovalEntry, approvalEntry } from '../human/approval-points.ts';
 import { askHuman } from '../human/human-wait.ts';
@@ -98,4 +99,14 @@ export async function withProtectedContent<T>(
     // From the record; should it be gone (a user cleared .ralph/protected/), from memory.
     if (restoreSwapped(ctx.paths).length === 0) putBack(swaps);
   }
+}
+
+/** Changing protected files max_consecutive_failures times in a row ends the run. */
+export function tamperedStop(ctx: RunContext, tampered: string[]): Stop | undefined {
+  if (tampered.length === 0 || ctx.state.consecutive_failures < ctx.limits.maxConsecutiveFailures)
+    return undefined;
+  return stop(
+    'gate_tampered',
+    `${ctx.state.consecutive_failures} iterations in a row changed protected files (${tampered.join(', ')}; gates.protect); the changes are in the work tree, uncommitted — review them, then \`ralph run --resume\``,
+  );
 }

@@ -8,7 +8,7 @@ import { tailWithin } from '../../routing/prompt.ts';
 import type { PendingRollback } from '../../state/loop-state.ts';
 import { RALPH_DIR, RUNTIME_PATHS } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { rollbackRefusal, rollsBack } from '../readiness/preflight.ts';
+import { rollbackRefusal, rollsBack } from '../readiness/rollback-readiness.ts';
 import { rememberTree } from './work-progress.ts';
 
 /** Characters of a failed gate's output the next prompt carries (its end: where the errors are). */
@@ -70,29 +70,22 @@ export function markGreen(ctx: RunContext): void {
 }
 
 /**
- * Sets the pending rollback's changes aside and resets the tree, in that order and saved in
- * between: first the rescue ref (skipped when a crash left it written), then `rescued` is saved,
- * then the tree goes back to the green commit. A kill at any point leaves the changes in the tree,
- * the ref, or both.
+ * Sets the pending rollback's changes aside and resets the workspace (rollBackTree): `rescued` is
+ * saved once the rescue ref holds them, then the tree goes back to the green commit.
  */
 export async function finishRollback(ctx: RunContext): Promise<void> {
   const { state } = ctx;
   const r = state.rollback;
   if (!r) return;
-  const ws = ctx.options.workspace;
-  if (!r.rescued) {
-    if ((await resolveCommit(ws, r.ref)) === null)
-      await saveRescue(ws, {
-        ref: r.ref,
-        base: r.to,
-        message: rescueMessage(ctx, r),
-        exclude: RUNTIME_PATHS,
-      });
-    state.rollback = { ...r, rescued: true };
-    ctx.persist();
-  }
-  // Untracked files of Ralph's directory stay (e.g. an uncommitted .ralph/validate.sh); the ref has them too.
-  await resetTo(ws, r.to, { exclude: [`${RALPH_DIR}/`] });
+  const part = { ...r, root: ctx.options.workspace, runId: state.run_id };
+  const journal = {
+    rescued: r.rescued,
+    saveRescued: () => {
+      state.rollback = { ...r, rescued: true };
+      ctx.persist();
+    },
+  };
+  await rollBackTree(part, journal);
   // The next iteration's progress is measured from the tree it starts with.
   await rememberTree(ctx);
   state.rollback = null;
@@ -105,7 +98,46 @@ export async function finishRollback(ctx: RunContext): Promise<void> {
   });
 }
 
-function rescueMessage(ctx: RunContext, r: PendingRollback): string {
-  const [first = ''] = r.why.split('\n');
-  return `ralph: rescue of iteration ${r.iteration} (rolled back)\n\n- Why: ${first}\n- Rolled back to: ${r.to}\n- Run: ${ctx.state.run_id}\n\n${r.why}\n`;
+/** One tree's part of a rollback: the workspace's, or one repository's of `repos`. */
+export interface TreeRollback {
+  /** The work tree's root. */
+  root: string;
+  /** The repository's name in `repos`; undefined for the workspace. */
+  repo?: string;
+  iteration: number;
+  /** `refs/ralph/rescue/<run>/<iteration>`. */
+  ref: string;
+  /** The commit the tree returns to. */
+  to: string;
+  /** Why, for the rescue commit's message. */
+  why: string;
+  runId: string;
+}
+
+/** A rollback's saved record that the rescue ref holds the changes (`rescued`), and how it is saved. */
+export interface RescueJournal {
+  rescued: boolean;
+  saveRescued(): void;
+}
+
+/**
+ * Sets one tree's changes aside and resets it, in that order: first the rescue ref (skipped when the
+ * journal says `rescued`, or a crash left the ref written), then the journal saves `rescued`, then
+ * the tree goes back to `to`. A kill at any point leaves the changes in the tree, the ref, or both,
+ * and calling this again (--resume) finishes the rest. Without a journal the ref alone says it.
+ */
+export async function rollBackTree(t: TreeRollback, journal?: RescueJournal): Promise<void> {
+  if (!journal?.rescued) {
+    if ((await resolveCommit(t.root, t.ref)) === null)
+      await saveRescue(t.root, { ref: t.ref, base: t.to, message: rescueMessage(t), exclude: RUNTIME_PATHS });
+    journal?.saveRescued();
+  }
+  // The clean leaves Ralph's directory alone: its runtime files (never in the rescue) stay where no .gitignore covers them.
+  await resetTo(t.root, t.to, { exclude: [`${RALPH_DIR}/`] });
+}
+
+function rescueMessage(t: TreeRollback): string {
+  const [first = ''] = t.why.split('\n');
+  const where = t.repo === undefined ? '' : ` in ${t.repo}`;
+  return `ralph: rescue of iteration ${t.iteration}${where} (rolled back)\n\n- Why: ${first}\n- Rolled back to: ${t.to}\n- Run: ${t.runId}\n\n${t.why}\n`;
 }

@@ -1,0 +1,160 @@
+import { isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
+import { z } from 'zod';
+import type { ConfigIssue } from '../errors.ts';
+import type { ConfigOverride } from './overrides.ts';
+import { configSchema } from './schema.ts';
+import { closestMatch } from './suggest.ts';
+
+/** One parsed YAML layer: how errors name it, its text and the positions of its nodes. */
+export interface SourceDoc {
+  label: string;
+  text: string;
+  lineCounter: LineCounter;
+  contents: unknown;
+}
+
+/** Finds the YAML node for `path` (and, with `key`, the key node of that child). */
+export function locate(
+  doc: SourceDoc,
+  path: readonly PropertyKey[],
+  key?: string,
+): { line: number; col: number } {
+  let node = doc.contents as Node | null | undefined;
+  let best: [number, number, number] | undefined = (node as { range?: [number, number, number] } | null)
+    ?.range;
+  const segments = key === undefined ? path : [...path, key];
+  for (let i = 0; i < segments.length && node; i++) {
+    const segment = segments[i];
+    const wantKeyNode = key !== undefined && i === segments.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find(
+        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment),
+      );
+      if (!pair) break;
+      const target = (wantKeyNode ? pair.key : (pair.value ?? pair.key)) as Node | null;
+      best = (target as { range?: [number, number, number] } | null)?.range ?? best;
+      node = pair.value as Node | null;
+    } else if (isSeq(node)) {
+      const item = node.items[Number(segment)] as Node | undefined;
+      if (!item) break;
+      best = (item as { range?: [number, number, number] }).range ?? best;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  if (!best) return { line: 0, col: 0 };
+  return doc.lineCounter.linePos(best[0]);
+}
+
+function dotted(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+/** The `--set` (or other override) that sets `path`, a key under it or above it; the last one wins. */
+export function overrideFor(
+  path: readonly PropertyKey[],
+  overrides: readonly ConfigOverride[],
+): ConfigOverride | undefined {
+  const joined = dotted(path);
+  return [...overrides].reverse().find((o) => {
+    const p = o.path.join('.');
+    return joined === p || joined.startsWith(`${p}.`) || p.startsWith(`${joined}.`);
+  });
+}
+
+/** Each schema problem located: `file:line:col` in the layer that sets the key, or the override that set it. */
+export function issuesFromZod(
+  error: z.ZodError,
+  docFor: (path: readonly PropertyKey[]) => SourceDoc | undefined,
+  overrides: readonly ConfigOverride[],
+): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const issue of error.issues) {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+    for (const key of keys) {
+      const fullPath = key === undefined ? issue.path : [...issue.path, key];
+      const doc = docFor(fullPath);
+      const fileLabel = doc?.label ?? '(defaults)';
+      const override = overrideFor(fullPath, overrides);
+      let message = issue.message;
+      const retired = key === undefined ? undefined : RETIRED_KEYS[dotted(fullPath)];
+      if (retired !== undefined) {
+        message = retired;
+      } else if (key !== undefined) {
+        const suggestion = closestMatch(key, knownKeysAt(configSchema, issue.path));
+        message = `unknown key "${key}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`;
+      }
+      if (override) {
+        out.push({ file: override.source, line: 0, col: 0, path: dotted(fullPath), message });
+      } else {
+        const pos = doc ? locate(doc, issue.path, key) : { line: 0, col: 0 };
+        out.push({ file: fileLabel, line: pos.line, col: pos.col, path: dotted(fullPath), message });
+      }
+    }
+  }
+  return out;
+}
+
+/** Locates a problem found after schema validation the way schema issues are located. */
+export function locatedIssue(
+  path: readonly PropertyKey[],
+  message: string,
+  docFor: (path: readonly PropertyKey[]) => SourceDoc | undefined,
+  overrides: readonly ConfigOverride[],
+): ConfigIssue {
+  const doc = docFor(path);
+  const override = overrideFor(path, overrides);
+  if (override) return { file: override.source, line: 0, col: 0, path: dotted(path), message };
+  const pos = doc ? locate(doc, path) : { line: 0, col: 0 };
+  return { file: doc?.label ?? '(defaults)', line: pos.line, col: pos.col, path: dotted(path), message };
+}
+
+/** Unwraps optional/default/nullable wrappers so the structural schema underneath can be read. */
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current: z.ZodType = schema;
+  for (;;) {
+    if (
+      current instanceof z.ZodOptional ||
+      current instanceof z.ZodNullable ||
+      current instanceof z.ZodDefault
+    ) {
+      current = current.unwrap() as z.ZodType;
+    } else {
+      return current;
+    }
+  }
+}
+
+/** The keys an object at `path` inside `schema` accepts (records are traversed by their value type). */
+export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current = unwrap(schema);
+  for (const segment of path) {
+    if (current instanceof z.ZodObject) {
+      const next = (current.shape as Record<string, z.ZodType>)[String(segment)];
+      if (next === undefined) return [];
+      current = unwrap(next);
+    } else if (current instanceof z.ZodRecord) {
+      current = unwrap(current.valueType as z.ZodType);
+    } else if (current instanceof z.ZodArray) {
+      current = unwrap(current.element as z.ZodType);
+    } else {
+      return [];
+    }
+  }
+  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
+}
+
+/**
+ * ralph-orchestrator keys Ralph does not implement: rejected with what to do instead, never
+ * silently accepted (the schema does not know them, so they are reported as unknown keys).
+ */
+export const RETIRED_KEYS: Readonly<Record<string, string>> = {
+  'event_loop.enforce_hat_scope':
+    "ralph-orchestrator's enforce_hat_scope is not supported: Ralph routes every published event by the hats' triggers; remove the key",
+  'event_loop.checkpoint_interval':
+    'checkpoint_interval is not supported: with git.commit: true Ralph commits after every successful iteration; remove the key',
+  'event_loop.mutation_score_warn_threshold':
+    'mutation_score_warn_threshold is not supported: Ralph runs no mutation testing (use gates.tests for your test command); remove the key',
+  'cli.idle_timeout_secs': 'use event_loop.idle_timeout_seconds (kill an agent that is silent this long)',
+};
