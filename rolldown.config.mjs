@@ -45,8 +45,19 @@ export default defineConfig({
     // dashboard and fleet stay out: they import ink, hono…).
     codeSplitting: {
       groups: [
+        // What the entry, `ralph emit` and the command definitions need (errors, the platform check,
+        // `.ralph/` paths, appending an event, the names of task statuses, memory types and
+        // backends): a small chunk of its own, so that `ralph --version`, `--help` and `emit` load
+        // neither the shared chunk below nor the built-in modules it imports (crypto,
+        // child_process…).
+        {
+          name: 'base',
+          test: /[\\/]dist[\\/](?:errors|paths-package|process[\\/]platform|state[\\/](?:paths|events-log|io[\\/](?:append-line|jsonl|atomic-write|write-faults)|tasks[\\/]task|memories[\\/]memory)|config[\\/]schema[\\/]backend-names)\.js$/,
+          priority: 2,
+        },
         {
           name: 'shared',
+          priority: 1,
           test: /[\\/]dist[\\/](?:(?:state|process|git|observe|agent|backends|gates)[\\/]|config[\\/]schema[\\/](?:backend-names|repo-name)\.js$)/,
           minShareCount: 2,
           maxModuleSize: 8 * 1024,
