@@ -52,7 +52,7 @@ export default defineConfig({
         // child_process…).
         {
           name: 'base',
-          test: /[\\/]dist[\\/](?:errors|paths-package|process[\\/]platform|state[\\/](?:paths|events-log|io[\\/](?:append-line|jsonl|atomic-write|write-faults)|tasks[\\/]task|memories[\\/]memory)|config[\\/]schema[\\/]backend-names)\.js$/,
+          test: /^(?!.*[\\/]node_modules[\\/]).*[\\/]dist[\\/](?:errors|paths-package|process[\\/]platform|state[\\/](?:paths|events-log|io[\\/](?:append-line|jsonl|atomic-write|write-faults)|tasks[\\/]task|memories[\\/]memory)|config[\\/]schema[\\/]backend-names)\.js$/,
           priority: 2,
         },
         {
