@@ -73,38 +73,30 @@ export default defineConfig({
     // JSDoc is a third of the bytes V8 would scan at every start; the code stays as written.
     comments: { legal: true, annotation: false, jsdoc: false },
     // The lazy imports (config loading on a cache miss, each command's module) would otherwise
-    // cut the modules they share with the start path into dozens of 1–5 kB chunks, each one more
-    // file to resolve and link before the first agent. Small shared modules go into one chunk;
-    // only the low folders every command uses (config/ stays out: a cache hit evaluates neither
-    // the schema nor the loader, but for its zod-free helpers of the schema's names; the TUI,
-    // dashboard and fleet stay out: they import ink, hono…).
+    // cut the modules they share into dozens of 1–20 kB chunks, one per set of commands sharing
+    // them, each one more file to resolve and link before the first agent. The groups below, in
+    // the order they take modules (highest priority first; a group also takes in what its modules
+    // import that no earlier group took): the TUI, dashboard and fleet stay out (they import ink,
+    // hono…), and so does config/ but for the zod-free helpers (a cache hit evaluates neither the
+    // schema nor the loader).
     codeSplitting: {
       groups: [
         // What the entry, `ralph emit` and the command definitions need (errors, the platform check,
         // `.ralph/` paths, appending an event, the names of task statuses, memory types and
         // backends): a small chunk of its own, so that `ralph --version`, `--help` and `emit` load
-        // neither the shared chunk below nor the built-in modules it imports (crypto,
-        // child_process…).
+        // neither the chunks below nor the built-in modules they import (crypto, child_process…).
         {
           name: 'base',
           test: /^(?!.*[\\/]node_modules[\\/]).*[\\/]dist[\\/](?:errors|paths-package|process[\\/]platform|cli[\\/](?:io|agent-tools[\\/]emit-command)|state[\\/](?:paths|events-log|io[\\/](?:append-line|jsonl|atomic-write|write-faults)|tasks[\\/]task|memories[\\/]memory)|config[\\/]schema[\\/]backend-names)\.js$/,
           priority: 3,
         },
+        // The CLI's helpers every command definition uses, and commander with them.
         {
           name: 'cli',
           test: /^(?!.*[\\/]node_modules[\\/]).*[\\/]dist[\\/]cli[\\/](?:options|signals|command-tree|agent-tools[\\/]tool-render)\.js$/,
           priority: 2,
         },
-        {
-          name: 'steering',
-          test: (id) => STEERING.has(id),
-          priority: 0.5,
-        },
-        {
-          name: 'run',
-          test: (id) => RUN_PATH.has(id),
-          priority: 0,
-        },
+        // The low folders every command uses: their small modules that two chunks share.
         {
           name: 'shared',
           priority: 1,
@@ -112,6 +104,8 @@ export default defineConfig({
           minShareCount: 2,
           maxModuleSize: 8 * 1024,
         },
+        { name: 'steering', test: (id) => STEERING.has(id), priority: 0.5 },
+        { name: 'run', test: (id) => RUN_PATH.has(id), priority: 0 },
       ],
     },
   },
