@@ -2,6 +2,8 @@
 // and resolving and linking each ES module before the first agent starts cost more than running
 // it (bench/README.md, "Before the first agent"). Built from tsc's output in dist/, so the bundle
 // runs the same JavaScript as the library entry (dist/index.js), which stays unbundled.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { defineConfig } from 'rolldown';
 
 // Small, pure-JS packages on the `ralph run` path go into the bundle (zod's locales it never uses
@@ -21,6 +23,39 @@ const packageOf = (id) =>
     .slice(0, id.startsWith('@') ? 2 : 1)
     .join('/');
 
+/**
+ * Every module `entry` (a file of tsc's output) imports statically, itself included, as absolute
+ * paths: read from the import statements tsc wrote (type-only imports are gone from its output).
+ * Only chunking depends on it: a module it misses or adds ends up in another chunk, never lost.
+ */
+function staticGraph(entry) {
+  const seen = new Set();
+  const queue = [resolve(entry)];
+  while (queue.length > 0) {
+    const file = queue.pop();
+    if (seen.has(file) || !existsSync(file)) continue;
+    seen.add(file);
+    const source = readFileSync(file, 'utf8');
+    for (const m of source.matchAll(/^(?:import|export)\s[^;]*?from\s+['"](\.[^'"]+)['"]/gm))
+      queue.push(resolve(dirname(file), m[1]));
+  }
+  return seen;
+}
+
+// What `ralph run` loads before its first agent, beyond the chunks below: one chunk, not a file per
+// module it shares with another command (each file is resolved, read and linked on its own; 20
+// small files cost several ms more than one). The part of it that `ralph status` and the commands
+// that steer a running loop (tell, stop, answer…) import is a chunk of its own (a group takes in
+// what its modules import, so leaving them out of `run` is not enough): they need a few kB of it.
+const RUN_GRAPH = staticGraph('dist/cli/run/run-command.js');
+const STEERING = new Set(
+  [
+    ...staticGraph('dist/cli/inspect/status-command.js'),
+    ...staticGraph('dist/cli/human/human-commands.js'),
+  ].filter((id) => RUN_GRAPH.has(id)),
+);
+const RUN_PATH = new Set([...RUN_GRAPH].filter((id) => !STEERING.has(id)));
+
 export default defineConfig({
   input: { 'ralph-cli': 'dist/cli/bin.js' },
   platform: 'node',
@@ -38,19 +73,39 @@ export default defineConfig({
     // JSDoc is a third of the bytes V8 would scan at every start; the code stays as written.
     comments: { legal: true, annotation: false, jsdoc: false },
     // The lazy imports (config loading on a cache miss, each command's module) would otherwise
-    // cut the modules they share with the start path into dozens of 1–5 kB chunks, each one more
-    // file to resolve and link before the first agent. Small shared modules go into one chunk;
-    // only the low folders every command uses (config/ stays out: a cache hit evaluates neither
-    // the schema nor the loader, but for its zod-free helpers of the schema's names; the TUI,
-    // dashboard and fleet stay out: they import ink, hono…).
+    // cut the modules they share into dozens of 1–20 kB chunks, one per set of commands sharing
+    // them, each one more file to resolve and link before the first agent. The groups below, in
+    // the order they take modules (highest priority first; a group also takes in what its modules
+    // import that no earlier group took): the TUI, dashboard and fleet stay out (they import ink,
+    // hono…), and so does config/ but for the zod-free helpers (a cache hit evaluates neither the
+    // schema nor the loader).
     codeSplitting: {
       groups: [
+        // What the entry, `ralph emit` and the command definitions need (errors, the platform check,
+        // `.ralph/` paths, appending an event, the names of task statuses, memory types and
+        // backends): a small chunk of its own, so that `ralph --version`, `--help` and `emit` load
+        // neither the chunks below nor the built-in modules they import (crypto, child_process…).
+        {
+          name: 'base',
+          test: /^(?!.*[\\/]node_modules[\\/]).*[\\/]dist[\\/](?:errors|paths-package|process[\\/]platform|cli[\\/](?:io|agent-tools[\\/]emit-command)|state[\\/](?:paths|events-log|io[\\/](?:append-line|jsonl|atomic-write|write-faults)|tasks[\\/]task|memories[\\/]memory)|config[\\/]schema[\\/]backend-names)\.js$/,
+          priority: 3,
+        },
+        // The CLI's helpers every command definition uses, and commander with them.
+        {
+          name: 'cli',
+          test: /^(?!.*[\\/]node_modules[\\/]).*[\\/]dist[\\/]cli[\\/](?:options|signals|command-tree|agent-tools[\\/]tool-render)\.js$/,
+          priority: 2,
+        },
+        // The low folders every command uses: their small modules that two chunks share.
         {
           name: 'shared',
+          priority: 1,
           test: /[\\/]dist[\\/](?:(?:state|process|git|observe|agent|backends|gates)[\\/]|config[\\/]schema[\\/](?:backend-names|repo-name)\.js$)/,
           minShareCount: 2,
           maxModuleSize: 8 * 1024,
         },
+        { name: 'steering', test: (id) => STEERING.has(id), priority: 0.5 },
+        { name: 'run', test: (id) => RUN_PATH.has(id), priority: 0 },
       ],
     },
   },

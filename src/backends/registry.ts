@@ -4,6 +4,7 @@ import {
   type AgentCliName,
   BACKEND_NAMES,
   type BackendName,
+  INTERACTIVE_BACKEND_NAMES,
 } from '../config/schema/backend-names.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { RalphError } from '../errors.ts';
@@ -131,10 +132,8 @@ export function resolveBackend(
   };
 }
 
-/** The backends `ralph plan` can open interactively. */
-export const INTERACTIVE_BACKENDS: readonly DefinedBackendName[] = BACKEND_DEFINITIONS.filter(
-  (d) => d.interactive !== undefined,
-).map((d) => d.name);
+/** The backends `ralph plan` can open interactively: the definitions with `interactive`. */
+export const INTERACTIVE_BACKENDS: readonly DefinedBackendName[] = INTERACTIVE_BACKEND_NAMES;
 
 /**
  * Builds the command that opens `backendName` interactively with `prompt` as its first message (for

@@ -1,3 +1,4 @@
+import { isatty } from 'node:tty';
 import { RalphError } from '../errors.ts';
 
 /** What a CLI command may touch: injected so the CLI runs in-process in tests. */
@@ -79,17 +80,20 @@ function closableWriter(stream: NodeJS.WriteStream): (text: string) => void {
   };
 }
 
+/**
+ * The process's own console. Whether stdin and stdout are terminals is asked of their descriptors:
+ * `process.stdin` is made only when something reads it (the prompt, the TUI), since making it
+ * costs several milliseconds of every start (a stream over a pipe, a file or /dev/null).
+ */
 export function processIO(): CliIO {
+  const onTerminal = isatty(0) && isatty(1);
   return {
     out: closableWriter(process.stdout),
     err: closableWriter(process.stderr),
     cwd: process.cwd(),
     env: process.env,
-    color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
-    ask: process.stdin.isTTY && process.stdout.isTTY ? askOnTerminal : undefined,
-    terminal:
-      process.stdin.isTTY && process.stdout.isTTY
-        ? { stdin: process.stdin, stdout: process.stdout }
-        : undefined,
+    color: isatty(1) && !process.env.NO_COLOR,
+    ask: onTerminal ? askOnTerminal : undefined,
+    terminal: onTerminal ? { stdin: process.stdin, stdout: process.stdout } : undefined,
   };
 }

@@ -3,6 +3,7 @@ import { ConfigError, ExitCode, fileSystemError, RalphError } from '../errors.ts
 import { packageVersion } from '../paths-package.ts';
 import { registerAgentToolCommands } from './agent-tools/commands.ts';
 import { emitCommand } from './agent-tools/emit-command.ts';
+import { subcommand } from './command-tree.ts';
 import { registerConfigCommands } from './config/commands.ts';
 import { registerDashboardCommand } from './dashboard/commands.ts';
 import { registerDoctorCommand } from './doctor/commands.ts';
@@ -56,7 +57,17 @@ function checkSwallowedFlags(command: Command): void {
   }
 }
 
-function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: string[]): Command {
+/**
+ * The `ralph` program. With `word` (the first word of the command line), a command of the run
+ * group (`ralph run`, the hot path) gets only that group defined: commander builds every option of
+ * every command it is given (several ms), and nothing a run group command does reads the others.
+ */
+function buildProgram(
+  io: CliIO,
+  setCode: (code: number) => void,
+  agentArgs: string[],
+  word?: string,
+): Command {
   const program = new Command('ralph')
     .description(
       'Run an AI coding agent CLI in a loop: a fresh process per iteration, the harness owns limits and done.',
@@ -69,6 +80,7 @@ function buildProgram(io: CliIO, setCode: (code: number) => void, agentArgs: str
 
   // The order of the groups is the order of `ralph --help`.
   registerRunCommands(program, io, setCode, agentArgs);
+  if (word !== undefined && subcommand(program, word)) return program;
   registerInspectCommands(program, io, setCode);
   registerHumanCommands(program, io, setCode);
   registerRescueCommands(program, io, setCode);
@@ -110,6 +122,7 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
       code = c;
     },
     afterDoubleDash(argv),
+    argv[0],
   );
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -6,11 +6,10 @@ import { createGithubClient } from './github-client.ts';
 import { type RepoIssues, repoIssues } from './issues.ts';
 import { type RepoPulls, readRepo, repoPulls } from './pull-requests.ts';
 
-export { milestoneBranch, onGithub } from './forge-remote.ts';
+export { milestoneBranch, onGithub, pullRequestPollMs } from './forge-remote.ts';
 export type { Issue, IssueFilter, RepoIssues } from './issues.ts';
 export { MAX_IMPORTED_ISSUES } from './issues.ts';
 export type { PullRequest, RepoPulls } from './pull-requests.ts';
-export { pullRequestPollMs } from './pull-requests.ts';
 
 /** A checked connection to the forge of a push remote: where it is, and its pull requests. */
 export interface ForgeSession {

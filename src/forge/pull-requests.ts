@@ -2,18 +2,6 @@ import { RalphError } from '../errors.ts';
 import type { GithubClient } from './github-client.ts';
 import { postComment } from './issues.ts';
 
-/** How often a pull request is polled while Ralph waits for its merge: once a minute. */
-const POLL_MS = 60_000;
-
-/**
- * The poll interval of a merge wait (the loop's and the parallel merge queue's):
- * `RALPH_FORGE_POLL_SECONDS` (tests shorten it), else a minute; never below 0.1 s.
- */
-export function pullRequestPollMs(env: NodeJS.ProcessEnv): number {
-  const seconds = Number(env.RALPH_FORGE_POLL_SECONDS);
-  return Number.isFinite(seconds) && seconds > 0 ? Math.max(100, seconds * 1000) : POLL_MS;
-}
-
 /** A pull request as Ralph needs it. */
 export interface PullRequest {
   number: number;

@@ -56,8 +56,16 @@ export function protectedGlobs(config: RalphConfig, workspace: string): string[]
   return [...new Set([...DEFAULT_PROTECTED, ...named.map(literalPattern)])];
 }
 
-/** Never protected: git's and dependencies' directories, and Ralph's runtime files (they change every iteration). */
-const neverWalked = pathMatcher(['**/.git', '**/node_modules/', ...RUNTIME_PATHS]);
+/**
+ * Never protected: git's and dependencies' directories, and Ralph's runtime files (they change
+ * every iteration). Compiled at the first walk, not when the module loads (every command that
+ * imports this module would pay for picomatch's parse).
+ */
+let neverWalkedMatcher: PathMatcher | undefined;
+function neverWalked(path: string, isDir?: boolean): boolean {
+  neverWalkedMatcher ??= pathMatcher(['**/.git', '**/node_modules/', ...RUNTIME_PATHS]);
+  return neverWalkedMatcher(path, isDir);
+}
 
 /**
  * Every existing file the patterns select (config/path-patterns.ts), workspace-relative with `/`,

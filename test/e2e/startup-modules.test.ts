@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -25,23 +25,36 @@ function moduleList(dir: string): string {
   return join(dir, 'register.mjs');
 }
 
+/** The package's files (bin/ralph and the bundle's) one `ralph <args>` in `dir` loaded, as URLs. */
+async function filesLoaded(
+  dir: string,
+  args: string[],
+  expected: { code: number; stderr?: string },
+  env: NodeJS.ProcessEnv = {},
+): Promise<string[]> {
+  rmSync(join(dir, 'loaded.txt'), { force: true });
+  const r = await startProcess(process.execPath, ['--import', moduleList(dir), RALPH, ...args], dir, env)
+    .done;
+  expect(r.stderr).toBe(expected.stderr ?? '');
+  expect(r.code).toBe(expected.code);
+  const files = readFileSync(join(dir, 'loaded.txt'), 'utf8').trim().split('\n');
+  return files.filter((url) => url.startsWith(pathToFileURL(ROOT).href));
+}
+
+/** How many bytes the files at these URLs hold. */
+const bytesOf = (urls: string[]): number => urls.reduce((sum, url) => sum + statSync(new URL(url)).size, 0);
+
+const RUN_ONCE = ['run', '-q', '--fresh', '--max-iterations', '1'];
+
 /**
  * The modules of the YAML parser, of config loading and of zod among the bundle files one run
  * loaded.
  */
 async function configModulesLoaded(dir: string): Promise<string[]> {
-  rmSync(join(dir, 'loaded.txt'), { force: true });
-  const r = await startProcess(
-    process.execPath,
-    ['--import', moduleList(dir), RALPH, 'run', '-q', '--fresh', '--max-iterations', '1'],
-    dir,
-  ).done;
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(2);
-  const files = readFileSync(join(dir, 'loaded.txt'), 'utf8').trim().split('\n');
+  const files = await filesLoaded(dir, RUN_ONCE, { code: 2 });
   // The bundle keeps a `// <source path>` line before each module it holds.
   return files
-    .filter((url) => url.startsWith(pathToFileURL(ROOT).href) && url.endsWith('.js'))
+    .filter((url) => url.endsWith('.js'))
     .flatMap((url) => [
       ...readFileSync(new URL(url), 'utf8').matchAll(
         /^\/\/ (node_modules\/(?:yaml|zod)\/\S+|dist\/config\/(?:load-config|schema)\.js)$/gm,
@@ -63,6 +76,11 @@ describe('ralph run start-up', () => {
     const miss = await configModulesLoaded(dir); // a miss: validated, then cached
     expect(miss.some((m) => m.startsWith('node_modules/zod/'))).toBe(true);
     expect(await configModulesLoaded(dir)).toEqual([]); // the hit: state.json is read without zod
+    // The hit, up to its first agent: bin/ralph, the entry and a few chunks (the run's own modules
+    // in one, not a file per module it shares with another command: 33 files before that).
+    const hit = await filesLoaded(dir, RUN_ONCE, { code: 2 });
+    expect(hit.length).toBeLessThanOrEqual(12);
+    expect(bytesOf(hit)).toBeLessThan(740_000);
     appendFileSync(join(dir, 'ralph.yml'), '# edited\n');
     expect(await configModulesLoaded(dir)).not.toEqual([]); // changed: read and validated again
   });
@@ -85,8 +103,29 @@ describe('ralph run start-up', () => {
     const ours = loaded.filter((url) => url.startsWith(pathToFileURL(ROOT).href));
     expect(ours.filter((url) => url.includes('/node_modules/'))).toEqual([]);
     expect(ours.filter((url) => url.includes('/dist/')).length).toBeGreaterThan(0);
-    // 54 files when this was written, against ~350 (our ~250 modules, zod's 95, yaml, commander).
-    expect(ours.length).toBeLessThan(80);
+    // 54 files when this was written, against ~350 (our ~250 modules, zod's 95, yaml, commander);
+    // 17 on this first run (a config-cache miss) since the run's own modules are one chunk (was 40).
+    expect(ours.length).toBeLessThanOrEqual(20);
+  });
+
+  it("ralph --version and ralph emit load neither the run's chunks nor the built-in modules they import", async () => {
+    const dir = makeWorkspace({});
+    const version = await filesLoaded(dir, ['--version'], { code: 0 });
+    // The entry, the small chunk of errors and paths, the command definitions and commander
+    // (440 kB in 14 files when the entry imported the run's 313 kB shared chunk for its platform check).
+    expect(version.length).toBeLessThanOrEqual(7);
+    expect(bytesOf(version)).toBeLessThan(200_000);
+    const events = join(dir, 'events.jsonl');
+    const emit = await filesLoaded(
+      dir,
+      ['emit', 'build.done', 'ok'],
+      { code: 0 },
+      { RALPH_EVENTS_FILE: events },
+    );
+    expect(readFileSync(events, 'utf8')).toContain('build.done');
+    // `ralph emit` runs inside agent tool calls: the entry and the small chunk, not commander (~330 kB before).
+    expect(emit.length).toBeLessThanOrEqual(5);
+    expect(bytesOf(emit)).toBeLessThan(60_000);
   });
 
   it('asks git once whether the workspace is a repository and where its files are', async () => {

@@ -5,6 +5,7 @@ import { isAgentCli } from '../../src/backends/definition.ts';
 import {
   BACKEND_DEFINITIONS,
   definitionOf,
+  INTERACTIVE_BACKENDS,
   installHint,
   knownBackends,
 } from '../../src/backends/registry.ts';
@@ -26,6 +27,11 @@ describe('one definition object per backend', () => {
   it('every backend name but auto has exactly one definition, in the list, in the order of BACKEND_NAMES', () => {
     expect(BACKEND_DEFINITIONS.map((d) => d.name)).toEqual(DEFINED);
     for (const name of DEFINED) expect(definitionOf(name).name).toBe(name);
+  });
+
+  it('the interactive backends (`ralph plan -b`, named without loading the definitions) are those with an interactive mode', () => {
+    const interactive = BACKEND_DEFINITIONS.filter((d) => d.interactive !== undefined).map((d) => d.name);
+    expect(INTERACTIVE_BACKENDS).toEqual(interactive);
   });
 
   it('every definition lives in its own file src/backends/agents/<name>.ts, and that folder holds nothing else', async () => {

@@ -1,9 +1,6 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
-import { addMemory, deleteMemory, readMemories } from '../../state/memories/memories-file.ts';
 import { MEMORY_TYPES } from '../../state/memories/memory.ts';
-import { primeMemories, searchMemories } from '../../state/memories/memory-prompt.ts';
-import { promoteMemory, userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { numberOption, WHOLE } from '../options.ts';
@@ -18,11 +15,21 @@ function scopeOption() {
     .default('project' as Scope);
 }
 
+/** The memory files' reads and changes: loaded when a memory command runs, not to define one. */
+async function memoryStore() {
+  return {
+    ...(await import('../../state/memories/memories-file.ts')),
+    ...(await import('../../state/memories/memory-prompt.ts')),
+    ...(await import('../../state/memories/user-memories.ts')),
+  };
+}
+
 /** `ralph tools memory …`: learnings kept across runs. */
 export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode): void {
   const projectPath = () => ralphPaths(io.env.RALPH_WORKSPACE_ROOT ?? io.cwd).memories;
-  const userPath = () => userMemoriesFile(io.env);
-  const path = (scope: Scope | undefined) => (scope === 'user' ? userPath() : projectPath());
+  type Store = Awaited<ReturnType<typeof memoryStore>>;
+  const userPath = (s: Store) => s.userMemoriesFile(io.env);
+  const path = (s: Store, scope: Scope | undefined) => (scope === 'user' ? userPath(s) : projectPath());
   const memory = tools
     .command('memory')
     .description(
@@ -37,8 +44,9 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .option('--tags <tags>', 'comma-separated tags')
     .addOption(scopeOption())
     .addOption(formatOption())
-    .action((content, opts) => {
-      const entry = addMemory(path(opts.scope), { content, type: opts.type, tags: opts.tags });
+    .action(async (content, opts) => {
+      const s = await memoryStore();
+      const entry = s.addMemory(path(s, opts.scope), { content, type: opts.type, tags: opts.tags });
       if (opts.format === 'json') io.out(json(entry));
       else io.out(`${entry.id}\n`);
       setCode(ExitCode.ok);
@@ -50,8 +58,9 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .addOption(new Option('-t, --type <type>', 'only this kind').choices(MEMORY_TYPES))
     .addOption(scopeOption())
     .addOption(formatOption())
-    .action((opts) => {
-      const entries = searchMemories(readMemories(path(opts.scope)), '', { type: opts.type });
+    .action(async (opts) => {
+      const s = await memoryStore();
+      const entries = s.searchMemories(s.readMemories(path(s, opts.scope)), '', { type: opts.type });
       io.out(renderMemories(entries, opts.format, 'no memories'));
       setCode(ExitCode.ok);
     });
@@ -64,8 +73,9 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .option('--tags <tags>', 'only memories with any of these comma-separated tags')
     .addOption(scopeOption())
     .addOption(formatOption())
-    .action((query, opts) => {
-      const entries = searchMemories(readMemories(path(opts.scope)), query, {
+    .action(async (query, opts) => {
+      const s = await memoryStore();
+      const entries = s.searchMemories(s.readMemories(path(s, opts.scope)), query, {
         type: opts.type,
         tags: opts.tags,
       });
@@ -78,8 +88,9 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .description('delete one memory (Ralph itself never deletes memories)')
     .argument('<id>', 'the memory id (see `ralph tools memory list`)')
     .addOption(scopeOption())
-    .action((id, opts) => {
-      const removed = deleteMemory(path(opts.scope), id);
+    .action(async (id, opts) => {
+      const s = await memoryStore();
+      const removed = s.deleteMemory(path(s, opts.scope), id);
       io.out(`deleted ${removed.id}\n`);
       setCode(ExitCode.ok);
     });
@@ -90,9 +101,10 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
       "move a project memory to the user's memories ($XDG_DATA_HOME/ralph/memories.md), which every project's prompt gets",
     )
     .argument('<id>', 'the project memory id (see `ralph tools memory list`)')
-    .action((id) => {
-      const { entry } = promoteMemory(projectPath(), userPath(), id);
-      io.out(`promoted ${entry.id} to ${userPath()}\n`);
+    .action(async (id) => {
+      const s = await memoryStore();
+      const { entry } = s.promoteMemory(projectPath(), userPath(s), id);
+      io.out(`promoted ${entry.id} to ${userPath(s)}\n`);
       setCode(ExitCode.ok);
     });
 
@@ -106,8 +118,9 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
         WHOLE,
       ).default(0),
     )
-    .action((opts) => {
-      io.out(primeMemories(readMemories(projectPath()), opts.budget, readMemories(userPath())));
+    .action(async (opts) => {
+      const s = await memoryStore();
+      io.out(s.primeMemories(s.readMemories(projectPath()), opts.budget, s.readMemories(userPath(s))));
       setCode(ExitCode.ok);
     });
 }

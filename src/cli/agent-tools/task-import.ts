@@ -1,5 +1,4 @@
 import { type Command, Option } from '@commander-js/extra-typings';
-import { configLayers } from '../../config/run-config.ts';
 import { ExitCode } from '../../errors.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { formatOption, json, renderTasks } from './tool-render.ts';
@@ -28,6 +27,7 @@ export function registerTaskImport(task: Command, io: CliIO, setCode: SetCode): 
     .addOption(formatOption())
     .action(async (opts) => {
       // Loaded by the action: the config schema and the forge client stay off every other command's start.
+      const { configLayers } = await import('../../config/run-config.ts');
       const { loadConfig } = await import('../../config/load-config.ts');
       const { describeImport, importGithubIssues } = await import('../../engine/workflows/issue-tasks.ts');
       const workspace = io.env.RALPH_WORKSPACE_ROOT ?? io.cwd;

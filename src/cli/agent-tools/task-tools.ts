@@ -2,20 +2,19 @@ import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from '../../state/tasks/task.ts';
-import {
-  addTask,
-  closeTask,
-  ensureTask,
-  failTask,
-  reopenTask,
-  startTask,
-} from '../../state/tasks/task-changes.ts';
-import { readTasks, unreadableTaskLines } from '../../state/tasks/task-file.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { registerTaskImport } from './task-import.ts';
 import { type Format, formatOption, json, renderTask, renderTasks, splitList } from './tool-render.ts';
 
 const TASK_ID = 'the task id (see `ralph tools task list`)';
+
+/** The task file's reads and changes: loaded when a task command runs, not to define one. */
+async function taskStore() {
+  return {
+    ...(await import('../../state/tasks/task-changes.ts')),
+    ...(await import('../../state/tasks/task-file.ts')),
+  };
+}
 
 /** `ralph tools task …`: the runtime tasks agents add, claim and close. */
 export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): void {
@@ -37,9 +36,9 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .option('--key <key>', 'idempotency key (see `ensure`)')
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
     .addOption(formatOption())
-    .action((title, opts) => {
+    .action(async (title, opts) => {
       const input = { ...opts, title, blocked_by: splitList(opts.blockedBy) };
-      const created = addTask(paths().tasks, input, options());
+      const created = (await taskStore()).addTask(paths().tasks, input, options());
       done(created, opts.format, created.id);
     });
 
@@ -52,9 +51,9 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .option('-p, --priority <n>', '1 (most urgent) … 5', '3')
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
     .addOption(formatOption())
-    .action((key, title, opts) => {
+    .action(async (key, title, opts) => {
       const input = { ...opts, title, blocked_by: splitList(opts.blockedBy) };
-      const found = ensureTask(paths().tasks, key, input, options());
+      const found = (await taskStore()).ensureTask(paths().tasks, key, input, options());
       done(found, opts.format, found.id);
     });
 
@@ -63,7 +62,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .description('list tasks in creation order')
     .addOption(new Option('--status <status>', 'only tasks in this status').choices(TASK_STATUSES))
     .addOption(formatOption())
-    .action((opts) => {
+    .action(async (opts) => {
+      const { readTasks, unreadableTaskLines } = await taskStore();
       const all = readTasks(paths().tasks);
       const tasks = opts.status ? all.filter((t) => t.status === opts.status) : all;
       io.out(renderTasks(tasks, opts.format, 'no tasks'));
@@ -80,7 +80,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .command('ready')
     .description('open tasks whose blockers are all closed, most urgent first')
     .addOption(formatOption())
-    .action((opts) => {
+    .action(async (opts) => {
+      const { readTasks } = await taskStore();
       io.out(renderTasks(readyTasks(readTasks(paths().tasks)), opts.format, 'no ready tasks'));
       setCode(ExitCode.ok);
     });
@@ -90,16 +91,22 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .description('show one task')
     .argument('<id>', TASK_ID)
     .addOption(formatOption())
-    .action((id, opts) => {
+    .action(async (id, opts) => {
+      const { readTasks } = await taskStore();
       const path = paths().tasks;
       io.out(renderTask(findTask(readTasks(path), id, path), opts.format));
       setCode(ExitCode.ok);
     });
 
+  type Store = Awaited<ReturnType<typeof taskStore>>;
   const transitions = [
-    ['start', 'mark a task in progress', (p: string, id: string) => startTask(p, id)],
-    ['close', 'mark a task done', (p: string, id: string) => closeTask(p, id)],
-    ['reopen', 'make a closed or failed task open again', (p: string, id: string) => reopenTask(p, id)],
+    ['start', 'mark a task in progress', (s: Store, p: string, id: string) => s.startTask(p, id)],
+    ['close', 'mark a task done', (s: Store, p: string, id: string) => s.closeTask(p, id)],
+    [
+      'reopen',
+      'make a closed or failed task open again',
+      (s: Store, p: string, id: string) => s.reopenTask(p, id),
+    ],
   ] as const;
   for (const [name, description, apply] of transitions) {
     task
@@ -107,8 +114,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
       .description(description)
       .argument('<id>', TASK_ID)
       .addOption(formatOption())
-      .action((id, opts) => {
-        const changed = apply(paths().tasks, id);
+      .action(async (id, opts) => {
+        const changed = apply(await taskStore(), paths().tasks, id);
         done(changed, opts.format, `${changed.id} ${changed.status}`);
       });
   }
@@ -121,8 +128,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .argument('<id>', TASK_ID)
     .option('--reason <text>', 'why it failed')
     .addOption(formatOption())
-    .action((id, opts) => {
-      const failed = failTask(paths().tasks, id, opts.reason);
+    .action(async (id, opts) => {
+      const failed = (await taskStore()).failTask(paths().tasks, id, opts.reason);
       done(failed, opts.format, `${failed.id} failed`);
     });
 }

@@ -1,5 +1,5 @@
 import { type Command, Option } from '@commander-js/extra-typings';
-import { INTERACTIVE_BACKENDS } from '../../backends/registry.ts';
+import { INTERACTIVE_BACKEND_NAMES } from '../../config/schema/backend-names.ts';
 import { UsageError } from '../../errors.ts';
 import { DEFAULT_PLAN_PROMPT } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
@@ -92,7 +92,7 @@ export function registerRunCommands(
     .argument('[spec]', 'spec to write or refine: feature-x, feature-x.md or specs/feature-x.md')
     .addOption(configOption())
     .option('-P, --prompt-file <file>', `plan prompt (default: ${DEFAULT_PLAN_PROMPT})`)
-    .option('-b, --backend <name>', `agent backend (${INTERACTIVE_BACKENDS.join(', ')})`)
+    .option('-b, --backend <name>', `agent backend (${INTERACTIVE_BACKEND_NAMES.join(', ')})`)
     .addOption(setOption())
     .option('--dry-run', 'print the agent command; start nothing')
     .argument('[agent-args...]', 'extra arguments for the agent, after --')

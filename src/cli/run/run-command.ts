@@ -12,7 +12,6 @@ import { shellCommand } from '../../process/shell-quote.ts';
 import { markForcedStop } from '../../state/force-stop.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { TuiHandle } from '../../tui/start-tui.ts';
-import { openDashboard } from '../dashboard/dashboard-command.ts';
 import { type CliIO, inCi } from '../io.ts';
 import { handleStopSignals } from '../signals.ts';
 import { type RunFlags, resolveRunFlags } from './run-flags.ts';
@@ -134,7 +133,8 @@ export async function runCommand(
   });
   let dashboard: Dashboard | undefined;
   try {
-    if (flags.dashboard) dashboard = await openDashboard({}, io);
+    if (flags.dashboard)
+      dashboard = await (await import('../dashboard/dashboard-command.ts')).openDashboard({}, io);
     if (wantsTui(flags, io) && io.terminal) {
       const { startTui } = await import('../../tui/start-tui.ts');
       const { tuiLimits } = await import('../../tui/tui-layout.ts');

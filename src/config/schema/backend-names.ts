@@ -22,3 +22,10 @@ export type AgentCliName = (typeof AGENT_CLI_NAMES)[number];
 export const BACKEND_NAMES = ['auto', ...AGENT_CLI_NAMES, 'custom', 'fake'] as const;
 /** A `cli.backend` value: one of {@link BACKEND_NAMES}. */
 export type BackendName = (typeof BACKEND_NAMES)[number];
+
+/**
+ * The backends `ralph plan` can open interactively: those whose definition has `interactive`, in
+ * the registry's order (test/unit/backend-definitions.test.ts holds the two together). A name list
+ * here, so that defining `ralph plan -b` does not load every backend's definition and parser.
+ */
+export const INTERACTIVE_BACKEND_NAMES = ['claude', 'codex', 'gemini', 'opencode', 'custom', 'fake'] as const;

@@ -149,7 +149,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   });
   let run: RunReporters;
   try {
-    run = openRunReporters({
+    run = await openRunReporters({
       workspace: options.workspace,
       config,
       paths,

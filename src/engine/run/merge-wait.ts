@@ -1,4 +1,4 @@
-import { pullRequestPollMs } from '../../forge/open-forge.ts';
+import { pullRequestPollMs } from '../../forge/forge-remote.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { boundaryStop, sleepUnlessStopped } from './between-iterations.ts';

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { RalphConfig } from '../../config/schema.ts';
 import { createNotifier } from '../../human/notify.ts';
 import { telegramSettings } from '../../human/telegram/settings.ts';
-import { createTelegramReporter } from '../../human/telegram/telegram-reporter.ts';
 import type { LoopEvent } from '../../observe/events.ts';
 import { createOutputCap } from '../../observe/output-cap.ts';
 import { type Reporter, reportToAll } from '../../observe/reporter.ts';
@@ -28,7 +27,7 @@ export interface RunReporters {
  * with `RALPH_DIAGNOSTICS=1`, diagnostics — and puts the caller's after them. Throws (having closed
  * what it opened) when a file cannot be opened.
  */
-export function openRunReporters(o: {
+export async function openRunReporters(o: {
   workspace: string;
   config: RalphConfig;
   paths: RalphPaths;
@@ -38,10 +37,12 @@ export function openRunReporters(o: {
   now: () => number;
   redact: (text: string) => string;
   extra: readonly Reporter[];
-}): RunReporters {
+}): Promise<RunReporters> {
   const { state, env, now } = o;
   // RObot on without a token is refused before anything is opened.
   const telegram = telegramSettings(o.config, env);
+  // Loaded only with RObot on: a run without it never evaluates the bot's modules.
+  const bot = telegram ? await import('../../human/telegram/telegram-reporter.ts') : undefined;
   const files: Reporter[] = [];
   try {
     files.push(createRunLogSink(o.logFile));
@@ -73,15 +74,16 @@ export function openRunReporters(o: {
     onProblem: (message) => emit({ type: 'notice', level: 'warn', message }),
   });
   // The human on Telegram hears what the console hears, redacted; it too never stops the loop.
-  const chat = telegram
-    ? [
-        createTelegramReporter({
-          settings: telegram,
-          workspace: o.workspace,
-          onProblem: (message) => emit({ type: 'notice', level: 'warn', message }),
-        }),
-      ]
-    : [];
+  const chat =
+    telegram && bot
+      ? [
+          bot.createTelegramReporter({
+            settings: telegram,
+            workspace: o.workspace,
+            onProblem: (message) => emit({ type: 'notice', level: 'warn', message }),
+          }),
+        ]
+      : [];
   const reporters = [registry, notifier, ...chat, ...files, ...o.extra];
   // API keys never reach a file Ralph writes or its console: every reporter sees redacted events.
   const redaction = createStreamRedaction(o.redact);

@@ -1,6 +1,6 @@
 import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
-import { type IssueFilter, type IssueForge, openIssueForge } from '../../forge/open-forge.ts';
+import type { IssueFilter, IssueForge } from '../../forge/open-forge.ts';
 import { configuredRemoteUrl } from '../../git/branches.ts';
 import { readGitHead } from '../../git/head.ts';
 import type { PreflightEvent } from '../../observe/events.ts';
@@ -27,6 +27,8 @@ export async function openRemoteIssues(o: IssueSourceOptions): Promise<IssueForg
       'forge_unsupported',
       `importing GitHub issues needs a git repository with a remote "${remote}" on GitHub: \`git remote add ${remote} https://github.com/<owner>/<repo>.git\` (or set git.remote)`,
     );
+  // The forge's client loads when a run or an import talks to GitHub, not on every run's start.
+  const { openIssueForge } = await import('../../forge/open-forge.ts');
   return openIssueForge({
     remote: { name: remote, url },
     host: o.config.forge.host,

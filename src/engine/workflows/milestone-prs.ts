@@ -1,6 +1,6 @@
 import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
-import { milestoneBranch, onGithub, openForge } from '../../forge/open-forge.ts';
+import { milestoneBranch, onGithub } from '../../forge/forge-remote.ts';
 import { configuredRemoteUrl, fetchRemoteBranch, resolveCommit, switchBranch } from '../../git/branches.ts';
 import { readGitHead } from '../../git/head.ts';
 import { pushWithRetry } from '../../git/push.ts';
@@ -47,6 +47,8 @@ export async function forgePreflight(ctx: RunContext): Promise<HealthResult[]> {
       `forge.pull_requests: per_milestone needs a git repository with a remote "${remote}": \`git remote add ${remote} https://github.com/<owner>/<repo>.git\``,
     );
   try {
+    // The forge's client loads only when pull requests are on, not on every run's start.
+    const { openForge } = await import('../../forge/open-forge.ts');
     ctx.forge = await openForge({
       remote: { name: remote, url },
       host: config.forge.host,
