@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
@@ -47,5 +48,41 @@ describe('runLoop sweep without gates', () => {
       },
     });
     expect(calls).toEqual([{ runId: result.runId }, { runId: result.runId }]);
+  });
+});
+
+describe('runLoop at the start of a run: the earlier run', () => {
+  async function runOnce(dir: string, calls: MarkSelector[], mode?: 'fresh') {
+    const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
+    return runLoop({
+      workspace: dir,
+      config,
+      prompt: 'work',
+      backend: resolveBackend(config.cli.backend, config),
+      mode,
+      sweep: async (select) => {
+        calls.push(select);
+        return [];
+      },
+    });
+  }
+
+  it('is not looked for in the process table when it ended (it swept its mark as it ended); it is when it crashed', async () => {
+    const dir = makeWorkspace({
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      'fake-agent.yml': 'turns:\n  - do: [{ print: done }]\n',
+    });
+    const first = await runOnce(dir, []);
+    const calls: MarkSelector[] = [];
+    const second = await runOnce(dir, calls);
+    expect(calls).toEqual([{ runId: second.runId }, { runId: second.runId }]);
+    // A kill -9 leaves the run `running`: what it left behind is looked for.
+    const statePath = join(dir, '.ralph', 'state.json');
+    const state = JSON.parse(readFileSync(statePath, 'utf8'));
+    writeFileSync(statePath, JSON.stringify({ ...state, status: 'running', pid: 2 ** 22 + 1 }));
+    const afterCrash: MarkSelector[] = [];
+    const third = await runOnce(dir, afterCrash, 'fresh');
+    expect(afterCrash).toEqual([{ runId: second.runId }, { runId: third.runId }, { runId: third.runId }]);
+    expect(first.runId).not.toBe(second.runId);
   });
 });

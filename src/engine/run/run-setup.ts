@@ -57,7 +57,10 @@ async function killLeftovers(previous: LoopState, graceMs: number, sweep: SweepM
     notices.push(
       `killed ${killed} leftover process(es) of the interrupted run's agent (group ${previous.current?.agent_pid})`,
     );
-  const swept = await sweep({ runId: previous.run_id }, graceMs);
+  // A run that ended (completed or stopped) swept its mark as it ended, and a mark is only
+  // inherited, never acquired: nothing can carry it since. A crashed or interrupted one's is looked for.
+  const ended = previous.status === 'completed' || previous.status === 'stopped';
+  const swept = ended ? [] : await sweep({ runId: previous.run_id }, graceMs);
   if (swept.length > 0)
     notices.push(
       `killed ${swept.length} process(es) left running by run ${previous.run_id}: ${swept.map((p) => `${p.pid} (${p.command})`).join(', ')}`,
