@@ -36,6 +36,11 @@ export async function preflightRun(
   mode: StartMode,
 ): Promise<RunPreflight> {
   const { config, workspace } = options;
+  // One `rev-parse` says whether the workspace is a repository and where git keeps what the
+  // status cache watches: asked first, so git answers while the checks below run (repos: each
+  // repository is checked instead of the workspace, which git leaves alone).
+  const layoutAsked = config.repos ? undefined : readWorkTreeLayout(workspace);
+  layoutAsked?.catch(() => undefined); // a failure surfaces where it is awaited
   // A checklist's earlier run is resumed or restarted only when the caller says which.
   refuseUnaskedChecklistRestart(paths, config.completion.checklist, mode);
   // Fail on an unusable backend, or a repository Ralph must not touch, before touching any state.
@@ -53,20 +58,15 @@ export async function preflightRun(
       workspace,
       extraArgs: [],
     });
-  // repos: each repository is checked instead of the workspace, which git leaves alone.
+  const startProgress = readChecklist(workspace, config, null)?.progress;
   const multiRepo = await multiRepoPreflight(workspace, config, resumesUncommitted(paths, mode));
-  // One `rev-parse` says whether the workspace is a repository and where git keeps what the
-  // status cache watches; asked beside the preflight's own checks.
   const [, layout] = multiRepo
     ? []
-    : await Promise.all([
-        gitPreflight(workspace, config, resumesUncommitted(paths, mode)),
-        readWorkTreeLayout(workspace),
-      ]);
+    : await Promise.all([gitPreflight(workspace, config, resumesUncommitted(paths, mode)), layoutAsked]);
   const inRepo = layout !== undefined;
   if (!multiRepo)
     checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
-  return { multiRepo, layout, startProgress: readChecklist(workspace, config, null)?.progress };
+  return { multiRepo, layout, startProgress };
 }
 
 /**
