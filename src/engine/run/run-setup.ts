@@ -15,6 +15,7 @@ import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
 import type { StartMode } from '../context/run-context.ts';
+import { readOptional } from '../workflows/checklist-view.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
 
 /** A run ready to iterate: its state, the workspace lock it holds, what preparing it did. */
@@ -236,8 +237,14 @@ export function resumesUncommitted(paths: RalphPaths, mode: StartMode): boolean 
   }
 }
 
+/**
+ * The run's events file, and `current-events` naming it: not flushed (~1-10 ms before the first
+ * agent), nor rewritten when it says so already. state.json's `events_file`, flushed right after,
+ * is what it is derived from, and every start writes it again: a power loss undoing it costs nothing.
+ */
 function ensureEventsFile(paths: RalphPaths, relPath: string): void {
   const abs = join(paths.root, relPath);
   if (!existsSync(abs)) writeFileSync(abs, '');
-  writeFileAtomicSync(paths.currentEvents, `${relPath}\n`);
+  if (readOptional(paths.currentEvents) !== `${relPath}\n`)
+    writeFileAtomicSync(paths.currentEvents, `${relPath}\n`, { fsync: false });
 }
