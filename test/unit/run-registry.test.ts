@@ -110,36 +110,36 @@ describe('the registry reporter', () => {
     at: 0,
   } as unknown as LoopEvent;
 
-  it('writes the start line a turn after loop.started (not inside it), the end line at close', async () => {
+  /** A registry reporter on a registry of its own; `status` is what the run's entry says now. */
+  function registryReporter() {
     const env = { XDG_STATE_HOME: removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-registry-'))) };
-    let status = 'running';
+    const run = { status: 'running' };
     const reporter = createRegistryReporter({
       env,
-      entry: () => entry('/w', status, 1, 1),
+      entry: () => entry('/w', run.status, 1, 1),
       onWait: () => {},
     });
-    const statuses = () => readRegistryLines(env).map((e) => e.status);
+    return { reporter, run, statuses: () => readRegistryLines(env).map((e) => e.status) };
+  }
+  const nextTurn = () => new Promise((done) => setImmediate(done));
+
+  it('writes the start line a turn after loop.started (not inside it), the end line at close', async () => {
+    const { reporter, run, statuses } = registryReporter();
     reporter.onEvent(started);
     expect(statuses()).toEqual([]);
-    await new Promise((done) => setImmediate(done));
+    await nextTurn();
     expect(statuses()).toEqual(['running']);
-    status = 'completed';
+    run.status = 'completed';
     await reporter.close?.();
     expect(statuses()).toEqual(['running', 'completed']);
   });
 
   it('a run that ends before that turn still gets its start line, first', async () => {
-    const env = { XDG_STATE_HOME: removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-registry-'))) };
-    let status = 'running';
-    const reporter = createRegistryReporter({
-      env,
-      entry: () => entry('/w', status, 1, 1),
-      onWait: () => {},
-    });
+    const { reporter, run, statuses } = registryReporter();
     reporter.onEvent(started);
-    status = 'stopped';
+    run.status = 'stopped';
     await reporter.close?.();
-    await new Promise((done) => setImmediate(done));
-    expect(readRegistryLines(env).map((e) => e.status)).toEqual(['stopped', 'stopped']);
+    await nextTurn();
+    expect(statuses()).toEqual(['stopped', 'stopped']);
   });
 });
