@@ -5,8 +5,9 @@ import { RalphError } from '../errors.ts';
 import { statKey } from '../state/io/stat-cache.ts';
 import { readGitHead } from './head.ts';
 import { isExcludedPath, type WorkingTreeChange } from './porcelain.ts';
-import { runGit, runGitRaw } from './run-git.ts';
+import { runGit } from './run-git.ts';
 import { type TreeWatch, watchTree } from './tree-watch.ts';
+import { readWorkTreeLayout, type WorkTreeLayout } from './work-tree-layout.ts';
 import { excludedFromTop, statusEntries, withoutExcluded } from './working-tree.ts';
 
 /** Uncommitted changes minus the excluded paths (a `git status`, fresh or cached). */
@@ -57,33 +58,6 @@ async function ignoredDirs(top: string): Promise<string[]> {
 
 /** Beyond this many directories the work tree is not watched: every call runs `git status`. */
 const MAX_WATCHED_DIRS = 4000;
-
-/** Where git keeps what `status` reads, besides the work tree itself. */
-export interface WorkTreeLayout {
-  top: string;
-  gitDir: string;
-  commonDir: string;
-  prefix: string;
-}
-
-/**
- * The layout of the work tree `root` is in, or undefined outside one (no repository, a bare one,
- * the git dir): one `rev-parse` answers "is this a repository?" and where its files are, so a run
- * starting in a repository asks git once.
- */
-export async function readWorkTreeLayout(root: string): Promise<WorkTreeLayout | undefined> {
-  const result = await runGitRaw(root, [
-    'rev-parse',
-    '--is-inside-work-tree',
-    '--show-toplevel',
-    '--absolute-git-dir',
-    '--git-common-dir',
-    '--show-prefix',
-  ]);
-  const [inside, top = '', gitDir = '', commonDir = '', prefix = ''] = result.stdout.split('\n');
-  if (result.exitCode !== 0 || inside !== 'true') return undefined;
-  return { top, gitDir, commonDir: resolve(root, commonDir), prefix };
-}
 
 /** The config files git reads (includes too) and the ignore/attributes files they name. */
 async function configFiles(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {

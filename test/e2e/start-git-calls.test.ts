@@ -16,4 +16,12 @@ describe('ralph run in a git repository, before its first agent', () => {
     expect(after).toContain('config');
     expect(log.filter((line) => line === 'agent')).toHaveLength(2);
   });
+
+  it('outside any repository, starts no git process at all', async () => {
+    const { log, result } = await runWithGitLog(['run', '-q', '--max-iterations', '1'], {
+      repository: false,
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(log.filter((line) => line !== '')).toEqual(['agent']);
+  });
 });

@@ -47,11 +47,14 @@ export const worktreeProject = {
 };
 
 /**
- * `ralph <args>` in a fresh committed repository whose agent (`custom`, ./agent.sh) writes `agent`
- * to git.log, behind a `git` first on PATH that logs each call there as `git <args>`: the order of
- * git calls and agent starts, and the run's result.
+ * `ralph <args>` in a fresh committed repository (`repository: false`: a plain directory) whose
+ * agent (`custom`, ./agent.sh) writes `agent` to git.log, behind a `git` first on PATH that logs
+ * each call there as `git <args>`: the order of git calls and agent starts, and the run's result.
  */
-export async function runWithGitLog(args: string[]): Promise<{ log: string[]; result: RunResult }> {
+export async function runWithGitLog(
+  args: string[],
+  o: { repository?: boolean } = {},
+): Promise<{ log: string[]; result: RunResult }> {
   const dir = makeWorkspace({
     'agent.sh': '#!/bin/sh\necho agent >> git.log\n',
     'ralph.yml':
@@ -59,10 +62,12 @@ export async function runWithGitLog(args: string[]): Promise<{ log: string[]; re
   });
   chmodSync(join(dir, 'agent.sh'), 0o755);
   const run = (...a: string[]) => execFileSync('git', ['-C', dir, ...a], { stdio: 'ignore' });
-  run('init', '-q');
-  writeFileSync(join(dir, '.gitignore'), '.ralph/\ngit.log\nshim/\n');
-  run('add', '.');
-  run('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
+  if (o.repository !== false) {
+    run('init', '-q');
+    writeFileSync(join(dir, '.gitignore'), '.ralph/\ngit.log\nshim/\n');
+    run('add', '.');
+    run('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
+  }
   const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   mkdirSync(join(dir, 'shim'));
   writeFileSync(join(dir, 'shim', 'git'), `#!/bin/sh\necho "git $*" >> git.log\nexec ${realGit} "$@"\n`);

@@ -1,7 +1,7 @@
 import { resolveBackend } from '../../backends/registry.ts';
 import type { ExitCodeValue } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
-import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/status-cache.ts';
+import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import type { ChecklistProgress, StopReason } from '../../observe/events.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import type { RunContext, RunLoopOptions, StartMode } from '../context/run-context.ts';
