@@ -5,7 +5,6 @@ import { FileSystemError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { createRedactor } from '../../observe/redact.ts';
-import type { Reporter } from '../../observe/reporter.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
@@ -38,7 +37,7 @@ import type { LoopSummary } from './loop-summary.ts';
 import { waitForMerge } from './merge-wait.ts';
 import { endRun, userError } from './run-end.ts';
 
-import { openRunReporters, type RunReporters } from './run-reporters.ts';
+import { afterFirstAgent, openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun } from './run-setup.ts';
 import { preflightRun, startRun } from './run-start.ts';
 
@@ -84,14 +83,13 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const inRepo = layout !== undefined;
   const env = options.env ?? process.env;
   // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
-  // only when the watched work tree, the index, HEAD or the git config changed. The watch is set
-  // up once the first agent runs (its git processes would delay it); closed if the setup fails.
+  // only when the watched work tree, the index, HEAD or the git config changed. Closed if the
+  // setup fails.
   const workingTree = layout
     ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env, layout, { watchLater: true })
     : undefined;
-  const watchOnceAgentRuns: Reporter = {
-    onEvent: (e) => (e.type === 'agent.spawned' ? workingTree?.watch() : undefined),
-  };
+  // Once the first agent runs, not before it: the watch (its git processes), pruning old runs.
+  let housekeeping = () => workingTree?.watch();
   const prepared = await prepareRun({
     paths,
     mode,
@@ -128,9 +126,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       env,
       now,
       redact,
-      extra: [watchOnceAgentRuns, ...(options.reporters ?? [])],
+      extra: [afterFirstAgent(() => housekeeping()), ...(options.reporters ?? [])],
     });
-    prepared.notices.push(...pruneAtStart(paths, config.logs, state.run_id, basename(logFile)));
   } catch (error) {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
     const user = userError(error) ?? error;
@@ -149,6 +146,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     throw user;
   }
   const { emit } = run;
+  housekeeping = () => {
+    workingTree?.watch();
+    for (const message of pruneAtStart(paths, config.logs, state.run_id, basename(logFile)))
+      emit({ type: 'notice', level: 'info', message });
+  };
   const startIterations = state.iterations;
   const pendingChanges = workingTree ? () => workingTree.changes() : undefined;
   const ctx = createRunContext({
