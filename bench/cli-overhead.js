@@ -19,6 +19,12 @@ const LARGE = 120;
 const LARGE_REPO_FILES = Number(process.env.BENCH_LARGE_FILES ?? 20_000);
 const LARGE_REPO_HISTORY_MB = Number(process.env.BENCH_LARGE_HISTORY_MB ?? 50);
 const START_RUNS = Number(process.env.BENCH_START_RUNS ?? 10);
+/**
+ * Another build's `bin/ralph` (a copy of bin/, dist/, package.json, presets/ and a node_modules
+ * link): its start is measured in the same rounds, in workspaces of its own (the config cache is
+ * keyed by the build), so the two builds are compared under the same load.
+ */
+const VS_BIN = process.env.BENCH_VS_RALPH;
 /** Time to the first agent process over `node -e 0` (issue 22, point 8). */
 const TARGET_START_RATIO = 2.5;
 
@@ -111,10 +117,10 @@ function firstSpawnWorkspace(ws) {
 }
 
 /** ms from starting `ralph run -q --fresh --max-iterations 1` to its agent's first instruction. */
-function ralphToAgent(ws, stamp) {
+function ralphToAgent(ws, stamp, bin = RALPH_BIN) {
   rmSync(stamp, { force: true });
   const t0 = realtimeMs();
-  const r = spawnSync(process.execPath, [RALPH_BIN, 'run', '-q', '--fresh', '--max-iterations', '1'], {
+  const r = spawnSync(process.execPath, [bin, 'run', '-q', '--fresh', '--max-iterations', '1'], {
     cwd: ws,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -135,24 +141,55 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-/** Startup, ralph vs node, interleaved (one of each in turn, so drifting load hits both). */
-function measureStart(ws) {
-  const stamp = firstSpawnWorkspace(ws);
+/** A workspace's first runs, not counted: they write .ralph/.gitignore, then the config cache. */
+function warmStart(ws, stamp, bin) {
   const written = Date.now();
-  ralphToAgent(ws, stamp); // warm the page cache, not counted; writes .ralph/.gitignore
+  ralphToAgent(ws, stamp, bin); // warm the page cache; writes .ralph/.gitignore
   // A workspace's ralph.yml is normally older than the config cache's 2 s racy window: wait it out,
   // so the next run writes the cache and the measured ones start from it (RACY_WINDOW_MS).
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, written + 2100 - Date.now()));
-  ralphToAgent(ws, stamp); // writes the config cache, not counted
+  ralphToAgent(ws, stamp, bin); // writes the config cache
+}
+
+/**
+ * Startup, ralph vs node, interleaved (one of each in turn, so drifting load hits both); with
+ * `vsWs` (BENCH_VS_RALPH) the other build too, in its own workspace, in the same rounds.
+ */
+function measureStart(ws, vsWs) {
+  const stamp = firstSpawnWorkspace(ws);
+  const vsStamp = vsWs && firstSpawnWorkspace(vsWs);
+  warmStart(ws, stamp, RALPH_BIN);
+  if (vsWs) warmStart(vsWs, vsStamp, VS_BIN);
   const ralph = [];
   const node = [];
   const ratios = [];
+  const vs = [];
+  const vsRatios = [];
+  const pairs = [];
   for (let i = 0; i < START_RUNS; i++) {
-    ralph.push(ralphToAgent(ws, stamp));
+    // Alternate which build goes first, so neither always follows the other's exit.
+    const mine = () => ralph.push(ralphToAgent(ws, stamp));
+    const theirs = () => vsWs && vs.push(ralphToAgent(vsWs, vsStamp, VS_BIN));
+    if (i % 2) {
+      theirs();
+      mine();
+    } else {
+      mine();
+      theirs();
+    }
     node.push(nodeStart(ws));
     ratios.push(ralph.at(-1) / node.at(-1));
+    if (vsWs) {
+      vsRatios.push(vs.at(-1) / node.at(-1));
+      pairs.push(ralph.at(-1) / vs.at(-1));
+    }
   }
-  return { ralph, node, ratio: median(ratios) };
+  return {
+    ralph,
+    node,
+    ratio: median(ratios),
+    ...(vsWs ? { vs, vsRatio: median(vsRatios), pairRatio: median(pairs) } : {}),
+  };
 }
 
 function startup() {
@@ -160,20 +197,26 @@ function startup() {
     `Time from \`ralph run\` to the first agent process, over \`node -e 0\` (${START_RUNS} runs each, interleaved)`,
   );
   const cases = [
-    ['outside git', tempDir('start-plain')],
-    ['git workspace', smallRepo()],
+    ['outside git', () => tempDir('start-plain')],
+    ['git workspace', smallRepo],
   ];
   const w = Math.max(...cases.map(([name]) => name.length));
   out(
     `  ${'workspace'.padEnd(w)}  ralph→agent ms (min / median)  node -e 0 ms (min / median)  ratio (median of pairs)`,
   );
-  for (const [name, ws] of cases) {
-    const m = measureStart(ws);
+  const ms = (xs) => `${f(Math.min(...xs), 0)} / ${f(median(xs), 0)}`;
+  for (const [name, make] of cases) {
+    const m = measureStart(make(), VS_BIN ? make() : undefined);
     const verdict = m.ratio <= TARGET_START_RATIO ? 'within' : 'ABOVE';
     out(
-      `  ${name.padEnd(w)}  ${`${f(Math.min(...m.ralph), 0)} / ${f(median(m.ralph), 0)}`.padStart(29)}  ${`${f(Math.min(...m.node), 0)} / ${f(median(m.node), 0)}`.padStart(27)}  ${f(m.ratio)}x (target ≤ ${TARGET_START_RATIO}x, ${verdict})`,
+      `  ${name.padEnd(w)}  ${ms(m.ralph).padStart(29)}  ${ms(m.node).padStart(27)}  ${f(m.ratio)}x (target ≤ ${TARGET_START_RATIO}x, ${verdict})`,
     );
+    if (VS_BIN)
+      out(
+        `  ${'  vs build'.padEnd(w)}  ${ms(m.vs).padStart(29)}  ${''.padStart(27)}  ${f(m.vsRatio)}x; this build / that one, median of pairs: ${f(m.pairRatio)}x`,
+      );
   }
+  if (VS_BIN) out(`  (vs build: ${VS_BIN})`);
   out();
 }
 

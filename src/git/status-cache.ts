@@ -5,8 +5,9 @@ import { RalphError } from '../errors.ts';
 import { statKey } from '../state/io/stat-cache.ts';
 import { readGitHead } from './head.ts';
 import { isExcludedPath, type WorkingTreeChange } from './porcelain.ts';
-import { runGit, runGitRaw } from './run-git.ts';
+import { runGit } from './run-git.ts';
 import { type TreeWatch, watchTree } from './tree-watch.ts';
+import { readWorkTreeLayout, type WorkTreeLayout } from './work-tree-layout.ts';
 import { excludedFromTop, statusEntries, withoutExcluded } from './working-tree.ts';
 
 /** Uncommitted changes minus the excluded paths (a `git status`, fresh or cached). */
@@ -18,7 +19,21 @@ export interface WorkingTreeCache {
   changes(): Promise<WorkingTreeChange[]>;
   /** `git status` runs so far (the rest were answered from the cache): for tests and the bench. */
   readonly statusRuns: number;
+  /**
+   * With `watchLater`: lists what the watch needs (the ignored directories, the config) and starts
+   * it, in the background; calls before it are plain `git status` runs. Once is enough.
+   */
+  watch(): void;
   close(): void;
+}
+
+export interface WorkingTreeCacheOptions {
+  /**
+   * Set the watch up only when `watch()` is called: until then `changes()` runs `git status` alone.
+   * A run starts its first agent two git processes sooner (each fork of Ralph's process costs a few
+   * ms) and has the watch set up while the agent runs; that first answer is not cached anyway.
+   */
+  watchLater?: boolean | undefined;
 }
 
 /**
@@ -43,33 +58,6 @@ async function ignoredDirs(top: string): Promise<string[]> {
 
 /** Beyond this many directories the work tree is not watched: every call runs `git status`. */
 const MAX_WATCHED_DIRS = 4000;
-
-/** Where git keeps what `status` reads, besides the work tree itself. */
-export interface WorkTreeLayout {
-  top: string;
-  gitDir: string;
-  commonDir: string;
-  prefix: string;
-}
-
-/**
- * The layout of the work tree `root` is in, or undefined outside one (no repository, a bare one,
- * the git dir): one `rev-parse` answers "is this a repository?" and where its files are, so a run
- * starting in a repository asks git once.
- */
-export async function readWorkTreeLayout(root: string): Promise<WorkTreeLayout | undefined> {
-  const result = await runGitRaw(root, [
-    'rev-parse',
-    '--is-inside-work-tree',
-    '--show-toplevel',
-    '--absolute-git-dir',
-    '--git-common-dir',
-    '--show-prefix',
-  ]);
-  const [inside, top = '', gitDir = '', commonDir = '', prefix = ''] = result.stdout.split('\n');
-  if (result.exitCode !== 0 || inside !== 'true') return undefined;
-  return { top, gitDir, commonDir: resolve(root, commonDir), prefix };
-}
 
 /** The config files git reads (includes too) and the ignore/attributes files they name. */
 async function configFiles(root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
@@ -106,6 +94,7 @@ export function createWorkingTreeCache(
   exclude: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
   layout?: WorkTreeLayout,
+  options: WorkingTreeCacheOptions = {},
 ): WorkingTreeCache {
   let tree: TreeWatch | undefined;
   let watching = true;
@@ -167,14 +156,24 @@ export function createWorkingTreeCache(
     });
   };
 
-  // Asked as the cache is made, so the run's first `changes()` (its start checks) finds the layout,
-  // the watch and the config listed while the run set itself up. A failure surfaces there.
+  /** The watch being set up (the ignored directories listed beside the config): one at a time. */
+  let setUp: Promise<unknown> | undefined;
+  const setUpWatch = (l: WorkTreeLayout) => {
+    if (setUp === undefined && watching && tree === undefined && !closed)
+      setUp = Promise.all([startWatch(l), stateKey(l)]).finally(() => {
+        setUp = undefined;
+      });
+    return setUp;
+  };
+  let wanted = options.watchLater !== true;
+
+  // The layout, and (unless watchLater) the watch and the config, asked as the cache is made, so the
+  // run's first `changes()` (its start checks) finds them ready. A failure surfaces there.
   const ready = (async () => {
     const l = layout ?? (await readWorkTreeLayout(root));
     if (!l)
       throw new RalphError('git_failed', `${root} is not in a git work tree: its changes cannot be listed`);
-    // The config files are listed (for the state key) while the ignored directories are.
-    if (watching && !closed) await Promise.all([startWatch(l), stateKey(l)]);
+    if (wanted) await setUpWatch(l);
     return l;
   })();
   ready.catch(() => undefined);
@@ -182,7 +181,8 @@ export function createWorkingTreeCache(
   return {
     async changes() {
       const l = await ready;
-      if (watching && tree === undefined && !closed) await Promise.all([startWatch(l), stateKey(l)]);
+      if (!wanted) return withoutExcluded(await status(), l.prefix, exclude);
+      if (watching && tree === undefined && !closed) await setUpWatch(l);
       if (closed || !watching || !tree) return withoutExcluded(await status(), l.prefix, exclude);
       if (!tree.complete) {
         // Given up (too many directories: an ignored one, like node_modules, made after the watch
@@ -216,6 +216,11 @@ export function createWorkingTreeCache(
     },
     get statusRuns() {
       return statusRuns;
+    },
+    watch() {
+      if (wanted) return;
+      wanted = true;
+      ready.then(setUpWatch).catch(() => undefined);
     },
     close() {
       closed = true;

@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, rmSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import type { RalphPaths } from './paths.ts';
 
 /** A run's directory under `.ralph/runs` and when it was last written. */
 export interface RunDir {
@@ -49,6 +50,30 @@ export function pruneRunDirs(runsDir: string, keep: number, current: string): st
 }
 
 /**
+ * A run's start: the oldest run directories and run logs beyond `logs.keep_runs` and
+ * `logs.keep_logs` deleted, never this run's (`runId`, `logName`); a notice for each kind deleted.
+ */
+export function pruneAtStart(
+  paths: Pick<RalphPaths, 'runs' | 'logs'>,
+  keep: { keep_runs: number; keep_logs: number },
+  runId: string,
+  logName: string,
+): string[] {
+  const notices: string[] = [];
+  const runs = pruneRunDirs(paths.runs, keep.keep_runs, runId);
+  if (runs.length > 0)
+    notices.push(
+      `deleted the ${runs.length} oldest run director${runs.length === 1 ? 'y' : 'ies'} under .ralph/runs (logs.keep_runs: ${keep.keep_runs})`,
+    );
+  const logs = pruneRunLogs(paths.logs, keep.keep_logs, logName);
+  if (logs.length > 0)
+    notices.push(
+      `deleted the ${logs.length} oldest run log(s) under .ralph/logs (logs.keep_logs: ${keep.keep_logs})`,
+    );
+  return notices;
+}
+
+/**
  * Deletes the oldest run logs (`*.log` files directly in `logsDir`) beyond `keep`
  * (`logs.keep_logs`), by when they were last written; never `current` (this run's log, the only
  * one still written: one run per workspace holds the lock). Returns the names deleted.
@@ -91,6 +116,10 @@ function pruneOldest(
   } catch {
     return [];
   }
+  // Every entry but the live ones counted as a candidate: when even that many fit in what is kept,
+  // nothing can go, and no entry (nor, for a run directory, each file in it) is stated.
+  const live = typeof current === 'string' ? [current] : current;
+  if (names.filter((n) => !live.includes(n)).length <= Math.max(0, keep - live.length)) return [];
   const found: RunDir[] = [];
   for (const name of names) {
     const path = join(dir, name);

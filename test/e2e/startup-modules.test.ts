@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runWithGitLog } from '../helpers/git-workspace.ts';
 import { makeWorkspace, RALPH, ROOT, startProcess } from '../helpers/workspace.ts';
 
 // Issue 22, point 8: the time from `ralph run` to the first agent is mostly module loading (Node
@@ -129,28 +129,9 @@ describe('ralph run start-up', () => {
   });
 
   it('asks git once whether the workspace is a repository and where its files are', async () => {
-    const dir = makeWorkspace({
-      'agent.sh': '#!/bin/sh\necho agent >> git.log\n',
-      'ralph.yml':
-        'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: ./agent.sh\n  prompt_mode: stdin\n',
-    });
-    chmodSync(join(dir, 'agent.sh'), 0o755);
-    const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
-    git('init', '-q');
-    writeFileSync(join(dir, '.gitignore'), '.ralph/\ngit.log\nshim/\n');
-    git('add', '.');
-    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
-    // A `git` first on PATH that logs each call to the file the agent writes to as well.
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    mkdirSync(join(dir, 'shim'));
-    writeFileSync(join(dir, 'shim', 'git'), `#!/bin/sh\necho "git $*" >> git.log\nexec ${realGit} "$@"\n`);
-    chmodSync(join(dir, 'shim', 'git'), 0o755);
-    const r = await startProcess(process.execPath, [RALPH, 'run', '-q', '--max-iterations', '1'], dir, {
-      PATH: `${join(dir, 'shim')}${delimiter}${process.env.PATH}`,
-    }).done;
+    const { log, result: r } = await runWithGitLog(['run', '-q', '--max-iterations', '1']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(2);
-    const log = readFileSync(join(dir, 'git.log'), 'utf8').split('\n');
     const beforeAgent = log.slice(0, log.indexOf('agent'));
     expect(beforeAgent.filter((line) => line.startsWith('git -C')).length).toBeGreaterThan(0);
     expect(beforeAgent.filter((line) => / rev-parse /.test(line))).toHaveLength(1);

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
-import { fakeConfig, makeWorkspace } from './workspace.ts';
+import { fakeConfig, makeWorkspace, RALPH, type RunResult, startProcess } from './workspace.ts';
 
 /** Runs git in `dir` and returns its stdout. */
 export function git(dir: string, ...args: string[]): string {
@@ -43,3 +45,35 @@ export const worktreeProject = {
   'fake-agent.yml':
     'turns:\n  - do:\n      - write: { path: feature.txt, content: "from the worktree\\n" }\n      - print: LOOP_COMPLETE\n',
 };
+
+/**
+ * `ralph <args>` in a fresh committed repository (`repository: false`: a plain directory) whose
+ * agent (`custom`, ./agent.sh) writes `agent` to git.log, behind a `git` first on PATH that logs
+ * each call there as `git <args>`: the order of git calls and agent starts, and the run's result.
+ */
+export async function runWithGitLog(
+  args: string[],
+  o: { repository?: boolean } = {},
+): Promise<{ log: string[]; result: RunResult }> {
+  const dir = makeWorkspace({
+    'agent.sh': '#!/bin/sh\necho agent >> git.log\n',
+    'ralph.yml':
+      'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: ./agent.sh\n  prompt_mode: stdin\n',
+  });
+  chmodSync(join(dir, 'agent.sh'), 0o755);
+  const run = (...a: string[]) => execFileSync('git', ['-C', dir, ...a], { stdio: 'ignore' });
+  if (o.repository !== false) {
+    run('init', '-q');
+    writeFileSync(join(dir, '.gitignore'), '.ralph/\ngit.log\nshim/\n');
+    run('add', '.');
+    run('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
+  }
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  mkdirSync(join(dir, 'shim'));
+  writeFileSync(join(dir, 'shim', 'git'), `#!/bin/sh\necho "git $*" >> git.log\nexec ${realGit} "$@"\n`);
+  chmodSync(join(dir, 'shim', 'git'), 0o755);
+  const result = await startProcess(process.execPath, [RALPH, ...args], dir, {
+    PATH: `${join(dir, 'shim')}${delimiter}${process.env.PATH}`,
+  }).done;
+  return { log: readFileSync(join(dir, 'git.log'), 'utf8').split('\n'), result };
+}

@@ -5,28 +5,18 @@ import {
   answer,
   approve,
   type LoopSummary,
-  loadConfig,
   pause,
   RalphError,
   reject,
-  resolveBackend,
   resume,
-  runLoop,
   stop,
   tell,
 } from '../../src/index.ts';
 import { readLoopState } from '../../src/state/loop-state.ts';
+import { runLoopIn } from '../helpers/library-loop.ts';
 import { fakeConfig, makeWorkspace, waitFor, waitForFile } from '../helpers/workspace.ts';
 
-function start(dir: string): Promise<LoopSummary> {
-  const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
-  return runLoop({
-    workspace: dir,
-    config,
-    prompt: 'work',
-    backend: resolveBackend(config.cli.backend, config),
-  });
-}
+const start = (dir: string): Promise<LoopSummary> => runLoopIn(dir);
 
 /** How many approvals the loop asked for (lines of control/questions.jsonl, DESIGN.md §5). */
 const approvalsAsked = (dir: string) => {

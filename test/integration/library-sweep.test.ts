@@ -1,8 +1,20 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
-import type { MarkSelector } from '../../src/process/marked-processes.ts';
+import type { MarkSelector, SweepMarked } from '../../src/process/marked-processes.ts';
+import { runLoopIn } from '../helpers/library-loop.ts';
 import { fakeConfig, makeWorkspace, readRecords } from '../helpers/workspace.ts';
+
+/** `runLoop` in `dir` with its sweep replaced by `sweep`. */
+const runWithSweep = (dir: string, sweep: SweepMarked, mode?: 'fresh') => runLoopIn(dir, { sweep, mode });
+
+/** A sweep that finds nothing and records what it was asked for in `calls`. */
+const recordingSweep =
+  (calls: MarkSelector[]): SweepMarked =>
+  async (select) => {
+    calls.push(select);
+    return [];
+  };
 
 describe('runLoop sweeps through its injected effect (any platform)', () => {
   it("sweeps the run's marks after the agent, after the gates and at the end, and records what was killed", async () => {
@@ -10,17 +22,10 @@ describe('runLoop sweeps through its injected effect (any platform)', () => {
       'ralph.yml': `${fakeConfig({ max_iterations: 1 })}gates:\n  validate: "true"\n`,
       'fake-agent.yml': 'turns:\n  - do: [{ print: done }]\n',
     });
-    const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
     const calls: MarkSelector[] = [];
-    const result = await runLoop({
-      workspace: dir,
-      config,
-      prompt: 'work',
-      backend: resolveBackend(config.cli.backend, config),
-      sweep: async (select) => {
-        calls.push(select);
-        return calls.length === 1 ? [{ pid: 4242, command: 'sleep 300' }] : [];
-      },
+    const result = await runWithSweep(dir, async (select) => {
+      calls.push(select);
+      return calls.length === 1 ? [{ pid: 4242, command: 'sleep 300' }] : [];
     });
     expect(result.exitCode).toBe(2);
     expect(calls).toEqual([{ runId: result.runId }, { runId: result.runId }, { runId: result.runId }]);
@@ -34,18 +39,28 @@ describe('runLoop sweep without gates', () => {
       'ralph.yml': fakeConfig({ max_iterations: 1 }),
       'fake-agent.yml': 'turns:\n  - do: [{ print: done }]\n',
     });
-    const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
     const calls: MarkSelector[] = [];
-    const result = await runLoop({
-      workspace: dir,
-      config,
-      prompt: 'work',
-      backend: resolveBackend(config.cli.backend, config),
-      sweep: async (select) => {
-        calls.push(select);
-        return [];
-      },
-    });
+    const result = await runWithSweep(dir, recordingSweep(calls));
     expect(calls).toEqual([{ runId: result.runId }, { runId: result.runId }]);
+  });
+});
+
+describe('runLoop at the start of a run: the earlier run', () => {
+  it('is not looked for in the process table when it ended (it swept its mark as it ended); it is when it crashed', async () => {
+    const dir = makeWorkspace({
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      'fake-agent.yml': 'turns:\n  - do: [{ print: done }]\n',
+    });
+    await runWithSweep(dir, recordingSweep([]));
+    const calls: MarkSelector[] = [];
+    const second = await runWithSweep(dir, recordingSweep(calls));
+    expect(calls).toEqual([{ runId: second.runId }, { runId: second.runId }]);
+    // A kill -9 leaves the run `running`: what it left behind is looked for.
+    const statePath = join(dir, '.ralph', 'state.json');
+    const state = JSON.parse(readFileSync(statePath, 'utf8'));
+    writeFileSync(statePath, JSON.stringify({ ...state, status: 'running', pid: 2 ** 22 + 1 }));
+    const afterCrash: MarkSelector[] = [];
+    const third = await runWithSweep(dir, recordingSweep(afterCrash), 'fresh');
+    expect(afterCrash).toEqual([{ runId: second.runId }, { runId: third.runId }, { runId: third.runId }]);
   });
 });

@@ -167,6 +167,26 @@ describe('the cached git status of a loop', () => {
     await expectSameAsStatus(cache, dir);
   });
 
+  it('with watchLater: a plain `git status` each call until watch(), then cached; a change made meanwhile is seen', async () => {
+    const dir = makeGitWorkspace({ 'a.txt': 'a\n' });
+    const cache = createWorkingTreeCache(dir, RUNTIME_PATHS, process.env, undefined, { watchLater: true });
+    caches.push(cache);
+    await expectSameAsStatus(cache, dir);
+    await expectSameAsStatus(cache, dir);
+    expect(cache.statusRuns).toBe(2);
+    // The agent's start: the watch is set up while it runs, and what it changes meanwhile counts.
+    cache.watch();
+    appendFileSync(join(dir, 'a.txt'), 'more\n');
+    await expectSameAsStatus(cache, dir);
+    expect(cache.statusRuns).toBe(3);
+    cache.watch();
+    await expectSameAsStatus(cache, dir);
+    expect(cache.statusRuns).toBe(3);
+    write(dir, 'new/b.txt', 'b\n');
+    await expectSameAsStatus(cache, dir);
+    expect(cache.statusRuns).toBe(4);
+  });
+
   it('still runs `git status` each time in a repository with submodules', async () => {
     const dir = makeGitWorkspace({ 'a.txt': 'a\n', '.gitmodules': '' });
     const cache = cacheFor(dir);

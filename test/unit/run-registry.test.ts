@@ -3,10 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { LoopEvent } from '../../src/observe/events.ts';
+import { createRegistryReporter } from '../../src/observe/reporters/registry-reporter.ts';
 import {
   pruneRegistry,
   type RegistryEntry,
   readRegistry,
+  readRegistryLines,
   registryFile,
   workspaceGone,
 } from '../../src/state/run-registry.ts';
@@ -91,5 +94,52 @@ describe('pruneRegistry', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('the registry reporter', () => {
+  const started = {
+    type: 'loop.started',
+    runId: 'r-1',
+    resumed: false,
+    workspace: '/w',
+    backend: 'custom',
+    maxIterations: 1,
+    branch: undefined,
+    logFile: '/w/log',
+    at: 0,
+  } as unknown as LoopEvent;
+
+  /** A registry reporter on a registry of its own; `status` is what the run's entry says now. */
+  function registryReporter() {
+    const env = { XDG_STATE_HOME: removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-registry-'))) };
+    const run = { status: 'running' };
+    const reporter = createRegistryReporter({
+      env,
+      entry: () => entry('/w', run.status, 1, 1),
+      onWait: () => {},
+    });
+    return { reporter, run, statuses: () => readRegistryLines(env).map((e) => e.status) };
+  }
+  const nextTurn = () => new Promise((done) => setImmediate(done));
+
+  it('writes the start line a turn after loop.started (not inside it), the end line at close', async () => {
+    const { reporter, run, statuses } = registryReporter();
+    reporter.onEvent(started);
+    expect(statuses()).toEqual([]);
+    await nextTurn();
+    expect(statuses()).toEqual(['running']);
+    run.status = 'completed';
+    await reporter.close?.();
+    expect(statuses()).toEqual(['running', 'completed']);
+  });
+
+  it('a run that ends before that turn still gets its start line, first', async () => {
+    const { reporter, run, statuses } = registryReporter();
+    reporter.onEvent(started);
+    run.status = 'stopped';
+    await reporter.close?.();
+    await nextTurn();
+    expect(statuses()).toEqual(['stopped', 'stopped']);
   });
 });

@@ -133,12 +133,12 @@ export const logsSchema = z
       .default(50)
       .meta({
         description:
-          "Run logs kept in `.ralph/logs` (`YYYY-MM-DD_NNN.log`, what `ralph logs` shows): at each start the least recently written beyond this many are deleted, never the current run's log, never anything but a `.log` file directly in `.ralph/logs`. The same bound applies to the worker logs of `ralph run --parallel` (`.ralph/parallel/logs/<task-id>.log`, pruned each time a worker starts; a live worker's log is kept). With `max_output_mb` this bounds the directory (about keep_logs × iterations × max_output_mb at worst). 0: keep every log.",
+          "Run logs kept in `.ralph/logs` (`YYYY-MM-DD_NNN.log`, what `ralph logs` shows): at each start, once the run's first agent is running, the least recently written beyond this many are deleted, never the current run's log, never anything but a `.log` file directly in `.ralph/logs`. The same bound applies to the worker logs of `ralph run --parallel` (`.ralph/parallel/logs/<task-id>.log`, pruned each time a worker starts; a live worker's log is kept). With `max_output_mb` this bounds the directory (about keep_logs × iterations × max_output_mb at worst). 0: keep every log.",
         examples: [50, 200],
       }),
     keep_runs: z.int().min(0).default(20).meta({
       description:
-        'Run directories kept under `.ralph/runs` (iteration records and event stream): at each start the least recently written beyond this many are deleted, never the current run, never anything but a directory in `.ralph/runs` (the logs stay). 0: keep every run.',
+        'Run directories kept under `.ralph/runs` (iteration records and event stream): at each start, once the first agent is running, the least recently written beyond this many are deleted, never the current run, never anything but a directory in `.ralph/runs` (the logs stay). 0: keep every run.',
     }),
   })
   .meta({ description: "What Ralph's own files keep, bounded per iteration and per workspace." });

@@ -1,32 +1,28 @@
 import { basename, join } from 'node:path';
-import { resolveBackend } from '../../backends/registry.ts';
 import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { FileSystemError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
-import { createWorkingTreeCache, readWorkTreeLayout } from '../../git/status-cache.ts';
+import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
-import { pruneRunDirs, pruneRunLogs } from '../../state/run-dirs.ts';
+import { pruneAtStart } from '../../state/run-dirs.ts';
 import { createRunContext, type RunContext } from '../context/run-context.ts';
 import type { RunLoopOptions } from '../context/run-options.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
-import { gitPreflight } from '../git/workspace-git.ts';
 import { answerInteractions } from '../human/human-interact.ts';
 import { runIteration } from '../iteration/iteration.ts';
 import { metricAtStart } from '../metric/metric-step.ts';
-import { multiRepoPreflight } from '../readiness/repo-set.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
-import { checkRollbackPossible, rollbackAtStart } from '../verify/rollback.ts';
+import { rollbackAtStart } from '../verify/rollback.ts';
 import { taskFingerprint, treeFingerprint } from '../verify/work-progress.ts';
-import { readChecklist } from '../workflows/checklist-view.ts';
 import { enterMilestone } from '../workflows/milestone-prs.ts';
 import {
   boundaryStop,
@@ -41,10 +37,10 @@ import { settleHeldReview } from './held-review.ts';
 import type { LoopSummary } from './loop-summary.ts';
 import { waitForMerge } from './merge-wait.ts';
 import { endRun, userError } from './run-end.ts';
-import { openRunReporters, type RunReporters } from './run-reporters.ts';
-import { prepareRun, resumesUncommitted } from './run-setup.ts';
-import { startRun } from './run-start.ts';
-import { refuseUnaskedChecklistRestart } from './start-mode.ts';
+
+import { afterFirstAgent, openRunReporters, type RunReporters } from './run-reporters.ts';
+import { prepareRun } from './run-setup.ts';
+import { preflightRun, startRun } from './run-start.ts';
 
 export type { RunLoopOptions } from '../context/run-options.ts';
 
@@ -84,44 +80,17 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const limits = limitsOf(config);
   const mode = options.mode ?? 'auto';
 
-  // A checklist's earlier run is resumed or restarted only when the caller says which.
-  refuseUnaskedChecklistRestart(paths, config.completion.checklist, mode);
-  // Fail on an unusable backend, or a repository Ralph must not touch, before touching any state.
-  options.backend.buildInvocation({
-    prompt: options.prompt,
-    config,
-    workspace: options.workspace,
-    extraArgs: options.extraArgs ?? [],
-  });
-  // The same for the backends a run may switch to: cli.fallback and the reviewer of gates.review.
-  for (const name of [...config.cli.fallback, ...(config.gates.review ? [config.gates.review.backend] : [])])
-    resolveBackend(name, config).buildInvocation({
-      prompt: options.prompt,
-      config,
-      workspace: options.workspace,
-      extraArgs: [],
-    });
-  // repos: each repository is checked instead of the workspace, which git leaves alone.
-  const multiRepo = await multiRepoPreflight(options.workspace, config, resumesUncommitted(paths, mode));
-  // One `rev-parse` says whether the workspace is a repository and where git keeps what the
-  // status cache watches; asked beside the preflight's own checks.
-  const [, layout] = multiRepo
-    ? []
-    : await Promise.all([
-        gitPreflight(options.workspace, config, resumesUncommitted(paths, mode)),
-        readWorkTreeLayout(options.workspace),
-      ]);
+  const { layout, startProgress } = await preflightRun(options, paths, mode);
   const inRepo = layout !== undefined;
-  if (!multiRepo)
-    checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(options.workspace).commit ?? null) : null);
-  const startProgress = readChecklist(options.workspace, config, null)?.progress;
   const env = options.env ?? process.env;
   // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
-  // only when the watched work tree, the index, HEAD or the git config changed. Made now, so git
-  // lists what the watch needs while the run sets itself up; closed if the setup fails.
+  // only when the watched work tree, the index, HEAD or the git config changed. Closed if the
+  // setup fails.
   const workingTree = layout
-    ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env, layout)
+    ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env, layout, { watchLater: true })
     : undefined;
+  // Once the first agent runs, not before it: the watch (its git processes), pruning old runs.
+  let housekeeping = () => workingTree?.watch();
   const prepared = await prepareRun({
     paths,
     mode,
@@ -158,18 +127,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       env,
       now,
       redact,
-      extra: options.reporters ?? [],
+      extra: [afterFirstAgent(() => housekeeping()), ...(options.reporters ?? [])],
     });
-    const pruned = pruneRunDirs(paths.runs, config.logs.keep_runs, state.run_id);
-    if (pruned.length > 0)
-      prepared.notices.push(
-        `deleted the ${pruned.length} oldest run director${pruned.length === 1 ? 'y' : 'ies'} under .ralph/runs (logs.keep_runs: ${config.logs.keep_runs})`,
-      );
-    const logs = pruneRunLogs(paths.logs, config.logs.keep_logs, basename(logFile));
-    if (logs.length > 0)
-      prepared.notices.push(
-        `deleted the ${logs.length} oldest run log(s) under .ralph/logs (logs.keep_logs: ${config.logs.keep_logs})`,
-      );
   } catch (error) {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
     const user = userError(error) ?? error;
@@ -188,6 +147,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     throw user;
   }
   const { emit } = run;
+  housekeeping = () => {
+    workingTree?.watch();
+    for (const message of pruneAtStart(paths, config.logs, state.run_id, basename(logFile)))
+      emit({ type: 'notice', level: 'info', message });
+  };
   const startIterations = state.iterations;
   const pendingChanges = workingTree ? () => workingTree.changes() : undefined;
   const ctx = createRunContext({

@@ -101,3 +101,26 @@ export async function openRunReporters(o: {
   };
   return { emit, reporters };
 }
+
+/**
+ * A reporter that runs `work` once, a turn after the first agent started: start-up work that can
+ * wait (each git process forks Ralph's whole process; deleting old runs is housekeeping) then
+ * overlaps the agent instead of delaying it. A failure there (a reporter of a notice it emits)
+ * shows again at the run's next event, which fails the run as it would have.
+ */
+export function afterFirstAgent(work: () => void): Reporter {
+  let due = true;
+  return {
+    onEvent: (e) => {
+      if (!due || e.type !== 'agent.spawned') return;
+      due = false;
+      setImmediate(() => {
+        try {
+          work();
+        } catch {
+          // See above: not lost, only reported by the next event.
+        }
+      });
+    },
+  };
+}

@@ -15,6 +15,7 @@ import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
 import type { StartMode } from '../context/run-options.ts';
+import { readOptional } from '../workflows/checklist-view.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
 
 /** A run ready to iterate: its state, the workspace lock it holds, what preparing it did. */
@@ -57,7 +58,10 @@ async function killLeftovers(previous: LoopState, graceMs: number, sweep: SweepM
     notices.push(
       `killed ${killed} leftover process(es) of the interrupted run's agent (group ${previous.current?.agent_pid})`,
     );
-  const swept = await sweep({ runId: previous.run_id }, graceMs);
+  // A run that ended (completed or stopped) swept its mark as it ended, and a mark is only
+  // inherited, never acquired: nothing can carry it since. A crashed or interrupted one's is looked for.
+  const ended = previous.status === 'completed' || previous.status === 'stopped';
+  const swept = ended ? [] : await sweep({ runId: previous.run_id }, graceMs);
   if (swept.length > 0)
     notices.push(
       `killed ${swept.length} process(es) left running by run ${previous.run_id}: ${swept.map((p) => `${p.pid} (${p.command})`).join(', ')}`,
@@ -233,8 +237,14 @@ export function resumesUncommitted(paths: RalphPaths, mode: StartMode): boolean 
   }
 }
 
+/**
+ * The run's events file, and `current-events` naming it: not flushed (~1-10 ms before the first
+ * agent), nor rewritten when it says so already. state.json's `events_file`, flushed right after,
+ * is what it is derived from, and every start writes it again: a power loss undoing it costs nothing.
+ */
 function ensureEventsFile(paths: RalphPaths, relPath: string): void {
   const abs = join(paths.root, relPath);
   if (!existsSync(abs)) writeFileSync(abs, '');
-  writeFileAtomicSync(paths.currentEvents, `${relPath}\n`);
+  if (readOptional(paths.currentEvents) !== `${relPath}\n`)
+    writeFileAtomicSync(paths.currentEvents, `${relPath}\n`, { fsync: false });
 }

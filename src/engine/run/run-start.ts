@@ -1,13 +1,74 @@
+import { resolveBackend } from '../../backends/registry.ts';
 import type { ExitCodeValue } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
-import type { StopReason } from '../../observe/events.ts';
+import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
+import type { ChecklistProgress, StopReason } from '../../observe/events.ts';
+import type { RalphPaths } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
+import type { RunLoopOptions, StartMode } from '../context/run-options.ts';
 import { type Stop, stop } from '../decide/limits.ts';
+import { gitPreflight } from '../git/workspace-git.ts';
 import { consumeControl } from '../human/control-inbox.ts';
+import { multiRepoPreflight } from '../readiness/repo-set.ts';
 import { markerReached } from '../verify/completion-marker.ts';
+import { checkRollbackPossible } from '../verify/rollback.ts';
 import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
 import { checkTddStateAtStart, freshTddBook } from '../workflows/tdd-loop.ts';
-import type { PreparedRun } from './run-setup.ts';
+import { type PreparedRun, resumesUncommitted } from './run-setup.ts';
+import { refuseUnaskedChecklistRestart } from './start-mode.ts';
+
+/** What the checks before a run found: the work tree's layout (undefined outside git or with `repos`). */
+export interface RunPreflight {
+  /** `repos:` is set: each repository was checked instead of the workspace, which git leaves alone. */
+  multiRepo: boolean;
+  layout: WorkTreeLayout | undefined;
+  /** The checklist's progress before the run (the no-progress rule's first mark). */
+  startProgress: ChecklistProgress | undefined;
+}
+
+/**
+ * The checks made before any state is touched: an unasked checklist restart, an unusable backend
+ * (the run's, its fallbacks', the reviewer's), a repository Ralph must not touch, a rollback that
+ * cannot be made. Throws a RalphError saying what to fix.
+ */
+export async function preflightRun(
+  options: RunLoopOptions,
+  paths: RalphPaths,
+  mode: StartMode,
+): Promise<RunPreflight> {
+  const { config, workspace } = options;
+  // One `rev-parse` says whether the workspace is a repository and where git keeps what the
+  // status cache watches: asked first, so git answers while the checks below run (repos: each
+  // repository is checked instead of the workspace, which git leaves alone).
+  const layoutAsked = config.repos ? undefined : readWorkTreeLayout(workspace);
+  layoutAsked?.catch(() => undefined); // a failure surfaces where it is awaited
+  // A checklist's earlier run is resumed or restarted only when the caller says which.
+  refuseUnaskedChecklistRestart(paths, config.completion.checklist, mode);
+  // Fail on an unusable backend, or a repository Ralph must not touch, before touching any state.
+  options.backend.buildInvocation({
+    prompt: options.prompt,
+    config,
+    workspace,
+    extraArgs: options.extraArgs ?? [],
+  });
+  // The same for the backends a run may switch to: cli.fallback and the reviewer of gates.review.
+  for (const name of [...config.cli.fallback, ...(config.gates.review ? [config.gates.review.backend] : [])])
+    resolveBackend(name, config).buildInvocation({
+      prompt: options.prompt,
+      config,
+      workspace,
+      extraArgs: [],
+    });
+  const startProgress = readChecklist(workspace, config, null)?.progress;
+  const multiRepo = await multiRepoPreflight(workspace, config, resumesUncommitted(paths, mode));
+  const [, layout] = multiRepo
+    ? []
+    : await Promise.all([gitPreflight(workspace, config, resumesUncommitted(paths, mode)), layoutAsked]);
+  const inRepo = layout !== undefined;
+  if (!multiRepo)
+    checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
+  return { multiRepo, layout, startProgress };
+}
 
 /**
  * Announces the run (`loop.started`, setup notices, the starting events) and checks what it starts
