@@ -19,6 +19,7 @@ const REMOVED = [
 ];
 
 export interface AgentEnvInput {
+  /** The caller's environment as {@link agentEnvBase} returned it. */
   base: NodeJS.ProcessEnv;
   eventsFile: string;
   ralphBin: string;
@@ -33,10 +34,20 @@ export interface AgentEnvInput {
   extra: Record<string, string>[];
 }
 
+/**
+ * The caller's environment without the variables no agent gets: a plain copy, made once per run
+ * (copying `process.env` reads every variable through the C environment, ~0.1 ms, where a plain
+ * object's copy for each iteration costs a few µs).
+ */
+export function agentEnvBase(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...env };
+  for (const name of REMOVED) delete base[name];
+  return base;
+}
+
 /** The environment of every agent process (DESIGN.md §1): Ralph's variables, Ralph's bin first on PATH. */
 export function buildAgentEnv(input: AgentEnvInput): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...input.base };
-  for (const name of REMOVED) delete env[name];
   for (const extra of input.extra) Object.assign(env, extra);
   env.RALPH_EVENTS_FILE = input.eventsFile;
   env.RALPH_BIN = input.ralphBin;
