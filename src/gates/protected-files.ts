@@ -118,10 +118,11 @@ function walkFiles(workspace: string, roots: readonly string[], patterns: readon
       const rel = todo[next] as string;
       if (++walked > MAX_WALK) throw walkTooBig(root, patterns);
       const st = statSync(join(workspace, rel), { throwIfNoEntry: false });
-      if (rel !== '' && neverWalked(rel, st?.isDirectory())) continue;
-      if (st?.isDirectory())
+      // Most roots (the default CI paths) do not exist: nothing to match against neverWalked.
+      if (st === undefined || (rel !== '' && neverWalked(rel, st.isDirectory()))) continue;
+      if (st.isDirectory())
         for (const name of readdirSync(join(workspace, rel))) todo.push(rel === '' ? name : `${rel}/${name}`);
-      else if (st?.isFile()) files.push(rel);
+      else if (st.isFile()) files.push(rel);
     }
   }
   return files;

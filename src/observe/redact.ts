@@ -14,6 +14,9 @@ const KEY_SHAPES: [RegExp, string][] = [
   [/(?<=[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*/g, 'earer'],
 ];
 
+/** Shorter than any value or shape redacted (values of 8 characters and up, keys of 20 and up). */
+const MIN_SECRET_CHARS = 8;
+
 const SECRET_NAME = /(API_KEY|APIKEY|_TOKEN|TOKEN_|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH_KEY)/i;
 
 export const REDACTED = '[redacted]';
@@ -24,10 +27,15 @@ export const REDACTED = '[redacted]';
  */
 export function createRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
   const values = Object.entries(env)
-    .filter(([name, value]) => SECRET_NAME.test(name) && typeof value === 'string' && value.length >= 8)
+    .filter(
+      ([name, value]) =>
+        SECRET_NAME.test(name) && typeof value === 'string' && value.length >= MIN_SECRET_CHARS,
+    )
     .map(([, value]) => value as string)
     .sort((a, b) => b.length - a.length);
   return (text: string) => {
+    // Most strings of an event or record (types, hats, topics, stamps) are too short to hold one.
+    if (text.length < MIN_SECRET_CHARS) return text;
     let out = text;
     for (const v of values) if (out.includes(v)) out = out.split(v).join(REDACTED);
     for (const [shape, literal] of KEY_SHAPES) if (out.includes(literal)) out = out.replace(shape, REDACTED);
@@ -35,14 +43,16 @@ export function createRedactor(env: NodeJS.ProcessEnv): (text: string) => string
   };
 }
 
-/** Applies `redact` to every string inside a JSON-like value (a copy; the input is not changed). */
+/**
+ * Applies `redact` to every string inside a JSON-like value (a copy; the input is not changed).
+ * Every event and record goes through it: keys are walked without building entry pairs.
+ */
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   if (typeof value === 'string') return redact(value) as T;
+  if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact)) as T;
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactDeep(v, redact);
-    return out as T;
-  }
-  return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(source)) out[k] = redactDeep(source[k], redact);
+  return out as T;
 }

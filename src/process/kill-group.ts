@@ -1,15 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KilledProcess } from './marked-processes.ts';
-import { escapedDescendantGroups, isPidAlive, liveGroupMembers, processCommand } from './pids.ts';
+import {
+  escapedDescendantGroups,
+  isPidAlive,
+  liveGroupMembers,
+  probeSignal,
+  processCommand,
+} from './pids.ts';
 
 /** Whether any process (a zombie included) is still in the group. */
 function groupExists(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const error = probeSignal(-pgid);
+  return error === null || error === 'EPERM';
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

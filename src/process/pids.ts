@@ -23,14 +23,30 @@ export function processTable(): ProcessTable {
   return chosen.table;
 }
 
+/**
+ * `kill(target, 0)`: null when the process (target > 0) or group (target < 0) exists and may be
+ * signalled, else the error's code (ESRCH: none; EPERM: exists, someone else's). The answer "none"
+ * is expected after every iteration's agent: its error captures no stack trace (it cost more than
+ * the system call).
+ */
+export function probeSignal(target: number): string | null {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    process.kill(target, 0);
+    return null;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** True when a process with this pid exists (a zombie counts as gone). */
 export function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const error = probeSignal(pid);
+  if (error !== null) return error === 'EPERM';
   const entry = processTable().entry(pid);
   return entry === undefined ? true : !entry.state.startsWith('Z');
 }
@@ -64,11 +80,7 @@ export function sameProcessStart(recorded: string, pid: number): boolean | undef
 
 /** Live (non-zombie) members of a process group; [pgid] while the group exists and the table cannot be read. */
 export function liveGroupMembers(pgid: number): number[] {
-  try {
-    process.kill(-pgid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return [];
-  }
+  if (probeSignal(-pgid) === 'ESRCH') return [];
   const entries = processTable().entries();
   if (entries === undefined) return [pgid];
   return entries.filter((e) => e.pgid === pgid && !e.state.startsWith('Z')).map((e) => e.pid);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildAgentEnv } from '../../agent/agent-env.ts';
+import { agentEnvBase, buildAgentEnv } from '../../agent/agent-env.ts';
 import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
 import { lastLine } from '../../backends/parsers/json-lines.ts';
 import { installHint, resolveBackend } from '../../backends/registry.ts';
@@ -119,7 +119,7 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
         runAgentTurn(backend, invocation, {
           cwd: io.cwd,
           env: buildAgentEnv({
-            base: io.env,
+            base: agentEnvBase(io.env),
             eventsFile: join(scratch, 'events.jsonl'),
             ralphBin: RALPH_BIN,
             ralphBinDir: RALPH_BIN_DIR,

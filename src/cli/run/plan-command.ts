@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { isAbsolute, normalize, resolve } from 'node:path';
-import { buildBaseAgentEnv } from '../../agent/agent-env.ts';
+import { agentEnvBase, buildBaseAgentEnv } from '../../agent/agent-env.ts';
 import type { InteractiveInvocation } from '../../backends/definition.ts';
 import { interactiveInvocation } from '../../backends/registry.ts';
 import { parseSetOverride } from '../../config/overrides.ts';
@@ -62,7 +62,7 @@ function readPlanPrompt(cwd: string, flag: string | undefined): string {
  */
 function sessionEnv(base: NodeJS.ProcessEnv, config: RalphConfig, inv: InteractiveInvocation, cwd: string) {
   return buildBaseAgentEnv({
-    base,
+    base: agentEnvBase(base),
     ralphBin: RALPH_BIN,
     ralphBinDir: RALPH_BIN_DIR,
     workspace: cwd,

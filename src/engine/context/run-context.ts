@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { buildAgentEnv } from '../../agent/agent-env.ts';
+import { agentEnvBase, buildAgentEnv } from '../../agent/agent-env.ts';
 import { humanTimeoutSeconds } from '../../config/human-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { ForgeSession } from '../../forge/open-forge.ts';
@@ -46,6 +46,8 @@ export interface RunContext {
   readonly now: () => number;
   /** Kills what the run's iterations left running, whatever its session, group or parent. */
   readonly sweep: SweepMarked;
+  /** The caller's environment (`options.env`), copied once for the run's agents and commands. */
+  readonly agentEnvBase: NodeJS.ProcessEnv;
   /** Removes API keys from text Ralph writes outside the event stream (records, state messages). */
   readonly redact: (text: string) => string;
   emit(event: LoopEvent): void;
@@ -116,6 +118,7 @@ export function createRunContext(input: RunContextInput): RunContext {
     startProgress: input.startProgress,
     now,
     sweep: options.sweep ?? sweepMarkedProcesses,
+    agentEnvBase: agentEnvBase(options.env ?? process.env),
     redact: input.redact ?? ((text: string) => text),
     emit,
     persist: (opts) => {
@@ -176,7 +179,7 @@ export function ralphEnv(
   extra: Record<string, string>[],
 ): NodeJS.ProcessEnv {
   return buildAgentEnv({
-    base: ctx.options.env ?? process.env,
+    base: ctx.agentEnvBase,
     eventsFile: ctx.eventsFile,
     ralphBin: RALPH_BIN,
     ralphBinDir: RALPH_BIN_DIR,

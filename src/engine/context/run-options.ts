@@ -43,6 +43,10 @@ export interface RunLoopOptions {
   reporters?: readonly Reporter[] | undefined;
   /** Injected clock (ms since epoch). */
   now?: (() => number) | undefined;
+  /**
+   * The environment agents and commands start from (default `process.env`): copied once, when the
+   * run starts, so a variable changed later reaches the next run's agents, not this one's.
+   */
   env?: NodeJS.ProcessEnv | undefined;
   /** Kills the processes carrying a run's mark (default: a /proc sweep on Linux, nothing elsewhere). */
   sweep?: SweepMarked | undefined;

@@ -113,7 +113,9 @@ export function queueGuidance(state: LoopState, entry: QueuedGuidance): void {
 /** True when the inbox holds bytes the loop has not read (cheap: one stat). */
 export function controlPending(ctx: RunContext): boolean {
   try {
-    return statSync(ctx.paths.inbox).size !== (ctx.state.control?.offset ?? 0);
+    // No inbox (the common case) costs a stat, not an exception.
+    const size = statSync(ctx.paths.inbox, { throwIfNoEntry: false })?.size;
+    return size !== undefined && size !== (ctx.state.control?.offset ?? 0);
   } catch {
     return false;
   }

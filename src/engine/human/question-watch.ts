@@ -40,13 +40,12 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
   };
   return {
     poll: () => {
-      let now: number;
+      let now: number | undefined;
       try {
-        now = statSync(ctx.paths.questions).size;
-      } catch {
-        return;
-      }
-      if (now === size) return;
+        // No questions file (the common case) costs a stat, not an exception.
+        now = statSync(ctx.paths.questions, { throwIfNoEntry: false })?.size;
+      } catch {}
+      if (now === undefined || now === size) return;
       size = now;
       const mine = [...readQuestions(ctx.paths.questions).values()].filter(
         (q) => q.kind === 'question' && q.run_id === state.run_id && q.iteration === iteration,

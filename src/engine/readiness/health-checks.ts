@@ -72,8 +72,9 @@ export function isInsideGitRepo(root: string): boolean {
   let dir = resolve(root);
   for (;;) {
     try {
-      const st = statSync(join(dir, '.git'));
-      if (st.isDirectory() || st.isFile()) return true;
+      // Missing (the usual answer, up to the root): a stat, not an exception.
+      const st = statSync(join(dir, '.git'), { throwIfNoEntry: false });
+      if (st?.isDirectory() || st?.isFile()) return true;
     } catch {}
     const parent = dirname(dir);
     if (parent === dir) return false;

@@ -14,6 +14,21 @@ function modeOf(path: string): number {
 }
 
 /**
+ * Opens (creating) `path`, making its directory when it is missing: the directory exists on every
+ * write but the first, so it is made only after an open failed with ENOENT (a `mkdir -p` before
+ * each write cost two system calls of every state write).
+ */
+export function openMakingDir(path: string, flags: string | number, mode: number): number {
+  try {
+    return openSync(path, flags, mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(dirname(path), { recursive: true });
+    return openSync(path, flags, mode);
+  }
+}
+
+/**
  * Writes a file so readers see either the old or the new content, never a torn one: a temp file
  * (`<name>.<digits>`, removed at the next start if a crash leaves it) is written, flushed and renamed
  * over the target. `fsync: false` skips the flush: still atomic against a crash of Ralph (kill -9),
@@ -31,9 +46,8 @@ export function writeFileAtomicSync(path: string, content: string, options: { fs
  * caller treats any failure as "no cache".
  */
 export function replaceFileSync(path: string, content: string, fsync: boolean): void {
-  mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}${String(++sequence).padStart(6, '0')}`;
-  const fd = openSync(tmp, 'w', modeOf(path));
+  const fd = openMakingDir(tmp, 'w', modeOf(path));
   try {
     try {
       writeAll(fd, content);

@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, constants, fstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openMakingDir } from '../io/atomic-write.ts';
 import { durableWrite, writeAll } from '../io/write-faults.ts';
 import type { CurrentIteration } from './fields.ts';
 
@@ -29,8 +30,7 @@ export function inFlightFileOf(ralphDir: string, runId: string): string {
 export function writeInFlight(file: string, value: InFlight): void {
   durableWrite(file, () => {
     // A deleted `.ralph/runs/` is made again, as every other write of the run does.
-    mkdirSync(dirname(file), { recursive: true });
-    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT, 0o644);
+    const fd = openMakingDir(file, constants.O_WRONLY | constants.O_CREAT, 0o644);
     try {
       const text = JSON.stringify(value);
       const size = fstatSync(fd).size;
