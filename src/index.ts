@@ -90,7 +90,7 @@ export {
 } from './human/control.ts';
 export type { ControlSource, InboxCommand, InboxKind, QuestionRecord } from './human/control-files.ts';
 export { type RunStatus, readStatus } from './human/read-status.ts';
-export type { LockInfo } from './state/io/lock.ts';
+export type { LockInfo } from './state/io/lock-holder.ts';
 export type { LoopState } from './state/loop-state/shape.ts';
 export { type EventLine, type ReadEventsOptions, readEvents } from './state/events-log.ts';
 

@@ -11,6 +11,7 @@ import {
   lockHolderAlive,
   readLock,
   removeStaleLock,
+  type TakeoverHooks,
 } from './io/lock.ts';
 import { RALPH_DIR, ralphPaths } from './paths.ts';
 
@@ -174,6 +175,8 @@ export interface Claim extends LockHolder {
 /** How a claimer judges a claim's holder; injected by tests to act between a judgement and its effect. */
 export interface ClaimOptions {
   alive?: ((holder: LockHolder) => boolean) | undefined;
+  /** Called at each step of a takeover (tests run other claimers there). */
+  step?: TakeoverHooks['step'];
 }
 
 function claimFile(dir: string, task: string): string {
@@ -193,9 +196,9 @@ function claimOf(task: string, worker: string, pid: number): Claim {
 
 /**
  * Takes the claim of `task` for `worker`/`pid` on the lock core: created whole or not at all (a
- * hard link, which fails when the task is already claimed); a claim whose process is dead is moved
- * aside and checked to be the one judged, so a fresh claim another claimer took meanwhile is never
- * removed. Returns false when a live process holds it.
+ * hard link, which fails when the task is already claimed); a claim whose process is dead is removed
+ * under the takeover guard, so a fresh claim another claimer took meanwhile is never removed.
+ * Returns false when a live process holds it or is taking it over.
  */
 export function takeClaim(
   dir: string,
@@ -212,11 +215,15 @@ export function takeClaim(
     if (createLockFile(path, claim, 'task claim')) return true;
     const holder = readClaim(path);
     if (holder && alive(holder)) return false;
-    // Dead, or unreadable (a claim is never half-written): moved aside, then taken anew.
-    removeStaleLock(path, (h) => {
-      const c = h && asClaim(h);
-      return c === undefined || !alive(c);
-    });
+    // Dead, or unreadable (a claim is never half-written): removed, then taken anew.
+    removeStaleLock(
+      path,
+      (h) => {
+        const c = h && asClaim(h);
+        return c === undefined || !alive(c);
+      },
+      options,
+    );
   }
   return false;
 }

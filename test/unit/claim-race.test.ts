@@ -89,3 +89,39 @@ describe('task claims on the lock core', () => {
     expect(claimNow(dir).worker).toBe('w3');
   });
 });
+
+describe('takeovers racing at every step of one another', () => {
+  const dead = deadPid();
+
+  /**
+   * Claimers of one stale claim. Each step any takeover announces is numbered in order; where
+   * `schedule` has bit n set, a new claimer runs to the end at step n (its own steps count too).
+   */
+  function race(schedule: number, racers: number): { won: string[]; dir: string } {
+    const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'claim-race-')));
+    writeFileSync(
+      join(dir, 't.json'),
+      JSON.stringify({ task: 't', worker: 'w0', pid: dead, start_time: null }),
+    );
+    const won: string[] = [];
+    let started = 0;
+    let steps = 0;
+    const step = () => {
+      if ((schedule >> steps++) & 1 && started < racers) claim();
+    };
+    const claim = () => {
+      const worker = `w${++started}`;
+      if (takeClaim(dir, 't', worker, process.pid, { step })) won.push(worker);
+    };
+    claim();
+    return { won, dir };
+  }
+
+  it('up to four claimers, a new one at any set of steps: exactly one wins, its claim on disk', () => {
+    for (let schedule = 0; schedule < 1 << 8; schedule++) {
+      const { won, dir } = race(schedule, 4);
+      expect({ schedule, won }).toEqual({ schedule, won: [expect.any(String)] });
+      expect(claimNow(dir).worker).toBe(won[0]);
+    }
+  });
+});

@@ -9,6 +9,7 @@ import {
   readLock,
   releaseLockFile,
   removeStaleLock,
+  sleepSync,
   thisHolder,
 } from './lock.ts';
 
@@ -32,15 +33,10 @@ interface LockContent extends LockHolder {
 
 // Paths this process holds: a nested withFileLock on the same file runs inline instead of deadlocking.
 const held = new Set<string>();
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 // A lock with no readable content is being written right now, unless it has been empty this long.
 const UNREADABLE_GRACE_MS = 2000;
 // A wait shorter than this goes unannounced (see FileLockOptions.onWait).
 const WAIT_NOTICE_MS = 250;
-
-function sleepSync(ms: number): void {
-  Atomics.wait(sleepCell, 0, 0, ms);
-}
 
 /**
  * Runs `fn` while holding `path + '.lock'`, a cross-process mutex for one read-modify-write of

@@ -1,67 +1,55 @@
-import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { dirname } from 'node:path';
-import { errnoInWords, LockHeldError, RalphError } from '../../errors.ts';
-import { isPidAlive, ownStartTime, processStartedAtMs, sameProcessStart } from '../../process/pids.ts';
+import { rmSync, statSync } from 'node:fs';
+import { LockHeldError, RalphError } from '../../errors.ts';
+import {
+  createLockFile,
+  type LockHolder,
+  type LockInfo,
+  lockHolderAlive,
+  readLock,
+  thisHolder,
+} from './lock-holder.ts';
+import { sleepSync, type TakeoverHooks, withTakeoverGuard } from './takeover-guard.ts';
 
 /**
  * The one lock core: a lock file is created whole or not at all (link), its holder is alive or not
- * (pid, host, start time), and a stale one is moved aside without ever removing a fresh one. Two
- * locks are built on it: the one-loop-per-workspace lock below, and withFileLock (file-lock.ts).
+ * (pid, host, start time; lock-holder.ts), and a stale one is removed without ever removing a fresh
+ * one. Three locks are built on it: the one-loop-per-workspace lock below, withFileLock
+ * (file-lock.ts) and task claims (parallel-files.ts).
+ *
+ * Why a fresh lock is never removed, under any interleaving of any number of racers:
+ * 1. A lock is removed only while holding its takeover guard (takeovers and releases alike);
+ *    creating one needs no guard (a link succeeds only where no lock is). So while a process holds
+ *    the guard, the lock can only go from absent to present: a present lock cannot be removed by
+ *    anyone else, nor anything created over it. The guard holder re-reads and re-judges the lock:
+ *    the lock it judged is the lock it removes, whether judged stale by a dead holder or by age
+ *    (whose live holder's release waits for the guard).
+ * 2. The guard is exclusive. Each contender creates its own flag `<path>.takeover.<pid>.<hex>`
+ *    (created whole), then lists the directory, and holds the guard only if it saw no other live
+ *    process's flag; its flag stays until it is done. Were A and B to hold it at once, with A's flag
+ *    created first: A's flag existed before B listed and until A was done, after B's listing, and
+ *    a listing returns every entry present throughout it, so B saw A's flag of a live process.
+ * 3. Removing a flag left behind is safe: its holder is dead (same host: pid and start time) and
+ *    its name is that process's alone, so no live holder's flag is removed, and removing it twice
+ *    is harmless. The one assumption: a flag of another host's process (which cannot be judged)
+ *    older than a minute was left by a killed process, as a guard is held for a few file operations.
+ *    A process killed holding the guard left the lock removed or not — one step, never half-done.
+ * Two contenders may both see the other's flag and both back off: then nobody holds the guard this
+ * time, and each caller waits or gives up as it would on a live lock.
  */
 
-/** Who holds a lock: every lock file names at least its pid and host. */
-export interface LockHolder {
-  pid: number;
-  host: string;
-  /** When it was taken (ISO 8601). */
-  started_at?: string | undefined;
-  /** The holder's start time (from the process table): tells a live holder from an unrelated process that reused its pid. */
-  start_time?: string | undefined;
-}
+export {
+  createLockFile,
+  type LockHolder,
+  type LockInfo,
+  lockHolderAlive,
+  readLock,
+  sleepSync,
+  type TakeoverHooks,
+  thisHolder,
+};
 
-/** Content of `.ralph/loop.lock`. */
-export interface LockInfo extends LockHolder {
-  started_at: string;
-  run_id?: string;
-}
-
-/** A lock file's content when it names a holder (a pid, at least); undefined when missing or unreadable. */
-export function readLock<T extends LockHolder = LockInfo>(path: string): T | undefined {
-  try {
-    const info = JSON.parse(readFileSync(path, 'utf8')) as T;
-    return typeof info?.pid === 'number' ? info : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** This process as a lock's holder. */
-export function thisHolder(): LockHolder & { started_at: string } {
-  const startTime = ownStartTime();
-  return {
-    pid: process.pid,
-    host: hostname(),
-    started_at: new Date().toISOString(),
-    ...(startTime === undefined ? {} : { start_time: startTime }),
-  };
-}
-
-/** True when the lock's holder is a live process (on another host we cannot tell, so assume it is). */
-export function lockHolderAlive(info: LockHolder): boolean {
-  if (info.host !== hostname()) return true;
-  if (!isPidAlive(info.pid)) return false;
-  if (info.start_time !== undefined) {
-    // Undefined (gone meanwhile, or recorded by another process table): assume it is the holder.
-    return sameProcessStart(info.start_time, info.pid) !== false;
-  }
-  // A lock without a start time (written elsewhere, or by an older Ralph): a process that started
-  // after the lock was taken cannot be its holder — the pid was reused.
-  const started = processStartedAtMs(info.pid);
-  const taken = Date.parse(info.started_at ?? '');
-  return started === undefined || Number.isNaN(taken) || started <= taken + 2000;
-}
+/** A release waits this long for another process's takeover to end, then leaves the lock. */
+const RELEASE_WAIT_MS = 2000;
 
 /** The lock's holder while it is a live process; undefined when no lock or its holder is gone. */
 export function liveHolder(path: string): LockInfo | undefined {
@@ -88,7 +76,7 @@ export function acquireLock(path: string, runId: string): HeldLock {
     if (createLockFile(path, info, 'workspace lock')) return makeHeld(path, info, tookOver);
     const holder = readLock(path);
     if (holder && lockHolderAlive(holder)) throw new LockHeldError(holder.pid, holder.host, path);
-    // Stale (or unreadable: a workspace lock is never half-written): moved aside, then taken anew.
+    // Stale (or unreadable: a workspace lock is never half-written): removed, then taken anew.
     tookOver = holder;
     removeStaleLock(path, (h) => h === undefined || !lockHolderAlive(h));
   }
@@ -96,78 +84,61 @@ export function acquireLock(path: string, runId: string): HeldLock {
 }
 
 /**
- * Creates the lock file with its whole content or not at all: written to a private temp file, then
- * hard-linked into place (link fails if the lock exists), so another Ralph never reads a
- * half-written lock and mistakes a starting holder for a dead one. False when the lock exists.
- */
-export function createLockFile(path: string, content: LockHolder, what: string): boolean {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(tmp, `${JSON.stringify(content)}\n`, { flag: 'wx' });
-    linkSync(tmp, path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    // The lock's own path and directory, not the private temp file the error names.
-    const e = error as NodeJS.ErrnoException;
-    const why = errnoInWords(e) ?? e.message;
-    throw new RalphError(
-      'lock_failed',
-      `cannot create the ${what} ${path}: ${why} — check that ${dirname(path)} is writable by you`,
-      { cause: error },
-    );
-  } finally {
-    removeQuietly(tmp);
-  }
-}
-
-/**
- * Removes the lock at `path` if `stale` says so of its holder (undefined: unreadable) and its age.
- * The lock is moved aside (atomic) and checked to be the one judged, not a fresh lock another
- * waiter made after taking it over first; that one is put back. True when the caller should retry
- * at once (removed, or already gone).
+ * Removes the lock at `path` if `stale` says so of its holder (undefined: unreadable) and its age,
+ * judged once and again under the takeover guard. True when the caller should retry at once
+ * (removed, or already gone); false while the lock is not stale or another process is taking it over.
  */
 export function removeStaleLock(
   path: string,
   stale: (holder: LockHolder | undefined, ageMs: number) => boolean,
+  hooks: TakeoverHooks = {},
 ): boolean {
-  let seen: { ino: number; mtimeMs: number };
-  let text: string;
-  try {
-    seen = statSync(path);
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return true; // released meanwhile
-  }
-  if (!stale(readLock<LockHolder>(path), Date.now() - seen.mtimeMs)) return false;
-  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    renameSync(path, aside);
-  } catch {
-    return true;
-  }
-  let same = false;
-  try {
-    const now = statSync(aside);
-    same = now.ino === seen.ino && now.mtimeMs === seen.mtimeMs && readFileSync(aside, 'utf8') === text;
-  } catch {
-    return true;
-  }
-  if (!same) {
-    try {
-      linkSync(aside, path); // fails if yet another lock appeared: never clobber one
-    } catch {
-      // The caller's retry waits on whatever lock exists now.
-    }
-  }
-  rmSync(aside, { force: true });
-  return same;
+  const judged = judge(path, stale);
+  if (judged !== 'stale') return judged === 'gone';
+  const removed = withTakeoverGuard(
+    path,
+    () => {
+      const again = judge(path, stale);
+      if (again !== 'stale') return again === 'gone';
+      hooks.step?.('judged');
+      rmSync(path, { force: true });
+      return true;
+    },
+    hooks,
+  );
+  return removed?.value ?? false;
 }
 
-/** Removes the lock only if `ours` recognises its content (it may have been taken over as stale). */
+function judge(
+  path: string,
+  stale: (holder: LockHolder | undefined, ageMs: number) => boolean,
+): 'gone' | 'stale' | 'held' {
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+  } catch {
+    return 'gone'; // released meanwhile
+  }
+  return stale(readLock<LockHolder>(path), Date.now() - mtimeMs) ? 'stale' : 'held';
+}
+
+/**
+ * Removes the lock only if `ours` recognises its content (it may have been taken over as stale),
+ * under the takeover guard. Left in place if another process's takeover does not end within
+ * RELEASE_WAIT_MS: it is then judged like any lock whose holder is gone, and no other is removed.
+ */
 export function releaseLockFile<T extends LockHolder>(path: string, ours: (holder: T) => boolean): void {
-  const current = readLock<T>(path);
-  if (current && ours(current)) rmSync(path, { force: true });
+  const deadline = Date.now() + RELEASE_WAIT_MS;
+  for (let delay = 1; ; delay = Math.min(delay * 2, 20)) {
+    const current = readLock<T>(path);
+    if (!current || !ours(current)) return;
+    const done = withTakeoverGuard(path, () => {
+      const now = readLock<T>(path);
+      if (now && ours(now)) rmSync(path, { force: true });
+    });
+    if (done || Date.now() >= deadline) return;
+    sleepSync(delay + Math.random() * delay);
+  }
 }
 
 function makeHeld(path: string, info: LockInfo, tookOver: LockInfo | undefined): HeldLock {
@@ -181,13 +152,4 @@ function makeHeld(path: string, info: LockInfo, tookOver: LockInfo | undefined):
       releaseLockFile<LockInfo>(path, (c) => c.pid === info.pid && c.started_at === info.started_at);
     },
   };
-}
-
-/** The temp file goes; a directory that is not one (the error above says so) must not mask it. */
-function removeQuietly(path: string): void {
-  try {
-    rmSync(path, { force: true });
-  } catch {
-    // nothing was created there
-  }
 }
