@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual } from 'node:util';
 import type { ConfigLayer } from '../../config/config-layers.ts';
 import type { ConfigOverride } from '../../config/overrides.ts';
 import type { RalphConfig } from '../../config/schema.ts';
@@ -18,6 +17,10 @@ import {
   usesAutoBackend,
   withAutoBackend,
 } from './run-inputs.ts';
+
+// Not `import … from 'node:util'`: building node:util's ES-module facade reads every export,
+// loading parseArgs and MIMEType at each start; getBuiltinModule hands over the CommonJS object.
+const { isDeepStrictEqual } = process.getBuiltinModule('node:util');
 
 /**
  * `resolveRun` for `ralph run`'s start: the same run, the config from `.ralph/cache/config.json`
