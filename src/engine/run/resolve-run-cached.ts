@@ -5,6 +5,7 @@ import type { ConfigOverride } from '../../config/overrides.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { packageVersion } from '../../paths-package.ts';
 import { replaceFileSync } from '../../state/io/atomic-write.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
 import { RACY_WINDOW_MS, settledStatKey, statKey } from '../../state/io/stat-cache.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { runtimeIgnoreLines } from '../../state/runtime-ignore.ts';
@@ -61,11 +62,7 @@ export async function resolveRunCached(
 function cacheable(config: RalphConfig, gitignore: string): boolean {
   if (usesAutoBackend(config)) return false;
   const line = runtimeIgnoreLines().find((l) => l.startsWith('cache'));
-  try {
-    return line !== undefined && readFileSync(gitignore, 'utf8').split('\n').includes(line);
-  } catch {
-    return false;
-  }
+  return line !== undefined && (readOptional(gitignore, 'absent')?.split('\n').includes(line) ?? false);
 }
 
 /**
