@@ -8,10 +8,10 @@ import {
   humanSchema,
   logsSchema,
   mergeSchema,
-  type NOTIFY_KINDS,
   notifySchema,
   robotSchema,
 } from './schema/operations.ts';
+import type { NOTIFY_KINDS } from './schema/operations-values.ts';
 import {
   contextSchema,
   coreSchema,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WEBHOOK_FORMATS } from '../config/schema/operations.ts';
+import type { WEBHOOK_FORMATS } from '../config/schema/operations-values.ts';
 import type { NotifyKind, RalphConfig } from '../config/schema.ts';
 import { describeEvent } from '../observe/describe-event.ts';
 import type { LoopEvent } from '../observe/events.ts';

@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { type LockInfo, liveHolder } from '../state/io/lock.ts';
+import { readOptional } from '../state/io/read-optional.ts';
 import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { readInbox } from './control-files.ts';
@@ -74,9 +75,6 @@ function lastEventAt(workspace: string, eventsFile: string | undefined): number 
 /** The last `n` lines of the run's human log. */
 export function logTail(workspace: string, state: LoopState | undefined, n = 200): string {
   if (!state) return '';
-  try {
-    return readFileSync(join(workspace, state.log_file), 'utf8').split('\n').slice(-n).join('\n');
-  } catch {
-    return '';
-  }
+  const text = readOptional(join(workspace, state.log_file), 'absent') ?? '';
+  return text.split('\n').slice(-n).join('\n');
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from './io/atomic-write.ts';
+import { readOptional } from './io/read-optional.ts';
 import { RALPH_DIR, type RalphPaths, RUNTIME_PATHS } from './paths.ts';
 
 const HEADER = [
@@ -32,14 +32,6 @@ export function runtimeIgnoreLines(): string[] {
   return RUNTIME_PATHS.map((p) => p.slice(RALPH_DIR.length + 1));
 }
 
-function readOptional(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Makes `.ralph/.gitignore` ignore every runtime path, so an agent's own `git add -A` never stages
  * them: writes the file when missing (for `local` use one that ignores itself too), appends only
@@ -50,9 +42,9 @@ export function ensureRuntimeIgnored(
   paths: RalphPaths,
   use: RuntimeIgnoreUse = 'local',
 ): RuntimeIgnoreChange {
-  const existing = readOptional(paths.gitignore);
+  const existing = readOptional(paths.gitignore, 'absent');
   const wanted = runtimeIgnoreLines();
-  if (existing === null) {
+  if (existing === undefined) {
     const lines = use === 'local' ? [...LOCAL_HEADER, ...wanted, SELF] : [...HEADER, ...wanted];
     writeFileAtomicSync(paths.gitignore, `${lines.join('\n')}\n`);
     return { added: wanted, changed: true };

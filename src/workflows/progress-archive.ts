@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { appendLine } from '../state/io/append-line.ts';
 import { writeFileAtomicSync } from '../state/io/atomic-write.ts';
+import { readOptional } from '../state/io/read-optional.ts';
 import { parseHeading, scanMarkdown } from './checklist-parse.ts';
 
 /**
@@ -96,15 +97,6 @@ export function withArchiveLink(live: string, months: readonly string[]): string
   return [...lines.slice(0, at), ...(at > 0 ? [''] : []), link, '', ...rest].join('\n');
 }
 
-function readOptional(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 /** The months archived next to `file`, oldest first. */
 export function archivedMonths(file: string): string[] {
   const dir = join(dirname(file), ARCHIVE_DIR);
@@ -143,13 +135,13 @@ export interface ArchiveResult {
  * re-run after a crash between the two finishes the move without a duplicate.
  */
 export function archiveProgress(file: string, afterDays: number, now: Date): ArchiveResult {
-  const text = readOptional(file);
+  const text = readOptional(file, 'throw');
   if (text === undefined || afterDays <= 0) return { moved: 0, months: [] };
   const { next, moved } = progressAfterArchive(file, text, afterDays, now);
   let count = 0;
   for (const [month, entries] of moved) {
     const path = join(dirname(file), ARCHIVE_DIR, `${month}.md`);
-    const archived = readOptional(path);
+    const archived = readOptional(path, 'throw');
     const fresh = entries.filter((e) => !archived?.includes(e));
     count += entries.length;
     if (fresh.length === 0) continue;

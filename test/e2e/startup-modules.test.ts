@@ -128,6 +128,19 @@ describe('ralph run start-up', () => {
     expect(bytesOf(emit)).toBeLessThan(60_000);
   });
 
+  it('ralph tell, run inside agent tool calls, loads no zod (the config schema stays unloaded)', async () => {
+    const dir = makeWorkspace({});
+    const tell = await filesLoaded(dir, ['tell', 'keep the tests green'], { code: 0 });
+    expect(readFileSync(join(dir, '.ralph', 'control', 'inbox.jsonl'), 'utf8')).toContain(
+      'keep the tests green',
+    );
+    const zod = tell
+      .filter((url) => url.endsWith('.js'))
+      .flatMap((url) => [...readFileSync(new URL(url), 'utf8').matchAll(/^\/\/ node_modules\/zod\/\S+$/gm)]);
+    expect(zod).toEqual([]);
+    expect(tell.length).toBeLessThanOrEqual(11);
+  });
+
   it('asks git once whether the workspace is a repository and where its files are', async () => {
     const { log, result: r } = await runWithGitLog(['run', '-q', '--max-iterations', '1']);
     expect(r.stderr).toBe('');

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
+import { runLoopIn } from '../helpers/library-loop.ts';
 import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
 
 // The two runLoop options the fleet is built on: a run id of the caller's, and a hook awaited
@@ -18,13 +18,8 @@ describe('runLoop: runId and afterIteration', () => {
         '      - result: { text: "ok", cost_usd: 0.5 }',
       ].join('\n'),
     });
-    const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
     const calls: { iterations: number; cost: number; onDisk: number; agentRuns: string }[] = [];
-    const result = await runLoop({
-      workspace: dir,
-      config,
-      prompt: 'work',
-      backend: resolveBackend(config.cli.backend, config),
+    const result = await runLoopIn(dir, {
       runId: 'fleet-run-1',
       afterIteration: async ({ state }) => {
         // Slow on purpose: the next iteration must wait for it.
@@ -53,13 +48,8 @@ describe('runLoop: runId and afterIteration', () => {
       'ralph.yml': fakeConfig({ max_iterations: 5 }),
       'fake-agent.yml': ['turns:', '  - do: [{ result: { text: "done\\nLOOP_COMPLETE" } }]'].join('\n'),
     });
-    const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
     let called = 0;
-    const result = await runLoop({
-      workspace: dir,
-      config,
-      prompt: 'work',
-      backend: resolveBackend(config.cli.backend, config),
+    const result = await runLoopIn(dir, {
       afterIteration: async () => {
         called++;
         return { reason: 'interrupted', message: 'handed over' };

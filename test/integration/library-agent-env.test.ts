@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
+import { runLoopIn } from '../helpers/library-loop.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 // The agents' environment starts from a copy of the caller's made once per run (copying
@@ -37,13 +37,8 @@ async function run(iterations: number): Promise<{ dir: string; copies: number }>
       '',
     ].join('\n'),
   });
-  const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
   const { env, copies } = countingEnv({ CALLER_VAR: 'from-the-caller', CLAUDECODE: '1' });
-  const result = await runLoop({
-    workspace: dir,
-    config,
-    prompt: 'work',
-    backend: resolveBackend(config.cli.backend, config),
+  const result = await runLoopIn(dir, {
     env,
   });
   expect(result.iterations).toBe(iterations);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
 import { pinTimes, sameSizeSameMtime } from '../helpers/file-times.ts';
+import { runLoopIn } from '../helpers/library-loop.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 // What the prompt reads every iteration (scratchpad, memories, tasks) is read again only when the
@@ -39,12 +39,7 @@ describe('runLoop: files the prompt reads, edited between iterations', () => {
       pinTimes(join(dir, f));
     // Past the racy window: the first iteration's reads are remembered.
     await new Promise((r) => setTimeout(r, 2100));
-    const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
-    const result = await runLoop({
-      workspace: dir,
-      config,
-      prompt: 'work',
-      backend: resolveBackend(config.cli.backend, config),
+    const result = await runLoopIn(dir, {
       afterIteration: async ({ state }) => {
         if (state.iterations === 1) {
           sameSizeSameMtime(join(dir, 'notes.md'), 'scratch-note-gamma\n');

@@ -2,15 +2,9 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sendCommand } from '../../src/human/control-files.ts';
-import {
-  type EventLine,
-  loadConfig,
-  readEvents,
-  readStatus,
-  resolveBackend,
-  runLoop,
-} from '../../src/index.ts';
+import { type EventLine, readEvents, readStatus } from '../../src/index.ts';
 import { acquireLock } from '../../src/state/io/lock.ts';
+import { runLoopIn } from '../helpers/library-loop.ts';
 import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
 
 async function finishedRun(): Promise<string> {
@@ -23,12 +17,8 @@ async function finishedRun(): Promise<string> {
       '      - result: { text: "LOOP_COMPLETE" }',
     ].join('\n'),
   });
-  const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
-  const result = await runLoop({
-    workspace: dir,
-    config,
+  const result = await runLoopIn(dir, {
     prompt: 'do it',
-    backend: resolveBackend(config.cli.backend, config),
   });
   expect(result).toMatchObject({ exitCode: 0, stopReason: 'completed' });
   return dir;

@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type LoopEvent, loadConfig, type Reporter, resolveBackend, runLoop } from '../../src/index.ts';
+import type { LoopEvent, Reporter } from '../../src/index.ts';
+import { runLoopIn } from '../helpers/library-loop.ts';
 import { fakeConfig, makeWorkspace, removeWhenDone, runRalph } from '../helpers/workspace.ts';
 
 /** The same two-iteration run, with notifications to a file: what both sides run. */
@@ -63,7 +64,6 @@ describe('runLoop with the default reporters', () => {
 
     const libDir = makeWorkspace(FILES);
     const libEnv = envFor();
-    const { config } = loadConfig({ file: join(libDir, 'ralph.yml'), cwd: libDir });
     const seen: LoopEvent['type'][] = [];
     let closed = 0;
     const mine: Reporter = {
@@ -72,11 +72,8 @@ describe('runLoop with the default reporters', () => {
         closed++;
       },
     };
-    const result = await runLoop({
-      workspace: libDir,
-      config,
+    const result = await runLoopIn(libDir, {
       prompt: FILES['PROMPT.md'],
-      backend: resolveBackend(config.cli.backend, config),
       env: libEnv,
       reporters: [mine],
     });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type LoopEvent, loadConfig, resolveBackend, runLoop } from '../../src/index.ts';
+import type { LoopEvent } from '../../src/index.ts';
+import { runLoopIn } from '../helpers/library-loop.ts';
 import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
 
 describe('runLoop (library API)', () => {
@@ -18,13 +18,9 @@ describe('runLoop (library API)', () => {
         '  - do: [{ print: "step {{iteration}}" }]',
       ].join('\n'),
     });
-    const { config } = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
     const events: LoopEvent[] = [];
-    const result = await runLoop({
-      workspace: dir,
-      config,
+    const result = await runLoopIn(dir, {
       prompt: 'build it',
-      backend: resolveBackend(config.cli.backend, config),
       reporters: [{ onEvent: (e) => events.push(e) }],
     });
     expect(result).toMatchObject({ exitCode: 0, stopReason: 'completed' });

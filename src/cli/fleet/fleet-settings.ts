@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { loadConfig } from '../../config/load-config.ts';
 import { configLayers } from '../../config/run-config.ts';
-import { REDIS_URL } from '../../config/schema/operations.ts';
+import { REDIS_URL } from '../../config/schema/operations-values.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError, type RalphErrorCode, UsageError } from '../../errors.ts';
 import { userStateDir } from '../../state/run-registry.ts';

@@ -1,4 +1,4 @@
-import { humanSchema } from '../../config/schema/operations.ts';
+import { DEFAULT_HUMAN_ANSWER } from '../../config/schema/operations-values.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
 import { ask } from '../../human/ask.ts';
 import {
@@ -134,7 +134,7 @@ export async function askCommand(
         runId: io.env.RALPH_RUN_ID ?? null,
         iteration: Number.isInteger(iteration) && iteration > 0 ? iteration : null,
         timeoutMs: timeoutS * 1000,
-        defaultAnswer: io.env.RALPH_HUMAN_DEFAULT_ANSWER ?? humanSchema.parse({}).default_answer,
+        defaultAnswer: io.env.RALPH_HUMAN_DEFAULT_ANSWER ?? DEFAULT_HUMAN_ANSWER,
         signal,
         keepOpen: inLoop,
         rejoin: inLoop,

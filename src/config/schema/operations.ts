@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_HUMAN_ANSWER, NOTIFY_KINDS, REDIS_URL, WEBHOOK_FORMATS } from './operations-values.ts';
 import { positive, positiveInt } from './values.ts';
 
 /** An http(s) URL (a webhook, an API base). */
@@ -10,9 +11,7 @@ export const humanSchema = z
     default_answer: z
       .string()
       .min(1)
-      .default(
-        'No human answered in time. Proceed with your best judgement and note the assumption in the scratchpad.',
-      )
+      .default(DEFAULT_HUMAN_ANSWER)
       .meta({ description: 'What `ralph ask` prints when nobody answered in time, so the agent can go on.' }),
     on_timeout: z.enum(['stop', 'continue']).default('stop').meta({
       description:
@@ -27,19 +26,6 @@ export const humanSchema = z
     description:
       'A human in the loop (docs/operations/human-in-the-loop.md): how long to wait for one, and what then.',
   });
-
-/** What a notification can be about. */
-export const NOTIFY_KINDS = [
-  'stopped',
-  'question',
-  'approval',
-  'parked',
-  'resumed',
-  'limit_warning',
-] as const;
-
-/** What a webhook POST looks like: Ralph's JSON, or a Slack or Discord incoming-webhook message. */
-export const WEBHOOK_FORMATS = ['json', 'slack', 'discord'] as const;
 
 /** `notify`: where notifications go. */
 export const notifySchema = z
@@ -142,9 +128,6 @@ export const logsSchema = z
     }),
   })
   .meta({ description: "What Ralph's own files keep, bounded per iteration and per workspace." });
-
-/** What a Redis URL looks like (`fleet.redis`, `--redis`, RALPH_REDIS_URL). */
-export const REDIS_URL = /^rediss?:\/\/./;
 
 /** `fleet`: where the fleet's Redis is and its fleet-wide limits. */
 export const fleetSchema = z

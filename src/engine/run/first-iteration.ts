@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { ralphPaths } from '../../state/paths.ts';
@@ -16,12 +17,7 @@ import {
   type WorkspaceReads,
   workspaceReads,
 } from '../iteration/plan-iteration.ts';
-import {
-  checklistContextBlock,
-  currentMilestoneTitle,
-  readChecklist,
-  readOptional,
-} from '../workflows/checklist-view.ts';
+import { checklistContextBlock, currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
 import { initialEvents } from './loop.ts';
 import { carriedToNewRun } from './run-setup.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
@@ -132,9 +128,11 @@ function archivedReads(input: FirstIterationInput, reads: WorkspaceReads, now: D
   const days = config.progress.archive_after_days;
   if (days <= 0) return reads;
   const progressFile = resolve(workspace, config.progress.file);
-  const readJournal = (path: string): string | null => {
-    const text = readOptional(path);
-    return text !== null && path === progressFile ? progressAfterArchive(path, text, days, now).next : text;
+  const readJournal = (path: string): string | undefined => {
+    const text = readOptional(path, 'absent');
+    return text !== undefined && path === progressFile
+      ? progressAfterArchive(path, text, days, now).next
+      : text;
   };
   return {
     ...reads,

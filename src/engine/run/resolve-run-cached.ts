@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual } from 'node:util';
 import type { ConfigLayer } from '../../config/config-layers.ts';
 import type { ConfigOverride } from '../../config/overrides.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { packageVersion } from '../../paths-package.ts';
 import { replaceFileSync } from '../../state/io/atomic-write.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
 import { RACY_WINDOW_MS, settledStatKey, statKey } from '../../state/io/stat-cache.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { runtimeIgnoreLines } from '../../state/runtime-ignore.ts';
@@ -18,6 +18,10 @@ import {
   usesAutoBackend,
   withAutoBackend,
 } from './run-inputs.ts';
+
+// Not `import … from 'node:util'`: building node:util's ES-module facade reads every export,
+// loading parseArgs and MIMEType at each start; getBuiltinModule hands over the CommonJS object.
+const { isDeepStrictEqual } = process.getBuiltinModule('node:util');
 
 /**
  * `resolveRun` for `ralph run`'s start: the same run, the config from `.ralph/cache/config.json`
@@ -58,11 +62,7 @@ export async function resolveRunCached(
 function cacheable(config: RalphConfig, gitignore: string): boolean {
   if (usesAutoBackend(config)) return false;
   const line = runtimeIgnoreLines().find((l) => l.startsWith('cache'));
-  try {
-    return line !== undefined && readFileSync(gitignore, 'utf8').split('\n').includes(line);
-  } catch {
-    return false;
-  }
+  return line !== undefined && (readOptional(gitignore, 'absent')?.split('\n').includes(line) ?? false);
 }
 
 /**

@@ -9,13 +9,13 @@ import { isPidAlive, liveGroupMembers, processInfo, sameProcessStart } from '../
 import { removeCrashLeftovers, repairLastRecord, restoreSwapped } from '../../state/crash-repair.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { acquireLock, type HeldLock } from '../../state/io/lock.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
 import { localTime } from '../../state/io/time-format.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../../state/loop-state.ts';
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
 import type { StartMode } from '../context/run-options.ts';
-import { readOptional } from '../workflows/checklist-view.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
 
 /** A run ready to iterate: its state, the workspace lock it holds, what preparing it did. */
@@ -245,6 +245,6 @@ export function resumesUncommitted(paths: RalphPaths, mode: StartMode): boolean 
 function ensureEventsFile(paths: RalphPaths, relPath: string): void {
   const abs = join(paths.root, relPath);
   if (!existsSync(abs)) writeFileSync(abs, '');
-  if (readOptional(paths.currentEvents) !== `${relPath}\n`)
+  if (readOptional(paths.currentEvents, 'absent') !== `${relPath}\n`)
     writeFileAtomicSync(paths.currentEvents, `${relPath}\n`, { fsync: false });
 }

@@ -1,7 +1,8 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { ChecklistProgress } from '../../observe/events.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
 import {
   type Checklist,
   checklistComplete,
@@ -22,15 +23,6 @@ export interface ChecklistView {
   complete: boolean;
 }
 
-/** A file's text, or null when it cannot be read. */
-export function readOptional(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 /** Reads and evaluates the design document; undefined without `completion.checklist` or when it is missing. */
 export function readChecklist(
   workspace: string,
@@ -39,8 +31,8 @@ export function readChecklist(
 ): ChecklistView | undefined {
   const file = config.completion.checklist;
   if (!file) return undefined;
-  const text = readOptional(resolve(workspace, file));
-  if (text === null) return undefined;
+  const text = readOptional(resolve(workspace, file), 'absent');
+  if (text === undefined) return undefined;
   const checklist = parseChecklist(text);
   const condition = checklistCondition(config);
   const complete =
@@ -65,7 +57,7 @@ export function checklistContextBlock(
   iteration: number,
   maxIterations: number,
   promise: string | null,
-  readJournal: (path: string) => string | null = readOptional,
+  readJournal: (path: string) => string | undefined = (path) => readOptional(path, 'absent'),
 ): string {
   const journal = config.context.journal;
   const journalText = journal ? readJournal(resolve(workspace, journal)) : null;
@@ -90,7 +82,7 @@ export function writeIterationMarker(
   const journal = config.context.journal;
   if (!journal || !config.context.iteration_markers) return;
   const path = resolve(workspace, journal);
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const text = readOptional(path, 'throw') ?? '';
   appendFileSync(
     path,
     `${text.length > 0 && !text.endsWith('\n') ? '\n' : ''}\n${iterationMarker(iteration, at)}\n`,

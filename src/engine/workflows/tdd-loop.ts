@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { GateResult } from '../../gates/run-gate.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import {
@@ -33,14 +34,6 @@ export const freshTddBook = (): TddBook => ({
   report_hash: null,
 });
 
-function readOptional(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 /** Ralph's own copies: the last good state file and the reports gathered since the last archive. */
 function ownFiles(workspace: string) {
   const dir = ralphPaths(workspace).tdd;
@@ -53,7 +46,7 @@ export function checkTddStateAtStart(
   tdd: TddConfig,
 ): { warning?: string; fatal?: string } {
   const path = resolve(workspace, tdd.state_file);
-  const text = readOptional(path);
+  const text = readOptional(path, 'absent') ?? null;
   const parsed = text === null ? undefined : parseTddState(text);
   if (parsed?.ok) {
     const own = ownFiles(workspace);
@@ -77,10 +70,10 @@ export function checkTddStateAtStart(
  */
 function restoreState(workspace: string, tdd: TddConfig): string | null {
   const own = ownFiles(workspace);
-  const good = readOptional(own.goodState);
+  const good = readOptional(own.goodState, 'absent') ?? null;
   if (good === null) return null;
   const path = resolve(workspace, tdd.state_file);
-  const replaced = readOptional(path);
+  const replaced = readOptional(path, 'absent') ?? null;
   let kept = '';
   if (replaced !== null && replaced !== good) {
     const copy = join(
@@ -128,7 +121,7 @@ export function tddAfterIteration(input: {
   mkdirSync(own.dir, { recursive: true });
 
   // The report: missing, unchanged since the last iteration, or lacking sections.
-  const report = readOptional(resolve(workspace, tdd.report_file));
+  const report = readOptional(resolve(workspace, tdd.report_file), 'absent') ?? null;
   const hash = report === null ? null : createHash('sha256').update(report).digest('hex');
   const fresh = report !== null && hash !== book.report_hash;
   const check = fresh ? parseReport(report, tdd.required_sections) : null;
@@ -144,7 +137,7 @@ export function tddAfterIteration(input: {
 
   // The state file: restore a corrupted one, then append this iteration to its history.
   const statePath = resolve(workspace, tdd.state_file);
-  let stateText = readOptional(statePath);
+  let stateText = readOptional(statePath, 'absent') ?? null;
   let state = stateText === null ? undefined : parseTddState(stateText);
   if (!state?.ok) {
     const restored = restoreState(workspace, tdd);
@@ -152,7 +145,7 @@ export function tddAfterIteration(input: {
       warnings.push(
         `${tdd.state_file} was ${stateText === null ? 'deleted' : `corrupted (${state?.problems.join('; ')})`}; ${restored}`,
       );
-      stateText = readOptional(statePath);
+      stateText = readOptional(statePath, 'absent') ?? null;
       state = stateText === null ? undefined : parseTddState(stateText);
     } else {
       warnings.push(

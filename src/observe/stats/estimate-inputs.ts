@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { priceOf } from '../../backends/pricing.ts';
 import type { RalphConfig } from '../../config/schema.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { readRegistryLines } from '../../state/run-registry.ts';
 import { openTasks } from '../../state/tasks/task.ts';
@@ -22,14 +22,6 @@ export interface RunPlan {
 
 // The seed 002 plan: its unchecked lines are the work left.
 const PLAN_FILE = 'IMPLEMENTATION_PLAN.md';
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Earlier runs of the same setup: ended by themselves (not running, not interrupted), every
@@ -56,7 +48,7 @@ export function sameSetupRuns(runs: readonly RunHistory[], plan: RunPlan): RunHi
 function openItems(plan: RunPlan): { items: number; from: string } {
   const { workspace, config } = plan;
   const checklist = config.completion.checklist;
-  const doc = checklist ? readText(resolve(workspace, checklist)) : undefined;
+  const doc = checklist ? readOptional(resolve(workspace, checklist), 'absent') : undefined;
   if (checklist && doc !== undefined) {
     const p = progress(parseChecklist(doc));
     if (p.tasksTotal > 0) return { items: p.tasksTotal - p.tasksDone, from: checklist };
@@ -67,7 +59,7 @@ function openItems(plan: RunPlan): { items: number; from: string } {
   } catch {
     // A damaged tasks file: the other sources.
   }
-  const planText = readText(resolve(workspace, PLAN_FILE));
+  const planText = readOptional(resolve(workspace, PLAN_FILE), 'absent');
   const unchecked = planText?.split('\n').filter((l) => /^\s*[-*] \[ \]/.test(l)).length ?? 0;
   if (unchecked > 0) return { items: unchecked, from: PLAN_FILE };
   return { items: 0, from: 'the prompt' };

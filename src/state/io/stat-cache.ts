@@ -1,4 +1,5 @@
-import { type BigIntStats, readFileSync, statSync } from 'node:fs';
+import { type BigIntStats, statSync } from 'node:fs';
+import { readOptional } from './read-optional.ts';
 
 /**
  * A file's identity, size and change times (`ino:size:mtimeNs:ctimeNs`), or `-` when it is missing.
@@ -69,10 +70,6 @@ export type FileText = { text: string } | { missing: true };
  * every caller may share the one copy.
  */
 export const readTextCached: StatCached<FileText> = statCached((path) => {
-  try {
-    return { text: readFileSync(path, 'utf8') };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
-    throw error;
-  }
+  const text = readOptional(path, 'throw');
+  return text === undefined ? { missing: true } : { text };
 }, MAX_TEXTS);
