@@ -4,15 +4,11 @@ import type { StartMode } from '../engine/context/run-options.ts';
 import type { WorkerView } from '../observe/parallel-events.ts';
 import { liveHolder, lockHolderAlive } from '../state/io/lock.ts';
 import { type LoopState, loopStateOf } from '../state/loop-state.ts';
+import { type Claim, handOverClaim, readClaims, releaseClaim, takeClaim } from '../state/parallel-claims.ts';
 import {
-  type Claim,
-  handOverClaim,
   type ParallelPaths,
   type ParallelState,
   type ParallelTask,
-  readClaims,
-  releaseClaim,
-  takeClaim,
   workerWorkspace,
 } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';

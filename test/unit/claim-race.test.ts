@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type LockHolder, lockHolderAlive } from '../../src/state/io/lock.ts';
-import { readClaims, takeClaim } from '../../src/state/parallel-files.ts';
+import { readClaims, takeClaim } from '../../src/state/parallel-claims.ts';
 import { removeWhenDone } from '../helpers/workspace.ts';
 
 // Claims race deterministically: a claimer's liveness judgement is injected, and the test runs

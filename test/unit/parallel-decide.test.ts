@@ -8,7 +8,8 @@ import { configSchema } from '../../src/config/schema.ts';
 import { nextWork, settleWorker, stopOf } from '../../src/parallel/parallel-decide.ts';
 import type { SourceTask } from '../../src/parallel/task-source.ts';
 import type { LoopState } from '../../src/state/loop-state.ts';
-import { type ParallelTask, readClaims, releaseClaim, takeClaim } from '../../src/state/parallel-files.ts';
+import { readClaims, releaseClaim, takeClaim } from '../../src/state/parallel-claims.ts';
+import type { ParallelTask } from '../../src/state/parallel-files.ts';
 import { removeWhenDone } from '../helpers/workspace.ts';
 
 const STATES = ['ready', 'working', 'queued', 'merging', 'merged', 'needs_review', 'failed'] as const;
