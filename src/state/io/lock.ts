@@ -14,10 +14,12 @@ import { sleepSync, type TakeoverHooks, withTakeoverGuard } from './takeover-gua
  * The one lock core: a lock file is created whole or not at all (link), its holder is alive or not
  * (pid, host, start time; lock-holder.ts), and a stale one is removed without ever removing a fresh
  * one. Three locks are built on it: the one-loop-per-workspace lock below, withFileLock
- * (file-lock.ts) and task claims (parallel-files.ts).
+ * (file-lock.ts) and task claims (parallel-claims.ts).
  *
  * Why a fresh lock is never removed, under any interleaving of any number of racers:
- * 1. A lock is removed only while holding its takeover guard (takeovers and releases alike);
+ * 1. A lock is removed only while holding its takeover guard (takeovers and releases alike; the
+ *    one exception, a parallel run's coordinator replacing or releasing its own task claims, has
+ *    no rival: it is the only claimer in its workspace, coordinator.lock);
  *    creating one needs no guard (a link succeeds only where no lock is). So while a process holds
  *    the guard, the lock can only go from absent to present: a present lock cannot be removed by
  *    anyone else, nor anything created over it. The guard holder re-reads and re-judges the lock:
