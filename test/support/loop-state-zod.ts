@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RalphError } from '../../src/errors.ts';
-import type { LoopState } from '../../src/state/loop-state.ts';
+import { RUN_STATUSES } from '../../src/state/loop-state/fields.ts';
+import type { LoopState, RunStatus } from '../../src/state/loop-state.ts';
 
 const count = z.number().int().min(0);
 const nullableString = z.string().nullable();
@@ -26,17 +27,7 @@ const metricNote = z.looseObject({
 const stateShape = z.looseObject({
   version: z.literal(1),
   run_id: z.string().min(1),
-  status: z.enum([
-    'running',
-    'interrupted',
-    'stopped',
-    'completed',
-    'paused',
-    'parked',
-    'waiting_for_human',
-    'idle',
-    'waiting_for_merge',
-  ]),
+  status: z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]),
   started_at: z.string(),
   updated_at: z.string().default(''),
   pid: z.number().int(),

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { RUN_STATUSES } from '../../src/state/loop-state/fields.ts';
 import { parseLoopState } from '../../src/state/loop-state.ts';
 import { zodParseLoopState } from '../support/loop-state-zod.ts';
 
@@ -46,17 +47,7 @@ const validState = fc.record(
   {
     version: fc.constant(1),
     run_id: fc.string({ minLength: 1, maxLength: 8 }),
-    status: fc.constantFrom(
-      'running',
-      'interrupted',
-      'stopped',
-      'completed',
-      'paused',
-      'parked',
-      'waiting_for_human',
-      'idle',
-      'waiting_for_merge',
-    ),
+    status: fc.constantFrom(...RUN_STATUSES),
     started_at: str,
     updated_at: str,
     pid: fc.integer(),

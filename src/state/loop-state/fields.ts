@@ -23,6 +23,20 @@ export type RunStatus =
   /** forge.wait_for_merge: a milestone's pull request is ready; the loop waits for its merge. */
   | 'waiting_for_merge';
 
+/** Every RunStatus, in the order state.json's check names them (a record, so none can be missing). */
+const STATUS_SET: Record<RunStatus, true> = {
+  running: true,
+  interrupted: true,
+  stopped: true,
+  completed: true,
+  paused: true,
+  parked: true,
+  waiting_for_human: true,
+  idle: true,
+  waiting_for_merge: true,
+};
+export const RUN_STATUSES = Object.keys(STATUS_SET) as RunStatus[];
+
 /** The statuses of a loop that is running (or crashed while running). */
 export const LIVE_STATUSES: readonly RunStatus[] = [
   'running',

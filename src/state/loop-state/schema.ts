@@ -14,6 +14,7 @@ import {
   string,
   withDefault,
 } from './checks.ts';
+import { RUN_STATUSES } from './fields.ts';
 import type { LoopState } from './shape.ts';
 
 const count = number({ int: true, min: 0 });
@@ -41,17 +42,7 @@ const emptyList = (): unknown[] => [];
 const stateShape: Check = looseObject({
   version: oneOf([1]),
   run_id: string(1),
-  status: oneOf([
-    'running',
-    'interrupted',
-    'stopped',
-    'completed',
-    'paused',
-    'parked',
-    'waiting_for_human',
-    'idle',
-    'waiting_for_merge',
-  ]),
+  status: oneOf(RUN_STATUSES),
   started_at: str,
   updated_at: withDefault(str, () => ''),
   pid: int,
