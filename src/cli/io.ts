@@ -86,13 +86,14 @@ function closableWriter(stream: NodeJS.WriteStream): (text: string) => void {
  * costs several milliseconds of every start (a stream over a pipe, a file or /dev/null).
  */
 export function processIO(): CliIO {
-  const onTerminal = isatty(0) && isatty(1);
+  const toTerminal = isatty(1);
+  const onTerminal = toTerminal && isatty(0);
   return {
     out: closableWriter(process.stdout),
     err: closableWriter(process.stderr),
     cwd: process.cwd(),
     env: process.env,
-    color: isatty(1) && !process.env.NO_COLOR,
+    color: toTerminal && !process.env.NO_COLOR,
     ask: onTerminal ? askOnTerminal : undefined,
     terminal: onTerminal ? { stdin: process.stdin, stdout: process.stdout } : undefined,
   };

@@ -97,7 +97,7 @@ export function pruneLogFiles(
     keep,
     current,
     (st, name) => st.isFile() && isLog(name),
-    (p) => lstatSync(p).mtimeMs,
+    (_path, st) => st.mtimeMs,
   );
 }
 
@@ -107,7 +107,7 @@ function pruneOldest(
   keep: number,
   current: string | readonly string[],
   candidate: (st: Stats, name: string) => boolean,
-  written: (path: string) => number,
+  written: (path: string, st: Stats) => number,
 ): string[] {
   if (keep <= 0) return [];
   let names: string[];
@@ -124,7 +124,8 @@ function pruneOldest(
   for (const name of names) {
     const path = join(dir, name);
     try {
-      if (candidate(lstatSync(path), name)) found.push({ name, lastWrittenMs: written(path) });
+      const st = lstatSync(path);
+      if (candidate(st, name)) found.push({ name, lastWrittenMs: written(path, st) });
     } catch {
       // Gone meanwhile, or unreadable: not ours to judge.
     }

@@ -60,10 +60,11 @@ export async function preflightRun(
       extraArgs: [],
     });
   const startProgress = readChecklist(workspace, config, null)?.progress;
-  const multiRepo = await multiRepoPreflight(workspace, config, resumesUncommitted(paths, mode));
+  const keepsUncommitted = resumesUncommitted(paths, mode);
+  const multiRepo = await multiRepoPreflight(workspace, config, keepsUncommitted);
   const [, layout] = multiRepo
     ? []
-    : await Promise.all([gitPreflight(workspace, config, resumesUncommitted(paths, mode)), layoutAsked]);
+    : await Promise.all([gitPreflight(workspace, config, keepsUncommitted), layoutAsked]);
   const inRepo = layout !== undefined;
   if (!multiRepo)
     checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
