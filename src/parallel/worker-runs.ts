@@ -133,14 +133,8 @@ export function liveWorkerOf(setup: WorkerSetup, task: ParallelTask): Claim | un
   const claim = readClaims(setup.paths.claims).find((c) => c.task === task.id);
   if (claim && lockHolderAlive(claim) && claim.pid !== process.pid) return claim;
   const lock = liveHolder(ralphPaths(taskWorkspace(setup, task)).lock);
-  if (lock)
-    return {
-      task: task.id,
-      worker: task.worker ?? 'w?',
-      pid: lock.pid,
-      host: lock.host,
-      ...(lock.start_time === undefined ? {} : { start_time: lock.start_time }),
-    };
+  // All of the holder (started_at too: lockHolderAlive tells a reused pid by it when start_time is unknown).
+  if (lock) return { ...lock, task: task.id, worker: task.worker ?? 'w?' };
   return undefined;
 }
 
