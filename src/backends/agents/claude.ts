@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { globOf } from '../../config/path-patterns.ts';
+import { globOf, isNegated } from '../../config/path-patterns.ts';
 import { type AgentCliDefinition, dirOr, macKeychain, runningAsRoot } from '../definition.ts';
 import { lastLine } from '../parsers/json-lines.ts';
 import { parseResetTime } from '../parsers/reset-time.ts';
@@ -104,7 +104,7 @@ export function claudeEnv(root: boolean = runningAsRoot()): Record<string, strin
  * `approve` (a person may approve those changes).
  */
 export function claudeEditDenyRules(deny: readonly string[], workspace: string): string[] {
-  const lastNegation = deny.findLastIndex((p) => p.startsWith('!'));
+  const lastNegation = deny.findLastIndex(isNegated);
   const inner = /^\/[\w.\-/]*$/.test(workspace) ? workspace.replace(/^\/+|\/+$/g, '') : '';
   const root = inner ? `//${inner}/` : null;
   return [...new Set(deny.slice(lastNegation + 1).flatMap((p) => editRulesOf(p, root)))];

@@ -32,7 +32,7 @@ const SHELL_WORDS = new Set([
 ]);
 
 /** The program a `sh -c` command line runs first (after `VAR=value` assignments), or undefined. */
-export function firstProgram(command: string): string | undefined {
+function firstProgram(command: string): string | undefined {
   for (const word of command.trim().split(/\s+/)) {
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue;
     const clean = word.replace(/^['"]|['"]$/g, '');

@@ -1,7 +1,7 @@
 // The few checks state.json needs, worded as zod 4 words them: `ralph run` reads the state at
 // every start, and evaluating zod and building a schema with it cost 15–35 ms before the first
-// agent. test/unit/loop-state-schema.test.ts holds the zod schema these replace and checks that
-// both accept, default and reject the same files with the same messages.
+// agent. test/support/loop-state-zod.ts holds the zod schema these replace, and
+// test/unit/loop-state-schema.test.ts checks that both accept, default and reject the same files with the same messages.
 
 /** One problem found: where (keys and indexes) and zod's wording of it. */
 export interface Problem {
