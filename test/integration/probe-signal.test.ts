@@ -13,6 +13,9 @@ describe('probeSignal', () => {
     await once(child, 'exit');
     const limit = Error.stackTraceLimit;
     expect(probeSignal(process.pid)).toBeNull();
+    const live = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    expect(probeSignal(-(live.pid as number))).toBeNull();
+    live.kill();
     expect(probeSignal(-pid)).toBe('ESRCH');
     expect(probeSignal(pid)).toBe('ESRCH');
     expect(Error.stackTraceLimit).toBe(limit);

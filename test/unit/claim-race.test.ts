@@ -60,8 +60,8 @@ describe('task claims on the lock core', () => {
     expect(readClaims(dir)).toMatchObject([{ task: 't', worker: 'w1', pid: process.pid }]);
   });
 
-  // 1: between the first read of the stale claim and the takeover; 2: inside the takeover, after
-  // the stale claim was read for the last time and before it is moved aside.
+  // 1: takeClaim's read of the stale claim; 2: removeStaleLock's first judgement, before the
+  // takeover guard is taken (the re-judgement under the guard keeps the other claimer's claim).
   for (const nth of [1, 2]) {
     it(`a takeover racing a fresh claim (other claimer acts at judgement ${nth}): one wins, its claim stays`, () => {
       const { dir, dead } = staleClaimDir();

@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkAgentAvailable } from '../../src/engine/readiness/health-checks.ts';
@@ -51,6 +51,8 @@ describe('statCached', () => {
     expect(readTextCached(file)).toEqual({ missing: true });
     writeFileSync(file, 'here\n');
     expect(readTextCached(file)).toEqual({ text: 'here\n' });
+    rmSync(file);
+    expect(readTextCached(file)).toEqual({ missing: true });
     let calls = 0;
     const failing = statCached(() => {
       calls++;
