@@ -63,9 +63,11 @@ export async function gitPreflight(
   config: RalphConfig,
   /** The run resumes from changes a human has not let in yet (rejected, or a held review point). */
   keepsUncommitted = false,
+  /** Whether it is a repository, when the caller already asked git (the start's one rev-parse). */
+  inRepo?: Promise<boolean>,
 ): Promise<{ branch: string | null } | undefined> {
   if (!gitEnabled(config)) return undefined;
-  if (!(await isGitRepo(workspace))) {
+  if (!(await (inRepo ?? isGitRepo(workspace)))) {
     throw new RalphError(
       'not_a_git_repo',
       `${workspace} is not a git repository but git.commit/git.push is on: run \`git init\`, or turn them off in ralph.yml`,

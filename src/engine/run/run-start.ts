@@ -64,7 +64,15 @@ export async function preflightRun(
   const multiRepo = await multiRepoPreflight(workspace, config, keepsUncommitted);
   const [, layout] = multiRepo
     ? []
-    : await Promise.all([gitPreflight(workspace, config, keepsUncommitted), layoutAsked]);
+    : await Promise.all([
+        gitPreflight(
+          workspace,
+          config,
+          keepsUncommitted,
+          layoutAsked?.then((l) => l !== undefined),
+        ),
+        layoutAsked,
+      ]);
   const inRepo = layout !== undefined;
   if (!multiRepo)
     checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
