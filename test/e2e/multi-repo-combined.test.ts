@@ -1,17 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDashboard } from '../helpers/dashboard.ts';
 import { git, subjects } from '../helpers/git-workspace.ts';
 import { API_THEN_WEB, BOTH_TO_V2, multiRepoProject } from '../helpers/multi-repo-workspace.ts';
 import {
   makeWorkspace,
-  type RalphProcess,
   readRecords,
   readState,
   readStatus,
   runRalph,
   startRalph,
+  stopWhenDone,
   traceRunWrites,
   waitFor,
 } from '../helpers/workspace.ts';
@@ -29,15 +29,6 @@ function project(o: {
 }): string {
   return multiRepoProject({ ...o, gates: o.extra, repos: o.repos ?? REPOS, dirs: ['api', 'web'] });
 }
-
-const running: RalphProcess[] = [];
-
-afterEach(async () => {
-  for (const p of running.splice(0)) {
-    p.child.kill('SIGTERM');
-    await p.done;
-  }
-});
 
 const REPOS = '  - path: api\n  - path: web\n    name: frontend\n';
 
@@ -97,7 +88,7 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
       `  repo frontend (web): rolled back to ${start.slice(0, 7)}, kept in ${ref}`,
     );
     // The dashboard's iteration table: the same per-repository lines under "commit".
-    const dashboard = await openDashboard({ track: (p) => running.push(p), env });
+    const dashboard = await openDashboard({ track: stopWhenDone, env });
     const index = await (await dashboard.get('/')).text();
     const path = new RegExp(`<a href="(/run/[0-9a-f]+)">${dir}</a>`).exec(index)?.[1];
     const page = await (await dashboard.get(path as string)).text();
@@ -110,7 +101,7 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
       extra: 'rules:\n  approve: ["*/package.json"]\n',
       maxIterations: 1,
     });
-    const loop = startRalph(['run'], dir);
+    const loop = stopWhenDone(startRalph(['run'], dir));
     await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'waiting_for_human');
     expect(readFileSync(join(dir, '.ralph', 'control', 'questions.jsonl'), 'utf8')).toContain(
       'changed files that need a person (rules.approve): web/package.json',
@@ -135,7 +126,7 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
       git(remotes, 'init', '-q', '--bare', `${repo}.git`);
       git(join(dir, repo), 'remote', 'add', 'origin', join(remotes, `${repo}.git`));
     }
-    const loop = startRalph(['run'], dir);
+    const loop = stopWhenDone(startRalph(['run'], dir));
     await waitFor(() => readStatus(dir) === 'waiting_for_human', 15_000, 'the before_commit review point');
     const questions = join(dir, '.ralph', 'control', 'questions.jsonl');
     expect(readFileSync(questions, 'utf8')).toContain(
@@ -150,7 +141,7 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
     for (const repo of ['api', 'web']) expect(subjects(join(dir, repo))).toEqual(['initial']);
 
     expect((await runRalph(['approve'], dir)).code).toBe(0);
-    const resumed = startRalph(['run', '--resume'], dir);
+    const resumed = stopWhenDone(startRalph(['run', '--resume'], dir));
     await waitFor(
       () => readFileSync(questions, 'utf8').includes('Push the commits of iteration 1'),
       15_000,

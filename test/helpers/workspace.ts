@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -184,6 +184,13 @@ export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = '
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The pid of a process that has exited (a lock or claim left behind by it is stale). */
+export function deadPid(): number {
+  const pid = spawnSync('true').pid;
+  if (pid === undefined) throw new Error('could not start `true`');
+  return pid;
 }
 
 export function pidAlive(pid: number): boolean {

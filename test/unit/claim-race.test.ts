@@ -1,24 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type LockHolder, lockHolderAlive } from '../../src/state/io/lock.ts';
 import { readClaims, takeClaim } from '../../src/state/parallel-claims.ts';
-import { removeWhenDone } from '../helpers/workspace.ts';
+import { deadPid, makeWorkspace } from '../helpers/workspace.ts';
 
 // Claims race deterministically: a claimer's liveness judgement is injected, and the test runs
 // another claimer at the exact moment one judges the stale claim — between reading it and acting.
 
 /** A pid no process has any more (a child that already exited and was reaped). */
-function deadPid(): number {
-  const pid = spawnSync('true').pid;
-  if (pid === undefined) throw new Error('could not start `true`');
-  return pid;
-}
-
 function staleClaimDir(): { dir: string; dead: number } {
-  const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'claim-race-')));
+  const dir = makeWorkspace();
   const dead = deadPid();
   // As an older Ralph wrote it: no host, start_time null.
   writeFileSync(
@@ -48,7 +40,7 @@ function claimNow(dir: string): { worker: string } {
 
 describe('task claims on the lock core', () => {
   it('two claimers of a free task: exactly one wins', () => {
-    const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'claim-race-')));
+    const dir = makeWorkspace();
     expect(takeClaim(dir, 't', 'w1', process.pid)).toBe(true);
     expect(takeClaim(dir, 't', 'w2', process.pid)).toBe(false);
     expect(claimNow(dir).worker).toBe('w1');
@@ -98,7 +90,7 @@ describe('takeovers racing at every step of one another', () => {
    * `schedule` has bit n set, a new claimer runs to the end at step n (its own steps count too).
    */
   function race(schedule: number, racers: number): { won: string[]; dir: string } {
-    const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'claim-race-')));
+    const dir = makeWorkspace();
     writeFileSync(
       join(dir, 't.json'),
       JSON.stringify({ task: 't', worker: 'w0', pid: dead, start_time: null }),

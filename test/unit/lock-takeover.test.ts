@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/state/io/file-lock.ts';
@@ -11,21 +10,15 @@ import {
   removeStaleLock,
   thisHolder,
 } from '../../src/state/io/lock.ts';
-import { removeWhenDone } from '../helpers/workspace.ts';
+import { deadPid, makeWorkspace } from '../helpers/workspace.ts';
 
 // The takeover guard (state/io/takeover-guard.ts): flags `<lock>.takeover.<pid>.<hex>` beside the
 // lock, one per process taking it over or releasing it.
 
 /** A pid no process has any more (a child that already exited and was reaped). */
-function deadPid(): number {
-  const pid = spawnSync('true').pid;
-  if (pid === undefined) throw new Error('could not start `true`');
-  return pid;
-}
-
 /** A workspace whose `loop.lock` was left by a dead process, and that process's pid. */
 function staleLock(): { dir: string; lock: string; dead: number } {
-  const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'lock-takeover-')));
+  const dir = makeWorkspace();
   const dead = deadPid();
   const lock = join(dir, 'loop.lock');
   writeFileSync(lock, JSON.stringify({ pid: dead, host: hostname(), started_at: new Date().toISOString() }));
@@ -93,7 +86,7 @@ describe('the takeover guard', () => {
   });
 
   it('a file lock released while a dead process’s flag lies beside it is removed', () => {
-    const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'lock-takeover-')));
+    const dir = makeWorkspace();
     const data = join(dir, 'data.txt');
     flag(`${data}.lock`, { pid: deadPid(), host: hostname(), started_at: new Date().toISOString() });
     expect(withFileLock(data, () => readLock(`${data}.lock`)?.pid)).toBe(process.pid);
