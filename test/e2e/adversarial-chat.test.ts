@@ -45,8 +45,16 @@ async function receiver(): Promise<{ url: string; got: Record<string, any>[]; cl
   };
 }
 
-/** The question asked through `ralph ask` by the scripted agent, answered once it reached `seen`. */
-async function askedAndAnswered(ralphYml: string, seen: () => boolean, env: NodeJS.ProcessEnv = {}) {
+/**
+ * The question asked through `ralph ask` by the scripted agent, answered (by `ralph answer`, else
+ * by `reply`) once it reached `seen`.
+ */
+async function askedAndAnswered(
+  ralphYml: string,
+  seen: () => boolean,
+  env: NodeJS.ProcessEnv = {},
+  reply?: () => Promise<void>,
+) {
   const dir = makeWorkspace({
     'PROMPT.md': 'work\n',
     'question.txt': ATTACK,
@@ -56,7 +64,8 @@ async function askedAndAnswered(ralphYml: string, seen: () => boolean, env: Node
   const loop = startRalph(['run'], dir, env);
   try {
     await waitFor(seen, 15_000, 'the question in the chat');
-    expect((await runRalph(['answer', 'no'], dir, env)).code).toBe(0);
+    if (reply) await reply();
+    else expect((await runRalph(['answer', 'no'], dir, env)).code).toBe(0);
   } finally {
     const r = await loop.done;
     expect(r.code).toBe(2);
@@ -119,10 +128,16 @@ describe('adversarial: an agent’s question cannot ping everyone or hide a link
       XDG_STATE_HOME: removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-tg-state-'))),
     };
     server.userMessage('/start');
+    const asked = () => server.messages.find((m) => m.text.includes('<!channel>'));
     await askedAndAnswered(
       `${fakeConfig({ max_iterations: 1 })}RObot:\n  enabled: true\n`,
-      () => server.messages.some((m) => m.text.includes('<!channel>')),
+      () => asked() !== undefined,
       env,
+      async () => {
+        // The chat echoes the answer: an @name in it mentions nobody either.
+        server.userMessage('@everyone no', { replyTo: asked()?.message_id as number });
+        await server.waitForMessage((m) => /^answered q-[0-9a-f]+: @\u200beveryone no$/.test(m.text));
+      },
     );
     const sent = server.requests.find(
       (q) => q.method === 'sendMessage' && String(q.body.text).includes('<!channel>'),

@@ -91,7 +91,9 @@ function settle(workspace: string, id: string, text: string): { text: string; ha
     return { text: `rejected ${id}: ${reason}`, hadButtons: true };
   }
   const done = answer(target, text, { id });
-  return { text: `answered ${id}: ${done.question.answer}`, hadButtons: (q?.options?.length ?? 0) > 0 };
+  // The answer may be an option the agent wrote: echoed, it mentions nobody.
+  const said = telegramText(String(done.question.answer ?? ''));
+  return { text: `answered ${id}: ${said}`, hadButtons: (q?.options?.length ?? 0) > 0 };
 }
 
 function runCommand(command: ChatCommand, loops: ServedLoop[]): string {
