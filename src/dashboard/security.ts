@@ -1,4 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { isIPv6 } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
 
 /** The cookie that carries the token after the first visit (HttpOnly, SameSite=Strict). */
 export const TOKEN_COOKIE = 'ralph_dashboard';
@@ -88,8 +90,54 @@ export function checkRequest(
   return { ok: true, setCookie: byQuery && !byCookie && !byBearer };
 }
 
-/** Host headers the server answers to, for a bind address and port. */
-export function allowedHosts(bindHost: string, port: number): string[] {
-  const names = isLoopback(bindHost) ? ['127.0.0.1', 'localhost', '[::1]'] : [bindHost];
-  return names.map((n) => `${n}:${port}`.toLowerCase());
+/** What the machine calls itself: its interfaces' addresses and its hostname (os.networkInterfaces, os.hostname). */
+export interface MachineNames {
+  addresses: readonly string[];
+  hostname: string;
+}
+
+/** This machine's names, read from the OS (for a dashboard bound to every interface). */
+export function localMachineNames(): MachineNames {
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+  return { addresses, hostname: hostname() };
+}
+
+/** A bind address that listens on every interface. */
+export function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+/** A name as a Host header spells it: lower case, IPv6 in brackets, without a zone (`%eth0`). */
+function hostForm(name: string): string {
+  const bare = name.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return isIPv6(bare.replace(/%.*$/, '')) ? `[${bare.replace(/%.*$/, '')}]` : bare;
+}
+
+/**
+ * Host headers the server answers to (pure): the bind address; the loopback names when bound to
+ * loopback or every interface; for every interface also the machine's addresses and hostname; and
+ * the names given with `--allow-host`. Any other Host is refused (421), which defeats DNS rebinding.
+ */
+export function allowedHosts(
+  bindHost: string,
+  port: number,
+  o: { machine?: MachineNames | undefined; extra?: readonly string[] | undefined } = {},
+): string[] {
+  const names = new Set([hostForm(bindHost)]);
+  const add = (list: readonly string[]) => {
+    for (const n of list) if (n !== '') names.add(hostForm(n));
+  };
+  if (isLoopback(hostForm(bindHost).replace(/^\[(.*)\]$/, '$1')) || isWildcard(bindHost))
+    add(['127.0.0.1', 'localhost', '::1']);
+  if (isWildcard(bindHost) && o.machine) add([...o.machine.addresses, o.machine.hostname]);
+  add(o.extra ?? []);
+  // On port 80 a browser leaves the port out of Host and Origin.
+  return [...names].flatMap((n) => (port === 80 ? [`${n}:${port}`, n] : [`${n}:${port}`]));
+}
+
+/** An `--allow-host` value as a Host name, or undefined when it is not a bare name or address. */
+export function allowHostName(value: string): string | undefined {
+  const v = value.trim();
+  if (isIPv6(v.replace(/^\[(.*)\]$/, '$1'))) return hostForm(v);
+  return /^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$/i.test(v) ? v.toLowerCase() : undefined;
 }

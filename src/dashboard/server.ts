@@ -25,7 +25,15 @@ import {
   streamFileOf,
   streamLine,
 } from './run-data.ts';
-import { allowedHosts, checkRequest, isLoopback, newToken, TOKEN_COOKIE } from './security.ts';
+import {
+  allowedHosts,
+  checkRequest,
+  isLoopback,
+  isWildcard,
+  localMachineNames,
+  newToken,
+  TOKEN_COOKIE,
+} from './security.ts';
 import { statsResponse } from './stats-page.ts';
 
 export interface DashboardOptions {
@@ -35,6 +43,8 @@ export interface DashboardOptions {
   port: number;
   /** Binding off loopback needs this, and then prints a warning (DESIGN.md §5). */
   unsafeExpose?: boolean;
+  /** More names the Host header may carry (`--allow-host`: a DNS name or proxy in front of it). */
+  allowHosts?: readonly string[] | undefined;
   token?: string;
   /** Fleet runs for the runs page (when a fleet Redis is configured). */
   fleet?: FleetSource | undefined;
@@ -45,6 +55,8 @@ export interface Dashboard {
   url: string;
   origin: string;
   token: string;
+  /** The Host headers it answers to (`name:port`); any other gets 421. */
+  hosts: readonly string[];
   close(): Promise<void>;
 }
 
@@ -224,14 +236,19 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     s.once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
-  const shown = o.host.includes(':') ? `[${o.host}]` : o.host;
-  hosts = allowedHosts(o.host, port);
+  // Bound to every interface, the URL printed is the loopback one: it works on this machine.
+  const shown = isWildcard(o.host) ? '127.0.0.1' : o.host.includes(':') ? `[${o.host}]` : o.host;
+  hosts = allowedHosts(o.host, port, {
+    machine: isWildcard(o.host) ? localMachineNames() : undefined,
+    extra: o.allowHosts,
+  });
   origin = `http://${shown}:${port}`;
   inner = dashboardApp({ env: o.env, token, hosts, fleet: o.fleet });
   return {
     url: `${origin}/?token=${token}`,
     origin,
     token,
+    hosts,
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

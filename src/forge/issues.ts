@@ -1,6 +1,7 @@
 import { RalphError } from '../errors.ts';
 import type { ImportedIssue } from '../state/tasks/task-import.ts';
 import type { GithubClient } from './github-client.ts';
+import { defuseMentions } from './mentions.ts';
 
 /** The most open issues one import reads (5 pages of 100); past it the import says so. */
 export const MAX_IMPORTED_ISSUES = 500;
@@ -49,9 +50,9 @@ export interface RepoIssues {
   close(number: number): Promise<void>;
 }
 
-/** Comments on an issue or a pull request (GitHub's pull requests are issues for comments). */
+/** Comments on an issue or a pull request (GitHub's pull requests are issues for comments); its @names ping nobody. */
 export async function postComment(client: GithubClient, repoPath: string, number: number, body: string) {
-  await client.request('POST', `${repoPath}/issues/${number}/comments`, { body });
+  await client.request('POST', `${repoPath}/issues/${number}/comments`, { body: defuseMentions(body) });
 }
 
 export function repoIssues(client: GithubClient, owner: string, repo: string): RepoIssues {

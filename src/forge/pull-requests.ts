@@ -1,6 +1,7 @@
 import { RalphError } from '../errors.ts';
 import type { GithubClient } from './github-client.ts';
 import { postComment } from './issues.ts';
+import { defuseMentions } from './mentions.ts';
 
 /** A pull request as Ralph needs it. */
 export interface PullRequest {
@@ -98,10 +99,13 @@ export function repoPulls(client: GithubClient, owner: string, repo: string): Re
       return found ? fromJson(found) : undefined;
     },
     async open(input) {
-      return fromJson(await client.request<PullJson>('POST', `${base}/pulls`, input));
+      // Titles and bodies quote tasks the agent wrote: an @name in them pings nobody.
+      const text = { title: defuseMentions(input.title), body: defuseMentions(input.body) };
+      return fromJson(await client.request<PullJson>('POST', `${base}/pulls`, { ...input, ...text }));
     },
     async update(number, input) {
-      await client.request('PATCH', `${base}/pulls/${number}`, input);
+      const body = input.body === undefined ? {} : { body: defuseMentions(input.body) };
+      await client.request('PATCH', `${base}/pulls/${number}`, { ...input, ...body });
     },
     async get(number) {
       return fromJson(await client.request<PullJson>('GET', `${base}/pulls/${number}`));

@@ -6,6 +6,7 @@ import { describeEvent } from '../observe/describe-event.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import type { Reporter } from '../observe/reporter.ts';
 import { formatDuration } from '../state/io/time-format.ts';
+import { discordText, slackText } from './chat-text.ts';
 
 /** A `notify.webhook_format`. */
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
@@ -96,19 +97,36 @@ const KIND_TITLES: Record<NotifyKind, string> = {
   limit_warning: 'limit warning',
 };
 
-/** A notification in a few words for a person: `ralph · stopped — completed (run r-1, /path)`. */
-export function notificationSummary(n: Notification, bold: (text: string) => string): string {
-  const where = `run ${n.run_id ?? '-'} in ${n.workspace}`;
-  return `${bold(`ralph · ${KIND_TITLES[n.kind]}`)} — ${n.message}\n${where}`;
+/** How a chat shows a notification: its bold, and its escaping of text Ralph did not write. */
+export interface ChatStyle {
+  bold: (text: string) => string;
+  text: (text: string) => string;
 }
 
-/** The body of a webhook POST: the notification itself, or a Slack or Discord incoming-webhook message. */
+/** A notification in a few words for a person: `ralph · stopped — completed (run r-1, /path)`. */
+export function notificationSummary(n: Notification, style: ChatStyle): string {
+  const where = style.text(`run ${n.run_id ?? '-'} in ${n.workspace}`);
+  return `${style.bold(`ralph · ${KIND_TITLES[n.kind]}`)} — ${style.text(n.message)}\n${where}`;
+}
+
+/** Discord's flag for a message without link previews (embeds). */
+const SUPPRESS_EMBEDS = 1 << 2;
+
+/**
+ * The body of a webhook POST: the notification itself, or a Slack or Discord incoming-webhook
+ * message whose text can neither mention anyone nor hide a link (chat-text.ts).
+ */
 export function webhookBody(format: WebhookFormat, n: Notification): object {
   switch (format) {
     case 'slack':
-      return { text: notificationSummary(n, (t) => `*${t}*`) };
+      return { text: notificationSummary(n, { bold: (t) => `*${t}*`, text: slackText }) };
     case 'discord':
-      return { content: notificationSummary(n, (t) => `**${t}**`).slice(0, 2000) };
+      return {
+        content: notificationSummary(n, { bold: (t) => `**${t}**`, text: discordText }).slice(0, 2000),
+        // No @everyone, role or user ping, whatever the text says.
+        allowed_mentions: { parse: [] },
+        flags: SUPPRESS_EMBEDS,
+      };
     default:
       return n;
   }

@@ -75,10 +75,10 @@ describe('notifications', () => {
     }
   });
 
-  it('notify.webhook_format: slack posts {text}, discord posts {content}, each a short summary', async () => {
-    for (const [format, field, bold] of [
-      ['slack', 'text', '*ralph · stopped*'],
-      ['discord', 'content', '**ralph · stopped**'],
+  it('notify.webhook_format: slack posts {text}, discord posts {content} that pings nobody, each a short summary', async () => {
+    for (const [format, field, bold, keys] of [
+      ['slack', 'text', '*ralph · stopped*', ['text']],
+      ['discord', 'content', '**ralph · stopped**', ['content', 'allowed_mentions', 'flags']],
     ] as const) {
       const hook = await receiver();
       try {
@@ -90,7 +90,7 @@ describe('notifications', () => {
         expect((await runRalph(['run'], dir)).code).toBe(2);
         expect(hook.got).toHaveLength(1);
         const body = hook.got[0]?.body as Record<string, string>;
-        expect(Object.keys(body)).toEqual([field]);
+        expect(Object.keys(body)).toEqual(keys);
         expect(body[field]).toContain(bold);
         expect(body[field]).toContain('max_iterations');
         expect(body[field]).toContain(dir);

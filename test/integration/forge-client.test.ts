@@ -113,4 +113,25 @@ describe('forge client against the scripted GitHub', () => {
     expect(s.state.pulls[0]).toMatchObject({ draft: false, comments: ['Ready for review'] });
     expect(s.requests.every((r) => r.authorized)).toBe(true);
   });
+
+  it('titles, bodies and comments it sends ping nobody: every @name gets an invisible break, addresses stay', async () => {
+    const s = await github();
+    const forge = await open(s);
+    const pinged = /(^|[^\w`])@[\w]/;
+    await forge.pulls.open({
+      title: 'Ask @alice',
+      body: '@everyone: @acme/reviewers look; mail bob@example.com',
+      head: 'ralph/m1',
+      base: 'main',
+      draft: true,
+    });
+    const pr = s.state.pulls[0];
+    expect(pr?.title).toBe('Ask @\u200balice');
+    expect(pr?.body).toBe('@\u200beveryone: @\u200bacme/reviewers look; mail bob@example.com');
+    await forge.pulls.update(1, { body: '- [x] thank @bob (#3)' });
+    await forge.pulls.comment(1, 'Ready, @here');
+    expect(s.state.pulls[0]?.body).toBe('- [x] thank @\u200bbob (#3)');
+    expect(s.state.pulls[0]?.comments).toEqual(['Ready, @\u200bhere']);
+    for (const text of [pr?.title, pr?.body, ...(pr?.comments ?? [])]) expect(text).not.toMatch(pinged);
+  });
 });

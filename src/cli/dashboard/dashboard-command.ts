@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { FleetSource } from '../../dashboard/fleet-section.ts';
 import type { Dashboard } from '../../dashboard/server.ts';
+import { UsageError } from '../../errors.ts';
 import type { CliIO } from '../io.ts';
 import { untilInterrupted } from '../signals.ts';
 
@@ -10,6 +11,8 @@ export interface DashboardFlags {
   port?: number | undefined;
   host?: string | undefined;
   unsafeExpose?: boolean | undefined;
+  /** `--allow-host`: more names the Host header may carry. */
+  allowHost?: string[] | undefined;
   open?: boolean | undefined;
   /** The token from (or into) this file, so it survives restarts (Prometheus reads it too). */
   tokenFile?: string | undefined;
@@ -23,18 +26,28 @@ export async function openDashboard(
 ): Promise<Dashboard> {
   const { startDashboard } = await import('../../dashboard/server.ts');
   const { tokenFromFile } = await import('../../dashboard/token-file.ts');
+  const { allowHostName } = await import('../../dashboard/security.ts');
   const host = flags.host ?? '127.0.0.1';
+  const allowHosts = (flags.allowHost ?? []).map((value) => {
+    const name = allowHostName(value);
+    if (name === undefined)
+      throw new UsageError(
+        `--allow-host expects a host name or address without scheme or port (e.g. my.box or 192.168.1.20), got ${JSON.stringify(value)}`,
+      );
+    return name;
+  });
   const d = await startDashboard({
     env: io.env,
     host,
     port: flags.port ?? 0,
     unsafeExpose: flags.unsafeExpose,
+    allowHosts,
     token: flags.tokenFile === undefined ? undefined : tokenFromFile(resolve(io.cwd, flags.tokenFile)),
     fleet,
   });
   if (flags.unsafeExpose)
     io.err(
-      `ralph: warning — the dashboard listens on ${host}: anyone who can reach it and has the URL can stop and steer your loops\n`,
+      `ralph: warning — the dashboard listens on ${host}: anyone who can reach it and has the URL can stop and steer your loops\nralph dashboard: answers to Host ${d.hosts.join(', ')}\n`,
     );
   io.err(`ralph dashboard: ${d.url}\n`);
   if (flags.open) {

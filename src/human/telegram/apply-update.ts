@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { RalphError } from '../../errors.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { telegramText } from '../chat-text.ts';
 import { answer, approve, pause, reject, resume, stop, tell } from '../control.ts';
 import { readQuestions } from '../control-files.ts';
 import { logTail, readStatus } from '../read-status.ts';
@@ -90,7 +91,9 @@ function settle(workspace: string, id: string, text: string): { text: string; ha
     return { text: `rejected ${id}: ${reason}`, hadButtons: true };
   }
   const done = answer(target, text, { id });
-  return { text: `answered ${id}: ${done.question.answer}`, hadButtons: (q?.options?.length ?? 0) > 0 };
+  // The answer may be an option the agent wrote: echoed, it mentions nobody.
+  const said = telegramText(String(done.question.answer ?? ''));
+  return { text: `answered ${id}: ${said}`, hadButtons: (q?.options?.length ?? 0) > 0 };
 }
 
 function runCommand(command: ChatCommand, loops: ServedLoop[]): string {
@@ -114,7 +117,7 @@ function runCommand(command: ChatCommand, loops: ServedLoop[]): string {
       return `@${loop.name} goes on`;
     case 'tail': {
       const tail = logTail(loop.workspace, readStatus(loop.workspace).state, 15).trim();
-      return clip(`@${loop.name}, the end of its log:\n${tail || '(nothing yet)'}`, true);
+      return clip(`@${loop.name}, the end of its log:\n${telegramText(tail) || '(nothing yet)'}`, true);
     }
   }
 }
@@ -132,7 +135,8 @@ export function statusOf(loop: ServedLoop): string {
     now: Date.now(),
     lastEventAt: s.lastEventAt,
   });
-  return `${name} ${lines.join('\n')}`;
+  // The status quotes the agent (an open question, a stop message): its @names mention nobody.
+  return `${name} ${telegramText(lines.join('\n'))}`;
 }
 
 /** At most {@link MAX_TEXT} characters; a tail keeps its end. */

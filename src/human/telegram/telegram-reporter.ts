@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { LoopEvent } from '../../observe/events.ts';
 import type { Reporter } from '../../observe/reporter.ts';
 import { thisHolder } from '../../state/io/lock.ts';
+import { telegramText } from '../chat-text.ts';
 import { notificationOf, notificationSummary } from '../notify.ts';
 import { statusOf } from './apply-update.ts';
 import { type BotApi, createBotApi } from './bot-api.ts';
@@ -52,7 +53,8 @@ export function createTelegramReporter(o: TelegramReporterOptions): Reporter & {
     const message: Outgoing = {
       method: 'sendMessage',
       what,
-      params: (chat_id) => ({ chat_id, text, ...extra }),
+      // Plain text (no parse_mode), and no preview fetched for a link the agent wrote.
+      params: (chat_id) => ({ chat_id, text, link_preview_options: { is_disabled: true }, ...extra }),
       onSent: (result) => {
         const id = (result as { message_id?: number } | undefined)?.message_id;
         if (typeof id !== 'number') return;
@@ -137,7 +139,7 @@ export function createTelegramReporter(o: TelegramReporterOptions): Reporter & {
           ]);
       const markup = buttons.length > 0 ? { reply_markup: { inline_keyboard: buttons } } : {};
       send(
-        `${head}\n${event.text}\n\n${how} (${event.id})`,
+        `${head}\n${telegramText(event.text)}\n\n${how} (${event.id})`,
         `the ${event.kind} ${event.id}`,
         markup,
         event.id,
@@ -156,10 +158,7 @@ export function createTelegramReporter(o: TelegramReporterOptions): Reporter & {
     }
     const n = notificationOf(event, loop?.run_id ?? null, o.workspace, new Date());
     if (n && CHAT_NOTIFICATIONS.has(n.kind))
-      send(
-        notificationSummary(n, (t) => t),
-        `the ${n.kind} notification`,
-      );
+      send(notificationSummary(n, { bold: (t) => t, text: telegramText }), `the ${n.kind} notification`);
   };
 
   return {
