@@ -31,15 +31,10 @@ const REPO_LOCATING_ENV = [
 /**
  * Config that wins over anything in the repository (`-c` beats `.git/config` and its includes), so
  * what the agent writes into `.git/` never runs inside Ralph's own git calls: no hooks (an empty
- * location), no fsmonitor command, no pager, no automatic gc/maintenance left running after a call.
- * The user's identity and signing settings are left alone.
+ * location), no fsmonitor command, and an automatic gc runs in the foreground, never left running
+ * after the call. The user's identity and signing settings are left alone.
  */
-const HARDENED_CONFIG = [
-  'core.hooksPath=/dev/null',
-  'core.fsmonitor=false',
-  'gc.auto=0',
-  'maintenance.auto=false',
-];
+const HARDENED_CONFIG = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'gc.autoDetach=false'];
 
 /** Per subcommand: skip its hooks again, and never run an external diff or textconv program. */
 const SUBCOMMAND_FLAGS = new Map<string, readonly string[]>([

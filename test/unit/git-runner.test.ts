@@ -11,9 +11,7 @@ const HARDENING = [
   '-c',
   'core.fsmonitor=false',
   '-c',
-  'gc.auto=0',
-  '-c',
-  'maintenance.auto=false',
+  'gc.autoDetach=false',
 ];
 
 describe('gitArgs: what every git call of Ralph runs with', () => {
