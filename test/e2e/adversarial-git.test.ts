@@ -171,6 +171,20 @@ describe("an agent's git plants do not run inside Ralph's own git calls", () => 
     provePlantLive(dir, 'commit', '-q', '--allow-empty', '-m', 'plain git');
   });
 
+  it("an fsmonitor command set in .git/config: Ralph's status and commit never run it", async () => {
+    const steps = [
+      ...plant('.git/fsmonitor.sh', 'fsmonitor', 'exit 1'),
+      '      - run: "git config core.fsmonitor .git/fsmonitor.sh"',
+    ];
+    const dir = project(steps, 'git:\n  commit: true\n');
+    used.push(dir);
+    const r = await runRalph(['run'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    committedByRalph(dir);
+    expect(attacksRan(dir)).toEqual([]);
+    provePlantLive(dir, 'status', '--porcelain');
+  });
+
   it('`git replace` hiding a committed denied file: the rules see it, the iteration is rolled back', async () => {
     const steps = [
       '      - write: { path: secrets/key, content: "hunter2\\n" }',
