@@ -40,6 +40,7 @@ const HARDENED_CONFIG = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'gc
 const SUBCOMMAND_FLAGS = new Map<string, readonly string[]>([
   ['commit', ['--no-verify']],
   ['push', ['--no-verify']],
+  ['merge', ['--no-verify']],
   ['diff', ['--no-ext-diff', '--no-textconv']],
   ['log', ['--no-ext-diff', '--no-textconv']],
   ['show', ['--no-ext-diff', '--no-textconv']],
@@ -52,13 +53,9 @@ export function gitArgs(root: string, args: readonly string[]): string[] {
   const [sub, ...rest] = args;
   const global = ['-C', root, '--no-pager', ...HARDENED_CONFIG.flatMap((c) => ['-c', c])];
   if (sub === undefined) return global;
-  const flags =
-    sub === 'merge'
-      ? rest.some((a) => MERGE_CONTROL.has(a))
-        ? []
-        : ['--no-verify']
-      : SUBCOMMAND_FLAGS.get(sub);
-  return [...global, sub, ...(flags ?? []), ...rest];
+  const control = sub === 'merge' && rest.some((a) => MERGE_CONTROL.has(a));
+  const flags = control ? [] : (SUBCOMMAND_FLAGS.get(sub) ?? []);
+  return [...global, sub, ...flags, ...rest];
 }
 
 /** The environment of Ralph's own git calls: the user's, minus what would redirect or subvert git. */
