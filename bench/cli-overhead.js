@@ -262,7 +262,9 @@ function measure(ws) {
     per.push((b.ms - a.ms) / (LARGE - SMALL));
     bares.push(bare(ws, LARGE));
     gitPerIter = (b.calls.length - a.calls.length) / (LARGE - SMALL);
-    const count = (calls) => calls.map((c) => c.split(' ')[0]);
+    // `-C <dir>` and the runner's hardening (--no-pager, -c …) come before the subcommand.
+    const count = (calls) =>
+      calls.map((c) => c.replace(/^-C \S+ (?:--no-pager |-c \S+ )*/, '').split(' ')[0]);
     gitKinds = [...new Set(count(b.calls))];
   }
   const ralph = Math.min(...per);

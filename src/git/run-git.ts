@@ -28,12 +28,45 @@ const REPO_LOCATING_ENV = [
   'GIT_PREFIX',
 ];
 
-function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+/**
+ * Config that wins over anything in the repository (`-c` beats `.git/config` and its includes), so
+ * what the agent writes into `.git/` never runs inside Ralph's own git calls: no hooks (an empty
+ * location), no fsmonitor command, and an automatic gc runs in the foreground, never left running
+ * after the call. The user's identity and signing settings are left alone.
+ */
+const HARDENED_CONFIG = ['core.hooksPath=/dev/null', 'core.fsmonitor=false', 'gc.autoDetach=false'];
+
+/** Per subcommand: skip its hooks again, and never run an external diff or textconv program. */
+const SUBCOMMAND_FLAGS = new Map<string, readonly string[]>([
+  ['commit', ['--no-verify']],
+  ['push', ['--no-verify']],
+  ['merge', ['--no-verify']],
+  ['diff', ['--no-ext-diff', '--no-textconv']],
+  ['log', ['--no-ext-diff', '--no-textconv']],
+  ['show', ['--no-ext-diff', '--no-textconv']],
+]);
+// `merge --abort`/`--quit`/`--continue` take no other option, not even --no-verify.
+const MERGE_CONTROL = new Set(['--abort', '--quit', '--continue']);
+
+/** The whole argument list of Ralph's `git -C <root> <args>`: the hardening before the call. */
+export function gitArgs(root: string, args: readonly string[]): string[] {
+  const [sub, ...rest] = args;
+  const global = ['-C', root, '--no-pager', ...HARDENED_CONFIG.flatMap((c) => ['-c', c])];
+  if (sub === undefined) return global;
+  const control = sub === 'merge' && rest.some((a) => MERGE_CONTROL.has(a));
+  const flags = control ? [] : (SUBCOMMAND_FLAGS.get(sub) ?? []);
+  return [...global, sub, ...flags, ...rest];
+}
+
+/** The environment of Ralph's own git calls: the user's, minus what would redirect or subvert git. */
+export function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
   for (const name of REPO_LOCATING_ENV) delete env[name];
   env.LC_ALL = 'C'; // stable, parseable messages
   env.GIT_TERMINAL_PROMPT = '0'; // a push fails instead of waiting for credentials forever
   env.GIT_OPTIONAL_LOCKS = '0'; // `status` must not take index.lock while the agent uses git
+  env.GIT_NO_REPLACE_OBJECTS = '1'; // `git replace` must not hide a commit's real content from Ralph
+  env.GIT_EDITOR = 'true'; // never an editor (core.editor in .git/config is a command too)
   return env;
 }
 
@@ -60,7 +93,7 @@ export async function runGitRaw(
   options: RunGitOptions = {},
 ): Promise<GitResult> {
   try {
-    return await execGit(['-C', root, ...args], options);
+    return await execGit(gitArgs(root, args), options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       throw new RalphError(

@@ -10,7 +10,9 @@ describe('ralph run in a git repository, before its first agent', () => {
   it('asks git only where the repository is and its status; the watch is set up while the agent runs', async () => {
     const { log, result } = await runWithGitLog(['run', '-q', '--max-iterations', '2']);
     expect(result.code, result.stderr).toBe(2);
-    const subcommand = (line: string) => line.split(' ')[3];
+    // `git -C <dir>`, the runner's hardening (--no-pager, -c …), then the subcommand.
+    const subcommand = (line: string) =>
+      line.replace(/^git -C \S+ (?:--no-pager |-c \S+ )*/, '').split(' ')[0];
     const agentAt = log.indexOf('agent');
     expect(log.slice(0, agentAt).map(subcommand)).toEqual(['rev-parse', 'status']);
     // The ignored directories and the config, listed for the watch, once the agent ran.

@@ -338,6 +338,20 @@ function exitCallers(sources: Map<string, string>): string[] {
     .map(([name]) => name);
 }
 
+/** The one runner that builds git's arguments and environment (hooks off, no replace objects …). */
+const GIT_RUNNER = 'git/run-git.ts';
+/** `git` started directly: as the program of a child_process call (`exec` with a command line too), or `command: 'git'`. */
+const GIT_SPAWN =
+  /\b(?:spawn|spawnSync|execFile|execFileSync|exec|execSync)\s*\(\s*(['"`])git(?:\s[^'"`]*)?\1|\bcommand\s*:\s*(['"`])git\2/;
+
+/** Files of src/ (relative paths) that start git themselves instead of through the one runner. */
+function gitSpawners(sources: Map<string, string>): string[] {
+  return [...sources]
+    .map(([file, text]) => [relative(SRC, file).split(sep).join('/'), text] as const)
+    .filter(([name, text]) => name !== GIT_RUNNER && GIT_SPAWN.test(text))
+    .map(([name]) => name);
+}
+
 describe('architecture (DESIGN.md §3)', () => {
   it('places every folder of src/ in a layer', () => {
     const unplaced = [...new Set(all.map(area))].filter((a) => !(a in LAYERS));
@@ -390,6 +404,24 @@ describe('architecture (DESIGN.md §3)', () => {
 
   it('exits the process only in src/cli/bin.ts (and the fake agent, a program of its own)', () => {
     expect(exitCallers(sources), 'return an exit code to cli/bin.ts, or throw a RalphError').toEqual([]);
+  });
+
+  it('starts git only through the one runner (src/git/run-git.ts), so no call skips its protections', () => {
+    expect(gitSpawners(sources), 'call runGit/runGitRaw from src/git/run-git.ts').toEqual([]);
+  });
+
+  it('would catch git planted outside the runner', () => {
+    const planted = new Map([
+      [join(SRC, 'cli', 'a.ts'), "import { spawn } from 'node:child_process';\nspawn('git', ['status']);"],
+      [join(SRC, 'parallel', 'b.ts'), 'execFileSync("git", ["-C", dir, "commit"]);'],
+      [join(SRC, 'git', 'c.ts'), 'await execSync(`git rev-parse HEAD`);'],
+      [join(SRC, 'fleet', 'd.ts'), "runCommand({ command: 'git', args: ['push'] });"],
+      // Not offenders: the runner itself, another program whose name starts with git, the runner's callers.
+      [join(SRC, 'git', 'run-git.ts'), "spawn('git', args, { env: gitEnv() });"],
+      [join(SRC, 'gates', 'e.ts'), "spawn('gitleaks', ['detect']);"],
+      [join(SRC, 'engine', 'f.ts'), "await runGit(root, ['status']);"],
+    ]);
+    expect(gitSpawners(planted)).toEqual(['cli/a.ts', 'parallel/b.ts', 'git/c.ts', 'fleet/d.ts']);
   });
 
   it('resolves every relative import to a file', () => {
