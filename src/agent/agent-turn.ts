@@ -42,12 +42,18 @@ export interface AgentTurnOptions {
    * from its group (setsid, daemons). `kill` is the run's sweep (a fleet worker's is fenced).
    */
   sweep: { select: MarkSelector; kill: SweepMarked };
+  /**
+   * The run's redaction (observe/redact.ts): the text the turn returns (its final answer, its output's
+   * tails) is where an agent's summary, commit subject and failure detail come from, so it leaves here
+   * redacted. The streamed output is redacted by the reporters (stream-redaction.ts).
+   */
+  redact: (text: string) => string;
 }
 
 export interface AgentTurnResult {
   supervised: SuperviseResult;
   meter: UsageMeter;
-  /** The agent's final answer, as its backend's parser reads it. */
+  /** The agent's final answer, as its backend's parser reads it (redacted). */
   finalText: string;
   resultError: boolean;
   /** The most recent normalized events (bounded), for the backend's exit classification. */
@@ -162,5 +168,17 @@ export async function runAgentTurn(
     started: supervised.pid === undefined ? undefined : 1,
   });
   if (failed) throw failed.error;
-  return { supervised, meter, finalText: parser.finalText(), resultError, events: recent, swept };
+  const { redact } = o;
+  return {
+    supervised: {
+      ...supervised,
+      stdoutTail: redact(supervised.stdoutTail),
+      stderrTail: redact(supervised.stderrTail),
+    },
+    meter,
+    finalText: redact(parser.finalText()),
+    resultError,
+    events: recent,
+    swept,
+  };
 }
