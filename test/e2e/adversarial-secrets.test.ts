@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { openDashboard } from '../helpers/dashboard.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -42,16 +42,17 @@ async function readSse(response: Response, until: (text: string) => boolean): Pr
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = '';
-  const deadline = Date.now() + 10_000;
-  while (!until(text) && Date.now() < deadline) {
-    const chunk = await Promise.race([
-      reader.read(),
-      new Promise<{ done: true }>((r) => setTimeout(() => r({ done: true }), deadline - Date.now())),
-    ]);
-    if (chunk.done) break;
-    text += decoder.decode((chunk as { value: Uint8Array }).value, { stream: true });
+  const timer = setTimeout(() => void reader.cancel(), 10_000);
+  try {
+    while (!until(text)) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel();
   }
-  await reader.cancel();
   return text;
 }
 
@@ -96,6 +97,7 @@ describe('agent text carrying a secret is redacted where it enters Ralph', () =>
     const telegram = await startTelegramServer();
     telegrams.push(telegram);
     const hook = await webhookReceiver();
+    onTestFinished(() => hook.close());
     const state = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-adv-state-')));
     const env = {
       ...SECRETS,
@@ -165,7 +167,6 @@ describe('agent text carrying a secret is redacted where it enters Ralph', () =>
     expect(r.code).toBe(2);
     await telegram.waitForMessage((m) => m.text.startsWith('ralph · stopped'));
     await waitFor(() => hook.got.some((g) => g.body.kind === 'stopped'), 15_000, 'the stopped webhook');
-    await hook.close();
 
     const events = await runRalph(['events'], dir, env);
     expect(events.stdout).toContain('deploy.note');
