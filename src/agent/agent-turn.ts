@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentInvocation, Backend } from '../backends/types.ts';
+import { redactDeep } from '../observe/redact.ts';
 import type { KilledProcess, MarkSelector, SweepMarked } from '../process/marked-processes.ts';
 import { type OutputStream, type SuperviseResult, supervise } from '../process/supervisor.ts';
 import { UsageMeter } from './usage-meter.ts';
@@ -44,8 +45,9 @@ export interface AgentTurnOptions {
   sweep: { select: MarkSelector; kill: SweepMarked };
   /**
    * The run's redaction (observe/redact.ts): the text the turn returns (its final answer, its output's
-   * tails) is where an agent's summary, commit subject and failure detail come from, so it leaves here
-   * redacted. The streamed output is redacted by the reporters (stream-redaction.ts).
+   * tails, its last events) is where an agent's summary, commit subject, failure detail and exit
+   * classification (a parked or stop message) come from, so it leaves here redacted. The streamed
+   * output is redacted by the reporters (stream-redaction.ts).
    */
   redact: (text: string) => string;
 }
@@ -56,7 +58,7 @@ export interface AgentTurnResult {
   /** The agent's final answer, as its backend's parser reads it (redacted). */
   finalText: string;
   resultError: boolean;
-  /** The most recent normalized events (bounded), for the backend's exit classification. */
+  /** The most recent normalized events (bounded, redacted), for the backend's exit classification. */
   events: AgentEvent[];
   /** Marked processes the sweep after the agent killed. */
   swept: KilledProcess[];
@@ -178,7 +180,7 @@ export async function runAgentTurn(
     meter,
     finalText: redact(parser.finalText()),
     resultError,
-    events: recent,
+    events: recent.map((e) => redactDeep(e, redact)),
     swept,
   };
 }

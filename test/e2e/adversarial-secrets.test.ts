@@ -237,4 +237,36 @@ describe('agent text carrying a secret is redacted where it enters Ralph', () =>
     ];
     expect(found).toEqual([]);
   }, 30_000);
+
+  it("a usage-limit message with a key: the parked loop's state and status have it redacted", async () => {
+    const resetsAt = Math.ceil(Date.now() / 1000) + 600;
+    const limit = `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","rateLimitType":"five_hour","resetsAt":${resetsAt}}}`;
+    const dir = makeWorkspace({
+      'PROMPT.md': 'work\n',
+      'ralph.yml': fakeConfig({ max_iterations: 1 }),
+      'fake-agent.yml': [
+        'turns:',
+        '  - do:',
+        `      - print: '${limit}'`,
+        `      - result: { text: "You've hit your limit, key {{env.ACME_CLOUD_API_KEY}}", is_error: true }`,
+        '      - exit: 1',
+      ].join('\n'),
+    });
+    const loop = stopWhenDone(startRalph(['run'], dir, SECRETS));
+    await waitFor(() => readStatus(dir) !== undefined && readState(dir).parked != null, 15_000, 'the park');
+    const parked = readState(dir);
+    // Not vacuous: the agent's own message is what the state keeps.
+    expect(parked.parked.message).toBe("You've hit your limit, key [redacted]");
+    const status = await runRalph(['status', '--json'], dir, SECRETS);
+    loop.child.kill('SIGINT');
+    const r = await loop.done;
+    expect(r.code).toBe(130);
+    const found = [
+      ...leaks('state.json while parked', JSON.stringify(parked)),
+      ...leaks('ralph status --json', status.stdout),
+      ...leaks('console', r.stdout + r.stderr),
+      ...allFiles(join(dir, '.ralph')).flatMap(([f, t]) => leaks(f, t)),
+    ];
+    expect(found).toEqual([]);
+  }, 30_000);
 });
