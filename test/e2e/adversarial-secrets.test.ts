@@ -136,6 +136,7 @@ describe('agent text carrying a secret is redacted where it enters Ralph', () =>
     expect(waiting.waiting_for.text).toContain('[redacted]');
 
     const asked = await telegram.waitForMessage((m) => m.text.includes('@shop asks'));
+    expect(asked.text).toContain('Ship with [redacted]');
     telegram.userMessage('/status');
     const replies = () =>
       telegram.requests.filter(
@@ -147,6 +148,7 @@ describe('agent text carrying a secret is redacted where it enters Ralph', () =>
       'the /status reply and a check-in',
     );
     await waitFor(() => hook.got.some((g) => g.body.kind === 'question'), 15_000, 'the question webhook');
+    expect(hook.got.find((g) => g.body.kind === 'question')?.body.message).toContain('Ship with [redacted]');
 
     const board = await openDashboard({ track: stopWhenDone, env: { XDG_STATE_HOME: state } });
     const index = await (await board.get('/')).text();
@@ -154,6 +156,8 @@ describe('agent text carrying a secret is redacted where it enters Ralph', () =>
     expect(runPath).toBeDefined();
     const page = await (await board.get(runPath)).text();
     const live = await (await board.get(`${runPath}/live`)).text();
+    // Not vacuous: the live view shows the open question.
+    expect(live).toContain('Ship with [redacted]');
     const sse = await readSse(await board.get(`${runPath}/stream`), (t) => t.includes('human.question'));
     expect(sse).toContain('human.question');
 

@@ -23,12 +23,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
   const options = (): TaskOptions => ({ loopId: io.env.RALPH_RUN_ID || undefined });
   // A task's text reaches commit messages, pull requests and the chat: written redacted, as every
   // text an agent hands Ralph (emit-command.ts says why).
-  const redacted = (text: string | undefined) =>
-    text === undefined ? undefined : createRedactor(io.env)(text);
-  const taskText = (title: string, description: string | undefined) => ({
-    title: createRedactor(io.env)(title),
-    description: redacted(description),
-  });
+  const redacted = <T extends string | undefined>(text: T): T =>
+    (text === undefined ? text : createRedactor(io.env)(text)) as T;
   const done = (task: Task, format: Format, text: string) => {
     if (format === 'json') io.out(json(task));
     else io.out(`${text}\n`);
@@ -46,7 +42,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
     .addOption(formatOption())
     .action(async (title, opts) => {
-      const input = { ...opts, ...taskText(title, opts.description), blocked_by: splitList(opts.blockedBy) };
+      const text = { title: redacted(title), description: redacted(opts.description) };
+      const input = { ...opts, ...text, blocked_by: splitList(opts.blockedBy) };
       const created = (await taskStore()).addTask(paths().tasks, input, options());
       done(created, opts.format, created.id);
     });
@@ -61,7 +58,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
     .addOption(formatOption())
     .action(async (key, title, opts) => {
-      const input = { ...opts, ...taskText(title, opts.description), blocked_by: splitList(opts.blockedBy) };
+      const text = { title: redacted(title), description: redacted(opts.description) };
+      const input = { ...opts, ...text, blocked_by: splitList(opts.blockedBy) };
       const found = (await taskStore()).ensureTask(paths().tasks, key, input, options());
       done(found, opts.format, found.id);
     });
