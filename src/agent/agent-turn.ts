@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentInvocation, Backend } from '../backends/types.ts';
+import { redactDeep } from '../observe/redact.ts';
 import type { KilledProcess, MarkSelector, SweepMarked } from '../process/marked-processes.ts';
 import { type OutputStream, type SuperviseResult, supervise } from '../process/supervisor.ts';
 import { UsageMeter } from './usage-meter.ts';
@@ -42,15 +43,22 @@ export interface AgentTurnOptions {
    * from its group (setsid, daemons). `kill` is the run's sweep (a fleet worker's is fenced).
    */
   sweep: { select: MarkSelector; kill: SweepMarked };
+  /**
+   * The run's redaction (observe/redact.ts): the text the turn returns (its final answer, its output's
+   * tails, its last events) is where an agent's summary, commit subject, failure detail and exit
+   * classification (a parked or stop message) come from, so it leaves here redacted. The streamed
+   * output is redacted by the reporters (stream-redaction.ts).
+   */
+  redact: (text: string) => string;
 }
 
 export interface AgentTurnResult {
   supervised: SuperviseResult;
   meter: UsageMeter;
-  /** The agent's final answer, as its backend's parser reads it. */
+  /** The agent's final answer, as its backend's parser reads it (redacted). */
   finalText: string;
   resultError: boolean;
-  /** The most recent normalized events (bounded), for the backend's exit classification. */
+  /** The most recent normalized events (bounded, redacted), for the backend's exit classification. */
   events: AgentEvent[];
   /** Marked processes the sweep after the agent killed. */
   swept: KilledProcess[];
@@ -162,5 +170,17 @@ export async function runAgentTurn(
     started: supervised.pid === undefined ? undefined : 1,
   });
   if (failed) throw failed.error;
-  return { supervised, meter, finalText: parser.finalText(), resultError, events: recent, swept };
+  const { redact } = o;
+  return {
+    supervised: {
+      ...supervised,
+      stdoutTail: redact(supervised.stdoutTail),
+      stderrTail: redact(supervised.stderrTail),
+    },
+    meter,
+    finalText: redact(parser.finalText()),
+    resultError,
+    events: recent.map((e) => redactDeep(e, redact)),
+    swept,
+  };
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.ts';
+import { createRedactor, redactDeep } from '../../observe/redact.ts';
 import { eventsFileOf } from '../../state/events-log.ts';
 import { appendLine } from '../../state/io/append-line.ts';
 
@@ -27,7 +28,14 @@ export function emitCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv)
     }
   }
   const file = resolveEventsFile(cwd, env);
-  const event: Record<string, unknown> = { topic, payload, ts: new Date().toISOString() };
+  // What an agent publishes is redacted before it is written (the agent's environment carries the
+  // run's secret-named variables and cli.env); the loop redacts again as it reads the line in.
+  const redact = createRedactor(env);
+  const event: Record<string, unknown> = {
+    topic: redact(topic),
+    payload: redactDeep(payload, redact),
+    ts: new Date().toISOString(),
+  };
   // Inside a loop, say which iteration and hat published it (for `ralph events --iteration`).
   const iteration = Number(env.RALPH_ITERATION);
   if (Number.isInteger(iteration) && iteration > 0) event.iteration = iteration;

@@ -1,5 +1,6 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
+import { createRedactor } from '../../observe/redact.ts';
 import { MEMORY_TYPES } from '../../state/memories/memory.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
@@ -46,7 +47,13 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .addOption(formatOption())
     .action(async (content, opts) => {
       const s = await memoryStore();
-      const entry = s.addMemory(path(s, opts.scope), { content, type: opts.type, tags: opts.tags });
+      // Written redacted, as every text an agent hands Ralph (emit-command.ts says why).
+      const redact = createRedactor(io.env);
+      const entry = s.addMemory(path(s, opts.scope), {
+        content: redact(content),
+        type: opts.type,
+        tags: opts.tags === undefined ? undefined : redact(opts.tags),
+      });
       if (opts.format === 'json') io.out(json(entry));
       else io.out(`${entry.id}\n`);
       setCode(ExitCode.ok);

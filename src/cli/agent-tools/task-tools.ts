@@ -1,5 +1,6 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
+import { createRedactor } from '../../observe/redact.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from '../../state/tasks/task.ts';
 import type { CliIO, SetCode } from '../io.ts';
@@ -20,6 +21,10 @@ async function taskStore() {
 export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): void {
   const paths = () => ralphPaths(io.env.RALPH_WORKSPACE_ROOT ?? io.cwd);
   const options = (): TaskOptions => ({ loopId: io.env.RALPH_RUN_ID || undefined });
+  // A task's text reaches commit messages, pull requests and the chat: written redacted, as every
+  // text an agent hands Ralph (emit-command.ts says why).
+  const redacted = <T extends string | undefined>(text: T): T =>
+    (text === undefined ? text : createRedactor(io.env)(text)) as T;
   const done = (task: Task, format: Format, text: string) => {
     if (format === 'json') io.out(json(task));
     else io.out(`${text}\n`);
@@ -37,7 +42,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
     .addOption(formatOption())
     .action(async (title, opts) => {
-      const input = { ...opts, title, blocked_by: splitList(opts.blockedBy) };
+      const text = { title: redacted(title), description: redacted(opts.description) };
+      const input = { ...opts, ...text, blocked_by: splitList(opts.blockedBy) };
       const created = (await taskStore()).addTask(paths().tasks, input, options());
       done(created, opts.format, created.id);
     });
@@ -52,7 +58,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
     .addOption(formatOption())
     .action(async (key, title, opts) => {
-      const input = { ...opts, title, blocked_by: splitList(opts.blockedBy) };
+      const text = { title: redacted(title), description: redacted(opts.description) };
+      const input = { ...opts, ...text, blocked_by: splitList(opts.blockedBy) };
       const found = (await taskStore()).ensureTask(paths().tasks, key, input, options());
       done(found, opts.format, found.id);
     });
@@ -129,7 +136,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .option('--reason <text>', 'why it failed')
     .addOption(formatOption())
     .action(async (id, opts) => {
-      const failed = (await taskStore()).failTask(paths().tasks, id, opts.reason);
+      const failed = (await taskStore()).failTask(paths().tasks, id, redacted(opts.reason));
       done(failed, opts.format, `${failed.id} failed`);
     });
 }

@@ -144,6 +144,8 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
           },
           signal,
           sweep: { select: { runId: probeRun }, kill: sweepMarkedProcesses },
+          // `ralph doctor` redacts its whole report as it prints it (doctor-command.ts).
+          redact: (text) => text,
         }),
       ['SIGINT', 'SIGTERM'],
     );

@@ -12,6 +12,7 @@ import {
   tell,
 } from '../../human/control.ts';
 import { openQuestions } from '../../human/control-files.ts';
+import { createRedactor } from '../../observe/redact.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO } from '../io.ts';
 import { NON_NEGATIVE, parseNumber } from '../options.ts';
@@ -109,6 +110,9 @@ export async function askCommand(
   io: CliIO,
 ): Promise<number> {
   if (text.trim() === '') throw new UsageError('the question is empty');
+  // The question is written redacted: every reader of the questions file (status, answer, the
+  // dashboard, Telegram, webhooks) then shows it so (the agent's environment carries the secrets).
+  const redact = createRedactor(io.env);
   // Inside a loop the loop passes human.timeout_seconds in the environment.
   const fromEnv = io.env.RALPH_HUMAN_TIMEOUT_SECONDS;
   const timeoutS =
@@ -116,7 +120,7 @@ export async function askCommand(
     (fromEnv === undefined ? 0 : parseNumber('RALPH_HUMAN_TIMEOUT_SECONDS', fromEnv, NON_NEGATIVE));
   const options = opts.options
     ?.split(',')
-    .map((o) => o.trim())
+    .map((o) => redact(o.trim()))
     .filter((o) => o !== '');
   const ws = workspaceOf(io);
   const iteration = Number(io.env.RALPH_ITERATION);
@@ -129,7 +133,7 @@ export async function askCommand(
       ask({
         questionsFile: ralphPaths(ws).questions,
         kind: 'question',
-        text: text.trim(),
+        text: redact(text.trim()),
         options,
         runId: io.env.RALPH_RUN_ID ?? null,
         iteration: Number.isInteger(iteration) && iteration > 0 ? iteration : null,

@@ -61,8 +61,14 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
       if (openNow.length > 0 !== open > 0) {
         state.status = openNow.length > 0 ? 'waiting_for_human' : 'running';
         const first = openNow[0];
+        // `ralph ask` redacts the question; an agent may write the file itself.
         state.waiting_for = first
-          ? { id: first.id, kind: 'question', text: first.text, expires_at: first.expires_at ?? null }
+          ? {
+              id: first.id,
+              kind: 'question',
+              text: ctx.redact(first.text),
+              expires_at: first.expires_at ?? null,
+            }
           : null;
         ctx.persist({ fsync: false });
         if (openNow.length === 0) ctx.emit({ type: 'loop.resumed', iteration, from: 'waiting_for_human' });

@@ -1,7 +1,9 @@
+import { redactDeep } from '../../observe/redact.ts';
 import {
   appendEvent,
   type MalformedLine,
   malformedOf,
+  parseEventLine,
   parseEventTags,
   readEventsSince,
 } from '../../state/events-log.ts';
@@ -22,6 +24,8 @@ export interface Collected {
  * Reads what was appended to the events file since `offset`, plus `<event topic>` tags in the agent's
  * final text (which are appended to the file so `ralph events` shows them). Lines Ralph wrote itself
  * (they carry a `source`) are skipped: they are already in the pending queue.
+ * Where agent events enter the loop: each is redacted here, before the pending queue, the stale-loop
+ * signature or a prompt sees it (`ralph emit` redacts too, but an agent may write the file itself).
  */
 export function collectEvents(opts: {
   eventsFile: string;
@@ -33,27 +37,31 @@ export function collectEvents(opts: {
   /** The iteration's prompt: `<event>` tags in an echo of it are not the agent's. */
   prompt?: string | undefined;
   defaultSource: string;
+  /** The run's redaction (observe/redact.ts). */
+  redact: (text: string) => string;
 }): Collected {
+  const { redact } = opts;
   const chunk = readEventsSince(opts.eventsFile, opts.offset);
   const published: PendingEvent[] = [];
   const malformed: MalformedLine[] = [];
   let streak = opts.streak;
   for (const item of chunk.items) {
     if (!item.ok) {
-      malformed.push(malformedOf(item));
+      malformed.push(redactedMalformed(item, redact));
       streak++;
       continue;
     }
     streak = 0;
     if (item.value.source !== undefined) continue;
     published.push({
-      topic: item.value.topic,
-      payload: item.value.payload,
+      topic: redact(item.value.topic),
+      payload: redactDeep(item.value.payload, redact),
       source: opts.defaultSource,
       iteration: opts.iteration,
     });
   }
   if (opts.finalText) {
+    // The final text comes redacted from the agent turn (agent-turn.ts).
     const tags = parseEventTags(withoutPromptEcho(opts.finalText, opts.prompt ?? ''));
     for (const tag of tags) {
       appendEvent(opts.eventsFile, {
@@ -71,15 +79,27 @@ export function collectEvents(opts: {
   return { published, malformed, streak, nextOffset: chunk.nextOffset };
 }
 
+/**
+ * A line that is not an event, redacted: JSON.parse's message quotes the start of the line, so a
+ * line that held a secret is judged again as redacted.
+ */
+function redactedMalformed(item: MalformedLine, redact: (text: string) => string): MalformedLine {
+  const line = redact(item.line);
+  if (line === item.line) return malformedOf(item);
+  const again = parseEventLine(line);
+  return malformedOf({ line, error: 'error' in again ? again.error : redact(item.error) });
+}
+
 /** Events published from outside an iteration (e.g. `ralph emit` in another terminal) since the last read. */
 export function readExternalEvents(ctx: RunContext): Collected {
-  return externalEventsSince(ctx.eventsFile, ctx.state);
+  return externalEventsSince(ctx.eventsFile, ctx.state, ctx.redact);
 }
 
 /** The same for a run's state read from disk (`ralph run --resume --dry-run`). */
 export function externalEventsSince(
   eventsFile: string,
   state: Pick<LoopState, 'events_offset' | 'malformed_streak'>,
+  redact: (text: string) => string,
 ): Collected {
   return collectEvents({
     eventsFile,
@@ -89,5 +109,6 @@ export function externalEventsSince(
     hat: null,
     finalText: null,
     defaultSource: 'external',
+    redact,
   });
 }

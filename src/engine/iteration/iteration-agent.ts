@@ -86,6 +86,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
       emitTurnEvent(ctx, number, e);
     },
     sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
+    redact: ctx.redact,
   }).finally(() => turn.release());
 
   const sup = run.supervised;
@@ -156,6 +157,7 @@ function collectAgentEvents(
     finalText,
     prompt,
     defaultSource: 'agent',
+    redact: ctx.redact,
   });
   state.events_offset = collected.nextOffset;
   state.malformed_streak = collected.streak;

@@ -18,7 +18,7 @@ import {
   workspaceReads,
 } from '../iteration/plan-iteration.ts';
 import { checklistContextBlock, currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
-import { initialEvents } from './loop.ts';
+import { initialEvents, runRedactor } from './loop.ts';
 import { carriedToNewRun } from './run-setup.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
 
@@ -47,7 +47,9 @@ export function planFirstIteration(input: FirstIterationInput): IterationPlan {
   // A dry run touches nothing: a damaged state.json that --fresh would set aside stays where it is.
   const previous = readPreviousState(paths.state, input.mode, 'leave');
   const resumed = resumes(previous, input.mode) ? previous : undefined;
-  const start = resumed ? resumedState(workspace, resumed) : newRunState(workspace, config, previous);
+  const start = resumed
+    ? resumedState(workspace, resumed, runRedactor(input.env, config))
+    : newRunState(workspace, config, previous);
   const userMemories = userMemoriesFile(input.env);
   const reads = archivedReads(
     input,
@@ -110,8 +112,9 @@ function newRunState(workspace: string, config: RalphConfig, previous: LoopState
 }
 
 /** `--resume`: the run's own state, plus what `ralph emit` published from outside since it stopped. */
-function resumedState(workspace: string, state: LoopState): StartingPoint {
-  const external = externalEventsSince(join(workspace, state.events_file), state);
+function resumedState(workspace: string, state: LoopState, redact: (text: string) => string): StartingPoint {
+  // Redacted as the loop reads them in, so the prompt is the one iteration 1 gets.
+  const external = externalEventsSince(join(workspace, state.events_file), state, redact);
   return {
     state: { ...state, pending_events: [...state.pending_events, ...external.published] },
     control: state.control,

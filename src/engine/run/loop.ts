@@ -56,6 +56,19 @@ export function limitsOf(config: RalphConfig): Limits {
   };
 }
 
+/**
+ * The run's one redaction: API keys never reach a file Ralph writes, its console or a text it sends
+ * out. The values of secret-named variables of the environment and of cli.env are redacted, and key
+ * shapes; a Telegram bot token from ralph.yml is a secret too (RALPH_TELEGRAM_BOT_TOKEN is one by its name).
+ */
+export function runRedactor(env: NodeJS.ProcessEnv, config: RalphConfig): (text: string) => string {
+  return createRedactor({
+    ...env,
+    ...config.cli.env,
+    RALPH_ROBOT_BOT_TOKEN: config.RObot.telegram.bot_token,
+  });
+}
+
 /** The events a new run starts with: the starting event in hats mode, nothing in solo mode. */
 export function initialEvents(config: RalphConfig): PendingEvent[] {
   if (Object.keys(config.hats).length === 0) return [];
@@ -108,14 +121,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   });
   const { state, lock } = prepared;
   const logFile = join(options.workspace, state.log_file);
-  // API keys never reach a file Ralph writes or its console: the values of secret-named variables
-  // of the environment and of cli.env are redacted, and key shapes.
-  // A Telegram bot token from ralph.yml is a secret too (RALPH_TELEGRAM_BOT_TOKEN is one by its name).
-  const redact = createRedactor({
-    ...env,
-    ...config.cli.env,
-    RALPH_ROBOT_BOT_TOKEN: config.RObot.telegram.bot_token,
-  });
+  const redact = runRedactor(env, config);
   let run: RunReporters;
   try {
     run = await openRunReporters({

@@ -126,6 +126,7 @@ export async function runReview(ctx: RunContext, iteration: number): Promise<Rev
     onTick: () => pollStopNow(ctx, turn.controller),
     onEvent: (e) => emitTurnEvent(ctx, iteration, e),
     sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
+    redact: ctx.redact,
   }).finally(() => turn.release());
   announceSwept(ctx, `the review after iteration ${iteration}`, leftBehind(run));
   const sup = run.supervised;
