@@ -39,8 +39,8 @@ export function secretPaths(config: unknown, redact: (text: string) => string): 
   return found;
 }
 
-/** A copy of `config` with the value at `path` replaced by `with` (maps and lists are copied on the way). */
-function replaced(config: unknown, path: readonly string[], value: string): unknown {
+/** A copy of `config` with the value at `path` replaced by `value` (maps and lists are copied on the way). */
+function replaced(config: unknown, path: readonly string[], value: unknown): unknown {
   if (path.length === 0) return value;
   const [head, ...rest] = path as [string, ...string[]];
   if (Array.isArray(config)) {
@@ -65,5 +65,33 @@ export function maskSecrets<T>(
   let out: unknown = config;
   for (const path of secretPaths(config, redact))
     out = replaced(out, path, `${MASK} (from ${sourceOf(path)})`);
+  return out as T;
+}
+
+/** A config's secret-bearing values by path, held apart from the config (never written to a file). */
+export type HeldSecrets = [path: string[], value: unknown][];
+
+/**
+ * `config` with every secret-bearing value replaced by MASK, and those values: what a file may
+ * hold and what must go another way (the worker spec of a parallel run, its values through the
+ * worker's environment). restoreSecrets puts them back.
+ */
+export function withoutSecrets<T>(
+  config: T,
+  redact: (text: string) => string,
+): { config: T; secrets: HeldSecrets } {
+  const secrets: HeldSecrets = [];
+  let out: unknown = config;
+  for (const path of secretPaths(config, redact)) {
+    secrets.push([path, path.reduce<unknown>((node, k) => (node as Record<string, unknown>)[k], config)]);
+    out = replaced(out, path, MASK);
+  }
+  return { config: out as T, secrets };
+}
+
+/** `config` with `secrets` (from withoutSecrets) back in their places. */
+export function restoreSecrets<T>(config: T, secrets: HeldSecrets): T {
+  let out: unknown = config;
+  for (const [path, value] of secrets) out = replaced(out, path, value);
   return out as T;
 }

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { markedProcesses } from '../helpers/marked-processes.ts';
+import { addTasks, makeParallelWorkspace, parallelState } from '../helpers/parallel-workspace.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -202,4 +204,35 @@ describe('config output masks secrets, and no secret is written (issue 32, item 
     // The run did write its files there (the search looked at something).
     expect(filesUnder(join(dir, '.ralph', 'runs')).length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('a parallel run hands the secrets to its workers without writing them: the worker spec holds ***, the agent gets cli.env', async () => {
+    const user = userDirs();
+    mkdirSync(join(user.config, 'ralph'));
+    writeFileSync(
+      join(user.config, 'ralph', 'config.yml'),
+      `RObot:\n  telegram:\n    bot_token: "${TOKEN}"\ncli:\n  env:\n    MY_SERVICE_KEY: "${ENV_SECRET}"\n`,
+    );
+    const digest = createHash('sha256').update(ENV_SECRET).digest('hex');
+    // The agent proves it got the value without the script (or anything it writes) holding it.
+    const script = [
+      'turns:',
+      '  - do:',
+      `      - run: "[ $(printf %s \\"$MY_SERVICE_KEY\\" | sha256sum | cut -c1-64) = ${digest} ] && echo got > env-ok.txt"`,
+      '      - print: LOOP_COMPLETE',
+    ].join('\n');
+    const dir = makeParallelWorkspace(script);
+    const [id] = await addTasks(dir, ['Alpha']);
+    const r = await runRalph(['run', '--parallel', '1', '--no-tui'], dir, user.env);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    cleanEnd(r, dir);
+    expect(parallelState(dir).tasks[id!].state).toBe('merged');
+    expect(readFileSync(join(dir, 'env-ok.txt'), 'utf8')).toBe('got\n');
+    const [spec] = filesUnder(join(dir, '.ralph', 'parallel', 'workers')).filter((f) => f.endsWith('.json'));
+    expect(readFileSync(spec!, 'utf8')).toContain('"MY_SERVICE_KEY": "***"');
+    for (const f of [...filesUnder(dir), ...filesUnder(user.cache), ...filesUnder(user.state)]) {
+      const text = readFileSync(f, 'latin1');
+      expect(text.includes(TOKEN), f).toBe(false);
+      expect(text.includes(ENV_SECRET), f).toBe(false);
+    }
+  }, 120_000);
 });

@@ -1,12 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MASK, maskSecrets, secretPaths } from '../../src/observe/config-secrets.ts';
+import {
+  MASK,
+  maskSecrets,
+  restoreSecrets,
+  secretPaths,
+  withoutSecrets,
+} from '../../src/observe/config-secrets.ts';
 import { createRedactor } from '../../src/observe/redact.ts';
 
 const ENV_SECRET = 'from-the-environment-42';
 const redact = createRedactor({ GITHUB_TOKEN: ENV_SECRET, HOME: '/home/someone' });
 const where = (path: readonly string[]) => `layer of ${path.join('.')}`;
 
+const config0 = () => config;
 const config = {
   event_loop: { max_iterations: 100, max_tokens: 5000, prompt: 'build it' },
   cli: {
@@ -76,6 +83,7 @@ describe('secretPaths and maskSecrets (config output and the config cache)', () 
         tie('node'),
         {
           maxKeys: 4,
+          noNullPrototype: true,
         },
       ),
     ),
@@ -93,6 +101,23 @@ describe('secretPaths and maskSecrets (config output and the config cache)', () 
         expect(maskSecrets(out, redact, where)).toStrictEqual(out);
       }),
     );
+  });
+
+  it('property: withoutSecrets leaves no secret in what is written, and restoreSecrets gives back the config', () => {
+    fc.assert(
+      fc.property(tree, (value) => {
+        const { config, secrets } = withoutSecrets(value, redact);
+        expect(secretPaths(config, redact).every((p) => at(config, p) === MASK)).toBe(true);
+        const text = JSON.stringify(config) ?? '';
+        for (const [, secret] of secrets)
+          if (typeof secret === 'string' && secret !== MASK && redact(secret) !== secret)
+            expect(text).not.toContain(secret);
+        expect(restoreSecrets(config, secrets)).toStrictEqual(value);
+      }),
+    );
+    const { config, secrets } = withoutSecrets(structuredClone(config0()), redact);
+    expect(config.RObot.telegram.bot_token).toBe(MASK);
+    expect(secrets.map(([p]) => p.join('.'))).toContain('RObot.telegram.bot_token');
   });
 
   it('property: a value that is not secret is printed as it is', () => {
