@@ -22,8 +22,17 @@ function leaves(value: unknown, path: string[] = []): [string[], unknown][] {
  * Where the value at `path` came from: the flag or `--set` that set it, the topmost layer file that
  * sets it (`project ralph.yml:4`, with its line), or `default`.
  */
-export function sourceOf(loaded: LoadedConfig, path: readonly string[]): string {
+export function sourceOf(
+  loaded: LoadedConfig,
+  path: readonly string[],
+  options: {
+    /** false: `--set KEY` without its `=VALUE` (the source of a secret must not print it). */
+    value?: boolean;
+  } = {},
+): string {
   const override = overrideFor(path, loaded.overrides);
+  if (override && options.value === false && override.source.startsWith('--set '))
+    return `--set ${override.path.join('.')}`;
   if (override) return override.source;
   const layer = topmostWith(loaded.layers, path);
   return layer ? `${layer.kind} ${layer.label}:${locate(layer.doc, path).line}` : 'default';

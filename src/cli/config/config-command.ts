@@ -11,7 +11,7 @@ import { autoPicker, withAutoBackend } from '../../engine/run/run-inputs.ts';
 import { ExitCode, UsageError } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
 import type { CliIO } from '../io.ts';
-import { shownConfig } from './shown-config.ts';
+import { shownConfig, shownExplain } from './shown-config.ts';
 
 interface ConfigFlags {
   config?: string | undefined;
@@ -70,7 +70,7 @@ export function configExplainCommand(
   io: CliIO,
 ): number {
   const loaded = load(flags, io);
-  const rows = explainConfig(loaded, key, shownConfig(loaded, io.env, loaded.config));
+  const rows = shownExplain(loaded, io.env, key);
   if (key !== undefined && rows.length === 0) {
     const all = explainConfig(loaded).map((r) => r.path);
     const near = closestMatch(key, all);

@@ -6,6 +6,7 @@ import { runLoop } from '../../engine/run/loop.ts';
 import type { LoadedRun } from '../../engine/run/resolve-run.ts';
 import { earlierChecklistRun, refuseUnaskedChecklistRestart } from '../../engine/run/start-mode.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
+import { createRedactor } from '../../observe/redact.ts';
 import { createConsoleReporter, type Verbosity } from '../../observe/reporters/console-reporter.ts';
 import { killGroupNow } from '../../process/kill-group.ts';
 import { killMarkedNow } from '../../process/marked-processes.ts';
@@ -58,8 +59,10 @@ async function dryRun(resolved: LoadedRun, mode: StartMode, extraArgs: string[],
   const shown = shownConfig(resolved.loaded, io.env, resolved.config);
   io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(shown)}\n`);
   io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
+  // A key in cli.args is masked above: the command line built from it gets the logs' redaction.
+  const command = createRedactor(io.env)(shellCommand(inv.command, inv.args));
   io.out(
-    `# agent command (cwd ${io.cwd}; prompt ${inv.stdin === null ? 'as an argument' : 'on stdin'})\n${shellCommand(inv.command, inv.args)}\n`,
+    `# agent command (cwd ${io.cwd}; prompt ${inv.stdin === null ? 'as an argument' : 'on stdin'})\n${command}\n`,
   );
   return ExitCode.ok;
 }
