@@ -30,8 +30,8 @@ export async function resolveRunCached(options: ResolveRunOptions): Promise<Reso
   const inputs = runConfigInputs(options);
   const cacheInputs = { ...inputs, configPath: options.configPath, preset: options.preset };
   const key = configCacheKey(cacheInputs);
-  const file = key === undefined ? undefined : configCacheFile(inputs.env, inputs.cwd, key);
-  const hit = key === undefined || file === undefined ? undefined : readConfigCache(file, key);
+  const hit =
+    key === undefined ? undefined : readConfigCache(configCacheFile(inputs.env, inputs.cwd, key), key);
   if (hit !== undefined)
     return finishRun(options, { config: hit as unknown as RalphConfig, configFile: inputs.configFile });
 
