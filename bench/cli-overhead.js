@@ -122,6 +122,8 @@ function ralphToAgent(ws, stamp, bin = RALPH_BIN) {
   const t0 = realtimeMs();
   const r = spawnSync(process.execPath, [bin, 'run', '-q', '--fresh', '--max-iterations', '1'], {
     cwd: ws,
+    // The config cache lives in the user's cache directory: the bench's own, removed at its end.
+    env: { ...process.env, XDG_CACHE_HOME: benchCache() },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   if (r.status !== 2) throw new Error(`ralph exited ${r.status}: ${r.stderr}`);
@@ -141,15 +143,22 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-/** A workspace's first runs, not counted: they write .ralph/.gitignore, then the config cache. */
+/** A workspace's first runs, not counted: they write .ralph/.gitignore and the config cache. */
 function warmStart(ws, stamp, bin) {
   const written = Date.now();
-  ralphToAgent(ws, stamp, bin); // warm the page cache; writes .ralph/.gitignore
-  // A workspace's ralph.yml is normally older than the config cache's 2 s racy window: wait it out,
-  // so the next run writes the cache and the measured ones start from it (RACY_WINDOW_MS).
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, written + 2100 - Date.now()));
-  ralphToAgent(ws, stamp, bin); // writes the config cache
+  ralphToAgent(ws, stamp, bin); // warm the page cache; writes the config cache (keyed on contents)
+  // An older build (BENCH_VS_RALPH) trusts its cache only for a ralph.yml 2 s old: wait that out.
+  if (bin !== RALPH_BIN)
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, written + 2100 - Date.now()));
+  ralphToAgent(ws, stamp, bin); // the first hit
 }
+
+let cacheHome;
+/** The bench's `$XDG_CACHE_HOME`, made on first use. */
+const benchCache = () => {
+  cacheHome ??= tempDir('cache');
+  return cacheHome;
+};
 
 /**
  * Startup, ralph vs node, interleaved (one of each in turn, so drifting load hits both); with

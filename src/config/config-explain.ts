@@ -19,23 +19,40 @@ function leaves(value: unknown, path: string[] = []): [string[], unknown][] {
 }
 
 /**
- * `ralph config explain [key]`: each key's value and where it came from — a flag or `--set`, the
- * topmost layer file that sets it (with its line), or the built-in default. `key` narrows to that
- * key or section.
+ * Where the value at `path` came from: the flag or `--set` that set it, the topmost layer file that
+ * sets it (`project ralph.yml:4`, with its line), or `default`.
  */
-export function explainConfig(loaded: LoadedConfig, key?: string): ExplainedKey[] {
+export function sourceOf(
+  loaded: LoadedConfig,
+  path: readonly string[],
+  options: {
+    /** false: `--set KEY` without its `=VALUE` (the source of a secret must not print it). */
+    value?: boolean;
+  } = {},
+): string {
+  const override = overrideFor(path, loaded.overrides);
+  if (override && options.value === false && override.source.startsWith('--set '))
+    return `--set ${override.path.join('.')}`;
+  if (override) return override.source;
+  const layer = topmostWith(loaded.layers, path);
+  return layer ? `${layer.kind} ${layer.label}:${locate(layer.doc, path).line}` : 'default';
+}
+
+/**
+ * `ralph config explain [key]`: each key's value and where it came from (sourceOf), from
+ * `config` (default: the loaded one; the CLI passes it with its secrets masked). `key` narrows to
+ * that key or section.
+ */
+export function explainConfig(
+  loaded: LoadedConfig,
+  key?: string,
+  config: unknown = loaded.config,
+): ExplainedKey[] {
   const out: ExplainedKey[] = [];
-  for (const [path, value] of leaves(loaded.config)) {
+  for (const [path, value] of leaves(config)) {
     const dotted = path.join('.');
     if (key !== undefined && dotted !== key && !dotted.startsWith(`${key}.`)) continue;
-    const override = overrideFor(path, loaded.overrides);
-    const layer = override ? undefined : topmostWith(loaded.layers, path);
-    const source = override
-      ? override.source
-      : layer
-        ? `${layer.kind} ${layer.label}:${locate(layer.doc, path).line}`
-        : 'default';
-    out.push({ path: dotted, value, source });
+    out.push({ path: dotted, value, source: sourceOf(loaded, path) });
   }
   return out;
 }

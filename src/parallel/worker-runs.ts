@@ -106,21 +106,21 @@ export async function startWorker(setup: WorkerSetup, o: StartOptions): Promise<
   });
   const mode = resolve ? 'fresh' : retryMode(dir);
   const priorRun = mode === 'fresh' ? loopStateOf(dir)?.run_id : undefined;
-  const specFile = writeWorkerSpec(setup.paths.specs, {
-    workspace: dir,
-    config,
-    prompt: resolve ? section : `${section}\n${setup.prompt}`,
-    backend: setup.backend,
-    extraArgs: setup.extraArgs,
-    mode,
-    worker: o.worker,
-    task: o.task.id,
-  });
-  const handle = setup.spawn({
-    specFile,
-    logFile: logFileOf(setup, o.task),
-    env: setup.env,
-  });
+  const spec = writeWorkerSpec(
+    setup.paths.specs,
+    {
+      workspace: dir,
+      config,
+      prompt: resolve ? section : `${section}\n${setup.prompt}`,
+      backend: setup.backend,
+      extraArgs: setup.extraArgs,
+      mode,
+      worker: o.worker,
+      task: o.task.id,
+    },
+    setup.env,
+  );
+  const handle = setup.spawn({ specFile: spec.file, logFile: logFileOf(setup, o.task), env: spec.env });
   handOverClaim(setup.paths.claims, { task: o.task.id, worker: o.worker }, handle.pid);
   return { worker: o.worker, task: o.task, kind: o.assignment.kind, handle, dir, priorRun };
 }

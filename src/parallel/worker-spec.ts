@@ -3,7 +3,15 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { BACKEND_NAMES, type BackendName, configSchema, type RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-options.ts';
 import { RalphError } from '../errors.ts';
+import { type HeldSecrets, restoreSecrets, withoutSecrets } from '../observe/config-secrets.ts';
+import { createRedactor } from '../observe/redact.ts';
 import { writeJsonAtomicSync } from '../state/io/atomic-write.ts';
+
+/**
+ * The variable that carries a spec's secret-bearing config values (the bot token, `cli.env` …) to
+ * its worker process: the spec file in `.ralph/parallel/` holds `***` in their place.
+ */
+export const WORKER_SECRETS_ENV = 'RALPH_WORKER_SECRETS';
 
 /** What one worker process is told to do: written by the coordinator, read by `ralph parallel-worker`. */
 export interface WorkerSpec {
@@ -96,14 +104,36 @@ export function workerConfig(
   return c;
 }
 
-export function writeWorkerSpec(dir: string, spec: WorkerSpec): string {
-  const path = join(dir, `${spec.worker}.json`);
-  writeJsonAtomicSync(path, spec);
-  return path;
+/**
+ * Writes the spec for a worker (its secret-bearing config values masked) and returns its file and
+ * the worker's environment: `env` with those values in WORKER_SECRETS_ENV.
+ */
+export function writeWorkerSpec(
+  dir: string,
+  spec: WorkerSpec,
+  env: NodeJS.ProcessEnv,
+): { file: string; env: NodeJS.ProcessEnv } {
+  const file = join(dir, `${spec.worker}.json`);
+  const { config, secrets } = withoutSecrets(spec.config, createRedactor(env));
+  writeJsonAtomicSync(file, { ...spec, config });
+  return { file, env: { ...env, [WORKER_SECRETS_ENV]: JSON.stringify(secrets) } };
 }
 
-/** Reads a spec back, validating its config as a ralph.yml would be. */
-export function readWorkerSpec(path: string): WorkerSpec {
+/** The values WORKER_SECRETS_ENV carries (none when it is unset or unreadable). */
+function heldSecrets(env: NodeJS.ProcessEnv): HeldSecrets {
+  try {
+    const held = JSON.parse(env[WORKER_SECRETS_ENV] ?? '[]') as unknown;
+    return Array.isArray(held) ? (held as HeldSecrets) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Reads a spec back, its secret-bearing values restored from `env` (WORKER_SECRETS_ENV), validating
+ * its config as a ralph.yml would be.
+ */
+export function readWorkerSpec(path: string, env: NodeJS.ProcessEnv): WorkerSpec {
   let spec: WorkerSpec;
   try {
     spec = JSON.parse(readFileSync(path, 'utf8')) as WorkerSpec;
@@ -115,7 +145,7 @@ export function readWorkerSpec(path: string): WorkerSpec {
       'config_invalid',
       `the worker spec ${path} names an unknown backend ${JSON.stringify(spec.backend)}`,
     );
-  const parsed = configSchema.safeParse(spec.config);
+  const parsed = configSchema.safeParse(restoreSecrets(spec.config, heldSecrets(env)));
   if (!parsed.success)
     throw new RalphError(
       'config_invalid',

@@ -37,8 +37,6 @@ export interface RalphPaths {
   memories: string;
   /** The metric loop's attempts, one JSON line each (docs/guide/optimize.md). */
   metricAttempts: string;
-  /** The validated config of the last run, keyed by what it was resolved from (ralph run's start). */
-  configCache: string;
 }
 
 /** The last workspace's paths: a run asks for the same ~40 joined paths several times an iteration. */
@@ -75,7 +73,6 @@ function pathsOf(workspaceRoot: string): RalphPaths {
     tasks: join(dir, 'agent', 'tasks.jsonl'),
     memories: join(dir, 'agent', 'memories.md'),
     metricAttempts: join(dir, 'metric', 'attempts.jsonl'),
-    configCache: join(dir, 'cache', 'config.json'),
   };
 }
 
@@ -103,5 +100,6 @@ export const RUNTIME_PATHS = [
   '.ralph/tdd/',
   '.ralph/gemini/',
   '.ralph/metric/',
+  // Where the config cache was before it moved to the user's cache directory: a leftover stays ignored.
   '.ralph/cache/',
 ] as const;

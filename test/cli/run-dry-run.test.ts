@@ -29,6 +29,46 @@ describe('ralph run --dry-run', () => {
   });
 });
 
+describe('ralph run --dry-run with secrets in the config', () => {
+  it('masks them in the config with where they were set, and redacts a key in the agent command', async () => {
+    const key = 'sk-ant-api03-abcdefghijklmnopqrstuv';
+    const dir = makeWorkspace({
+      'PROMPT.md': PROMPT,
+      'agent.sh': '#!/bin/sh\ncat\n',
+      'ralph.yml': `cli:\n  backend: custom\n  command: ./agent.sh\n  args: [--key, ${key}]\n  env:\n    SERVICE: plain-but-secret\n`,
+    });
+    const r = await runCliInMemory(
+      ['run', '--dry-run', '--set', 'RObot.telegram.bot_token=123:from-the-flag'],
+      { cwd: dir },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain(key);
+    expect(r.stdout).not.toContain('plain-but-secret');
+    expect(r.stdout).not.toContain('from-the-flag');
+    expect(r.stdout).toContain('- "*** (from project ralph.yml:4)"');
+    expect(r.stdout).toContain('SERVICE: "*** (from project ralph.yml:6)"');
+    expect(r.stdout).toContain('bot_token: "*** (from --set RObot.telegram.bot_token)"');
+    expect(r.stdout).toMatch(/# agent command .*\n\.\/agent\.sh --key '?\[redacted\]'?\n/);
+    // config explain: neither the value nor its source (`--set KEY=VALUE`) spells a secret out.
+    const explain = await runCliInMemory(
+      ['config', 'explain', '--json', '--set', 'RObot.telegram.bot_token=123:from-the-flag'],
+      { cwd: dir },
+    );
+    expect(explain.code, explain.stderr).toBe(0);
+    expect(explain.stdout).not.toMatch(new RegExp(`${key}|plain-but-secret|from-the-flag`));
+    const rows = JSON.parse(explain.stdout).keys as { path: string; value: unknown; source: string }[];
+    expect(rows.find((r) => r.path === 'RObot.telegram.bot_token')).toEqual({
+      path: 'RObot.telegram.bot_token',
+      value: '*** (from --set RObot.telegram.bot_token)',
+      source: '--set RObot.telegram.bot_token',
+    });
+    expect(rows.find((r) => r.path === 'cli.args')?.value).toEqual([
+      '--key',
+      '*** (from project ralph.yml:4)',
+    ]);
+  });
+});
+
 describe('ralph run --dry-run over a damaged state.json', () => {
   it('without --fresh it stops as the run would; with --fresh it plans a new run and leaves the file', async () => {
     const dir = makeWorkspace({

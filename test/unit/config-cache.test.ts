@@ -1,8 +1,10 @@
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -15,17 +17,25 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { initPreset } from '../../src/config/preset-init.ts';
 import { PRESETS } from '../../src/config/presets.ts';
-import { RACY_WINDOW_MS, resolveRunCached } from '../../src/engine/run/resolve-run-cached.ts';
-import type { ResolvedRun, ResolveRunOptions } from '../../src/engine/run/run-inputs.ts';
+import { configCacheKey, resolveRunCached } from '../../src/engine/run/resolve-run-cached.ts';
+import {
+  type ResolvedRun,
+  type ResolveRunOptions,
+  runConfigInputs,
+} from '../../src/engine/run/run-inputs.ts';
 import { parseSetOverride, resolveRun } from '../../src/index.ts';
-import { ralphPaths } from '../../src/state/paths.ts';
-import { ensureRuntimeIgnored } from '../../src/state/runtime-ignore.ts';
+import {
+  configCacheDir,
+  configCacheFile,
+  encodeEntry,
+  readConfigCache,
+} from '../../src/state/config-cache.ts';
 import { removeWhenDone } from '../helpers/workspace.ts';
 
 const seedDir = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/seed-000');
-const env = { PATH: '/usr/bin:/bin', HOME: '/nonexistent' };
-/** A clock past the racy window: the files written by a test count as settled. */
-const later = () => Date.now() + RACY_WINDOW_MS + 1000;
+/** The user's cache directory of these tests (the cache lives outside the workspace). */
+const cacheHome = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-config-cache-home-')));
+const env = { PATH: '/usr/bin:/bin', HOME: '/nonexistent', XDG_CACHE_HOME: cacheHome };
 
 function workspace(files: Record<string, string> = {}): string {
   const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-config-cache-')));
@@ -33,27 +43,36 @@ function workspace(files: Record<string, string> = {}): string {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), text);
   }
-  // As after `ralph init` or a first run: the cache is only written where git ignores it.
-  ensureRuntimeIgnored(ralphPaths(dir));
   return dir;
 }
 
 const comparable = (run: ResolvedRun) => ({ ...run, backend: run.backend.name });
-const cacheFile = (cwd: string) => ralphPaths(cwd).configCache;
+
+/** The key and the cache file of a resolution (as resolveRunCached computes them). */
+function cacheOf(options: ResolveRunOptions): { key: string; file: string } {
+  const inputs = runConfigInputs(options);
+  const key = configCacheKey({ ...inputs, configPath: options.configPath, preset: options.preset })!;
+  return { key, file: configCacheFile(inputs.env, options.cwd, key) };
+}
+const cacheFile = (options: ResolveRunOptions) => cacheOf(options).file;
 
 /** The run from a miss (written to the cache), then from the hit, and from resolveRun itself. */
 async function missHitAndPlain(options: ResolveRunOptions) {
-  const miss = await resolveRunCached({ ...options, now: later });
-  const written = existsSync(cacheFile(options.cwd));
-  const hit = await resolveRunCached({ ...options, now: later });
+  const miss = await resolveRunCached(options);
+  const written = existsSync(cacheFile(options));
+  const hit = await resolveRunCached(options);
   return { miss, hit, plain: resolveRun(options), written };
 }
 
-/** Marks the cached value, so a run that reads it shows the mark (a hit) and one that does not, not. */
-function markCache(cwd: string): void {
-  const entry = JSON.parse(readFileSync(cacheFile(cwd), 'utf8'));
-  entry.value.event_loop.completion_promise = 'FROM_THE_CACHE';
-  writeFileSync(cacheFile(cwd), JSON.stringify(entry));
+/**
+ * Marks the cached value as Ralph would write it (a valid entry for the key), so a run that reads
+ * it shows the mark (a hit) and one that does not, not.
+ */
+function markCache(options: ResolveRunOptions): void {
+  const { key, file } = cacheOf(options);
+  const value = readConfigCache(file, key) as { event_loop: { completion_promise: string } };
+  value.event_loop.completion_promise = 'FROM_THE_CACHE';
+  writeFileSync(file, encodeEntry(key, value)!);
 }
 const fromCache = (run: ResolvedRun) => run.config.event_loop.completion_promise === 'FROM_THE_CACHE';
 
@@ -82,40 +101,87 @@ describe('the config cache of ralph run (resolveRunCached)', () => {
     }
   });
 
-  it('a hit is served from the file; a corrupt file is a miss and is rewritten', async () => {
+  it('a hit is served from the file; a file Ralph did not write is a miss and is rewritten', async () => {
     const cwd = workspace({
       'ralph.yml': 'cli:\n  backend: custom\n  command: ./agent.sh\n',
       'PROMPT.md': 'x\n',
     });
-    await resolveRunCached({ cwd, env, now: later });
-    markCache(cwd);
-    expect(fromCache(await resolveRunCached({ cwd, env, now: later }))).toBe(true);
-    writeFileSync(cacheFile(cwd), '{"key": "trunc');
-    expect(fromCache(await resolveRunCached({ cwd, env, now: later }))).toBe(false);
-    expect(JSON.parse(readFileSync(cacheFile(cwd), 'utf8')).value.cli.command).toBe('./agent.sh');
+    const options = { cwd, env };
+    const file = cacheFile(options);
+    await resolveRunCached(options);
+    markCache(options);
+    expect(fromCache(await resolveRunCached(options))).toBe(true);
+    const [header] = readFileSync(file, 'utf8').split('\n');
+    const marked = readFileSync(file, 'utf8').replace('"./agent.sh"', '"/bin/true"');
+    for (const text of [
+      '{"key": "trunc',
+      '{}\n',
+      `${header}\n{}\n`,
+      `${header}\n{"event_loop":{"completion_promise":"FROM_THE_CACHE"}}\n`,
+      // An edited value under the header of the value Ralph wrote: the digest no longer matches.
+      marked,
+      'garbage',
+    ]) {
+      writeFileSync(file, text);
+      const run = await resolveRunCached(options);
+      expect(fromCache(run)).toBe(false);
+      expect(run.config.cli.command).toBe('./agent.sh');
+      expect(readFileSync(file, 'utf8').split('\n')[1]).toContain('"./agent.sh"');
+    }
+    // A valid entry others can write is no cache either.
+    markCache(options);
+    chmodSync(file, 0o666);
+    expect(fromCache(await resolveRunCached(options))).toBe(false);
   });
 
-  it('a config file changed within the racy window is not cached; auto is never cached', async () => {
+  it('the cache is owner-only, outside the workspace, one entry per workspace', async () => {
+    const cwd = workspace({
+      'ralph.yml': 'cli:\n  backend: custom\n  command: ./a.sh\n',
+      'PROMPT.md': 'x\n',
+    });
+    await resolveRunCached({ cwd, env });
+    const file = cacheFile({ cwd, env });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(configCacheDir(env)).mode & 0o777).toBe(0o700);
+    expect(dirname(file)).toBe(join(cacheHome, 'ralph', 'config'));
+    expect(existsSync(join(cwd, '.ralph'))).toBe(false);
+    const mine = () =>
+      readdirSync(configCacheDir(env)).filter((n) => n.startsWith(file.split('/').at(-1)!.slice(0, 17)));
+    await resolveRunCached({ cwd, env, overrides: [parseSetOverride('event_loop.max_iterations=4')] });
+    expect(mine()).toHaveLength(1);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('a config just written is cached by its content; auto is never cached', async () => {
     const fresh = workspace({
       'ralph.yml': 'cli:\n  backend: custom\n  command: ./a.sh\n',
       'PROMPT.md': 'x\n',
     });
-    await resolveRunCached({ cwd: fresh, env, now: Date.now });
-    expect(existsSync(cacheFile(fresh))).toBe(false);
+    await resolveRunCached({ cwd: fresh, env });
+    expect(existsSync(cacheFile({ cwd: fresh, env }))).toBe(true);
     const auto = workspace({ 'ralph.yml': 'cli:\n  backend: auto\n', 'PROMPT.md': 'x\n' });
     // Nothing on PATH: the run is refused (install an agent CLI), and PATH decided it, so no cache.
-    await expect(resolveRunCached({ cwd: auto, env: { ...env, PATH: '' }, now: later })).rejects.toThrow(
+    await expect(resolveRunCached({ cwd: auto, env: { ...env, PATH: '' } })).rejects.toThrow(
       /cli.backend is auto/,
     );
-    expect(existsSync(cacheFile(auto))).toBe(false);
+    expect(existsSync(cacheFile({ cwd: auto, env: { ...env, PATH: '' } }))).toBe(false);
   });
 
-  it('a workspace whose .ralph/.gitignore does not ignore the cache gets none', async () => {
-    const cwd = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-config-cache-')));
-    writeFileSync(join(cwd, 'ralph.yml'), 'cli:\n  backend: custom\n  command: ./a.sh\n');
-    writeFileSync(join(cwd, 'PROMPT.md'), 'x\n');
-    await resolveRunCached({ cwd, env, now: later });
-    expect(existsSync(join(cwd, '.ralph'))).toBe(false);
+  it.each([
+    ['a bot token', 'RObot:\n  telegram:\n    bot_token: "123456:ABCDEFGHIJ"\n'],
+    ['cli.env', 'cli:\n  backend: custom\n  command: ./a.sh\n  env:\n    X: "1"\n'],
+    [
+      'a key the log redaction knows',
+      'cli:\n  backend: custom\n  command: ./a.sh\n  args: [sk-ant-api03-abcdefghijklmnopqrstu]\n',
+    ],
+  ])('a config holding a secret is not cached: %s', async (_name, yml) => {
+    const cwd = workspace({
+      'ralph.yml': `${yml.startsWith('cli') ? '' : 'cli:\n  backend: custom\n  command: ./a.sh\n'}${yml}`,
+      'PROMPT.md': 'x\n',
+    });
+    const run = await resolveRunCached({ cwd, env });
+    expect(run.config.cli.command).toBe('./a.sh');
+    expect(existsSync(cacheFile({ cwd, env }))).toBe(false);
   });
 
   // Each change of what the config is resolved from, applied to a workspace whose cache was marked:
@@ -164,10 +230,10 @@ describe('the config cache of ralph run (resolveRunCached)', () => {
       BigInt(ROUND_TIME) * 1_000_000_000n,
     );
     const options: ResolveRunOptions = { cwd, env: { ...env, XDG_CONFIG_HOME: join(cwd, 'user') } };
-    await resolveRunCached({ ...options, now: later });
-    markCache(cwd);
-    expect(fromCache(await resolveRunCached({ ...options, now: later }))).toBe(true);
+    await resolveRunCached(options);
+    markCache(options);
+    expect(fromCache(await resolveRunCached(options))).toBe(true);
     const changed = changes[change]!(cwd, options);
-    expect(fromCache(await resolveRunCached({ ...changed, now: later }))).toBe(false);
+    expect(fromCache(await resolveRunCached(changed))).toBe(false);
   });
 });

@@ -21,7 +21,9 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     );
   config
     .command('explain')
-    .description('every key, its value and the layer it came from (default, user, project, preset, flags)')
+    .description(
+      'every key, its value (secrets as ***) and the layer it came from (default, user, project, preset, flags)',
+    )
     .argument('[key]', 'a key or section, e.g. event_loop.max_iterations or cli')
     .addOption(configOption())
     .addOption(presetOption())
@@ -32,7 +34,9 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     );
   config
     .command('show')
-    .description('print the resolved config with every default')
+    .description(
+      'print the resolved config with every default, secret values as *** (from where they were set)',
+    )
     .addOption(configOption())
     .addOption(presetOption())
     .addOption(setOption())

@@ -11,6 +11,7 @@ import { autoPicker, withAutoBackend } from '../../engine/run/run-inputs.ts';
 import { ExitCode, UsageError } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
 import type { CliIO } from '../io.ts';
+import { shownConfig, shownExplain } from './shown-config.ts';
 
 interface ConfigFlags {
   config?: string | undefined;
@@ -53,21 +54,23 @@ export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Prom
   return fatal ? ExitCode.failure : ExitCode.ok;
 }
 
-/** `ralph config show`: the resolved configuration with every default filled in. */
+/** `ralph config show`: the resolved configuration with every default filled in, secrets masked. */
 export function configShowCommand(flags: ConfigFlags, io: CliIO): number {
-  const { file, config } = load(flags, io);
-  io.out(`# resolved from ${file ?? 'defaults'}\n${stringify(config)}`);
+  const loaded = load(flags, io);
+  io.out(
+    `# resolved from ${loaded.file ?? 'defaults'}\n${stringify(shownConfig(loaded, io.env, loaded.config))}`,
+  );
   return ExitCode.ok;
 }
 
-/** `ralph config explain [key]`: every key's value and the layer it came from. */
+/** `ralph config explain [key]`: every key's value (secrets masked) and the layer it came from. */
 export function configExplainCommand(
   key: string | undefined,
   flags: ConfigFlags & { json?: boolean },
   io: CliIO,
 ): number {
   const loaded = load(flags, io);
-  const rows = explainConfig(loaded, key);
+  const rows = shownExplain(loaded, io.env, key);
   if (key !== undefined && rows.length === 0) {
     const all = explainConfig(loaded).map((r) => r.path);
     const near = closestMatch(key, all);

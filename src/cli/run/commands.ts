@@ -60,7 +60,10 @@ export function registerRunCommands(
       ),
     )
     .option('--fresh', 'discard the unfinished run and start over')
-    .option('--dry-run', 'print the resolved config, the first prompt and the agent command; run nothing')
+    .option(
+      '--dry-run',
+      'print the resolved config (secrets as ***), the first prompt and the agent command; run nothing',
+    )
     .option(
       '--estimate',
       'print the estimate of this run (iterations, tokens, cost, time, which limit would stop it) and start nothing',

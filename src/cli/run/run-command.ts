@@ -3,8 +3,10 @@ import type { StartMode } from '../../engine/context/run-options.ts';
 import { refuseUnsupportedWithRepos } from '../../engine/readiness/repo-set.ts';
 import { planFirstIteration } from '../../engine/run/first-iteration.ts';
 import { runLoop } from '../../engine/run/loop.ts';
+import type { LoadedRun } from '../../engine/run/resolve-run.ts';
 import { earlierChecklistRun, refuseUnaskedChecklistRestart } from '../../engine/run/start-mode.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
+import { createRedactor } from '../../observe/redact.ts';
 import { createConsoleReporter, type Verbosity } from '../../observe/reporters/console-reporter.ts';
 import { killGroupNow } from '../../process/kill-group.ts';
 import { killMarkedNow } from '../../process/marked-processes.ts';
@@ -37,6 +39,34 @@ function startMode(flags: RunCommandFlags): StartMode {
   return flags.resume ? 'resume' : flags.fresh ? 'fresh' : 'auto';
 }
 
+/**
+ * `ralph run --dry-run`: the resolved config (secrets masked), the first prompt and the agent
+ * command, from the loop's own plan of its first iteration (planIteration), so the prompt is byte
+ * for byte the same.
+ */
+async function dryRun(resolved: LoadedRun, mode: StartMode, extraArgs: string[], io: CliIO): Promise<number> {
+  const { prompt, invocation: inv } = planFirstIteration({
+    workspace: io.cwd,
+    config: resolved.config,
+    prompt: resolved.prompt,
+    backend: resolved.backend,
+    mode,
+    extraArgs,
+    env: io.env,
+  });
+  const { stringify } = await import('yaml');
+  const { shownConfig } = await import('../config/shown-config.ts');
+  const shown = shownConfig(resolved.loaded, io.env, resolved.config);
+  io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(shown)}\n`);
+  io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
+  // A key in cli.args is masked above: the command line built from it gets the logs' redaction.
+  const command = createRedactor(io.env)(shellCommand(inv.command, inv.args));
+  io.out(
+    `# agent command (cwd ${io.cwd}; prompt ${inv.stdin === null ? 'as an argument' : 'on stdin'})\n${command}\n`,
+  );
+  return ExitCode.ok;
+}
+
 /** `ralph run`: resolve everything, then run the loop with a console reporter and Ctrl-C handling. */
 export async function runCommand(
   flags: RunCommandFlags,
@@ -62,33 +92,15 @@ export async function runCommand(
   // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
-  // A run that starts its loop reads and refreshes the config cache; a dry run or an estimate writes nothing.
-  const resolved = await resolveRunFlags(io.cwd, flags, io.env, { cache: !flags.dryRun && !flags.estimate });
+  if (flags.dryRun && !flags.estimate)
+    return dryRun(await resolveRunFlags(io.cwd, flags, io.env, { cache: false }), mode, extraArgs, io);
+  // A run that starts its loop reads and refreshes the config cache; an estimate writes nothing.
+  const resolved = await resolveRunFlags(io.cwd, flags, io.env, { cache: !flags.estimate });
   const { config, backend } = resolved;
 
   if (flags.estimate) {
     const { printEstimate } = await import('../inspect/estimate-command.ts');
     return printEstimate(resolved, false, io);
-  }
-
-  if (flags.dryRun) {
-    // The loop's own plan of its first iteration (planIteration), so the prompt is byte for byte the same.
-    const { prompt, invocation: inv } = planFirstIteration({
-      workspace: io.cwd,
-      config,
-      prompt: resolved.prompt,
-      backend,
-      mode,
-      extraArgs,
-      env: io.env,
-    });
-    const { stringify } = await import('yaml');
-    io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(config)}\n`);
-    io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
-    io.out(
-      `# agent command (cwd ${io.cwd}; prompt ${inv.stdin === null ? 'as an argument' : 'on stdin'})\n${shellCommand(inv.command, inv.args)}\n`,
-    );
-    return ExitCode.ok;
   }
 
   const workers = flags.parallel ?? config.parallel;

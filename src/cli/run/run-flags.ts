@@ -1,4 +1,5 @@
 import type { ConfigOverride } from '../../config/overrides.ts';
+import type { LoadedRun } from '../../engine/run/resolve-run.ts';
 import { resolveRunCached } from '../../engine/run/resolve-run-cached.ts';
 import type { ResolvedRun, ResolveRunOptions } from '../../engine/run/run-inputs.ts';
 import { UsageError } from '../../errors.ts';
@@ -62,9 +63,22 @@ export function runOptions(
 }
 
 /**
- * `ralph run`'s flags → the resolved run. `cache`: from `.ralph/cache/config.json` when nothing
- * the config depends on changed (a run that starts its loop; a dry run or an estimate writes nothing).
+ * `ralph run`'s flags → the resolved run. `cache`: from the user's config cache when nothing the
+ * config depends on changed (a run that starts its loop; a dry run or an estimate writes nothing);
+ * without it the run keeps the loaded layers (where each value came from).
  */
+export async function resolveRunFlags(
+  cwd: string,
+  flags: RunFlags,
+  env: NodeJS.ProcessEnv,
+  options: { cache: false },
+): Promise<LoadedRun>;
+export async function resolveRunFlags(
+  cwd: string,
+  flags: RunFlags,
+  env: NodeJS.ProcessEnv,
+  options: { cache: boolean },
+): Promise<ResolvedRun>;
 export async function resolveRunFlags(
   cwd: string,
   flags: RunFlags,
@@ -76,5 +90,5 @@ export async function resolveRunFlags(
     texts.length === 0 ? [] : texts.map((await import('../../config/overrides.ts')).parseSetOverride);
   const run = runOptions(cwd, flags, env, set);
   if (options.cache) return resolveRunCached(run);
-  return (await import('../../engine/run/resolve-run.ts')).resolveRun(run);
+  return (await import('../../engine/run/resolve-run.ts')).resolveRunLoaded(run);
 }

@@ -41,26 +41,43 @@ export function configChecks(
  * The config of `inputs` loaded and checked, before `cli.backend: auto` is resolved (`pick`, also
  * asked by the checks when a backend is `auto`).
  */
-export function loadRunConfig(inputs: RunConfigInputs, pick: () => BackendName | undefined): RalphConfig {
+export function loadRunConfig(
+  inputs: RunConfigInputs,
+  pick: () => BackendName | undefined,
+): { config: RalphConfig; loaded: LoadedConfig } {
   const { cwd, env, layers, given, overrides } = inputs;
   const loaded = loadConfig({ layers, cwd, overrides, checks: configChecks(cwd, env, pick, given) });
-  return withoutOtherBackendSettings(loaded, given);
+  return { config: withoutOtherBackendSettings(loaded, given), loaded };
 }
 
 /**
  * The config a run uses, without its prompt: the layers (user config, project file, preset),
- * `RALPH_AGENT`, the overrides and the backend, `cli.backend: auto` resolved. `ralph doctor` judges
- * this one too.
+ * `RALPH_AGENT`, the overrides and the backend, `cli.backend: auto` resolved; `loaded` says where
+ * each value came from. `ralph doctor` judges this one too.
  */
 export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): {
   config: RalphConfig;
   configFile: string | undefined;
+  loaded: LoadedConfig;
 } {
   const inputs = runConfigInputs(options);
   // The schema check and the resolution below ask the same question of PATH: one search.
   const pick = autoPicker(inputs.env, inputs.cwd);
-  const config = loadRunConfig(inputs, pick);
-  return { config: withAutoBackend(config, inputs.cwd, inputs.env, pick), configFile: inputs.configFile };
+  const { config, loaded } = loadRunConfig(inputs, pick);
+  return {
+    config: withAutoBackend(config, inputs.cwd, inputs.env, pick),
+    configFile: inputs.configFile,
+    loaded,
+  };
+}
+
+/** A resolved run with where its config's values came from (for `ralph run --dry-run`'s masking). */
+export type LoadedRun = ResolvedRun & { loaded: LoadedConfig };
+
+/** resolveRun, keeping the loaded layers: what `ralph run --dry-run` prints from. */
+export function resolveRunLoaded(options: ResolveRunOptions): LoadedRun {
+  const resolved = resolveRunConfig(options);
+  return { ...finishRun(options, resolved), loaded: resolved.loaded };
 }
 
 /**

@@ -43,11 +43,12 @@ export function writeFileAtomicSync(path: string, content: string, options: { fs
 /**
  * The temp-file-and-rename of writeFileAtomicSync without its bookkeeping: for a cache whose loss
  * costs nothing (not a durable write of the run, so the fault injection does not count it), whose
- * caller treats any failure as "no cache".
+ * caller treats any failure as "no cache". `mode`: the new file's permissions (default: the old
+ * file's, else 0644).
  */
-export function replaceFileSync(path: string, content: string, fsync: boolean): void {
+export function replaceFileSync(path: string, content: string, fsync: boolean, mode?: number): void {
   const tmp = `${path}.${process.pid}${String(++sequence).padStart(6, '0')}`;
-  const fd = openMakingDir(tmp, 'w', modeOf(path));
+  const fd = openMakingDir(tmp, 'w', mode ?? modeOf(path));
   try {
     try {
       writeAll(fd, content);
