@@ -1,5 +1,6 @@
 /**
- * Shapes of well-known credentials (Anthropic, OpenAI, Google, GitHub, Slack, AWS, bearer headers),
+ * Shapes of well-known credentials (Anthropic, OpenAI, Google, GitHub, Slack, AWS, bearer headers,
+ * Slack and Discord webhook URLs),
  * each with a literal it contains: text without it is not searched (a look-behind over megabytes of
  * output is slow; `includes` is not).
  */
@@ -12,6 +13,12 @@ const KEY_SHAPES: [RegExp, string][] = [
   [/xox[abprs]-[A-Za-z0-9-]{10,}/g, 'xox'],
   [/AKIA[0-9A-Z]{16}/g, 'AKIA'],
   [/(?<=[Bb]earer\s+)[A-Za-z0-9._~+/-]{20,}=*/g, 'earer'],
+  // Webhook URLs are credentials: whoever holds one can post to the channel.
+  [/https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]{16,}/g, 'hooks.slack.com/'],
+  [
+    /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]{20,}/g,
+    '/api/webhooks/',
+  ],
 ];
 
 /** Shorter than any value or shape redacted (values of 8 characters and up, keys of 20 and up). */

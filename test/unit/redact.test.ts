@@ -39,3 +39,20 @@ describe('redactDeep', () => {
     expect(redact('AKIA')).toBe('AKIA');
   });
 });
+
+describe('createRedactor: webhook URLs', () => {
+  const redact = createRedactor({});
+
+  it('redacts Slack and Discord webhook URLs wherever they stand, and leaves their hosts alone', () => {
+    const slack = 'https://hooks.slack.com/services/T0000AAAA/B0000BBBB/abcdefghijklmnopqrstuvwx';
+    const discord = 'https://discord.com/api/webhooks/123456789012345678/AbCdEf_gh-IjKlMnOpQrStUvWxYz0123';
+    expect(redact(`posting to ${slack} failed`)).toBe(`posting to ${REDACTED} failed`);
+    expect(redact(`url=${discord}`)).toBe(`url=${REDACTED}`);
+    expect(redact('see https://hooks.slack.com/ for setup')).toBe('see https://hooks.slack.com/ for setup');
+  });
+
+  it('redacts any value of a secret-named variable, so a configured webhook URL of any host goes too', () => {
+    const own = createRedactor({ RALPH_NOTIFY_WEBHOOK_SECRET: 'https://chat.example.test/hook/s3cr3t-path' });
+    expect(own('POST https://chat.example.test/hook/s3cr3t-path → 500')).toBe(`POST ${REDACTED} → 500`);
+  });
+});

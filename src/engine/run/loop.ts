@@ -66,6 +66,8 @@ export function runRedactor(env: NodeJS.ProcessEnv, config: RalphConfig): (text:
     ...env,
     ...config.cli.env,
     RALPH_ROBOT_BOT_TOKEN: config.RObot.telegram.bot_token,
+    // A webhook URL carries its own credential (Slack's and Discord's do in their path).
+    RALPH_NOTIFY_WEBHOOK_SECRET: config.notify.webhook,
   });
 }
 
