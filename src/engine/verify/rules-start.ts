@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { tamperedPaths } from '../../gates/protected-files.ts';
+import { type RulesSnapshot, rulesSnapshot } from '../../gates/rules-snapshot.ts';
+import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
+import type { RunContext } from '../context/run-context.ts';
+
+/**
+ * `.ralph/runs/<run>/rules-start.json`: the snapshot an iteration's rules judge from (gates/
+ * rules-snapshot.ts), saved before its agent starts so a re-run after a crash judges from the same
+ * start. `carry`: the iteration was not accepted by the rules, so the next one starts from this
+ * snapshot too (what it changed is judged again, never absorbed as the new normal).
+ */
+interface SavedStart {
+  iteration: number;
+  carry?: boolean;
+  files: RulesSnapshot;
+}
+
+const FILE = 'rules-start.json';
+
+function fileOf(ctx: RunContext): string {
+  return join(ctx.paths.runs, ctx.state.run_id, FILE);
+}
+
+function readSaved(ctx: RunContext): SavedStart | undefined {
+  try {
+    const v = JSON.parse(readOptional(fileOf(ctx), 'absent') ?? 'null') as SavedStart | null;
+    if (typeof v?.iteration !== 'number' || typeof v.files !== 'object' || v.files === null) return undefined;
+    return v;
+  } catch {
+    return undefined;
+  }
+}
+
+function save(ctx: RunContext, value: SavedStart): void {
+  // No fsync: after a power loss the file is missing or old, and a re-run then fails safe.
+  writeFileAtomicSync(fileOf(ctx), JSON.stringify(value), { fsync: false });
+}
+
+/**
+ * The snapshot iteration `number` is judged from, when `rules` are set (undefined without them, and
+ * with `repos`): a re-run of an iteration whose try started (`retried`) takes the saved one, and
+ * null when none was saved for it (its start is unknown: the rules refuse it rather than guess).
+ */
+export function rulesAtStart(
+  ctx: RunContext,
+  number: number,
+  retried: boolean,
+): RulesSnapshot | null | undefined {
+  const rules = ctx.config.rules;
+  if (!rules || ctx.config.repos) return undefined;
+  const saved = readSaved(ctx);
+  if (saved?.iteration === number) return saved.files;
+  if (retried) return null;
+  const files = saved?.carry ? saved.files : rulesSnapshot(ctx.options.workspace, rules);
+  save(ctx, { iteration: number, files });
+  return files;
+}
+
+/**
+ * The files under the rules' directories the agent changed since `before` (added, changed, deleted);
+ * null when the start is unknown; undefined when the rules are not walked. Taken as the agent ends,
+ * before any gate writes.
+ */
+export function rulesWalkChanges(
+  ctx: RunContext,
+  before: RulesSnapshot | null | undefined,
+): string[] | null | undefined {
+  const rules = ctx.config.rules;
+  if (before === undefined || !rules) return undefined;
+  if (before === null) return null;
+  return tamperedPaths(before, rulesSnapshot(ctx.options.workspace, rules));
+}
+
+/** The rules did not accept the iteration: the next one is judged from the same start. */
+export function carryRulesStart(
+  ctx: RunContext,
+  number: number,
+  before: RulesSnapshot | null | undefined,
+): void {
+  if (before) save(ctx, { iteration: number, carry: true, files: before });
+}
+
+/** Why an iteration with an unknown start is refused (rules-gate.ts). */
+export function unknownStartReason(ctx: RunContext): string {
+  return `its start is not known (.ralph/runs/${ctx.state.run_id}/${FILE} is missing: resumed after a crash or a power loss?), so what it did to files git does not show cannot be judged against the rules`;
+}
