@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isNegated, type PathMatcher, pathMatcher, patternBase } from '../config/path-patterns.ts';
 import { RalphError } from '../errors.ts';
@@ -29,9 +29,9 @@ export function walkRoots(patterns: readonly string[]): string[] {
 }
 
 /**
- * The files under the roots (workspace-relative, `/`), git-ignored ones included; throws past
- * MAX_WALK entries, naming `setting`, the root and its patterns. Iterative: a deep tree cannot
- * overflow the stack.
+ * The files under the roots (workspace-relative, `/`), git-ignored ones included, and the
+ * directories that cannot be listed; throws past MAX_WALK entries, naming `setting`, the root and
+ * its patterns. Iterative: a deep tree cannot overflow the stack.
  */
 export function walkFiles(
   workspace: string,
@@ -47,15 +47,34 @@ export function walkFiles(
     for (let next = 0; next < todo.length; next++) {
       const rel = todo[next] as string;
       if (++walked > MAX_WALK) throw walkTooBig(root, patterns, setting);
-      const st = statSync(join(workspace, rel), { throwIfNoEntry: false });
+      const st = statOrNone(join(workspace, rel));
       // Most roots (the default CI paths) do not exist: nothing to match against neverWalked.
       if (st === undefined || (rel !== '' && neverWalked(rel, st.isDirectory()))) continue;
-      if (st.isDirectory())
-        for (const name of readdirSync(join(workspace, rel))) todo.push(rel === '' ? name : `${rel}/${name}`);
-      else if (st.isFile()) files.push(rel);
+      const names = st.isDirectory() ? namesIn(join(workspace, rel)) : undefined;
+      if (names) for (const name of names) todo.push(rel === '' ? name : `${rel}/${name}`);
+      // A directory that cannot be listed is listed itself: what it hides still shows as a change.
+      else if (st.isFile() || st.isDirectory()) files.push(rel);
     }
   }
   return files;
+}
+
+/** The entry's stat (symlinks followed), or undefined when it is gone or cannot be reached (ELOOP, EACCES). */
+function statOrNone(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** A directory's entries, or undefined when it cannot be read (no permission). */
+function namesIn(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return undefined;
+  }
 }
 
 function walkTooBig(root: string, patterns: readonly string[], setting: string): RalphError {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
@@ -45,11 +45,29 @@ async function attack(dir: string): Promise<Record<string, any>> {
 }
 
 describe('rules see every file the agent changed, whatever it does to git', () => {
-  it('appending to a git-ignored .env under rules.deny is a rule_violation', async () => {
-    const dir = project(`rules:\n${SECRETS}`, [sh('echo LEAKED=1 >> .env'), 'print: LOOP_COMPLETE']);
-    const record = await attack(dir);
-    expect(record).toMatchObject({ verdict: 'rule_violation', commit: null });
-    expect(record.reason).toContain('.env (inside rules.deny)');
+  it('appending to a git-ignored .env under rules.deny is a rule_violation, refused until .env is restored', async () => {
+    const dir = project(`rules:\n${SECRETS}`, [], {
+      'ralph.yml': `${fakeConfig({ max_iterations: 3 })}rules:\n${SECRETS}git:\n  commit: true\n`,
+      'fake-agent.yml': [
+        'turns:',
+        '  - when: { iteration: 1 }',
+        '    do: [{ run: "echo LEAKED=1 >> .env" }, { print: LOOP_COMPLETE }]',
+        '  - when: { iteration: 2 }',
+        '    do: [{ write: { path: src/a.ts, content: "a\\n" } }, { print: LOOP_COMPLETE }]',
+        '  - do: [{ save_prompt: dist/p3.md }, { run: "printf \'API_KEY=original\\\\n\' > .env" }, { print: LOOP_COMPLETE }]',
+      ].join('\n'),
+    });
+    const r = await runRalph(['run'], dir);
+    expect(markedProcesses(dir)).toEqual([]);
+    const [first, second, third] = readRecords(dir);
+    expect(first, r.stdout + r.stderr).toMatchObject({ verdict: 'rule_violation', commit: null });
+    expect(first?.reason).toContain('.env (inside rules.deny)');
+    expect(first?.reason).toContain('git does not show .env (ignored, or hidden from it)');
+    // Not absorbed: the next iteration is judged from the first one's start.
+    expect(second).toMatchObject({ verdict: 'rule_violation', commit: null });
+    expect(second?.reason).toContain('.env (inside rules.deny)');
+    expect(readFileSync(join(dir, 'dist', 'p3.md'), 'utf8')).toContain('restore it as it was');
+    expect(third).toMatchObject({ verdict: 'complete' });
   });
 
   it('overwriting the git-ignored secrets/signing.key is a rule_violation', async () => {

@@ -34,13 +34,29 @@ export async function checkRules(
   if (!changes && !walked) return undefined;
   // The tests report is Ralph's own file, never the agent's change.
   const own = ctx.config.gates.tests?.report_file?.replace(/^\.\//, '');
-  const changed = [...(changes?.files ?? []), ...(changes?.deleted ?? []), ...(walked ?? [])];
-  return judgeRules(
+  const fromGit = [...(changes?.files ?? []), ...(changes?.deleted ?? [])];
+  const refusal = await judgeRules(
     ctx,
     iteration,
-    changed.filter((f) => f !== own),
+    [...fromGit, ...(walked ?? [])].filter((f) => f !== own),
     approvals,
   );
+  return refusal?.violation
+    ? { ...refusal, why: refusal.why + notRolledBack(ctx, fromGit, walked) }
+    : refusal;
+}
+
+/** What a rollback cannot put back: refused files git does not show (ignored, or hidden from it). */
+function notRolledBack(
+  ctx: RunContext,
+  fromGit: readonly string[],
+  walked: readonly string[] | undefined,
+): string {
+  const shown = new Set(fromGit);
+  const hidden = (walked ?? []).filter((f) => !shown.has(f));
+  const refused = checkPathRules(ctx.config.rules ?? {}, hidden).violations.map((v) => v.file);
+  if (refused.length === 0) return '';
+  return `. git does not show ${listFiles(refused)} (ignored, or hidden from it), so a rollback cannot put it back: restore it as it was (the next iterations are judged from this one's start, and refused while it differs)`;
 }
 
 /**

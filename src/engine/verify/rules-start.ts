@@ -19,6 +19,13 @@ interface SavedStart {
 
 const FILE = 'rules-start.json';
 
+/**
+ * The last start this process saved, per run: the file is read only by a process that did not
+ * write it (a --resume). The agent can rewrite files under .ralph/; a running loop never takes
+ * its word for its own start.
+ */
+const remembered = new WeakMap<RunContext, SavedStart>();
+
 function fileOf(ctx: RunContext): string {
   return join(ctx.paths.runs, ctx.state.run_id, FILE);
 }
@@ -34,14 +41,18 @@ function readSaved(ctx: RunContext): SavedStart | undefined {
 }
 
 function save(ctx: RunContext, value: SavedStart): void {
+  remembered.set(ctx, value);
   // No fsync: after a power loss the file is missing or old, and a re-run then fails safe.
   writeFileAtomicSync(fileOf(ctx), JSON.stringify(value), { fsync: false });
 }
 
 /**
  * The snapshot iteration `number` is judged from, when `rules` are set (undefined without them, and
- * with `repos`): a re-run of an iteration whose try started (`retried`) takes the saved one, and
- * null when none was saved for it (its start is unknown: the rules refuse it rather than guess).
+ * with `repos`): a re-run of an iteration whose try started (`retried`: parked, aborted, or resumed
+ * after a crash) takes the saved one, and null when none was saved for it (its start is unknown:
+ * the rules refuse it rather than guess). An iteration after one the rules did not accept starts
+ * from that one's start — carried in memory only: a file the agent could have written never
+ * says which changes are already accepted.
  */
 export function rulesAtStart(
   ctx: RunContext,
@@ -50,10 +61,11 @@ export function rulesAtStart(
 ): RulesSnapshot | null | undefined {
   const rules = ctx.config.rules;
   if (!rules || ctx.config.repos) return undefined;
-  const saved = readSaved(ctx);
+  const mine = remembered.get(ctx);
+  const saved = mine ?? readSaved(ctx);
   if (saved?.iteration === number) return saved.files;
   if (retried) return null;
-  const files = saved?.carry ? saved.files : rulesSnapshot(ctx.options.workspace, rules);
+  const files = mine?.carry ? mine.files : rulesSnapshot(ctx.options.workspace, rules);
   save(ctx, { iteration: number, files });
   return files;
 }
