@@ -22,6 +22,9 @@ function neverWalked(path: string, isDir?: boolean): boolean {
   return neverWalkedMatcher(path, isDir);
 }
 
+/** The setting whose patterns are walked, for the error. */
+export type Setting = 'gates.protect' | 'rules';
+
 /** The patterns' base directories, none inside another ('' = the whole workspace). */
 export function walkRoots(patterns: readonly string[]): string[] {
   const bases = [...new Set(patterns.filter((p) => !isNegated(p)).map(patternBase))].sort();
@@ -37,7 +40,7 @@ export function walkFiles(
   workspace: string,
   roots: readonly string[],
   patterns: readonly string[],
-  setting: string,
+  setting: Setting,
 ): string[] {
   const files: string[] = [];
   let walked = 0;
@@ -77,12 +80,13 @@ function namesIn(dir: string): string[] | undefined {
   }
 }
 
-function walkTooBig(root: string, patterns: readonly string[], setting: string): RalphError {
+function walkTooBig(root: string, patterns: readonly string[], setting: Setting): RalphError {
+  const verb = setting === 'rules' ? 'judge' : 'protect';
   const mine = patterns.filter(
     (p) => !isNegated(p) && (root === '' || `${patternBase(p)}/`.startsWith(`${root}/`)),
   );
   return new RalphError(
     'preflight',
-    `${setting}: ${mine.map((p) => `'${p}'`).join(', ')} would have Ralph hash every file under ${root === '' ? 'the whole workspace' : `'${root}/'`}, more than ${MAX_WALK.toLocaleString('en-US')} files and directories; Ralph stops rather than check only part of them. Start the pattern in the directory that holds the files (e.g. 'tests/**' rather than '**/*.test.ts'), or move generated files out of it`,
+    `${setting}: ${mine.map((p) => `'${p}'`).join(', ')} would have Ralph hash every file under ${root === '' ? 'the whole workspace' : `'${root}/'`}, more than ${MAX_WALK.toLocaleString('en-US')} files and directories; Ralph stops rather than ${verb} only part of them. Start the pattern in the directory that holds the files to ${verb} (e.g. 'tests/**' rather than '**/*.test.ts'), or move generated files out of it`,
   );
 }

@@ -47,7 +47,7 @@ describe('rulesSnapshot', () => {
     // Links back to their own directory make an endless tree: the bound is what ends the walk.
     for (const name of ['l1', 'l2', 'l3']) symlinkSync('.', join(ws, 'gen', name));
     expect(() => rulesSnapshot(ws, { deny: ['gen/**'] })).toThrow(
-      "rules: 'gen/**' would have Ralph hash every file under 'gen/', more than 50,000 files and directories",
+      "rules: 'gen/**' would have Ralph hash every file under 'gen/', more than 50,000 files and directories; Ralph stops rather than judge only part of them",
     );
   });
 
