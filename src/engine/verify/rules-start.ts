@@ -1,13 +1,13 @@
 import { join } from 'node:path';
+import { type RulesSnapshot, rulesSnapshot } from '../../gates/path-rules.ts';
 import { tamperedPaths } from '../../gates/protected-files.ts';
-import { type RulesSnapshot, rulesSnapshot } from '../../gates/rules-snapshot.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import type { RunContext } from '../context/run-context.ts';
 
 /**
  * `.ralph/runs/<run>/rules-start.json`: the snapshot an iteration's rules judge from (gates/
- * rules-snapshot.ts), saved before its agent starts so a re-run after a crash judges from the same
+ * path-rules.ts), saved before its agent starts so a re-run after a crash judges from the same
  * start. `carry`: the iteration was not accepted by the rules, so the next one starts from this
  * snapshot too (what it changed is judged again, never absorbed as the new normal).
  */

@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pathMatcher } from '../../src/config/path-patterns.ts';
 import type { RalphConfig } from '../../src/config/schema.ts';
+import { rulesPatterns, rulesSnapshot } from '../../src/gates/path-rules.ts';
 import { DEFAULT_PROTECTED, protectedGlobs, tamperedPaths } from '../../src/gates/protected-files.ts';
-import { rulesPatterns, rulesSnapshot } from '../../src/gates/rules-snapshot.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 describe('rulesSnapshot', () => {
