@@ -8,8 +8,8 @@ import type { RunContext } from '../context/run-context.ts';
 /**
  * `.ralph/runs/<run>/rules-start.json`: the snapshot an iteration's rules judge from (gates/
  * path-rules.ts), saved before its agent starts so a re-run after a crash judges from the same
- * start. `carry`: the iteration was not accepted by the rules, so the next one starts from this
- * snapshot too (what it changed is judged again, never absorbed as the new normal).
+ * start. `carry` (in memory only, never in the file): the iteration was not accepted by the rules,
+ * so the next one starts from this snapshot too (what it changed is judged again, never absorbed).
  */
 interface SavedStart {
   iteration: number;
