@@ -1,17 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  isNegated,
-  literalPattern,
-  type PathMatcher,
-  pathMatcher,
-  patternBase,
-} from '../config/path-patterns.ts';
+import { isNegated, literalPattern, type PathMatcher, pathMatcher } from '../config/path-patterns.ts';
 import type { RalphConfig } from '../config/schema.ts';
-import { RalphError } from '../errors.ts';
 import { statCached } from '../state/io/stat-cache.ts';
-import { RUNTIME_PATHS } from '../state/paths.ts';
+import { walkFiles, walkRoots } from './bounded-walk.ts';
 
 /** What Ralph protects by default: its validate hook and the usual CI configuration. */
 export const DEFAULT_PROTECTED = [
@@ -24,19 +17,14 @@ export const DEFAULT_PROTECTED = [
 
 /** Files bigger than this are protected by their hash only (no copy to run gates from). */
 const MAX_COPY_BYTES = 4 * 1024 * 1024;
-/**
- * The most files and directories one walk for protected files visits (every iteration walks again).
- * A walk that would go further is an error, never a silent cut: files past it would look protected
- * and not be.
- */
-const MAX_WALK = 50_000;
 
 /**
- * The globs a run protects: `gates.protect`, else the defaults plus the files named in the test
- * (full and affected) and validate commands (e.g. `sh scripts/check.sh` protects scripts/check.sh).
+ * The globs a run protects: the built-in ones — the defaults plus the files named in the test (full
+ * and affected) and validate commands (e.g. `sh scripts/check.sh` protects scripts/check.sh) — and
+ * `gates.protect` on top. The built-ins come last: a `!pattern` of the user's cannot take them back
+ * (the last pattern that matches decides), so an explicit list never unprotects the validate hook.
  */
 export function protectedGlobs(config: RalphConfig, workspace: string): string[] {
-  if (config.gates.protect !== undefined) return [...config.gates.protect];
   const commands = [
     config.gates.tests?.command,
     config.gates.tests?.affected,
@@ -53,18 +41,7 @@ export function protectedGlobs(config: RalphConfig, workspace: string): string[]
         existsSync(join(workspace, t)) &&
         statSync(join(workspace, t)).isFile(),
     );
-  return [...new Set([...DEFAULT_PROTECTED, ...named.map(literalPattern)])];
-}
-
-/**
- * Never protected: git's and dependencies' directories, and Ralph's runtime files (they change
- * every iteration). Compiled at the first walk, not when the module loads (every command that
- * imports this module would pay for picomatch's parse).
- */
-let neverWalkedMatcher: PathMatcher | undefined;
-function neverWalked(path: string, isDir?: boolean): boolean {
-  neverWalkedMatcher ??= pathMatcher(['**/.git', '**/node_modules/', ...RUNTIME_PATHS]);
-  return neverWalkedMatcher(path, isDir);
+  return [...new Set([...(config.gates.protect ?? []), ...DEFAULT_PROTECTED, ...named.map(literalPattern)])];
 }
 
 /**
@@ -74,7 +51,7 @@ function neverWalked(path: string, isDir?: boolean): boolean {
 export function matchProtected(workspace: string, patterns: readonly string[]): string[] {
   const { selects, roots } = compiled(patterns);
   const found: string[] = [];
-  for (const rel of walkFiles(workspace, roots, patterns)) if (selects(rel)) found.push(rel);
+  for (const rel of walkFiles(workspace, roots, patterns, 'gates.protect')) if (selects(rel)) found.push(rel);
   return found.sort();
 }
 
@@ -91,51 +68,11 @@ function compiled(patterns: readonly string[]): { selects: PathMatcher; roots: s
 /** The patterns that select no existing file on their own (`!` patterns are not counted). */
 export function unmatchedPatterns(workspace: string, patterns: readonly string[]): string[] {
   const positive = patterns.filter((p) => !isNegated(p));
-  const files = walkFiles(workspace, walkRoots(positive), positive);
+  const files = walkFiles(workspace, walkRoots(positive), positive, 'gates.protect');
   return positive.filter((p) => {
     const selects = pathMatcher([p]);
     return !files.some((f) => selects(f));
   });
-}
-
-/** The patterns' base directories, none inside another ('' = the whole workspace). */
-function walkRoots(patterns: readonly string[]): string[] {
-  const bases = [...new Set(patterns.filter((p) => !isNegated(p)).map(patternBase))].sort();
-  return bases.filter((b) => !bases.some((o) => o !== b && (o === '' || b.startsWith(`${o}/`))));
-}
-
-/**
- * The files under the roots (workspace-relative); throws past MAX_WALK entries, naming the root and
- * its patterns. Iterative: a deep tree cannot overflow the stack.
- */
-function walkFiles(workspace: string, roots: readonly string[], patterns: readonly string[]): string[] {
-  const files: string[] = [];
-  let walked = 0;
-  for (const root of roots) {
-    // Breadth first: the limit is met level by level, before a symlink loop gets deep.
-    const todo = [root];
-    for (let next = 0; next < todo.length; next++) {
-      const rel = todo[next] as string;
-      if (++walked > MAX_WALK) throw walkTooBig(root, patterns);
-      const st = statSync(join(workspace, rel), { throwIfNoEntry: false });
-      // Most roots (the default CI paths) do not exist: nothing to match against neverWalked.
-      if (st === undefined || (rel !== '' && neverWalked(rel, st.isDirectory()))) continue;
-      if (st.isDirectory())
-        for (const name of readdirSync(join(workspace, rel))) todo.push(rel === '' ? name : `${rel}/${name}`);
-      else if (st.isFile()) files.push(rel);
-    }
-  }
-  return files;
-}
-
-function walkTooBig(root: string, patterns: readonly string[]): RalphError {
-  const mine = patterns.filter(
-    (p) => !isNegated(p) && (root === '' || `${patternBase(p)}/`.startsWith(`${root}/`)),
-  );
-  return new RalphError(
-    'preflight',
-    `gates.protect: ${mine.map((p) => `'${p}'`).join(', ')} would have Ralph hash every file under ${root === '' ? 'the whole workspace' : `'${root}/'`}, more than ${MAX_WALK.toLocaleString('en-US')} files and directories; Ralph stops rather than protect only part of them. Start the pattern in the directory that holds the files to protect (e.g. 'tests/**' rather than '**/*.test.ts'), or move generated files out of it`,
-  );
 }
 
 /**
@@ -150,7 +87,12 @@ export function hashFile(path: string): string | null {
   }
 }
 
-const hashCached = statCached((path) => createHash('sha256').update(readFileSync(path)).digest('hex'));
+/** A file's sha256, read in full (throws when it cannot be read). */
+export function sha256Of(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+const hashCached = statCached(sha256Of);
 
 /** The protected files' hashes now (path → sha256). */
 export function snapshot(workspace: string, globs: readonly string[]): Record<string, string> {

@@ -101,7 +101,7 @@ export const gatesSchema = z
           "The project's tests, run after each iteration: the result is recorded and published as `tests.passed` / `tests.failed`; completion is refused while they fail. Absent: no test gate.",
       }),
     protect: pathPatterns.optional().meta({
-      description: `Files the agent must not change (${PATH_PATTERNS_LINK}). Absent: \`.ralph/validate.sh\`, CI configs and the files the test and validate commands name. Hashed at run start (a pattern that selects no file is warned about); an iteration that touches one is \`gate_tampered\`: not committed, a failed iteration, and its gates run from the protected content. \`.git\`, \`node_modules\` and Ralph's runtime files under \`.ralph/\` are never protected.`,
+      description: `Files the agent must not change (${PATH_PATTERNS_LINK}), on top of what is always protected: \`.ralph/validate.sh\`, CI configs and the files the test and validate commands name (a \`!\` pattern here cannot take those back). Hashed on disk at run start, git-ignored files included (what the agent does to git hides no change) (a pattern that selects no file is warned about); an iteration that touches one is \`gate_tampered\`: not committed, a failed iteration, and its gates run from the protected content. \`.git\`, \`node_modules\` and Ralph's runtime files under \`.ralph/\` are never protected.`,
       examples: [['test/', '!test/fixtures/']],
     }),
     review: z
@@ -165,7 +165,7 @@ export const rulesSchema = z
   })
   .meta({
     description:
-      "Path rules, checked by Ralph on each iteration's changed files whatever the agent did: a change outside `allow` or inside `deny` is rolled back (verdict `rule_violation`, kept in a rescue ref, the next prompt says which file and rule); one inside `approve` waits for a human. Needs git (docs/concepts/rollback-and-rules.md).",
+      "Path rules, checked by Ralph on each iteration's changed files whatever the agent did: what git reports, plus every file on disk under the patterns' base directories, git-ignored and index-hidden ones included (hashed when the iteration starts and as its agent ends). A change outside `allow` or inside `deny` is rolled back (verdict `rule_violation`, kept in a rescue ref, the next prompt says which file and rule); one inside `approve` waits for a human. Needs git (docs/concepts/rollback-and-rules.md).",
     examples: [{ deny: ['.env*'], approve: ['package.json'] }],
   });
 

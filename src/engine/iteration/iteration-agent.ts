@@ -1,6 +1,7 @@
 import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
 import { addTotals } from '../../agent/usage-meter.ts';
 import type { AgentInvocation } from '../../backends/types.ts';
+import type { RulesSnapshot } from '../../gates/path-rules.ts';
 import type { TokenTotals } from '../../observe/iteration-record.ts';
 import { emitTurnEvent, judgeTurn, turnController, turnLimits } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
@@ -24,6 +25,8 @@ export interface StartedIteration {
   headBefore: string | null;
   /** Outside git, with gates.tests.affected: the workspace's files when it started (changed-files.ts). */
   filesBefore?: ReadonlyMap<string, string> | null | undefined;
+  /** With `rules`: the files under their directories when it started (rules-start.ts; null: unknown). */
+  rulesBefore?: RulesSnapshot | null | undefined;
   /** Ids of the human guidance the prompt carried. */
   guidance: string[];
 }

@@ -19,6 +19,7 @@ import {
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
 import { gateFailure, markGreen, planRollback, rollbackFeedback } from '../verify/rollback.ts';
 import { checkRules } from '../verify/rules-gate.ts';
+import { carryRulesStart, rulesWalkChanges } from '../verify/rules-start.ts';
 import {
   type IterationProgress,
   measureProgress,
@@ -76,6 +77,8 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   const { state } = ctx;
   const approvals: ApprovalEntry[] = [];
   const agentOk = phase.verdict.kind === 'success' || phase.verdict.kind === 'complete';
+  // What the agent changed under the rules' directories, looked at before any gate writes there.
+  const walked = agentOk ? rulesWalkChanges(ctx, phase.rulesBefore) : undefined;
   // Protected files first: the gates then run from the protected content, never the agent's.
   const tampered = agentOk ? await checkProtected(ctx, phase.number, approvals) : [];
   const checks = await withProtectedContent(ctx, tampered, () => checkAfterAgent(ctx, phase));
@@ -88,7 +91,11 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // rules, then gates.on_failure: rollback — the iteration is set aside instead of committed.
   // With repos, settleRepos checks the rules over every repository's changes.
   const ruled =
-    checks.agentOk && !ctx.config.repos ? await checkRules(ctx, phase.number, phase, approvals) : undefined;
+    checks.agentOk && !ctx.config.repos
+      ? await checkRules(ctx, phase.number, phase, approvals, walked)
+      : undefined;
+  // Not judged, or refused: the next iteration is judged from this one's start (nothing is absorbed).
+  if (!checks.agentOk || ruled) carryRulesStart(ctx, phase.number, phase.rulesBefore);
   const testsFailure = checks.agentOk && rollsBack(ctx.config) ? gateFailure(checks.testsGate) : undefined;
   const refusal = ruled?.why ?? testsFailure;
   let rollback = refusal ? planRollback(ctx, phase.number, refusal, phase.headBefore) : undefined;

@@ -7,6 +7,7 @@ import { announceSwept, leftBehind } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
 import { filesAtStart, forgetUnreachableStart } from '../verify/changed-files.ts';
+import { rulesAtStart } from '../verify/rules-start.ts';
 import { rememberTree } from '../verify/work-progress.ts';
 import { writeIterationMarker } from '../workflows/checklist-view.ts';
 import { activeFallback } from './backend-fallback.ts';
@@ -110,6 +111,8 @@ function startIteration(
   // iteration's candidate (measured, gated, rolled back from there), not the new starting point.
   const retried = state.current?.number === number ? state.current.head_before : undefined;
   const startCommit = retried !== undefined ? retried : (headBefore.commit ?? null);
+  // Before the agent can touch anything, and before `current` says a try of it started.
+  const rulesBefore = rulesAtStart(ctx, number, state.current?.number === number);
   // Saved once the agent's pid is known (onSpawn, in-flight.json); a crash before re-runs the same number anyway.
   state.current = {
     number,
@@ -154,6 +157,7 @@ function startIteration(
     startedAt,
     headBefore: startCommit,
     filesBefore: filesAtStart(ctx),
+    rulesBefore,
     guidance,
   };
 }

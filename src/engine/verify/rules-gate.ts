@@ -4,6 +4,7 @@ import { listFiles } from '../git/workspace-git.ts';
 import { type ApprovalEntry, approvalEntry } from '../human/approval-points.ts';
 import { askHuman } from '../human/human-wait.ts';
 import { type IterationStart, iterationChanges } from './changed-files.ts';
+import { unknownStartReason } from './rules-start.ts';
 
 /** Why the rules refuse an iteration: a rule it broke (`rule_violation`), or a human's no. */
 export interface RulesRefusal {
@@ -13,27 +14,49 @@ export interface RulesRefusal {
 }
 
 /**
- * `rules` on the iteration's changed files (changed-files.ts), whatever the agent did: a broken
- * rule refuses it; files inside `approve` wait for `ralph approve` / `ralph reject` (the same
- * questions file, TUI, dashboard and chat as `gates.approval`). Undefined: the iteration stands.
+ * `rules` on the iteration's changed files, whatever the agent did: what git reports
+ * (changed-files.ts: commits and the work tree) plus `walked`, the files under the rules'
+ * directories that changed on disk (rules-start.ts: git-ignored, index-hidden or excluded ones
+ * included; null when the iteration's start is unknown, which refuses it). A broken rule refuses
+ * it; files inside `approve` wait for `ralph approve` / `ralph reject` (the same questions file,
+ * TUI, dashboard and chat as `gates.approval`). Undefined: the iteration stands.
  */
 export async function checkRules(
   ctx: RunContext,
   iteration: number,
   start: IterationStart,
   approvals: ApprovalEntry[],
+  walked?: readonly string[] | null,
 ): Promise<RulesRefusal | undefined> {
   if (!ctx.config.rules) return undefined;
+  if (walked === null) return { why: `rule_violation: ${unknownStartReason(ctx)}`, violation: true };
   const changes = await iterationChanges(ctx, start);
-  if (!changes) return undefined;
+  if (!changes && !walked) return undefined;
   // The tests report is Ralph's own file, never the agent's change.
   const own = ctx.config.gates.tests?.report_file?.replace(/^\.\//, '');
-  return judgeRules(
+  const fromGit = [...(changes?.files ?? []), ...(changes?.deleted ?? [])];
+  const refusal = await judgeRules(
     ctx,
     iteration,
-    [...changes.files, ...changes.deleted].filter((f) => f !== own),
+    [...fromGit, ...(walked ?? [])].filter((f) => f !== own),
     approvals,
   );
+  return refusal?.violation
+    ? { ...refusal, why: refusal.why + notRolledBack(ctx, fromGit, walked) }
+    : refusal;
+}
+
+/** What a rollback cannot put back: refused files git does not show (ignored, or hidden from it). */
+function notRolledBack(
+  ctx: RunContext,
+  fromGit: readonly string[],
+  walked: readonly string[] | undefined,
+): string {
+  const shown = new Set(fromGit);
+  const hidden = (walked ?? []).filter((f) => !shown.has(f));
+  const refused = checkPathRules(ctx.config.rules ?? {}, hidden).violations.map((v) => v.file);
+  if (refused.length === 0) return '';
+  return `. git does not show ${listFiles(refused)} (ignored, or hidden from it), so a rollback cannot put it back: restore it as it was (the next iterations are judged from this one's start, and refused while it differs)`;
 }
 
 /**
