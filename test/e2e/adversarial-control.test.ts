@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { lockTwinPath } from '../../src/state/workspace-lock.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
@@ -12,6 +13,7 @@ import {
   readState,
   readStatus,
   runRalph,
+  startProcess,
   startRalph,
   stopWhenDone,
   waitFor,
@@ -64,6 +66,52 @@ describe('the loop lock holds when the agent deletes it', () => {
     expect(existsSync(join(dir, '.ralph', 'loop.lock'))).toBe(false);
     expect(existsSync(lockTwinPath(dir, process.env))).toBe(false);
     expect(pidAlive(holder)).toBe(false);
+  });
+});
+
+describe('a loop that finds another live loop holding its workspace', () => {
+  it('stops at the next boundary without committing, and leaves state.json alone', async () => {
+    // Another live process, standing in for a loop that took the workspace while both files were gone.
+    const other = startProcess('sleep', ['30'], makeWorkspace());
+    onTestFinished(() => {
+      other.child.kill('SIGKILL');
+    });
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'work\n',
+      '.ralph/.gitignore': IGNORE,
+      'ralph.yml': `${fakeConfig({ max_iterations: 2 })}git:\n  commit: true\n`,
+      'fake-agent.yml': ['turns:', '  - do:', '      - write: { path: work.txt, content: "mine\\n" }'].join(
+        '\n',
+      ),
+    });
+    const twin = lockTwinPath(dir, process.env);
+    const forged = JSON.stringify({
+      pid: other.child.pid,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+    });
+    writeFileSync(
+      join(dir, 'fake-agent.yml'),
+      [
+        'turns:',
+        '  - do:',
+        '      - write: { path: work.txt, content: "mine\\n" }',
+        run(`rm -f .ralph/loop.lock ${twin} && printf '%s' '${forged}' > ${twin}`),
+      ].join('\n'),
+    );
+    git(dir, 'commit', '-qam', 'the agent script');
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const r = await runRalph(['run'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toContain(
+      `another ralph loop (pid ${other.child.pid} on ${hostname()}) holds this workspace's lock now`,
+    );
+    // No commit for a workspace it no longer holds; the work is left in the tree.
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(head);
+    expect(readFileSync(join(dir, 'work.txt'), 'utf8')).toBe('mine\n');
+    // The holder's files are its own: neither the twin nor state.json's last word is this run's end.
+    expect(JSON.parse(readFileSync(twin, 'utf8')).pid).toBe(other.child.pid);
+    expect(readState(dir).status).toBe('running');
   });
 });
 
