@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, realpathSync, rmSync, type Stats, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readdirSync, realpathSync, rmSync, type Stats, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { RalphError } from '../errors.ts';
+import { isPidAlive } from '../process/pids.ts';
 import {
   acquireLock,
   createLockFile,
@@ -11,6 +12,7 @@ import {
   lockHolderAlive,
   readLock,
   removeStaleLock,
+  thisHolder,
 } from './io/lock.ts';
 import type { RalphPaths } from './paths.ts';
 import { userStateDir } from './run-registry.ts';
@@ -68,15 +70,30 @@ export function acquireWorkspaceLock(
 ): WorkspaceLock {
   const twinPath = lockTwinPath(paths.root, env);
   mkdirSync(dirname(twinPath), { recursive: true });
-  const twin = acquireLock(twinPath, runId);
+  // One holder in both files: either is recognised as ours, and released as ours.
+  const me = thisHolder();
+  const twin = acquireLock(twinPath, runId, me);
   let local: HeldLock;
   try {
-    local = acquireLock(paths.lock, runId);
+    local = acquireLock(paths.lock, runId, me);
   } catch (error) {
     twin.release();
     throw error;
   }
+  removeDeadTemps(twinPath);
   return heldPair(paths.lock, twinPath, local, twin);
+}
+
+/**
+ * The twin's temp files a killed start left (`<twin>.<pid>.<hex>.tmp`, lock-holder.ts): outside
+ * `.ralph/`, so crash repair does not see them. A live starter's is its own to remove.
+ */
+function removeDeadTemps(twinPath: string): void {
+  const prefix = `${basename(twinPath)}.`;
+  for (const name of readdirSync(dirname(twinPath))) {
+    const pid = /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.startsWith(prefix) ? name.slice(prefix.length) : '')?.[1];
+    if (pid !== undefined && !isPidAlive(Number(pid))) rmSync(join(dirname(twinPath), name), { force: true });
+  }
 }
 
 function heldPair(localPath: string, twinPath: string, local: HeldLock, twin: HeldLock): WorkspaceLock {

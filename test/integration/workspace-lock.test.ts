@@ -83,7 +83,7 @@ describe('the workspace lock and its twin', () => {
     expect(readLock(twin)?.pid).toBe(other.pid);
   });
 
-  it('a twin left by a killed holder is taken over at the next start (crash-safe)', () => {
+  it('a twin left by a killed holder, and its temp files, are taken over at the next start (crash-safe)', () => {
     const { paths, env, twin } = setup();
     const dead = deadPid();
     mkdirSync(join(twin, '..'), { recursive: true });
@@ -91,9 +91,16 @@ describe('the workspace lock and its twin', () => {
       twin,
       JSON.stringify({ pid: dead, host: hostname(), started_at: new Date().toISOString() }),
     );
+    // The temp file a start killed mid-create left beside it; a live starter's stays.
+    const deadTemp = `${twin}.${dead}.0badf00d.tmp`;
+    const liveTemp = `${twin}.${process.pid}.0badf00d.tmp`;
+    writeFileSync(deadTemp, '{}');
+    writeFileSync(liveTemp, '{}');
     const held = acquireWorkspaceLock(paths, 'run-a', env);
     expect(held.tookOver?.pid).toBe(dead);
     expect(readLock(twin)?.pid).toBe(process.pid);
+    expect(existsSync(deadTemp)).toBe(false);
+    expect(existsSync(liveTemp)).toBe(true);
     held.release();
   });
 });
