@@ -7,6 +7,7 @@ import {
   acquireLock,
   createLockFile,
   type HeldLock,
+  type LockHolder,
   type LockInfo,
   liveHolder,
   lockHolderAlive,
@@ -104,14 +105,18 @@ function heldPair(localPath: string, twinPath: string, local: HeldLock, twin: He
     [twinPath, fingerprint(twinPath)],
   ]);
   let lostTo: LockInfo | undefined;
+  // A live holder that is not this process (a file naming our pid with another start is a forgery).
+  const otherLive = (h: LockHolder) => !(h.pid === info.pid && h.host === info.host) && lockHolderAlive(h);
   // Puts `path` back as ours; the holder when another live loop has it and `yields` says to give way.
   const restore = (path: string, yields: boolean): 'ours' | 'restored' | LockInfo => {
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = readLock(path);
       if (ours(current)) return attempt === 0 ? 'ours' : 'restored';
-      if (current && yields && lockHolderAlive(current)) return current;
-      // Gone, unreadable, a dead holder's, or (in .ralph/, while the twin is ours) a forgery.
-      removeStaleLock(path, (h) => !ours(h as LockInfo) && !(yields && h && lockHolderAlive(h)));
+      if (current && yields && otherLive(current)) return current;
+      // Gone, unreadable, a dead holder's, or a forgery (in .ralph/ while the twin is ours, or naming us).
+      removeStaleLock(path, (h) => !ours(h as LockInfo) && !(yields && h && otherLive(h)));
+      // The directory too may have gone with the file.
+      mkdirSync(dirname(path), { recursive: true });
       if (createLockFile(path, info, 'workspace lock')) return 'restored';
     }
     throw new RalphError(

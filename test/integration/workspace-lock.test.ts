@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LockHeldError } from '../../src/errors.ts';
-import { readLock } from '../../src/state/io/lock.ts';
+import { readLock, thisHolder } from '../../src/state/io/lock.ts';
 import { ralphPaths } from '../../src/state/paths.ts';
 import { acquireWorkspaceLock, lockTwinPath, workspaceLockHolder } from '../../src/state/workspace-lock.ts';
 import { deadPid, makeWorkspace } from '../helpers/workspace.ts';
@@ -68,6 +68,18 @@ describe('the workspace lock and its twin', () => {
     expect(held.reassert()).toEqual({ kind: 'held' });
     held.release();
     expect(existsSync(paths.lock) || existsSync(twin)).toBe(false);
+  });
+
+  it('a twin naming this process with another lock, or gone with its directory, is put back', () => {
+    const { paths, env, twin } = setup();
+    const held = acquireWorkspaceLock(paths, 'run-a', env);
+    // Our pid and start time, not our lock: alive by every test, but never written by this holder.
+    writeFileSync(twin, JSON.stringify({ ...thisHolder(), started_at: '2001-01-01T00:00:00.000Z' }));
+    expect(held.reassert()).toEqual({ kind: 'restored', files: [twin] });
+    rmSync(join(twin, '..'), { recursive: true });
+    expect(held.reassert()).toEqual({ kind: 'restored', files: [twin] });
+    expect(readLock(twin)?.run_id).toBe('run-a');
+    held.release();
   });
 
   it('a twin another live loop took is lost: said once, and release leaves that loop its files', () => {
