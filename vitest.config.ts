@@ -11,6 +11,7 @@ const processTableSuite = [
   'test/integration/process-sweep.test.ts',
   'test/integration/library-sweep.test.ts',
   'test/integration/lock.test.ts',
+  'test/integration/workspace-lock.test.ts',
   'test/e2e/supervision.test.ts',
   'test/e2e/process-hygiene.test.ts',
   'test/e2e/resume-and-control.test.ts',

@@ -60,6 +60,7 @@ export const RALPH_ERROR_CODES = [
   'memory_not_found',
   'memory_duplicate',
   'no_question',
+  'human_only',
   // Inspecting runs
   'no_run',
   'ambiguous_run',

@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { RalphError } from '../errors.ts';
+import { refuseAnyAgent } from '../human/agent-caller.ts';
 import { answer, approve, pause, reject, resume, stop, tell } from '../human/control.ts';
 import { logTail } from '../human/read-status.ts';
 import { describeEvent } from '../observe/describe-event.ts';
@@ -196,7 +197,7 @@ export function dashboardApp(o: {
     const kind = field('kind');
     const id = field('id');
     const text = field('text') ?? '';
-    const target = { workspace: run.workspace, source: 'dashboard' as const };
+    const target = { workspace: run.workspace, source: 'dashboard' as const, env: o.env };
     try {
       if (kind === 'guidance') tell(target, text);
       else if (kind === 'answer') answer(target, text, { id });
@@ -219,6 +220,8 @@ export function dashboardApp(o: {
 
 /** Starts the dashboard on `host:port` (127.0.0.1 unless told otherwise, with --unsafe-expose). */
 export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
+  // Its approve and answer buttons are a person's: an agent must not serve them to itself.
+  refuseAnyAgent(o.env, '`ralph dashboard`');
   if (!isLoopback(o.host) && !o.unsafeExpose)
     throw new RalphError(
       'usage',

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { RalphError } from '../errors.ts';
-import { liveHolder } from '../state/io/lock.ts';
 import { worktreePath } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
+import { workspaceLockHolder } from '../state/workspace-lock.ts';
+import { refuseOwnAgent } from './agent-caller.ts';
 import {
   type ControlSource,
   type InboxCommand,
@@ -27,6 +28,11 @@ export interface ControlTarget {
   worktree?: string | undefined;
   /** Who sends it, recorded in the inbox and on an answer (default `cli`). */
   source?: ControlSource | undefined;
+  /**
+   * The sender's environment (default `process.env`): one that carries a loop's agent marks may
+   * not approve, reject, answer or resume (`human_only`) when they are the target loop's own agent's.
+   */
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 /** What a control function wrote: the inbox command, where, and the loop that will read it. */
@@ -68,7 +74,12 @@ function targetWorkspace(target: string | ControlTarget): { workspace: string; s
 
 /** The pid of the loop holding the workspace's lock, if it is alive. */
 function loopPid(workspace: string): number | undefined {
-  return liveHolder(ralphPaths(workspace).lock)?.pid;
+  return workspaceLockHolder(ralphPaths(workspace))?.pid;
+}
+
+/** The sender's environment (the target's, else this process's). */
+function senderEnv(target: string | ControlTarget): NodeJS.ProcessEnv {
+  return (typeof target === 'string' ? undefined : target.env) ?? process.env;
 }
 
 /** A command only a running loop can act on (stop, pause, resume): an error when none runs. */
@@ -118,16 +129,22 @@ export function pause(target: string | ControlTarget): ControlReceipt {
   return toRunningLoop(target, 'pause');
 }
 
-/** Lets a paused loop go on (`ralph resume`); throws `not_running` when no loop runs there. */
+/**
+ * Lets a paused loop go on (`ralph resume`); throws `not_running` when no loop runs there, and
+ * `human_only` from the loop's own agent's environment (a person paused it).
+ */
 export function resume(target: string | ControlTarget): ControlReceipt {
+  refuseOwnAgent(senderEnv(target), controlledWorkspace(target), '`ralph resume`');
   return toRunningLoop(target, 'resume');
 }
 
 /** Settles a question or approval of the target's loop, with the receipt of what was written. */
 function settle(
   target: string | ControlTarget,
+  what: string,
   write: (workspace: string, source: ControlSource) => Settled,
 ): AnswerReceipt {
+  refuseOwnAgent(senderEnv(target), controlledWorkspace(target), what);
   const { workspace, source } = targetWorkspace(target);
   return { ...write(workspace, source), workspace, loopPid: loopPid(workspace) };
 }
@@ -135,26 +152,29 @@ function settle(
 /**
  * Answers a question an agent asked (`ralph answer [ID] TEXT`): `id` (or a unique prefix) names it,
  * or leave it out when one question is open. An answer to a question with options must be one of
- * them (case ignored). Throws `no_question` when none (or not that one) is open, `usage` otherwise.
+ * them (case ignored). Throws `no_question` when none (or not that one) is open, `human_only` from
+ * the loop's own agent's environment, `usage` otherwise.
  */
 export function answer(
   target: string | ControlTarget,
   text: string,
   options: { id?: string | undefined } = {},
 ): AnswerReceipt {
-  return settle(target, (workspace, source) => answerQuestion(workspace, options.id, text, source));
+  return settle(target, '`ralph answer`', (workspace, source) =>
+    answerQuestion(workspace, options.id, text, source),
+  );
 }
 
 /**
  * Approves what the loop waits for at a review point (`ralph approve [ID]`, `gates.approval`); `id`
  * (or a unique prefix) names it, or leave it out when one is open. Throws `no_question` when none
- * (or not that one) waits.
+ * (or not that one) waits, `human_only` from the loop's own agent's environment.
  */
 export function approve(
   target: string | ControlTarget,
   options: { id?: string | undefined } = {},
 ): AnswerReceipt {
-  return settle(target, (workspace, source) =>
+  return settle(target, '`ralph approve`', (workspace, source) =>
     settleApproval(workspace, options.id, { approve: true }, source),
   );
 }
@@ -162,14 +182,14 @@ export function approve(
 /**
  * Rejects at a review point (`ralph reject [ID] REASON`): the reason is the next iteration's
  * feedback. Throws `usage` for an empty reason, `no_question` when no approval (or not that one)
- * waits.
+ * waits, `human_only` from the loop's own agent's environment.
  */
 export function reject(
   target: string | ControlTarget,
   reason: string,
   options: { id?: string | undefined } = {},
 ): AnswerReceipt {
-  return settle(target, (workspace, source) =>
+  return settle(target, '`ralph reject`', (workspace, source) =>
     settleApproval(workspace, options.id, { approve: false, reason }, source),
   );
 }

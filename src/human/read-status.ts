@@ -1,10 +1,11 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { RalphError } from '../errors.ts';
-import { type LockInfo, liveHolder } from '../state/io/lock.ts';
+import type { LockInfo } from '../state/io/lock.ts';
 import { readOptional } from '../state/io/read-optional.ts';
 import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
+import { workspaceLockHolder } from '../state/workspace-lock.ts';
 import { readInbox } from './control-files.ts';
 
 /** Where a workspace's loop stands, read from its files (works from any process, any terminal). */
@@ -41,7 +42,8 @@ export function readStatus(workspace: string): RunStatus {
     if (!(error instanceof RalphError)) throw error;
     stateError = error;
   }
-  const holder = liveHolder(paths.lock);
+  // Its twin answers while the agent has deleted .ralph/loop.lock (the loop puts it back).
+  const holder = workspaceLockHolder(paths);
   const running = holder !== undefined;
   return {
     workspace,

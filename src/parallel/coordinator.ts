@@ -1,10 +1,10 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { sendCommand } from '../human/control-files.ts';
 import type { ParallelEventListener } from '../observe/parallel-events.ts';
-import { acquireLock } from '../state/io/lock.ts';
 import { type ParallelState, parallelPaths, writeParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
+import { acquireWorkspaceLock } from '../state/workspace-lock.ts';
 import {
   type Coordination,
   type ParallelOptions,
@@ -37,7 +37,7 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
   const { state } = opened;
   // merge.via: pull_request: the forge is checked (token, push rights) before any task is claimed.
   const forge = await openMergeForge(o.workspace, o.config, o.env ?? process.env);
-  const lock = acquireLock(ralphPaths(o.workspace).lock, state.id);
+  const lock = acquireWorkspaceLock(ralphPaths(o.workspace), state.id, o.env ?? process.env);
   const sessionStart = now();
   const halt = new AbortController();
   let wake: () => void = () => {};

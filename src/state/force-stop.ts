@@ -1,8 +1,7 @@
-import { rmSync } from 'node:fs';
 import { restoreSwapped } from './crash-repair.ts';
-import { readLock } from './io/lock.ts';
 import { LIVE_STATUSES, readLoopState, writeLoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
+import { dropOwnWorkspaceLock, ownsWorkspaceLock } from './workspace-lock.ts';
 
 /**
  * A forced stop (a second Ctrl-C) exits at once, but not as a crash: the run this process owns is
@@ -27,14 +26,14 @@ export function markForcedStop(paths: RalphPaths, runId: string): void {
   } catch {
     // A damaged or unwritable state: the next start reports it.
   }
-  const lock = readLock(paths.lock);
-  if (lock && lock.pid === process.pid) {
+  // The twin says so when the agent deleted .ralph/loop.lock.
+  if (ownsWorkspaceLock(paths)) {
     // A gate was running from the protected content: the agent's versions go back before the exit.
     try {
       restoreSwapped(paths);
     } catch {
       // An unreadable record stays for the next start, which reports it.
     }
-    rmSync(paths.lock, { force: true });
+    dropOwnWorkspaceLock(paths);
   }
 }

@@ -5,6 +5,7 @@ import {
   type AnswerReceipt,
   answer,
   approve,
+  type ControlTarget,
   pause,
   reject,
   resume,
@@ -23,6 +24,11 @@ import { untilInterrupted } from '../signals.ts';
 /** The workspace a command steers: the agent's (inside a loop) or the current directory. */
 function workspaceOf(io: CliIO): string {
   return io.env.RALPH_WORKSPACE_ROOT ?? io.cwd;
+}
+
+/** The loop a settling command steers, with the caller's environment (an agent's is refused). */
+function personTarget(io: CliIO): ControlTarget {
+  return { workspace: workspaceOf(io), env: io.env };
 }
 
 /** An answer to a loop's question given while no loop runs: the run waits for it on --resume. */
@@ -64,14 +70,14 @@ export function answerCommand(args: string[], io: CliIO): number {
     return ExitCode.ok;
   }
   const { id, text } = idAndText(args);
-  const r = answer(ws, text, { id });
+  const r = answer(personTarget(io), text, { id });
   io.out(`answered ${r.question.id}: ${r.question.answer}${whenStopped(r)}\n`);
   return ExitCode.ok;
 }
 
 /** `ralph approve [ID]` */
 export function approveCommand(id: string | undefined, io: CliIO): number {
-  const r = approve(workspaceOf(io), { id });
+  const r = approve(personTarget(io), { id });
   io.out(`approved ${r.question.id} (${r.question.point ?? 'review point'})${whenStopped(r)}\n`);
   return ExitCode.ok;
 }
@@ -79,14 +85,14 @@ export function approveCommand(id: string | undefined, io: CliIO): number {
 /** `ralph reject [ID] REASON` */
 export function rejectCommand(args: string[], io: CliIO): number {
   const { id, text: reason } = idAndText(args);
-  const r = reject(workspaceOf(io), reason, { id });
+  const r = reject(personTarget(io), reason, { id });
   io.out(`rejected ${r.question.id} (${r.question.point ?? 'review point'}): ${reason}${whenStopped(r)}\n`);
   return ExitCode.ok;
 }
 
 /** `ralph pause` / `ralph resume` */
 export function pauseResumeCommand(kind: 'pause' | 'resume', io: CliIO): number {
-  const sent = (kind === 'pause' ? pause : resume)(workspaceOf(io));
+  const sent = (kind === 'pause' ? pause : resume)(personTarget(io));
   io.out(
     `asked the loop (pid ${sent.loopPid}): it ${kind === 'pause' ? 'pauses before the next iteration (the current one finishes)' : 'goes on'}\n`,
   );

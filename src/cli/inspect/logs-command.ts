@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ExitCode, RalphError } from '../../errors.ts';
 import { followFile, readTextSince } from '../../state/io/jsonl.ts';
-import { liveHolder } from '../../state/io/lock.ts';
 import { readLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { workspaceLockHolder } from '../../state/workspace-lock.ts';
 import type { CliIO } from '../io.ts';
 
 /** Run ids a log file holds: its `# ralph run <id>` headers (one per start or resume). */
@@ -69,9 +69,9 @@ export async function logsCommand(
   const { text, nextOffset } = readTextSince(file, 0);
   io.out(text);
   if (!flags.follow) return ExitCode.ok;
-  const lock = ralphPaths(io.cwd).lock;
+  const paths = ralphPaths(io.cwd);
   // The loop writes its last lines before it lets go of the lock: the follow reads once more after.
-  const done = () => liveHolder(lock) === undefined;
+  const done = () => workspaceLockHolder(paths, io.env) === undefined;
   for await (const more of followFile(file, { from: nextOffset, signal, intervalMs: 200, done }))
     io.out(more);
   return ExitCode.ok;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { agentEnvBase, buildAgentEnv } from '../../agent/agent-env.ts';
 import { humanTimeoutSeconds } from '../../config/human-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
+import { RalphError } from '../../errors.ts';
 import type { ForgeSession } from '../../forge/open-forge.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
 import type { ChecklistProgress, LoopEvent } from '../../observe/events.ts';
@@ -13,6 +14,7 @@ import { inFlightFileOf, writeInFlight } from '../../state/loop-state/in-flight.
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { type LoopState, writeLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
+import type { WorkspaceLock } from '../../state/workspace-lock.ts';
 import { checklistCondition } from '../decide/completion.ts';
 import type { Counters, Limits } from '../decide/limits.ts';
 import type { RunLoopOptions } from './run-options.ts';
@@ -51,6 +53,12 @@ export interface RunContext {
   /** Removes API keys from text Ralph writes outside the event stream (records, state messages). */
   readonly redact: (text: string) => string;
   emit(event: LoopEvent): void;
+  /**
+   * Re-asserts the workspace lock at a boundary of the run (a stat and a compare while nothing
+   * changed): a deleted or rewritten lock file is put back; another live loop holding the workspace
+   * throws `lock_held`, and the run ends without another commit or write of its state.
+   */
+  holdLock(): void;
   /** Saves the state; `{ fsync: false }` for bookkeeping (agent pid, heartbeats) between commit points. */
   persist(options?: { fsync?: boolean }): void;
   /**
@@ -82,6 +90,8 @@ export interface RunContextInput {
   startProgress: ChecklistProgress | undefined;
   redact?: ((text: string) => string) | undefined;
   emit: (event: LoopEvent) => void;
+  /** The workspace lock the run holds (runLoop's); without it holdLock does nothing. */
+  lock?: WorkspaceLock | undefined;
 }
 
 /** Builds the shared context; the session clock starts now. */
@@ -121,6 +131,16 @@ export function createRunContext(input: RunContextInput): RunContext {
     agentEnvBase: agentEnvBase(options.env ?? process.env),
     redact: input.redact ?? ((text: string) => text),
     emit,
+    holdLock: () => {
+      const check = input.lock?.reassert();
+      if (check?.kind === 'restored')
+        emit({
+          type: 'notice',
+          level: 'warn',
+          message: `the workspace lock was deleted or rewritten during the run (not by Ralph); put back: ${check.files.join(', ')}`,
+        });
+      if (check?.kind === 'lost') throw lockLost(check.holder);
+    },
     persist: (opts) => {
       saved = writeLoopState(paths.state, state, opts);
     },
@@ -193,4 +213,12 @@ export function ralphEnv(
     },
     extra,
   });
+}
+
+/** The stop of a run whose workspace another live loop holds now: said once, nothing more written. */
+function lockLost(holder: { pid: number; host: string }): RalphError {
+  return new RalphError(
+    'lock_held',
+    `another ralph loop (pid ${holder.pid} on ${holder.host}) holds this workspace's lock now; this run stopped without committing or saving more — see \`ralph status\``,
+  );
 }

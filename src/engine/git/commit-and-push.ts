@@ -30,6 +30,8 @@ export async function commitStep(
   repo?: RepoTarget,
 ): Promise<string | null> {
   const { iteration, hat } = input;
+  // Never a commit for a workspace another loop holds (gates and human waits came since the agent).
+  ctx.holdLock();
   const workspace = repo?.root ?? ctx.options.workspace;
   const files = await filesChanged(
     workspace,

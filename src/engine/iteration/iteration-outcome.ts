@@ -212,6 +212,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
       markerHit: checks.markerHit,
       tddStep: checks.tddStep,
       ...work,
+      rollback,
     }) ??
     reviewStop(ctx) ??
     noProgressStop(ctx, progress, decision.idle);

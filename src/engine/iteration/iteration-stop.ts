@@ -1,6 +1,6 @@
 import type { GateResult } from '../../gates/run-gate.ts';
 import { formatDuration } from '../../state/io/time-format.ts';
-import type { PendingEvent } from '../../state/loop-state.ts';
+import type { PendingEvent, PendingRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { promiseFulfilled } from '../decide/completion.ts';
 import { type EventDecision, eventSignature, STALE_REPEATS } from '../decide/event-decisions.ts';
@@ -22,6 +22,8 @@ export interface StopInput {
   commit: string | null;
   validateGate: GateResult | undefined;
   pushError: string | undefined;
+  /** gates.on_failure: rollback set the iteration aside (done before the stop is announced). */
+  rollback: PendingRollback | undefined;
 }
 
 /** Why the loop ends after a finished iteration, first reason first; undefined when it goes on. */
@@ -31,7 +33,7 @@ export function stopAfterIteration(ctx: RunContext, s: StopInput): Stop | undefi
   const sup = s.phase.run.supervised;
   const { validateGate, decision } = s;
   if (verdict.kind === 'limit') return verdict.stop;
-  if (validateGate && !validateGate.passed) return validationStop(validateGate, s.commit);
+  if (validateGate && !validateGate.passed) return validationStop(validateGate, s.commit, s.rollback);
   if (s.pushError) return stop('push_failed', s.pushError);
   if (s.tddStep?.stuck) return stop('stuck', s.tddStep.stuck);
   if (
@@ -73,11 +75,19 @@ function cancellationSeen(ctx: RunContext, phase: AgentPhase): string | undefine
   return undefined;
 }
 
-/** The stop for a failed validate hook (`gates.validate`). */
-export function validationStop(gate: GateResult, commit: string | null): Stop {
+/**
+ * The stop for a failed validate hook (`gates.validate`), saying where the iteration's work is when
+ * the run ends: rolled back into its rescue ref (gates.on_failure: rollback), or committed.
+ */
+export function validationStop(gate: GateResult, commit: string | null, rollback?: PendingRollback): Stop {
+  const where = rollback
+    ? ` (this iteration was rolled back to ${rollback.to.slice(0, 7)}; its work is kept in ${rollback.ref}: \`ralph rescue show ${rollback.iteration}\`)`
+    : commit
+      ? ` (this iteration's work is committed as ${commit.slice(0, 7)})`
+      : '';
   return stop(
     'validation_failed',
-    `validation failed: \`${gate.command}\` ${gate.timedOut ? 'timed out' : `exited with ${gate.exitCode}`}; its output is in the log — fix it, then run ralph again${commit ? ` (this iteration's work is committed as ${commit.slice(0, 7)})` : ''}`,
+    `validation failed: \`${gate.command}\` ${gate.timedOut ? 'timed out' : `exited with ${gate.exitCode}`}; its output is in the log — fix it, then run ralph again${where}`,
   );
 }
 

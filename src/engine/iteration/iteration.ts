@@ -25,6 +25,8 @@ import { type IterationPlan, planIteration } from './plan-iteration.ts';
 export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   const { state } = ctx;
   const number = state.current?.number ?? state.iterations + 1;
+  // A human wait may have come between the last boundary and this agent.
+  ctx.holdLock();
 
   // Events published from outside an iteration (e.g. `ralph emit` in another terminal).
   const external = readExternalEvents(ctx);
@@ -39,6 +41,8 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   // checks and commits it.
   const phase = await runIterationAgent(ctx, started);
   announceSwept(ctx, `iteration ${number}`, leftBehind(phase.run));
+  // The agent may have deleted or rewritten the lock; nothing is settled for a loop that lost it.
+  ctx.holdLock();
   const outcome = await settleIteration(ctx, phase);
   // Gate commands carry the mark too; without a gate nothing new was started since the last sweep.
   const gateRan = outcome.gates.validate !== undefined || outcome.gates.tests !== undefined;

@@ -16,6 +16,7 @@ import { sleepUntilCommand, waitWhileIdle } from './idle-wait.ts';
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, a human who did not answer, limits. */
 export function boundaryStop(ctx: RunContext): Stop | undefined {
   const { state } = ctx;
+  ctx.holdLock();
   if (ctx.options.signal?.aborted) return interruptedStop();
   if (controlPending(ctx)) consumeControl(ctx);
   if (state.stop_requested) {

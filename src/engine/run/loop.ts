@@ -117,6 +117,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     scratchpadFiles: ralphScratchpadPaths(config, paths),
     sweep: options.sweep ?? sweepMarkedProcesses,
     runId: options.runId,
+    env,
   }).catch((error: unknown) => {
     workingTree?.close();
     throw error;
@@ -172,6 +173,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     startProgress,
     redact,
     emit,
+    lock,
   });
 
   let final: Stop | undefined;

@@ -1,7 +1,7 @@
 import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
 import type { Reporter } from '../../observe/reporter.ts';
-import type { HeldLock } from '../../state/io/lock.ts';
 import type { MilestonePr } from '../../state/loop-state.ts';
+import type { WorkspaceLock } from '../../state/workspace-lock.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { nextStep, type Stop, stop } from '../decide/limits.ts';
 import { readChecklist } from '../workflows/checklist-view.ts';
@@ -20,7 +20,7 @@ export interface RunEnding {
   ctx: RunContext;
   /** In closing order (openRunReporters'). */
   reporters: readonly Reporter[];
-  lock: HeldLock;
+  lock: WorkspaceLock;
   workingTree: { close(): void } | undefined;
   logFile: string;
   /** The session resumed an unfinished run (prepareRun's `resumedUnfinished`). */
@@ -60,10 +60,12 @@ export async function endRun(
     (ending.resumedUnfinished && state.iterations === ending.startIterations) ||
     failed?.error instanceof FileSystemError;
   const end = final ?? stop('error', 'the loop ended unexpectedly');
-  await attempt(() => {
-    saveEnd(ctx, end, stillUnfinished);
-    saved = true;
-  });
+  // Another live loop holds the workspace now: state.json is its file, not this run's to write.
+  if (!ending.lock.lostTo)
+    await attempt(() => {
+      saveEnd(ctx, end, stillUnfinished);
+      saved = true;
+    });
   await attempt(() => announceEnd(ctx, end, logFile));
   // The registry hears the end, the `stopped` notification is delivered (bounded: never hangs the
   // exit), the files are closed, then the caller's reporters.

@@ -8,13 +8,13 @@ import type { SweepMarked } from '../../process/marked-processes.ts';
 import { isPidAlive, liveGroupMembers, processInfo, sameProcessStart } from '../../process/pids.ts';
 import { removeCrashLeftovers, repairLastRecord, restoreSwapped } from '../../state/crash-repair.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
-import { acquireLock, type HeldLock } from '../../state/io/lock.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import { localTime } from '../../state/io/time-format.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../../state/loop-state.ts';
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
+import { acquireWorkspaceLock, type WorkspaceLock } from '../../state/workspace-lock.ts';
 import type { StartMode } from '../context/run-options.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
 
@@ -23,7 +23,7 @@ export interface PreparedRun {
   state: LoopState;
   /** The resumed run was unfinished (crashed or interrupted): a session that does nothing keeps it so. */
   resumedUnfinished?: boolean;
-  lock: HeldLock;
+  lock: WorkspaceLock;
   resumed: boolean;
   notices: string[];
 }
@@ -88,11 +88,13 @@ export async function prepareRun(opts: {
   sweep: SweepMarked;
   /** The id a new run gets (default: a fresh one). */
   runId?: string | undefined;
+  /** The run's environment: where the user's state directory (the lock's twin) is. */
+  env: NodeJS.ProcessEnv;
 }): Promise<PreparedRun> {
   const { paths } = opts;
   mkdirSync(paths.dir, { recursive: true });
   const runId = opts.runId ?? newRunId(opts.now);
-  const lock = acquireLock(paths.lock, runId);
+  const lock = acquireWorkspaceLock(paths, runId, opts.env);
   try {
     const notices: string[] = [];
     if (lock.tookOver)

@@ -69,10 +69,10 @@ export interface HeldLock {
 
 /**
  * Takes the one-loop-per-workspace lock. A live holder → LockHeldError naming its pid; a lock left
- * by a dead process is taken over.
+ * by a dead process is taken over. `me`: this process as another lock of the same holder names it.
  */
-export function acquireLock(path: string, runId: string): HeldLock {
-  const info: LockInfo = { ...thisHolder(), run_id: runId };
+export function acquireLock(path: string, runId: string, me = thisHolder()): HeldLock {
+  const info: LockInfo = { ...me, run_id: runId };
   let tookOver: LockInfo | undefined;
   for (let attempt = 0; attempt < 5; attempt++) {
     if (createLockFile(path, info, 'workspace lock')) return makeHeld(path, info, tookOver);
