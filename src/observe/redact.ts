@@ -63,3 +63,53 @@ export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   for (const k of Object.keys(source)) out[k] = redactDeep(source[k], redact);
   return out as T;
 }
+
+/** The mark a line rewritten in place gets when `[redacted]` does not fit (a secret of 8 or 9 bytes). */
+const SHORT_MARK = '***';
+
+/**
+ * `line` of a JSON-lines file with every secret gone, no longer in UTF-8 bytes than it was (so the
+ * file can be cleaned in place), or undefined when it holds none. A JSON line stays JSON: a secret
+ * hidden from the raw text by JSON escapes (`\u0041…`) is found in its parsed strings.
+ */
+export function redactLine(line: string, redact: (text: string) => string): string | undefined {
+  const raw = redact(line);
+  // Escapes can hide a secret only where the line has a backslash: most lines cost one redact call.
+  if (raw === line && !line.includes('\\')) return undefined;
+  const json = parseJson(line);
+  let out = raw;
+  if (json !== undefined) {
+    if (raw === line && !secretIn(json.value, redact)) return undefined;
+    // The raw text redacted keeps the line's own form, when it is still JSON with nothing left inside.
+    const rawJson = raw === line ? undefined : parseJson(raw);
+    if (rawJson === undefined || secretIn(rawJson.value, redact)) {
+      const whole = JSON.stringify(redactDeep(json.value, redact));
+      const again = redact(whole);
+      out = parseJson(again) === undefined ? whole : again;
+    }
+  } else if (raw === line) return undefined;
+  const room = Buffer.byteLength(line);
+  if (Buffer.byteLength(out) <= room) return out;
+  // Every redaction is at least 8 bytes, so `***` makes the line shorter; a JSON line written
+  // back whole can still grow (`1e9` → `1000000000`): then the line goes blank, with its secret.
+  const short = out.split(REDACTED).join(SHORT_MARK);
+  return Buffer.byteLength(short) <= room ? short : '';
+}
+
+/** True when a string inside `value` holds a secret. */
+function secretIn(value: unknown, redact: (text: string) => string): boolean {
+  let hit = false;
+  redactDeep(value, (text) => {
+    if (!hit && redact(text) !== text) hit = true;
+    return text;
+  });
+  return hit;
+}
+
+function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}

@@ -5,6 +5,8 @@ import {
   readQuestions,
   withdrawQuestion,
 } from '../../human/control-files.ts';
+import { redactLine } from '../../observe/redact.ts';
+import { overwriteLinesInPlace } from '../../state/io/overwrite-lines.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { announceAnswer, announceQuestion, humanTimeoutMessage } from './human-wait.ts';
 
@@ -47,6 +49,9 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
       } catch {}
       if (now === undefined || now === size) return;
       size = now;
+      // `ralph ask` redacts, but an agent may write the file itself: a line with a secret is rewritten
+      // redacted before `ralph answer`, the dashboard or Telegram read it again.
+      overwriteLinesInPlace(ctx.paths.questions, 0, now, (line) => redactLine(line, ctx.redact));
       const mine = [...readQuestions(ctx.paths.questions).values()].filter(
         (q) => q.kind === 'question' && q.run_id === state.run_id && q.iteration === iteration,
       );
@@ -61,7 +66,7 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
       if (openNow.length > 0 !== open > 0) {
         state.status = openNow.length > 0 ? 'waiting_for_human' : 'running';
         const first = openNow[0];
-        // `ralph ask` redacts the question; an agent may write the file itself.
+        // Redacted again: a line appended after the cleaning above is cleaned only at the next poll.
         state.waiting_for = first
           ? {
               id: first.id,

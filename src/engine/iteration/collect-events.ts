@@ -1,4 +1,4 @@
-import { redactDeep } from '../../observe/redact.ts';
+import { redactDeep, redactLine } from '../../observe/redact.ts';
 import {
   appendEvent,
   type MalformedLine,
@@ -7,6 +7,7 @@ import {
   parseEventTags,
   readEventsSince,
 } from '../../state/events-log.ts';
+import { overwriteLinesInPlace } from '../../state/io/overwrite-lines.ts';
 import type { LoopState, PendingEvent } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { withoutPromptEcho } from '../decide/completion.ts';
@@ -26,6 +27,8 @@ export interface Collected {
  * (they carry a `source`) are skipped: they are already in the pending queue.
  * Where agent events enter the loop: each is redacted here, before the pending queue, the stale-loop
  * signature or a prompt sees it (`ralph emit` redacts too, but an agent may write the file itself).
+ * With `cleanFile`, a line read that holds a secret is also rewritten redacted in the file, so
+ * `ralph events` and every later reader of it get it redacted too.
  */
 export function collectEvents(opts: {
   eventsFile: string;
@@ -39,9 +42,18 @@ export function collectEvents(opts: {
   defaultSource: string;
   /** The run's redaction (observe/redact.ts). */
   redact: (text: string) => string;
+  /** Rewrite the lines read that hold a secret (the loop does; a dry run touches nothing). */
+  cleanFile: boolean;
 }): Collected {
   const { redact } = opts;
   const chunk = readEventsSince(opts.eventsFile, opts.offset);
+  // Every line, loop-written ones too: an agent can forge a `source`. Checked in memory first, so a
+  // read with no secret writes nothing.
+  if (opts.cleanFile && chunk.items.some((item) => redactLine(item.line, redact) !== undefined)) {
+    // A file that had shrunk below the offset was read from its start.
+    const start = chunk.nextOffset < opts.offset ? 0 : opts.offset;
+    overwriteLinesInPlace(opts.eventsFile, start, chunk.nextOffset, (line) => redactLine(line, redact));
+  }
   const published: PendingEvent[] = [];
   const malformed: MalformedLine[] = [];
   let streak = opts.streak;
@@ -92,14 +104,15 @@ function redactedMalformed(item: MalformedLine, redact: (text: string) => string
 
 /** Events published from outside an iteration (e.g. `ralph emit` in another terminal) since the last read. */
 export function readExternalEvents(ctx: RunContext): Collected {
-  return externalEventsSince(ctx.eventsFile, ctx.state, ctx.redact);
+  return externalEventsSince(ctx.eventsFile, ctx.state, ctx.redact, true);
 }
 
-/** The same for a run's state read from disk (`ralph run --resume --dry-run`). */
+/** The same for a run's state read from disk (`ralph run --resume --dry-run`: `cleanFile` false). */
 export function externalEventsSince(
   eventsFile: string,
   state: Pick<LoopState, 'events_offset' | 'malformed_streak'>,
   redact: (text: string) => string,
+  cleanFile: boolean,
 ): Collected {
   return collectEvents({
     eventsFile,
@@ -110,5 +123,6 @@ export function externalEventsSince(
     finalText: null,
     defaultSource: 'external',
     redact,
+    cleanFile,
   });
 }

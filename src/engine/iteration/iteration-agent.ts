@@ -161,6 +161,7 @@ function collectAgentEvents(
     prompt,
     defaultSource: 'agent',
     redact: ctx.redact,
+    cleanFile: true,
   });
   state.events_offset = collected.nextOffset;
   state.malformed_streak = collected.streak;

@@ -114,7 +114,7 @@ function newRunState(workspace: string, config: RalphConfig, previous: LoopState
 /** `--resume`: the run's own state, plus what `ralph emit` published from outside since it stopped. */
 function resumedState(workspace: string, state: LoopState, redact: (text: string) => string): StartingPoint {
   // Redacted as the loop reads them in, so the prompt is the one iteration 1 gets.
-  const external = externalEventsSince(join(workspace, state.events_file), state, redact);
+  const external = externalEventsSince(join(workspace, state.events_file), state, redact, false);
   return {
     state: { ...state, pending_events: [...state.pending_events, ...external.published] },
     control: state.control,
