@@ -55,6 +55,8 @@ describe('createRedactor: webhook URLs', () => {
   it('redacts any value of a secret-named variable, so a configured webhook URL of any host goes too', () => {
     const own = createRedactor({ RALPH_NOTIFY_WEBHOOK_SECRET: 'https://chat.example.test/hook/s3cr3t-path' });
     expect(own('POST https://chat.example.test/hook/s3cr3t-path → 500')).toBe(`POST ${REDACTED} → 500`);
+  });
+});
 
 const LONG = 'acme-Zq8vR2pL9xW4tY7u';
 const redactLong = createRedactor({ ACME_API_KEY: LONG, OTHER_TOKEN: SECRET });
