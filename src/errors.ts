@@ -247,3 +247,19 @@ export function fileSystemError(
   const path = options.path ?? e.path ?? '(a file)';
   return new FileSystemError(e, path, options.next);
 }
+
+/**
+ * An outside service's answer that is not the JSON asked for (a proxy's login page, a web root):
+ * where it came from, the status and content type, and the first bytes of the body, on one line.
+ */
+export function notJsonAnswer(
+  where: string,
+  status: number,
+  contentType: string | null,
+  body: string,
+): string {
+  const start = body.trim().replace(/\s+/g, ' ');
+  const shown = start.length > 80 ? `${start.slice(0, 80)}…` : start;
+  const what = shown ? `a body starting ${JSON.stringify(shown)}` : 'an empty body';
+  return `${where} answered HTTP ${status} (${contentType || 'no content type'}) with ${what}, not JSON`;
+}
