@@ -1,6 +1,6 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { errnoInWords, RalphError, UsageError } from '../errors.ts';
+import { linkToNowhere, RalphError, UsageError, whyUnreadable } from '../errors.ts';
 import { newToken } from './security.ts';
 
 /** What a token may be: it travels in a URL, a cookie and a header, so no spaces, `;` or `,`. */
@@ -20,7 +20,7 @@ export function tokenFromFile(path: string, created = false): string {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
       throw new RalphError(
         'fs_error',
-        `cannot read the token file ${path}: ${errnoInWords(error) ?? (error as Error).message}: point --token-file at a readable regular file`,
+        `cannot read the token file ${path}: ${whyUnreadable(path, error)}: point --token-file at a readable regular file`,
         { cause: error },
       );
     // Missing after an exclusive create said it exists: a symbolic link to nowhere.
@@ -36,14 +36,8 @@ export function tokenFromFile(path: string, created = false): string {
 }
 
 function danglingLink(path: string): RalphError {
-  let target = '';
-  try {
-    target = ` (to ${readlinkSync(path)})`;
-  } catch {
-    // Not a link after all (removed meanwhile): the message still names the path.
-  }
   return new UsageError(
-    `the token file ${path} is a symbolic link to a file that does not exist${target}: point --token-file at a regular file, or remove the link and Ralph writes a random token there`,
+    `the token file ${path} is ${linkToNowhere(path) ?? 'gone'}: point --token-file at a regular file, or remove the link and Ralph writes a random token there`,
   );
 }
 
