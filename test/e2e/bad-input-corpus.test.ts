@@ -67,7 +67,10 @@ function damage(file: string, kind: keyof typeof NEAR_MISS): void {
 const root = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-bad-input-')));
 const env = { XDG_STATE_HOME: join(root, 'state'), GITHUB_TOKEN: WRITE_TOKEN, GH_TOKEN: '' };
 let dir = '';
-let files: Record<'records' | 'events' | 'tasks' | 'questions' | 'registry' | 'attempts', string>;
+let files: Record<
+  'records' | 'events' | 'tasks' | 'questions' | 'registry' | 'attempts' | 'allDamaged',
+  string
+>;
 
 const inProcess = (args: string[]): Promise<CliResult> => runCliInMemory(args, { cwd: dir, env });
 
@@ -125,13 +128,16 @@ beforeAll(async () => {
     questions: join(ralph, 'control', 'questions.jsonl'),
     registry: join(env.XDG_STATE_HOME, 'ralph', 'runs.jsonl'),
     attempts: join(ralph, 'metric', 'attempts.jsonl'),
+    // An older run whose every line is damaged: still named, never counted.
+    allDamaged: join(ralph, 'runs', '20000101-000000-aaaaaa', 'iterations.jsonl'),
   };
   mkdirSync(join(ralph, 'control'), { recursive: true });
   writeFileSync(
     files.questions,
     `${JSON.stringify({ id: 'q-good', ts: state.started_at, kind: 'question', text: 'Still there?', run_id: state.run_id, iteration: 1 })}\n`,
   );
-  for (const kind of Object.keys(files) as (keyof typeof files)[]) damage(files[kind], kind);
+  for (const kind of Object.keys(NEAR_MISS)) damage(files[kind as keyof typeof files], kind);
+  damage(files.allDamaged, 'records');
   // A last line a crash cut short (no newline) after everything else.
   appendFileSync(files.records, '{"run_id":"torn","iteration":3,"tok');
   appendFileSync(files.events, '{"topic":"torn');
@@ -149,8 +155,12 @@ describe('damaged lines in every file Ralph reads back', () => {
       },
     ],
     [['explain', '--json'], ['records'], (r) => expect(JSON.parse(r.stdout).iteration).toBe(1)],
-    [['stats'], ['records', 'attempts'], (r) => expect(r.stdout).toMatch(/iterations 1 /)],
-    [['stats', '--json'], ['records', 'attempts'], (r) => expect(JSON.parse(r.stdout).iterations).toBe(1)],
+    [['stats'], ['records', 'attempts', 'allDamaged'], (r) => expect(r.stdout).toMatch(/iterations 1 /)],
+    [
+      ['stats', '--json'],
+      ['records', 'attempts', 'allDamaged'],
+      (r) => expect(JSON.parse(r.stdout).iterations).toBe(1),
+    ],
     [['stats', '--all', '--json'], ['records'], (r) => expect(JSON.parse(r.stdout).iterations).toBe(1)],
     [['status'], [], (r) => expect(r.stdout).toContain('reached max_iterations')],
     [['status', '--json'], [], (r) => expect(JSON.parse(r.stdout).state.status).toBe('stopped')],
@@ -159,7 +169,7 @@ describe('damaged lines in every file Ralph reads back', () => {
       ['questions'],
       (r) => expect(r.stdout).toBe('q-good question (iteration 1): Still there?\n'),
     ],
-    [['estimate'], [], (r) => expect(r.stdout).toContain('from history')],
+    [['estimate'], ['records', 'allDamaged'], (r) => expect(r.stdout).toContain('from history')],
     [['events'], ['events'], (r) => expect(r.stdout).toContain('work.done')],
     [['events', '--format', 'json'], ['events'], (r) => expect(r.stdout).toContain('work.done')],
     [['runs'], ['registry'], (r) => expect(r.stdout).toContain(dir)],

@@ -63,24 +63,34 @@ function stopReasonOf(
   return records.at(-1)?.decision?.stop?.reason ?? null;
 }
 
-/** The runs under a workspace's `.ralph/runs/` (those with at least one record), oldest first. */
+/** The records files of `runs` whose damaged lines were skipped, for the reader's notice. */
+export function damagedRecordFiles(runs: readonly RunHistory[]): DamagedFile[] {
+  return runs.flatMap((r) =>
+    r.skipped?.length ? [{ file: recordsFileOf(ralphPaths(r.workspace), r.run_id), skipped: r.skipped }] : [],
+  );
+}
+
+/** The runs under a workspace's `.ralph/runs/` (with a record or a damaged line), oldest first. */
 export function readWorkspaceRuns(workspace: string, registry: RegistryEntry[] = []): RunHistory[] {
   const paths = ralphPaths(workspace);
   const state = loopStateOf(workspace);
   const mine = registry.filter((e) => e.workspace === workspace);
-  return dirNames(paths.runs)
-    .map((runId) => {
-      const { records, skipped } = readRecords(recordsFileOf(paths, runId));
-      return {
-        workspace,
-        run_id: runId,
-        records,
-        skipped,
-        stop_reason: stopReasonOf(runId, records, state, mine),
-      };
-    })
-    .filter((r) => r.records.length > 0)
-    .sort((a, b) => (a.records[0]?.started_at ?? '').localeCompare(b.records[0]?.started_at ?? ''));
+  return (
+    dirNames(paths.runs)
+      .map((runId) => {
+        const { records, skipped } = readRecords(recordsFileOf(paths, runId));
+        return {
+          workspace,
+          run_id: runId,
+          records,
+          skipped,
+          stop_reason: stopReasonOf(runId, records, state, mine),
+        };
+      })
+      // A run whose every line is damaged stays, with no records, so its readers can say so.
+      .filter((r) => r.records.length > 0 || (r.skipped?.length ?? 0) > 0)
+      .sort((a, b) => (a.records[0]?.started_at ?? '').localeCompare(b.records[0]?.started_at ?? ''))
+  );
 }
 
 /**
@@ -92,6 +102,7 @@ export function readHistory(workspace: string | undefined, env: NodeJS.ProcessEn
   const here = workspace === undefined ? [] : [workspace];
   const workspaces = all ? [...new Set([...here, ...registry.map((e) => e.workspace)])] : here;
   const runs = workspaces.flatMap((w) => readWorkspaceRuns(w, registry));
+  const recorded = runs.filter((r) => r.records.length > 0);
   const tasks = workspaces.flatMap((w) => {
     try {
       return readTasks(ralphPaths(w).tasks);
@@ -100,18 +111,14 @@ export function readHistory(workspace: string | undefined, env: NodeJS.ProcessEn
       return [];
     }
   });
-  const withRuns = workspaces.filter((w) => runs.some((r) => r.workspace === w));
+  const withRuns = workspaces.filter((w) => recorded.some((r) => r.workspace === w));
   const attempts = withRuns.map(readMetricAttempts);
   const metric = attempts.filter((a) => a.lines.length > 0);
   const damaged = [
-    ...runs.flatMap((r) =>
-      r.skipped?.length
-        ? [{ file: recordsFileOf(ralphPaths(r.workspace), r.run_id), skipped: r.skipped }]
-        : [],
-    ),
+    ...damagedRecordFiles(runs),
     ...attempts.flatMap((a) =>
       a.skipped?.length ? [{ file: ralphPaths(a.workspace).metricAttempts, skipped: a.skipped }] : [],
     ),
   ];
-  return { workspaces: withRuns, runs, tasks, metric, damaged };
+  return { workspaces: withRuns, runs: recorded, tasks, metric, damaged };
 }
