@@ -225,7 +225,9 @@ describe('damaged lines in every file Ralph reads back', () => {
         expect(body).not.toMatch(STACK_FRAME);
       }
       const live = await (await d.get(`/run/${key}/live`)).text();
-      expect(live).toContain('skipped damaged');
+      expect(live).toContain(`${files.records}: skipped damaged lines`);
+      const stats = await (await d.get('/stats')).text();
+      expect(stats).toContain(`${files.allDamaged}: skipped damaged lines`);
       const metrics = await fetch(`${d.origin}/metrics`, { headers: { authorization: `Bearer ${d.token}` } });
       const text = await metrics.text();
       expect(metrics.status).toBe(200);
