@@ -13,6 +13,7 @@ import { runLive } from '../../src/dashboard/pages.ts';
 import { renderExposition } from '../../src/dashboard/prometheus-text.ts';
 import type { RunSummary } from '../../src/dashboard/run-data.ts';
 import { damagedQuestionLines, openQuestions } from '../../src/human/control-files.ts';
+import { findSent } from '../../src/human/telegram/bot-state.ts';
 import { aggregateStats } from '../../src/observe/stats/aggregate-stats.ts';
 import { estimateFromHistory } from '../../src/observe/stats/estimate-run.ts';
 import { metricSeries, readMetricAttempts } from '../../src/observe/stats/metric-series.ts';
@@ -318,6 +319,21 @@ describe('the other files the agent can append to', () => {
           attempts.lines.filter((l) => l.run_id === 'r' && l.at === base.at).length,
         ).toBeGreaterThanOrEqual(2);
         metricStatsText(metricSeries([attempts]), false, false, 80);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("the Telegram bot's messages.jsonl: never throws, the message a loop sent is found", () => {
+    const bot = join(dir, 'bot');
+    mkdirSync(bot, { recursive: true });
+    const sample = { message_id: 42, run_id: 'r', workspace: '/w', question_id: 'q-1' };
+    fc.assert(
+      fc.property(fc.array(damagedLine(sample), { maxLength: 6 }), fc.array(fc.boolean()), (bad, picks) => {
+        const others = bad.filter((l) => !l.includes('42'));
+        writeFileSync(join(bot, 'messages.jsonl'), interleave([JSON.stringify(sample)], others, picks));
+        expect(findSent(bot, 42)).toEqual(sample);
+        findSent(bot, 7);
       }),
       { numRuns: 150 },
     );
