@@ -34,10 +34,8 @@ const gateFields = {
   duration_ms: num,
   coverage: optional(looseObject({ pct: num, source: str })),
 };
-const gates = looseObject({
-  validate: optional(looseObject(gateFields)),
-  tests: optional(looseObject({ ...gateFields, scope: str, files: optional(strings), why: optional(str) })),
-});
+const testsGate = looseObject({ ...gateFields, scope: str, files: optional(strings), why: optional(str) });
+const gates = looseObject({ validate: optional(looseObject(gateFields)), tests: optional(testsGate) });
 const rollback = looseObject({ ref: str, to: str });
 const used = (max: Check) => looseObject({ used: num, max });
 const decision = looseObject({
@@ -116,7 +114,7 @@ const recordShape: Check = looseObject({
         path: str,
         files: strings,
         commit: nullableStr,
-        gates: looseObject({ tests: optional(gates) }),
+        gates: looseObject({ tests: optional(testsGate) }),
         push_error: optional(str),
         rollback: optional(rollback),
       }),
