@@ -4,6 +4,8 @@ import { anyJson, type LineParser } from '../io/jsonl.ts';
 // every start, and evaluating zod and building a schema with it cost 15–35 ms before the first
 // agent. test/support/loop-state-zod.ts holds the zod schema these replace, and
 // test/unit/loop-state-schema.test.ts checks that both accept, default and reject the same files with the same messages.
+// Every other record Ralph reads back (iteration records, the registry, questions, metric
+// attempts, the Telegram bot's files) is checked with the same pieces, through checkedLine.
 
 /** One problem found: where (keys and indexes) and zod's wording of it. */
 export interface Problem {
