@@ -1,3 +1,5 @@
+import { lstatSync, readlinkSync, statSync } from 'node:fs';
+
 /** Exit codes of the `ralph` CLI (DESIGN.md §1). */
 export const ExitCode = {
   ok: 0,
@@ -247,4 +249,44 @@ export function fileSystemError(
   if (e?.code === undefined || !(e.code in FS_ERRNOS)) return undefined;
   const path = options.path ?? e.path ?? '(a file)';
   return new FileSystemError(e, path, options.next);
+}
+
+/**
+ * An outside service's answer that is not the JSON asked for (a proxy's login page, a web root):
+ * where it came from, the status and content type, and the first bytes of the body, on one line.
+ */
+export function notJsonAnswer(
+  where: string,
+  status: number,
+  contentType: string | null,
+  body: string,
+): string {
+  const start = body.trim().replace(/\s+/g, ' ');
+  const shown = start.length > 80 ? `${start.slice(0, 80)}…` : start;
+  const what = shown ? `a body starting ${JSON.stringify(shown)}` : 'an empty body';
+  return `${where} answered HTTP ${status} (${contentType || 'no content type'}) with ${what}, not JSON`;
+}
+
+/** `a symbolic link to a file that does not exist (TARGET)` when `path` is one, else undefined. */
+export function linkToNowhere(path: string): string | undefined {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return undefined;
+    statSync(path);
+    return undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+  }
+  try {
+    return `a symbolic link to a file that does not exist (${readlinkSync(path)})`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a file given by path could not be read, in words: a symbolic link to nowhere (with its
+ * target), else the errno in words (`too many levels of symbolic links (ELOOP)`), else the message.
+ */
+export function whyUnreadable(path: string, error: unknown): string {
+  return linkToNowhere(path) ?? errnoInWords(error) ?? (error as Error)?.message ?? String(error);
 }

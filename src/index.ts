@@ -64,7 +64,7 @@ export type {
   StopReason,
 } from './observe/events/run-events.ts';
 export type { AgentEvent, Usage } from './backends/types.ts';
-export type { GateSummary, IterationRecord, TokenTotals } from './observe/iteration-record.ts';
+export type { GateSummary, IterationRecord, TokenTotals } from './state/iteration-record-shape.ts';
 export type { ChecklistProgress } from './workflows/checklist.ts';
 export type { ParallelEvent, ParallelEventListener, WorkerView } from './observe/parallel-events.ts';
 export type { Reporter } from './observe/reporter.ts';

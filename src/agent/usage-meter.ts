@@ -1,7 +1,7 @@
 import { contextWindowFor } from '../backends/context-window.ts';
 import { estimateCostUsd } from '../backends/pricing.ts';
 import { type AgentEvent, emptyUsage, totalTokens, type Usage } from '../backends/types.ts';
-import type { TokenTotals } from '../observe/iteration-record.ts';
+import type { TokenTotals } from '../state/iteration-record-shape.ts';
 
 /**
  * Accumulates one iteration's token usage and cost from streamed agent events. Per-call usage is

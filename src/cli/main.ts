@@ -153,6 +153,17 @@ function reportError(error: unknown, io: CliIO): number {
     io.err(`ralph: ${error.message}\n`);
     return error.exitCode;
   }
-  io.err(`ralph: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+  io.err(`${unexpectedErrorLine(error)}\n`);
   return ExitCode.failure;
+}
+
+/**
+ * Anything not a RalphError is a bug in Ralph: one line with its message (the first line of it),
+ * never a stack trace, which says nothing to a user and can print paths and values.
+ */
+export function unexpectedErrorLine(error: unknown): string {
+  const e = error as { name?: unknown; message?: unknown } | null;
+  const text =
+    e && typeof e.message === 'string' ? `${String(e.name ?? 'Error')}: ${e.message}` : String(error);
+  return `ralph: unexpected error: ${text.split('\n')[0]} — this is a bug in Ralph: please report it with the command you ran`;
 }

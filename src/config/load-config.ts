@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { ConfigError, RalphError } from '../errors.ts';
+import { ConfigError, RalphError, whyUnreadable } from '../errors.ts';
 import { issuesFromZod, locatedIssue, type SourceDoc } from './config-issues.ts';
 import { type ConfigLayer, mergeLayer, topmostWith } from './config-layers.ts';
 import { hatConfigIssues } from './hat-checks.ts';
@@ -138,7 +138,7 @@ function readLayer(layer: ConfigLayer, cwd: string): LoadedLayer {
   } catch (cause) {
     throw new RalphError(
       'config_unreadable',
-      `cannot read config file ${layer.file}: ${(cause as Error).message} — check the path (-c FILE) and that the file is readable`,
+      `cannot read config file ${layer.file}: ${whyUnreadable(layer.file, cause)} — check the path (-c FILE) and that the file is readable`,
       {
         cause,
       },

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { RalphError, UsageError } from '../errors.ts';
+import { linkToNowhere, RalphError, UsageError, whyUnreadable } from '../errors.ts';
 import { type ConfigLayer, userConfigFile } from './config-layers.ts';
 import type { LoadedConfig } from './load-config.ts';
 import type { ConfigOverride } from './overrides.ts';
@@ -14,12 +14,21 @@ export type PromptChoice = { text: string } | { file: string };
 export function findConfigFile(cwd: string, configPath: string | undefined): string | undefined {
   if (configPath !== undefined) {
     const path = resolve(cwd, configPath);
-    if (!existsSync(path)) throw new RalphError('config_unreadable', `config file not found: ${configPath}`);
+    if (!existsSync(path)) {
+      const link = linkToNowhere(path);
+      throw new RalphError(
+        'config_unreadable',
+        `config file not found: ${configPath}${link ? ` (${link})` : ''}`,
+      );
+    }
     return path;
   }
   for (const name of ['ralph.yml', 'ralph.yaml']) {
     const path = resolve(cwd, name);
     if (existsSync(path)) return path;
+    // A link to nowhere is a config the user meant to have: running on the defaults would hide it.
+    const link = linkToNowhere(path);
+    if (link) throw new RalphError('config_unreadable', `${path} is ${link}: fix the link or remove it`);
   }
   return undefined;
 }
@@ -89,7 +98,7 @@ function readPrompt(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new RalphError('prompt_unreadable', `cannot read ${what} ${path}: ${(cause as Error).message}`, {
+    throw new RalphError('prompt_unreadable', `cannot read ${what} ${path}: ${whyUnreadable(path, cause)}`, {
       cause,
     });
   }

@@ -1,4 +1,3 @@
-import type { IterationRecord } from '../observe/iteration-record.ts';
 import { packageVersion } from '../paths-package.ts';
 import { readJsonlSince } from '../state/io/jsonl.ts';
 import { recordLine, recordsFileOf } from '../state/iteration-records.ts';
@@ -38,7 +37,7 @@ export function createMetricsSource(env: NodeJS.ProcessEnv, now: () => number = 
     const chunk = readJsonlSince(file, f.offset, recordLine, { maxBytes: MAX_RECORD_BYTES_PER_SCRAPE });
     // A file shorter than what was read was replaced: it is folded again from its start.
     if (chunk.nextOffset < f.offset) f = { offset: 0, totals: emptyRunTotals() };
-    for (const r of chunk.records) addRecord(f.totals, r as IterationRecord);
+    for (const r of chunk.records) addRecord(f.totals, r);
     f.offset = chunk.nextOffset;
     folded.set(file, f);
     return f.totals;

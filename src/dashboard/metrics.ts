@@ -1,4 +1,4 @@
-import type { IterationRecord } from '../observe/iteration-record.ts';
+import type { IterationRecord } from '../state/iteration-record-shape.ts';
 import { LIVE_STATUSES } from '../state/loop-state.ts';
 import { emptyHistogram, type HistogramValue, type MetricFamily, observe } from './prometheus-text.ts';
 import { GROUPS, type Group } from './run-data.ts';

@@ -1,8 +1,8 @@
 import { describeEvent } from '../observe/describe-event.ts';
 import { formatCost, formatNumber, repoSummary } from '../observe/format.ts';
-import type { IterationRecord } from '../observe/iteration-record.ts';
 import type { StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { formatSpan, localTime } from '../state/io/time-format.ts';
+import type { IterationRecord } from '../state/iteration-record-shape.ts';
 import { barChart, esc, hatGraphSvg, observedHatGraph } from './charts.ts';
 import { GROUPS, type RunSummary } from './run-data.ts';
 
@@ -70,6 +70,7 @@ export function runLive(
   records: IterationRecord[],
   lines: StreamLine[],
   questions: { id: string; kind: string; text: string; options?: string[] | undefined }[],
+  notice?: string,
 ): string {
   const s = run.state;
   const head = `<p><b class="group-${run.group}">${esc(run.group)}</b> — ${esc(run.detail)}${s ? ` · ${s.iterations} of ${s.max_iterations} iterations done · tokens ${esc(formatNumber(s.tokens.total))} · cost ${esc(formatCost(s.cost_usd))} · ${esc(formatSpan(s.elapsed_ms))}` : ''}</p>`;
@@ -117,7 +118,8 @@ export function runLive(
     })
     .join('')}</table>`;
   const graph = hatGraphSvg(observedHatGraph(lines), run.alive);
-  return `${head}${controls}${qs}<h2>hats</h2>${graph}<h2>iterations</h2>${charts}${timeline}`;
+  const skipped = notice ? `<p class="notice">${esc(notice)}</p>` : '';
+  return `${head}${controls}${qs}<h2>hats</h2>${graph}<h2>iterations</h2>${skipped}${charts}${timeline}`;
 }
 
 /** A run's page: live output, the live part, actions, events (filterable), prompts and the log. */

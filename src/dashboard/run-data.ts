@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { openQuestions, type QuestionRecord } from '../human/control-files.ts';
 import { readStatus } from '../human/read-status.ts';
 import { stopText } from '../observe/format.ts';
-import type { IterationRecord } from '../observe/iteration-record.ts';
 import { STREAM_FILE, type StreamLine } from '../observe/reporters/event-stream-file.ts';
-import { anyJson, type LineParser, readJsonlSince } from '../state/io/jsonl.ts';
+import { anyJson, type LineParser, readJsonlSince, skippedNotice } from '../state/io/jsonl.ts';
 import { formatDuration } from '../state/io/time-format.ts';
-import { readRecordLines, recordsFileOf } from '../state/iteration-records.ts';
+import type { IterationRecord } from '../state/iteration-record-shape.ts';
+import { readRecords, recordsFileOf } from '../state/iteration-records.ts';
 import type { LoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { type RegistryEntry, readRegistry, workspaceGone } from '../state/run-registry.ts';
@@ -111,9 +111,14 @@ function runDir(workspace: string, runId: string): string {
   return join(ralphPaths(workspace).runs, runId);
 }
 
-/** The run's iteration records (torn lines skipped). */
-export function readRecords(workspace: string, runId: string): IterationRecord[] {
-  return readRecordLines<IterationRecord>(recordsFileOf(ralphPaths(workspace), runId));
+/** The run's iteration records, and a notice naming the damaged lines skipped (if any). */
+export function recordsOfRun(
+  workspace: string,
+  runId: string,
+): { records: IterationRecord[]; notice?: string } {
+  const file = recordsFileOf(ralphPaths(workspace), runId);
+  const { records, skipped } = readRecords(file);
+  return skipped.length > 0 ? { records, notice: skippedNotice(file, skipped) } : { records };
 }
 
 /** The stream file of a run (`.ralph/runs/<id>/stream.jsonl`). */

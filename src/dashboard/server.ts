@@ -22,7 +22,7 @@ import {
   listRuns,
   questionsOf,
   type RunSummary,
-  readRecords,
+  recordsOfRun,
   streamFileOf,
   streamLine,
 } from './run-data.ts';
@@ -67,7 +67,8 @@ const NOISY = new Set(['agent.output', 'agent.event', 'gate.output', 'prompt.ass
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="ralph dashboard"' };
 
 function liveHtml(run: RunSummary, lines: StreamLine[]): string {
-  return runLive(run, readRecords(run.workspace, run.runId), lines, questionsOf(run.workspace));
+  const { records, notice } = recordsOfRun(run.workspace, run.runId);
+  return runLive(run, records, lines, questionsOf(run.workspace), notice);
 }
 
 /** Builds the app (routes and the security check); exported for tests that drive it without a socket. */
@@ -105,6 +106,13 @@ export function dashboardApp(o: {
     );
     await next();
   });
+  // A bug in a page is a 500 with one line, never hono's default of a stack trace on stderr.
+  app.onError((error, c) =>
+    c.text(
+      `internal error: ${error.message.split('\n')[0]} — this is a bug in Ralph: please report it\n`,
+      500,
+    ),
+  );
   app.get('/app.js', (c) => c.body(CLIENT_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   const metrics = createMetricsSource(o.env);
   app.get('/metrics', (c) => c.body(metrics(), 200, { 'Content-Type': EXPOSITION_CONTENT_TYPE }));

@@ -7,6 +7,7 @@ import {
   metricGoal,
 } from '../observe/stats/metric-series.ts';
 import { readHistory } from '../observe/stats/run-history.ts';
+import { skippedNotice } from '../state/io/jsonl.ts';
 import { formatSpan } from '../state/io/time-format.ts';
 import { barChart, esc } from './charts.ts';
 import { metricChartSvg } from './metric-chart.ts';
@@ -61,11 +62,12 @@ function windows(current: string | undefined): string {
  * What `ralph stats --all` says, as charts: per run cost, iterations and time, coverage over time,
  * success per hat; then the tables and the stop reasons.
  */
-export function statsPage(s: Stats, since: string | undefined): string {
+export function statsPage(s: Stats, since: string | undefined, notices: readonly string[] = []): string {
+  const skipped = notices.map((n) => `<p class="notice">${esc(n)}</p>`).join('');
   if (s.runs === 0)
     return layout(
       'stats',
-      `${windows(since)}<p>No iterations recorded in this window. <code>ralph run</code> records each one.</p>`,
+      `${windows(since)}${skipped}<p>No iterations recorded in this window. <code>ralph run</code> records each one.</p>`,
     );
   const runLabels = s.per_run.map((r) => r.run_id);
   const t = s.tasks;
@@ -106,7 +108,7 @@ export function statsPage(s: Stats, since: string | undefined): string {
     .join('')}</table>`;
   return layout(
     'stats',
-    `${windows(since)}${totals}${charts}${metricSection(s.metric)}${groupTable('hat', s.by_hat)}${groupTable('backend', s.by_backend)}${groupTable('model', s.by_model)}${reasons}`,
+    `${windows(since)}${skipped}${totals}${charts}${metricSection(s.metric)}${groupTable('hat', s.by_hat)}${groupTable('backend', s.by_backend)}${groupTable('model', s.by_model)}${reasons}`,
   );
 }
 
@@ -122,5 +124,7 @@ export function statsResponse(
   } catch (error) {
     return { error: (error as Error).message };
   }
-  return { html: statsPage(aggregateStats(readHistory(undefined, env, true), from), since) };
+  const history = readHistory(undefined, env, true);
+  const notices = (history.damaged ?? []).map((d) => skippedNotice(d.file, d.skipped));
+  return { html: statsPage(aggregateStats(history, from), since, notices) };
 }

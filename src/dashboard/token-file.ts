@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { RalphError, UsageError } from '../errors.ts';
+import { linkToNowhere, RalphError, UsageError, whyUnreadable } from '../errors.ts';
 import { newToken } from './security.ts';
 
 /** What a token may be: it travels in a URL, a cookie and a header, so no spaces, `;` or `,`. */
@@ -12,15 +12,19 @@ const TOKEN_SHAPE = /^[A-Za-z0-9._~+/=-]{16,512}$/;
  * exclusively: two starts at once agree on one token) with a fresh random token; an existing one
  * is read as it is, trimmed, and must look like a token.
  */
-export function tokenFromFile(path: string): string {
+export function tokenFromFile(path: string, created = false): string {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-      throw new RalphError('fs_error', `cannot read the token file ${path}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new RalphError(
+        'fs_error',
+        `cannot read the token file ${path}: ${whyUnreadable(path, error)}: point --token-file at a readable regular file`,
+        { cause: error },
+      );
+    // Missing after an exclusive create said it exists: a symbolic link to nowhere.
+    if (created) throw danglingLink(path);
     return createTokenFile(path);
   }
   const token = text.trim();
@@ -31,6 +35,12 @@ export function tokenFromFile(path: string): string {
   return token;
 }
 
+function danglingLink(path: string): RalphError {
+  return new UsageError(
+    `the token file ${path} is ${linkToNowhere(path) ?? 'gone'}: point --token-file at a regular file, or remove the link and Ralph writes a random token there`,
+  );
+}
+
 function createTokenFile(path: string): string {
   const token = newToken();
   let fd: number;
@@ -39,7 +49,7 @@ function createTokenFile(path: string): string {
     fd = openSync(path, 'wx', 0o600);
   } catch (error) {
     // Another start created it first: its token is the one.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return tokenFromFile(path);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return tokenFromFile(path, true);
     throw new RalphError('fs_error', `cannot create the token file ${path}: ${(error as Error).message}`, {
       cause: error,
     });

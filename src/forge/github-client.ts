@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { RalphError } from '../errors.ts';
+import { notJsonAnswer, RalphError } from '../errors.ts';
 
 /** How a {@link GithubClient} talks to the API; every effect can be replaced in tests. */
 export interface GithubClientOptions {
@@ -46,6 +46,27 @@ export class GithubApiError extends RalphError {
 async function readBounded(res: Response): Promise<string> {
   const text = await res.text();
   return text.length > MAX_BODY ? text.slice(0, MAX_BODY) : text;
+}
+
+/** What GITHUB_API_URL must be, for an answer that is not the API's. */
+const API_URL_HINT =
+  'check GITHUB_API_URL: it must be the API (https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise), not the web root, and that no proxy answers in its place';
+
+/**
+ * A success's body as JSON. No content (204, or an empty answer to a write) is undefined; anything
+ * else that is not JSON (a proxy's login page, an Enterprise web root) is a clear error.
+ */
+function jsonOf<T>(res: Response, text: string, url: string, method: string, token: string): T {
+  if (text === '' && (res.status === 204 || method !== 'GET')) return undefined as T;
+  try {
+    if (text !== '') return JSON.parse(text) as T;
+  } catch {}
+  const where = `GitHub API ${method} ${url.split('?')[0]}`;
+  const said = notJsonAnswer(where, res.status, res.headers.get('content-type'), text).replaceAll(
+    token,
+    '***',
+  );
+  throw new RalphError('forge_failed', `${said}: ${API_URL_HINT}`);
 }
 
 /** A secondary rate limit (403/429 with retry-after, or its message), worth waiting out. */
@@ -119,7 +140,7 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
         continue;
       }
       const text = await readBounded(res);
-      if (res.ok) return { data: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
+      if (res.ok) return { data: jsonOf<T>(res, text, url, method, o.token), headers: res.headers };
       const retry = res.status >= 500 || rateLimited(res.status, res.headers, text);
       if (!retry || attempt >= attempts) {
         let message = '';
@@ -143,6 +164,11 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
       let url: string | undefined = `${apiUrl}${path}${path.includes('?') ? '&' : '?'}per_page=100`;
       while (url !== undefined && items.length < max) {
         const page: { data: T[]; headers: Headers } = await call<T[]>('GET', url, what);
+        if (!Array.isArray(page.data))
+          throw new RalphError(
+            'forge_failed',
+            `GitHub API: ${what} answered ${page.data === null ? 'null' : typeof page.data}, not a list (${url.split('?')[0]}): ${API_URL_HINT}`,
+          );
         items.push(...page.data);
         url = nextPage(page.headers.get('link'), apiUrl);
       }

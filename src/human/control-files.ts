@@ -2,7 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { appendLine } from '../state/io/append-line.ts';
-import { jsonWhere, readJsonl, readJsonlSince } from '../state/io/jsonl.ts';
+import { jsonWhere, readJsonl, readJsonlSince, type SkippedLine, skippedLines } from '../state/io/jsonl.ts';
+import {
+  array,
+  boolean,
+  checkedLine,
+  looseObject,
+  nullable,
+  number,
+  oneOf,
+  optional,
+  string,
+} from '../state/loop-state/checks.ts';
 import { ralphPaths } from '../state/paths.ts';
 
 /** What a command in `control/inbox.jsonl` asks of the loop (DESIGN.md §5). */
@@ -161,11 +172,31 @@ export function readInbox(path: string, offset: number): InboxRead {
 }
 
 const inboxLine = jsonWhere(isInboxCommand, 'a control command');
-const questionLine = jsonWhere(
-  (q: unknown): q is QuestionRecord =>
-    typeof (q as QuestionRecord | null)?.id === 'string' && typeof (q as QuestionRecord).text === 'string',
-  'a question',
-);
+// Every field a reader touches (`ralph status`, the dashboard, `ralph answer`): the agent can append
+// to questions.jsonl, so a line with another type is skipped like a torn one.
+const questionShape = looseObject({
+  id: string(),
+  text: string(),
+  ts: optional(string()),
+  kind: optional(oneOf(['question', 'approval'])),
+  options: optional(array(string())),
+  run_id: optional(nullable(string())),
+  iteration: optional(nullable(number())),
+  point: optional(string()),
+  expires_at: optional(nullable(number())),
+  answered: optional(boolean),
+  answer: optional(string()),
+  reason: optional(string()),
+  by: optional(string()),
+  answered_at: optional(string()),
+  held: optional(boolean),
+});
+const questionLine = checkedLine<QuestionRecord>(questionShape, 'a question');
+
+/** Lines of the questions file that are not questions (kept in the file, skipped by every reader). */
+export function damagedQuestionLines(path: string): SkippedLine[] {
+  return skippedLines(readJsonl(path, questionLine).items);
+}
 
 /** Every question and approval by id, each as its newest line says (answers supersede questions). */
 export function readQuestions(path: string): Map<string, QuestionRecord> {

@@ -1,4 +1,4 @@
-import type { RepoRecord } from './iteration-record.ts';
+import type { RepoRecord } from '../state/iteration-record-shape.ts';
 
 /** `1,234,567`: en-US digit grouping. */
 export function formatNumber(n: number): string {

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { appendLine } from './io/append-line.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
-import { readRecordLines, recordsFileOf } from './iteration-records.ts';
+import { readRecords, recordsFileOf } from './iteration-records.ts';
 import type { LoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
 
@@ -18,7 +18,7 @@ export function repairLastRecord(paths: RalphPaths, state: LoopState): boolean {
   // The run's directory exists from its start on: gone, the user deleted it (to free space), and a
   // lone record is not put back.
   if (!existsSync(dirname(file))) return false;
-  if (readRecordLines(file).some((r) => r.iteration === record.iteration)) return false;
+  if (readRecords(file).records.some((r) => r.iteration === record.iteration)) return false;
   appendLine(file, JSON.stringify(record));
   return true;
 }

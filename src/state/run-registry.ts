@@ -5,7 +5,8 @@ import { isPidAlive } from '../process/pids.ts';
 import { appendLine } from './io/append-line.ts';
 import { writeFileAtomicSync } from './io/atomic-write.ts';
 import { withFileLock } from './io/file-lock.ts';
-import { anyJson, readJsonl } from './io/jsonl.ts';
+import { readJsonl, type SkippedLine, skippedLines } from './io/jsonl.ts';
+import { checkedLine, looseObject, nullable, number, string, withDefault } from './loop-state/checks.ts';
 
 /** One line of the per-user registry: a loop started or ended in a workspace. */
 export interface RegistryEntry {
@@ -55,15 +56,32 @@ export function recordInRegistry(
   }
 }
 
+// What every reader of an entry touches (the dashboard sorts by updated_at, probes pid): a line the
+// agent or another tool appended with other types is skipped like a torn one.
+const entryShape = looseObject({
+  workspace: string(),
+  run_id: string(),
+  pid: number({ int: true }),
+  started_at: string(),
+  updated_at: string(),
+  status: string(),
+  stop_reason: withDefault(nullable(string()), () => null),
+});
+
+/** A registry line as an entry, or why it is not one. */
+export const registryLine = checkedLine<RegistryEntry>(entryShape, 'a run entry');
+
 /** The registry's lines, each with its entry when it is one (torn or foreign lines: undefined). */
 function readLines(file: string): { line: string; entry: RegistryEntry | undefined }[] {
-  return readJsonl(file, anyJson).items.map((item) => {
-    const e = item.ok ? (item.value as RegistryEntry | null) : null;
-    return {
-      line: item.line,
-      entry: typeof e?.workspace === 'string' && typeof e.run_id === 'string' ? e : undefined,
-    };
-  });
+  return readJsonl(file, registryLine).items.map((item) => ({
+    line: item.line,
+    entry: item.ok ? item.value : undefined,
+  }));
+}
+
+/** Lines of the registry that are not entries (kept in the file, skipped by every reader). */
+export function damagedRegistryLines(env: NodeJS.ProcessEnv): SkippedLine[] {
+  return skippedLines(readJsonl(registryFile(env), registryLine).items);
 }
 
 /** Every entry line in the order written: each run's start and end lines (torn or foreign lines skipped). */

@@ -1,4 +1,4 @@
-import type { IterationRecord } from '../../src/observe/iteration-record.ts';
+import type { IterationRecord } from '../../src/state/iteration-record-shape.ts';
 
 /** Token totals with everything as input. */
 export const tokens = (total: number) => ({ input: total, output: 0, cache_read: 0, cache_write: 0, total });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
+import { recordLine } from '../../src/state/iteration-records.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const RALPH = join(ROOT, 'bin', 'ralph');
@@ -158,7 +159,7 @@ export function readStatus(dir: string): string | undefined {
 }
 
 /**
- * Every iteration record of the workspace, run after run in the order the runs started (two runs
+ * Every iteration record of the workspace (each checked against the records' schema), run after run in the order the runs started (two runs
  * started in the same second have run ids that sort by their random suffix, not by time).
  */
 export function readRecords(dir: string): Record<string, any>[] {
@@ -170,7 +171,13 @@ export function readRecords(dir: string): Record<string, any>[] {
     const records = readFileSync(file, 'utf8')
       .split('\n')
       .filter((line) => line.trim())
-      .map((line) => JSON.parse(line));
+      .map((line) => {
+        // What the loop writes must pass the one schema its readers check (or they would skip it).
+        const checked = recordLine(line);
+        if ('error' in checked)
+          throw new Error(`${file}: a record Ralph wrote fails its schema: ${checked.error}`);
+        return JSON.parse(line);
+      });
     if (records.length > 0) perRun.push(records);
   }
   const startOf = (records: Record<string, any>[]) => String(records[0]?.started_at ?? '');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMetricsSource, MAX_RECORD_BYTES_PER_SCRAPE } from '../../src/dashboard/metrics-data.ts';
 import { recordInRegistry } from '../../src/state/run-registry.ts';
+import { iterationRecord, tokens } from '../helpers/iteration-record.ts';
 import { removeWhenDone } from '../helpers/workspace.ts';
 
 /** A registered workspace whose run `r1` stopped (no state.json: the registry line names the run). */
@@ -20,7 +21,7 @@ function setup(): { env: NodeJS.ProcessEnv; records: string; workspace: string }
 }
 
 const rec = (iteration: number, pad = '') =>
-  `${JSON.stringify({ iteration, hat: null, backend: 'fake', verdict: 'success', cost_usd: 0.5, duration_ms: 1000, tokens: { input: 1, output: 1, cache_read: 0, cache_write: 0 }, stderr_tail: pad })}\n`;
+  `${JSON.stringify(iterationRecord({ iteration, cost_usd: 0.5, tokens: tokens(2), stderr_tail: pad }))}\n`;
 
 /** The summed value of every series of `name` for the workspace. */
 function total(text: string, name: string): number {
@@ -38,12 +39,13 @@ describe('the /metrics source over the files', () => {
     let text = scrape();
     expect(total(text, 'ralph_iterations_total')).toBe(2);
     expect(text).toContain(`ralph_stops_total{workspace=${JSON.stringify(workspace)},reason="max_cost"} 1`);
-    appendFileSync(records, `${rec(3)}{"iteration":4,"verd`);
+    const fourth = rec(4);
+    appendFileSync(records, `${rec(3)}${fourth.slice(0, 20)}`);
     text = scrape();
     expect(total(text, 'ralph_iterations_total')).toBe(3);
     expect(total(text, 'ralph_cost_usd_total')).toBe(1.5);
     // The torn line's end arrives: it counts then, once.
-    appendFileSync(records, 'ict":"failure"}\n');
+    appendFileSync(records, fourth.slice(20));
     expect(total(scrape(), 'ralph_iterations_total')).toBe(4);
     expect(total(scrape(), 'ralph_iterations_total')).toBe(4);
     writeFileSync(records, rec(1));

@@ -8,7 +8,7 @@ import {
   stopsByWorkspace,
 } from '../../src/dashboard/metrics.ts';
 import { renderExposition } from '../../src/dashboard/prometheus-text.ts';
-import type { IterationRecord } from '../../src/observe/iteration-record.ts';
+import type { IterationRecord } from '../../src/state/iteration-record-shape.ts';
 
 /** The fields of a record the metrics read; the rest is not looked at. */
 function record(o: {

@@ -5,9 +5,9 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/backends/types.ts';
 import { createConsoleReporter, describeEvent, type LoopEvent, type LoopEventType } from '../../src/index.ts';
-import type { IterationRecord } from '../../src/observe/iteration-record.ts';
 import type { ParallelEvent, WorkerView } from '../../src/observe/parallel-events.ts';
 import { createRunLogSink } from '../../src/observe/reporters/run-log.ts';
+import type { IterationRecord } from '../../src/state/iteration-record-shape.ts';
 
 /** Any text, newlines and blanks included: a description must still be one non-empty line. */
 const text = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '\n', '\r', '\t', '—', '`', '0') });

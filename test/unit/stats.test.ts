@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { IterationRecord } from '../../src/observe/iteration-record.ts';
 import { aggregateStats } from '../../src/observe/stats/aggregate-stats.ts';
 import { estimateFromHistory, estimateFromSize, limitVerdict } from '../../src/observe/stats/estimate-run.ts';
 import type { RunHistory } from '../../src/observe/stats/run-history.ts';
+import type { IterationRecord } from '../../src/state/iteration-record-shape.ts';
 import { iterationRecord } from '../helpers/iteration-record.ts';
 
 /** A passed tests gate that left a coverage summary. */

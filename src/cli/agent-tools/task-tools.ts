@@ -64,6 +64,14 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
       done(found, opts.format, found.id);
     });
 
+  // A torn or hand-broken line is kept in the file; the listings say they skipped it.
+  const sayUnreadable = (skipped: number[]) => {
+    if (skipped.length > 0)
+      io.err(
+        `ralph: skipped ${skipped.length} line(s) of ${paths().tasks} that are not tasks (line ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}); they stay in the file — fix or delete them by hand\n`,
+      );
+  };
+
   task
     .command('list')
     .description('list tasks in creation order')
@@ -74,12 +82,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
       const all = readTasks(paths().tasks);
       const tasks = opts.status ? all.filter((t) => t.status === opts.status) : all;
       io.out(renderTasks(tasks, opts.format, 'no tasks'));
-      // A torn or hand-broken line is kept in the file; the list says it skipped it.
-      const skipped = unreadableTaskLines(paths().tasks);
-      if (skipped.length > 0)
-        io.err(
-          `ralph: skipped ${skipped.length} line(s) of ${paths().tasks} that are not tasks (line ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}); they stay in the file — fix or delete them by hand\n`,
-        );
+      sayUnreadable(unreadableTaskLines(paths().tasks));
       setCode(ExitCode.ok);
     });
 
@@ -88,8 +91,9 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .description('open tasks whose blockers are all closed, most urgent first')
     .addOption(formatOption())
     .action(async (opts) => {
-      const { readTasks } = await taskStore();
+      const { readTasks, unreadableTaskLines } = await taskStore();
       io.out(renderTasks(readyTasks(readTasks(paths().tasks)), opts.format, 'no ready tasks'));
+      sayUnreadable(unreadableTaskLines(paths().tasks));
       setCode(ExitCode.ok);
     });
 

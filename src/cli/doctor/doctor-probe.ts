@@ -7,10 +7,10 @@ import { lastLine } from '../../backends/parsers/json-lines.ts';
 import { installHint, resolveBackend } from '../../backends/registry.ts';
 import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
-import type { TokenTotals } from '../../observe/iteration-record.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { formatDuration } from '../../state/io/time-format.ts';
+import type { TokenTotals } from '../../state/iteration-record-shape.ts';
 import type { CliIO } from '../io.ts';
 import { untilInterrupted } from '../signals.ts';
 

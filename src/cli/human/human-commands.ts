@@ -12,8 +12,9 @@ import {
   stop,
   tell,
 } from '../../human/control.ts';
-import { openQuestions } from '../../human/control-files.ts';
+import { damagedQuestionLines, openQuestions } from '../../human/control-files.ts';
 import { createRedactor } from '../../observe/redact.ts';
+import { skippedNotice } from '../../state/io/jsonl.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO } from '../io.ts';
 import { NON_NEGATIVE, parseNumber } from '../options.ts';
@@ -61,7 +62,10 @@ export function tellCommand(words: string[], io: CliIO): number {
 export function answerCommand(args: string[], io: CliIO): number {
   const ws = workspaceOf(io);
   if (args.length === 0) {
-    const open = openQuestions(ralphPaths(ws).questions);
+    const file = ralphPaths(ws).questions;
+    const open = openQuestions(file);
+    const damaged = damagedQuestionLines(file);
+    if (damaged.length > 0) io.err(`ralph: ${skippedNotice(file, damaged)}\n`);
     if (open.length === 0) io.out('no question or approval is waiting\n');
     for (const q of open)
       io.out(

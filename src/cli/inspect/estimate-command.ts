@@ -3,6 +3,7 @@ import { ExitCode } from '../../errors.ts';
 import { formatCost, formatNumber } from '../../observe/format.ts';
 import { estimateRun } from '../../observe/stats/estimate-inputs.ts';
 import type { Estimate, LimitVerdict, Range } from '../../observe/stats/estimate-run.ts';
+import { skippedNotice } from '../../state/io/jsonl.ts';
 import { formatSpan } from '../../state/io/time-format.ts';
 import type { CliIO } from '../io.ts';
 import { type RunFlags, resolveRunFlags } from '../run/run-flags.ts';
@@ -45,6 +46,7 @@ export function printEstimate(resolved: ResolvedRun, json: boolean, io: CliIO): 
     backend: resolved.backend.name,
     prompt: resolved.prompt,
     env: io.env,
+    onDamaged: (d) => io.err(`ralph: ${skippedNotice(d.file, d.skipped)}\n`),
   });
   io.out(json ? `${JSON.stringify(estimate, null, 2)}\n` : estimateText(estimate));
   return ExitCode.ok;

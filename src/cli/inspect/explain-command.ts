@@ -2,9 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { describeAgent } from '../../backends/registry.ts';
 import { ExitCode, RalphError } from '../../errors.ts';
 import { formatCost, formatNumber, repoSummary, stopText } from '../../observe/format.ts';
-import type { IterationRecord } from '../../observe/iteration-record.ts';
+import { skippedNotice } from '../../state/io/jsonl.ts';
 import { formatSpan } from '../../state/io/time-format.ts';
-import { readRecordLines, recordsFileOf } from '../../state/iteration-records.ts';
+import type { IterationRecord } from '../../state/iteration-record-shape.ts';
+import { readRecords, recordsFileOf } from '../../state/iteration-records.ts';
 import { readLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO } from '../io.ts';
@@ -29,8 +30,12 @@ function resolveRunId(workspace: string, run: string | undefined): string {
   );
 }
 
-function readRecords(workspace: string, runId: string): IterationRecord[] {
-  return readRecordLines<IterationRecord>(recordsFileOf(ralphPaths(workspace), runId));
+/** The run's records; damaged lines are skipped and named on stderr. */
+function recordsOf(io: CliIO, runId: string): IterationRecord[] {
+  const file = recordsFileOf(ralphPaths(io.cwd), runId);
+  const { records, skipped } = readRecords(file);
+  if (skipped.length > 0) io.err(`ralph: ${skippedNotice(file, skipped)}\n`);
+  return records;
 }
 
 const mark = (v: boolean | null | undefined) => (v === undefined ? '–' : v === null ? '?' : v ? '✓' : '✗');
@@ -102,7 +107,7 @@ export function explainCommand(
   io: CliIO,
 ): number {
   const runId = resolveRunId(io.cwd, run);
-  let records = readRecords(io.cwd, runId);
+  let records = recordsOf(io, runId);
   if (opts.iteration !== undefined) {
     const n = opts.iteration;
     records = records.filter((r) => r.iteration === n);

@@ -1,7 +1,8 @@
 import { listRuns, type RunSummary } from '../../dashboard/run-data.ts';
 import { ExitCode } from '../../errors.ts';
+import { skippedNotice } from '../../state/io/jsonl.ts';
 import { formatAge } from '../../state/io/time-format.ts';
-import { pruneRegistry, registryFile } from '../../state/run-registry.ts';
+import { damagedRegistryLines, pruneRegistry, registryFile } from '../../state/run-registry.ts';
 import type { CliIO } from '../io.ts';
 
 /** One run of `ralph runs --json` (documented in the README). */
@@ -27,6 +28,8 @@ function stateWord(r: RunSummary): string {
 /** `ralph runs [--json]`: every run in the per-user registry, newest first. */
 export function runsListCommand(flags: { json?: boolean | undefined }, io: CliIO, now = Date.now()): number {
   const runs = listRuns(io.env, now);
+  const damaged = damagedRegistryLines(io.env);
+  if (damaged.length > 0) io.err(`ralph: ${skippedNotice(registryFile(io.env), damaged)}\n`);
   if (flags.json) {
     io.out(`${JSON.stringify(runs.map(runJson), null, 2)}\n`);
     return ExitCode.ok;

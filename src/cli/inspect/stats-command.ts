@@ -8,6 +8,7 @@ import {
 } from '../../observe/stats/aggregate-stats.ts';
 import { readHistory } from '../../observe/stats/run-history.ts';
 import { clip, wrapLines } from '../../observe/text-fit.ts';
+import { skippedNotice } from '../../state/io/jsonl.ts';
 import { formatSpan } from '../../state/io/time-format.ts';
 import { table } from '../agent-tools/tool-render.ts';
 import { type CliIO, unicodeOutput } from '../io.ts';
@@ -82,7 +83,9 @@ export function statsText(s: Stats, unicode = false): string {
 /** `ralph stats [--since D] [--json] [--all]`: what the runs of this workspace (or every one) took. */
 export function statsCommand(flags: StatsFlags, io: CliIO, now = Date.now()): number {
   const since = flags.since === undefined ? undefined : parseSince(flags.since, now, '--since');
-  const stats = aggregateStats(readHistory(io.cwd, io.env, flags.all === true), since);
+  const history = readHistory(io.cwd, io.env, flags.all === true);
+  for (const d of history.damaged ?? []) io.err(`ralph: ${skippedNotice(d.file, d.skipped)}\n`);
+  const stats = aggregateStats(history, since);
   if (flags.json) io.out(`${JSON.stringify(stats, null, 2)}\n`);
   else if (stats.runs === 0)
     io.out(

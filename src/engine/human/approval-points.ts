@@ -1,7 +1,7 @@
 import { approvalPoints } from '../../config/human-checks.ts';
 import type { ApprovalPointName } from '../../config/schema.ts';
 import type { QuestionRecord } from '../../human/control-files.ts';
-import type { IterationRecord } from '../../observe/iteration-record.ts';
+import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { listFiles, uncommittedFiles } from '../git/workspace-git.ts';
 import { queueGuidance } from './control-inbox.ts';

@@ -2,7 +2,7 @@ import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
 import { addTotals } from '../../agent/usage-meter.ts';
 import type { AgentInvocation } from '../../backends/types.ts';
 import type { RulesSnapshot } from '../../gates/path-rules.ts';
-import type { TokenTotals } from '../../observe/iteration-record.ts';
+import type { TokenTotals } from '../../state/iteration-record-shape.ts';
 import { emitTurnEvent, judgeTurn, turnController, turnLimits } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';

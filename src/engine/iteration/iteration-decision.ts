@@ -1,5 +1,5 @@
 import type { GateResult } from '../../gates/run-gate.ts';
-import type { IterationRecord } from '../../observe/iteration-record.ts';
+import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
 import { countOpenTasks } from '../steps/workspace-context.ts';

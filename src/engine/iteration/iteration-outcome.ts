@@ -1,5 +1,5 @@
-import type { IterationRecord } from '../../observe/iteration-record.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
+import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { PendingRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { addSample } from '../decide/budget-projection.ts';

@@ -1,8 +1,8 @@
 import { readGitHead } from '../../git/head.ts';
-import type { IterationDecision, IterationRecord } from '../../observe/iteration-record.ts';
 import { redactDeep } from '../../observe/redact.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import { appendLine } from '../../state/io/append-line.ts';
+import type { IterationDecision, IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GateResult } from '../../gates/run-gate.ts';
 import { readGitHead } from '../../git/head.ts';
-import type { RepoRecord, TestsGateSummary } from '../../observe/iteration-record.ts';
+import type { RepoRecord, TestsGateSummary } from '../../state/iteration-record-shape.ts';
 import type { ReposRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { testsLine } from '../git/commit-and-push.ts';

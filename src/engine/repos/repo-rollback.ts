@@ -1,5 +1,5 @@
 import { rescueRef } from '../../git/rescue-refs.ts';
-import type { RepoRecord } from '../../observe/iteration-record.ts';
+import type { RepoRecord } from '../../state/iteration-record-shape.ts';
 import type { ReposRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type RepoEntry, repoEntries } from '../readiness/repo-set.ts';

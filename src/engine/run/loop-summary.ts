@@ -1,6 +1,6 @@
 import type { ExitCodeValue } from '../../errors.ts';
 import type { StopReason } from '../../observe/events.ts';
-import type { TokenTotals } from '../../observe/iteration-record.ts';
+import type { TokenTotals } from '../../state/iteration-record-shape.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { Stop } from '../decide/limits.ts';
 

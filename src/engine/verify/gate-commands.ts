@@ -4,8 +4,8 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { type ChangedFiles, planTests } from '../../gates/affected-tests.ts';
 import { readCoverageTotal } from '../../gates/coverage-summary.ts';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
-import type { GateSummary, TestsGateSummary } from '../../observe/iteration-record.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import type { GateSummary, TestsGateSummary } from '../../state/iteration-record-shape.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { type IterationStart, iterationChanges } from './changed-files.ts';
 

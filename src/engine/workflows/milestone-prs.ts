@@ -6,7 +6,7 @@ import { readGitHead } from '../../git/head.ts';
 import { pushWithRetry } from '../../git/push.ts';
 import type { PreflightEvent } from '../../observe/events.ts';
 import { formatCost } from '../../observe/format.ts';
-import type { IterationRecord } from '../../observe/iteration-record.ts';
+import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { ForgeState, MilestonePr } from '../../state/loop-state.ts';
 import { currentMilestone, milestoneComplete } from '../../workflows/checklist.ts';
 import type { RunContext } from '../context/run-context.ts';

@@ -1,3 +1,4 @@
+import { notJsonAnswer } from '../../errors.ts';
 import { redactToken } from './settings.ts';
 
 /** A failed Bot API call; its message never holds the token. */
@@ -56,10 +57,23 @@ export function createBotApi(o: { apiUrl: string; token: string; fetchImpl?: typ
         throw new TelegramApiError(redactToken(`Telegram ${method}: ${why}`, o.token));
       }
       let reply: ApiReply = {};
+      let text = '';
       try {
-        reply = (await res.json()) as ApiReply;
+        text = await res.text();
+        const parsed = JSON.parse(text) as unknown;
+        if (typeof parsed === 'object' && parsed !== null) reply = parsed as ApiReply;
       } catch {
-        // A proxy's HTML error page: the status says enough.
+        // A proxy's HTML page, or a server that is not the Bot API: said below, with what it answered.
+        if (res.ok) {
+          const where = `Telegram ${method} at ${new URL(o.apiUrl).host}`;
+          throw new TelegramApiError(
+            redactToken(
+              `${notJsonAnswer(where, res.status, res.headers.get('content-type'), text)}: check RObot.telegram.api_url (RALPH_TELEGRAM_API_URL) points at the Bot API`,
+              o.token,
+            ),
+            res.status,
+          );
+        }
       }
       if (res.ok && reply.ok) return reply.result as T;
       const retryAfter = reply.parameters?.retry_after;

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendLine } from '../../state/io/append-line.ts';
 import { writeJsonAtomicSync } from '../../state/io/atomic-write.ts';
-import { anyJson, readJsonl } from '../../state/io/jsonl.ts';
+import { readJsonl } from '../../state/io/jsonl.ts';
 import {
   createLockFile,
   type LockHolder,
@@ -12,6 +12,7 @@ import {
   removeStaleLock,
   thisHolder,
 } from '../../state/io/lock.ts';
+import { checkedLine, looseObject, number, optional, string } from '../../state/loop-state/checks.ts';
 
 // The files one bot shares between the loops of a machine (`$XDG_STATE_HOME/ralph/telegram/<bot>/`):
 //   bot.json        {chat_id, offset}: the chat it talks to and the next getUpdates offset (poller only)
@@ -42,6 +43,16 @@ export interface SentMessage {
   workspace: string;
   question_id?: string | undefined;
 }
+
+const sentLine = checkedLine<SentMessage>(
+  looseObject({
+    message_id: number(),
+    run_id: string(),
+    workspace: string(),
+    question_id: optional(string()),
+  }),
+  'a sent message',
+);
 
 const paths = (dir: string) => ({
   bot: join(dir, 'bot.json'),
@@ -85,7 +96,13 @@ export function servedLoops(dir: string): ServedLoop[] {
   const loops: ServedLoop[] = [];
   for (const n of names) {
     const loop = readLock<ServedLoop>(join(paths(dir).loops, n));
-    if (loop && typeof loop.run_id === 'string' && lockHolderAlive(loop)) loops.push(loop);
+    // Any process of the user can write here: a loop file of other types is not one.
+    const valid =
+      typeof loop?.run_id === 'string' &&
+      typeof loop.workspace === 'string' &&
+      typeof loop.name === 'string' &&
+      (loop.started_at === undefined || typeof loop.started_at === 'string');
+    if (loop && valid && lockHolderAlive(loop)) loops.push(loop);
   }
   return loops.sort((a, b) => (a.started_at ?? '').localeCompare(b.started_at ?? ''));
 }
@@ -97,8 +114,7 @@ export function recordSent(dir: string, sent: SentMessage): void {
 
 /** The message a loop sent with this id, if one did. */
 export function findSent(dir: string, messageId: number): SentMessage | undefined {
-  const all = readJsonl(paths(dir).messages, anyJson).records as SentMessage[];
-  return all.findLast((m) => m?.message_id === messageId);
+  return readJsonl(paths(dir).messages, sentLine).records.findLast((m) => m.message_id === messageId);
 }
 
 /**

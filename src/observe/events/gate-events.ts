@@ -1,4 +1,4 @@
-import type { GateSummary } from '../iteration-record.ts';
+import type { GateSummary } from '../../state/iteration-record-shape.ts';
 
 /** A gate command (validate hook, tests) started. */
 export interface GateStartedEvent {

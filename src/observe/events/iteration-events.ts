@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../../backends/types.ts';
+import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { ChecklistProgress } from '../../workflows/checklist.ts';
-import type { IterationRecord } from '../iteration-record.ts';
 
 /** An iteration begins: N of M, its hat and backend, the run's elapsed time. */
 export interface IterationStartedEvent {

@@ -1,5 +1,5 @@
+import type { TokenTotals } from '../../state/iteration-record-shape.ts';
 import type { ChecklistProgress } from '../../workflows/checklist.ts';
-import type { TokenTotals } from '../iteration-record.ts';
 
 /** Stable stop reasons recorded as `stop_reason`. */
 export type StopReason =

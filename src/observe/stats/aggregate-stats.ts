@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.ts';
+import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { Task } from '../../state/tasks/task.ts';
-import type { IterationRecord } from '../iteration-record.ts';
 import { type MetricSeries, metricSeries } from './metric-series.ts';
 import type { History } from './run-history.ts';
 

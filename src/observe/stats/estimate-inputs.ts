@@ -8,7 +8,7 @@ import { openTasks } from '../../state/tasks/task.ts';
 import { readTasks } from '../../state/tasks/task-file.ts';
 import { parseChecklist, progress } from '../../workflows/checklist.ts';
 import { type Estimate, estimateFromHistory, estimateFromSize, type SizeInput } from './estimate-run.ts';
-import { type RunHistory, readWorkspaceRuns } from './run-history.ts';
+import { type DamagedFile, damagedRecordFiles, type RunHistory, readWorkspaceRuns } from './run-history.ts';
 
 /** The run about to start, as `ralph run` resolved it. */
 export interface RunPlan {
@@ -18,6 +18,8 @@ export interface RunPlan {
   backend: string;
   prompt: string;
   env: NodeJS.ProcessEnv;
+  /** Hears each records file whose damaged lines the history skipped (a reader's notice). */
+  onDamaged?: (d: DamagedFile) => void;
 }
 
 // The seed 002 plan: its unchecked lines are the work left.
@@ -75,7 +77,12 @@ export function estimateRun(plan: RunPlan): Estimate {
     max_cost_usd: loop.max_cost_usd,
     max_tokens: loop.max_tokens,
   };
-  const history = sameSetupRuns(readWorkspaceRuns(plan.workspace, readRegistryLines(plan.env)), plan);
+  const runs = readWorkspaceRuns(plan.workspace, readRegistryLines(plan.env));
+  for (const d of damagedRecordFiles(runs)) plan.onDamaged?.(d);
+  const history = sameSetupRuns(
+    runs.filter((r) => r.records.length > 0),
+    plan,
+  );
   if (history.length > 0) return estimateFromHistory(history, limits);
   const { items, from } = openItems(plan);
   const price = priceOf(config.cli.model);

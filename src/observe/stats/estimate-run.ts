@@ -1,4 +1,4 @@
-import type { IterationRecord } from '../iteration-record.ts';
+import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import { SOLO, sum } from './aggregate-stats.ts';
 import type { RunHistory } from './run-history.ts';
 

@@ -1,4 +1,15 @@
-import { jsonWhere, readJsonl } from '../../state/io/jsonl.ts';
+import { readJsonl, type SkippedLine, skippedLines } from '../../state/io/jsonl.ts';
+import {
+  array,
+  boolean,
+  checkedLine,
+  looseObject,
+  nullable,
+  number,
+  oneOf,
+  optional,
+  string,
+} from '../../state/loop-state/checks.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { formatFigure } from '../format.ts';
 
@@ -25,6 +36,8 @@ export interface MetricAttemptLine {
 export interface WorkspaceAttempts {
   workspace: string;
   lines: MetricAttemptLine[];
+  /** Lines that were not attempts (skipped; the reader says so). */
+  skipped?: SkippedLine[];
 }
 
 /** One measured (or failed) attempt of a metric run, as `ralph stats --json` gives it. */
@@ -67,24 +80,31 @@ export interface MetricSeries {
   points: MetricPoint[];
 }
 
-const isAttemptLine = (v: unknown): v is MetricAttemptLine => {
-  const o = v as Partial<MetricAttemptLine> | null;
-  return (
-    typeof o === 'object' &&
-    o !== null &&
-    typeof o.run_id === 'string' &&
-    typeof o.at === 'string' &&
-    Number.isInteger(o.iteration) &&
-    typeof o.kept === 'boolean' &&
-    typeof o.verdict === 'string' &&
-    (o.value === undefined || Number.isFinite(o.value))
-  );
-};
+// Every field the charts and `ralph stats` touch (a commit is sliced, values averaged): the agent
+// can append to the file, so a line with another type is skipped like a torn one.
+const num = number();
+const nullableStr = nullable(string());
+const attemptShape = looseObject({
+  run_id: string(),
+  at: string(),
+  iteration: number({ int: true }),
+  kept: boolean,
+  verdict: string(),
+  idea: optional(nullableStr),
+  values: optional(array(num)),
+  value: optional(num),
+  spread: optional(num),
+  commit: optional(nullableStr),
+  command: optional(string()),
+  direction: optional(oneOf(['min', 'max'])),
+  target: optional(nullable(num)),
+});
+const attemptLine = checkedLine<MetricAttemptLine>(attemptShape, 'a metric attempt');
 
 /** The attempts of a workspace; a damaged line is skipped (the rest still chart). */
 export function readMetricAttempts(workspace: string): WorkspaceAttempts {
-  const lines = readJsonl(ralphPaths(workspace).metricAttempts, jsonWhere(isAttemptLine, 'a metric attempt'));
-  return { workspace, lines: lines.records };
+  const read = readJsonl(ralphPaths(workspace).metricAttempts, attemptLine);
+  return { workspace, lines: read.records, skipped: skippedLines(read.items) };
 }
 
 /** `a` is better than `b` in `direction`; with no direction known, the later kept value wins. */

@@ -1,11 +1,12 @@
 import { readdirSync } from 'node:fs';
-import { readRecordLines, recordsFileOf } from '../../state/iteration-records.ts';
+import type { SkippedLine } from '../../state/io/jsonl.ts';
+import type { IterationRecord } from '../../state/iteration-record-shape.ts';
+import { readRecords, recordsFileOf } from '../../state/iteration-records.ts';
 import { loopStateOf } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { type RegistryEntry, readRegistryLines } from '../../state/run-registry.ts';
 import type { Task } from '../../state/tasks/task.ts';
 import { readTasks } from '../../state/tasks/task-file.ts';
-import type { IterationRecord } from '../iteration-record.ts';
 import { readMetricAttempts, type WorkspaceAttempts } from './metric-series.ts';
 
 /** One run of a workspace as its files tell it: the iteration records and how it ended. */
@@ -15,6 +16,14 @@ export interface RunHistory {
   records: IterationRecord[];
   /** The stop reason (`completed`, `max_iterations`, `interrupted` …); null while it runs or when no file says. */
   stop_reason: string | null;
+  /** Lines of its iterations.jsonl that were not records (skipped; the reader says so). */
+  skipped?: SkippedLine[];
+}
+
+/** A file a reader skipped damaged lines of. */
+export interface DamagedFile {
+  file: string;
+  skipped: SkippedLine[];
 }
 
 /** What the statistics and the estimate read: the runs and the tasks of one or more workspaces. */
@@ -24,6 +33,8 @@ export interface History {
   tasks: Task[];
   /** Each workspace's `.ralph/metric/attempts.jsonl` (absent: none was read). */
   metric?: WorkspaceAttempts[] | undefined;
+  /** Files whose damaged lines were skipped, for the reader's notice. */
+  damaged?: DamagedFile[];
 }
 
 function dirNames(dir: string): string[] {
@@ -52,18 +63,34 @@ function stopReasonOf(
   return records.at(-1)?.decision?.stop?.reason ?? null;
 }
 
-/** The runs under a workspace's `.ralph/runs/` (those with at least one record), oldest first. */
+/** The records files of `runs` whose damaged lines were skipped, for the reader's notice. */
+export function damagedRecordFiles(runs: readonly RunHistory[]): DamagedFile[] {
+  return runs.flatMap((r) =>
+    r.skipped?.length ? [{ file: recordsFileOf(ralphPaths(r.workspace), r.run_id), skipped: r.skipped }] : [],
+  );
+}
+
+/** The runs under a workspace's `.ralph/runs/` (with a record or a damaged line), oldest first. */
 export function readWorkspaceRuns(workspace: string, registry: RegistryEntry[] = []): RunHistory[] {
   const paths = ralphPaths(workspace);
   const state = loopStateOf(workspace);
   const mine = registry.filter((e) => e.workspace === workspace);
-  return dirNames(paths.runs)
-    .map((runId) => {
-      const records = readRecordLines<IterationRecord>(recordsFileOf(paths, runId));
-      return { workspace, run_id: runId, records, stop_reason: stopReasonOf(runId, records, state, mine) };
-    })
-    .filter((r) => r.records.length > 0)
-    .sort((a, b) => (a.records[0]?.started_at ?? '').localeCompare(b.records[0]?.started_at ?? ''));
+  return (
+    dirNames(paths.runs)
+      .map((runId) => {
+        const { records, skipped } = readRecords(recordsFileOf(paths, runId));
+        return {
+          workspace,
+          run_id: runId,
+          records,
+          skipped,
+          stop_reason: stopReasonOf(runId, records, state, mine),
+        };
+      })
+      // A run whose every line is damaged stays, with no records, so its readers can say so.
+      .filter((r) => r.records.length > 0 || (r.skipped?.length ?? 0) > 0)
+      .sort((a, b) => (a.records[0]?.started_at ?? '').localeCompare(b.records[0]?.started_at ?? ''))
+  );
 }
 
 /**
@@ -75,6 +102,7 @@ export function readHistory(workspace: string | undefined, env: NodeJS.ProcessEn
   const here = workspace === undefined ? [] : [workspace];
   const workspaces = all ? [...new Set([...here, ...registry.map((e) => e.workspace)])] : here;
   const runs = workspaces.flatMap((w) => readWorkspaceRuns(w, registry));
+  const recorded = runs.filter((r) => r.records.length > 0);
   const tasks = workspaces.flatMap((w) => {
     try {
       return readTasks(ralphPaths(w).tasks);
@@ -83,7 +111,14 @@ export function readHistory(workspace: string | undefined, env: NodeJS.ProcessEn
       return [];
     }
   });
-  const withRuns = workspaces.filter((w) => runs.some((r) => r.workspace === w));
-  const metric = withRuns.map(readMetricAttempts).filter((a) => a.lines.length > 0);
-  return { workspaces: withRuns, runs, tasks, metric };
+  const withRuns = workspaces.filter((w) => recorded.some((r) => r.workspace === w));
+  const attempts = withRuns.map(readMetricAttempts);
+  const metric = attempts.filter((a) => a.lines.length > 0);
+  const damaged = [
+    ...damagedRecordFiles(runs),
+    ...attempts.flatMap((a) =>
+      a.skipped?.length ? [{ file: ralphPaths(a.workspace).metricAttempts, skipped: a.skipped }] : [],
+    ),
+  ];
+  return { workspaces: withRuns, runs: recorded, tasks, metric, damaged };
 }

@@ -56,6 +56,29 @@ export function parseJsonl<T>(text: string, parse: LineParser<T>): JsonlRead<T> 
   return { items, records };
 }
 
+/** A line a reader skipped: its number and why it is not a record. */
+export interface SkippedLine {
+  n: number;
+  error: string;
+}
+
+/** The lines of a read that were not records. */
+export function skippedLines(items: readonly JsonlItem<unknown>[]): SkippedLine[] {
+  return items.flatMap((i) => (i.ok ? [] : [{ n: i.n, error: i.error }]));
+}
+
+/**
+ * The one notice of a reader that skipped damaged lines (an agent or a crash can write any line):
+ * which file, which lines, why the first is not a record, and that the file is left alone.
+ */
+export function skippedNotice(file: string, skipped: readonly SkippedLine[]): string {
+  const first = skipped[0];
+  const lines = skipped.slice(0, 5).map((s) => s.n);
+  const more = skipped.length > 5 ? ` and ${skipped.length - 5} more` : '';
+  const why = skipped.length > 1 ? `line ${first?.n}: ${first?.error}` : first?.error;
+  return `${file}: skipped damaged line${skipped.length > 1 ? 's' : ''} ${lines.join(', ')}${more} (${why}); the file is left as it is`;
+}
+
 /** A whole JSON-lines file; a missing or unreadable file has no lines (the callers treat it as empty). */
 export function readJsonl<T>(path: string, parse: LineParser<T>): JsonlRead<T> {
   let text: string;

@@ -1,7 +1,11 @@
+import { anyJson, type LineParser } from '../io/jsonl.ts';
+
 // The few checks state.json needs, worded as zod 4 words them: `ralph run` reads the state at
 // every start, and evaluating zod and building a schema with it cost 15–35 ms before the first
 // agent. test/support/loop-state-zod.ts holds the zod schema these replace, and
 // test/unit/loop-state-schema.test.ts checks that both accept, default and reject the same files with the same messages.
+// Every other record Ralph reads back (iteration records, the registry, questions, metric
+// attempts, the Telegram bot's files) is checked with the same pieces, through checkedLine.
 
 /** One problem found: where (keys and indexes) and zod's wording of it. */
 export interface Problem {
@@ -173,5 +177,25 @@ export function looseObject(shape: Record<string, Field>): Check {
       if (!known.has(key) && key !== '__proto__') out[key] = value[key];
     }
     return out;
+  };
+}
+
+/** The first few problems as `field: what is wrong`. */
+export function describeProblems(problems: Problem[]): string {
+  const list = problems.slice(0, 3).map((p) => `${p.path.join('.') || '(top level)'}: ${p.message}`);
+  const more = problems.length > 3 ? `, and ${problems.length - 3} more` : '';
+  return `${list.join('; ')}${more}`;
+}
+
+/** A JSON-lines parser checking each line against `shape`: its record, or `not WHAT: problems`. */
+export function checkedLine<T>(shape: Check, what: string): LineParser<T> {
+  return (line) => {
+    const parsed = anyJson(line);
+    if ('error' in parsed) return parsed;
+    const problems: Problem[] = [];
+    const value = shape(parsed.value, [], problems);
+    return problems.length > 0
+      ? { error: `not ${what}: ${describeProblems(problems)}` }
+      : { value: value as T };
   };
 }

@@ -3,6 +3,7 @@ import {
   array,
   boolean,
   type Check,
+  describeProblems,
   looseObject,
   nullable,
   number,
@@ -181,13 +182,6 @@ const stateShape: Check = looseObject({
   stop_message: withDefault(nullableString, () => null),
   exit_code: withDefault(nullable(int), () => null),
 });
-
-/** The first few schema problems as `field: what is wrong`. */
-function describeProblems(problems: Problem[]): string {
-  const list = problems.slice(0, 3).map((p) => `${p.path.join('.') || '(top level)'}: ${p.message}`);
-  const more = problems.length > 3 ? `, and ${problems.length - 3} more` : '';
-  return `${list.join('; ')}${more}`;
-}
 
 /**
  * A state file's text as a LoopState, checked against its schema; `where` names it in the error
