@@ -3,6 +3,7 @@ import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { FileSystemError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
+import { configFiles, readConfigMark } from '../../git/program-config.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
@@ -19,6 +20,7 @@ import { metricAtStart } from '../metric/metric-step.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
+import { gitConfigAtStart } from '../verify/git-config-gate.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
 import { rollbackAtStart } from '../verify/rollback.ts';
@@ -89,6 +91,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const workingTree = layout
     ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env, layout, { watchLater: true })
     : undefined;
+  // In the first state.json: a kill -9 in the first iteration must not leave a run without it.
+  const gitConfig = layout ? await readConfigMark(options.workspace, configFiles(layout)) : undefined;
   // Once the first agent runs, not before it: the watch (its git processes), pruning old runs.
   let housekeeping = () => workingTree?.watch();
   const prepared = await prepareRun({
@@ -102,6 +106,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     scratchpadFiles: ralphScratchpadPaths(config, paths),
     sweep: options.sweep ?? sweepMarkedProcesses,
     runId: options.runId,
+    gitConfig,
   }).catch((error: unknown) => {
     workingTree?.close();
     throw error;
@@ -169,6 +174,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   let final: Stop | undefined;
   let failed: { error: unknown } | undefined;
   try {
+    gitConfigAtStart(ctx, gitConfig);
     final = startRun(ctx, prepared, logFile);
     // Even when the run ends at once: a rollback a crash cut short is finished first.
     await rollbackAtStart(ctx);

@@ -88,6 +88,8 @@ export async function prepareRun(opts: {
   sweep: SweepMarked;
   /** The id a new run gets (default: a fresh one). */
   runId?: string | undefined;
+  /** A new run's program-running git config, saved with its first state (a resumed run keeps its own). */
+  gitConfig?: LoopState['git_config'] | undefined;
 }): Promise<PreparedRun> {
   const { paths } = opts;
   mkdirSync(paths.dir, { recursive: true });
@@ -184,6 +186,7 @@ export async function prepareRun(opts: {
       elapsed_ms: 0,
       pending_events: opts.initialEvents,
       ...carriedToNewRun(previous),
+      ...(opts.gitConfig ? { git_config: opts.gitConfig } : {}),
       events_file: eventsFile,
       events_offset: 0,
       seen_topics: [],

@@ -3,6 +3,7 @@ import type { ExitCodeValue } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
 import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import type { ChecklistProgress, StopReason } from '../../observe/events.ts';
+import { type LoopState, readLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { RunLoopOptions, StartMode } from '../context/run-options.ts';
@@ -11,6 +12,7 @@ import { gitPreflight } from '../git/workspace-git.ts';
 import { consumeControl } from '../human/control-inbox.ts';
 import { multiRepoPreflight } from '../readiness/repo-set.ts';
 import { markerReached } from '../verify/completion-marker.ts';
+import { refuseChangedGitConfig } from '../verify/git-config-gate.ts';
 import { checkRollbackPossible } from '../verify/rollback.ts';
 import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
 import { checkTddStateAtStart, freshTddBook } from '../workflows/tdd-loop.ts';
@@ -61,6 +63,9 @@ export async function preflightRun(
     });
   const startProgress = readChecklist(workspace, config, null)?.progress;
   const keepsUncommitted = resumesUncommitted(paths, mode);
+  // Before the git status below: an earlier run's config must not have gained a program meanwhile.
+  if (mode !== 'fresh' && layoutAsked && (await layoutAsked.catch(() => undefined)))
+    await refuseChangedGitConfig(workspace, earlierState(paths));
   const multiRepo = await multiRepoPreflight(workspace, config, keepsUncommitted);
   const [, layout] = multiRepo
     ? []
@@ -77,6 +82,15 @@ export async function preflightRun(
   if (!multiRepo)
     checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
   return { multiRepo, layout, startProgress };
+}
+
+/** The earlier run's state, if any (a damaged one is reported when the run is prepared). */
+function earlierState(paths: RalphPaths): LoopState | undefined {
+  try {
+    return readLoopState(paths.state);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
