@@ -149,6 +149,18 @@ describe("program-running settings the agent adds to the repository's git config
     expect(attacksRan(dir)).toContain('user-clean');
   });
 
+  it('a setting that runs nothing (a branch description) is no refusal: the iteration commits', async () => {
+    const dir = project(['      - run: "git config branch.main.description wip"'], 'git:\n  commit: true\n');
+    used.push(dir);
+    const r = await runRalph(['run'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const [record] = readRecords(dir);
+    expect(record).toMatchObject({ verdict: 'complete' });
+    expect(record?.git_config).toBeUndefined();
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(record?.commit);
+    expect(git(dir, 'config', 'branch.main.description').trim()).toBe('wip');
+  });
+
   it('a filter planted by an iteration Ralph was killed in: `--resume` refuses before any git call', async () => {
     const steps = [
       ...plantFilter,
