@@ -3,7 +3,6 @@ import { startingTopic } from '../../config/hat-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { FileSystemError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
-import { configFiles, readConfigMark } from '../../git/program-config.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
@@ -82,7 +81,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const limits = limitsOf(config);
   const mode = options.mode ?? 'auto';
 
-  const { layout, startProgress } = await preflightRun(options, paths, mode);
+  const { layout, startProgress, gitConfig } = await preflightRun(options, paths, mode);
   const inRepo = layout !== undefined;
   const env = options.env ?? process.env;
   // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
@@ -91,8 +90,6 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const workingTree = layout
     ? createWorkingTreeCache(options.workspace, RUNTIME_PATHS, env, layout, { watchLater: true })
     : undefined;
-  // In the first state.json: a kill -9 in the first iteration must not leave a run without it.
-  const gitConfig = layout ? await readConfigMark(options.workspace, configFiles(layout)) : undefined;
   // Once the first agent runs, not before it: the watch (its git processes), pruning old runs.
   let housekeeping = () => workingTree?.watch();
   const prepared = await prepareRun({
@@ -106,6 +103,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     scratchpadFiles: ralphScratchpadPaths(config, paths),
     sweep: options.sweep ?? sweepMarkedProcesses,
     runId: options.runId,
+    // In the first state.json: a kill -9 in the first iteration must not leave a run without it.
     gitConfig,
   }).catch((error: unknown) => {
     workingTree?.close();

@@ -1,6 +1,7 @@
 import { resolveBackend } from '../../backends/registry.ts';
 import type { ExitCodeValue } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
+import { type ConfigMark, configFiles, readConfigMark } from '../../git/program-config.ts';
 import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import type { ChecklistProgress, StopReason } from '../../observe/events.ts';
 import { type LoopState, readLoopState } from '../../state/loop-state.ts';
@@ -26,6 +27,8 @@ export interface RunPreflight {
   layout: WorkTreeLayout | undefined;
   /** The checklist's progress before the run (the no-progress rule's first mark). */
   startProgress: ChecklistProgress | undefined;
+  /** The repository's program-running git config now (undefined outside git or with `repos`). */
+  gitConfig?: ConfigMark | undefined;
 }
 
 /**
@@ -67,7 +70,11 @@ export async function preflightRun(
   if (mode !== 'fresh' && layoutAsked && (await layoutAsked.catch(() => undefined)))
     await refuseChangedGitConfig(workspace, earlierState(paths));
   const multiRepo = await multiRepoPreflight(workspace, config, keepsUncommitted);
-  const [, layout] = multiRepo
+  // The program-running config as the run starts (read by git, which runs nothing for it), beside
+  // the status: taken before any agent runs, saved in the run's first state.json.
+  const configAsked = layoutAsked?.then((l) => (l ? readConfigMark(workspace, configFiles(l)) : undefined));
+  configAsked?.catch(() => undefined);
+  const [, layout, gitConfig] = multiRepo
     ? []
     : await Promise.all([
         gitPreflight(
@@ -77,11 +84,12 @@ export async function preflightRun(
           layoutAsked?.then((l) => l !== undefined),
         ),
         layoutAsked,
+        configAsked,
       ]);
   const inRepo = layout !== undefined;
   if (!multiRepo)
     checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
-  return { multiRepo, layout, startProgress };
+  return { multiRepo, layout, startProgress, gitConfig };
 }
 
 /** The earlier run's state, if any (a damaged one is reported when the run is prepared). */
