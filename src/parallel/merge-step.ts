@@ -2,6 +2,7 @@ import type { ForgeSession } from '../forge/open-forge.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { Coordination } from './coordination.ts';
+import { configBeforeMerge } from './merge-config.ts';
 import { MergeInterrupted, mergeTask } from './merge-queue.ts';
 import { type LandingDeps, landThroughPullRequest } from './pull-request-land.ts';
 import { markDone, markFailed } from './task-source.ts';
@@ -16,6 +17,10 @@ export async function mergeNext(c: Coordination, id: string): Promise<void> {
     state.queue = state.queue.filter((q) => q !== id);
     return;
   }
+  // Before any git call of the merge: a program an agent added to the shared git config is put
+  // back (the merge then runs without it) and the run stops once the workers finish.
+  const refused = await configBeforeMerge(c);
+  if (refused) c.stopping ??= refused;
   task.state = 'merging';
   c.persist();
   c.emit({ type: 'merge.started', task: id, title: task.title });

@@ -8,13 +8,9 @@ import type { LoopState } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 
-/** Copies of the mark's files, content-addressed beside the protected files' copies, to put them back. */
-function keepConfigCopies(ctx: RunContext, mark: ConfigMark): void {
-  keepCopies(
-    '/',
-    ctx.paths.protectedStore,
-    Object.fromEntries(Object.entries(mark.files).filter(([, h]) => h)),
-  );
+/** Copies of the mark's files in `store` (content-addressed, the protected files' store), to put them back. */
+export function keepConfigCopies(store: string, mark: ConfigMark): void {
+  keepCopies('/', store, Object.fromEntries(Object.entries(mark.files).filter(([, h]) => h)));
 }
 
 /**
@@ -24,7 +20,7 @@ function keepConfigCopies(ctx: RunContext, mark: ConfigMark): void {
  */
 export function gitConfigAtStart(ctx: RunContext, now: ConfigMark | undefined): void {
   if (!now) return;
-  keepConfigCopies(ctx, now);
+  keepConfigCopies(ctx.paths.protectedStore, now);
   const kept = ctx.state.git_config;
   ctx.state.git_config = kept ? { settings: kept.settings, files: now.files } : now;
 }
@@ -38,21 +34,35 @@ export function gitConfigAtStart(ctx: RunContext, now: ConfigMark | undefined): 
 export async function checkGitConfig(ctx: RunContext, iteration: number): Promise<string[]> {
   const mark = ctx.state.git_config;
   if (!mark) return [];
-  const since = await configChangesSince(ctx.options.workspace, mark);
+  const keep = join(dirname(ctx.recordsFile), `git-config-refused-${iteration}`);
+  return holdGitConfig(ctx.options.workspace, mark, ctx.paths.protectedStore, keep);
+}
+
+/**
+ * The program keys changed since `mark` in `root`'s config; when there are any, the mark's bytes are
+ * put back (copies from `store`) and what was there is kept in `keep`. Other changes are accepted
+ * into the mark.
+ */
+export async function holdGitConfig(
+  root: string,
+  mark: ConfigMark,
+  store: string,
+  keep: string,
+): Promise<string[]> {
+  const since = await configChangesSince(root, mark);
   if (!since) return [];
   if (since.changed.length === 0) {
     // Nothing that runs a program (a branch's upstream, a setting of its own): the new bytes are accepted.
-    keepConfigCopies(ctx, since.now);
+    keepConfigCopies(store, since.now);
     mark.files = since.now.files;
     return [];
   }
-  restore(ctx, mark, iteration);
+  putBack(mark, store, keep);
   return since.changed;
 }
 
-/** Puts the accepted bytes back in every changed config file; the agent's versions go to the run's directory. */
-function restore(ctx: RunContext, mark: ConfigMark, iteration: number): void {
-  const keep = join(dirname(ctx.recordsFile), `git-config-refused-${iteration}`);
+/** Puts the accepted bytes back in every changed config file; the versions found go to `keep`. */
+function putBack(mark: ConfigMark, store: string, keep: string): void {
   let n = 0;
   for (const [file, hash] of Object.entries(mark.files)) {
     const current = existsSync(file) ? (hashFile(file) ?? '') : '';
@@ -62,7 +72,7 @@ function restore(ctx: RunContext, mark: ConfigMark, iteration: number): void {
       rmSync(file, { force: true });
       continue;
     }
-    const copy = join(ctx.paths.protectedStore, hash);
+    const copy = join(store, hash);
     if (!existsSync(copy) || hashFile(copy) !== hash)
       throw new RalphError(
         'git_state',
