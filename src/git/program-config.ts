@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { RalphError } from '../errors.ts';
 import { hashFile } from '../gates/protected-files.ts';
-import { runGit } from './run-git.ts';
+import { runGit, stderrTail } from './run-git.ts';
 import type { WorkTreeLayout } from './work-tree-layout.ts';
 
 /**
@@ -159,13 +160,25 @@ export async function readConfigMark(root: string, also: readonly string[]): Pro
 
 /**
  * The program keys changed since `mark` (empty when none), with the mark of now; undefined when
- * no file of the mark changed a byte (no git process then).
+ * no file of the mark changed a byte (no git process then). A config git cannot read counts as
+ * changed: what it would run cannot be known.
  */
 export async function configChangesSince(
   root: string,
   mark: ConfigMark,
 ): Promise<{ changed: string[]; now: ConfigMark } | undefined> {
   if (sameBytes(mark)) return undefined;
-  const now = await readConfigMark(root, Object.keys(mark.files));
-  return { changed: programConfigChanges(mark.settings, now.settings), now };
+  try {
+    const now = await readConfigMark(root, Object.keys(mark.files));
+    return { changed: programConfigChanges(mark.settings, now.settings), now };
+  } catch (error) {
+    if (!(error instanceof RalphError)) throw error;
+    return { changed: [`(a config git cannot read: ${stderrTail(gitStderr(error))})`], now: mark };
+  }
+}
+
+/** The stderr of the failed git call behind a RalphError from runGit. */
+function gitStderr(error: RalphError): string {
+  const cause = error.cause as { stderr?: unknown } | undefined;
+  return typeof cause?.stderr === 'string' ? cause.stderr : error.message;
 }

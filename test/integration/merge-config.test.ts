@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Coordination } from '../../src/parallel/coordination.ts';
@@ -47,5 +47,14 @@ describe('the git config before a parallel merge', () => {
     expect((await configBeforeMerge(c))?.message).toContain('merge.evil.driver');
     // The accepted description stays; only the driver went.
     expect(git(dir, 'config', 'branch.main.description').trim()).toBe('wip');
+  });
+
+  it('counts a config git cannot read as changed, and puts the readable one back', async () => {
+    const dir = makeGitWorkspace({ 'a.txt': 'a\n' });
+    const c = await coordinator(dir);
+    const before = readFileSync(join(dir, '.git', 'config'), 'utf8');
+    writeFileSync(join(dir, '.git', 'config'), `${before}[broken\n`);
+    expect((await configBeforeMerge(c))?.message).toContain('a config git cannot read');
+    expect(readFileSync(join(dir, '.git', 'config'), 'utf8')).toBe(before);
   });
 });
