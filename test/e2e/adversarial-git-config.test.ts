@@ -75,6 +75,23 @@ describe("program-running settings the agent adds to the repository's git config
     expect(existsSync(join(dir, 'leaked.txt'))).toBe(true);
   });
 
+  it('under gates.on_failure: rollback the same: refused, the config put back, the filter never run', async () => {
+    const steps = [
+      ...plantFilter,
+      `      - run: "git config filter.evil.clean ${FILTER}"`,
+      ...ATTRS,
+      ...TOUCH,
+    ];
+    const dir = project(steps, 'gates:\n  on_failure: rollback\ngit:\n  commit: true\n', FILES);
+    used.push(dir);
+    const configBefore = readFileSync(join(dir, '.git', 'config'), 'utf8');
+    await runRalph(['run'], dir);
+    expect(attacksRan(dir)).toEqual([]);
+    refused(dir, 'filter.evil.clean');
+    expect(readFileSync(join(dir, '.git', 'config'), 'utf8')).toBe(configBefore);
+    expect(markedProcesses(dir)).toEqual([]);
+  });
+
   it("a remote's receivepack: refused before the push, which never runs it", async () => {
     const remote = makeWorkspace();
     execFileSync('git', ['init', '-q', '--bare', remote]);
