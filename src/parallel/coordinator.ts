@@ -11,8 +11,7 @@ import {
   type ParallelResult,
   parallelSettings,
 } from './coordination.ts';
-import { parallelConfigMark } from './merge-config.ts';
-import { mergeFailed, mergeNext } from './merge-step.ts';
+import { mergeFailed, mergeNext, parallelConfigMark } from './merge-step.ts';
 import { type ParallelStop, stopOf } from './parallel-decide.ts';
 import { openParallelRun, readStopCommands } from './parallel-start.ts';
 import { openMergeForge } from './pull-request-land.ts';

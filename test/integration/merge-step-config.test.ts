@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Coordination } from '../../src/parallel/coordination.ts';
-import { configBeforeMerge, parallelConfigMark } from '../../src/parallel/merge-config.ts';
+import { configBeforeMerge, parallelConfigMark } from '../../src/parallel/merge-step.ts';
 import { parallelPaths } from '../../src/state/parallel-files.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 
