@@ -200,4 +200,30 @@ describe("program-running settings the agent adds to the repository's git config
     expect(r.stderr).toContain('filter.evil.clean');
     expect(r.stderr).toContain('ralph run --fresh');
   });
+
+  it('`ralph rescue apply` after the run refuses a filter added since its last check; plain git would run it', async () => {
+    // Iteration 1 fails its tests gate and is rolled back into a rescue ref; the run stops there.
+    const steps = ['      - write: { path: idea.txt, content: "an idea\\n" }'];
+    const dir = project(
+      steps,
+      'gates:\n  tests:\n    command: test -f fixed.txt\n  on_failure: rollback\ngit:\n  commit: true\n',
+    );
+    used.push(dir);
+    await runRalph(['run'], dir);
+    expect(readRecords(dir)[0]?.rollback?.ref).toMatch(/^refs\/ralph\/rescue\//);
+    // What an agent could leave when Ralph is killed mid-iteration: a smudge filter on what the apply writes.
+    writeFileSync(join(dir, '.git', 'smudge.sh'), attackScript('smudge', 'cat'), { mode: 0o755 });
+    git(dir, 'config', 'filter.evil.smudge', '.git/smudge.sh');
+    writeFileSync(join(dir, '.git', 'info', 'attributes'), 'idea.txt filter=evil\n');
+    const r = await runRalph(['rescue', 'apply', '1'], dir);
+    expect(attacksRan(dir)).toEqual([]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('filter.evil.smudge');
+    expect(r.stderr).toContain('git cherry-pick --no-commit');
+    expect(existsSync(join(dir, 'idea.txt'))).toBe(false);
+    // Plain git's apply runs it: the plant was live.
+    const ref = readRecords(dir)[0]?.rollback?.ref as string;
+    git(dir, 'cherry-pick', '--no-commit', ref);
+    expect(attacksRan(dir)).toContain('smudge');
+  });
 });

@@ -105,6 +105,8 @@ export function gitConfigStop(ctx: RunContext, keys: readonly string[]): Stop | 
 export async function refuseChangedGitConfig(
   workspace: string,
   previous: LoopState | undefined,
+  /** What to do when it was the user's own change. */
+  ifYours = 'start a new run that trusts it: `ralph run --fresh`',
 ): Promise<void> {
   const mark = previous?.git_config;
   if (!mark || previous.status === 'completed') return;
@@ -112,6 +114,6 @@ export async function refuseChangedGitConfig(
   if (changed.length === 0) return;
   throw new RalphError(
     'git_state',
-    `the repository's git config changed since run ${previous.run_id} started: ${changed.join(', ')} (settings that make git run a program or choose where it pushes); Ralph runs no git command with it. If you did not set it, remove it (\`git config --unset-all <key>\`, or edit .git/config); if you did, start a new run that trusts it: \`ralph run --fresh\``,
+    `the repository's git config changed since run ${previous.run_id} started: ${changed.join(', ')} (settings that make git run a program or choose where it pushes); Ralph runs no git command with it. If you did not set it, remove it (\`git config --unset-all <key>\`, or edit .git/config); if you did, ${ifYours}`,
   );
 }
