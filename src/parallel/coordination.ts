@@ -2,6 +2,7 @@ import type { Backend } from '../backends/types.ts';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-options.ts';
 import type { ForgeSession } from '../forge/open-forge.ts';
+import type { ConfigMark } from '../git/program-config.ts';
 import type { ParallelEventListener } from '../observe/parallel-events.ts';
 import type { ParallelState } from '../state/parallel-files.ts';
 import type { ParallelStop } from './parallel-decide.ts';
@@ -76,6 +77,8 @@ export interface Coordination {
   emit: ParallelEventListener;
   /** What is left of the shared limits. */
   left(): { costUsd: number | undefined; tokens: number | undefined; runtimeSeconds: number };
+  /** The repository's program-running git config as the run started (undefined outside git). */
+  readonly gitConfig: ConfigMark | undefined;
   /** Tracks a started (or adopted) worker: its exit wakes the coordinator. */
   watch(a: ActiveWorker): void;
 }

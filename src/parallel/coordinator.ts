@@ -11,7 +11,7 @@ import {
   type ParallelResult,
   parallelSettings,
 } from './coordination.ts';
-import { mergeFailed, mergeNext } from './merge-step.ts';
+import { mergeFailed, mergeNext, parallelConfigMark } from './merge-step.ts';
 import { type ParallelStop, stopOf } from './parallel-decide.ts';
 import { openParallelRun, readStopCommands } from './parallel-start.ts';
 import { openMergeForge } from './pull-request-land.ts';
@@ -34,6 +34,8 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
   const paths = parallelPaths(o.workspace);
   ensureRuntimeIgnored(ralphPaths(o.workspace));
   const opened = await openParallelRun(o, paths, now);
+  // Before any worker runs: what the merges' git calls may run is taken from the config as it is now.
+  const gitConfig = await parallelConfigMark(o.workspace);
   const { state } = opened;
   // merge.via: pull_request: the forge is checked (token, push rights) before any task is claimed.
   const forge = await openMergeForge(o.workspace, o.config, o.env ?? process.env);
@@ -63,6 +65,7 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
     stopping: null,
     halted: halt.signal,
     forge,
+    gitConfig,
     persist: () => writeParallelState(paths.state, state, new Date(now())),
     emit: (e) => o.onEvent?.(e),
     left: () => {

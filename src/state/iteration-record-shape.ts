@@ -125,6 +125,8 @@ export interface IterationRecord {
   review?: { approved: boolean; findings: string[]; round: number; cost_usd: number; tokens: number };
   /** gates.on_failure: rollback — where its changes are kept and the commit the tree went back to. */
   rollback?: { ref: string; to: string };
+  /** Program-running keys of the repository's git config the iteration changed (put back): verdict gate_tampered. */
+  git_config?: string[];
   /** Protected files (gates.protect) the iteration changed: verdict gate_tampered. */
   tampered?: string[];
   /** What the iteration moved (no-progress rule): files (null: unknown), commit, tasks, events. */

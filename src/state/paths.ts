@@ -22,7 +22,7 @@ export interface RalphPaths {
   stopRequest: string;
   /** `.ralph/control/`: the one control channel (DESIGN.md §5). */
   control: string;
-  /** Copies of the protected files as they were at run start (gates run from these). */
+  /** Copies of the protected files as they were at run start (gates run from these), and of the git config files (put back when an iteration adds a program to them). */
   protectedStore: string;
   /** Commands to the loop (stop, pause, guidance, answers …), appended by CLI, TUI and dashboard. */
   inbox: string;

@@ -2,44 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
-import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
+import { attacksRan, plant, project } from '../helpers/adversarial-git.ts';
+import { git } from '../helpers/git-workspace.ts';
 import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
-import { fakeConfig, makeWorkspace, readRecords, runRalph } from '../helpers/workspace.ts';
+import { makeWorkspace, readRecords, runRalph } from '../helpers/workspace.ts';
 
 // Issue 32, item 1: the scripted agent plants what git would run (hooks, a hooks path of its own,
 // replace refs), then Ralph commits (and pushes) its work. Nothing the agent wrote into .git/ may
 // run inside Ralph's own git calls: each planted program leaves its name in .git/attack-ran when
 // it runs, and after the run the test shows with plain git that the plant was live.
 
-const ATTACK_LOG = '.git/attack-ran';
 const DENY = '  deny: ["secrets/**"]\n';
-
-/** Fake-agent steps that write an executable hook script at `path` (its first act: log its name). */
-function plant(path: string, name: string, body: string): string[] {
-  const script = `#!/bin/sh\necho ${name} >> "$(git rev-parse --git-common-dir)/attack-ran"\n${body}\n`;
-  return [
-    `      - write: { path: ${path}, content: ${JSON.stringify(script)} }`,
-    `      - run: "chmod +x ${path}"`,
-  ];
-}
-
-/** The honest part of every attack: a real change, and the claim of being done. */
-const WORK = ['      - write: { path: ok.txt, content: "fine\\n" }', '      - print: LOOP_COMPLETE'];
-
-/** A committed project whose one iteration runs `steps`; `extra` is more ralph.yml. */
-function project(steps: string[], extra = '', files: Record<string, string> = {}): string {
-  return makeGitWorkspace({
-    'PROMPT.md': 'work\n',
-    '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
-    'ralph.yml': `${fakeConfig({ max_iterations: 1 })}${extra}`,
-    'fake-agent.yml': ['turns:', '  - do:', ...steps, ...WORK].join('\n'),
-    ...files,
-  });
-}
-
-const attacksRan = (dir: string) =>
-  existsSync(join(dir, ATTACK_LOG)) ? readFileSync(join(dir, ATTACK_LOG), 'utf8').trim().split('\n') : [];
 
 /** Every path in every commit reachable from any ref, replace refs ignored (the real objects). */
 function pathsInHistory(dir: string): string[] {

@@ -7,14 +7,18 @@ import { makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
 // Issue 22, point 8: every git process Ralph starts forks its whole process first (a few ms each),
 // so the ones that can wait run once the agent does. Counted, not timed.
 describe('ralph run in a git repository, before its first agent', () => {
-  it('asks git only where the repository is and its status; the watch is set up while the agent runs', async () => {
+  it('asks git only where the repository is, its status and its config; the watch is set up while the agent runs', async () => {
     const { log, result } = await runWithGitLog(['run', '-q', '--max-iterations', '2']);
     expect(result.code, result.stderr).toBe(2);
     // `git -C <dir>`, the runner's hardening (--no-pager, -c …), then the subcommand.
     const subcommand = (line: string) =>
       line.replace(/^git -C \S+ (?:--no-pager |-c \S+ )*/, '').split(' ')[0];
     const agentAt = log.indexOf('agent');
-    expect(log.slice(0, agentAt).map(subcommand)).toEqual(['rev-parse', 'status']);
+    // The layout first; then, side by side, the status and the config's program-running settings
+    // (taken before any agent can change them).
+    const before = log.slice(0, agentAt).map(subcommand);
+    expect(before[0]).toBe('rev-parse');
+    expect(before.slice(1).sort()).toEqual(['config', 'status']);
     // The ignored directories and the config, listed for the watch, once the agent ran.
     const after = log.slice(agentAt + 1).map(subcommand);
     expect(after).toContain('ls-files');

@@ -1,3 +1,4 @@
+import { refuseChangedGitConfig } from '../../engine/verify/git-config-gate.ts';
 import { ExitCode, RalphError } from '../../errors.ts';
 import { isGitRepo } from '../../git/repo-state.ts';
 import {
@@ -7,7 +8,7 @@ import {
   type RescueEntry,
   showRescue,
 } from '../../git/rescue-refs.ts';
-import { readLoopState } from '../../state/loop-state.ts';
+import { type LoopState, readLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import type { CliIO } from '../io.ts';
 
@@ -67,9 +68,24 @@ export async function rescueShowCommand(which: string | undefined, io: CliIO): P
   return ExitCode.ok;
 }
 
+/** The workspace's last run, if its state can be read. */
+function lastRunState(cwd: string): LoopState | undefined {
+  try {
+    return readLoopState(ralphPaths(cwd).state);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `ralph rescue apply [which]` */
 export async function rescueApplyCommand(which: string | undefined, io: CliIO): Promise<number> {
   const entry = await pick(which, io);
+  // Its cherry-pick runs merge drivers and filters: not ones an agent added after the run's last check.
+  await refuseChangedGitConfig(
+    io.cwd,
+    lastRunState(io.cwd),
+    `apply it with plain git: \`git cherry-pick --no-commit ${entry.commit}\``,
+  );
   await applyRescue(io.cwd, entry, { exclude: RUNTIME_PATHS });
   io.out(
     `applied ${entry.ref} to the work tree (staged, not committed): review with \`git diff --cached\`, then commit it\n`,

@@ -10,6 +10,7 @@ import { metricStep } from '../metric/metric-step.ts';
 import { rollsBack } from '../readiness/rollback-readiness.ts';
 import { type ReposOutcome, recordRepoWork, settleRepos } from '../repos/repo-iteration.ts';
 import { summarize } from '../verify/gate-commands.ts';
+import { checkGitConfig, gitConfigFeedback, gitConfigStop } from '../verify/git-config-gate.ts';
 import {
   checkProtected,
   tamperedFeedback,
@@ -57,6 +58,8 @@ export interface IterationOutcome {
   approvals: ApprovalEntry[];
   /** What the iteration moved; undefined when it did not finish (aborted, parked). */
   progress?: IterationProgress | undefined;
+  /** Program-running keys of the repository's git config it changed (put back): it was not accepted. */
+  gitConfig?: string[] | undefined;
   /** Protected files it changed (gates.protect): it was not accepted. */
   tampered?: string[] | undefined;
   review?: IterationRecord['review'] | undefined;
@@ -76,13 +79,16 @@ export interface IterationOutcome {
 export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promise<IterationOutcome> {
   const { state } = ctx;
   const approvals: ApprovalEntry[] = [];
+  // The repository's git config before anything: Ralph's next git call (the status that reads the
+  // changes) would run a filter the agent planted there. A refused change is already put back.
+  const gitConfig = await checkGitConfig(ctx, phase.number);
   const agentOk = phase.verdict.kind === 'success' || phase.verdict.kind === 'complete';
   // What the agent changed under the rules' directories, looked at before any gate writes there.
   const walked = agentOk ? rulesWalkChanges(ctx, phase.rulesBefore) : undefined;
   // Protected files first: the gates then run from the protected content, never the agent's.
   const tampered = agentOk ? await checkProtected(ctx, phase.number, approvals) : [];
   const checks = await withProtectedContent(ctx, tampered, () => checkAfterAgent(ctx, phase));
-  if (tampered.length > 0) {
+  if (tampered.length > 0 || gitConfig.length > 0) {
     // Not accepted: nothing is committed, validated or pushed, and it cannot complete.
     checks.agentOk = false;
     checks.markerHit = false;
@@ -126,6 +132,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   const forced =
     repos?.rolledBack ??
     checks.tddStep?.forceFailure ??
+    (gitConfig.length > 0 ? gitConfigFeedback(gitConfig) : undefined) ??
     (tampered.length > 0 ? tamperedFeedback(tampered) : undefined) ??
     (rollback ? rollbackFeedback(rollback) : undefined);
   // Aborted or parked: not settled now; the same iteration runs again.
@@ -202,6 +209,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   const stopAfter =
     review?.stop ??
     tamperedStop(ctx, tampered) ??
+    gitConfigStop(ctx, gitConfig) ??
     // Held: never a completion; the run ends interrupted (or cancelled) and resumes at the point.
     (work.held ? abandonedWaitStop(ctx) : undefined) ??
     forge.stop ??
@@ -232,6 +240,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     commit: work.commit,
     approvals,
     progress,
+    gitConfig,
     tampered,
     review: review
       ? {

@@ -6,6 +6,7 @@ import type { IterationDecision, IterationRecord } from '../../state/iteration-r
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';
+import { gitConfigFeedback } from '../verify/git-config-gate.ts';
 import { tamperedFeedback } from '../verify/protect-gate.ts';
 import { finishRollback, rollbackFeedback } from '../verify/rollback.ts';
 import { tddScopeViolations } from '../workflows/tdd-loop.ts';
@@ -68,6 +69,7 @@ export async function recordIteration(
       ...(outcome.pullRequest ? { pull_request: outcome.pullRequest } : {}),
       ...(outcome.repos ? { repos: outcome.repos.records } : {}),
       ...(outcome.progress ? { progress: outcome.progress } : {}),
+      ...(outcome.gitConfig?.length ? { git_config: outcome.gitConfig } : {}),
       ...(outcome.tampered?.length ? { tampered: outcome.tampered } : {}),
       ...(outcome.rollback ? { rollback: { ref: outcome.rollback.ref, to: outcome.rollback.to } } : {}),
       ...(outcome.review ? { review: outcome.review } : {}),
@@ -90,9 +92,11 @@ export async function recordIteration(
     ? rollbackFeedback(outcome.rollback)
     : outcome.repos?.rolledBack
       ? outcome.repos.rolledBack
-      : outcome.tampered?.length
-        ? tamperedFeedback(outcome.tampered)
-        : misplacedPromiseReason(phase, ctx.promise);
+      : outcome.gitConfig?.length
+        ? gitConfigFeedback(outcome.gitConfig)
+        : outcome.tampered?.length
+          ? tamperedFeedback(outcome.tampered)
+          : misplacedPromiseReason(phase, ctx.promise);
   // Saved with the record, before anything is set aside: a crash from here on is finished on --resume.
   state.rollback = outcome.rollback ?? null;
   state.repos_rollback = outcome.repos?.rollback ?? null;
@@ -123,6 +127,7 @@ function recordVerdict(
 ): IterationRecord['verdict'] {
   const { verdict } = phase;
   // A failed validate hook stops the loop: the iteration is not a success, whatever the agent said.
+  if (outcome.gitConfig?.length) return 'gate_tampered';
   if (outcome.ruleViolation) return 'rule_violation';
   if (validateFailure(outcome) || outcome.rollback || outcome.repos?.rolledBack) return 'failure';
   if (outcome.tampered?.length) return 'gate_tampered';
@@ -137,6 +142,8 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   const { verdict } = phase;
   const { completion } = outcome;
   const forcedFailure = outcome.tddStep?.forceFailure;
+  // Named whatever else went wrong: the change was refused and put back.
+  if (outcome.gitConfig?.length) return gitConfigFeedback(outcome.gitConfig);
   if (verdict.kind === 'failure')
     return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
   if (outcome.rollback) return rollbackFeedback(outcome.rollback).split('\n')[0] ?? null;

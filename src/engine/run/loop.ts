@@ -19,6 +19,7 @@ import { metricAtStart } from '../metric/metric-step.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
+import { gitConfigAtStart } from '../verify/git-config-gate.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
 import { rollbackAtStart } from '../verify/rollback.ts';
@@ -95,7 +96,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   const limits = limitsOf(config);
   const mode = options.mode ?? 'auto';
 
-  const { layout, startProgress } = await preflightRun(options, paths, mode);
+  const { layout, startProgress, gitConfig } = await preflightRun(options, paths, mode);
   const inRepo = layout !== undefined;
   const env = options.env ?? process.env;
   // One `git status` per iteration costs ~50-90 ms in a 20,000-file repository: it runs again
@@ -118,6 +119,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     sweep: options.sweep ?? sweepMarkedProcesses,
     runId: options.runId,
     env,
+    // In the first state.json: a kill -9 in the first iteration must not leave a run without it.
+    gitConfig,
   }).catch((error: unknown) => {
     workingTree?.close();
     throw error;
@@ -179,6 +182,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   let final: Stop | undefined;
   let failed: { error: unknown } | undefined;
   try {
+    gitConfigAtStart(ctx, gitConfig);
     final = startRun(ctx, prepared, logFile);
     // Even when the run ends at once: a rollback a crash cut short is finished first.
     await rollbackAtStart(ctx);

@@ -90,6 +90,8 @@ export async function prepareRun(opts: {
   runId?: string | undefined;
   /** The run's environment: where the user's state directory (the lock's twin) is. */
   env: NodeJS.ProcessEnv;
+  /** A new run's program-running git config, saved with its first state (a resumed run keeps its own). */
+  gitConfig?: LoopState['git_config'] | undefined;
 }): Promise<PreparedRun> {
   const { paths } = opts;
   mkdirSync(paths.dir, { recursive: true });
@@ -186,6 +188,7 @@ export async function prepareRun(opts: {
       elapsed_ms: 0,
       pending_events: opts.initialEvents,
       ...carriedToNewRun(previous),
+      ...(opts.gitConfig ? { git_config: opts.gitConfig } : {}),
       events_file: eventsFile,
       events_offset: 0,
       seen_topics: [],

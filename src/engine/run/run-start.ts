@@ -1,8 +1,10 @@
 import { resolveBackend } from '../../backends/registry.ts';
 import type { ExitCodeValue } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
+import { type ConfigMark, configFiles, readConfigMark } from '../../git/program-config.ts';
 import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import type { ChecklistProgress, StopReason } from '../../observe/events.ts';
+import { type LoopState, readLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { RunLoopOptions, StartMode } from '../context/run-options.ts';
@@ -11,6 +13,7 @@ import { gitPreflight } from '../git/workspace-git.ts';
 import { consumeControl } from '../human/control-inbox.ts';
 import { multiRepoPreflight } from '../readiness/repo-set.ts';
 import { markerReached } from '../verify/completion-marker.ts';
+import { refuseChangedGitConfig } from '../verify/git-config-gate.ts';
 import { checkRollbackPossible } from '../verify/rollback.ts';
 import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
 import { checkTddStateAtStart, freshTddBook } from '../workflows/tdd-loop.ts';
@@ -24,6 +27,8 @@ export interface RunPreflight {
   layout: WorkTreeLayout | undefined;
   /** The checklist's progress before the run (the no-progress rule's first mark). */
   startProgress: ChecklistProgress | undefined;
+  /** The repository's program-running git config now (undefined outside git or with `repos`). */
+  gitConfig?: ConfigMark | undefined;
 }
 
 /**
@@ -61,8 +66,15 @@ export async function preflightRun(
     });
   const startProgress = readChecklist(workspace, config, null)?.progress;
   const keepsUncommitted = resumesUncommitted(paths, mode);
+  // Before the git status below: an earlier run's config must not have gained a program meanwhile.
+  if (mode !== 'fresh' && layoutAsked && (await layoutAsked.catch(() => undefined)))
+    await refuseChangedGitConfig(workspace, earlierState(paths));
   const multiRepo = await multiRepoPreflight(workspace, config, keepsUncommitted);
-  const [, layout] = multiRepo
+  // The program-running config as the run starts (read by git, which runs nothing for it), beside
+  // the status: taken before any agent runs, saved in the run's first state.json.
+  const configAsked = layoutAsked?.then((l) => (l ? readConfigMark(workspace, configFiles(l)) : undefined));
+  configAsked?.catch(() => undefined);
+  const [, layout, gitConfig] = multiRepo
     ? []
     : await Promise.all([
         gitPreflight(
@@ -72,11 +84,21 @@ export async function preflightRun(
           layoutAsked?.then((l) => l !== undefined),
         ),
         layoutAsked,
+        configAsked,
       ]);
   const inRepo = layout !== undefined;
   if (!multiRepo)
     checkRollbackPossible(config, inRepo, inRepo ? (readGitHead(workspace).commit ?? null) : null);
-  return { multiRepo, layout, startProgress };
+  return { multiRepo, layout, startProgress, gitConfig };
+}
+
+/** The earlier run's state, if any (a damaged one is reported when the run is prepared). */
+function earlierState(paths: RalphPaths): LoopState | undefined {
+  try {
+    return readLoopState(paths.state);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -168,6 +168,7 @@ const stateShape: Check = looseObject({
     }),
   ),
   protected: optional(looseObject({ globs: array(str), hashes: record(str) })),
+  git_config: optional(looseObject({ settings: array(str), files: record(str) })),
   usage_samples: optional(
     array(looseObject({ hat: nullableString, backend: str, costUsd: num, tokens: num })),
   ),

@@ -114,6 +114,11 @@ export interface LoopState {
   no_progress_streak?: number;
   /** gates.protect: the globs and the protected files' hashes at run start (or as a human allowed them). */
   protected?: { globs: string[]; hashes: Record<string, string> };
+  /**
+   * The repository's program-running git config at run start (src/git/program-config.ts): its
+   * settings as `git config --list` prints them, and its files' sha256 ('' for one that is absent).
+   */
+  git_config?: { settings: string[]; files: Record<string, string> };
   /** gates.review: HEAD when the run started, the review rounds not yet approved, the reviews' usage. */
   review?: {
     start_head: string | null;
