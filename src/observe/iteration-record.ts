@@ -124,8 +124,10 @@ export interface IterationRecord {
   review?: { approved: boolean; findings: string[]; round: number; cost_usd: number; tokens: number };
   /** gates.on_failure: rollback — where its changes are kept and the commit the tree went back to. */
   rollback?: { ref: string; to: string };
-  /** Protected files (gates.protect) the iteration changed: verdict gate_tampered. */
+  /** Protected files (gates.protect, and `.git/info/exclude`) the iteration changed: verdict gate_tampered. */
   tampered?: string[];
+  /** Files the agent hid from git (skip-worktree, assume-unchanged) whose bits Ralph cleared, from the repository's top. */
+  index_flags_cleared?: string[];
   /** What the iteration moved (no-progress rule): files (null: unknown), commit, tasks, events. */
   progress?: { files: boolean | null; commit: boolean; tasks: boolean; events: boolean };
   /** Why the loop did what it did after this iteration (`ralph explain` prints it). */

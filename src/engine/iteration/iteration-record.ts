@@ -69,6 +69,7 @@ export async function recordIteration(
       ...(outcome.repos ? { repos: outcome.repos.records } : {}),
       ...(outcome.progress ? { progress: outcome.progress } : {}),
       ...(outcome.tampered?.length ? { tampered: outcome.tampered } : {}),
+      ...(outcome.unhidden?.length ? { index_flags_cleared: outcome.unhidden } : {}),
       ...(outcome.rollback ? { rollback: { ref: outcome.rollback.ref, to: outcome.rollback.to } } : {}),
       ...(outcome.review ? { review: outcome.review } : {}),
       ...(phase.route.fallbackFrom ? { fallback_from: phase.route.fallbackFrom } : {}),

@@ -19,6 +19,7 @@ import { metricAtStart } from '../metric/metric-step.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
+import { gitViewAtStart } from '../verify/git-view.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
 import { rollbackAtStart } from '../verify/rollback.ts';
@@ -178,6 +179,9 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   let failed: { error: unknown } | undefined;
   try {
     final = startRun(ctx, prepared, logFile);
+    // The index flags and .git/info/exclude Ralph's view of the tree counts on (git-view.ts), before
+    // a rollback a crash cut short reads it.
+    await gitViewAtStart(ctx, layout);
     // Even when the run ends at once: a rollback a crash cut short is finished first.
     await rollbackAtStart(ctx);
     await finishReposRollback(ctx);
