@@ -1,4 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readOptional } from '../state/io/read-optional.ts';
+import { indexHasFlags } from './index-file.ts';
 import { runGit } from './run-git.ts';
+import type { WorkTreeLayout } from './work-tree-layout.ts';
 
 /**
  * The index bits that make git stop looking at a tracked file in the work tree: `skip-worktree`
@@ -49,6 +54,25 @@ export function flaggedPaths(flags: IndexFlags): string[] {
 /** The flagged entries of the index of the work tree whose top level is `top` (one git process). */
 export async function readIndexFlags(top: string): Promise<IndexFlags> {
   return parseIndexFlags(await runGit(top, ['ls-files', '-v', '-z']));
+}
+
+/**
+ * The flagged entries as a run starts: when the index file shows none (most repositories), without
+ * a git process; else, or when the reader cannot tell (a SHA-256 repository too), from git.
+ */
+export async function indexFlagsAtStart(layout: WorkTreeLayout): Promise<IndexFlags> {
+  const config = readOptional(join(layout.commonDir, 'config'), 'absent') ?? '';
+  if (!/objectformat\s*=\s*sha256/i.test(config)) {
+    let flagged: boolean | undefined;
+    try {
+      flagged = indexHasFlags(readFileSync(join(layout.gitDir, 'index')));
+    } catch (error) {
+      // No index yet (nothing ever staged): no entry, no flag.
+      flagged = (error as NodeJS.ErrnoException).code === 'ENOENT' ? false : undefined;
+    }
+    if (flagged === false) return { skipWorktree: [], assumeUnchanged: [] };
+  }
+  return readIndexFlags(layout.top);
 }
 
 /**

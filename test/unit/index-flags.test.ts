@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { indexHasFlags } from '../../src/git/index-file.ts';
 import { flaggedPaths, flagsGained, type IndexFlags, parseIndexFlags } from '../../src/git/index-flags.ts';
 
 /** `git ls-files -v -z` output for these entries. */
@@ -74,5 +75,23 @@ describe('flagsGained', () => {
         expect(flaggedPaths(flagsGained(now, now))).toEqual([]);
       }),
     );
+  });
+});
+
+describe('indexHasFlags', () => {
+  const header = (version: number, count: number) => {
+    const b = Buffer.alloc(12);
+    b.write('DIRC', 0, 'latin1');
+    b.writeUInt32BE(version, 4);
+    b.writeUInt32BE(count, 8);
+    return b;
+  };
+
+  it('cannot tell for what is not an index of versions 2–4, or is cut short', () => {
+    const trailer = Buffer.alloc(20);
+    expect(indexHasFlags(Buffer.from('not an index at all, not at all'))).toBeUndefined();
+    expect(indexHasFlags(Buffer.concat([header(5, 0), trailer]))).toBeUndefined();
+    expect(indexHasFlags(Buffer.concat([header(2, 1), trailer]))).toBeUndefined();
+    expect(indexHasFlags(Buffer.concat([header(2, 0), trailer]))).toBe(false);
   });
 });

@@ -5,6 +5,7 @@ import {
   flaggedPaths,
   flagsGained,
   type IndexFlags,
+  indexFlagsAtStart,
   readIndexFlags,
 } from '../../git/index-flags.ts';
 import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
@@ -67,7 +68,7 @@ export async function gitViewAtStart(ctx: RunContext, layout: WorkTreeLayout | u
     watched.set(ctx, { layout, start: saved, indexKey: undefined });
     return;
   }
-  const start = { flags: await readIndexFlags(layout.top), exclude: hashFile(excludeOf(layout)) };
+  const start = { flags: await indexFlagsAtStart(layout), exclude: hashFile(excludeOf(layout)) };
   watched.set(ctx, { layout, start, indexKey: statKey(indexOf(layout)) });
   // No fsync: after a power loss the file is missing, and the resumed run starts from what it sees.
   writeFileAtomicSync(fileOf(ctx), JSON.stringify(start), { fsync: false });
