@@ -57,10 +57,10 @@ export async function readIndexFlags(top: string): Promise<IndexFlags> {
 }
 
 /**
- * The flagged entries as a run starts: when the index file shows none (most repositories), without
+ * The flagged entries now: when the index file shows none (most repositories, most turns), without
  * a git process; else, or when the reader cannot tell (a SHA-256 repository too), from git.
  */
-export async function indexFlagsAtStart(layout: WorkTreeLayout): Promise<IndexFlags> {
+export async function currentIndexFlags(layout: WorkTreeLayout): Promise<IndexFlags> {
   const config = readOptional(join(layout.commonDir, 'config'), 'absent') ?? '';
   if (!/objectformat\s*=\s*sha256/i.test(config)) {
     let flagged: boolean | undefined;

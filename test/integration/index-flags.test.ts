@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { indexHasFlags } from '../../src/git/index-file.ts';
-import { clearIndexFlags, indexFlagsAtStart, readIndexFlags } from '../../src/git/index-flags.ts';
+import { clearIndexFlags, currentIndexFlags, readIndexFlags } from '../../src/git/index-flags.ts';
 import { readWorkTreeLayout } from '../../src/git/work-tree-layout.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 
@@ -42,9 +42,9 @@ describe('indexHasFlags on indexes git wrote', () => {
     git(dir, 'update-index', '--split-index');
     expect(indexHasFlags(index(dir))).toBeUndefined();
     const layout = (await readWorkTreeLayout(dir))!;
-    expect(await indexFlagsAtStart(layout)).toEqual({ skipWorktree: [], assumeUnchanged: [] });
+    expect(await currentIndexFlags(layout)).toEqual({ skipWorktree: [], assumeUnchanged: [] });
     git(dir, 'update-index', '--skip-worktree', 'a.txt');
-    expect(await indexFlagsAtStart(layout)).toEqual({ skipWorktree: ['a.txt'], assumeUnchanged: [] });
+    expect(await currentIndexFlags(layout)).toEqual({ skipWorktree: ['a.txt'], assumeUnchanged: [] });
   });
 
   it('never throws on a truncated or altered index: an answer or undefined (property)', () => {
@@ -61,14 +61,14 @@ describe('indexHasFlags on indexes git wrote', () => {
   });
 });
 
-describe('indexFlagsAtStart and clearIndexFlags', () => {
+describe('currentIndexFlags and clearIndexFlags', () => {
   it('reads no flag without git when there is none, and clears exactly the bits named', async () => {
     const dir = repo(3);
     const layout = (await readWorkTreeLayout(dir))!;
-    expect(await indexFlagsAtStart(layout)).toEqual({ skipWorktree: [], assumeUnchanged: [] });
+    expect(await currentIndexFlags(layout)).toEqual({ skipWorktree: [], assumeUnchanged: [] });
     git(dir, 'update-index', '--skip-worktree', 'a.txt');
     git(dir, 'update-index', '--assume-unchanged', 'src/app.ts', LONG);
-    const flags = await indexFlagsAtStart(layout);
+    const flags = await currentIndexFlags(layout);
     expect(flags).toEqual({ skipWorktree: ['a.txt'], assumeUnchanged: [LONG, 'src/app.ts'].sort() });
     await clearIndexFlags(layout.top, { skipWorktree: ['a.txt'], assumeUnchanged: ['src/app.ts'] });
     expect(await readIndexFlags(layout.top)).toEqual({ skipWorktree: [], assumeUnchanged: [LONG] });

@@ -2,11 +2,10 @@ import { join } from 'node:path';
 import { hashFile } from '../../gates/protected-files.ts';
 import {
   clearIndexFlags,
+  currentIndexFlags,
   flaggedPaths,
   flagsGained,
   type IndexFlags,
-  indexFlagsAtStart,
-  readIndexFlags,
 } from '../../git/index-flags.ts';
 import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
@@ -68,7 +67,7 @@ export async function gitViewAtStart(ctx: RunContext, layout: WorkTreeLayout | u
     watched.set(ctx, { layout, start: saved, indexKey: undefined });
     return;
   }
-  const start = { flags: await indexFlagsAtStart(layout), exclude: hashFile(excludeOf(layout)) };
+  const start = { flags: await currentIndexFlags(layout), exclude: hashFile(excludeOf(layout)) };
   watched.set(ctx, { layout, start, indexKey: statKey(indexOf(layout)) });
   // No fsync: after a power loss the file is missing, and the resumed run starts from what it sees.
   writeFileAtomicSync(fileOf(ctx), JSON.stringify(start), { fsync: false });
@@ -100,7 +99,7 @@ export async function clearHiddenIndexFlags(ctx: RunContext, who: string): Promi
   if (!w) return [];
   const index = indexOf(w.layout);
   if (w.indexKey !== undefined && statKey(index) === w.indexKey) return [];
-  const gained = flagsGained(w.start.flags, await readIndexFlags(w.layout.top));
+  const gained = flagsGained(w.start.flags, await currentIndexFlags(w.layout));
   const paths = flaggedPaths(gained);
   if (paths.length > 0) {
     await clearIndexFlags(w.layout.top, gained);
