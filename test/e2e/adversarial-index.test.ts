@@ -77,6 +77,26 @@ describe('index flags set by the agent are cleared before Ralph reads the tree',
     expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
+  it('a bit set by a gate the agent rewrote (after its turn, before the commit) is cleared too', async () => {
+    const dir = project(
+      [
+        sh(
+          'echo better > src/app.ts && echo "git update-index --assume-unchanged src/app.ts" > tests/helper.sh',
+        ),
+        'print: LOOP_COMPLETE',
+      ],
+      'gates:\n  tests:\n    command: sh tests/run.sh\n',
+    );
+    writeFileSync(join(dir, 'tests', 'run.sh'), '. tests/helper.sh\n');
+    writeFileSync(join(dir, 'tests', 'helper.sh'), 'true\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'gate');
+    const record = await attack(dir);
+    expect(record).toMatchObject({ verdict: 'complete', index_flags_cleared: ['src/app.ts'] });
+    expect(git(dir, 'show', 'HEAD:src/app.ts')).toBe('better\n');
+    expect(tag(dir, 'src/app.ts')).toBe('H');
+  });
+
   it('a skip-worktree bit set before the run (a sparse checkout) stays, and its missing file is not committed as deleted', async () => {
     const dir = project([sh('echo better > src/app.ts'), 'print: LOOP_COMPLETE']);
     git(dir, 'update-index', '--skip-worktree', 'docs/big.txt');

@@ -87,6 +87,8 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Protected files first: the gates then run from the protected content, never the agent's.
   const touched = agentOk ? await checkProtected(ctx, phase.number, approvals) : [];
   const checks = await withProtectedContent(ctx, touched, () => checkAfterAgent(ctx, phase));
+  // And after the gates (the agent may have changed what they run), before Ralph commits.
+  unhidden.push(...(await clearHiddenIndexFlags(ctx, `iteration ${phase.number}'s gates`)));
   // Not accepted: nothing is committed, validated or pushed, and it cannot complete.
   const refuse = () => {
     checks.agentOk = false;

@@ -7,7 +7,6 @@ import { announceSwept, leftBehind } from '../context/agent-turns.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
 import { filesAtStart, forgetUnreachableStart } from '../verify/changed-files.ts';
-import { noteIndexBeforeAgent } from '../verify/git-view.ts';
 import { rulesAtStart } from '../verify/rules-start.ts';
 import { rememberTree } from '../verify/work-progress.ts';
 import { writeIterationMarker } from '../workflows/checklist-view.ts';
@@ -114,7 +113,6 @@ function startIteration(
   const startCommit = retried !== undefined ? retried : (headBefore.commit ?? null);
   // Before the agent can touch anything, and before `current` says a try of it started.
   const rulesBefore = rulesAtStart(ctx, number, state.current?.number === number);
-  noteIndexBeforeAgent(ctx);
   // Saved once the agent's pid is known (onSpawn, in-flight.json); a crash before re-runs the same number anyway.
   state.current = {
     number,

@@ -30,7 +30,7 @@ interface GitViewStart {
 interface Watched {
   layout: WorkTreeLayout;
   start: GitViewStart;
-  /** statKey of the index as the agent started (undefined: unknown, so its flags are read). */
+  /** statKey of the index when Ralph last read its flags (undefined: never, so they are read). */
   indexKey: string | undefined;
 }
 
@@ -80,18 +80,10 @@ export async function gitViewAtStart(ctx: RunContext, layout: WorkTreeLayout | u
 }
 
 /**
- * As an agent starts: the index as it is now is what its turn is compared with (after a resume,
- * once the first re-run has been checked).
- */
-export function noteIndexBeforeAgent(ctx: RunContext): void {
-  const w = watched.get(ctx);
-  if (w?.indexKey !== undefined) w.indexKey = statKey(indexOf(w.layout));
-}
-
-/**
  * After the agent's turn, before Ralph reads the tree: the skip-worktree and assume-unchanged bits
  * set since the run started are cleared, so git shows those files' edits to Ralph's commit,
- * rollback and progress. Read only when the index changed since the agent started. Returns the
+ * rollback and progress. Read only when the index file changed since Ralph last read it (its own
+ * commits change it too: one read of the file, no git process unless it holds a flag). Returns the
  * paths (from the repository's top), named in a notice.
  */
 export async function clearHiddenIndexFlags(ctx: RunContext, who: string): Promise<string[]> {
