@@ -127,8 +127,10 @@ export interface IterationRecord {
   rollback?: { ref: string; to: string };
   /** Program-running keys of the repository's git config the iteration changed (put back): verdict gate_tampered. */
   git_config?: string[];
-  /** Protected files (gates.protect) the iteration changed: verdict gate_tampered. */
+  /** Protected files (gates.protect, and `.git/info/exclude`) the iteration changed: verdict gate_tampered. */
   tampered?: string[];
+  /** Files the agent hid from git (skip-worktree, assume-unchanged) whose bits Ralph cleared, from the repository's top. */
+  index_flags_cleared?: string[];
   /** What the iteration moved (no-progress rule): files (null: unknown), commit, tasks, events. */
   progress?: { files: boolean | null; commit: boolean; tasks: boolean; events: boolean };
   /** Why the loop did what it did after this iteration (`ralph explain` prints it). */

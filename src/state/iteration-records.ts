@@ -102,6 +102,8 @@ const recordShape: Check = looseObject({
   ),
   rollback: optional(rollback),
   tampered: optional(strings),
+  git_config: optional(strings),
+  index_flags_cleared: optional(strings),
   progress: optional(
     looseObject({ files: nullable(boolean), commit: boolean, tasks: boolean, events: boolean }),
   ),

@@ -11,6 +11,7 @@ import { rollsBack } from '../readiness/rollback-readiness.ts';
 import { type ReposOutcome, recordRepoWork, settleRepos } from '../repos/repo-iteration.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkGitConfig, gitConfigFeedback, gitConfigStop } from '../verify/git-config-gate.ts';
+import { clearHiddenIndexFlags, excludeTampered } from '../verify/git-view.ts';
 import {
   checkProtected,
   tamperedFeedback,
@@ -73,6 +74,8 @@ export interface IterationOutcome {
   ruleViolation?: boolean | undefined;
   /** repos: what each changed repository's gates, commit and push did. */
   repos?: ReposOutcome | undefined;
+  /** Files the agent hid behind skip-worktree or assume-unchanged: the bits Ralph cleared. */
+  unhidden?: string[] | undefined;
 }
 
 /** Everything after the agent: gates, TDD, completion, events, git, and the stop decision. */
@@ -83,23 +86,32 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // changes) would run a filter the agent planted there. A refused change is already put back.
   const gitConfig = await checkGitConfig(ctx, phase.number);
   const agentOk = phase.verdict.kind === 'success' || phase.verdict.kind === 'complete';
+  // Before Ralph asks git anything: what the agent hid behind index flags shows again.
+  const unhidden = await clearHiddenIndexFlags(ctx, `iteration ${phase.number}`);
   // What the agent changed under the rules' directories, looked at before any gate writes there.
   const walked = agentOk ? rulesWalkChanges(ctx, phase.rulesBefore) : undefined;
   // Protected files first: the gates then run from the protected content, never the agent's.
-  const tampered = agentOk ? await checkProtected(ctx, phase.number, approvals) : [];
-  const checks = await withProtectedContent(ctx, tampered, () => checkAfterAgent(ctx, phase));
-  if (tampered.length > 0 || gitConfig.length > 0) {
-    // Not accepted: nothing is committed, validated or pushed, and it cannot complete.
+  const touched = agentOk ? await checkProtected(ctx, phase.number, approvals) : [];
+  const checks = await withProtectedContent(ctx, touched, () => checkAfterAgent(ctx, phase));
+  // And after the gates (the agent may have changed what they run), before Ralph commits.
+  unhidden.push(...(await clearHiddenIndexFlags(ctx, `iteration ${phase.number}'s gates`)));
+  // Not accepted: nothing is committed, validated or pushed, and it cannot complete.
+  const refuse = () => {
     checks.agentOk = false;
     checks.markerHit = false;
     state.uncommitted_changes = true;
-  }
+  };
+  if (touched.length > 0 || gitConfig.length > 0) refuse();
   // rules, then gates.on_failure: rollback — the iteration is set aside instead of committed.
   // With repos, settleRepos checks the rules over every repository's changes.
   const ruled =
     checks.agentOk && !ctx.config.repos
       ? await checkRules(ctx, phase.number, phase, approvals, walked)
       : undefined;
+  // A changed .git/info/exclude could hide a new file from Ralph's commit and rollback: refused
+  // like a protected file (the rules, judging from disk, have their say first).
+  const tampered = [...touched, ...(agentOk && !ruled ? excludeTampered(ctx) : [])];
+  if (tampered.length > touched.length) refuse();
   // Not judged, or refused: the next iteration is judged from this one's start (nothing is absorbed).
   if (!checks.agentOk || ruled) carryRulesStart(ctx, phase.number, phase.rulesBefore);
   const testsFailure = checks.agentOk && rollsBack(ctx.config) ? gateFailure(checks.testsGate) : undefined;
@@ -137,7 +149,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     (rollback ? rollbackFeedback(rollback) : undefined);
   // Aborted or parked: not settled now; the same iteration runs again.
   const unfinished = unfinishedOutcome(ctx, phase, checks);
-  if (unfinished) return unfinished;
+  if (unfinished) return { ...unfinished, unhidden };
   state.parks = { rateLimit: 0, transient: 0 };
   countIteration(ctx, phase, forced);
   state.usage_samples = addSample(state.usage_samples ?? [], {
@@ -258,5 +270,6 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     rollback,
     ruleViolation: ruled?.violation === true || repos?.ruleViolation === true,
     repos,
+    unhidden,
   };
 }

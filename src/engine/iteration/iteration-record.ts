@@ -71,6 +71,7 @@ export async function recordIteration(
       ...(outcome.progress ? { progress: outcome.progress } : {}),
       ...(outcome.gitConfig?.length ? { git_config: outcome.gitConfig } : {}),
       ...(outcome.tampered?.length ? { tampered: outcome.tampered } : {}),
+      ...(outcome.unhidden?.length ? { index_flags_cleared: outcome.unhidden } : {}),
       ...(outcome.rollback ? { rollback: { ref: outcome.rollback.ref, to: outcome.rollback.to } } : {}),
       ...(outcome.review ? { review: outcome.review } : {}),
       ...(phase.route.fallbackFrom ? { fallback_from: phase.route.fallbackFrom } : {}),

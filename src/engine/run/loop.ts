@@ -20,6 +20,7 @@ import { reposAtStart } from '../repos/repo-iteration.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
 import { gitConfigAtStart } from '../verify/git-config-gate.ts';
+import { gitViewAtStart } from '../verify/git-view.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
 import { rollbackAtStart } from '../verify/rollback.ts';
@@ -184,6 +185,9 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   try {
     gitConfigAtStart(ctx, gitConfig);
     final = startRun(ctx, prepared, logFile);
+    // The index flags and .git/info/exclude Ralph's view of the tree counts on (git-view.ts), before
+    // a rollback a crash cut short reads it.
+    await gitViewAtStart(ctx, layout);
     // Even when the run ends at once: a rollback a crash cut short is finished first.
     await rollbackAtStart(ctx);
     await finishReposRollback(ctx);

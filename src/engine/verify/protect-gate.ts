@@ -14,6 +14,7 @@ import { type Stop, stop } from '../decide/limits.ts';
 import { listFiles } from '../git/workspace-git.ts';
 import { type ApprovalEntry, approvalEntry } from '../human/approval-points.ts';
 import { askHuman } from '../human/human-wait.ts';
+import { INFO_EXCLUDE } from './git-view.ts';
 
 /**
  * At the start of a run: a warning for each `gates.protect` pattern that selects no file, then the
@@ -63,7 +64,14 @@ export async function checkProtected(
 
 /** What the next prompt says about it. */
 export function tamperedFeedback(tampered: readonly string[]): string {
-  return `Iteration not accepted: it changed protected files (${listFiles(tampered)}; gates.protect). Those files check your work — restore them (e.g. \`git checkout -- <file>\`) and make the checks pass by changing the code instead. Nothing of that iteration was committed.`;
+  const files = tampered.filter((p) => p !== INFO_EXCLUDE);
+  const checks = files.length
+    ? `it changed protected files (${listFiles(files)}; gates.protect). Those files check your work — restore them (e.g. \`git checkout -- <file>\`) and make the checks pass by changing the code instead.`
+    : '';
+  const exclude = tampered.includes(INFO_EXCLUDE)
+    ? `it changed ${INFO_EXCLUDE}, which hides files from git and so from Ralph's commit and rollback — put it back as it was; ignore files in .gitignore, where the change shows.`
+    : '';
+  return `Iteration not accepted: ${[checks, exclude].filter(Boolean).join(' And ')} Nothing of that iteration was committed.`;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { PendingRollback } from '../../state/loop-state.ts';
 import { RALPH_DIR, RUNTIME_PATHS } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { rollbackRefusal, rollsBack } from '../readiness/rollback-readiness.ts';
+import { clearHiddenIndexFlags } from './git-view.ts';
 import { rememberTree } from './work-progress.ts';
 
 /** Characters of a failed gate's output the next prompt carries (its end: where the errors are). */
@@ -78,6 +79,8 @@ export async function finishRollback(ctx: RunContext): Promise<void> {
   const r = state.rollback;
   if (!r) return;
   const part = { ...r, root: ctx.options.workspace, runId: state.run_id };
+  // A gate since the agent's turn may have hidden a file again: the rescue ref must hold it.
+  await clearHiddenIndexFlags(ctx, `iteration ${r.iteration}'s gates`);
   const journal = {
     rescued: r.rescued,
     saveRescued: () => {

@@ -1,0 +1,113 @@
+import { join } from 'node:path';
+import { hashFile } from '../../gates/protected-files.ts';
+import {
+  clearIndexFlags,
+  currentIndexFlags,
+  flaggedPaths,
+  flagsGained,
+  type IndexFlags,
+} from '../../git/index-flags.ts';
+import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
+import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
+import { statKey } from '../../state/io/stat-cache.ts';
+import type { RunContext } from '../context/run-context.ts';
+import { listFiles } from '../git/workspace-git.ts';
+
+/** How the tampered list names the exclude file (it lives in the common git dir of a worktree). */
+export const INFO_EXCLUDE = '.git/info/exclude';
+
+/**
+ * `.ralph/runs/<run>/git-view-start.json`: the index flags and the sha256 of `.git/info/exclude`
+ * (null: absent) as the run started, so a `--resume` compares with the same start. Read only by a
+ * process that did not write it (as rules-start.json): a running loop keeps its own in memory.
+ */
+interface GitViewStart {
+  flags: IndexFlags;
+  exclude: string | null;
+}
+
+interface Watched {
+  layout: WorkTreeLayout;
+  start: GitViewStart;
+  /** statKey of the index when Ralph last read its flags (undefined: never, so they are read). */
+  indexKey: string | undefined;
+}
+
+const watched = new WeakMap<RunContext, Watched>();
+
+const FILE = 'git-view-start.json';
+const fileOf = (ctx: RunContext) => join(ctx.paths.runs, ctx.state.run_id, FILE);
+const excludeOf = (layout: WorkTreeLayout) => join(layout.commonDir, 'info', 'exclude');
+const indexOf = (layout: WorkTreeLayout) => join(layout.gitDir, 'index');
+
+function readSaved(ctx: RunContext): GitViewStart | undefined {
+  try {
+    const v = JSON.parse(readOptional(fileOf(ctx), 'absent') ?? 'null') as GitViewStart | null;
+    const list = (x: unknown) => Array.isArray(x) && x.every((p) => typeof p === 'string');
+    if (!v || !list(v.flags?.skipWorktree) || !list(v.flags?.assumeUnchanged)) return undefined;
+    if (v.exclude !== null && typeof v.exclude !== 'string') return undefined;
+    return v;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * At the start of a run in a git work tree (not `repos`): the index flags and the exclude file
+ * Ralph's commits, rollbacks and progress count on. A new run takes them now and saves them; a
+ * resumed one reads what its first session saved (a missing file: taken now, with a warning).
+ */
+export async function gitViewAtStart(ctx: RunContext, layout: WorkTreeLayout | undefined): Promise<void> {
+  if (!layout || ctx.config.repos) return;
+  const saved = readSaved(ctx);
+  const resumed = ctx.state.iterations > 0 || ctx.state.current != null;
+  if (saved) {
+    // What the killed try hid is cleared after its re-run's agent, and that record names it.
+    watched.set(ctx, { layout, start: saved, indexKey: undefined });
+    return;
+  }
+  const start = { flags: await currentIndexFlags(layout), exclude: hashFile(excludeOf(layout)) };
+  watched.set(ctx, { layout, start, indexKey: statKey(indexOf(layout)) });
+  // No fsync: after a power loss the file is missing, and the resumed run starts from what it sees.
+  writeFileAtomicSync(fileOf(ctx), JSON.stringify(start), { fsync: false });
+  if (resumed)
+    ctx.emit({
+      type: 'notice',
+      level: 'warn',
+      message: `.ralph/runs/${ctx.state.run_id}/${FILE} is missing: the index flags and ${INFO_EXCLUDE} as they are now count as the run's start`,
+    });
+}
+
+/**
+ * After the agent's turn, before Ralph reads the tree: the skip-worktree and assume-unchanged bits
+ * set since the run started are cleared, so git shows those files' edits to Ralph's commit,
+ * rollback and progress. Read only when the index file changed since Ralph last read it (its own
+ * commits change it too: one read of the file, no git process unless it holds a flag). Returns the
+ * paths (from the repository's top), named in a notice.
+ */
+export async function clearHiddenIndexFlags(ctx: RunContext, who: string): Promise<string[]> {
+  const w = watched.get(ctx);
+  if (!w) return [];
+  const index = indexOf(w.layout);
+  if (w.indexKey !== undefined && statKey(index) === w.indexKey) return [];
+  const gained = flagsGained(w.start.flags, await currentIndexFlags(w.layout));
+  const paths = flaggedPaths(gained);
+  if (paths.length > 0) {
+    await clearIndexFlags(w.layout.top, gained);
+    ctx.emit({
+      type: 'notice',
+      level: 'warn',
+      message: `${who} hid ${paths.length} file(s) from git with skip-worktree or assume-unchanged (${listFiles(paths)}): cleared, so Ralph sees their changes`,
+    });
+  }
+  w.indexKey = statKey(index);
+  return paths;
+}
+
+/** `[INFO_EXCLUDE]` when `.git/info/exclude` differs from the run's start (it could hide a new file from git), else []. */
+export function excludeTampered(ctx: RunContext): string[] {
+  const w = watched.get(ctx);
+  if (!w) return [];
+  return hashFile(excludeOf(w.layout)) === w.start.exclude ? [] : [INFO_EXCLUDE];
+}
