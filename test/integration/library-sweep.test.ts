@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MarkSelector, SweepMarked } from '../../src/process/marked-processes.ts';
@@ -62,5 +62,26 @@ describe('runLoop at the start of a run: the earlier run', () => {
     const afterCrash: MarkSelector[] = [];
     const third = await runWithSweep(dir, recordingSweep(afterCrash), 'fresh');
     expect(afterCrash).toEqual([{ runId: second.runId }, { runId: third.runId }, { runId: third.runId }]);
+  });
+});
+
+describe('runLoop sweep before a wait for a person', () => {
+  it('sweeps after each gate command and again right before the approval is asked', async () => {
+    const dir = makeWorkspace({
+      'ralph.yml': `${fakeConfig({ max_iterations: 1 })}gates:\n  validate: "true"\n  tests:\n    command: "true"\n  approval: before_complete\nhuman:\n  timeout_seconds: 0.2\n  on_timeout: continue\n`,
+      'fake-agent.yml': 'turns:\n  - do: [{ print: LOOP_COMPLETE }]\n',
+    });
+    const calls: string[] = [];
+    const result = await runWithSweep(dir, async () => {
+      const questions = join(dir, '.ralph', 'control', 'questions.jsonl');
+      calls.push(existsSync(questions) ? 'asked' : 'not asked');
+      return calls.length === 4 ? [{ pid: 4243, command: 'sh src/daemon.sh' }] : [];
+    });
+    expect(result.exitCode).toBe(0);
+    // The agent, the tests gate, the validate hook, the guard before the approval, the run's end.
+    expect(calls).toEqual(['not asked', 'not asked', 'not asked', 'not asked', 'asked']);
+    const [record] = readRecords(dir);
+    expect(record?.approvals).toEqual([expect.objectContaining({ point: 'before_complete', by: 'timeout' })]);
+    expect(record?.killed_processes).toEqual([{ pid: 4243, command: 'sh src/daemon.sh' }]);
   });
 });

@@ -69,6 +69,17 @@ export function announceSwept(ctx: RunContext, who: string, killed: readonly Kil
     });
 }
 
+/**
+ * Kills every process still carrying the run's mark, says so, and keeps them for the iteration's
+ * record. After every gate command (it ran the agent's code: its leftovers are the agent's) and
+ * before every wait for a person: nothing the agent started may be alive to answer for one.
+ */
+export async function sweepLeftovers(ctx: RunContext, who: string): Promise<void> {
+  const killed = await ctx.sweep({ runId: ctx.state.run_id }, Math.min(ctx.graceMs, 1000));
+  announceSwept(ctx, who, killed);
+  ctx.leftovers.push(...killed);
+}
+
 /** How a finished turn ended, judged against the run's limits (its usage already booked). */
 export function judgeTurn(ctx: RunContext, run: AgentTurnResult, promiseSeen: boolean): IterationVerdict {
   const sup = run.supervised;

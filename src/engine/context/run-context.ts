@@ -7,7 +7,11 @@ import type { ForgeSession } from '../../forge/open-forge.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
 import type { ChecklistProgress, LoopEvent } from '../../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
-import { type SweepMarked, sweepMarkedProcesses } from '../../process/marked-processes.ts';
+import {
+  type KilledProcess,
+  type SweepMarked,
+  sweepMarkedProcesses,
+} from '../../process/marked-processes.ts';
 import { appendEvent } from '../../state/events-log.ts';
 import { recordsFileOf } from '../../state/iteration-records.ts';
 import { inFlightFileOf, writeInFlight } from '../../state/loop-state/in-flight.ts';
@@ -48,6 +52,8 @@ export interface RunContext {
   readonly now: () => number;
   /** Kills what the run's iterations left running, whatever its session, group or parent. */
   readonly sweep: SweepMarked;
+  /** What the sweeps after gate commands and before human waits killed since the last iteration record. */
+  readonly leftovers: KilledProcess[];
   /** The caller's environment (`options.env`), copied once for the run's agents and commands. */
   readonly agentEnvBase: NodeJS.ProcessEnv;
   /** Removes API keys from text Ralph writes outside the event stream (records, state messages). */
@@ -128,6 +134,7 @@ export function createRunContext(input: RunContextInput): RunContext {
     startProgress: input.startProgress,
     now,
     sweep: options.sweep ?? sweepMarkedProcesses,
+    leftovers: [],
     agentEnvBase: agentEnvBase(options.env ?? process.env),
     redact: input.redact ?? ((text: string) => text),
     emit,

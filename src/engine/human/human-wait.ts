@@ -2,6 +2,7 @@ import { humanTimeoutSeconds } from '../../config/human-checks.ts';
 import type { ApprovalPointName } from '../../config/schema.ts';
 import { type AskInput, type AskOutcome, ask, askAgain } from '../../human/ask.ts';
 import { type QuestionRecord, readQuestions } from '../../human/control-files.ts';
+import { sweepLeftovers } from '../context/agent-turns.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { interruptedStop, type Stop, stop } from '../decide/limits.ts';
 import { consumeControl, controlPending } from './control-inbox.ts';
@@ -29,6 +30,8 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
   const { state, config } = ctx;
   const held = heldRecord(ctx, request);
   const iteration = held?.iteration ?? state.current?.number ?? state.iterations;
+  // A guard before the question exists: no process the agent (or a gate) started is alive to answer it.
+  await sweepLeftovers(ctx, `iteration ${iteration}`);
   const timeoutMs = humanTimeoutSeconds(config) * 1000;
   const runtimeLeft = runtimeLeftMs(ctx);
   const input: AskInput = {

@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
-import type { KilledProcess } from '../../process/marked-processes.ts';
 import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { archiveProgress } from '../../workflows/progress-archive.ts';
 import { announceSwept, leftBehind } from '../context/agent-turns.ts';
@@ -44,19 +43,11 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   // The agent may have deleted or rewritten the lock; nothing is settled for a loop that lost it.
   ctx.holdLock();
   const outcome = await settleIteration(ctx, phase);
-  // Gate commands carry the mark too; without a gate nothing new was started since the last sweep.
-  const gateRan = outcome.gates.validate !== undefined || outcome.gates.tests !== undefined;
-  const afterGates = gateRan ? await sweepIteration(ctx, number) : [];
+  // Gate commands carry the mark too: each was swept after it ran (and before any human wait).
+  const afterGates = ctx.leftovers.splice(0);
   const killed = [...phase.run.supervised.killed, ...phase.run.swept, ...outcome.killed, ...afterGates];
   await recordIteration(ctx, phase, outcome, killed);
   return outcome.stopAfter;
-}
-
-/** Kills every process still carrying the run's mark (setsid'd, double-forked) and says so. */
-async function sweepIteration(ctx: RunContext, number: number): Promise<KilledProcess[]> {
-  const killed = await ctx.sweep({ runId: ctx.state.run_id }, Math.min(ctx.graceMs, 1000));
-  announceSwept(ctx, `iteration ${number}`, killed);
-  return killed;
 }
 
 /** `progress.archive_after_days`: old PROGRESS.md entries move to their month's archive (never while the agent runs). */

@@ -7,6 +7,7 @@ import { readGitHead } from '../../git/head.ts';
 import { formatFigure as fmt } from '../../observe/format.ts';
 import { appendOrReplaceLine } from '../../state/io/append-line.ts';
 import type { MetricNote, MetricProgress, MetricResult, PendingRollback } from '../../state/loop-state.ts';
+import { sweepLeftovers } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { planRollback } from '../verify/rollback.ts';
@@ -54,6 +55,8 @@ async function measure(
       timeoutMs: m.timeout_seconds * 1000,
       killGraceMs: ctx.graceMs,
     });
+    // The benchmark is the agent's code too: nothing it detached outlives the measurement.
+    await sweepLeftovers(ctx, 'the metric command');
     const how = r.timedOut
       ? `timed out after ${m.timeout_seconds} s`
       : !r.passed

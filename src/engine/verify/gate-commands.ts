@@ -6,6 +6,7 @@ import { readCoverageTotal } from '../../gates/coverage-summary.ts';
 import { type GateResult, runGate, testsReport } from '../../gates/run-gate.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import type { GateSummary, TestsGateSummary } from '../../state/iteration-record-shape.ts';
+import { sweepLeftovers } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { type IterationStart, iterationChanges } from './changed-files.ts';
 
@@ -21,7 +22,10 @@ export function summarize(g: GateResult): GateSummary {
   };
 }
 
-/** Runs one gate command with Ralph's environment, streaming its output into the event stream. */
+/**
+ * Runs one gate command with Ralph's environment (the iteration's mark included), streaming its
+ * output into the event stream, then sweeps what it left running.
+ */
 export async function runGateStep(
   ctx: RunContext,
   iteration: number,
@@ -46,6 +50,8 @@ export async function runGateStep(
     onOutput: (text) => emit({ type: 'gate.output', iteration, gate, text }),
   });
   emit({ type: 'gate.finished', iteration, gate, summary: summarize(result), output: result.output });
+  // It ran the agent's code (its tests, its build): what that detached must not outlive the gate.
+  await sweepLeftovers(ctx, `the ${gate} gate`);
   return result;
 }
 
