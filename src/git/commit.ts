@@ -1,7 +1,7 @@
 import { RalphError } from '../errors.ts';
-import { isExcludedPath, parsePorcelainV2 } from './porcelain.ts';
+import { isExcludedPath } from './porcelain.ts';
 import { gitFailure, runGit, runGitRaw } from './run-git.ts';
-import { type ExcludeOptions, showPrefix } from './working-tree.ts';
+import { type ExcludeOptions, showPrefix, statusEntries } from './working-tree.ts';
 
 /**
  * Pathspecs for "the whole repository except these" (`:/` is the top level; the excludes stay
@@ -46,12 +46,8 @@ export async function commitAll(
 export async function stageAll(root: string, { exclude }: ExcludeOptions): Promise<void> {
   // Only exclusions that match a change: git refuses a pathspec naming an ignored path (a
   // .gitignore'd .ralph/ is common), even in an exclusion.
-  const [out, prefix] = await Promise.all([
-    runGit(root, ['status', '--porcelain=v2', '-z', '--untracked-files=all']),
-    showPrefix(root),
-  ]);
+  const [changed, prefix] = await Promise.all([statusEntries(root), showPrefix(root)]);
   const top = prefix.replace(/\n$/, '');
-  const changed = parsePorcelainV2(out);
   const relevant = exclude.filter((e) =>
     changed.some((c) => isExcludedPath(c.path, [`${top}${e.replace(/^\.\//, '')}`])),
   );

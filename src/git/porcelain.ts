@@ -26,7 +26,9 @@ function splitFields(token: string, count: number): { fields: string[]; rest: st
 
 /**
  * Parses `git status --porcelain=v2 -z` output. Ignored (`!`) entries and `#` headers are
- * dropped; malformed entries are skipped, so any input parses without throwing.
+ * dropped; malformed entries are skipped, so any input parses without throwing. A rename or copy
+ * gives two entries, its source and its destination (with `from`), both with its status: every
+ * consumer judging changes by path (rules, protection, progress) must see the path it left.
  */
 export function parsePorcelainV2(text: string): WorkingTreeChange[] {
   const tokens = text.split('\0');
@@ -46,7 +48,10 @@ export function parsePorcelainV2(text: string): WorkingTreeChange[] {
     if (!split || split.rest.length === 0) continue;
     const status = split.fields[1] ?? '';
     if (from === undefined) changes.push({ path: split.rest, status });
-    else changes.push({ path: split.rest, status, from });
+    else {
+      if (from.length > 0) changes.push({ path: from, status });
+      changes.push({ path: split.rest, status, from });
+    }
   }
   return changes;
 }

@@ -7,9 +7,9 @@ import { runGit, stderrTail } from './run-git.ts';
 import type { WorkTreeLayout } from './work-tree-layout.ts';
 
 /**
- * Keys of the repository's own config that make git run a program (or send Ralph's push elsewhere)
- * inside Ralph's own git calls, which the command-line hardening of run-git.ts does not switch off
- * because real setups rely on them. The agent can write `.git/config`: a run takes these as they
+ * Keys of the repository's own config that make git run a program, send Ralph's push elsewhere, or
+ * redirect which tree Ralph's own git calls read and commit, which the command-line hardening of
+ * run-git.ts does not switch off because real setups rely on them. The agent can write `.git/config`: a run takes these as they
  * were at its start, and an iteration that adds, changes or removes one is refused. Git lowercases
  * section and variable names (not subsections), so each pattern ignores case.
  */
@@ -33,6 +33,10 @@ export const PROGRAM_CONFIG_KEYS: readonly { pattern: RegExp; what: string }[] =
   { pattern: /^protocol\.(.+\.)?allow$/i, what: 'a transport protocol' },
   // Run by `git commit --trailer`.
   { pattern: /^trailer\..+\.(command|cmd)$/i, what: 'a trailer command' },
+  // Another work tree than the workspace (status/add/commit would read a shadow copy the gates never
+  // saw), no work tree at all, or a sparse checkout whose skipped files `git add -A` leaves as staged.
+  { pattern: /^core\.(worktree|bare)$/i, what: 'the work tree git reads' },
+  { pattern: /^core\.sparsecheckout(cone)?$/i, what: 'a sparse checkout' },
   // Another config file, which could hold any of the above.
   { pattern: /^include\.path$/i, what: 'an included config file' },
   { pattern: /^includeif\..+\.path$/i, what: 'an included config file' },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { resolveCommit } from './branches.ts';
 import { stageAll } from './commit.ts';
+import { readableDiff } from './readable-diff.ts';
 import { repoState } from './repo-state.ts';
 import { gitFailure, runGit, runGitRaw } from './run-git.ts';
 import { type ExcludeOptions, workingTreeChanges } from './working-tree.ts';
@@ -87,7 +88,7 @@ export async function listRescues(root: string): Promise<RescueEntry[]> {
 /** The commit's full message and its changes against the commit it was rolled back to. */
 export async function showRescue(root: string, entry: RescueEntry): Promise<string> {
   const message = await runGit(root, ['log', '-1', '--format=commit %H%nDate:   %cI%n%n%B', entry.commit]);
-  const stat = await runGit(root, ['diff', '--stat', '--patch', entry.base, entry.commit]);
+  const stat = await readableDiff(root, ['--stat', '--patch', entry.base, entry.commit]);
   return `${message.trimEnd()}\n\n${stat}`;
 }
 

@@ -22,9 +22,14 @@ export function showPrefix(root: string): Promise<string> {
   return prefix;
 }
 
-/** `git status` of the whole repository, every untracked file listed, nothing excluded yet. */
+/**
+ * `git status` of the whole repository, every untracked file listed, nothing excluded yet. No
+ * rename detection (whatever `status.renames` says): a file moved shows as its deletion and its addition.
+ */
 export async function statusEntries(root: string): Promise<WorkingTreeChange[]> {
-  return parsePorcelainV2(await runGit(root, ['status', '--porcelain=v2', '-z', '--untracked-files=all']));
+  return parsePorcelainV2(
+    await runGit(root, ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames']),
+  );
 }
 
 /** `changes` minus the excluded paths, which are relative to `root` (`prefix` is root from the top level). */

@@ -1,3 +1,4 @@
+import { readableDiff } from '../git/readable-diff.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
 
 const MAX_FILES = 8;
@@ -42,8 +43,8 @@ export async function describeConflict(
   const base = (await runGit(dir, ['merge-base', target, branch])).trim();
   const parts = [`Conflicted files: ${files.map((f) => `\`${f}\``).join(', ')}`];
   for (const file of files.slice(0, MAX_FILES)) {
-    const theirs = await runGit(dir, ['diff', base, target, '--', file]);
-    const ours = await runGit(dir, ['diff', base, branch, '--', file]);
+    const theirs = await readableDiff(dir, [base, target, '--', file]);
+    const ours = await readableDiff(dir, [base, branch, '--', file]);
     parts.push(
       '',
       `### ${file}`,

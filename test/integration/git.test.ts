@@ -182,7 +182,7 @@ describe('commitAll and workingTreeChanges', () => {
     expect(git(dir, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe('dir with space/a*b.txt');
   });
 
-  it('parses a staged rename and unstaged, untracked and added entries', async () => {
+  it('reports a staged rename as its deletion and its addition, and unstaged, untracked and added entries', async () => {
     const dir = repoWithCommit({
       'old name.txt': 'content that is long enough to be a rename\n',
       'm.txt': 'm\n',
@@ -196,13 +196,14 @@ describe('commitAll and workingTreeChanges', () => {
     const changes = await workingTreeChanges(dir, { exclude: [] });
     expect(changes).toEqual(
       expect.arrayContaining([
-        { path: 'new name.txt', status: 'R.', from: 'old name.txt' },
+        { path: 'old name.txt', status: 'D.' },
+        { path: 'new name.txt', status: 'A.' },
         { path: 'm.txt', status: '.M' },
         { path: 'added.txt', status: 'A.' },
         { path: 'untracked/deep/u.txt', status: '??' },
       ]),
     );
-    expect(changes).toHaveLength(4);
+    expect(changes).toHaveLength(5);
   });
 
   it('takes excludes relative to a workspace inside the repository, and commits the whole repository', async () => {

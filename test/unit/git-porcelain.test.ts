@@ -30,6 +30,7 @@ describe('parsePorcelainV2', () => {
       { path: 'src/a file.ts', status: '.M' },
       { path: 'new.txt', status: 'A.' },
       { path: 'gone.txt', status: 'D.' },
+      { path: 'from name.txt', status: 'R.' },
       { path: 'to name.txt', status: 'R.', from: 'from name.txt' },
       { path: 'conflict.txt', status: 'UU' },
       { path: 'untracked dir/x y.txt', status: '??' },
@@ -81,13 +82,33 @@ describe('parsePorcelainV2', () => {
           })
           .map((t) => `${t}\0`)
           .join('');
-        const expected = entries.map((e) =>
+        const expected = entries.flatMap((e): WorkingTreeChange[] =>
           e.kind === '2'
-            ? { path: e.path, status: e.status, from: e.from }
-            : { path: e.path, status: e.status },
+            ? [
+                { path: e.from, status: e.status },
+                { path: e.path, status: e.status, from: e.from },
+              ]
+            : [{ path: e.path, status: e.status }],
         );
         expect(parsePorcelainV2(text)).toEqual(expected);
       }),
+    );
+  });
+
+  it('reports both paths of every rename or copy, so no consumer misses the path a file left (issue 32, H9)', () => {
+    const path = fc.string({ minLength: 1 }).filter((s) => !s.includes('\0'));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(path, path, fc.constantFrom('R.', 'C.', 'RM', '.R')), { maxLength: 8 }),
+        (moves) => {
+          const text = moves.map(([to, from, xy]) => `${renamed(xy, to, from)}\0`).join('');
+          const paths = new Set(parsePorcelainV2(text).map((c) => c.path));
+          for (const [to, from] of moves) {
+            expect(paths.has(to)).toBe(true);
+            expect(paths.has(from)).toBe(true);
+          }
+        },
+      ),
     );
   });
 });

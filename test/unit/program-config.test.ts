@@ -39,6 +39,8 @@ const PROGRAM = [
 ];
 
 // Settings that run nothing, or that Ralph's runner already overrides on the command line.
+const REDIRECTING = ['core.worktree', 'core.bare', 'core.sparseCheckout', 'core.sparseCheckoutCone'];
+
 const HARMLESS = [
   'user.name',
   'user.email',
@@ -61,6 +63,10 @@ describe('PROGRAM_CONFIG_KEYS', () => {
   it('selects the keys that make git run a program or choose where Ralph pushes', () => {
     for (const key of PROGRAM) expect(isProgramKey(key), key).toBe(true);
     for (const key of HARMLESS) expect(isProgramKey(key), key).toBe(false);
+  });
+
+  it('selects the keys that redirect which work tree Ralph reads and commits (issue 32, H4)', () => {
+    for (const key of REDIRECTING) expect(isProgramKey(key), key).toBe(true);
   });
 
   it('ignores the case git folds (section and name), as git does', () => {

@@ -84,7 +84,7 @@ function putBack(mark: ConfigMark, store: string, keep: string): void {
 
 /** What the record and the next prompt say about it. */
 export function gitConfigFeedback(keys: readonly string[]): string {
-  return `Iteration not accepted: it changed the repository's git config: ${keys.join(', ')} (a program git would run in Ralph's own calls, or where they push). The config was put back as the run started; leave .git/config alone and do the work in the files. Nothing of that iteration was committed.`;
+  return `Iteration not accepted: it changed the repository's git config: ${keys.join(', ')} (a program git would run in Ralph's own calls, where they push, or which tree they read and commit). The config was put back as the run started; leave .git/config alone and do the work in the files. Nothing of that iteration was committed.`;
 }
 
 /** Refusing it max_consecutive_failures times in a row ends the run. */
@@ -114,6 +114,6 @@ export async function refuseChangedGitConfig(
   if (changed.length === 0) return;
   throw new RalphError(
     'git_state',
-    `the repository's git config changed since run ${previous.run_id} started: ${changed.join(', ')} (settings that make git run a program or choose where it pushes); Ralph runs no git command with it. If you did not set it, remove it (\`git config --unset-all <key>\`, or edit .git/config); if you did, ${ifYours}`,
+    `the repository's git config changed since run ${previous.run_id} started: ${changed.join(', ')} (settings that make git run a program, choose where it pushes, or which tree it reads); Ralph runs no git command with it. If you did not set it, remove it (\`git config --unset-all <key>\`, or edit .git/config); if you did, ${ifYours}`,
   );
 }

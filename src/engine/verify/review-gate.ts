@@ -4,6 +4,8 @@ import { runAgentTurn } from '../../agent/agent-turn.ts';
 import { addTotals } from '../../agent/usage-meter.ts';
 import { resolveBackend } from '../../backends/registry.ts';
 import type { RalphConfig } from '../../config/schema.ts';
+import { RalphError } from '../../errors.ts';
+import { readableDiff } from '../../git/readable-diff.ts';
 import { runGitRaw } from '../../git/run-git.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { LoopState } from '../../state/loop-state.ts';
@@ -47,8 +49,13 @@ export function parseVerdict(text: string): { approved: boolean; findings: strin
 
 async function diffSinceStart(ctx: RunContext, base: string | null): Promise<string> {
   if (!ctx.inRepo || !base) return '(no git history to diff: read the workspace)';
-  const r = await runGitRaw(ctx.options.workspace, ['diff', '--no-color', base, '--'], { timeoutMs: 30_000 });
-  if (r.exitCode !== 0) return `(git diff failed: ${r.stderr.trim()})`;
+  let changes: string;
+  try {
+    changes = await readableDiff(ctx.options.workspace, [base, '--'], { timeoutMs: 30_000 });
+  } catch (error) {
+    if (!(error instanceof RalphError)) throw error;
+    return `(git diff failed: ${error.message})`;
+  }
   const untracked = await runGitRaw(
     ctx.options.workspace,
     ['ls-files', '--others', '--exclude-standard'],
@@ -56,9 +63,9 @@ async function diffSinceStart(ctx: RunContext, base: string | null): Promise<str
   );
   const extra = untracked.stdout.trim() ? `\nNew files not yet in git:\n${untracked.stdout.trim()}\n` : '';
   const diff =
-    r.stdout.length > MAX_DIFF_CHARS
-      ? `${r.stdout.slice(0, MAX_DIFF_CHARS)}\n… (diff cut; read the rest in the workspace)`
-      : r.stdout;
+    changes.length > MAX_DIFF_CHARS
+      ? `${changes.slice(0, MAX_DIFF_CHARS)}\n… (diff cut; read the rest in the workspace)`
+      : changes;
   return `${diff || '(no changes)'}${extra}`;
 }
 
