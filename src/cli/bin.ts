@@ -19,5 +19,9 @@ if (refusal !== undefined) {
   }
 } else {
   const { runCli } = await import('./main.ts');
-  process.exitCode = await runCli(args, { ...processIO(), exit: (code) => process.exit(code) });
+  const code = await runCli(args, { ...processIO(), exit: (code) => process.exit(code) });
+  process.exitCode = code;
+  // The command is over and its exit code chosen: a late Ctrl-C (the second of a double press that
+  // lands after the run saved its stop) ends the process with that code, not a death by signal.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(code));
 }
