@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
@@ -15,15 +15,18 @@ afterEach(() => {
   killLeftovers(used.splice(0));
 });
 
-/** A committed project (`exec` files committed executable) whose agent plays `turns`. */
+/** A committed project (`exec` files committed executable) whose agent plays `turns`; its parent is the test's own. */
 function project(extra: string, turns: string[], files: Record<string, string>, exec: string[]): string {
-  const dir = makeWorkspace({
-    'PROMPT.md': 'work\n',
-    '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
-    'ralph.yml': `${fakeConfig({ max_iterations: 1 })}git:\n  commit: true\n${extra}`,
-    'fake-agent.yml': ['turns:', ...turns].join('\n'),
-    ...files,
-  });
+  const dir = makeWorkspace(
+    {
+      'PROMPT.md': 'work\n',
+      '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
+      'ralph.yml': `${fakeConfig({ max_iterations: 1 })}git:\n  commit: true\n${extra}`,
+      'fake-agent.yml': ['turns:', ...turns].join('\n'),
+      ...files,
+    },
+    'repo',
+  );
   for (const f of exec) chmodSync(join(dir, f), 0o755);
   used.push(dir);
   return initGitRepo(dir);
@@ -115,6 +118,29 @@ describe('the swap journal (.ralph/protected/swap.json) written by the agent', (
     // What git holds is the user's script: no commit carries the agent's version.
     expect(git(dir, 'show', 'HEAD:tests/check.sh')).toBe('test -f never-exists\n');
     expect(readFileSync(join(dir, 'tests/check.sh'), 'utf8')).toBe('exit 0\n');
+    expect(markedProcesses(dir)).toEqual([]);
+  });
+
+  it('a journal naming a file outside the workspace: the run stops saying so, nothing is written there', async () => {
+    const dir = project('', [], {}, []);
+    const outside = join(dir, '..', 'outside.txt');
+    const journal = JSON.stringify({
+      files: [{ path: outside, agent_content: Buffer.from('planted\n').toString('base64') }],
+    });
+    const turns = [
+      '  - when: { file_missing: .ralph/protected/swap.json }',
+      '    do:',
+      '      - write: { path: work.txt, content: "work\\n" }',
+      `      - write: { path: .ralph/protected/swap.json, content: ${JSON.stringify(journal)} }`,
+    ];
+    writeFileSync(join(dir, 'fake-agent.yml'), ['turns:', ...turns].join('\n'));
+    git(dir, 'commit', '-qam', "the agent's script");
+    await runRalph(['run'], dir);
+    const second = await runRalph(['run'], dir);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('which is not a file of the work tree');
+    expect(second.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(outside)).toBe(false);
     expect(markedProcesses(dir)).toEqual([]);
   });
 });
