@@ -82,6 +82,21 @@ describe('protected files: mode and type count, not only content', () => {
     expect(commits(dir)).toBe(1);
     expect(markedProcesses(dir)).toEqual([]);
   });
+
+  it('a protected script replaced by a directory is gate_tampered, not a crash', async () => {
+    const dir = project(
+      'gates:\n  tests:\n    command: "sh tests/check.sh"\n',
+      ['  - do:', '      - run: "rm tests/check.sh && mkdir tests/check.sh"', '      - print: LOOP_COMPLETE'],
+      { 'tests/check.sh': 'test -f never-exists\n' },
+      [],
+    );
+    const r = await runRalph(['run'], dir);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const [record] = readRecords(dir);
+    expect(record).toMatchObject({ verdict: 'gate_tampered', commit: null, tampered: ['tests/check.sh'] });
+    expect(lstatSync(join(dir, 'tests/check.sh')).isDirectory()).toBe(true);
+    expect(markedProcesses(dir)).toEqual([]);
+  });
 });
 
 describe('the swap journal (.ralph/protected/swap.json) written by the agent', () => {

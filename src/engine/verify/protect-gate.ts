@@ -105,8 +105,10 @@ export async function withProtectedContent<T>(
     // A symlink is protected by its target's name only, a file too big to copy by its hash only.
     const copy =
       entry && entryMode(entry) !== '120000' ? join(ctx.paths.protectedStore, contentHash(entry)) : undefined;
-    if (entry && !(copy && existsSync(copy))) continue;
-    swaps.push({ agent: agentVersion(join(ws, rel)), copy, mode: entry && entryMode(entry) });
+    const agent = agentVersion(join(ws, rel));
+    // A directory where the file was cannot be swapped: its gate runs as it is, refused all the same.
+    if ((entry && !(copy && existsSync(copy))) || !agent) continue;
+    swaps.push({ agent, copy, mode: entry && entryMode(entry) });
   }
   if (swaps.length === 0) return fn();
   recordSwap(
@@ -131,10 +133,11 @@ export async function withProtectedContent<T>(
   }
 }
 
-/** What the agent left at `path`: a symlink's target, a file's content and mode, or nothing. */
-function agentVersion(path: string): SwappedFile {
+/** What the agent left at `path`: a symlink's target, a file's content and mode, nothing; undefined for a directory. */
+function agentVersion(path: string): SwappedFile | undefined {
   const st = lstatSync(path, { throwIfNoEntry: false });
   if (!st) return { path, content: null };
+  if (st.isDirectory()) return undefined;
   if (st.isSymbolicLink()) return { path, content: null, link: readlinkSync(path) };
   return { path, content: readFileSync(path), mode: st.mode & 0o7777 };
 }
