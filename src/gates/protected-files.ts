@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isNegated, literalPattern, type PathMatcher, pathMatcher } from '../config/path-patterns.ts';
 import type { RalphConfig } from '../config/schema.ts';
@@ -94,26 +102,58 @@ export function sha256Of(path: string): string {
 
 const hashCached = statCached(sha256Of);
 
-/** The protected files' hashes now (path → sha256). */
+/**
+ * A protected file as git sees it: `<sha256>:<mode>`, the mode git's (100644, 100755, or 120000 for
+ * a symlink, whose sha256 is of its target's name): taking the executable bit off the validate hook
+ * turns it off, and a symlink with the same content points at a file the agent may edit. Null when
+ * it cannot be read.
+ */
+export function fileEntry(path: string): string | null {
+  try {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) return `${createHash('sha256').update(readlinkSync(path)).digest('hex')}:120000`;
+    const hash = hashFile(path);
+    return hash && `${hash}:${st.mode & 0o111 ? '100755' : '100644'}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The content's sha256 of an entry (a baseline saved before modes were kept holds only that). */
+export const contentHash = (entry: string): string => entry.split(':')[0] as string;
+
+/** The entry's git mode; undefined for a baseline entry saved before modes were kept. */
+export const entryMode = (entry: string): string | undefined => entry.split(':')[1];
+
+/** The protected files now (path → `fileEntry`). */
 export function snapshot(workspace: string, globs: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const rel of matchProtected(workspace, globs)) {
-    const h = hashFile(join(workspace, rel));
-    if (h) out[rel] = h;
+    const entry = fileEntry(join(workspace, rel));
+    if (entry) out[rel] = entry;
   }
   return out;
 }
 
-/** Paths whose content differs from the baseline: changed, deleted, or new files that match. */
-export function tamperedPaths(baseline: Record<string, string>, now: Record<string, string>): string[] {
-  const paths = new Set([...Object.keys(baseline), ...Object.keys(now)]);
-  return [...paths].filter((p) => baseline[p] !== now[p]).sort();
+/** Whether `now` is the file `base` recorded; a content-only baseline (an older state.json) compares content. */
+function sameFile(base: string | undefined, now: string | undefined): boolean {
+  if (base === undefined || now === undefined) return base === now;
+  if (entryMode(base) === undefined) return entryMode(now) !== '120000' && base === contentHash(now);
+  return base === now;
 }
 
-/** Keeps a copy of each protected file (under `store`), so gates can run from the protected content. */
+/** Paths that differ from the baseline in content, mode or type: changed, deleted, or new files that match. */
+export function tamperedPaths(baseline: Record<string, string>, now: Record<string, string>): string[] {
+  const paths = new Set([...Object.keys(baseline), ...Object.keys(now)]);
+  return [...paths].filter((p) => !sameFile(baseline[p], now[p])).sort();
+}
+
+/** Keeps a copy of each protected file's content (under `store`, by its sha256), so gates can run from it. */
 export function keepCopies(workspace: string, store: string, baseline: Record<string, string>): void {
-  for (const [rel, hash] of Object.entries(baseline)) {
-    const copy = join(store, hash);
+  for (const [rel, entry] of Object.entries(baseline)) {
+    // A symlink is protected by its target's name only: there is no content of its own to run from.
+    if (entryMode(entry) === '120000') continue;
+    const copy = join(store, contentHash(entry));
     if (existsSync(copy)) continue;
     const abs = join(workspace, rel);
     if (statSync(abs).size > MAX_COPY_BYTES) continue;

@@ -1,5 +1,13 @@
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import {
+  chmodSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { appendLine } from './io/append-line.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
@@ -65,9 +73,19 @@ export function removeCrashLeftovers(paths: RalphPaths): string[] {
 // swap: a Ralph killed mid-gate (kill -9, a forced stop) leaves this record, and the next start
 // (or the forced stop itself) puts them back, so the agent's work is never lost to the swap.
 
-/** One swapped file: its absolute path and the agent's content (base64), null when it had none. */
+/**
+ * One swapped file: its absolute path and the agent's version — its content (base64), null when it
+ * had none; its permission bits; the target's name when it was a symlink.
+ */
+export interface SwappedFile {
+  path: string;
+  content: Buffer | null;
+  mode?: number | undefined;
+  link?: string | undefined;
+}
+
 interface SwapJournal {
-  files: { path: string; agent_content: string | null }[];
+  files: { path: string; agent_content: string | null; agent_mode?: number; agent_link?: string }[];
 }
 
 const hasOnlyKeys = (value: unknown, keys: readonly string[]): value is Record<string, unknown> =>
@@ -83,23 +101,35 @@ function isSwapJournal(json: unknown): json is SwapJournal {
     Array.isArray(json.files) &&
     json.files.every(
       (f: unknown) =>
-        hasOnlyKeys(f, ['path', 'agent_content']) &&
+        hasOnlyKeys(f, ['path', 'agent_content', 'agent_mode', 'agent_link']) &&
         typeof f.path === 'string' &&
-        (typeof f.agent_content === 'string' || f.agent_content === null),
+        (typeof f.agent_content === 'string' || f.agent_content === null) &&
+        (f.agent_mode === undefined || Number.isInteger(f.agent_mode)) &&
+        (f.agent_link === undefined || typeof f.agent_link === 'string'),
     )
+  );
+}
+
+/** Ralph only ever swaps files of the work tree: a path elsewhere (or in .git) was not written by it. */
+function outsideWorkTree(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return (
+    !isAbsolute(path) || rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep)[0] === '.git'
   );
 }
 
 /** Where the record of a swap in progress lives (under `.ralph/protected/`, never committed). */
 export const swapJournalFile = (paths: RalphPaths): string => join(paths.protectedStore, 'swap.json');
 
-/** Records the agent's versions of `files` (null: the file does not exist) before they are swapped. */
-export function recordSwap(
-  paths: RalphPaths,
-  files: readonly { path: string; content: Buffer | null }[],
-): void {
+/** Records the agent's versions of `files` (null content: the file does not exist) before they are swapped. */
+export function recordSwap(paths: RalphPaths, files: readonly SwappedFile[]): void {
   const journal: SwapJournal = {
-    files: files.map((f) => ({ path: f.path, agent_content: f.content?.toString('base64') ?? null })),
+    files: files.map((f) => ({
+      path: f.path,
+      agent_content: f.content?.toString('base64') ?? null,
+      ...(f.mode === undefined ? {} : { agent_mode: f.mode }),
+      ...(f.link === undefined ? {} : { agent_link: f.link }),
+    })),
   };
   writeJsonAtomicSync(swapJournalFile(paths), journal);
 }
@@ -107,7 +137,9 @@ export function recordSwap(
 /**
  * Puts the agent's versions recorded by `recordSwap` back and drops the record; the paths restored
  * (none without a record). Idempotent: a crash mid-way leaves the record for the next call.
- * A record that cannot be read is left in place and reported by the error thrown.
+ * A record that cannot be read, or names a file outside the work tree, is left in place and
+ * reported by the error thrown. The agent can write this record: a caller that takes a baseline
+ * of the protected files takes it before calling this (engine/verify/protect-gate.ts).
  */
 export function restoreSwapped(paths: RalphPaths): string[] {
   const file = swapJournalFile(paths);
@@ -128,20 +160,33 @@ export function restoreSwapped(paths: RalphPaths): string[] {
       'state_corrupt',
       `${file} is not a record of protected files swapped for a gate (the agent's versions of them, base64): put back what you need from it, then delete it`,
     );
+  const foreign = json.files.find((f) => outsideWorkTree(paths.root, f.path));
+  if (foreign)
+    throw new RalphError(
+      'state_corrupt',
+      `${file} names ${foreign.path}, which is not a file of the work tree: Ralph did not write this record (the agent may have); nothing was put back — delete it`,
+    );
   putBack(
     json.files.map((f) => ({
       path: f.path,
       content: f.agent_content === null ? null : Buffer.from(f.agent_content, 'base64'),
+      mode: f.agent_mode,
+      link: f.agent_link,
     })),
   );
   rmSync(file, { force: true });
   return json.files.map((f) => f.path);
 }
 
-/** Writes the agent's versions back (null: the file did not exist, so it is removed). */
-export function putBack(files: readonly { path: string; content: Buffer | null }[]): void {
+/** Writes the agent's versions back (null content: the file did not exist, so it is removed). */
+export function putBack(files: readonly SwappedFile[]): void {
   for (const f of files) {
-    if (f.content === null) rmSync(f.path, { force: true });
-    else writeFileSync(f.path, f.content);
+    // Removed first: a symlink in the way is replaced, never written through.
+    rmSync(f.path, { force: true });
+    if (f.link !== undefined) symlinkSync(f.link, f.path);
+    else if (f.content !== null) {
+      writeFileSync(f.path, f.content);
+      if (f.mode !== undefined) chmodSync(f.path, f.mode & 0o7777);
+    }
   }
 }

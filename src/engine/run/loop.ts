@@ -221,10 +221,10 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
 /** The main loop: boundary checks, the idle wait, one iteration, the solo-mode cooldown. */
 async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
   const { state } = ctx;
-  // Where the no-progress rule measures the first iteration from (kept across --resume).
-  state.progress_marks ??= { tree: await treeFingerprint(ctx), tasks: taskFingerprint(ctx) };
   // gates.protect: what the protected files hold now is what the gates check against.
   protectAtStart(ctx);
+  // Where the no-progress rule measures the first iteration from (kept across --resume).
+  state.progress_marks ??= { tree: await treeFingerprint(ctx), tasks: taskFingerprint(ctx) };
   reviewAtStart(ctx, ctx.inRepo ? (readGitHead(ctx.options.workspace).commit ?? null) : null);
   let first = true;
   for (;;) {

@@ -6,7 +6,7 @@ import { nextLogFile } from '../../observe/reporters/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
 import { isPidAlive, liveGroupMembers, processInfo, sameProcessStart } from '../../process/pids.ts';
-import { removeCrashLeftovers, repairLastRecord, restoreSwapped } from '../../state/crash-repair.ts';
+import { removeCrashLeftovers, repairLastRecord } from '../../state/crash-repair.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import { localTime } from '../../state/io/time-format.ts';
@@ -121,11 +121,7 @@ export async function prepareRun(opts: {
     // A crash between two durable writes: finish the first's work, drop the temp files.
     const leftovers = removeCrashLeftovers(paths);
     if (leftovers.length > 0) notices.push(`removed ${leftovers.join(', ')} left by a crash`);
-    const swapped = restoreSwapped(paths);
-    if (swapped.length > 0)
-      notices.push(
-        `put back the agent's version of ${swapped.length} protected file(s) a gate was running without when Ralph was killed (${swapped.map((f) => relative(paths.root, f)).join(', ')})`,
-      );
+    // The swap journal a kill mid-gate left is put back by protectAtStart, after the baseline.
     if (previous && repairLastRecord(paths, previous))
       notices.push(
         `recorded iteration ${previous.last_record?.iteration} of run ${previous.run_id}, which a crash had left unrecorded`,

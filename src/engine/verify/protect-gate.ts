@@ -1,14 +1,22 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { approvalPoints } from '../../config/human-checks.ts';
 import {
+  contentHash,
+  entryMode,
   keepCopies,
   protectedGlobs,
   snapshot,
   tamperedPaths,
   unmatchedPatterns,
 } from '../../gates/protected-files.ts';
-import { putBack, recordSwap, restoreSwapped } from '../../state/crash-repair.ts';
+import {
+  putBack,
+  recordSwap,
+  restoreSwapped,
+  type SwappedFile,
+  swapJournalFile,
+} from '../../state/crash-repair.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { listFiles } from '../git/workspace-git.ts';
@@ -18,7 +26,9 @@ import { INFO_EXCLUDE } from './git-view.ts';
 
 /**
  * At the start of a run: a warning for each `gates.protect` pattern that selects no file, then the
- * protected files' hashes and copies (kept across --resume).
+ * protected files' hashes and copies (kept across --resume), then the put-back of the agent's
+ * versions a gate's swap left recorded when Ralph was killed. The baseline is taken first: the
+ * agent can write that record, so what it puts back is checked like any change of the agent's.
  */
 export function protectAtStart(ctx: RunContext): void {
   const ws = ctx.options.workspace;
@@ -28,11 +38,21 @@ export function protectAtStart(ctx: RunContext): void {
       level: 'warn',
       message: `gates.protect: '${pattern}' matches no file — nothing is protected by it (patterns are globs from the workspace root: \`**/\` for any depth)`,
     });
-  if (ctx.state.protected) return;
-  const globs = protectedGlobs(ctx.config, ws);
-  const hashes = snapshot(ws, globs);
-  keepCopies(ws, ctx.paths.protectedStore, hashes);
-  ctx.state.protected = { globs, hashes };
+  if (!ctx.state.protected) {
+    const globs = protectedGlobs(ctx.config, ws);
+    const hashes = snapshot(ws, globs);
+    keepCopies(ws, ctx.paths.protectedStore, hashes);
+    ctx.state.protected = { globs, hashes };
+    // Saved before the put-back: a crash after it must not leave a run whose baseline is the agent's.
+    if (existsSync(swapJournalFile(ctx.paths))) ctx.persist();
+  }
+  const swapped = restoreSwapped(ctx.paths);
+  if (swapped.length > 0)
+    ctx.emit({
+      type: 'notice',
+      level: 'warn',
+      message: `put back the agent's version of ${swapped.length} protected file(s) a gate was running without when Ralph was killed (${swapped.map((f) => relative(ws, f)).join(', ')}); the protected ones count as changed by the next iteration`,
+    });
 }
 
 /**
@@ -87,26 +107,47 @@ export async function withProtectedContent<T>(
   const p = ctx.state.protected;
   if (!p || tampered.length === 0) return fn();
   const ws = ctx.options.workspace;
-  const swaps: { path: string; content: Buffer | null; copy: string | undefined }[] = [];
+  const swaps: { agent: SwappedFile; copy: string | undefined; mode: string | undefined }[] = [];
   for (const rel of tampered) {
-    const path = join(ws, rel);
-    const hash = p.hashes[rel];
-    const copy = hash ? join(ctx.paths.protectedStore, hash) : undefined;
-    if (hash && !(copy && existsSync(copy))) continue; // too big to copy: hash-protected only
-    swaps.push({ path, content: existsSync(path) ? readFileSync(path) : null, copy });
+    const entry = p.hashes[rel];
+    // A symlink is protected by its target's name only, a file too big to copy by its hash only.
+    const copy =
+      entry && entryMode(entry) !== '120000' ? join(ctx.paths.protectedStore, contentHash(entry)) : undefined;
+    const agent = agentVersion(join(ws, rel));
+    // A directory where the file was cannot be swapped: its gate runs as it is, refused all the same.
+    if ((entry && !(copy && existsSync(copy))) || !agent) continue;
+    swaps.push({ agent, copy, mode: entry && entryMode(entry) });
   }
   if (swaps.length === 0) return fn();
-  recordSwap(ctx.paths, swaps);
+  recordSwap(
+    ctx.paths,
+    swaps.map((s) => s.agent),
+  );
   try {
-    for (const { path, copy } of swaps) {
-      if (copy) writeFileSync(path, readFileSync(copy));
-      else rmSync(path, { force: true }); // a file the agent added where only protected files may be
+    for (const { agent, copy, mode } of swaps) {
+      // Removed first: a symlink the agent put there is replaced, never written through.
+      rmSync(agent.path, { force: true });
+      if (!copy) continue; // a file the agent added where only protected files may be
+      writeFileSync(agent.path, readFileSync(copy));
+      chmodSync(
+        agent.path,
+        mode === '100755' ? 0o755 : mode === '100644' ? 0o644 : (agent.mode ?? 0o644) & 0o777,
+      );
     }
     return await fn();
   } finally {
     // From the record; should it be gone (a user cleared .ralph/protected/), from memory.
-    if (restoreSwapped(ctx.paths).length === 0) putBack(swaps);
+    if (restoreSwapped(ctx.paths).length === 0) putBack(swaps.map((s) => s.agent));
   }
+}
+
+/** What the agent left at `path`: a symlink's target, a file's content and mode, nothing; undefined for a directory. */
+function agentVersion(path: string): SwappedFile | undefined {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (!st) return { path, content: null };
+  if (st.isDirectory()) return undefined;
+  if (st.isSymbolicLink()) return { path, content: null, link: readlinkSync(path) };
+  return { path, content: readFileSync(path), mode: st.mode & 0o7777 };
 }
 
 /** Changing protected files max_consecutive_failures times in a row ends the run. */
