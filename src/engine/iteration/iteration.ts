@@ -11,6 +11,7 @@ import { rulesAtStart } from '../verify/rules-start.ts';
 import { rememberTree } from '../verify/work-progress.ts';
 import { writeIterationMarker } from '../workflows/checklist-view.ts';
 import { activeFallback } from './backend-fallback.ts';
+import { cleanAgentFiles } from './clean-agent-files.ts';
 import { readExternalEvents } from './collect-events.ts';
 import { runIterationAgent, type StartedIteration } from './iteration-agent.ts';
 import { settleIteration } from './iteration-outcome.ts';
@@ -32,6 +33,8 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   const external = readExternalEvents(ctx);
   state.events_offset = external.nextOffset;
   state.pending_events.push(...external.published);
+  // Before the prompt reads them: what was written since the last clean (another terminal, a resumed run).
+  cleanAgentFiles(ctx);
 
   await archiveOldProgress(ctx);
   const plan = planFor(ctx, number);
@@ -43,6 +46,8 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   announceSwept(ctx, `iteration ${number}`, leftBehind(phase.run));
   // The agent may have deleted or rewritten the lock; nothing is settled for a loop that lost it.
   ctx.holdLock();
+  // The agent's own files, before Ralph commits memories.md or a gate or the next prompt reads them.
+  cleanAgentFiles(ctx);
   const outcome = await settleIteration(ctx, phase);
   // Gate commands carry the mark too; without a gate nothing new was started since the last sweep.
   const gateRan = outcome.gates.validate !== undefined || outcome.gates.tests !== undefined;
