@@ -11,19 +11,26 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * A setting secret by what it is, whatever its value: the Telegram bot token, and every variable
- * given to the agent (`cli.env`, a hat's `env`), whose values are API keys and tokens more often
- * than not.
+ * A setting secret by what it is, whatever its value: the Telegram bot token, the notification
+ * webhook (whoever holds its URL can post: Slack's and Discord's carry the credential in the path,
+ * others in the query), and every variable given to the agent (`cli.env`, a hat's `env`), whose
+ * values are API keys and tokens more often than not.
  */
 function secretByPlace(path: readonly string[]): boolean {
   if (path.length === 3 && path[0] === 'RObot' && path[1] === 'telegram' && path[2] === 'bot_token')
     return true;
+  if (path.length === 2 && path[0] === 'notify' && path[1] === 'webhook') return true;
   if (path.length === 3 && path[0] === 'cli' && path[1] === 'env') return true;
   return path.length === 4 && path[0] === 'hats' && path[2] === 'env';
 }
 
+/** A URL carrying a credential of its own: a user and password, or a query parameter named like one. */
+const CREDENTIAL_URL =
+  /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]*@|^[a-z][a-z0-9+.-]*:\/\/[^?#\s]*\?(?:[^#\s]*[&;])?[^=&#\s]*(?:token|key|secret|sig|signature|password|passwd|auth|code)[^=&#\s]*=/i;
+
 /**
- * The path of every secret-bearing value of `config`: a setting secret by its place, or a string the
+ * The path of every secret-bearing value of `config`: a setting secret by its place, a URL with a
+ * credential in it (`RObot.telegram.api_url` behind an authenticating proxy), or a string the
  * redaction of logs (`redact`, from createRedactor) would blot out (a known key shape, the value
  * of a secret-named environment variable). Lists are walked, so one element of `cli.args` can be.
  */
@@ -33,10 +40,22 @@ export function secretPaths(config: unknown, redact: (text: string) => string): 
     if (path.length > 0 && secretByPlace(path) && value !== undefined) found.push(path);
     else if (isMap(value)) for (const [k, v] of Object.entries(value)) walk(v, [...path, k]);
     else if (Array.isArray(value)) for (const [i, v] of value.entries()) walk(v, [...path, String(i)]);
-    else if (typeof value === 'string' && redact(value) !== value) found.push(path);
+    else if (typeof value === 'string' && (CREDENTIAL_URL.test(value) || redact(value) !== value))
+      found.push(path);
   };
   walk(config, []);
   return found;
+}
+
+/**
+ * The secret-bearing values of `config` (secretPaths), as text: what the run's redaction blots out
+ * beside the environment's secrets, so what config output masks and what logs redact never differ.
+ */
+export function secretValues(config: unknown, redact: (text: string) => string): string[] {
+  return secretPaths(config, redact).flatMap((path) => {
+    const value = path.reduce<unknown>((node, k) => (node as Record<string, unknown>)?.[k], config);
+    return typeof value === 'string' || typeof value === 'number' ? [String(value)] : [];
+  });
 }
 
 /** A copy of `config` with the value at `path` replaced by `value` (maps and lists are copied on the way). */

@@ -30,15 +30,18 @@ export const REDACTED = '[redacted]';
 
 /**
  * Builds a redactor for text Ralph writes to its logs and diagnostics: the values of secret-looking
- * environment variables (names with API_KEY, TOKEN, SECRET, PASSWORD…) and common key shapes.
+ * environment variables (names with API_KEY, TOKEN, SECRET, PASSWORD…), the `extra` values (secret
+ * whatever their name: a config's, from secretValues) and common key shapes.
  */
-export function createRedactor(env: NodeJS.ProcessEnv): (text: string) => string {
-  const values = Object.entries(env)
-    .filter(
-      ([name, value]) =>
-        SECRET_NAME.test(name) && typeof value === 'string' && value.length >= MIN_SECRET_CHARS,
-    )
-    .map(([, value]) => value as string)
+export function createRedactor(
+  env: NodeJS.ProcessEnv,
+  extra: readonly string[] = [],
+): (text: string) => string {
+  const named = Object.entries(env)
+    .filter(([name, value]) => SECRET_NAME.test(name) && typeof value === 'string')
+    .map(([, value]) => value as string);
+  const values = [...new Set([...named, ...extra])]
+    .filter((value) => value.length >= MIN_SECRET_CHARS)
     .sort((a, b) => b.length - a.length);
   return (text: string) => {
     // Most strings of an event or record (types, hats, topics, stamps) are too short to hold one.
@@ -50,17 +53,24 @@ export function createRedactor(env: NodeJS.ProcessEnv): (text: string) => string
   };
 }
 
+/** How deep redactDeep walks; what lies deeper is replaced by TOO_DEEP (an agent's value can nest 200,000 deep). */
+const MAX_DEPTH = 100;
+
+/** What a value nested deeper than MAX_DEPTH becomes: nothing unredacted passes, and no walk after overflows. */
+export const TOO_DEEP = '[nested too deep]';
+
 /**
  * Applies `redact` to every string inside a JSON-like value (a copy; the input is not changed).
  * Every event and record goes through it: keys are walked without building entry pairs.
  */
-export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+export function redactDeep<T>(value: T, redact: (text: string) => string, depth = 0): T {
   if (typeof value === 'string') return redact(value) as T;
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact)) as T;
+  if (depth >= MAX_DEPTH) return TOO_DEEP as T;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact, depth + 1)) as T;
   const source = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(source)) out[k] = redactDeep(source[k], redact);
+  for (const k of Object.keys(source)) out[k] = redactDeep(source[k], redact, depth + 1);
   return out as T;
 }
 

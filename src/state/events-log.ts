@@ -22,8 +22,15 @@ export interface MalformedLine {
 
 const TOPIC = /^[^\s"<>]+$/;
 
+/**
+ * The longest events-file line that is an event, in characters: a payload goes into `state.json`
+ * (written at every step) and the next prompt, so a larger one is a damaged line, not a cost.
+ */
+export const MAX_EVENT_LINE_CHARS = 1024 * 1024;
+
 /** Parses one events-file line; an error message when it is not a valid event. */
 export function parseEventLine(line: string): { event: EventLine } | { error: string } {
+  if (line.length > MAX_EVENT_LINE_CHARS) return { error: `longer than ${MAX_EVENT_LINE_CHARS} characters` };
   const parsed = anyJson(line);
   if ('error' in parsed) return parsed;
   const value = parsed.value;

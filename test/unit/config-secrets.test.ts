@@ -5,6 +5,7 @@ import {
   maskSecrets,
   restoreSecrets,
   secretPaths,
+  secretValues,
   withoutSecrets,
 } from '../../src/observe/config-secrets.ts';
 import { createRedactor } from '../../src/observe/redact.ts';
@@ -127,6 +128,43 @@ describe('secretPaths and maskSecrets (config output and the config cache)', () 
         const input = { event_loop: { [name]: value } };
         expect(maskSecrets(input, redact, where)).toBe(input);
       }),
+    );
+  });
+});
+
+describe('credential-bearing URLs and secretValues (what the run redaction adds)', () => {
+  const urls = {
+    notify: { webhook: 'http://127.0.0.1:9/hook?token=WebHookTok3n9876' },
+    RObot: { telegram: { api_url: 'https://bot:hunter22@proxy.example/tg' } },
+    forge: { base: 'https://ci.example/api?x=1&access_token=abcdefgh12345' },
+    plain: ['https://api.telegram.org', 'https://example.com/path?page=2', 'http://127.0.0.1:8080'],
+  };
+
+  it('the webhook by its place, a URL with a user:password or a token-named query parameter by its value; plain URLs are not secret', () => {
+    expect(secretPaths(urls, redact).map((p) => p.join('.'))).toEqual([
+      'notify.webhook',
+      'RObot.telegram.api_url',
+      'forge.base',
+    ]);
+    expect(maskSecrets(urls, redact, where).notify.webhook).toBe(`${MASK} (from layer of notify.webhook)`);
+  });
+
+  it('secretValues is exactly the text of what secretPaths finds, so config output and log redaction agree', () => {
+    expect(secretValues(config, redact)).toEqual([
+      `--token=${ENV_SECRET}`,
+      'sk-ant-api03-abcdefghijklmnopqrstuv',
+      'http://127.0.0.1:8080',
+      'x',
+      'v',
+      '123456789:AAE-not-a-shape',
+    ]);
+    const runRedact = createRedactor({}, secretValues(urls, redact));
+    expect(runRedact('posting to http://127.0.0.1:9/hook?token=WebHookTok3n9876 now')).toBe(
+      'posting to [redacted] now',
+    );
+    // Values shorter than the redactor's minimum (8) stay: redacting `x` everywhere would ruin every log.
+    expect(createRedactor({}, secretValues(config, redact))('x and v and http://127.0.0.1:8080')).toBe(
+      'x and v and [redacted]',
     );
   });
 });

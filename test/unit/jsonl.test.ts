@@ -7,6 +7,8 @@ import {
   anyJson,
   followFile,
   followJsonl,
+  MAX_JSON_DEPTH,
+  nestedDeeper,
   parseJsonl,
   readJsonl,
   readJsonlSince,
@@ -92,6 +94,35 @@ describe('readJsonlSince', () => {
         },
       ),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe('anyJson: nesting depth', () => {
+  const nest = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`;
+
+  it('a line nested deeper than MAX_JSON_DEPTH is a damaged line, however deep (no recursion, no stack overflow)', () => {
+    expect(anyJson(nest(MAX_JSON_DEPTH))).toEqual({ value: expect.any(Array) });
+    expect(anyJson(nest(MAX_JSON_DEPTH + 1))).toEqual({
+      error: `nested deeper than ${MAX_JSON_DEPTH} levels`,
+    });
+    const deep = `{"topic":"a.b","payload":${nest(200_000)}}`;
+    expect(anyJson(deep)).toEqual({ error: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(parseJsonl(`{"a":1}\n${deep}\n{"b":2}\n`, anyJson).records).toEqual([{ a: 1 }, { b: 2 }]);
+  });
+
+  it('brackets inside strings (escaped quotes too) do not count', () => {
+    const text = JSON.stringify({ s: `"${'['.repeat(500)}\\"{{{`, t: [[1]] });
+    expect(nestedDeeper(text, 3)).toBe(false);
+    expect(nestedDeeper(text, 2)).toBe(true);
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        const text = JSON.stringify(value);
+        const depth = (v: unknown): number =>
+          typeof v === 'object' && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0;
+        expect(nestedDeeper(text, depth(value))).toBe(false);
+        if (depth(value) > 0) expect(nestedDeeper(text, depth(value) - 1)).toBe(true);
+      }),
     );
   });
 });

@@ -17,7 +17,7 @@ import { findSent } from '../../src/human/telegram/bot-state.ts';
 import { aggregateStats } from '../../src/observe/stats/aggregate-stats.ts';
 import { estimateFromHistory } from '../../src/observe/stats/estimate-run.ts';
 import { metricSeries, readMetricAttempts } from '../../src/observe/stats/metric-series.ts';
-import { parseEventLine } from '../../src/state/events-log.ts';
+import { MAX_EVENT_LINE_CHARS, parseEventLine } from '../../src/state/events-log.ts';
 import { parseJsonl } from '../../src/state/io/jsonl.ts';
 import { recordLine } from '../../src/state/iteration-records.ts';
 import { ralphPaths } from '../../src/state/paths.ts';
@@ -284,6 +284,21 @@ describe('the other files the agent can append to', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('the events file: a line nested deeper than 64 levels or longer than its bound is a damaged line', () => {
+    const nest = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+    expect(parseEventLine(`{"topic":"a.b","payload":${nest(63)}}`)).toMatchObject({
+      event: { topic: 'a.b' },
+    });
+    expect(parseEventLine(`{"topic":"a.b","payload":${nest(64)}}`)).toEqual({
+      error: 'nested deeper than 64 levels',
+    });
+    expect(parseEventLine(`{"topic":"a.b","payload":${nest(200_000)}}`)).toEqual({
+      error: 'nested deeper than 64 levels',
+    });
+    const big = JSON.stringify({ topic: 'a.b', payload: 'x'.repeat(MAX_EVENT_LINE_CHARS) });
+    expect(parseEventLine(big)).toEqual({ error: `longer than ${MAX_EVENT_LINE_CHARS} characters` });
   });
 
   it('the metric attempts file: never throws, valid attempts kept and charted', () => {

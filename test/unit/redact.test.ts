@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRedactor, REDACTED, redactDeep, redactLine } from '../../src/observe/redact.ts';
+import { createRedactor, REDACTED, redactDeep, redactLine, TOO_DEEP } from '../../src/observe/redact.ts';
 
 const SECRET = 'hunter2!';
 const redact = createRedactor({ MY_API_KEY: SECRET, HOME: '/home/someone' });
@@ -38,6 +38,23 @@ describe('redactDeep', () => {
     expect(redact('hunter2')).toBe('hunter2');
     expect(redact('AKIAABCDEFGHIJKLMNOP')).toBe(REDACTED);
     expect(redact('AKIA')).toBe('AKIA');
+  });
+});
+
+describe('redactDeep: depth', () => {
+  it('a value nested 200,000 deep: no stack overflow, what lies past 100 levels is cut, the result stringifies', () => {
+    let deep: unknown = 'sk-ant-api03-abcdefghijklmnopqrstuv';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const out = redactDeep({ payload: deep }, createRedactor({}));
+    const text = JSON.stringify(out);
+    expect(text).toContain(TOO_DEEP);
+    expect(text).not.toContain('sk-ant-');
+    expect(
+      redactLine(
+        `{"payload":${'['.repeat(150)}"sk-ant-api03-abcdefghijklmnopqrstuv"${']'.repeat(150)}}`,
+        createRedactor({}),
+      ),
+    ).not.toContain('sk-ant-');
   });
 });
 

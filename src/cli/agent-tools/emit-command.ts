@@ -2,6 +2,7 @@ import { UsageError } from '../../errors.ts';
 import { createRedactor, redactDeep } from '../../observe/redact.ts';
 import { eventsFileOf } from '../../state/events-log.ts';
 import { appendLine } from '../../state/io/append-line.ts';
+import { MAX_JSON_DEPTH, nestedDeeper } from '../../state/io/jsonl.ts';
 
 /** Finds the events file: $RALPH_EVENTS_FILE, else the one named in `.ralph/current-events`. */
 export function resolveEventsFile(cwd: string, env: NodeJS.ProcessEnv): string {
@@ -26,6 +27,9 @@ export function emitCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv)
     } catch (error) {
       throw new UsageError(`--json payload is not valid JSON: ${(error as Error).message}`);
     }
+    // The event line holds the payload one level down; readers skip a line deeper than MAX_JSON_DEPTH.
+    if (nestedDeeper(payloadText, MAX_JSON_DEPTH - 1))
+      throw new UsageError(`--json payload nests deeper than ${MAX_JSON_DEPTH - 1} levels: flatten it`);
   }
   const file = resolveEventsFile(cwd, env);
   // What an agent publishes is redacted before it is written (the agent's environment carries the

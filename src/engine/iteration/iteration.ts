@@ -10,6 +10,7 @@ import { rulesAtStart } from '../verify/rules-start.ts';
 import { rememberTree } from '../verify/work-progress.ts';
 import { writeIterationMarker } from '../workflows/checklist-view.ts';
 import { activeFallback } from './backend-fallback.ts';
+import { cleanAgentFiles } from './clean-agent-files.ts';
 import { readExternalEvents } from './collect-events.ts';
 import { runIterationAgent, type StartedIteration } from './iteration-agent.ts';
 import { settleIteration } from './iteration-outcome.ts';
@@ -31,6 +32,8 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   const external = readExternalEvents(ctx);
   state.events_offset = external.nextOffset;
   state.pending_events.push(...external.published);
+  // Before the prompt reads them: what was written since the last clean (another terminal, a resumed run).
+  cleanAgentFiles(ctx);
 
   await archiveOldProgress(ctx);
   const plan = planFor(ctx, number);
@@ -42,6 +45,8 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   announceSwept(ctx, `iteration ${number}`, leftBehind(phase.run));
   // The agent may have deleted or rewritten the lock; nothing is settled for a loop that lost it.
   ctx.holdLock();
+  // The agent's own files, before Ralph commits memories.md or a gate or the next prompt reads them.
+  cleanAgentFiles(ctx);
   const outcome = await settleIteration(ctx, phase);
   // Gate commands carry the mark too: each was swept after it ran (and before any human wait).
   const afterGates = ctx.leftovers.splice(0);

@@ -4,6 +4,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { FileSystemError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
+import { secretValues } from '../../observe/config-secrets.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
@@ -60,17 +61,12 @@ export function limitsOf(config: RalphConfig): Limits {
 
 /**
  * The run's one redaction: API keys never reach a file Ralph writes, its console or a text it sends
- * out. The values of secret-named variables of the environment and of cli.env are redacted, and key
- * shapes; a Telegram bot token from ralph.yml is a secret too (RALPH_TELEGRAM_BOT_TOKEN is one by its name).
+ * out. The values of secret-named variables of the environment are redacted, key shapes, and every
+ * value config output masks (secretValues: cli.env and hat env values, the bot token, the webhook),
+ * so the two can never disagree.
  */
 export function runRedactor(env: NodeJS.ProcessEnv, config: RalphConfig): (text: string) => string {
-  return createRedactor({
-    ...env,
-    ...config.cli.env,
-    RALPH_ROBOT_BOT_TOKEN: config.RObot.telegram.bot_token,
-    // A webhook URL carries its own credential (Slack's and Discord's do in their path).
-    RALPH_NOTIFY_WEBHOOK_SECRET: config.notify.webhook,
-  });
+  return createRedactor(env, secretValues(config, createRedactor(env)));
 }
 
 /** The events a new run starts with: the starting event in hats mode, nothing in solo mode. */

@@ -22,14 +22,43 @@ export interface JsonlChunk<T> extends JsonlRead<T> {
   nextOffset: number;
 }
 
-/** Any JSON value; the error says why a line is not JSON. */
+/**
+ * Deeper than any record Ralph writes or an event needs: a deeper line is damaged, since every
+ * recursive walk of a value (redaction, JSON.stringify, describeEvent) would overflow the stack on it.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Any JSON value nested at most MAX_JSON_DEPTH deep; the error says why a line is not one. */
 export const anyJson: LineParser<unknown> = (line) => {
+  let value: unknown;
   try {
-    return { value: JSON.parse(line) as unknown };
+    value = JSON.parse(line) as unknown;
   } catch (error) {
     return { error: `not JSON (${(error as Error).message})` };
   }
+  if (typeof value === 'object' && value !== null && nestedDeeper(line, MAX_JSON_DEPTH))
+    return { error: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+  return { value };
 };
+
+/** True when the JSON text `text` opens more than `max` arrays or objects inside each other (one scan, no recursion). */
+export function nestedDeeper(text: string, max: number): boolean {
+  // Each level costs at least one character: a short text cannot be deeper.
+  if (text.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 /** A JSON line whose value passes `accept` (a record type's shape check). */
 export function jsonWhere<T>(accept: (value: unknown) => value is T, what = 'a record'): LineParser<T> {
