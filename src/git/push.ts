@@ -8,6 +8,8 @@ export interface PushOptions {
   branch: string;
   attempts: number;
   delayMs: number;
+  /** The run's redaction: a branch name it changes holds a secret and is never pushed. */
+  redact: (text: string) => string;
   /** Injected for tests; defaults to a real timer. */
   sleep?: (ms: number) => Promise<void>;
   /** Called after each failed attempt with its number (from 1) and the error. */
@@ -31,6 +33,7 @@ async function hasUpstream(root: string): Promise<boolean> {
 export async function pushWithRetry(root: string, options: PushOptions): Promise<void> {
   const attempts = Number.isFinite(options.attempts) ? Math.max(1, Math.floor(options.attempts)) : 1;
   const sleep = options.sleep ?? realSleep;
+  refuseSecretBranch(options.branch, options.redact);
   const args = ['push'];
   if (!(await hasUpstream(root))) args.push('-u');
   args.push(options.remote, `HEAD:refs/heads/${options.branch}`);
@@ -51,6 +54,19 @@ export async function pushWithRetry(root: string, options: PushOptions): Promise
     `git push to ${options.remote} failed after ${attempts} attempts: ${lastDetail}; ` +
       'your commits are kept locally — fix the remote and run `git push`',
     { cause: lastError },
+  );
+}
+
+/**
+ * A ref name is sent as it is (Ralph cannot redact a name it did not choose): one holding a secret
+ * is refused, the secret redacted in the message.
+ */
+export function refuseSecretBranch(branch: string, redact: (text: string) => string): void {
+  const shown = redact(branch);
+  if (shown === branch) return;
+  throw new RalphError(
+    'git_secret',
+    `refusing to push: the branch name contains a secret (${shown}); rename it (\`git branch -m <new-name>\`), then push or \`ralph run --resume\``,
   );
 }
 

@@ -18,7 +18,8 @@ import {
   workspaceReads,
 } from '../iteration/plan-iteration.ts';
 import { checklistContextBlock, currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
-import { initialEvents, runRedactor } from './loop.ts';
+import { initialEvents } from './loop.ts';
+import { runRedactor } from './run-redactor.ts';
 import { carriedToNewRun } from './run-setup.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
 

@@ -4,7 +4,6 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { FileSystemError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
-import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
@@ -38,6 +37,7 @@ import { settleHeldReview } from './held-review.ts';
 import type { LoopSummary } from './loop-summary.ts';
 import { waitForMerge } from './merge-wait.ts';
 import { endRun, userError } from './run-end.ts';
+import { runRedactor } from './run-redactor.ts';
 
 import { afterFirstAgent, openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun } from './run-setup.ts';
@@ -55,21 +55,6 @@ export function limitsOf(config: RalphConfig): Limits {
     maxTokens: l.max_tokens,
     maxConsecutiveFailures: l.max_consecutive_failures,
   };
-}
-
-/**
- * The run's one redaction: API keys never reach a file Ralph writes, its console or a text it sends
- * out. The values of secret-named variables of the environment and of cli.env are redacted, and key
- * shapes; a Telegram bot token from ralph.yml is a secret too (RALPH_TELEGRAM_BOT_TOKEN is one by its name).
- */
-export function runRedactor(env: NodeJS.ProcessEnv, config: RalphConfig): (text: string) => string {
-  return createRedactor({
-    ...env,
-    ...config.cli.env,
-    RALPH_ROBOT_BOT_TOKEN: config.RObot.telegram.bot_token,
-    // A webhook URL carries its own credential (Slack's and Discord's do in their path).
-    RALPH_NOTIFY_WEBHOOK_SECRET: config.notify.webhook,
-  });
 }
 
 /** The events a new run starts with: the starting event in hats mode, nothing in solo mode. */
