@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type { RalphConfig } from '../config/schema.ts';
+import { runRedactor } from '../engine/context/run-redactor.ts';
 import { sleepUntilCommand } from '../engine/run/idle-wait.ts';
-import { runRedactor } from '../engine/run/run-redactor.ts';
 import { RalphError } from '../errors.ts';
 import { type ForgeSession, openForge, type PullRequest, pullRequestPollMs } from '../forge/open-forge.ts';
 import { configuredRemoteUrl, fetchRemoteBranch, isAncestor, resolveCommit } from '../git/branches.ts';

@@ -11,6 +11,7 @@ import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneAtStart } from '../../state/run-dirs.ts';
 import { createRunContext, type RunContext } from '../context/run-context.ts';
 import type { RunLoopOptions } from '../context/run-options.ts';
+import { runRedactor } from '../context/run-redactor.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { answerInteractions } from '../human/human-interact.ts';
 import { runIteration } from '../iteration/iteration.ts';
@@ -37,7 +38,6 @@ import { settleHeldReview } from './held-review.ts';
 import type { LoopSummary } from './loop-summary.ts';
 import { waitForMerge } from './merge-wait.ts';
 import { endRun, userError } from './run-end.ts';
-import { runRedactor } from './run-redactor.ts';
 
 import { afterFirstAgent, openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun } from './run-setup.ts';
