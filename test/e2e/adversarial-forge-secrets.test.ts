@@ -136,4 +136,26 @@ describe('secrets in git and forge metadata the agent controls never leave the m
     ]).toEqual([]);
     expect(markedProcesses(dir)).toEqual([]);
   }, 30_000);
+
+  it("the agent's own commit with a secret in its message: the push is refused and named in the record", async () => {
+    const commit = 'git add -A && git commit -qm "deploy with $ACME_CLOUD_API_KEY"';
+    const dir = project(
+      [`      - write: { path: deploy.txt, content: "d\\n" }`, `      - run: '${commit}'`],
+      PUSH,
+    );
+    used.push(dir);
+    const bare = withRemote(dir);
+    const r = await runRalph(['run'], dir, ENV);
+    expect(r.code).not.toBe(0);
+    const [record] = readRecords(dir);
+    expect(record?.decision.stop).toMatchObject({ reason: 'push_failed' });
+    expect(record?.decision.stop.message).toMatch(
+      /refusing to push: commit [0-9a-f]+ holds a secret in its message/,
+    );
+    // Not vacuous: the agent's commit is there locally, with the secret, and only there.
+    expect(git(dir, 'log', '--format=%B', 'HEAD~1')).toContain(SECRET);
+    expect(git(bare, 'for-each-ref').trim()).toBe('');
+    expect([...remoteLeaks(bare), ...leaks('console', r.stdout + r.stderr)]).toEqual([]);
+    expect(markedProcesses(dir)).toEqual([]);
+  }, 30_000);
 });
