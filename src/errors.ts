@@ -45,6 +45,8 @@ export const RALPH_ERROR_CODES = [
   'git_state',
   'git_commit_message',
   'git_push_failed',
+  /** A ref name or commit identity Ralph would send holds a secret: refused, never sent. */
+  'git_secret',
   'not_a_git_repo',
   'dirty_tree',
   'wrong_branch',
@@ -85,6 +87,7 @@ export const RALPH_ERROR_CODES = [
   'forge_no_token',
   'forge_denied',
   'forge_failed',
+  'forge_secret',
 ] as const;
 
 /** The stable code of a {@link RalphError}: one of {@link RALPH_ERROR_CODES}. */

@@ -5,6 +5,11 @@ import { notJsonAnswer, RalphError } from '../errors.ts';
 export interface GithubClientOptions {
   apiUrl: string;
   token: string;
+  /**
+   * The run's redaction: every string of a request's body (titles, bodies, comments, branch names)
+   * goes out through it; a path that holds a secret is not sent at all.
+   */
+  redact: (text: string) => string;
   fetch?: typeof fetch;
   /** Per request (default 30 s). */
   timeoutMs?: number;
@@ -100,6 +105,15 @@ function nextPage(link: string | null, apiUrl: string): string | undefined {
   }
 }
 
+/** A URL as text with its %-escapes undone (a secret cannot hide in them); the URL itself when malformed. */
+function safeDecode(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
+}
+
 /** A small REST client on Node's fetch: timeouts, bounded bodies, retries with backoff. */
 export function createGithubClient(o: GithubClientOptions): GithubClient {
   const doFetch = o.fetch ?? fetch;
@@ -115,6 +129,17 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
     body?: unknown,
   ): Promise<{ data: T; headers: Headers }> => {
     let backoff = o.backoffMs ?? 1000;
+    const plain = safeDecode(url);
+    if (o.redact(plain) !== plain)
+      throw new RalphError(
+        'forge_secret',
+        `GitHub API: ${o.redact(what)} not sent: its path holds a secret (${o.redact(plain.split('?')[0] ?? '')})`,
+      );
+    // One door: a secret the agent put in a title, body or branch never reaches the forge.
+    const json =
+      body === undefined
+        ? undefined
+        : JSON.stringify(body, (_key, value) => (typeof value === 'string' ? o.redact(value) : value));
     for (let attempt = 1; ; attempt++) {
       let res: Response;
       try {
@@ -127,7 +152,7 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
             'user-agent': 'ralph-harness',
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: json,
           signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
         });
       } catch (error) {

@@ -28,6 +28,8 @@ export interface OpenForgeOptions {
   host: string | undefined;
   env: NodeJS.ProcessEnv;
   workspace: string;
+  /** The run's redaction: every string the forge client sends goes through it. */
+  redact: (text: string) => string;
   fetch?: typeof fetch;
   readGhToken?: GhTokenReader;
 }
@@ -40,7 +42,12 @@ export interface OpenForgeOptions {
 export async function openForge(o: OpenForgeOptions): Promise<ForgeSession> {
   const target = forgeTarget(o.remote, o.host, o.env);
   const token = await forgeToken(target.host, o.env, o.workspace, o.readGhToken);
-  const client = createGithubClient({ apiUrl: target.apiUrl, token: token.token, fetch: o.fetch });
+  const client = createGithubClient({
+    apiUrl: target.apiUrl,
+    token: token.token,
+    redact: o.redact,
+    fetch: o.fetch,
+  });
   const pulls = repoPulls(client, target.owner, target.repo);
   const { defaultBranch } = await pulls.checkPush();
   return { target, remote: o.remote.name, tokenSource: token.source, defaultBranch, pulls };
@@ -59,7 +66,12 @@ export interface IssueForge {
 export async function openIssueForge(o: OpenForgeOptions): Promise<IssueForge> {
   const target = forgeTarget(o.remote, o.host, o.env, 'issues');
   const token = await forgeToken(target.host, o.env, o.workspace, o.readGhToken, 'issues');
-  const client = createGithubClient({ apiUrl: target.apiUrl, token: token.token, fetch: o.fetch });
+  const client = createGithubClient({
+    apiUrl: target.apiUrl,
+    token: token.token,
+    redact: o.redact,
+    fetch: o.fetch,
+  });
   await readRepo(client, target.owner, target.repo);
   return { target, issues: repoIssues(client, target.owner, target.repo) };
 }

@@ -53,3 +53,16 @@ export async function stageAll(root: string, { exclude }: ExcludeOptions): Promi
   );
   await runGit(root, ['add', '-A', '--', ...allExcept(relevant)]);
 }
+
+/**
+ * The author and committer identities a commit made now would carry (`git var`, with the
+ * environment's and config's overrides); the date that follows each is cut off.
+ */
+export async function commitIdentities(root: string): Promise<{ author: string; committer: string }> {
+  const [author, committer] = await Promise.all(
+    ['GIT_AUTHOR_IDENT', 'GIT_COMMITTER_IDENT'].map(async (name) =>
+      (await runGit(root, ['var', name])).trim().replace(/ \d+ [+-]\d{4}$/, ''),
+    ),
+  );
+  return { author: author ?? '', committer: committer ?? '' };
+}

@@ -1,6 +1,6 @@
 import { setTimeout as realSleep } from 'node:timers/promises';
 import { RalphError } from '../errors.ts';
-import { gitFailure, runGitRaw, stderrTail } from './run-git.ts';
+import { gitFailure, runGit, runGitRaw, stderrTail } from './run-git.ts';
 
 export interface PushOptions {
   remote: string;
@@ -8,6 +8,8 @@ export interface PushOptions {
   branch: string;
   attempts: number;
   delayMs: number;
+  /** The run's redaction: a branch name it changes holds a secret and is never pushed. */
+  redact: (text: string) => string;
   /** Injected for tests; defaults to a real timer. */
   sleep?: (ms: number) => Promise<void>;
   /** Called after each failed attempt with its number (from 1) and the error. */
@@ -31,6 +33,8 @@ async function hasUpstream(root: string): Promise<boolean> {
 export async function pushWithRetry(root: string, options: PushOptions): Promise<void> {
   const attempts = Number.isFinite(options.attempts) ? Math.max(1, Math.floor(options.attempts)) : 1;
   const sleep = options.sleep ?? realSleep;
+  refuseSecretBranch(options.branch, options.redact);
+  await refuseSecretCommits(root, options.remote, options.redact);
   const args = ['push'];
   if (!(await hasUpstream(root))) args.push('-u');
   args.push(options.remote, `HEAD:refs/heads/${options.branch}`);
@@ -52,6 +56,54 @@ export async function pushWithRetry(root: string, options: PushOptions): Promise
       'your commits are kept locally — fix the remote and run `git push`',
     { cause: lastError },
   );
+}
+
+/**
+ * A ref name is sent as it is (Ralph cannot redact a name it did not choose): one holding a secret
+ * is refused, the secret redacted in the message.
+ */
+export function refuseSecretBranch(branch: string, redact: (text: string) => string): void {
+  const shown = redact(branch);
+  if (shown === branch) return;
+  throw new RalphError(
+    'git_secret',
+    `refusing to push: the branch name contains a secret (${shown}); rename it (\`git branch -m <new-name>\`), then push or \`ralph run --resume\``,
+  );
+}
+
+/** The newest commits a push scans: an agent's commits are the newest; older ones are the user's history. */
+const SCANNED_COMMITS = 1000;
+
+/**
+ * Commits go out with the identities and messages they were made with (an agent's own `git commit`
+ * too): a commit the remote does not have yet whose author, committer or message holds a secret
+ * refuses the push. Only the newest {@link SCANNED_COMMITS} unpushed commits are read.
+ */
+export async function refuseSecretCommits(
+  root: string,
+  remote: string,
+  redact: (text: string) => string,
+): Promise<void> {
+  const head = await runGitRaw(root, ['rev-parse', '-q', '--verify', 'HEAD']);
+  if (head.exitCode !== 0) return;
+  const log = await runGit(root, [
+    'log',
+    `--max-count=${SCANNED_COMMITS}`,
+    '--format=%h%x00%an <%ae>%x00%cn <%ce>%x00%B%x1e',
+    'HEAD',
+    '--not',
+    `--remotes=${remote}`,
+  ]);
+  for (const entry of log.split('\x1e')) {
+    const [hash, ...parts] = entry.replace(/^\n/, '').split('\0');
+    if (hash === undefined || parts.length !== 3) continue;
+    const found = ['author', 'committer', 'message'].filter((_, i) => redact(parts[i] ?? '') !== parts[i]);
+    if (found.length === 0) continue;
+    throw new RalphError(
+      'git_secret',
+      `refusing to push: commit ${hash} holds a secret in its ${found.join(' and ')} (not shown); rewrite it (\`git commit --amend\` or \`git rebase -i\`), then push or \`ralph run --resume\``,
+    );
+  }
 }
 
 /** Whether `remote` is configured in the repository (`git remote get-url`). */

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { RalphConfig } from '../config/schema.ts';
+import { runRedactor } from '../engine/context/run-redactor.ts';
 import { sleepUntilCommand } from '../engine/run/idle-wait.ts';
 import { RalphError } from '../errors.ts';
 import { type ForgeSession, openForge, type PullRequest, pullRequestPollMs } from '../forge/open-forge.ts';
@@ -28,7 +29,13 @@ export async function openMergeForge(
       'forge_unsupported',
       `merge.via: pull_request needs a remote "${remote}" on GitHub (git.remote): \`git remote add ${remote} https://github.com/<owner>/<repo>.git\`, or set merge.via: fast_forward`,
     );
-  return openForge({ remote: { name: remote, url }, host: config.forge.host, env, workspace });
+  return openForge({
+    remote: { name: remote, url },
+    host: config.forge.host,
+    env,
+    workspace,
+    redact: runRedactor(env, config),
+  });
 }
 
 /** What landing a task through its pull request needs from the merge queue. */
@@ -94,6 +101,7 @@ export async function landThroughPullRequest(
         branch,
         attempts: d.config.git.push_attempts,
         delayMs: d.config.git.push_retry_delay_seconds * 1000,
+        redact: runRedactor(d.env, d.config),
       });
     } catch (error) {
       return { kind: 'needs_review', reason: (error as Error).message };

@@ -24,6 +24,7 @@ const open = (s: GithubServer, env: NodeJS.ProcessEnv = {}, url = 'git@github.co
     host: undefined,
     env: { GITHUB_API_URL: s.url, GITHUB_TOKEN: TOKEN, PATH: '/nonexistent', ...env },
     workspace: process.cwd(),
+    redact: (text) => text,
   });
 
 describe('forge remote and API base', () => {

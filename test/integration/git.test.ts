@@ -283,7 +283,7 @@ describe('pushWithRetry', () => {
     const dir = repoWithCommit();
     git(dir, 'remote', 'add', 'origin', remote);
 
-    await pushWithRetry(dir, { remote: 'origin', branch: 'main', attempts: 3, delayMs: 0 });
+    await pushWithRetry(dir, { remote: 'origin', branch: 'main', attempts: 3, delayMs: 0, redact: (t) => t });
     expect(git(dir, 'rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{u}')).toBe('origin/main');
     expect(git(remote, 'rev-parse', 'refs/heads/main')).toBe(git(dir, 'rev-parse', 'HEAD'));
 
@@ -298,6 +298,7 @@ describe('pushWithRetry', () => {
       branch: 'main',
       attempts: 3,
       delayMs: 5000,
+      redact: (t) => t,
       sleep: async (ms) => {
         sleeps.push(ms);
       },
@@ -323,7 +324,13 @@ describe('pushWithRetry', () => {
     git(base, 'init', '-q', '--bare', remote);
     const dir = repoWithCommit();
     git(dir, 'remote', 'add', 'origin', remote);
-    await pushWithRetry(dir, { remote: 'origin', branch: 'ralph/work', attempts: 1, delayMs: 0 });
+    await pushWithRetry(dir, {
+      remote: 'origin',
+      branch: 'ralph/work',
+      attempts: 1,
+      delayMs: 0,
+      redact: (t) => t,
+    });
     expect(git(remote, 'rev-parse', 'refs/heads/ralph/work')).toBe(git(dir, 'rev-parse', 'HEAD'));
   });
 });

@@ -20,7 +20,13 @@ const answering =
     new Response(status === 204 ? null : body, { status, headers: { 'content-type': type } });
 
 const github = (f: typeof fetch) =>
-  createGithubClient({ apiUrl: 'https://github.example.com', token: TOKEN, fetch: f, attempts: 1 });
+  createGithubClient({
+    apiUrl: 'https://github.example.com',
+    token: TOKEN,
+    redact: (t) => t,
+    fetch: f,
+    attempts: 1,
+  });
 
 async function failure(p: Promise<unknown>): Promise<string> {
   try {

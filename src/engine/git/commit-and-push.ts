@@ -1,4 +1,6 @@
+import { RalphError } from '../../errors.ts';
 import type { GateResult } from '../../gates/run-gate.ts';
+import { commitIdentities } from '../../git/commit.ts';
 import { readGitHead } from '../../git/head.ts';
 import { pushWithRetry } from '../../git/push.ts';
 import type { HeldCommit } from '../../state/loop-state.ts';
@@ -39,14 +41,18 @@ export async function commitStep(
     readGitHead(workspace).commit ?? null,
     repo === undefined ? ctx.pendingChanges : undefined,
   );
-  const message = commitMessage({
-    summary: input.summary,
-    iteration,
-    hat,
-    backend: input.backend,
-    files,
-    tests: input.tests,
-  });
+  // Built from the agent's summary and file names: the whole message goes out redacted.
+  const message = ctx.redact(
+    commitMessage({
+      summary: input.summary,
+      iteration,
+      hat,
+      backend: input.backend,
+      files,
+      tests: input.tests,
+    }),
+  );
+  if (files.length > 0) await refuseSecretIdentity(ctx, workspace);
   const made = await commitIteration(workspace, message);
   if (made)
     ctx.emit({
@@ -57,6 +63,22 @@ export async function commitStep(
       ...(repo ? { repo: repo.name } : {}),
     });
   return made;
+}
+
+/**
+ * An identity is recorded in the commit as it is (Ralph cannot redact a name it did not choose):
+ * one holding a secret (an agent's `git config user.name`) is refused before the commit is made.
+ */
+async function refuseSecretIdentity(ctx: RunContext, workspace: string): Promise<void> {
+  const ids = await commitIdentities(workspace);
+  for (const role of ['author', 'committer'] as const) {
+    const shown = ctx.redact(ids[role]);
+    if (shown === ids[role]) continue;
+    throw new RalphError(
+      'git_secret',
+      `refusing to commit: the commit ${role} contains a secret (${shown}); set user.name and user.email (\`git config user.name "<name>"\`), then \`ralph run --resume\`; the changes are left uncommitted`,
+    );
+  }
 }
 
 /** Pushes the current branch (of the workspace, or of `repo`); returns an error message when every attempt failed. */
@@ -75,6 +97,7 @@ export async function pushStep(
       branch,
       attempts: config.git.push_attempts,
       delayMs: config.git.push_retry_delay_seconds * 1000,
+      redact: ctx.redact,
       onAttempt: (n, error) =>
         emit({
           type: 'notice',

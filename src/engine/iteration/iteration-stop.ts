@@ -22,6 +22,8 @@ export interface StopInput {
   commit: string | null;
   validateGate: GateResult | undefined;
   pushError: string | undefined;
+  /** A commit refused before it was made (settle-work.ts). */
+  commitError?: string | undefined;
   /** gates.on_failure: rollback set the iteration aside (done before the stop is announced). */
   rollback: PendingRollback | undefined;
 }
@@ -33,6 +35,7 @@ export function stopAfterIteration(ctx: RunContext, s: StopInput): Stop | undefi
   const sup = s.phase.run.supervised;
   const { validateGate, decision } = s;
   if (verdict.kind === 'limit') return verdict.stop;
+  if (s.commitError) return stop('error', s.commitError);
   if (validateGate && !validateGate.passed) return validationStop(validateGate, s.commit, s.rollback);
   if (s.pushError) return stop('push_failed', s.pushError);
   if (s.tddStep?.stuck) return stop('stuck', s.tddStep.stuck);

@@ -1,4 +1,5 @@
 import type { ApprovalPointName } from '../../config/schema.ts';
+import { RalphError } from '../../errors.ts';
 import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
 import type { HeldCommit } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
@@ -31,6 +32,8 @@ export interface SettledWork {
   commit: string | null;
   validateGate: GateResult | undefined;
   pushError: string | undefined;
+  /** A commit Ralph refused to make (its identity holds a secret): the changes stay uncommitted. */
+  commitError?: string | undefined;
   /** Why completion does not stand: a human did not let the commit in or did not accept it, or a stop held a point. */
   blocked: string | undefined;
   /** A stop or Ctrl-C came while a review point waited: it is held (`state.held_question`) for --resume. */
@@ -80,9 +83,16 @@ export async function settleWork(
         : undefined;
       const review = await approveCommit(ctx, work.iteration, approvals, changed);
       if (!review.ok && review.held) return hold(review, 'before_commit');
-      if (review.ok && config.repos) out.repoCommits = await commitRepos(ctx, work.commit);
-      else if (review.ok) out.commit = await commitStep(ctx, work.commit);
-      else out.blocked = `a human did not approve the commit: ${review.reason}`;
+      try {
+        if (review.ok && config.repos) out.repoCommits = await commitRepos(ctx, work.commit);
+        else if (review.ok) out.commit = await commitStep(ctx, work.commit);
+      } catch (error) {
+        if (!(error instanceof RalphError) || error.code !== 'git_secret') throw error;
+        out.commitError = error.message;
+        out.blocked = error.message;
+        return out;
+      }
+      if (!review.ok) out.blocked = `a human did not approve the commit: ${review.reason}`;
     }
     // After the commit: a fatal gate leaves the work committed locally.
     const validate = validateCommand(config, ctx.options.workspace);

@@ -7,6 +7,7 @@ import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { progressAfterArchive } from '../../workflows/progress-archive.ts';
 import type { StartMode } from '../context/run-options.ts';
+import { runRedactor } from '../context/run-redactor.ts';
 import { unreadGuidance } from '../human/control-inbox.ts';
 import { fallbackInForce } from '../iteration/backend-fallback.ts';
 import { externalEventsSince } from '../iteration/collect-events.ts';
@@ -18,7 +19,7 @@ import {
   workspaceReads,
 } from '../iteration/plan-iteration.ts';
 import { checklistContextBlock, currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
-import { initialEvents, runRedactor } from './loop.ts';
+import { initialEvents } from './loop.ts';
 import { carriedToNewRun } from './run-setup.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
 

@@ -39,6 +39,7 @@ export async function settleHeldReview(ctx: RunContext): Promise<Stop | undefine
   }
   if (work.commit) await rememberTree(ctx);
   ctx.persist();
+  if (work.commitError) return stop('error', work.commitError);
   if (work.validateGate && !work.validateGate.passed) return validationStop(work.validateGate, work.commit);
   if (work.pushError) return stop('push_failed', work.pushError);
   if (completes !== null && work.blocked === undefined) return stop('completed', completes);

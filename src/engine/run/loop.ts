@@ -4,8 +4,6 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { FileSystemError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
-import { secretValues } from '../../observe/config-secrets.ts';
-import { createRedactor } from '../../observe/redact.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
@@ -13,6 +11,7 @@ import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneAtStart } from '../../state/run-dirs.ts';
 import { createRunContext, type RunContext } from '../context/run-context.ts';
 import type { RunLoopOptions } from '../context/run-options.ts';
+import { runRedactor } from '../context/run-redactor.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { answerInteractions } from '../human/human-interact.ts';
 import { runIteration } from '../iteration/iteration.ts';
@@ -57,16 +56,6 @@ export function limitsOf(config: RalphConfig): Limits {
     maxTokens: l.max_tokens,
     maxConsecutiveFailures: l.max_consecutive_failures,
   };
-}
-
-/**
- * The run's one redaction: API keys never reach a file Ralph writes, its console or a text it sends
- * out. The values of secret-named variables of the environment are redacted, key shapes, and every
- * value config output masks (secretValues: cli.env and hat env values, the bot token, the webhook),
- * so the two can never disagree.
- */
-export function runRedactor(env: NodeJS.ProcessEnv, config: RalphConfig): (text: string) => string {
-  return createRedactor(env, secretValues(config, createRedactor(env)));
 }
 
 /** The events a new run starts with: the starting event in hats mode, nothing in solo mode. */

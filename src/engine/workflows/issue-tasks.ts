@@ -9,6 +9,7 @@ import type { Task } from '../../state/tasks/task.ts';
 import { readTasks } from '../../state/tasks/task-file.ts';
 import { type ImportResult, importIssueTasks, markIssueClosed } from '../../state/tasks/task-import.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { runRedactor } from '../context/run-redactor.ts';
 
 /** Where the issues are: the workspace, its config (`git.remote`, `forge.host`) and the environment. */
 export interface IssueSourceOptions {
@@ -34,6 +35,7 @@ export async function openRemoteIssues(o: IssueSourceOptions): Promise<IssueForg
     host: o.config.forge.host,
     env: o.env,
     workspace: o.workspace,
+    redact: runRedactor(o.env, o.config),
     ...(o.fetch ? { fetch: o.fetch } : {}),
   });
 }

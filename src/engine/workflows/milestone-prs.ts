@@ -54,6 +54,7 @@ export async function forgePreflight(ctx: RunContext): Promise<HealthResult[]> {
       host: config.forge.host,
       env: options.env ?? process.env,
       workspace,
+      redact: ctx.redact,
     });
   } catch (error) {
     if (!(error instanceof RalphError)) throw error;
@@ -99,7 +100,8 @@ export async function enterMilestone(ctx: RunContext): Promise<void> {
       start = `refs/remotes/${ctx.forge.remote}/${f.target}`;
     f.active = {
       milestone: milestone.title,
-      branch: milestoneBranch(milestone.title),
+      // The slug of an agent-written heading: a secret in it becomes `redacted`, never a ref.
+      branch: milestoneBranch(ctx.redact(milestone.title)),
       base: stacked ? last.branch : f.target,
     };
     f.merged_target = false;
@@ -146,6 +148,7 @@ export async function milestonePrStep(
         branch: active.branch,
         attempts: config.git.push_attempts,
         delayMs: config.git.push_retry_delay_seconds * 1000,
+        redact: ctx.redact,
       });
     } catch (error) {
       return { stop: stop('push_failed', (error as Error).message) };
