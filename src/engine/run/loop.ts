@@ -19,6 +19,7 @@ import { metricAtStart } from '../metric/metric-step.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
+import { confirmDoneAtStart } from '../verify/done-at-start.ts';
 import { gitConfigAtStart } from '../verify/git-config-gate.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
@@ -183,11 +184,15 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   let failed: { error: unknown } | undefined;
   try {
     gitConfigAtStart(ctx, gitConfig);
-    final = startRun(ctx, prepared, logFile);
+    const start = startRun(ctx, prepared, logFile);
+    final = start.decided;
     // Even when the run ends at once: a rollback a crash cut short is finished first.
     await rollbackAtStart(ctx);
     await finishReposRollback(ctx);
     reposAtStart(ctx);
+    // Nothing to do (gates green on the tree as it is) outranks a TDD state problem.
+    if (final === undefined && start.doneClaim) final = await confirmDoneAtStart(ctx, start.doneClaim);
+    final ??= start.tddStop;
     if (final === undefined) await metricAtStart(ctx);
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {
