@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
@@ -28,8 +28,8 @@ const CHECKLIST = 'completion:\n  checklist: DESIGN.md\n  condition: all_tasks\n
 const DESIGN = '# Design\n\n## Milestone 1: Only\n\n- [ ] one\n- [ ] two\n';
 
 /** Every run of a test: no stack trace, nothing of the run left running. */
-async function ralph(dir: string, args: string[]): Promise<RunResult> {
-  const r = await runRalph(args, dir);
+async function ralph(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  const r = await runRalph(args, dir, env);
   expect(r.stderr).not.toMatch(/\n\s+at /);
   expect(markedProcesses(dir)).toEqual([]);
   return r;
@@ -88,36 +88,65 @@ describe('a resumed run completes only when every completion condition holds (H5
   });
 });
 
+/** H6's project: rules deny the git-ignored `.env`; the first turn appends to it, `attack` after. */
+function leakProject(attack: string): string {
+  const dir = project(
+    `${fakeConfig({ max_iterations: 3 })}rules:\n  deny: [".env*"]\ngit:\n  commit: true\n`,
+    [
+      '  - when: { file_missing: dist/tried }',
+      '    do:',
+      `      - run: ${JSON.stringify(`mkdir -p dist; touch dist/tried; echo LEAKED=1 >> .env${attack}`)}`,
+      '      - print: LOOP_COMPLETE',
+      '  - do:',
+      '      - write: { path: src.txt, content: "ok\\n" }',
+      '      - print: LOOP_COMPLETE',
+    ],
+    { '.gitignore': '.env*\ndist/\n' },
+  );
+  writeFileSync(join(dir, '.env'), 'API_KEY=original\n');
+  return dir;
+}
+
 describe("damage to Ralph's own files after the agent's turn is judged, never absorbed (H6)", () => {
-  it('a directory in place of tasks.jsonl fails the iteration; --resume judges the denied .env change', async () => {
-    const dir = project(
-      `${fakeConfig({ max_iterations: 3 })}rules:\n  deny: [".env*"]\ngit:\n  commit: true\n`,
-      [
-        '  - when: { file_missing: dist/tried }',
-        '    do:',
-        `      - run: ${JSON.stringify('mkdir -p dist; touch dist/tried; echo LEAKED=1 >> .env; rm -f .ralph/agent/tasks.jsonl; mkdir -p .ralph/agent/tasks.jsonl')}`,
-        '  - do:',
-        '      - write: { path: src.txt, content: "ok\\n" }',
-        '      - print: LOOP_COMPLETE',
-      ],
-      { '.gitignore': '.env*\ndist/\n' },
-    );
-    writeFileSync(join(dir, '.env'), 'API_KEY=original\n');
+  it('a directory in place of tasks.jsonl fails that iteration, named in its record; the .env change is a rule_violation', async () => {
+    const dir = leakProject('; rm -f .ralph/agent/tasks.jsonl; mkdir -p .ralph/agent/tasks.jsonl');
     const r = await ralph(dir, ['run']);
-    const out = r.stdout + r.stderr;
-    // Judged as the iteration's failure, named, with a record: not a run aborted mid-settlement.
-    const records = readRecords(dir);
-    expect(records.length, out).toBeGreaterThan(0);
-    expect(records[0]?.verdict).not.toBe('complete');
-    expect(JSON.stringify(records[0])).toContain('tasks.jsonl');
-    expect(JSON.stringify(records)).toContain('.env (inside rules.deny)');
+    const [first, second] = readRecords(dir);
+    expect(first, r.stdout + r.stderr).toMatchObject({ verdict: 'failure', commit: null });
+    expect(first?.reason).toContain(
+      '.ralph/agent/tasks.jsonl (a directory; moved to .ralph/agent/tasks.jsonl.damaged-1)',
+    );
+    // Judged from the first iteration's start: the .env change is not absorbed.
+    expect(second).toMatchObject({ verdict: 'rule_violation', commit: null });
+    expect(second?.reason).toContain('.env (inside rules.deny)');
+    expect(r.stdout + r.stderr).not.toContain('EISDIR');
     expect(readState(dir).status).not.toBe('completed');
-    // However the run ended, a resume after the directory is removed judges .env, never absorbs it.
-    if (existsSync(join(dir, '.ralph/agent/tasks.jsonl'))) rmdirSync(join(dir, '.ralph/agent/tasks.jsonl'));
+  });
+
+  it('settlement cut short by an error after the turn: --resume judges that same iteration from its saved start', async () => {
+    // Where the first iteration's end is saved: the first state.json write after its agent started.
+    const probe = leakProject('');
+    const trace = join(probe, '.git', 'writes.jsonl');
+    await ralph(probe, ['run'], { RALPH_FAULT_TRACE_WRITES: trace });
+    const writes = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; n: number; path: string })
+      .filter((w) => w.kind === 'durable');
+    const started = writes.findIndex((w) => w.path.endsWith('in-flight.json'));
+    const end = writes.slice(started).find((w) => w.path.endsWith('state.json'));
+    expect(end).toBeDefined();
+
+    const dir = leakProject('');
+    const failed = await ralph(dir, ['run'], { RALPH_FAULT_ERRNO_AT_WRITE: `${end?.n}:EIO` });
+    expect(failed.code, failed.stdout + failed.stderr).toBe(1);
+    expect(readRecords(dir)).toHaveLength(0);
     const resumed = await ralph(dir, ['run', '--resume']);
-    const after = readRecords(dir);
-    expect(after.at(-1)?.verdict, resumed.stdout + resumed.stderr).not.toBe('complete');
+    const [first] = readRecords(dir);
+    // The same iteration (1), judged from the start it saved: the .env change is refused, not absorbed.
+    expect(first, resumed.stdout + resumed.stderr).toMatchObject({ iteration: 1, verdict: 'rule_violation' });
+    expect(first?.reason).toContain('.env (inside rules.deny)');
+    expect(readRecords(dir).every((rec) => rec.verdict !== 'complete')).toBe(true);
     expect(readState(dir).status).not.toBe('completed');
-    mkdirSync(join(dir, 'dist'), { recursive: true });
   });
 });

@@ -11,6 +11,7 @@ import { rollsBack } from '../readiness/rollback-readiness.ts';
 import { type ReposOutcome, recordRepoWork, settleRepos } from '../repos/repo-iteration.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkGitConfig, gitConfigFeedback, gitConfigStop } from '../verify/git-config-gate.ts';
+import { damagedFilesFeedback } from '../verify/own-files.ts';
 import {
   checkProtected,
   tamperedFeedback,
@@ -88,7 +89,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Protected files first: the gates then run from the protected content, never the agent's.
   const tampered = agentOk ? await checkProtected(ctx, phase.number, approvals) : [];
   const checks = await withProtectedContent(ctx, tampered, () => checkAfterAgent(ctx, phase));
-  if (tampered.length > 0 || gitConfig.length > 0) {
+  if (tampered.length > 0 || gitConfig.length > 0 || phase.damaged.length > 0) {
     // Not accepted: nothing is committed, validated or pushed, and it cannot complete.
     checks.agentOk = false;
     checks.markerHit = false;
@@ -134,6 +135,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     checks.tddStep?.forceFailure ??
     (gitConfig.length > 0 ? gitConfigFeedback(gitConfig) : undefined) ??
     (tampered.length > 0 ? tamperedFeedback(tampered) : undefined) ??
+    (phase.damaged.length > 0 ? damagedFilesFeedback(phase.damaged) : undefined) ??
     (rollback ? rollbackFeedback(rollback) : undefined);
   // Aborted or parked: not settled now; the same iteration runs again.
   const unfinished = unfinishedOutcome(ctx, phase, checks);

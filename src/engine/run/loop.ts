@@ -197,10 +197,11 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {
     const user = userError(error);
-    // A full or read-only disk mid-step: the state goes back to what was last saved (as a kill at
-    // that instant would leave it), so --resume neither counts a half-settled iteration nor loses
-    // the stop it was deciding.
-    if (user instanceof FileSystemError) ctx.restoreSaved();
+    // A full or read-only disk mid-step, or any error while an iteration settles: the state goes
+    // back to what was last saved (as a kill at that instant would leave it), so --resume neither
+    // counts a half-settled iteration nor loses the stop it was deciding: it judges that iteration
+    // again from its saved start.
+    if (user instanceof FileSystemError || ctx.cutShort()) ctx.restoreSaved();
     final = stop('error', user ? user.message : `internal error: ${(error as Error).message}`);
     failed = { error: user ?? error };
   }
