@@ -108,45 +108,35 @@ function leakProject(attack: string): string {
 }
 
 describe("damage to Ralph's own files after the agent's turn is judged, never absorbed (H6)", () => {
-  it('a directory in place of tasks.jsonl fails that iteration, named in its record; the .env change is a rule_violation', async () => {
-    const dir = leakProject('; rm -f .ralph/agent/tasks.jsonl; mkdir -p .ralph/agent/tasks.jsonl');
-    const r = await ralph(dir, ['run']);
-    const [first, second] = readRecords(dir);
-    expect(first, r.stdout + r.stderr).toMatchObject({ verdict: 'failure', commit: null });
-    expect(first?.reason).toContain(
+  it.each([
+    [
+      'a directory for tasks.jsonl',
+      'rm -f .ralph/agent/tasks.jsonl; mkdir -p .ralph/agent/tasks.jsonl',
       '.ralph/agent/tasks.jsonl (a directory; moved to .ralph/agent/tasks.jsonl.damaged-1)',
-    );
-    // Judged from the first iteration's start: the .env change is not absorbed.
-    expect(second).toMatchObject({ verdict: 'rule_violation', commit: null });
-    expect(second?.reason).toContain('.env (inside rules.deny)');
-    expect(r.stdout + r.stderr).not.toContain('EISDIR');
-    expect(readState(dir).status).not.toBe('completed');
-  });
-
-  it('settlement cut short by an error after the turn: --resume judges that same iteration from its saved start', async () => {
-    // Where the first iteration's end is saved: the first state.json write after its agent started.
-    const probe = leakProject('');
-    const trace = join(probe, '.git', 'writes.jsonl');
-    await ralph(probe, ['run'], { RALPH_FAULT_TRACE_WRITES: trace });
-    const writes = readFileSync(trace, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { kind: string; n: number; path: string })
-      .filter((w) => w.kind === 'durable');
-    const started = writes.findIndex((w) => w.path.endsWith('in-flight.json'));
-    const end = writes.slice(started).find((w) => w.path.endsWith('state.json'));
-    expect(end).toBeDefined();
-
-    const dir = leakProject('');
-    const failed = await ralph(dir, ['run'], { RALPH_FAULT_ERRNO_AT_WRITE: `${end?.n}:EIO` });
-    expect(failed.code, failed.stdout + failed.stderr).toBe(1);
-    expect(readRecords(dir)).toHaveLength(0);
-    const resumed = await ralph(dir, ['run', '--resume']);
-    const [first] = readRecords(dir);
-    // The same iteration (1), judged from the start it saved: the .env change is refused, not absorbed.
-    expect(first, resumed.stdout + resumed.stderr).toMatchObject({ iteration: 1, verdict: 'rule_violation' });
-    expect(first?.reason).toContain('.env (inside rules.deny)');
-    expect(readRecords(dir).every((rec) => rec.verdict !== 'complete')).toBe(true);
-    expect(readState(dir).status).not.toBe('completed');
-  });
+    ],
+    [
+      'a dangling link for memories.md',
+      'mkdir -p .ralph/agent; rm -f .ralph/agent/memories.md; ln -s /nonexistent/m .ralph/agent/memories.md',
+      '.ralph/agent/memories.md (a link to nowhere; moved to .ralph/agent/memories.md.damaged-1)',
+    ],
+    [
+      'a directory for the events file',
+      'f=$(cat .ralph/current-events); rm -f "$f"; mkdir -p "$f"',
+      '.jsonl (a directory; moved to .ralph/events-',
+    ],
+  ])(
+    '%s fails that iteration, named in its record; the .env change is still a rule_violation',
+    async (_, damage, named) => {
+      const dir = leakProject(`; ${damage}`);
+      const r = await ralph(dir, ['run']);
+      const [first, second] = readRecords(dir);
+      expect(first, r.stdout + r.stderr).toMatchObject({ iteration: 1, verdict: 'failure', commit: null });
+      expect(first?.reason).toContain(named);
+      // Judged from the first iteration's start: the .env change is not absorbed.
+      expect(second).toMatchObject({ verdict: 'rule_violation', commit: null });
+      expect(second?.reason).toContain('.env (inside rules.deny)');
+      expect(r.stdout + r.stderr).not.toMatch(/EISDIR|ENOENT/);
+      expect(readState(dir).status).not.toBe('completed');
+    },
+  );
 });

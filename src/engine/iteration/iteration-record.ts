@@ -148,6 +148,7 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   const forcedFailure = outcome.tddStep?.forceFailure;
   // Named whatever else went wrong: the change was refused and put back.
   if (outcome.gitConfig?.length) return gitConfigFeedback(outcome.gitConfig);
+  if (phase.damaged.length > 0) return damagedFilesFeedback(phase.damaged);
   if (verdict.kind === 'failure')
     return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
   if (outcome.rollback) return rollbackFeedback(outcome.rollback).split('\n')[0] ?? null;
@@ -155,7 +156,6 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   const validate = validateFailure(outcome);
   if (validate) return validate;
   if (outcome.tampered?.length) return tamperedFeedback(outcome.tampered);
-  if (phase.damaged.length > 0) return damagedFilesFeedback(phase.damaged);
   if (forcedFailure) return forcedFailure;
   if (verdict.kind === 'aborted' || verdict.kind === 'limit') return verdict.stop.message;
   if (verdict.kind === 'parked')
