@@ -1,5 +1,8 @@
+import { resolve } from 'node:path';
 import { approvalPoints } from '../../config/human-checks.ts';
 import { validateCommand } from '../../gates/run-gate.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
+import { openCreativeTasks, parseTddState } from '../../workflows/tdd-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { TASK_RESUME } from '../decide/event-decisions.ts';
 import { type Stop, stop } from '../decide/limits.ts';
@@ -52,6 +55,10 @@ function unprovable(ctx: RunContext): string[] {
   if (missing.length > 0) reasons.push(`required events not seen yet: ${missing.join(', ')}`);
   const open = countOpenTasks(config, ctx.paths);
   if (open > 0) reasons.push(`${open} task(s) still open (ralph tools task list)`);
+  const tdd = config.tdd;
+  const tddText = tdd ? readOptional(resolve(ctx.options.workspace, tdd.state_file), 'absent') : undefined;
+  const creative = tddText ? openCreativeTasks(parseTddState(tddText)) : 0;
+  if (creative > 0) reasons.push(`${creative} creative task(s) still open in ${tdd?.state_file}`);
   if ((config.repos ?? []).some((r) => r.gates?.tests))
     reasons.push("each repository's tests run after an iteration");
   if (config.gates.review?.when === 'complete') reasons.push('gates.review must approve the completion');
