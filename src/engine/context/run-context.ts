@@ -77,6 +77,8 @@ export interface RunContext {
    * the run ends as a kill at that instant would have left it, never half-settled.
    */
   restoreSaved(): void;
+  /** An iteration's agent ran and its end (record, counters) is not saved yet. */
+  cutShort(): boolean;
   /** Records an event Ralph publishes itself, in the events file and the event stream. */
   publish(e: PendingEvent, hat: string | null): void;
   /** Runtime used by the run, previous sessions included. */
@@ -114,6 +116,9 @@ export function createRunContext(input: RunContextInput): RunContext {
   // What was last saved, as the file holds it: the text written, parsed back only to restore
   // (a structured clone after every write cost more than the rest of the bookkeeping of a save).
   let saved = JSON.stringify(state);
+  // The iteration whose agent started and whose end is not saved: restoreSaved keeps it current, so
+  // --resume judges it again from its saved start (as after a kill) instead of counting it unjudged.
+  let flying: LoopState['current'] = null;
   return {
     options,
     config,
@@ -150,9 +155,11 @@ export function createRunContext(input: RunContextInput): RunContext {
     },
     persist: (opts) => {
       saved = writeLoopState(paths.state, state, opts);
+      if (!state.current) flying = null;
     },
     persistInFlight: () => {
       if (!state.current) return;
+      flying = { ...state.current };
       // The real clock, as writeLoopState's `updated_at`: the two are compared.
       writeInFlight(inFlightFileOf(paths.dir, state.run_id), {
         ...state.current,
@@ -163,7 +170,11 @@ export function createRunContext(input: RunContextInput): RunContext {
       const back = JSON.parse(saved) as LoopState;
       for (const key of Object.keys(state)) delete (state as unknown as Record<string, unknown>)[key];
       Object.assign(state, back);
+      // Its agent is gone (swept): the same number runs again on --resume.
+      if (flying && !state.current && state.iterations < flying.number)
+        state.current = { ...flying, agent_pid: null, agent_start_time: null };
     },
+    cutShort: () => flying !== null,
     publish: (e, hat) => {
       appendEvent(eventsFile, {
         topic: e.topic,

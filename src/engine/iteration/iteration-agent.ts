@@ -10,6 +10,7 @@ import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.t
 import { type IterationVerdict, verdictFromExitClass } from '../decide/limits.ts';
 import { pollStopNow } from '../human/control-inbox.ts';
 import { createQuestionWatch } from '../human/question-watch.ts';
+import { setAsideDamagedFiles } from '../verify/own-files.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
 import { bookModelSpend } from './model-rung.ts';
@@ -46,6 +47,8 @@ export interface AgentPhase extends StartedIteration {
   failure: FailureDetail | undefined;
   verdict: IterationVerdict;
   collected: Collected;
+  /** Ralph's own files the agent damaged, moved aside (setAsideDamagedFiles): the iteration fails. */
+  damaged: string[];
   /** Ids of the questions the agent asked (`ralph ask`). */
   questions: string[];
 }
@@ -119,6 +122,8 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
         })
       : undefined;
   const verdict = verdictFromExitClass(judged, cls, ctx.now(), state.parks ?? { rateLimit: 0, transient: 0 });
+  // Before anything reads them: the events file, tasks and memories as plain files again.
+  const damaged = setAsideDamagedFiles(ctx, number);
   const collected = collectAgentEvents(
     ctx,
     number,
@@ -138,6 +143,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     failure,
     verdict,
     collected,
+    damaged,
     questions: questions.asked(),
   };
 }

@@ -12,6 +12,7 @@ import { type ReposOutcome, recordRepoWork, settleRepos } from '../repos/repo-it
 import { summarize } from '../verify/gate-commands.ts';
 import { checkGitConfig, gitConfigFeedback, gitConfigStop } from '../verify/git-config-gate.ts';
 import { clearHiddenIndexFlags, excludeTampered } from '../verify/git-view.ts';
+import { damagedFilesFeedback } from '../verify/own-files.ts';
 import {
   checkProtected,
   tamperedFeedback,
@@ -101,7 +102,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     checks.markerHit = false;
     state.uncommitted_changes = true;
   };
-  if (touched.length > 0 || gitConfig.length > 0) refuse();
+  if (touched.length > 0 || gitConfig.length > 0 || phase.damaged.length > 0) refuse();
   // rules, then gates.on_failure: rollback — the iteration is set aside instead of committed.
   // With repos, settleRepos checks the rules over every repository's changes.
   const ruled =
@@ -146,6 +147,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     checks.tddStep?.forceFailure ??
     (gitConfig.length > 0 ? gitConfigFeedback(gitConfig) : undefined) ??
     (tampered.length > 0 ? tamperedFeedback(tampered) : undefined) ??
+    (phase.damaged.length > 0 ? damagedFilesFeedback(phase.damaged) : undefined) ??
     (rollback ? rollbackFeedback(rollback) : undefined);
   // Aborted or parked: not settled now; the same iteration runs again.
   const unfinished = unfinishedOutcome(ctx, phase, checks);

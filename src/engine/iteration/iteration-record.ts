@@ -7,6 +7,7 @@ import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { gitConfigFeedback } from '../verify/git-config-gate.ts';
+import { damagedFilesFeedback } from '../verify/own-files.ts';
 import { tamperedFeedback } from '../verify/protect-gate.ts';
 import { finishRollback, rollbackFeedback } from '../verify/rollback.ts';
 import { tddScopeViolations } from '../workflows/tdd-loop.ts';
@@ -97,7 +98,9 @@ export async function recordIteration(
         ? gitConfigFeedback(outcome.gitConfig)
         : outcome.tampered?.length
           ? tamperedFeedback(outcome.tampered)
-          : misplacedPromiseReason(phase, ctx.promise);
+          : phase.damaged.length
+            ? damagedFilesFeedback(phase.damaged)
+            : misplacedPromiseReason(phase, ctx.promise);
   // Saved with the record, before anything is set aside: a crash from here on is finished on --resume.
   state.rollback = outcome.rollback ?? null;
   state.repos_rollback = outcome.repos?.rollback ?? null;
@@ -132,6 +135,7 @@ function recordVerdict(
   if (outcome.ruleViolation) return 'rule_violation';
   if (validateFailure(outcome) || outcome.rollback || outcome.repos?.rolledBack) return 'failure';
   if (outcome.tampered?.length) return 'gate_tampered';
+  if (phase.damaged.length > 0) return 'failure';
   // Persistent mode: "nothing left" is an idle scan, not the end of the work.
   if (outcome.completion?.accepted) return idle ? 'idle' : 'complete';
   if (outcome.tddStep?.forceFailure) return 'failure';
@@ -145,6 +149,7 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   const forcedFailure = outcome.tddStep?.forceFailure;
   // Named whatever else went wrong: the change was refused and put back.
   if (outcome.gitConfig?.length) return gitConfigFeedback(outcome.gitConfig);
+  if (phase.damaged.length > 0) return damagedFilesFeedback(phase.damaged);
   if (verdict.kind === 'failure')
     return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
   if (outcome.rollback) return rollbackFeedback(outcome.rollback).split('\n')[0] ?? null;

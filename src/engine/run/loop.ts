@@ -19,6 +19,7 @@ import { metricAtStart } from '../metric/metric-step.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
 import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
+import { confirmDoneAtStart } from '../verify/done-at-start.ts';
 import { gitConfigAtStart } from '../verify/git-config-gate.ts';
 import { gitViewAtStart } from '../verify/git-view.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
@@ -169,7 +170,8 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
   let failed: { error: unknown } | undefined;
   try {
     gitConfigAtStart(ctx, gitConfig);
-    final = startRun(ctx, prepared, logFile);
+    const start = startRun(ctx, prepared, logFile);
+    final = start.decided;
     // The index flags and .git/info/exclude Ralph's view of the tree counts on (git-view.ts), before
     // a rollback a crash cut short reads it.
     await gitViewAtStart(ctx, layout);
@@ -177,14 +179,18 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     await rollbackAtStart(ctx);
     await finishReposRollback(ctx);
     reposAtStart(ctx);
+    // Nothing to do (gates green on the tree as it is) outranks a TDD state problem.
+    if (final === undefined && start.doneClaim) final = await confirmDoneAtStart(ctx, start.doneClaim);
+    final ??= start.tddStop;
     if (final === undefined) await metricAtStart(ctx);
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {
     const user = userError(error);
-    // A full or read-only disk mid-step: the state goes back to what was last saved (as a kill at
-    // that instant would leave it), so --resume neither counts a half-settled iteration nor loses
-    // the stop it was deciding.
-    if (user instanceof FileSystemError) ctx.restoreSaved();
+    // A full or read-only disk mid-step, or any error while an iteration settles: the state goes
+    // back to what was last saved (as a kill at that instant would leave it), so --resume neither
+    // counts a half-settled iteration nor loses the stop it was deciding: it judges that iteration
+    // again from its saved start.
+    if (user instanceof FileSystemError || ctx.cutShort()) ctx.restoreSaved();
     final = stop('error', user ? user.message : `internal error: ${(error as Error).message}`);
     failed = { error: user ?? error };
   }

@@ -101,11 +101,20 @@ function earlierState(paths: RalphPaths): LoopState | undefined {
   }
 }
 
+/** What the start found: a stop decided before it, the marker's or checklist's claim of being done, a TDD problem. */
+export interface StartCheck {
+  /** The last iteration decided to stop and Ralph died before it could (--resume). */
+  decided?: Stop | undefined;
+  /** The marker or checklist already says done: the gates decide whether there is nothing to do. */
+  doneClaim?: string | undefined;
+  tddStop?: Stop | undefined;
+}
+
 /**
  * Announces the run (`loop.started`, setup notices, the starting events) and checks what it starts
- * from; returns a Stop when there is nothing to do or the TDD state is unusable.
+ * from: a decided stop, a claim of being done (confirmDoneAtStart judges it), an unusable TDD state.
  */
-export function startRun(ctx: RunContext, prepared: PreparedRun, logFile: string): Stop | undefined {
+export function startRun(ctx: RunContext, prepared: PreparedRun, logFile: string): StartCheck {
   const { options, state, emit } = ctx;
   const head = readGitHead(options.workspace);
   emit({
@@ -128,13 +137,14 @@ export function startRun(ctx: RunContext, prepared: PreparedRun, logFile: string
   const decided = prepared.resumed ? state.pending_stop : null;
   if (decided)
     return {
-      reason: decided.reason as StopReason,
-      message: decided.message,
-      exitCode: decided.exit_code as ExitCodeValue,
+      decided: {
+        reason: decided.reason as StopReason,
+        message: decided.message,
+        exitCode: decided.exit_code as ExitCodeValue,
+      },
     };
   const tddStop = checkTddAtStart(ctx);
-  // Nothing to do outranks a TDD state problem.
-  return checkChecklistAtStart(ctx, prepared.resumed) ?? tddStop;
+  return { doneClaim: checkChecklistAtStart(ctx, prepared.resumed), tddStop };
 }
 
 /** TDD: a fresh book when there is none, and the state file's health before the first iteration. */
@@ -149,9 +159,9 @@ function checkTddAtStart(ctx: RunContext): Stop | undefined {
 
 /**
  * Records the checklist and its starting milestone on a new run, warns when the loop cannot complete
- * by it, and stops when the checklist or the completion marker already says the work is done.
+ * by it, and returns what the run would stop with when the checklist or the marker already says done.
  */
-function checkChecklistAtStart(ctx: RunContext, resumed: boolean): Stop | undefined {
+function checkChecklistAtStart(ctx: RunContext, resumed: boolean): string | undefined {
   const { options, config, state, emit } = ctx;
   const startView = readChecklist(options.workspace, config, state.start_milestone ?? null);
   if (config.completion.checklist && !resumed) {
@@ -176,14 +186,8 @@ function checkChecklistAtStart(ctx: RunContext, resumed: boolean): Stop | undefi
   }
   const marker = config.completion.marker;
   if (startView?.complete && ctx.condition !== 'promise')
-    return stop(
-      'completed',
-      `every task in ${config.completion.checklist} is already checked: nothing to do`,
-    );
+    return `every task in ${config.completion.checklist} is already checked: nothing to do`;
   if (marker && markerReached(options.workspace, marker))
-    return stop(
-      'completed',
-      `${marker.file} already contains ${marker.text}: nothing to do (remove the marker if work remains)`,
-    );
+    return `${marker.file} already contains ${marker.text}: nothing to do (remove the marker if work remains)`;
   return undefined;
 }
