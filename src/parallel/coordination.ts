@@ -2,7 +2,7 @@ import type { Backend } from '../backends/types.ts';
 import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-options.ts';
 import type { ForgeSession } from '../forge/open-forge.ts';
-import type { ConfigMark } from '../git/program-config.ts';
+import type { ConfigMark } from '../git/workspace-guard/program-config.ts';
 import type { ParallelEventListener } from '../observe/parallel-events.ts';
 import type { ParallelState } from '../state/parallel-files.ts';
 import type { ParallelStop } from './parallel-decide.ts';

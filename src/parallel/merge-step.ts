@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { holdGitConfig, keepConfigCopies } from '../engine/verify/git-config-gate.ts';
 import type { ForgeSession } from '../forge/open-forge.ts';
-import { type ConfigMark, configFiles, readConfigMark } from '../git/program-config.ts';
+import { type ConfigMark, configFiles, readConfigMark } from '../git/workspace-guard/program-config.ts';
 import { readWorkTreeLayout } from '../git/work-tree-layout.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -128,7 +128,7 @@ async function resolveConflict(c: Coordination, t: ParallelTask, conflict: strin
 }
 
 /**
- * The repository's program-running git config (src/git/program-config.ts) as a parallel run starts:
+ * The repository's program-running git config (src/git/workspace-guard/program-config.ts) as a parallel run starts:
  * every worktree shares it (the common dir's config), so any worker's agent can change it.
  */
 export async function parallelConfigMark(root: string): Promise<ConfigMark | undefined> {

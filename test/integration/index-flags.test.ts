@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { indexHasFlags } from '../../src/git/index-file.ts';
-import { clearIndexFlags, currentIndexFlags, readIndexFlags } from '../../src/git/index-flags.ts';
+import { indexHasFlags } from '../../src/git/workspace-guard/index-file.ts';
+import { clearIndexFlags, currentIndexFlags, readIndexFlags } from '../../src/git/workspace-guard/index-flags.ts';
 import { readWorkTreeLayout } from '../../src/git/work-tree-layout.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 

@@ -6,7 +6,7 @@ import {
   parseConfigListing,
   programConfigChanges,
   settingKey,
-} from '../../src/git/program-config.ts';
+} from '../../src/git/workspace-guard/program-config.ts';
 
 const PROGRAM = [
   'filter.crypt.clean',

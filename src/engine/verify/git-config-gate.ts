@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { RalphError } from '../../errors.ts';
 import { hashFile, keepCopies } from '../../gates/protected-files.ts';
-import { type ConfigMark, configChangesSince } from '../../git/program-config.ts';
+import { type ConfigMark, configChangesSince } from '../../git/workspace-guard/program-config.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';

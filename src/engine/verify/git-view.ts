@@ -6,7 +6,7 @@ import {
   flaggedPaths,
   flagsGained,
   type IndexFlags,
-} from '../../git/index-flags.ts';
+} from '../../git/workspace-guard/index-flags.ts';
 import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { readOptional } from '../../state/io/read-optional.ts';

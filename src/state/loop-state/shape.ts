@@ -115,7 +115,7 @@ export interface LoopState {
   /** gates.protect: the globs and the protected files' hashes at run start (or as a human allowed them). */
   protected?: { globs: string[]; hashes: Record<string, string> };
   /**
-   * The repository's program-running git config at run start (src/git/program-config.ts): its
+   * The repository's program-running git config at run start (src/git/workspace-guard/program-config.ts): its
    * settings as `git config --list` prints them, and its files' sha256 ('' for one that is absent).
    */
   git_config?: { settings: string[]; files: Record<string, string> };

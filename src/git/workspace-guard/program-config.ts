@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { RalphError } from '../errors.ts';
-import { hashFile } from '../gates/protected-files.ts';
-import { runGit, stderrTail } from './run-git.ts';
-import type { WorkTreeLayout } from './work-tree-layout.ts';
+import { RalphError } from '../../errors.ts';
+import { hashFile } from '../../gates/protected-files.ts';
+import { runGit, stderrTail } from '../run-git.ts';
+import type { WorkTreeLayout } from '../work-tree-layout.ts';
 
 /**
  * Keys of the repository's own config that make git run a program, send Ralph's push elsewhere, or

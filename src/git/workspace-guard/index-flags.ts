@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readOptional } from '../state/io/read-optional.ts';
+import { readOptional } from '../../state/io/read-optional.ts';
+import { runGit } from '../run-git.ts';
+import type { WorkTreeLayout } from '../work-tree-layout.ts';
 import { indexHasFlags } from './index-file.ts';
-import { runGit } from './run-git.ts';
-import type { WorkTreeLayout } from './work-tree-layout.ts';
 
 /**
  * The index bits that make git stop looking at a tracked file in the work tree: `skip-worktree`
