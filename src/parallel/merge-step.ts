@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { holdGitConfig, keepConfigCopies } from '../engine/verify/git-config-gate.ts';
 import type { ForgeSession } from '../forge/open-forge.ts';
-import { type ConfigMark, configFiles, readConfigMark } from '../git/workspace-guard/program-config.ts';
 import { readWorkTreeLayout } from '../git/work-tree-layout.ts';
+import { type ConfigMark, configFiles, readConfigMark } from '../git/workspace-guard/program-config.ts';
 import type { ParallelTask } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import type { Coordination } from './coordination.ts';

@@ -2,9 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { indexHasFlags } from '../../src/git/workspace-guard/index-file.ts';
-import { clearIndexFlags, currentIndexFlags, readIndexFlags } from '../../src/git/workspace-guard/index-flags.ts';
 import { readWorkTreeLayout } from '../../src/git/work-tree-layout.ts';
+import { indexHasFlags } from '../../src/git/workspace-guard/index-file.ts';
+import {
+  clearIndexFlags,
+  currentIndexFlags,
+  readIndexFlags,
+} from '../../src/git/workspace-guard/index-flags.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 
 // The index reader answers "any flag?" as git does, on indexes git wrote in each format version;

@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { indexHasFlags } from '../../src/git/workspace-guard/index-file.ts';
-import { flaggedPaths, flagsGained, type IndexFlags, parseIndexFlags } from '../../src/git/workspace-guard/index-flags.ts';
+import {
+  flaggedPaths,
+  flagsGained,
+  type IndexFlags,
+  parseIndexFlags,
+} from '../../src/git/workspace-guard/index-flags.ts';
 
 /** `git ls-files -v -z` output for these entries. */
 const lsFiles = (entries: readonly [string, string][]) =>

@@ -1,8 +1,8 @@
 import { resolveBackend } from '../../backends/registry.ts';
 import type { ExitCodeValue } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
-import { type ConfigMark, configFiles, readConfigMark } from '../../git/workspace-guard/program-config.ts';
 import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
+import { type ConfigMark, configFiles, readConfigMark } from '../../git/workspace-guard/program-config.ts';
 import type { ChecklistProgress, StopReason } from '../../observe/events.ts';
 import { type LoopState, readLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';

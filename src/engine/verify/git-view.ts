@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { hashFile } from '../../gates/protected-files.ts';
+import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import {
   clearIndexFlags,
   currentIndexFlags,
@@ -7,7 +8,6 @@ import {
   flagsGained,
   type IndexFlags,
 } from '../../git/workspace-guard/index-flags.ts';
-import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import { statKey } from '../../state/io/stat-cache.ts';
