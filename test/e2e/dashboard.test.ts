@@ -79,8 +79,11 @@ describe('dashboard security (real HTTP requests)', () => {
     expect(refused.stderr).toContain('add --unsafe-expose if you mean it');
     const p = startRalph(['dashboard', '--host', '0.0.0.0', '--unsafe-expose'], ROOT);
     running.push(p);
-    await waitFor(() => p.stderr().includes('ralph dashboard: http://0.0.0.0:'), 15_000, 'the URL');
+    // Bound to every interface, the URL it prints is one that works from this machine (127.0.0.1);
+    // the names it answers to from elsewhere follow the warning.
+    await waitFor(() => p.stderr().includes('ralph dashboard: http://127.0.0.1:'), 15_000, 'the URL');
     expect(p.stderr()).toContain('warning — the dashboard listens on 0.0.0.0');
+    expect(p.stderr()).toMatch(/answers to Host 0\.0\.0\.0:\d+, 127\.0\.0\.1:\d+, localhost:\d+/);
   });
 });
 
