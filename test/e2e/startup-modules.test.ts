@@ -77,7 +77,10 @@ describe('ralph run start-up', () => {
     // in one, not a file per module it shares with another command: 33 files before that).
     const hit = await filesLoaded(dir, RUN_ONCE, { code: 2 });
     expect(hit.length).toBeLessThanOrEqual(12);
-    expect(bytesOf(hit)).toBeLessThan(740_000);
+    // 740 kB before the agent-proof checks of issue 32 (git config and index guards, the lock's twin,
+    // redaction of agent files) joined the run's chunk: ~770 kB with them. The budget still catches
+    // zod, yaml or commander (100 kB and more each) coming back on this path.
+    expect(bytesOf(hit)).toBeLessThan(800_000);
     appendFileSync(join(dir, 'ralph.yml'), '# edited\n');
     expect(await configModulesLoaded(dir)).not.toEqual([]); // changed: read and validated again
   });
