@@ -58,6 +58,19 @@ describe('what the remote already has is asked of the remote (hole 2)', () => {
     expect(git(bare, 'rev-parse', 'main').trim()).toBe(git(dir, 'rev-parse', 'HEAD').trim());
     expect(markedProcesses(dir)).toEqual([]);
   }, 30_000);
+  it('an annotated tag with a secret and push.followTags set by the agent: the push sends the branch only', async () => {
+    const attack = 'git tag -a v9 -m "leak $FOO_API_KEY" && git config push.followTags true';
+    const dir = project([`      - run: '${attack}'`], PUSH);
+    used.push(dir);
+    const bare = withRemote(dir);
+    const r = await runRalph(['run'], dir, ENV);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(git(bare, 'rev-parse', 'main').trim()).toBe(git(dir, 'rev-parse', 'HEAD').trim());
+    // Not vacuous: plain git with the agent's config would send the tag.
+    expect(git(dir, 'cat-file', '-p', 'v9')).toContain(SECRET);
+    expect(git(bare, 'for-each-ref', '--format=%(refname) %(contents)')).not.toContain(SECRET);
+    expect(markedProcesses(dir)).toEqual([]);
+  }, 30_000);
 });
 
 describe('agent files are cleaned again after the gates, right before the commit (hole 6)', () => {
