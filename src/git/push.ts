@@ -33,12 +33,13 @@ async function hasUpstream(root: string): Promise<boolean> {
 export async function pushWithRetry(root: string, options: PushOptions): Promise<void> {
   const attempts = Number.isFinite(options.attempts) ? Math.max(1, Math.floor(options.attempts)) : 1;
   const sleep = options.sleep ?? realSleep;
+  const timeoutMs = options.timeoutMs ?? 300_000;
   refuseSecretBranch(options.branch, options.redact);
-  await refuseSecretCommits(root, options.remote, options.redact);
+  await refuseSecretCommits(root, options.remote, options.redact, timeoutMs);
+  // Exactly what was checked goes out: the one refspec, no tags `push.followTags` would add.
   const args = ['push'];
   if (!(await hasUpstream(root))) args.push('-u');
-  args.push(options.remote, `HEAD:refs/heads/${options.branch}`);
-  const timeoutMs = options.timeoutMs ?? 300_000;
+  args.push(options.remote, `HEAD:refs/heads/${options.branch}`, '--no-follow-tags');
   let lastDetail = '';
   let lastError: RalphError | undefined;
   for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -77,22 +78,25 @@ const SCANNED_COMMITS = 1000;
 /**
  * Commits go out with the identities and messages they were made with (an agent's own `git commit`
  * too): a commit the remote does not have yet whose author, committer or message holds a secret
- * refuses the push. Only the newest {@link SCANNED_COMMITS} unpushed commits are read.
+ * refuses the push. What the remote has is asked of the remote (`git ls-remote`), never read from
+ * `refs/remotes/*`, which the agent can write. Only the newest {@link SCANNED_COMMITS} unpushed
+ * commits are read.
  */
 export async function refuseSecretCommits(
   root: string,
   remote: string,
   redact: (text: string) => string,
+  timeoutMs = 300_000,
 ): Promise<void> {
   const head = await runGitRaw(root, ['rev-parse', '-q', '--verify', 'HEAD']);
   if (head.exitCode !== 0) return;
+  const known = await remoteTipsPresent(root, remote, timeoutMs);
   const log = await runGit(root, [
     'log',
     `--max-count=${SCANNED_COMMITS}`,
     '--format=%h%x00%an <%ae>%x00%cn <%ce>%x00%B%x1e',
     'HEAD',
-    '--not',
-    `--remotes=${remote}`,
+    ...(known.length > 0 ? ['--not', ...known] : []),
   ]);
   for (const entry of log.split('\x1e')) {
     const [hash, ...parts] = entry.replace(/^\n/, '').split('\0');
@@ -104,6 +108,27 @@ export async function refuseSecretCommits(
       `refusing to push: commit ${hash} holds a secret in its ${found.join(' and ')} (not shown); rewrite it (\`git commit --amend\` or \`git rebase -i\`), then push or \`ralph run --resume\``,
     );
   }
+}
+
+/**
+ * The remote's branch and tag tips as the remote reports them, those present here: what the push
+ * need not scan. An unreachable remote reports none (everything is scanned; the push fails anyway).
+ */
+async function remoteTipsPresent(root: string, remote: string, timeoutMs: number): Promise<string[]> {
+  const listed = await runGitRaw(root, ['ls-remote', '--heads', '--tags', remote], { timeoutMs });
+  if (listed.exitCode !== 0 || listed.timedOut) return [];
+  const tips = [...new Set(listed.stdout.split('\n').map((l) => l.split('\t')[0]?.trim() ?? ''))].filter(
+    (h) => /^[0-9a-f]{40,64}$/.test(h),
+  );
+  if (tips.length === 0) return [];
+  const check = await runGitRaw(root, ['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+    input: `${tips.join('\n')}\n`,
+  });
+  return check.stdout
+    .split('\n')
+    .map((l) => l.split(' '))
+    .filter(([, type]) => type === 'commit')
+    .map(([hash]) => hash as string);
 }
 
 /** Whether `remote` is configured in the repository (`git remote get-url`). */

@@ -13,6 +13,7 @@ import {
 } from '../human/approval-points.ts';
 import { commitRepos, pushRepos, repoChanges, workspacePath } from '../repos/repo-commits.ts';
 import { runValidateGate } from '../verify/gate-commands.ts';
+import { cleanAgentFiles } from './clean-agent-files.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { AfterAgentChecks } from './iteration-decision.ts';
 
@@ -74,6 +75,9 @@ export async function settleWork(
   };
   if (from === 'before_commit') {
     if (work.commit) {
+      // The gates ran agent-written code after the turn's clean: what goes before the reviewer and
+      // into the commit is cleaned again here, after the last code that is not Ralph's.
+      cleanAgentFiles(ctx);
       // Rejected (or not approved in time), the changes stay uncommitted: no completion.
       // repos: one review point listing every repository's changes, then a commit in each.
       const changed = config.repos
