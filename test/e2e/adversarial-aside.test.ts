@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { markedProcesses } from '../helpers/marked-processes.ts';
-import { fakeConfig, type RunResult, readRecords, readState, runRalph } from '../helpers/workspace.ts';
+import {
+  fakeConfig,
+  type RunResult,
+  readRecords,
+  readState,
+  runRalph,
+  traceRunWrites,
+} from '../helpers/workspace.ts';
 
 // Issue 32, second red-team pass, holes 4 and 5: a scripted agent leaves something Ralph must set
 // aside (a nested repository a rollback cannot rescue, a damaged own file whose "aside" names are
@@ -63,6 +70,27 @@ describe('a rollback moves a nested repository the agent created aside whole (ho
     const resumed = await ralph(dir, ['run', '--resume', '--max-iterations', '2']);
     expect(resumed.stdout + resumed.stderr).not.toContain('unexpected');
     expect(readFileSync(join(dir, aside, 'evil.ts'), 'utf8')).toBe('evil\n');
+  });
+});
+
+describe('a rollback cut short with a nested repository in the tree is finished by --resume (hole 4)', () => {
+  it('killed once the record is saved: --resume moves it aside and resets the tree', async () => {
+    const config = `${fakeConfig({ max_iterations: 1 })}${ROLLBACK}`;
+    const writes = await traceRunWrites(project(config, EMPTY));
+    // The record's append: the rollback is saved with it, nothing set aside yet.
+    const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'));
+    const dir = project(config, EMPTY);
+    const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(append?.n) });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(readState(dir).rollback).toMatchObject({ iteration: 1 });
+    expect(existsSync(join(dir, 'src/nested/evil.ts'))).toBe(true);
+    const resumed = await ralph(dir, ['run', '--resume']);
+    const runId = readState(dir).run_id as string;
+    const aside = join('.ralph', 'rescue-files', runId, '1', 'src', 'nested');
+    expect(resumed.stdout + resumed.stderr).toContain(`src/nested -> ${aside}`);
+    expect(readFileSync(join(dir, aside, 'evil.ts'), 'utf8')).toBe('evil\n');
+    expect(readState(dir).rollback).toBeNull();
+    expect(git(dir, 'status', '--porcelain').trim()).toBe('');
   });
 });
 
