@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { RalphError } from '../errors.ts';
+import { moveAside } from '../state/io/move-aside.ts';
 import { resolveCommit } from './branches.ts';
 import { stageAll } from './commit.ts';
 import { readableDiff } from './readable-diff.ts';
@@ -63,6 +64,29 @@ export async function resetTo(root: string, commit: string, { exclude }: Exclude
   const top = (await runGit(root, ['rev-parse', '--show-toplevel'])).trim();
   const left = await workingTreeChanges(root, { exclude });
   for (const change of left) if (change.status === '??') rmSync(join(top, change.path), { force: true });
+}
+
+/**
+ * Moves each untracked directory git reports as a unit (a nested repository: git can neither stage
+ * its files nor, when it has no commit, stage it at all) whole into `dest`, under its own path, so a
+ * rescue and a reset go through without losing it. Returns `path -> where`, relative to `root`.
+ */
+export async function moveAsideUnits(
+  root: string,
+  dest: string,
+  { exclude }: ExcludeOptions,
+): Promise<string[]> {
+  const top = (await runGit(root, ['rev-parse', '--show-toplevel'])).trim();
+  return (await untrackedUnits(root, { exclude })).map((path) => {
+    const where = moveAside(join(top, path), join(dest, path));
+    return `${path} -> ${relative(root, where)}`;
+  });
+}
+
+/** Untracked directories git reports whole (nested repositories), from the top level, no trailing slash. */
+export async function untrackedUnits(root: string, { exclude }: ExcludeOptions): Promise<string[]> {
+  const changes = await workingTreeChanges(root, { exclude });
+  return changes.filter((c) => c.status === '??' && c.path.endsWith('/')).map((c) => c.path.slice(0, -1));
 }
 
 /** The rescued changes under `refs/ralph/rescue/`, newest first. */

@@ -100,6 +100,8 @@ export const RUNTIME_PATHS = [
   '.ralph/tdd/',
   '.ralph/gemini/',
   '.ralph/metric/',
+  // Nested repositories a rollback moved aside whole (rollBackTree).
+  '.ralph/rescue-files/',
   // Where the config cache was before it moved to the user's cache directory: a leftover stays ignored.
   '.ralph/cache/',
 ] as const;

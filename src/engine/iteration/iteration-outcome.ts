@@ -20,7 +20,13 @@ import {
   withProtectedContent,
 } from '../verify/protect-gate.ts';
 import { reviewStop, secondOpinion } from '../verify/review-gate.ts';
-import { gateFailure, markGreen, planRollback, rollbackFeedback } from '../verify/rollback.ts';
+import {
+  gateFailure,
+  markGreen,
+  nestedRepoRefusal,
+  planRollback,
+  rollbackFeedback,
+} from '../verify/rollback.ts';
 import { checkRules } from '../verify/rules-gate.ts';
 import { carryRulesStart, rulesWalkChanges } from '../verify/rules-start.ts';
 import {
@@ -116,8 +122,11 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Not judged, or refused: the next iteration is judged from this one's start (nothing is absorbed).
   if (!checks.agentOk || ruled) carryRulesStart(ctx, phase.number, phase.rulesBefore);
   const testsFailure = checks.agentOk && rollsBack(ctx.config) ? gateFailure(checks.testsGate) : undefined;
-  const refusal = ruled?.why ?? testsFailure;
+  // A nested repository the agent created is never committed: set aside like a rule violation.
+  const nested = checks.agentOk && !ruled && !ctx.config.repos ? await nestedRepoRefusal(ctx) : undefined;
+  const refusal = ruled?.why ?? nested ?? testsFailure;
   let rollback = refusal ? planRollback(ctx, phase.number, refusal, phase.headBefore) : undefined;
+  if (nested && !rollback) refuse();
   if (rollback) {
     checks.agentOk = false;
     checks.markerHit = false;

@@ -1,5 +1,7 @@
-import { accessSync, constants, lstatSync, renameSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
+import { RalphError } from '../../errors.ts';
+import { moveAside } from '../../state/io/move-aside.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
 
@@ -7,7 +9,8 @@ import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
  * Ralph's agent-facing files (tasks, memories, scratchpads, the events file) after the agent's turn:
  * each must be missing or a readable, writable regular file. One the agent turned into a directory,
  * a dangling link or an unreadable file is moved aside (renamed, nothing deleted) so Ralph can go on
- * settling the iteration, which fails. Returns what was moved, one line each, for the record.
+ * settling the iteration, which fails. Returns what was moved, one line each, for the record. One
+ * that cannot be moved aside stops the run with an error naming it: every later reader would fail on it.
  */
 export function setAsideDamagedFiles(ctx: RunContext, iteration: number): string[] {
   const { paths, config, options } = ctx;
@@ -16,13 +19,15 @@ export function setAsideDamagedFiles(ctx: RunContext, iteration: number): string
   for (const file of new Set(files)) {
     const damage = damageOf(file);
     if (!damage) continue;
-    const aside = `${file}.damaged-${iteration}`;
     const rel = (p: string) => relative(options.workspace, p);
     try {
-      renameSync(file, aside);
+      const aside = moveAside(file, `${file}.damaged-${iteration}`);
       moved.push(`${rel(file)} (${damage}; moved to ${rel(aside)})`);
     } catch (error) {
-      moved.push(`${rel(file)} (${damage}; could not be moved aside: ${(error as Error).message})`);
+      throw new RalphError(
+        'state_corrupt',
+        `iteration ${iteration} damaged Ralph's own file ${rel(file)} (${damage}) and it could not be moved aside (${(error as Error).message}): move or remove it by hand, then run again`,
+      );
     }
   }
   return moved;

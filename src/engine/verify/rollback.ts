@@ -1,9 +1,10 @@
+import { join } from 'node:path';
 import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
 import type { GateResult } from '../../gates/run-gate.ts';
 import { resolveCommit } from '../../git/branches.ts';
 import { readGitHead } from '../../git/head.ts';
-import { rescueRef, resetTo, saveRescue } from '../../git/rescue-refs.ts';
+import { moveAsideUnits, rescueRef, resetTo, saveRescue, untrackedUnits } from '../../git/rescue-refs.ts';
 import { tailWithin } from '../../routing/prompt.ts';
 import type { PendingRollback } from '../../state/loop-state.ts';
 import { RALPH_DIR, RUNTIME_PATHS } from '../../state/paths.ts';
@@ -38,6 +39,18 @@ export function gateFailure(gate: GateResult | undefined): string | undefined {
   const how = gate.timedOut ? 'timed out' : `exited with ${gate.exitCode ?? 'a signal'}`;
   const output = tailWithin(gate.output.trimEnd(), GATE_OUTPUT_BUDGET).text;
   return `the ${gate.gate} gate failed: \`${gate.command}\` ${how}${output ? `\n\n\`\`\`\n${output}\n\`\`\`` : ''}`;
+}
+
+/**
+ * Why an iteration that left a nested repository is not committed (git would record only a
+ * reference to a commit that is nowhere, or fail on one with none); undefined when it left none.
+ * A run starts on a clean tree (git.require_clean), so any there now is the iteration's.
+ */
+export async function nestedRepoRefusal(ctx: RunContext): Promise<string | undefined> {
+  if (!ctx.inRepo || !ctx.config.git.commit) return undefined;
+  const units = await untrackedUnits(ctx.options.workspace, { exclude: RUNTIME_PATHS });
+  if (units.length === 0) return undefined;
+  return `it created a nested git repository Ralph does not commit: ${units.join(', ')} (moved aside whole on rollback; put the files in this repository instead)`;
 }
 
 /**
@@ -88,7 +101,7 @@ export async function finishRollback(ctx: RunContext): Promise<void> {
       ctx.persist();
     },
   };
-  await rollBackTree(part, journal);
+  const aside = await rollBackTree(part, journal);
   // The next iteration's progress is measured from the tree it starts with.
   await rememberTree(ctx);
   state.rollback = null;
@@ -97,7 +110,7 @@ export async function finishRollback(ctx: RunContext): Promise<void> {
   ctx.emit({
     type: 'notice',
     level: 'warn',
-    message: `iteration ${r.iteration} rolled back to ${r.to.slice(0, 12)}; its changes are kept in ${r.ref} (ralph rescue show ${r.iteration})`,
+    message: `iteration ${r.iteration} rolled back to ${r.to.slice(0, 12)}; its changes are kept in ${r.ref} (ralph rescue show ${r.iteration})${asideNote(aside)}`,
   });
 }
 
@@ -129,18 +142,36 @@ export interface RescueJournal {
  * the tree goes back to `to`. A kill at any point leaves the changes in the tree, the ref, or both,
  * and calling this again (--resume) finishes the rest. Without a journal the ref alone says it.
  */
-export async function rollBackTree(t: TreeRollback, journal?: RescueJournal): Promise<void> {
+export async function rollBackTree(t: TreeRollback, journal?: RescueJournal): Promise<string[]> {
+  // Nested repositories first: git cannot rescue them, and the reset must not delete them.
+  const dest = join(t.root, RALPH_DIR, 'rescue-files', t.runId, String(t.iteration));
+  const aside = await moveAsideUnits(t.root, dest, { exclude: [`${RALPH_DIR}/`] });
   if (!journal?.rescued) {
     if ((await resolveCommit(t.root, t.ref)) === null)
-      await saveRescue(t.root, { ref: t.ref, base: t.to, message: rescueMessage(t), exclude: RUNTIME_PATHS });
+      await saveRescue(t.root, {
+        ref: t.ref,
+        base: t.to,
+        message: rescueMessage(t, aside),
+        exclude: RUNTIME_PATHS,
+      });
     journal?.saveRescued();
   }
   // The clean leaves Ralph's directory alone: its runtime files (never in the rescue) stay where no .gitignore covers them.
   await resetTo(t.root, t.to, { exclude: [`${RALPH_DIR}/`] });
+  return aside;
 }
 
-function rescueMessage(t: TreeRollback): string {
+/** The notice's words for the directories moved aside whole (moveAsideUnits), empty when none. */
+function asideNote(aside: readonly string[]): string {
+  return aside.length > 0 ? `; nested repositories moved aside, not in the ref: ${aside.join(', ')}` : '';
+}
+
+function rescueMessage(t: TreeRollback, aside: readonly string[]): string {
   const [first = ''] = t.why.split('\n');
   const where = t.repo === undefined ? '' : ` in ${t.repo}`;
-  return `ralph: rescue of iteration ${t.iteration}${where} (rolled back)\n\n- Why: ${first}\n- Rolled back to: ${t.to}\n- Run: ${t.runId}\n\n${t.why}\n`;
+  const moved =
+    aside.length > 0
+      ? `\n- Moved aside whole (nested repositories, not in this commit): ${aside.join(', ')}`
+      : '';
+  return `ralph: rescue of iteration ${t.iteration}${where} (rolled back)\n\n- Why: ${first}\n- Rolled back to: ${t.to}\n- Run: ${t.runId}${moved}\n\n${t.why}\n`;
 }
