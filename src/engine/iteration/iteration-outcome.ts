@@ -105,14 +105,17 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     checks.markerHit = false;
     state.uncommitted_changes = true;
   };
-  if (touched.length > 0 || control.length > 0 || gitConfig.length > 0 || phase.damaged.length > 0) refuse();
+  if (touched.length > 0 || gitConfig.length > 0 || phase.damaged.length > 0) refuse();
   // rules, then gates.on_failure: rollback — the iteration is set aside instead of committed.
   // With repos, settleRepos checks the rules over every repository's changes.
   const ruled =
     checks.agentOk && !ctx.config.repos
       ? await checkRules(ctx, phase.number, phase, approvals, walked)
       : undefined;
-  const tampered = [...touched, ...control];
+  // A changed control file (already put back) is refused like a protected file; the rules, judging
+  // from disk, have their say first (a denied file hidden by info/exclude is their violation).
+  const tampered = [...touched, ...(agentOk && !ruled ? control : [])];
+  if (tampered.length > touched.length) refuse();
   // Not judged, or refused: the next iteration is judged from this one's start (nothing is absorbed).
   if (!checks.agentOk || ruled) carryRulesStart(ctx, phase.number, phase.rulesBefore);
   const testsFailure = checks.agentOk && rollsBack(ctx.config) ? gateFailure(checks.testsGate) : undefined;
