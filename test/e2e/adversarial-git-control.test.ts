@@ -123,4 +123,24 @@ describe("git's control files changed by the agent", () => {
     expect(existsSync(join(dir, '.git', 'objects', 'info', 'alternates'))).toBe(false);
     expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
   });
+
+  it('the .git directory moved away and replaced by a gitfile to it stops the run before any git call runs its filter', async () => {
+    const d = elsewhere();
+    const shadow = join(d, 'shadow');
+    const marker = join(d, 'PWNED');
+    const filter = `sh -c 'echo ran >> ${marker}; cat'`;
+    const dir = project([
+      sh(
+        `mv .git ${shadow} && git --git-dir=${shadow} config filter.x.clean "${filter}" && echo '* filter=x' > ${shadow}/info/attributes && echo "gitdir: ${shadow}" > .git && echo better > src/app.ts`,
+      ),
+      'print: LOOP_COMPLETE',
+    ]);
+    const r = await runRalph(['run'], dir);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(markedProcesses(dir)).toEqual([]);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain('was replaced during the iteration');
+    expect(existsSync(marker)).toBe(false);
+    expect(git(shadow, 'log', '--format=%s')).toBe('initial\n');
+  });
 });
