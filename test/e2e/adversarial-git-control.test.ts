@@ -138,7 +138,7 @@ describe("git's control files changed by the agent", () => {
     const r = await runRalph(['run'], dir);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(markedProcesses(dir)).toEqual([]);
-    expect(r.exitCode).not.toBe(0);
+    expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('was replaced during the iteration');
     expect(existsSync(marker)).toBe(false);
     expect(git(shadow, 'log', '--format=%s')).toBe('initial\n');
