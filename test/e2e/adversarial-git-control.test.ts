@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
-import { markedProcesses } from '../helpers/marked-processes.ts';
-import { fakeConfig, readRecords, runRalph } from '../helpers/workspace.ts';
+import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
+import { fakeConfig, readRecords, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 // Each test is one attack by a scripted agent on git's own control files (.git/commondir,
 // .git/info/attributes, objects/info/alternates): they would send Ralph's git calls to another
@@ -142,5 +142,38 @@ describe("git's control files changed by the agent", () => {
     expect(r.stderr).toContain('was replaced during the iteration');
     expect(existsSync(marker)).toBe(false);
     expect(git(shadow, 'log', '--format=%s')).toBe('initial\n');
+  });
+
+  it('.git/commondir planted by an agent killed mid-iteration is put back by --resume before its git calls run the filter', async () => {
+    const d = elsewhere();
+    const shadow = join(d, 'shadow');
+    const marker = join(d, 'PWNED');
+    const filter = `sh -c 'echo ran >> ${marker}; cat'`;
+    const plant = `mkdir -p dist; touch dist/tried; cp -r .git ${shadow} && git --git-dir=${shadow} config filter.x.clean "${filter}" && echo '* filter=x' > ${shadow}/info/attributes && echo ${shadow} > .git/commondir && echo better > src/app.ts; echo $PPID > dist/agent.pid`;
+    const dir = project([]);
+    writeFileSync(
+      join(dir, 'fake-agent.yml'),
+      [
+        'turns:',
+        '  - when: { file_missing: dist/tried }',
+        `    do: [{ run: ${JSON.stringify(plant)} }, { hang: true }]`,
+        '  - do: [{ print: LOOP_COMPLETE }]',
+      ].join('\n'),
+    );
+    git(dir, 'commit', '-qam', 'script');
+    const head = git(dir, 'rev-parse', 'HEAD');
+    const first = startRalph(['run'], dir);
+    await waitFor(() => existsSync(join(dir, 'dist', 'agent.pid')), 15_000, 'the first try');
+    first.child.kill('SIGKILL');
+    await first.done;
+    const r = await runRalph(['run', '--resume'], dir);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('.git/commondir changed since run');
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(join(dir, '.git', 'commondir'))).toBe(false);
+    expect(git(shadow, 'rev-parse', 'HEAD')).toBe(head);
+    // The refused resume stopped before it reaps what the killed try left running: the test does.
+    killLeftovers([dir]);
   });
 });

@@ -1,4 +1,5 @@
 import { dirname, join } from 'node:path';
+import { RalphError } from '../../errors.ts';
 import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import {
   clearIndexFlags,
@@ -10,6 +11,8 @@ import {
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import { statKey } from '../../state/io/stat-cache.ts';
+import type { LoopState } from '../../state/loop-state.ts';
+import type { RalphPaths } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { listFiles } from '../git/workspace-git.ts';
 import { type ControlMark, holdControlFiles, markControlFiles } from './git-control-files.ts';
@@ -41,8 +44,12 @@ const fileOf = (ctx: RunContext) => join(ctx.paths.runs, ctx.state.run_id, FILE)
 const indexOf = (layout: WorkTreeLayout) => join(layout.gitDir, 'index');
 
 function readSaved(ctx: RunContext): GitViewStart | undefined {
+  return readStart(fileOf(ctx));
+}
+
+function readStart(file: string): GitViewStart | undefined {
   try {
-    const v = JSON.parse(readOptional(fileOf(ctx), 'absent') ?? 'null') as GitViewStart | null;
+    const v = JSON.parse(readOptional(file, 'absent') ?? 'null') as GitViewStart | null;
     const list = (x: unknown) => Array.isArray(x) && x.every((p) => typeof p === 'string');
     if (!v || !list(v.flags?.skipWorktree) || !list(v.flags?.assumeUnchanged)) return undefined;
     // A start saved before the control files were watched: they are taken as they are now.
@@ -80,6 +87,29 @@ export async function gitViewAtStart(ctx: RunContext, layout: WorkTreeLayout | u
       level: 'warn',
       message: `.ralph/runs/${ctx.state.run_id}/${FILE} is missing: the index flags and git's control files (${INFO_EXCLUDE}, info/attributes, commondir…) as they are now count as the run's start`,
     });
+}
+
+/**
+ * Before a run continues an earlier one (before its first git call that could run a program): a
+ * control file changed since that run started (an agent killed mid-iteration) is put back, and
+ * the run stops — the layout it read may be the agent's. `ralph run --resume` again goes on.
+ */
+export function refuseChangedControlFiles(
+  paths: RalphPaths,
+  previous: LoopState | undefined,
+  layout: WorkTreeLayout,
+): void {
+  if (!previous || previous.status === 'completed') return;
+  const dir = join(paths.runs, previous.run_id);
+  const saved = readStart(join(dir, FILE));
+  if (!saved) return;
+  const keep = join(dir, 'git-control-refused-resume');
+  const changed = holdControlFiles(layout, saved.control, paths.protectedStore, keep);
+  if (changed.length === 0) return;
+  throw new RalphError(
+    'git_state',
+    `${changed.join(', ')} changed since run ${previous.run_id} started (an agent killed mid-iteration, or you): put back as the run started, the versions found kept in ${keep}; \`ralph run --resume\` again to go on (a change of yours belongs between runs: \`ralph run --fresh\`)`,
+  );
 }
 
 /**
