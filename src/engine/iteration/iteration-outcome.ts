@@ -11,7 +11,7 @@ import { rollsBack } from '../readiness/rollback-readiness.ts';
 import { type ReposOutcome, recordRepoWork, settleRepos } from '../repos/repo-iteration.ts';
 import { summarize } from '../verify/gate-commands.ts';
 import { checkGitConfig, gitConfigFeedback, gitConfigStop } from '../verify/git-config-gate.ts';
-import { clearHiddenIndexFlags, excludeTampered } from '../verify/git-view.ts';
+import { clearHiddenIndexFlags, controlFilesTampered } from '../verify/git-view.ts';
 import { damagedFilesFeedback } from '../verify/own-files.ts';
 import {
   checkProtected,
@@ -89,6 +89,9 @@ export interface IterationOutcome {
 export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promise<IterationOutcome> {
   const { state } = ctx;
   const approvals: ApprovalEntry[] = [];
+  // Git's control files first (commondir, info/attributes, alternates…): changed, Ralph's next git
+  // call would read another repository or run the agent's filter. Each is put back already.
+  const control = controlFilesTampered(ctx, phase.number);
   // The repository's git config before anything: Ralph's next git call (the status that reads the
   // changes) would run a filter the agent planted there. A refused change is already put back.
   const gitConfig = await checkGitConfig(ctx, phase.number);
@@ -115,9 +118,9 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
     checks.agentOk && !ctx.config.repos
       ? await checkRules(ctx, phase.number, phase, approvals, walked)
       : undefined;
-  // A changed .git/info/exclude could hide a new file from Ralph's commit and rollback: refused
-  // like a protected file (the rules, judging from disk, have their say first).
-  const tampered = [...touched, ...(agentOk && !ruled ? excludeTampered(ctx) : [])];
+  // A changed control file (already put back) is refused like a protected file; the rules, judging
+  // from disk, have their say first (a denied file hidden by info/exclude is their violation).
+  const tampered = [...touched, ...(agentOk && !ruled ? control : [])];
   if (tampered.length > touched.length) refuse();
   // Not judged, or refused: the next iteration is judged from this one's start (nothing is absorbed).
   if (!checks.agentOk || ruled) carryRulesStart(ctx, phase.number, phase.rulesBefore);

@@ -14,6 +14,7 @@ import { consumeControl } from '../human/control-inbox.ts';
 import { multiRepoPreflight } from '../readiness/repo-set.ts';
 import { markerReached } from '../verify/completion-marker.ts';
 import { refuseChangedGitConfig } from '../verify/git-config-gate.ts';
+import { refuseChangedControlFiles } from '../verify/git-view.ts';
 import { checkRollbackPossible } from '../verify/rollback.ts';
 import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
 import { checkTddStateAtStart, freshTddBook } from '../workflows/tdd-loop.ts';
@@ -67,8 +68,12 @@ export async function preflightRun(
   const startProgress = readChecklist(workspace, config, null)?.progress;
   const keepsUncommitted = resumesUncommitted(paths, mode);
   // Before the git status below: an earlier run's config must not have gained a program meanwhile.
-  if (mode !== 'fresh' && layoutAsked && (await layoutAsked.catch(() => undefined)))
+  const earlierLayout = mode !== 'fresh' ? await layoutAsked?.catch(() => undefined) : undefined;
+  if (earlierLayout) {
+    // Git's control files first: a commondir the killed agent planted redirects the config check too.
+    refuseChangedControlFiles(paths, earlierState(paths), earlierLayout);
     await refuseChangedGitConfig(workspace, earlierState(paths));
+  }
   const multiRepo = await multiRepoPreflight(workspace, config, keepsUncommitted);
   // The program-running config as the run starts (read by git, which runs nothing for it), beside
   // the status: taken before any agent runs, saved in the run's first state.json.

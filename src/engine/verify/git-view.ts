@@ -1,5 +1,5 @@
-import { join } from 'node:path';
-import { hashFile } from '../../gates/protected-files.ts';
+import { dirname, join } from 'node:path';
+import { RalphError } from '../../errors.ts';
 import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import {
   clearIndexFlags,
@@ -11,20 +11,23 @@ import {
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import { statKey } from '../../state/io/stat-cache.ts';
+import type { LoopState } from '../../state/loop-state.ts';
+import type { RalphPaths } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { listFiles } from '../git/workspace-git.ts';
+import { type ControlMark, holdControlFiles, markControlFiles } from './git-control-files.ts';
 
 /** How the tampered list names the exclude file (it lives in the common git dir of a worktree). */
 export const INFO_EXCLUDE = '.git/info/exclude';
 
 /**
- * `.ralph/runs/<run>/git-view-start.json`: the index flags and the sha256 of `.git/info/exclude`
- * (null: absent) as the run started, so a `--resume` compares with the same start. Read only by a
+ * `.ralph/runs/<run>/git-view-start.json`: the index flags and the git control files' sha256
+ * (git-control-files.ts; null: absent) as the run started, so a `--resume` compares with the same start. Read only by a
  * process that did not write it (as rules-start.json): a running loop keeps its own in memory.
  */
 interface GitViewStart {
   flags: IndexFlags;
-  exclude: string | null;
+  control: ControlMark;
 }
 
 interface Watched {
@@ -38,15 +41,19 @@ const watched = new WeakMap<RunContext, Watched>();
 
 const FILE = 'git-view-start.json';
 const fileOf = (ctx: RunContext) => join(ctx.paths.runs, ctx.state.run_id, FILE);
-const excludeOf = (layout: WorkTreeLayout) => join(layout.commonDir, 'info', 'exclude');
 const indexOf = (layout: WorkTreeLayout) => join(layout.gitDir, 'index');
 
 function readSaved(ctx: RunContext): GitViewStart | undefined {
+  return readStart(fileOf(ctx));
+}
+
+function readStart(file: string): GitViewStart | undefined {
   try {
-    const v = JSON.parse(readOptional(fileOf(ctx), 'absent') ?? 'null') as GitViewStart | null;
+    const v = JSON.parse(readOptional(file, 'absent') ?? 'null') as GitViewStart | null;
     const list = (x: unknown) => Array.isArray(x) && x.every((p) => typeof p === 'string');
     if (!v || !list(v.flags?.skipWorktree) || !list(v.flags?.assumeUnchanged)) return undefined;
-    if (v.exclude !== null && typeof v.exclude !== 'string') return undefined;
+    // A start saved before the control files were watched: they are taken as they are now.
+    if (typeof v.control !== 'object' || v.control === null) return undefined;
     return v;
   } catch {
     return undefined;
@@ -67,7 +74,10 @@ export async function gitViewAtStart(ctx: RunContext, layout: WorkTreeLayout | u
     watched.set(ctx, { layout, start: saved, indexKey: undefined });
     return;
   }
-  const start = { flags: await currentIndexFlags(layout), exclude: hashFile(excludeOf(layout)) };
+  const start = {
+    flags: await currentIndexFlags(layout),
+    control: markControlFiles(layout, ctx.paths.protectedStore),
+  };
   watched.set(ctx, { layout, start, indexKey: statKey(indexOf(layout)) });
   // No fsync: after a power loss the file is missing, and the resumed run starts from what it sees.
   writeFileAtomicSync(fileOf(ctx), JSON.stringify(start), { fsync: false });
@@ -75,8 +85,31 @@ export async function gitViewAtStart(ctx: RunContext, layout: WorkTreeLayout | u
     ctx.emit({
       type: 'notice',
       level: 'warn',
-      message: `.ralph/runs/${ctx.state.run_id}/${FILE} is missing: the index flags and ${INFO_EXCLUDE} as they are now count as the run's start`,
+      message: `.ralph/runs/${ctx.state.run_id}/${FILE} is missing: the index flags and git's control files (${INFO_EXCLUDE}, info/attributes, commondir…) as they are now count as the run's start`,
     });
+}
+
+/**
+ * Before a run continues an earlier one (before its first git call that could run a program): a
+ * control file changed since that run started (an agent killed mid-iteration) is put back, and
+ * the run stops — the layout it read may be the agent's. `ralph run --resume` again goes on.
+ */
+export function refuseChangedControlFiles(
+  paths: RalphPaths,
+  previous: LoopState | undefined,
+  layout: WorkTreeLayout,
+): void {
+  if (!previous || previous.status === 'completed') return;
+  const dir = join(paths.runs, previous.run_id);
+  const saved = readStart(join(dir, FILE));
+  if (!saved) return;
+  const keep = join(dir, 'git-control-refused-resume');
+  const changed = holdControlFiles(layout, saved.control, paths.protectedStore, keep);
+  if (changed.length === 0) return;
+  throw new RalphError(
+    'git_state',
+    `${changed.join(', ')} changed since run ${previous.run_id} started (an agent killed mid-iteration, or you): put back as the run started, the versions found kept in ${keep}; \`ralph run --resume\` again to go on (a change of yours belongs between runs: \`ralph run --fresh\`)`,
+  );
 }
 
 /**
@@ -105,9 +138,14 @@ export async function clearHiddenIndexFlags(ctx: RunContext, who: string): Promi
   return paths;
 }
 
-/** `[INFO_EXCLUDE]` when `.git/info/exclude` differs from the run's start (it could hide a new file from git), else []. */
-export function excludeTampered(ctx: RunContext): string[] {
+/**
+ * The git control files the agent changed since the run started (names, `.git/info/attributes`…),
+ * each already put back — its version kept beside the records — so no git call of Ralph's after
+ * the agent's turn reads another repository or runs a filter the agent chose. Run before any.
+ */
+export function controlFilesTampered(ctx: RunContext, iteration: number): string[] {
   const w = watched.get(ctx);
   if (!w) return [];
-  return hashFile(excludeOf(w.layout)) === w.start.exclude ? [] : [INFO_EXCLUDE];
+  const keep = join(dirname(ctx.recordsFile), `git-control-refused-${iteration}`);
+  return holdControlFiles(w.layout, w.start.control, ctx.paths.protectedStore, keep);
 }

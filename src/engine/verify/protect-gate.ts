@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { approvalPoints } from '../../config/human-checks.ts';
 import {
   contentHash,
@@ -22,7 +22,6 @@ import { type Stop, stop } from '../decide/limits.ts';
 import { listFiles } from '../git/workspace-git.ts';
 import { type ApprovalEntry, approvalEntry } from '../human/approval-points.ts';
 import { askHuman } from '../human/human-wait.ts';
-import { INFO_EXCLUDE } from './git-view.ts';
 
 /**
  * At the start of a run: a warning for each `gates.protect` pattern that selects no file, then the
@@ -82,16 +81,20 @@ export async function checkProtected(
   return [];
 }
 
+/** A git control file's name (git-control-files.ts): `.git…`, or absolute outside the work tree. */
+const isControl = (p: string) => p === '.git' || p.startsWith('.git/') || isAbsolute(p);
+
 /** What the next prompt says about it. */
 export function tamperedFeedback(tampered: readonly string[]): string {
-  const files = tampered.filter((p) => p !== INFO_EXCLUDE);
+  const files = tampered.filter((p) => !isControl(p));
+  const control = tampered.filter(isControl);
   const checks = files.length
     ? `it changed protected files (${listFiles(files)}; gates.protect). Those files check your work — restore them (e.g. \`git checkout -- <file>\`) and make the checks pass by changing the code instead.`
     : '';
-  const exclude = tampered.includes(INFO_EXCLUDE)
-    ? `it changed ${INFO_EXCLUDE}, which hides files from git and so from Ralph's commit and rollback — put it back as it was; ignore files in .gitignore, where the change shows.`
+  const git = control.length
+    ? `it changed ${control.join(', ')}, git's own control files (they choose which repository, objects and filters git uses, or hide files from Ralph's commit and rollback) — they were put back as the run started; leave them alone, and ignore files in .gitignore, set attributes in .gitattributes, where the change shows.`
     : '';
-  return `Iteration not accepted: ${[checks, exclude].filter(Boolean).join(' And ')} Nothing of that iteration was committed.`;
+  return `Iteration not accepted: ${[checks, git].filter(Boolean).join(' And ')} Nothing of that iteration was committed.`;
 }
 
 /**
