@@ -61,7 +61,7 @@ function readStart(file: string): GitViewStart | undefined {
 }
 
 /**
- * At the start of a run in a git work tree (not `repos`): the index flags and the exclude file
+ * At the start of a run in a git work tree (not `repos`): the index flags and the git control files (git-control-files.ts)
  * Ralph's commits, rollbacks and progress count on. A new run takes them now and saves them; a
  * resumed one reads what its first session saved (a missing file: taken now, with a warning).
  */
