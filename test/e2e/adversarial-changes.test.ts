@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
+import { attack, sh } from '../helpers/adversarial-git.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { markedProcesses } from '../helpers/marked-processes.ts';
 import { fakeConfig, readRecords, readState, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
@@ -29,19 +30,6 @@ function project(settings: string, steps: string[], files: Record<string, string
   mkdirSync(join(dir, 'secrets'));
   writeFileSync(join(dir, 'secrets', 'signing.key'), 'original key\n');
   return dir;
-}
-
-/** `run:` step of the fake agent (sh -c in the workspace; a failing command fails the agent). */
-const sh = (command: string) => `run: ${JSON.stringify(command)}`;
-
-/** Runs the loop once and returns its only iteration record (no process of the run left behind). */
-async function attack(dir: string): Promise<Record<string, any>> {
-  const r = await runRalph(['run'], dir);
-  expect(r.stderr).not.toMatch(/\n\s+at /); // never a stack trace
-  expect(markedProcesses(dir)).toEqual([]);
-  const records = readRecords(dir);
-  expect(records, r.stdout + r.stderr).toHaveLength(1);
-  return records[0] as Record<string, any>;
 }
 
 describe('rules see every file the agent changed, whatever it does to git', () => {

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
+import { attack, sh } from '../helpers/adversarial-git.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
-import { fakeConfig, readRecords, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
+import { fakeConfig, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 // Each test is one attack by a scripted agent on git's own control files (.git/commondir,
 // .git/info/attributes, objects/info/alternates): they would send Ralph's git calls to another
@@ -35,19 +36,6 @@ function project(steps: string[], settings = '', files: Record<string, string> =
     'fake-agent.yml': ['turns:', '  - do:', ...steps.map((s) => `      - ${s}`)].join('\n'),
     ...files,
   });
-}
-
-/** `run:` step of the fake agent (sh -c in the workspace; a failing command fails the agent). */
-const sh = (command: string) => `run: ${JSON.stringify(command)}`;
-
-/** Runs the loop once and returns its only iteration record (no process of the run left behind). */
-async function attack(dir: string): Promise<Record<string, any>> {
-  const r = await runRalph(['run'], dir);
-  expect(r.stderr).not.toMatch(/\n\s+at /); // never a stack trace
-  expect(markedProcesses(dir)).toEqual([]);
-  const records = readRecords(dir);
-  expect(records, r.stdout + r.stderr).toHaveLength(1);
-  return records[0] as Record<string, any>;
 }
 
 describe("git's control files changed by the agent", () => {

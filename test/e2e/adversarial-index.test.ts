@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
+import { attack, sh } from '../helpers/adversarial-git.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { markedProcesses } from '../helpers/marked-processes.ts';
 import { fakeConfig, readRecords, readState, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
@@ -24,21 +25,8 @@ function project(steps: string[], settings = '', iterations = 1): string {
   });
 }
 
-/** `run:` step of the fake agent (sh -c in the workspace; a failing command fails the agent). */
-const sh = (command: string) => `run: ${JSON.stringify(command)}`;
-
 /** The edit is hidden from `git status` when the agent's turn ends (else the test proves nothing). */
 const hidden = (path: string) => `test -z "$(git status --porcelain -- ${path})"`;
-
-/** Runs the loop once and returns its only iteration record (no process of the run left behind). */
-async function attack(dir: string): Promise<Record<string, any>> {
-  const r = await runRalph(['run'], dir);
-  expect(r.stderr).not.toMatch(/\n\s+at /); // never a stack trace
-  expect(markedProcesses(dir)).toEqual([]);
-  const records = readRecords(dir);
-  expect(records, r.stdout + r.stderr).toHaveLength(1);
-  return records[0] as Record<string, any>;
-}
 
 /** The index's tag for `path` (`git ls-files -v`): H plain, S skip-worktree, lowercase assume-unchanged. */
 const tag = (dir: string, path: string) => git(dir, 'ls-files', '-v', '--', path).slice(0, 1);
