@@ -355,8 +355,8 @@ function gitSpawners(sources: Map<string, string>): string[] {
 /**
  * One door for config (issue 33): the functions that put the layers together, each with the file
  * that defines it and the only files that may use it. Every command reads its config through
- * `resolveRunConfig` (engine/run/resolve-run.ts); `resolveRunCached` is the same assembly behind a
- * cache. The package root re-exports `loadConfig` for embedders (not a command's config).
+ * `resolveRunConfig` (engine/run/resolve-run.ts); `resolveRunCached` keys its cache on the same
+ * inputs and calls the door on a miss. The package root re-exports `loadConfig` for embedders (not a command's config).
  */
 const CONFIG_ASSEMBLY: readonly { name: string; homes: readonly string[] }[] = [
   { name: 'loadConfig', homes: ['config/load-config.ts', 'engine/run/resolve-run.ts', 'index.ts'] },
@@ -369,7 +369,7 @@ const CONFIG_ASSEMBLY: readonly { name: string; homes: readonly string[] }[] = [
     name: 'runConfigInputs',
     homes: ['engine/run/run-inputs.ts', 'engine/run/resolve-run.ts', 'engine/run/resolve-run-cached.ts'],
   },
-  { name: 'loadRunConfig', homes: ['engine/run/resolve-run.ts', 'engine/run/resolve-run-cached.ts'] },
+  { name: 'loadRunConfig', homes: ['engine/run/resolve-run.ts'] },
 ];
 /** Where `RALPH_AGENT` may be read: its override, and the config cache's key. */
 const RALPH_AGENT_READERS = ['config/run-config.ts', 'engine/run/resolve-run-cached.ts'];

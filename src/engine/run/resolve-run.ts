@@ -44,7 +44,7 @@ function configChecks(
  * show and explain print is what the run uses, a file's `cli.command` … dropped by `-b` or
  * `RALPH_AGENT` included (`loaded.dropped`).
  */
-export function loadRunConfig(
+function loadRunConfig(
   inputs: RunConfigInputs,
   pick: () => BackendName | undefined,
 ): { config: RalphConfig; loaded: LoadedConfig } {
@@ -77,8 +77,8 @@ export interface RunConfig {
  * The one door to the config: every command that reads it (`ralph run` and `--dry-run`, `config
  * validate`/`show`/`explain`, `hats`, `doctor`, `plan`, task import, the fleet's settings) comes
  * through here, so the layers (user config, project file, preset), `RALPH_AGENT`, the overrides and
- * the backend combine one way and every command names the same backend. `resolveRunCached` is the
- * same assembly (runConfigInputs, loadRunConfig) behind the config cache.
+ * the backend combine one way and every command names the same backend. `resolveRunCached` puts
+ * the config cache in front of it (its key from the same runConfigInputs).
  */
 export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): RunConfig {
   const inputs = runConfigInputs(options);
