@@ -35,7 +35,12 @@ export function sourceOf(
     return `--set ${override.path.join('.')}`;
   if (override) return override.source;
   const layer = topmostWith(loaded.layers, path);
-  return layer ? `${layer.kind} ${layer.label}:${locate(layer.doc, path).line}` : 'default';
+  if (!layer) return 'default';
+  const where = `${layer.kind} ${layer.label}:${locate(layer.doc, path).line}`;
+  if (!loaded.dropped?.some((d) => d.join('.') === path.join('.'))) return where;
+  // A file's cli.command, args or model belong to its backend: another one picked drops them.
+  const by = overrideFor(['cli', 'backend'], loaded.overrides)?.source ?? 'the backend chosen';
+  return `default (${where} is for another backend than ${by} picks)`;
 }
 
 /**

@@ -30,6 +30,8 @@ export interface LoadedConfig {
   /** Every layer read, lowest first (user, project, preset). */
   layers: LoadedLayer[];
   overrides: readonly ConfigOverride[];
+  /** Keys a layer sets that the run does not use (a file's `cli.command` when `RALPH_AGENT` or `-b` picks another backend). */
+  dropped?: readonly (readonly string[])[];
 }
 
 /** Parses YAML text into a plain object, reporting syntax errors as `file:line:col`. */

@@ -59,4 +59,29 @@ describe('config layers: defaults → user config → project → preset → fla
       `${user.file}:2:3: event_loop.max_iteratons: unknown key "max_iteratons" — did you mean "max_iterations"?`,
     );
   });
+
+  it('RALPH_AGENT reaches every command that reads the config; a file key it drops says why', async () => {
+    const dir = makeWorkspace({
+      'ralph.yml': 'cli:\n  backend: custom\n  command: ./agent.sh\n  fake_script: f.yml\n',
+      'f.yml': 'turns: []\n',
+    });
+    const env = { RALPH_AGENT: 'fake' };
+    const run = (args: string[]) => runCliInMemory(args, { cwd: dir, env });
+    const validate = await run(['config', 'validate', '--schema-only']);
+    expect(validate.stdout).toContain('ralph.yml: valid (backend fake)');
+    expect((await run(['config', 'show'])).stdout).toMatch(/\n {2}backend: fake\n/);
+    expect((await run(['config', 'show'])).stdout).not.toContain('agent.sh');
+    const explain = (await run(['config', 'explain', 'cli'])).stdout;
+    expect(explain).toMatch(/^cli\.backend = "fake" +← RALPH_AGENT=fake$/m);
+    expect(explain).toMatch(
+      /^cli\.command = null +← default \(project ralph\.yml:3 is for another backend than RALPH_AGENT=fake picks\)$/m,
+    );
+    expect((await run(['hats', 'validate'])).stdout).toBe('ralph.yml: 0 hats valid (solo mode)\n');
+    // Without it, the file's backend and command, as before.
+    const plain = await runCliInMemory(['config', 'explain', 'cli.command'], {
+      cwd: dir,
+      env: { RALPH_AGENT: '' },
+    });
+    expect(plain.stdout).toMatch(/^cli\.command = "\.\/agent\.sh" +← project ralph\.yml:3$/m);
+  });
 });

@@ -352,6 +352,44 @@ function gitSpawners(sources: Map<string, string>): string[] {
     .map(([name]) => name);
 }
 
+/**
+ * One door for config (issue 33): the functions that put the layers together, each with the file
+ * that defines it and the only files that may use it. Every command reads its config through
+ * `resolveRunConfig` (engine/run/resolve-run.ts); `resolveRunCached` keys its cache on the same
+ * inputs and calls the door on a miss. The package root re-exports `loadConfig` for embedders (not a command's config).
+ */
+const CONFIG_ASSEMBLY: readonly { name: string; homes: readonly string[] }[] = [
+  { name: 'loadConfig', homes: ['config/load-config.ts', 'engine/run/resolve-run.ts', 'index.ts'] },
+  { name: 'parseConfigText', homes: ['config/load-config.ts'] },
+  { name: 'mergeLayer', homes: ['config/config-layers.ts', 'config/load-config.ts'] },
+  { name: 'applyOverrides', homes: ['config/overrides.ts', 'config/load-config.ts'] },
+  { name: 'configLayers', homes: ['config/run-config.ts', 'engine/run/run-inputs.ts'] },
+  { name: 'agentEnvOverrides', homes: ['config/run-config.ts', 'engine/run/run-inputs.ts'] },
+  {
+    name: 'runConfigInputs',
+    homes: ['engine/run/run-inputs.ts', 'engine/run/resolve-run.ts', 'engine/run/resolve-run-cached.ts'],
+  },
+  { name: 'loadRunConfig', homes: ['engine/run/resolve-run.ts'] },
+];
+/** Where `RALPH_AGENT` may be read: its override, and the config cache's key. */
+const RALPH_AGENT_READERS = ['config/run-config.ts', 'engine/run/resolve-run-cached.ts'];
+const RALPH_AGENT_READ =
+  /\benv(?:\.RALPH_AGENT\b|\[\s*['"`]RALPH_AGENT['"`]\s*\])|\{[^}]*\bRALPH_AGENT\b[^}]*\}\s*=\s*[\w.]*env\b/;
+
+/** Files of src/ that assemble config themselves instead of through the door, with what they use. */
+function configAssemblers(sources: Map<string, string>): string[] {
+  return [...sources].flatMap(([file, text]) => {
+    const name = relative(SRC, file).split(sep).join('/');
+    // Comments may name the functions; only code counts.
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/[^\n]*/g, '');
+    const uses = CONFIG_ASSEMBLY.filter(
+      (f) => !f.homes.includes(name) && new RegExp(`\\b${f.name}\\b`).test(code),
+    );
+    const env = !RALPH_AGENT_READERS.includes(name) && RALPH_AGENT_READ.test(code) ? ['RALPH_AGENT'] : [];
+    return [...uses.map((f) => f.name), ...env].map((what) => `${name}: ${what}`);
+  });
+}
+
 describe('architecture (DESIGN.md §3)', () => {
   it('places every folder of src/ in a layer', () => {
     const unplaced = [...new Set(all.map(area))].filter((a) => !(a in LAYERS));
@@ -422,6 +460,49 @@ describe('architecture (DESIGN.md §3)', () => {
       [join(SRC, 'engine', 'f.ts'), "await runGit(root, ['status']);"],
     ]);
     expect(gitSpawners(planted)).toEqual(['cli/a.ts', 'parallel/b.ts', 'git/c.ts', 'fleet/d.ts']);
+  });
+
+  it('assembles config only in the one door (resolveRunConfig), so every command reads the same config', () => {
+    expect(
+      configAssemblers(sources),
+      'read the config through resolveRunConfig (engine/run/resolve-run.ts)',
+    ).toEqual([]);
+  });
+
+  it('would catch config assembled outside the door', () => {
+    const planted = new Map([
+      [
+        join(SRC, 'cli', 'config', 'a.ts'),
+        "import { loadConfig } from '../../config/load-config.ts';\nloadConfig({ layers: configLayers(cwd, env, {}), cwd });",
+      ],
+      [join(SRC, 'cli', 'b.ts'), "const { loadConfig: load } = await import('../config/load-config.ts');"],
+      [join(SRC, 'fleet', 'c.ts'), 'const agent = io.env.RALPH_AGENT ?? config.cli.backend;'],
+      [join(SRC, 'engine', 'd.ts'), "const { RALPH_AGENT: agent } = process.env;\nenv['RALPH_AGENT'];"],
+      [join(SRC, 'engine', 'run', 'e.ts'), 'return loadRunConfig(runConfigInputs(options), pick);'],
+      [join(SRC, 'config', 'f.ts'), 'const merged = mergeLayer(base, applyOverrides(raw, []));'],
+      // Not offenders: the door and its parts, a re-export, comments and messages naming them.
+      [join(SRC, 'engine', 'run', 'resolve-run.ts'), 'loadConfig({ layers, cwd, overrides });'],
+      [
+        join(SRC, 'engine', 'run', 'run-inputs.ts'),
+        '[...agentEnvOverrides(env), ...configLayers(cwd, env, f)];',
+      ],
+      [join(SRC, 'index.ts'), "export { type LoadedConfig, loadConfig } from './config/load-config.ts';"],
+      [
+        join(SRC, 'cli', 'g.ts'),
+        "// loadConfig does not apply RALPH_AGENT\nthrow new Error('set RALPH_AGENT');",
+      ],
+    ]);
+    expect(configAssemblers(planted)).toEqual([
+      'cli/config/a.ts: loadConfig',
+      'cli/config/a.ts: configLayers',
+      'cli/b.ts: loadConfig',
+      'fleet/c.ts: RALPH_AGENT',
+      'engine/d.ts: RALPH_AGENT',
+      'engine/run/e.ts: runConfigInputs',
+      'engine/run/e.ts: loadRunConfig',
+      'config/f.ts: mergeLayer',
+      'config/f.ts: applyOverrides',
+    ]);
   });
 
   it('resolves every relative import to a file', () => {

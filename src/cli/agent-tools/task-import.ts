@@ -27,14 +27,10 @@ export function registerTaskImport(task: Command, io: CliIO, setCode: SetCode): 
     .addOption(formatOption())
     .action(async (opts) => {
       // Loaded by the action: the config schema and the forge client stay off every other command's start.
-      const { configLayers } = await import('../../config/run-config.ts');
-      const { loadConfig } = await import('../../config/load-config.ts');
+      const { resolveRunConfig } = await import('../../engine/run/resolve-run.ts');
       const { describeImport, importGithubIssues } = await import('../../engine/workflows/issue-tasks.ts');
       const workspace = io.env.RALPH_WORKSPACE_ROOT ?? io.cwd;
-      const { config } = loadConfig({
-        layers: configLayers(workspace, io.env, { config: opts.config }),
-        cwd: workspace,
-      });
+      const { config } = resolveRunConfig({ cwd: workspace, configPath: opts.config, env: io.env });
       const result = await importGithubIssues({
         workspace,
         config,

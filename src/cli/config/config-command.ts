@@ -1,13 +1,10 @@
 import { stringify } from 'yaml';
 import { explainConfig } from '../../config/config-explain.ts';
-import { loadConfig } from '../../config/load-config.ts';
 import { parseSetOverride } from '../../config/overrides.ts';
 import { configJsonSchema } from '../../config/reference/json-schema.ts';
-import { configLayers } from '../../config/run-config.ts';
 import { closestMatch } from '../../config/suggest.ts';
 import { preflight } from '../../engine/readiness/preflight.ts';
-import { configChecks } from '../../engine/run/resolve-run.ts';
-import { autoPicker, withAutoBackend } from '../../engine/run/run-inputs.ts';
+import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode, UsageError } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
 import type { CliIO } from '../io.ts';
@@ -21,29 +18,27 @@ interface ConfigFlags {
   schemaOnly?: boolean | undefined;
 }
 
-function load(flags: ConfigFlags, io: CliIO, pick = autoPicker(io.env, io.cwd)) {
-  const overrides = (flags.set ?? []).map(parseSetOverride);
-  return loadConfig({
-    layers: configLayers(io.cwd, io.env, flags),
+/** The config as `ralph run` resolves it: the same layers, RALPH_AGENT and `--set`, one door. */
+function load(flags: ConfigFlags, io: CliIO) {
+  return resolveRunConfig({
     cwd: io.cwd,
-    overrides,
-    checks: configChecks(io.cwd, io.env, pick, overrides),
+    configPath: flags.config,
+    preset: flags.preset,
+    overrides: (flags.set ?? []).map(parseSetOverride),
+    env: io.env,
   });
 }
 
 /** `ralph config validate`: every problem as file:line:col (thrown as ConfigError), or a one-line OK. */
 export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
-  const pick = autoPicker(io.env, io.cwd);
-  const { file, config } = load(flags, io, pick);
+  const { loaded, config } = load(flags, io);
   const hats = Object.keys(config.hats).length;
   io.out(
-    `${file ?? '(no ralph.yml; defaults)'}: valid (backend ${config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
+    `${loaded.file ?? '(no ralph.yml; defaults)'}: valid (backend ${loaded.config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
   );
   if (flags.schemaOnly) return ExitCode.ok;
   // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
-  const problems = (await preflight(io.cwd, withAutoBackend(config, io.cwd, io.env, pick), io.env)).filter(
-    (r) => r.level !== 'ok',
-  );
+  const problems = (await preflight(io.cwd, config, io.env)).filter((r) => r.level !== 'ok');
   const fatal = problems.some((r) => r.level === 'fatal');
   if (problems.length > 0)
     io.out(
@@ -56,7 +51,7 @@ export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Prom
 
 /** `ralph config show`: the resolved configuration with every default filled in, secrets masked. */
 export function configShowCommand(flags: ConfigFlags, io: CliIO): number {
-  const loaded = load(flags, io);
+  const { loaded } = load(flags, io);
   io.out(
     `# resolved from ${loaded.file ?? 'defaults'}\n${stringify(shownConfig(loaded, io.env, loaded.config))}`,
   );
@@ -69,7 +64,7 @@ export function configExplainCommand(
   flags: ConfigFlags & { json?: boolean },
   io: CliIO,
 ): number {
-  const loaded = load(flags, io);
+  const { loaded } = load(flags, io);
   const rows = shownExplain(loaded, io.env, key);
   if (key !== undefined && rows.length === 0) {
     const all = explainConfig(loaded).map((r) => r.path);

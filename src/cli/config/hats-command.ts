@@ -1,7 +1,6 @@
 import { relative } from 'node:path';
-import { loadConfig } from '../../config/load-config.ts';
 import { parseSetOverride } from '../../config/overrides.ts';
-import { configLayers } from '../../config/run-config.ts';
+import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode } from '../../errors.ts';
 import { renderHatGraph } from '../../routing/hat-graph.ts';
 import type { CliIO } from '../io.ts';
@@ -11,12 +10,13 @@ interface HatsFlags {
   set?: string[] | undefined;
 }
 
-/** Loads the config; hat problems come back as a ConfigError (file:line:col) from loadConfig. */
+/** The config as `ralph run` resolves it; hat problems come back as a ConfigError (file:line:col). */
 function load(flags: HatsFlags, io: CliIO) {
-  const loaded = loadConfig({
-    layers: configLayers(io.cwd, io.env, flags),
+  const { loaded } = resolveRunConfig({
     cwd: io.cwd,
+    configPath: flags.config,
     overrides: (flags.set ?? []).map(parseSetOverride),
+    env: io.env,
   });
   const { file } = loaded;
   const rel = file === undefined ? undefined : relative(io.cwd, file);

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { loadConfig } from '../../config/load-config.ts';
-import { configLayers } from '../../config/run-config.ts';
 import { REDIS_URL } from '../../config/schema/operations-values.ts';
 import type { RalphConfig } from '../../config/schema.ts';
+import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { RalphError, type RalphErrorCode, UsageError } from '../../errors.ts';
 import { userStateDir } from '../../state/run-registry.ts';
 import type { CliIO } from '../io.ts';
@@ -20,7 +19,7 @@ interface FleetSettings {
  * (the user config, and the ralph.yml of the current directory when there is one).
  */
 export function fleetSettings(flags: { redis?: string | undefined }, io: CliIO): FleetSettings {
-  const { config } = loadConfig({ layers: configLayers(io.cwd, io.env, {}), cwd: io.cwd });
+  const { config } = resolveRunConfig({ cwd: io.cwd, env: io.env });
   const fromEnv = io.env.RALPH_REDIS_URL?.trim();
   const [url, source] =
     flags.redis !== undefined

@@ -121,7 +121,7 @@ export const cliSchema = z
     backend: backendName.default('auto').meta({
       description:
         // The names from the one list (AGENT_CLI_NAMES), in its order: `auto`'s order.
-        `The agent CLI (docs/reference/backends.md): ${AGENT_CLI_NAMES.map((n) => `\`${n}\``).join(', ')}, \`custom\` (any command, see \`command\`) or \`fake\` (scripted agent). \`auto\`: the first agent CLI found on PATH, in that order. \`-b\` and \`RALPH_AGENT\` override it. \`kiro\` is rejected (no headless driver: use \`custom\`).`,
+        `The agent CLI (docs/reference/backends.md): ${AGENT_CLI_NAMES.map((n) => `\`${n}\``).join(', ')}, \`custom\` (any command, see \`command\`) or \`fake\` (scripted agent). \`auto\`: the first agent CLI found on PATH, in that order. \`RALPH_AGENT\` overrides it for every command that reads the config (\`ralph run\`, \`config show\`, \`validate\`, \`explain\`, \`doctor\` …), \`-b\` for a run or a plan. \`kiro\` is rejected (no headless driver: use \`custom\`).`,
       examples: ['claude'],
     }),
     command: z

@@ -10,13 +10,11 @@ import { packageVersion } from '../../paths-package.ts';
 import { configCacheFile, readConfigCache, writeConfigCache } from '../../state/config-cache.ts';
 import { statKey } from '../../state/io/stat-cache.ts';
 import {
-  autoPicker,
   finishRun,
   type ResolvedRun,
   type ResolveRunOptions,
   runConfigInputs,
   usesAutoBackend,
-  withAutoBackend,
 } from './run-inputs.ts';
 
 /**
@@ -35,16 +33,14 @@ export async function resolveRunCached(options: ResolveRunOptions): Promise<Reso
   if (hit !== undefined)
     return finishRun(options, { config: hit as unknown as RalphConfig, configFile: inputs.configFile });
 
-  const { loadRunConfig } = await import('./resolve-run.ts');
-  const pick = autoPicker(inputs.env, inputs.cwd);
-  const { config } = loadRunConfig(inputs, pick);
+  // A miss goes through the one door, as every command does; the cache holds its config before `auto`.
+  const { resolveRunConfig } = await import('./resolve-run.ts');
+  const resolved = resolveRunConfig(options);
+  const { config } = resolved.loaded;
   // The files read may have changed since the key was taken: then the key may not name this config.
   if (key !== undefined && cacheable(config, inputs.env) && configCacheKey(cacheInputs) === key)
     writeConfigCache(inputs.env, inputs.cwd, key, config);
-  return finishRun(options, {
-    config: withAutoBackend(config, inputs.cwd, inputs.env, pick),
-    configFile: inputs.configFile,
-  });
+  return finishRun(options, resolved);
 }
 
 /**

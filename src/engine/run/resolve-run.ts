@@ -1,4 +1,5 @@
 import { backendCapabilityIssues } from '../../backends/registry.ts';
+import { topmostWith } from '../../config/config-layers.ts';
 import { type LoadedConfig, loadConfig } from '../../config/load-config.ts';
 import type { ConfigOverride } from '../../config/overrides.ts';
 import { withoutOtherBackendSettings } from '../../config/run-config.ts';
@@ -17,12 +18,12 @@ import {
 export type { ResolvedRun, ResolveRunOptions } from './run-inputs.ts';
 
 /**
- * The checks every command that loads ralph.yml runs beyond the schema: what the chosen backends can
+ * The checks beyond the schema: what the chosen backends can
  * honour, judged on the config the run uses (`-b` over a file written for another backend drops the
  * file's `cli.command`, `args`, `model`, `models`: withoutOtherBackendSettings, given the command
  * line's overrides `given`).
  */
-export function configChecks(
+function configChecks(
   cwd: string,
   env: NodeJS.ProcessEnv,
   pick = autoPicker(env, cwd),
@@ -39,27 +40,47 @@ export function configChecks(
 
 /**
  * The config of `inputs` loaded and checked, before `cli.backend: auto` is resolved (`pick`, also
- * asked by the checks when a backend is `auto`).
+ * asked by the checks when a backend is `auto`). `loaded.config` is that config too: what config
+ * show and explain print is what the run uses, a file's `cli.command` … dropped by `-b` or
+ * `RALPH_AGENT` included (`loaded.dropped`).
  */
-export function loadRunConfig(
+function loadRunConfig(
   inputs: RunConfigInputs,
   pick: () => BackendName | undefined,
 ): { config: RalphConfig; loaded: LoadedConfig } {
   const { cwd, env, layers, given, overrides } = inputs;
   const loaded = loadConfig({ layers, cwd, overrides, checks: configChecks(cwd, env, pick, given) });
-  return { config: withoutOtherBackendSettings(loaded, given), loaded };
+  const config = withoutOtherBackendSettings(loaded, given);
+  return { config, loaded: { ...loaded, config, dropped: droppedKeys(loaded, config) } };
+}
+
+/** The `cli` keys a layer sets that withoutOtherBackendSettings took out of `config`. */
+function droppedKeys(loaded: LoadedConfig, config: RalphConfig): string[][] {
+  if (config === loaded.config) return [];
+  return (['command', 'args', 'model', 'models'] as const)
+    .filter((key) => config.cli[key] !== loaded.config.cli[key])
+    .map((key) => ['cli', key])
+    .filter((path) => topmostWith(loaded.layers, path) !== undefined);
+}
+
+/** What every command that reads the config gets from resolveRunConfig. */
+export interface RunConfig {
+  /** The config the run uses, `cli.backend: auto` resolved to the first agent CLI on PATH. */
+  config: RalphConfig;
+  /** The project file read, if any. */
+  configFile: string | undefined;
+  /** Where each value came from; its `config` is the run's before `auto` is resolved. */
+  loaded: LoadedConfig;
 }
 
 /**
- * The config a run uses, without its prompt: the layers (user config, project file, preset),
- * `RALPH_AGENT`, the overrides and the backend, `cli.backend: auto` resolved; `loaded` says where
- * each value came from. `ralph doctor` judges this one too.
+ * The one door to the config: every command that reads it (`ralph run` and `--dry-run`, `config
+ * validate`/`show`/`explain`, `hats`, `doctor`, `plan`, task import, the fleet's settings) comes
+ * through here, so the layers (user config, project file, preset), `RALPH_AGENT`, the overrides and
+ * the backend combine one way and every command names the same backend. `resolveRunCached` puts
+ * the config cache in front of it (its key from the same runConfigInputs).
  */
-export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): {
-  config: RalphConfig;
-  configFile: string | undefined;
-  loaded: LoadedConfig;
-} {
+export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): RunConfig {
   const inputs = runConfigInputs(options);
   // The schema check and the resolution below ask the same question of PATH: one search.
   const pick = autoPicker(inputs.env, inputs.cwd);
