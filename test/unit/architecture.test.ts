@@ -378,6 +378,21 @@ function childProcessImporters(sources: Map<string, string>): string[] {
     .map(([name]) => name);
 }
 
+/**
+ * The lock core's one acquire loop (state/io/lock.ts `acquireLockFile`): creating a lock file and
+ * removing a stale one are its steps, so no other file takes a lock with a loop of its own.
+ */
+const LOCK_STEPS = /\b(?:createLockFile|removeStaleLock)\b/;
+const LOCK_CORE = ['state/io/lock.ts', 'state/io/lock-holder.ts', 'state/io/takeover-guard.ts'];
+
+/** Files of src/ (relative paths) outside the lock core that use its low-level steps. */
+function lockStepUsers(sources: Map<string, string>): string[] {
+  return [...sources]
+    .map(([file, text]) => [relative(SRC, file).split(sep).join('/'), text] as const)
+    .filter(([name, text]) => !LOCK_CORE.includes(name) && LOCK_STEPS.test(text))
+    .map(([name]) => name);
+}
+
 describe('architecture (DESIGN.md §3)', () => {
   it('places every folder of src/ in a layer', () => {
     const unplaced = [...new Set(all.map(area))].filter((a) => !(a in LAYERS));
@@ -476,6 +491,23 @@ describe('architecture (DESIGN.md §3)', () => {
       'git/c.ts',
       'engine/run/d.ts',
     ]);
+  });
+
+  it('takes locks only through the lock core’s one acquire loop (acquireLockFile)', () => {
+    expect(lockStepUsers(sources), 'take the lock with acquireLockFile from src/state/io/lock.ts').toEqual(
+      [],
+    );
+  });
+
+  it('would catch a lock loop planted outside the lock core', () => {
+    const planted = new Map([
+      [join(SRC, 'human', 'telegram', 'a.ts'), 'if (createLockFile(lock, me, "poller")) return true;'],
+      [join(SRC, 'state', 'b.ts'), "import { removeStaleLock } from './io/lock.ts';"],
+      // Not offenders: the core itself, and the acquire loop's callers.
+      [join(SRC, 'state', 'io', 'lock.ts'), 'if (createLockFile(path, o.content, o.what)) return held;'],
+      [join(SRC, 'parallel', 'c.ts'), 'acquireLockFile(path, { content, what, stale }).held;'],
+    ]);
+    expect(lockStepUsers(planted)).toEqual(['human/telegram/a.ts', 'state/b.ts']);
   });
 
   it('resolves every relative import to a file', () => {
