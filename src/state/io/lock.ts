@@ -122,7 +122,8 @@ export function acquireLockFile<T extends LockHolder>(path: string, o: AcquireOp
   let onWait = o.onWait;
   let tookOver: T | undefined;
   let retries = 0;
-  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+  let delay = 2;
+  for (;;) {
     if (createLockFile(path, o.content, o.what)) return { held: true, created: true, tookOver };
     const seen = judge<T>(path, o.stale);
     if (seen.holder && o.ours?.(seen.holder)) return { held: true, created: false, tookOver };
@@ -139,6 +140,7 @@ export function acquireLockFile<T extends LockHolder>(path: string, o: AcquireOp
     if (Date.now() >= deadline) return { held: false, busy: seen.kind === 'held', holder: seen.holder };
     // Jitter keeps a crowd of waiters from retrying in lockstep.
     sleepSync(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 50);
   }
 }
 
@@ -199,6 +201,7 @@ export function releaseLockFile<T extends LockHolder>(path: string, ours: (holde
     });
     if (done || Date.now() >= deadline) return;
     sleepSync(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 50);
   }
 }
 
