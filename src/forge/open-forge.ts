@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
 import { RalphError } from '../errors.ts';
 import { findExecutable } from '../process/find-executable.ts';
+import { runCommand, succeeded } from '../process/run-command.ts';
 import { type ForgePurpose, type ForgeTarget, forgeTarget, PURPOSE } from './forge-remote.ts';
 import { createGithubClient } from './github-client.ts';
 import { type RepoIssues, repoIssues } from './issues.ts';
@@ -85,15 +85,15 @@ export interface ForgeToken {
 /** Runs `gh auth token --hostname <host>`; resolves to its output, or '' when it fails. */
 export type GhTokenReader = (gh: string, host: string, env: NodeJS.ProcessEnv) => Promise<string>;
 
-const readGhToken: GhTokenReader = (gh, host, env) =>
-  new Promise((resolve) => {
-    execFile(
-      gh,
-      ['auth', 'token', '--hostname', host],
-      { env, timeout: 10_000, maxBuffer: 64 * 1024 },
-      (error, stdout) => resolve(error ? '' : String(stdout).trim()),
-    );
+const readGhToken: GhTokenReader = async (gh, host, env) => {
+  // More than 64 KiB is no token (execFile's maxBuffer before): an answer cut short is no answer.
+  const result = await runCommand(gh, ['auth', 'token', '--hostname', host], {
+    env,
+    timeoutMs: 10_000,
+    maxOutputChars: 64 * 1024,
   });
+  return succeeded(result) && !result.truncated ? result.stdout.trim() : '';
+};
 
 /**
  * The token Ralph uses: `GITHUB_TOKEN`, else `GH_TOKEN`, else the `gh` CLI's stored login when `gh`

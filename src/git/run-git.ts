@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { RalphError } from '../errors.ts';
+import { runCommand } from '../process/run-command.ts';
 
 /** Outcome of one `git -C <root> …` call that ran (whatever its exit code). */
 export interface GitResult {
@@ -12,9 +12,12 @@ export interface GitResult {
 export interface RunGitOptions {
   /** Written to git's stdin (e.g. a commit message for `commit -F -`). */
   input?: string;
-  /** Kill git after this long; the result then has `timedOut: true`. */
+  /** Kill git (its whole process group) after this long; the result then has `timedOut: true`. */
   timeoutMs?: number;
 }
+
+/** A git killed on its deadline gets this long after SIGTERM to remove its lock files. */
+const GIT_KILL_GRACE_MS = 2000;
 
 // These would point git at another repository than `-C <root>` (e.g. when run from a git hook).
 const REPO_LOCATING_ENV = [
@@ -92,54 +95,31 @@ export async function runGitRaw(
   args: string[],
   options: RunGitOptions = {},
 ): Promise<GitResult> {
-  try {
-    return await execGit(gitArgs(root, args), options);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new RalphError(
-        'git_missing',
-        'git is not installed or not on PATH; install git and run ralph again',
-        {
-          cause: error,
-        },
-      );
-    throw error;
-  }
-}
-
-/** Spawns git with `input` on stdin, collects its output, and kills it (SIGTERM) past the timeout. */
-function execGit(args: string[], options: RunGitOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { env: gitEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let timedOut = false;
-    const timer =
-      options.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            child.kill('SIGTERM');
-          }, options.timeoutMs);
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({
-        exitCode: code ?? -1,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        timedOut,
-      });
-    });
-    // git may exit before reading its stdin (EPIPE): that is its answer, not an error.
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? '');
+  // git may exit before reading its stdin (EPIPE): that is its answer, not an error. Its output is
+  // parsed whole, so none of it is cut; a timeout kills its group (a credential helper, ssh too).
+  const result = await runCommand('git', gitArgs(root, args), {
+    env: gitEnv(),
+    input: options.input ?? '',
+    timeoutMs: options.timeoutMs,
+    killGraceMs: GIT_KILL_GRACE_MS,
+    maxOutputChars: Number.POSITIVE_INFINITY,
   });
+  const error = result.spawnError as NodeJS.ErrnoException | undefined;
+  if (error?.code === 'ENOENT')
+    throw new RalphError(
+      'git_missing',
+      'git is not installed or not on PATH; install git and run ralph again',
+      {
+        cause: error,
+      },
+    );
+  if (error) throw error;
+  return {
+    exitCode: result.exitCode ?? -1,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    timedOut: result.killedBy === 'timeout',
+  };
 }
 
 /** Builds the error for a git command that failed: which command, its stderr tail, what to do. */

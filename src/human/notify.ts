@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WEBHOOK_FORMATS } from '../config/schema/operations-values.ts';
 import type { NotifyKind, RalphConfig } from '../config/schema.ts';
 import { describeEvent } from '../observe/describe-event.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import type { Reporter } from '../observe/reporter.ts';
+import { runCommand } from '../process/run-command.ts';
 import { formatDuration } from '../state/io/time-format.ts';
 import { discordText, slackText } from './chat-text.ts';
 
@@ -147,7 +147,7 @@ export function createNotifier(o: NotifierOptions): Notifier {
       if (!enabled) return;
       const n = notificationOf(event, runId, o.workspace, new Date());
       if (!n || !o.notify.on.includes(n.kind)) return;
-      if (o.notify.command) track(runCommand(o, o.notify.command, n));
+      if (o.notify.command) track(runNotifyCommand(o, o.notify.command, n));
       if (o.notify.webhook) track(postWebhook(o, o.notify.webhook, n));
     },
     close: async () => {
@@ -163,36 +163,27 @@ export function createNotifier(o: NotifierOptions): Notifier {
   };
 }
 
-function runCommand(o: NotifierOptions, command: string, n: Notification): Promise<void> {
-  return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', command], {
-      cwd: o.workspace,
-      env: {
-        ...o.env,
-        RALPH_NOTIFY_KIND: n.kind,
-        RALPH_NOTIFY_RUN_ID: n.run_id ?? '',
-        RALPH_NOTIFY_MESSAGE: n.message,
-        RALPH_NOTIFY_WORKSPACE: n.workspace,
-      },
-      stdio: ['pipe', 'ignore', 'ignore'],
-      detached: true,
-    });
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {}
-      o.onProblem(`notify.command took longer than ${formatDuration(o.commandTimeoutMs ?? 30_000)}; killed`);
-    }, o.commandTimeoutMs ?? 30_000);
-    child.on('error', (e) => o.onProblem(`notify.command could not start: ${e.message}`));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0 && code !== null)
-        o.onProblem(`notify.command exited ${code} for a ${n.kind} notification`);
-      resolve();
-    });
-    child.stdin?.on('error', () => {});
-    child.stdin?.end(`${JSON.stringify(n)}\n`);
+async function runNotifyCommand(o: NotifierOptions, command: string, n: Notification): Promise<void> {
+  const timeoutMs = o.commandTimeoutMs ?? 30_000;
+  const result = await runCommand('sh', ['-c', command], {
+    cwd: o.workspace,
+    env: {
+      ...o.env,
+      RALPH_NOTIFY_KIND: n.kind,
+      RALPH_NOTIFY_RUN_ID: n.run_id ?? '',
+      RALPH_NOTIFY_MESSAGE: n.message,
+      RALPH_NOTIFY_WORKSPACE: n.workspace,
+    },
+    input: `${JSON.stringify(n)}\n`,
+    timeoutMs,
+    // Its output is not read: none of it is kept.
+    maxOutputChars: 0,
   });
+  if (result.spawnError) o.onProblem(`notify.command could not start: ${result.spawnError.message}`);
+  else if (result.killedBy === 'timeout')
+    o.onProblem(`notify.command took longer than ${formatDuration(timeoutMs)}; killed`);
+  else if (result.exitCode !== 0 && result.exitCode !== null)
+    o.onProblem(`notify.command exited ${result.exitCode} for a ${n.kind} notification`);
 }
 
 async function postWebhook(o: NotifierOptions, url: string, n: Notification): Promise<void> {

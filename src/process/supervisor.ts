@@ -11,7 +11,8 @@ export type OutputStream = 'stdout' | 'stderr';
 export interface SuperviseOptions {
   command: string;
   args: readonly string[];
-  cwd: string;
+  /** Undefined: this process's directory. */
+  cwd?: string | undefined;
   env: NodeJS.ProcessEnv;
   /** Written to the agent's stdin, which is then closed; null gives it /dev/null. */
   stdin: string | null;

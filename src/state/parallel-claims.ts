@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { processInfo } from '../process/pids.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
 import {
-  createLockFile,
+  acquireLockFile,
   type LockHolder,
   lockHolderAlive,
   readLock,
-  removeStaleLock,
   type TakeoverHooks,
 } from './io/lock.ts';
 
@@ -60,23 +59,16 @@ export function takeClaim(
 ): boolean {
   const alive = options.alive ?? lockHolderAlive;
   mkdirSync(dir, { recursive: true });
-  const path = claimFile(dir, task);
-  const claim = claimOf(task, worker, pid);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    if (createLockFile(path, claim, 'task claim')) return true;
-    const holder = readClaim(path);
-    if (holder && alive(holder)) return false;
+  return acquireLockFile<LockHolder>(claimFile(dir, task), {
+    content: claimOf(task, worker, pid),
+    what: 'task claim',
     // Dead, or unreadable (a claim is never half-written): removed, then taken anew.
-    removeStaleLock(
-      path,
-      (h) => {
-        const c = h && asClaim(h);
-        return c === undefined || !alive(c);
-      },
-      options,
-    );
-  }
-  return false;
+    stale: (h) => {
+      const c = h && asClaim(h);
+      return c === undefined || !alive(c);
+    },
+    hooks: options,
+  }).held;
 }
 
 /** Moves a claim to another process of the same worker (the coordinator hands it to the worker it started). */

@@ -5,14 +5,13 @@ import { RalphError } from '../errors.ts';
 import { isPidAlive } from '../process/pids.ts';
 import {
   acquireLock,
-  createLockFile,
+  acquireLockFile,
   type HeldLock,
   type LockHolder,
   type LockInfo,
   liveHolder,
   lockHolderAlive,
   readLock,
-  removeStaleLock,
   thisHolder,
 } from './io/lock.ts';
 import type { RalphPaths } from './paths.ts';
@@ -109,16 +108,17 @@ function heldPair(localPath: string, twinPath: string, local: HeldLock, twin: He
   const otherLive = (h: LockHolder) => !(h.pid === info.pid && h.host === info.host) && lockHolderAlive(h);
   // Puts `path` back as ours; the holder when another live loop has it and `yields` says to give way.
   const restore = (path: string, yields: boolean): 'ours' | 'restored' | LockInfo => {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const current = readLock(path);
-      if (ours(current)) return attempt === 0 ? 'ours' : 'restored';
-      if (current && yields && otherLive(current)) return current;
+    // The directory too may have gone with the file.
+    mkdirSync(dirname(path), { recursive: true });
+    const taken = acquireLockFile<LockInfo>(path, {
+      content: info,
+      what: 'workspace lock',
+      ours,
       // Gone, unreadable, a dead holder's, or a forgery (in .ralph/ while the twin is ours, or naming us).
-      removeStaleLock(path, (h) => !ours(h as LockInfo) && !(yields && h && otherLive(h)));
-      // The directory too may have gone with the file.
-      mkdirSync(dirname(path), { recursive: true });
-      if (createLockFile(path, info, 'workspace lock')) return 'restored';
-    }
+      stale: (h) => !ours(h) && !(yields && h && otherLive(h)),
+    });
+    if (taken.held) return taken.created || taken.tookOver ? 'restored' : 'ours';
+    if (taken.busy && taken.holder) return taken.holder;
     throw new RalphError(
       'lock_failed',
       `could not put back the workspace lock ${path}; another loop is starting`,

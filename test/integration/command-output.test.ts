@@ -2,7 +2,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { commandOutput } from '../../src/process/command-output.ts';
+import { commandOutput } from '../../src/process/run-command.ts';
 import { makeWorkspace, pidAlive } from '../helpers/workspace.ts';
 
 /** A fake CLI whose `--version` forks a sleeping grandchild (its pid in `grandchild.pid`), then runs `rest`. */

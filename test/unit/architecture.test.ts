@@ -390,6 +390,47 @@ function configAssemblers(sources: Map<string, string>): string[] {
   });
 }
 
+/**
+ * DESIGN.md §3: processes start in src/process/ — the supervisor, and the one-shot runner on it
+ * (process/run-command.ts: git, notify, `gh auth token`, `--version` probes). The rest, each with why.
+ */
+const CHILD_PROCESS_ALLOWED: Record<string, string> = {
+  'process/supervisor.ts': 'the one spawn of a process group: agents, gates and process/run-command.ts',
+  'process/ps-table.ts': 'the process table is read synchronously (as /proc is), so its ps fallback too',
+  'parallel/worker-process.ts': 'a worker outlives the coordinator that started it (adopted by the next)',
+  'cli/run/plan-command.ts': '`ralph plan` hands the terminal to the agent (stdio inherited, foreground)',
+  'cli/dashboard/dashboard-command.ts':
+    'the browser xdg-open starts outlives the call (not killed with a group)',
+  'fake-agent/main.ts': 'a program of its own (the scripted agent), not Ralph',
+};
+const CHILD_PROCESS_MODULE = /^(?:node:)?child_process$/;
+
+/** Files of src/ (relative paths) that name `child_process` although they are not on the allow-list. */
+function childProcessImporters(sources: Map<string, string>): string[] {
+  return [...sources]
+    .map(([file, text]) => [relative(SRC, file).split(sep).join('/'), text] as const)
+    .filter(
+      ([name, text]) =>
+        !(name in CHILD_PROCESS_ALLOWED) && modulesOf(text).some((m) => CHILD_PROCESS_MODULE.test(m)),
+    )
+    .map(([name]) => name);
+}
+
+/**
+ * The lock core's one acquire loop (state/io/lock.ts `acquireLockFile`): creating a lock file and
+ * removing a stale one are its steps, so no other file takes a lock with a loop of its own.
+ */
+const LOCK_STEPS = /\b(?:createLockFile|removeStaleLock)\b/;
+const LOCK_CORE = ['state/io/lock.ts', 'state/io/lock-holder.ts', 'state/io/takeover-guard.ts'];
+
+/** Files of src/ (relative paths) outside the lock core that use its low-level steps. */
+function lockStepUsers(sources: Map<string, string>): string[] {
+  return [...sources]
+    .map(([file, text]) => [relative(SRC, file).split(sep).join('/'), text] as const)
+    .filter(([name, text]) => !LOCK_CORE.includes(name) && LOCK_STEPS.test(text))
+    .map(([name]) => name);
+}
+
 describe('architecture (DESIGN.md §3)', () => {
   it('places every folder of src/ in a layer', () => {
     const unplaced = [...new Set(all.map(area))].filter((a) => !(a in LAYERS));
@@ -503,6 +544,51 @@ describe('architecture (DESIGN.md §3)', () => {
       'config/f.ts: mergeLayer',
       'config/f.ts: applyOverrides',
     ]);
+  });
+
+  it('starts processes only in the supervisor and the one-shot runner (src/process/), and the allowed few', () => {
+    expect(
+      childProcessImporters(sources),
+      'run it with runCommand (src/process/run-command.ts), or add the file to CHILD_PROCESS_ALLOWED saying why',
+    ).toEqual([]);
+    for (const name of Object.keys(CHILD_PROCESS_ALLOWED))
+      expect(existsSync(join(SRC, name)), name).toBe(true);
+  });
+
+  it('would catch child_process planted outside the allow-list', () => {
+    const planted = new Map([
+      [join(SRC, 'human', 'a.ts'), "import { spawn } from 'node:child_process';"],
+      [join(SRC, 'forge', 'b.ts'), "import { execFile } from 'child_process';"],
+      [join(SRC, 'git', 'c.ts'), "const cp = await import('node:child_process');"],
+      [join(SRC, 'engine', 'run', 'd.ts'), "export { spawnSync } from 'node:child_process';"],
+      // Not offenders: the supervisor, the runner's callers, a module that only mentions the name.
+      [join(SRC, 'process', 'supervisor.ts'), "import { spawn } from 'node:child_process';"],
+      [join(SRC, 'human', 'e.ts'), "import { runCommand } from '../process/run-command.ts';"],
+      [join(SRC, 'state', 'f.ts'), "import { x } from './child_process-notes.ts';"],
+    ]);
+    expect(childProcessImporters(planted)).toEqual([
+      'human/a.ts',
+      'forge/b.ts',
+      'git/c.ts',
+      'engine/run/d.ts',
+    ]);
+  });
+
+  it('takes locks only through the lock core’s one acquire loop (acquireLockFile)', () => {
+    expect(lockStepUsers(sources), 'take the lock with acquireLockFile from src/state/io/lock.ts').toEqual(
+      [],
+    );
+  });
+
+  it('would catch a lock loop planted outside the lock core', () => {
+    const planted = new Map([
+      [join(SRC, 'human', 'telegram', 'a.ts'), 'if (createLockFile(lock, me, "poller")) return true;'],
+      [join(SRC, 'state', 'b.ts'), "import { removeStaleLock } from './io/lock.ts';"],
+      // Not offenders: the core itself, and the acquire loop's callers.
+      [join(SRC, 'state', 'io', 'lock.ts'), 'if (createLockFile(path, o.content, o.what)) return held;'],
+      [join(SRC, 'parallel', 'c.ts'), 'acquireLockFile(path, { content, what, stale }).held;'],
+    ]);
+    expect(lockStepUsers(planted)).toEqual(['human/telegram/a.ts', 'state/b.ts']);
   });
 
   it('resolves every relative import to a file', () => {

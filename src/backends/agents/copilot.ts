@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DURATION_PHRASE, parseDuration } from '../../state/io/time-format.ts';
 import { type AgentCliDefinition, dirOr } from '../definition.ts';
 import { endedCleanly, finalRateLimit } from '../parsers/classify-exit.ts';
 import { createJsonLinesParser, type Json, num, obj, str } from '../parsers/json-lines.ts';
@@ -21,22 +22,15 @@ const STDERR_AUTH =
   /^Error: (?:No authentication information found|Classic Personal Access Tokens|.*token (?:is )?(?:invalid|expired|revoked))/im;
 const STDERR_ERROR = /^Error: (.+)$/m;
 
-const UNITS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+const RETRY_IN = new RegExp(`(?:try again|retry) (?:in|after) (${DURATION_PHRASE})`, 'i');
 
 /**
  * The wait a GitHub Copilot rate-limit message names, as epoch ms: "Please try again in 2 hours.",
  * "try again in 1 hour 30 minutes", "Please retry after 2733 seconds." Undefined when it names none.
  */
 export function parseCopilotResetTime(message: string, now: number = Date.now()): number | undefined {
-  const m =
-    /(?:try again|retry) (?:in|after) ((?:\s*(?:and\s+)?\d+\s*(?:seconds?|minutes?|hours?|days?),?)+)/i.exec(
-      message,
-    );
-  if (!m) return undefined;
-  let ms = 0;
-  for (const part of m[1]!.matchAll(/(\d+)\s*(second|minute|hour|day)/gi))
-    ms += Number(part[1]) * UNITS[part[2]!.toLowerCase()]!;
-  return ms > 0 ? now + ms : undefined;
+  const ms = parseDuration(RETRY_IN.exec(message)?.[1] ?? '');
+  return ms !== undefined && ms > 0 ? now + ms : undefined;
 }
 
 /** Text of a tool result (`result.content`, or an error's message). */

@@ -1,7 +1,11 @@
+import { DURATION_PHRASE, parseDuration } from '../../state/io/time-format.ts';
 import type { ExitClass, ExitInfo } from '../types.ts';
 import { finalRateLimit } from './classify-exit.ts';
 import { lastLine } from './json-lines.ts';
 import { MONTHS } from './reset-time.ts';
+
+/** An older codex's wait: "try again in 2 days 3 hours 5 minutes". */
+const TRY_AGAIN_IN = new RegExp(`try again in (${DURATION_PHRASE})`, 'i');
 
 /** codex's own retry notices (`Reconnecting... 2/5 (…)`): the CLI is still retrying, not failing. */
 export const CODEX_RETRY_NOTICE = /^Reconnecting\.\.\./;
@@ -41,19 +45,8 @@ export function parseCodexResetTime(message: string, now: number = Date.now()): 
     }
     return when.getTime() + 60_000;
   }
-  const inMatch =
-    /try again in ((?:\s*\d+\s*(?:days?|hours?|minutes?|mins?|seconds?|secs?)[,\s]*(?:and)?)+)/i.exec(
-      message,
-    );
-  if (inMatch) {
-    let ms = 0;
-    for (const part of inMatch[1]!.matchAll(/(\d+)\s*(d|h|m|s)/gi)) {
-      const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 }[part[2]!.toLowerCase() as 'd'];
-      ms += Number(part[1]) * unit;
-    }
-    return ms > 0 ? now + ms : undefined;
-  }
-  return undefined;
+  const ms = parseDuration(TRY_AGAIN_IN.exec(message)?.[1] ?? '');
+  return ms !== undefined && ms > 0 ? now + ms : undefined;
 }
 
 /** Reads a failed message of codex's structured output (or its own stderr) as an exit class. */

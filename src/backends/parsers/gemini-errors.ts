@@ -1,3 +1,4 @@
+import { DURATION_PHRASE, parseDuration } from '../../state/io/time-format.ts';
 import type { ExitClass, ExitInfo } from '../types.ts';
 import { finalRateLimit } from './classify-exit.ts';
 import { stripAnsi } from './json-lines.ts';
@@ -34,14 +35,14 @@ const CONTEXT =
  * requests-per-day quotas reset then). Undefined when the message names neither.
  */
 export function parseGeminiResetTime(message: string, now: number = Date.now()): number | undefined {
-  const retry = /retry (?:in|after) (\d+(?:\.\d+)?)(ms|s|m|h)\b/i.exec(message);
-  if (retry) {
-    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[retry[2]!.toLowerCase() as 'ms'];
-    return now + Math.ceil(Number(retry[1]) * unit);
-  }
+  const retry = parseDuration(RETRY_IN.exec(message)?.[1] ?? '');
+  if (retry !== undefined) return now + Math.ceil(retry);
   if (/daily quota|per ?day/i.test(message)) return parseResetTime('resets 12am (America/Los_Angeles)', now);
   return undefined;
 }
+
+/** Gemini's RetryInfo wait: "Please retry in 37.5s", "Suggested retry after 3600s". */
+const RETRY_IN = new RegExp(`retry (?:in|after) (${DURATION_PHRASE})`, 'i');
 
 /** Noise gemini prints on stderr on every run, and stack frames: never the reason it failed. */
 const STDERR_NOISE =

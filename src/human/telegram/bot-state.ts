@@ -4,12 +4,11 @@ import { appendLine } from '../../state/io/append-line.ts';
 import { writeJsonAtomicSync } from '../../state/io/atomic-write.ts';
 import { readJsonl } from '../../state/io/jsonl.ts';
 import {
-  createLockFile,
+  acquireLockFile,
   type LockHolder,
   lockHolderAlive,
   readLock,
   releaseLockFile,
-  removeStaleLock,
   thisHolder,
 } from '../../state/io/lock.ts';
 import { checkedLine, looseObject, number, optional, string } from '../../state/loop-state/checks.ts';
@@ -122,16 +121,14 @@ export function findSent(dir: string, messageId: number): SentMessage | undefine
  * poller that died leaves a stale lock, which the next loop to try takes over.
  */
 export function tryLeadPolling(dir: string, me: LockHolder & { started_at: string }): boolean {
-  const lock = paths(dir).lock;
   mkdirSync(dir, { recursive: true });
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (createLockFile(lock, me, 'Telegram poller lock')) return true;
-    const holder = readLock(lock);
-    if (holder && holder.pid === me.pid && holder.started_at === me.started_at) return true;
-    if (holder && lockHolderAlive(holder)) return false;
-    removeStaleLock(lock, (h) => h === undefined || !lockHolderAlive(h));
-  }
-  return false;
+  return acquireLockFile<LockHolder>(paths(dir).lock, {
+    content: me,
+    what: 'Telegram poller lock',
+    stale: (h) => h === undefined || !lockHolderAlive(h),
+    ours: (h) => h.pid === me.pid && h.started_at === me.started_at,
+    attempts: 3,
+  }).held;
 }
 
 export function stopLeading(dir: string, me: LockHolder & { started_at: string }): void {

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.ts';
+import { parseDuration } from '../../state/io/time-format.ts';
 import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { Task } from '../../state/tasks/task.ts';
 import { type MetricSeries, metricSeries } from './metric-series.ts';
@@ -106,15 +107,13 @@ export function groupStats(
 
 export const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
-
 /**
  * A window's start: a span back from now (`90m`, `12h`, `7d`, `2w`) or a date (`2026-11-01`, ISO
  * time). `name` is what the user typed it as (`--since`, the dashboard's `?since=`): the error names it.
  */
 export function parseSince(value: string, now: number, name: string): number {
-  const span = /^(\d+(?:\.\d+)?)([mhdw])$/.exec(value.trim());
-  if (span) return now - Number(span[1]) * (UNITS[span[2] as string] as number);
+  const span = parseDuration(value);
+  if (span !== undefined) return now - span;
   const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isFinite(at)) return at;
   throw new UsageError(

@@ -3,13 +3,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RalphError } from '../../errors.ts';
 import {
-  createLockFile,
+  acquireLockFile,
   type LockHolder,
   lockHolderAlive,
   readLock,
   releaseLockFile,
-  removeStaleLock,
-  sleepSync,
   thisHolder,
 } from './lock.ts';
 
@@ -64,34 +62,25 @@ function acquire(
 ): string {
   mkdirSync(dirname(lockPath), { recursive: true });
   const content: LockContent = { ...thisHolder(), token: randomBytes(8).toString('hex') };
-  const deadline = Date.now() + timeoutMs;
-  const announceAt = Date.now() + WAIT_NOTICE_MS;
-  let delay = 2;
-  for (;;) {
-    if (createLockFile(lockPath, content, 'lock')) return content.token;
+  const taken = acquireLockFile<LockContent>(lockPath, {
+    content,
+    what: 'lock',
     // Stale: too old, unreadable past its grace (a lock from an older Ralph, written in two steps),
     // or its holder is dead.
-    const stale = (holder: LockHolder | undefined, ageMs: number) =>
-      ageMs > staleMs || (holder === undefined ? ageMs > UNREADABLE_GRACE_MS : !lockHolderAlive(holder));
-    if (removeStaleLock(lockPath, stale)) continue;
-    if (onWait && Date.now() >= announceAt) {
-      const holder = readLock<LockContent>(lockPath);
-      onWait(holder && { pid: holder.pid, host: holder.host });
-      onWait = undefined;
-    }
-    if (Date.now() >= deadline) {
-      const holder = readLock<LockContent>(lockPath);
-      throw new RalphError(
-        'lock_held',
-        `timed out after ${timeoutMs / 1000} s waiting for ${lockPath}` +
-          (holder ? ` (held by pid ${holder.pid} on ${holder.host})` : '') +
-          '; retry, or delete the lock file if no ralph process is using it',
-      );
-    }
-    // Jitter keeps a crowd of waiters from retrying in lockstep.
-    sleepSync(delay + Math.random() * delay);
-    delay = Math.min(delay * 2, 50);
-  }
+    stale: (holder, ageMs) =>
+      ageMs > staleMs || (holder === undefined ? ageMs > UNREADABLE_GRACE_MS : !lockHolderAlive(holder)),
+    waitMs: timeoutMs,
+    noticeMs: WAIT_NOTICE_MS,
+    onWait: onWait && ((holder) => onWait(holder && { pid: holder.pid, host: holder.host })),
+  });
+  if (taken.held) return content.token;
+  const holder = readLock<LockContent>(lockPath);
+  throw new RalphError(
+    'lock_held',
+    `timed out after ${timeoutMs / 1000} s waiting for ${lockPath}` +
+      (holder ? ` (held by pid ${holder.pid} on ${holder.host})` : '') +
+      '; retry, or delete the lock file if no ralph process is using it',
+  );
 }
 
 function release(lockPath: string, token: string): void {

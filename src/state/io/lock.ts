@@ -13,8 +13,9 @@ import { sleepSync, type TakeoverHooks, withTakeoverGuard } from './takeover-gua
 /**
  * The one lock core: a lock file is created whole or not at all (link), its holder is alive or not
  * (pid, host, start time; lock-holder.ts), and a stale one is removed without ever removing a fresh
- * one. Three locks are built on it: the one-loop-per-workspace lock below, withFileLock
- * (file-lock.ts) and task claims (parallel-claims.ts).
+ * one. Four locks are taken through its one acquire loop (acquireLockFile): the one-loop-per-workspace
+ * lock below, withFileLock (file-lock.ts), task claims (parallel-claims.ts) and the Telegram poller
+ * lock (human/telegram/bot-state.ts).
  *
  * Why a fresh lock is never removed, under any interleaving of any number of racers:
  * 1. A lock is removed only while holding its takeover guard (takeovers and releases alike; the
@@ -73,16 +74,74 @@ export interface HeldLock {
  */
 export function acquireLock(path: string, runId: string, me = thisHolder()): HeldLock {
   const info: LockInfo = { ...me, run_id: runId };
-  let tookOver: LockInfo | undefined;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    if (createLockFile(path, info, 'workspace lock')) return makeHeld(path, info, tookOver);
-    const holder = readLock(path);
-    if (holder && lockHolderAlive(holder)) throw new LockHeldError(holder.pid, holder.host, path);
-    // Stale (or unreadable: a workspace lock is never half-written): removed, then taken anew.
-    tookOver = holder;
-    removeStaleLock(path, (h) => h === undefined || !lockHolderAlive(h));
-  }
+  const taken = acquireLockFile<LockInfo>(path, {
+    content: info,
+    what: 'workspace lock',
+    // Dead, or unreadable (a workspace lock is never half-written): removed, then taken anew.
+    stale: (h) => h === undefined || !lockHolderAlive(h),
+  });
+  if (taken.held) return makeHeld(path, info, taken.tookOver);
+  if (taken.busy && taken.holder) throw new LockHeldError(taken.holder.pid, taken.holder.host, path);
   throw new RalphError('lock_failed', `could not take the workspace lock ${path}; another loop is starting`);
+}
+
+/** How {@link acquireLockFile} takes a lock: its content, when a present one is stale, how long to wait. */
+export interface AcquireOptions<T extends LockHolder> {
+  content: T;
+  /** The lock as an error names it (`workspace lock`, `task claim`). */
+  what: string;
+  /** Whether a present lock may be removed: its holder (undefined: unreadable) and age; judged again under the guard. */
+  stale: (holder: T | undefined, ageMs: number) => boolean;
+  /** A lock that already names this holder (its own earlier content): held, nothing taken over. */
+  ours?: ((holder: T) => boolean) | undefined;
+  /** Stale or vanished locks retried at once before waiting or giving up (default 5). */
+  attempts?: number | undefined;
+  /** How long a live holder is waited for, retrying with backoff (default 0: not at all). */
+  waitMs?: number | undefined;
+  /** Called once when the wait goes past `noticeMs` (default 0), with the holder when readable. */
+  onWait?: ((holder: T | undefined) => void) | undefined;
+  noticeMs?: number | undefined;
+  hooks?: TakeoverHooks | undefined;
+}
+
+/** A lock taken (and the stale holder it replaced), or not: `busy` when a holder judged live has it. */
+export type Acquired<T extends LockHolder> =
+  | { held: true; created: boolean; tookOver: T | undefined }
+  | { held: false; busy: boolean; holder: T | undefined };
+
+/**
+ * The one acquire loop of the lock core, under the workspace lock, file locks, task claims and the
+ * Telegram poller lock: create the lock whole; else judge the one there — ours, stale (removed under
+ * the takeover guard, then created anew) or held (waited for with jittered backoff until `waitMs`).
+ * Synchronous, as the lock core is (it runs inside synchronous writes): the deadline bounds it.
+ */
+export function acquireLockFile<T extends LockHolder>(path: string, o: AcquireOptions<T>): Acquired<T> {
+  const deadline = Date.now() + (o.waitMs ?? 0);
+  const noticeAt = Date.now() + (o.noticeMs ?? 0);
+  const attempts = o.attempts ?? 5;
+  let onWait = o.onWait;
+  let tookOver: T | undefined;
+  let retries = 0;
+  let delay = 2;
+  for (;;) {
+    if (createLockFile(path, o.content, o.what)) return { held: true, created: true, tookOver };
+    const seen = judge<T>(path, o.stale);
+    if (seen.holder && o.ours?.(seen.holder)) return { held: true, created: false, tookOver };
+    if (seen.kind !== 'held') {
+      const removed = seen.kind === 'gone' || removeStaleLock(path, o.stale, o.hooks);
+      if (removed && seen.kind === 'stale') tookOver = seen.holder;
+      // Another racer's takeover is waited out like a live holder when waiting; else retried at once.
+      if ((removed || o.waitMs === undefined || o.waitMs <= 0) && ++retries < attempts) continue;
+    }
+    if (onWait && Date.now() >= noticeAt) {
+      onWait(seen.holder);
+      onWait = undefined;
+    }
+    if (Date.now() >= deadline) return { held: false, busy: seen.kind === 'held', holder: seen.holder };
+    // Jitter keeps a crowd of waiters from retrying in lockstep.
+    sleepSync(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 50);
+  }
 }
 
 /**
@@ -90,17 +149,17 @@ export function acquireLock(path: string, runId: string, me = thisHolder()): Hel
  * judged once and again under the takeover guard. True when the caller should retry at once
  * (removed, or already gone); false while the lock is not stale or another process is taking it over.
  */
-export function removeStaleLock(
+export function removeStaleLock<T extends LockHolder = LockHolder>(
   path: string,
-  stale: (holder: LockHolder | undefined, ageMs: number) => boolean,
+  stale: (holder: T | undefined, ageMs: number) => boolean,
   hooks: TakeoverHooks = {},
 ): boolean {
-  const judged = judge(path, stale);
+  const judged = judge<T>(path, stale).kind;
   if (judged !== 'stale') return judged === 'gone';
   const removed = withTakeoverGuard(
     path,
     () => {
-      const again = judge(path, stale);
+      const again = judge<T>(path, stale).kind;
       if (again !== 'stale') return again === 'gone';
       hooks.step?.('judged');
       rmSync(path, { force: true });
@@ -111,17 +170,19 @@ export function removeStaleLock(
   return removed?.value ?? false;
 }
 
-function judge(
+/** A present lock judged once: gone meanwhile, stale (`stale` says so), or held; and its holder. */
+function judge<T extends LockHolder>(
   path: string,
-  stale: (holder: LockHolder | undefined, ageMs: number) => boolean,
-): 'gone' | 'stale' | 'held' {
+  stale: (holder: T | undefined, ageMs: number) => boolean,
+): { kind: 'gone' | 'stale' | 'held'; holder: T | undefined } {
   let mtimeMs: number;
   try {
     mtimeMs = statSync(path).mtimeMs;
   } catch {
-    return 'gone'; // released meanwhile
+    return { kind: 'gone', holder: undefined }; // released meanwhile
   }
-  return stale(readLock<LockHolder>(path), Date.now() - mtimeMs) ? 'stale' : 'held';
+  const holder = readLock<T>(path);
+  return { kind: stale(holder, Date.now() - mtimeMs) ? 'stale' : 'held', holder };
 }
 
 /**
@@ -140,6 +201,7 @@ export function releaseLockFile<T extends LockHolder>(path: string, ours: (holde
     });
     if (done || Date.now() >= deadline) return;
     sleepSync(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 50);
   }
 }
 

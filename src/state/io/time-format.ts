@@ -1,6 +1,7 @@
 /**
  * The one place that turns moments and durations into text: local timestamps (file names, log
- * headers, checklist markers) and the two duration wordings people read.
+ * headers, checklist markers) and the two duration wordings people read; and the one parser of
+ * duration phrases (`90m`, `1h30m`, `37.5s`, `2 hours`, `4 days 3 hours`), which reads both.
  */
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -51,4 +52,44 @@ export function formatSpan(ms: number): string {
 /** How long ago a moment was: `just now`, `12s ago`, `4m12s ago`. */
 export function formatAge(ms: number): string {
   return ms < 1000 ? 'just now' : `${formatSpan(ms)} ago`;
+}
+
+/** Milliseconds per unit, each spelling longest first (`ms` before `m`, `mins` before `m`). */
+const UNITS: readonly [string, number][] = [
+  ['milliseconds?|msecs?|ms', 1],
+  ['seconds?|secs?|s', 1000],
+  ['minutes?|mins?|m', 60_000],
+  ['hours?|hrs?|h', 3_600_000],
+  ['days?|d', 86_400_000],
+  ['weeks?|wks?|w', 604_800_000],
+];
+const UNIT = UNITS.map(([spellings]) => `(${spellings})`).join('|');
+/** One part: a number and its unit, not followed by a letter (`5m` but not `5mo`). */
+const PART = String.raw`(\d+(?:\.\d+)?)\s*(?:${UNIT})(?![a-z])`;
+const PART_SOURCE = String.raw`\d+(?:\.\d+)?\s*(?:${UNITS.map(([s]) => s).join('|')})(?![a-z])`;
+
+/**
+ * A duration phrase inside a larger text, for a RegExp with the `i` flag: parts with units, apart
+ * or together, with commas and `and` between them (`1h30m`, `2 hours, 5 minutes and 3 seconds`).
+ * Each separator matches one way only, so text an agent wrote cannot make it backtrack for long.
+ */
+export const DURATION_PHRASE = String.raw`${PART_SOURCE}(?:(?:\s*,\s*|\s+)?(?:and\s+)?${PART_SOURCE})*`;
+
+const WHOLE = new RegExp(`^(?:${DURATION_PHRASE})$`, 'i');
+const EACH = new RegExp(PART, 'gi');
+
+/**
+ * The milliseconds a duration phrase says (the whole text, spaces around it aside): `850ms`, `37.5s`,
+ * `90m`, `1h30m`, `2m 32s`, `7d`, `2w`, `2 hours`, `4 days 3 hours`. Undefined for anything else,
+ * or for a number too large to hold.
+ */
+export function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!WHOLE.test(trimmed)) return undefined;
+  let ms = 0;
+  for (const m of trimmed.matchAll(EACH)) {
+    const unit = UNITS[m.slice(2).findIndex((g) => g !== undefined)]?.[1] ?? Number.NaN;
+    ms += Number(m[1]) * unit;
+  }
+  return Number.isFinite(ms) ? ms : undefined;
 }
