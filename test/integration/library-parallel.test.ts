@@ -16,10 +16,18 @@ describe('runParallel (library API)', { timeout: 120_000 }, () => {
     );
     const ids = await addTasks(dir, ['Alpha', 'Beta']);
     const events: ParallelEvent[] = [];
+    let closed = false;
     const result = await runParallel({
       workspace: dir,
       ...resolveRun({ cwd: dir }),
-      onEvent: (e) => events.push(e),
+      reporters: [
+        {
+          onEvent: (e) => events.push(e),
+          close: () => {
+            closed = true;
+          },
+        },
+      ],
     });
     expect(result, result.message).toMatchObject({ exitCode: 0, reason: 'completed' });
     expect(result.state.workers).toBe(2);
@@ -28,5 +36,7 @@ describe('runParallel (library API)', { timeout: 120_000 }, () => {
     expect(readFileSync(join(dir, 'beta.txt'), 'utf8')).toBe('Beta\n');
     expect(events[0]).toMatchObject({ type: 'parallel.started', workers: 2 });
     expect(events.at(-1)).toMatchObject({ type: 'parallel.finished', merged: 2, total: 2 });
+    // Closed once the run has ended, as runLoop closes its reporters.
+    expect(closed).toBe(true);
   });
 });
