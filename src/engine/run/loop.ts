@@ -10,6 +10,7 @@ import { FORCED_STOP_MESSAGE } from '../../state/force-stop.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneAtStart } from '../../state/run-dirs.ts';
+import { armForceStop } from '../context/force-signal.ts';
 import { createRunContext, type RunContext } from '../context/run-context.ts';
 import type { RunLoopOptions } from '../context/run-options.ts';
 import { runRedactor } from '../context/run-redactor.ts';
@@ -37,7 +38,6 @@ import {
   waitWhileParked,
   waitWhilePaused,
 } from './between-iterations.ts';
-import { armForceStop } from './force-signal.ts';
 import { settleHeldReview } from './held-review.ts';
 import type { LoopSummary } from './loop-summary.ts';
 import { waitForMerge } from './merge-wait.ts';
