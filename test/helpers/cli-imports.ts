@@ -31,7 +31,7 @@ const nameList = (list: string) =>
 
 /**
  * The relative imports of `file` (a path under src/), with the names each takes: static and type
- * imports, `export … from`, `import * as`, `const { … } = await import(…)`, any other `import(…)` ('*').
+ * imports, `export … from`, `import * as`, `const { … } = await import(…)`, any other import ('*').
  */
 export function importsOfFile(file: string, text: string): ImportOf[] {
   const found: ImportOf[] = [];
@@ -44,7 +44,7 @@ export function importsOfFile(file: string, text: string): ImportOf[] {
     found.push({ module: at(spec), names: nameList((m[1] ?? m[3]) as string) });
     taken.add((m.index as number) + m[0].lastIndexOf(spec));
   }
-  for (const m of text.matchAll(/(?:from\s+|import\(\s*)'(\.{1,2}\/[^']+)'/g)) {
+  for (const m of text.matchAll(/(?:from\s+|import\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)) {
     const spec = m[1] as string;
     if (!taken.has((m.index as number) + m[0].lastIndexOf(spec)))
       found.push({ module: at(spec), names: ['*'] });

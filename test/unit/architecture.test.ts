@@ -567,7 +567,7 @@ describe('architecture (DESIGN.md §3)', () => {
       ],
       [
         'cli/inspect/planted.ts',
-        "const { runIteration } = await import('../../engine/iteration/iteration.ts');",
+        "const { runIteration } = await import('../../engine/iteration/iteration.ts');\nimport '../../tui/planted.ts';",
       ],
       [
         'cli/planted.ts',
@@ -581,6 +581,7 @@ describe('architecture (DESIGN.md §3)', () => {
     expect(cliImportProblems(planted, exported, [['observe/', 'planted']])).toEqual([
       'cli/run/planted.ts → process/kill-group.ts (killGroupNow)',
       'cli/inspect/planted.ts → engine/iteration/iteration.ts (runIteration)',
+      'cli/inspect/planted.ts → tui/planted.ts (*)',
       'stale: observe/',
     ]);
   });
