@@ -91,13 +91,17 @@ async function measure(workers) {
       backend: AGENT === 'shell' ? 'custom' : 'fake',
       workers,
       env: { ...process.env, NO_COLOR: '1' },
-      onEvent: (e) => {
-        const now = performance.now() - start;
-        if (e.type === 'worker.started') at(e.task).started = now;
-        if (e.type === 'worker.finished') at(e.task).finished = now;
-        if (e.type === 'merge.started') at(e.task).mergeStarted = now;
-        if (e.type === 'merge.merged') at(e.task).merged = now;
-      },
+      reporters: [
+        {
+          onEvent: (e) => {
+            const now = performance.now() - start;
+            if (e.type === 'worker.started') at(e.task).started = now;
+            if (e.type === 'worker.finished') at(e.task).finished = now;
+            if (e.type === 'merge.started') at(e.task).mergeStarted = now;
+            if (e.type === 'merge.merged') at(e.task).merged = now;
+          },
+        },
+      ],
     });
     const wall = performance.now() - start;
     if (result.reason !== 'completed') throw new Error(`run ended ${result.reason}: ${result.message}`);

@@ -66,7 +66,24 @@ export type {
 export type { AgentEvent, Usage } from './backends/types.ts';
 export type { GateSummary, IterationRecord, TokenTotals } from './state/iteration-record-shape.ts';
 export type { ChecklistProgress } from './workflows/checklist.ts';
-export type { ParallelEvent, ParallelEventListener, WorkerView } from './observe/parallel-events.ts';
+export type {
+  MergeConflictEvent,
+  MergeGatesEvent,
+  MergeMergedEvent,
+  MergePullRequestEvent,
+  MergeStartedEvent,
+  ParallelEvent,
+  ParallelEventType,
+  ParallelFinishedEvent,
+  ParallelLimitEvent,
+  ParallelReporter,
+  ParallelStartedEvent,
+  TaskStateEvent,
+  WorkerFinishedEvent,
+  WorkersProgressEvent,
+  WorkerStartedEvent,
+  WorkerView,
+} from './observe/parallel-events.ts';
 export type { Reporter } from './observe/reporter.ts';
 export {
   type ConsoleReporterOptions,

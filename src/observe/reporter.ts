@@ -5,9 +5,10 @@ import type { LoopEvent } from './events.ts';
  * registry, the console, the TUI. `runLoop` calls `onEvent` for every event (redacted, agent output
  * bounded) in the order they happen, and `close` once when the run has ended, after `loop.finished`.
  * A reporter that throws does not keep the others from the event; the run then fails with its error.
+ * `runParallel` reports its own stream (`ParallelEvent`) to `Reporter<ParallelEvent>`s the same way.
  */
-export interface Reporter {
-  onEvent(event: LoopEvent): void;
+export interface Reporter<E = LoopEvent> {
+  onEvent(event: E): void;
   /** Flushes and releases what the reporter holds (files, deliveries in flight). */
   close?(): void | Promise<void>;
 }
@@ -16,15 +17,12 @@ export interface Reporter {
  * Calls every reporter with the event, even when one throws (a full disk under the log); returns
  * the first failure, for the caller to throw once the event reached everyone.
  */
-export function reportToAll(
-  reporters: readonly Reporter[],
-  event: LoopEvent,
-): { error: unknown } | undefined {
+export function reportToAll<E>(reporters: readonly Reporter<E>[], event: E): { error: unknown } | undefined {
   let failed: { error: unknown } | undefined;
   // Indexed: runs per line of agent output, and bin/ralph's V8 does not optimise iterators away.
   for (let i = 0; i < reporters.length; i++) {
     try {
-      (reporters[i] as Reporter).onEvent(event);
+      (reporters[i] as Reporter<E>).onEvent(event);
     } catch (error) {
       failed ??= { error };
     }

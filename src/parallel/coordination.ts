@@ -3,7 +3,7 @@ import type { BackendName, RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-options.ts';
 import type { ForgeSession } from '../forge/open-forge.ts';
 import type { ConfigMark } from '../git/workspace-guard/program-config.ts';
-import type { ParallelEventListener } from '../observe/parallel-events.ts';
+import type { ParallelEvent, ParallelReporter } from '../observe/parallel-events.ts';
 import type { ParallelState } from '../state/parallel-files.ts';
 import type { ParallelStop } from './parallel-decide.ts';
 import type { TaskSourceKind } from './task-source.ts';
@@ -30,7 +30,17 @@ export interface ParallelOptions {
   mode?: StartMode | undefined;
   /** Abort (Ctrl-C): every worker is interrupted, records its iteration and saves its state. */
   signal?: AbortSignal | undefined;
-  onEvent?: ParallelEventListener | undefined;
+  /**
+   * Abort to stop at once (a second Ctrl-C), after `signal` or instead of it: every worker's process
+   * group is killed without grace before `abort()` returns, so the process may exit right after;
+   * `--resume` goes on from the claims and the merge queue as saved.
+   */
+  forceSignal?: AbortSignal | undefined;
+  /**
+   * The sinks of the coordinator's event stream (`ParallelEvent`, in order; `close` once the run has
+   * ended, after `parallel.finished`): the console lines, the TUI, an embedder's own.
+   */
+  reporters?: readonly ParallelReporter[] | undefined;
   env?: NodeJS.ProcessEnv | undefined;
   spawnWorker?: SpawnWorker | undefined;
   now?: (() => number) | undefined;
@@ -74,7 +84,7 @@ export interface Coordination {
   /** `merge.via: pull_request`: the forge tasks land through. */
   readonly forge: ForgeSession | undefined;
   persist(): void;
-  emit: ParallelEventListener;
+  emit(event: ParallelEvent): void;
   /** What is left of the shared limits. */
   left(): { costUsd: number | undefined; tokens: number | undefined; runtimeSeconds: number };
   /** The repository's program-running git config as the run started (undefined outside git). */

@@ -1,6 +1,8 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { sendCommand } from '../human/control-files.ts';
-import type { ParallelEventListener } from '../observe/parallel-events.ts';
+import type { ParallelEvent } from '../observe/parallel-events.ts';
+import { reportToAll } from '../observe/reporter.ts';
+import { killGroupNow } from '../process/kill-group.ts';
 import { type ParallelState, parallelPaths, writeParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
@@ -24,12 +26,13 @@ export type { ParallelOptions, ParallelResult } from './coordination.ts';
 /**
  * `ralph run --parallel N` (DESIGN.md §5): N workers, each in its own worktree on one claimed task,
  * and one merge queue here. A task is done only when its commit is on the target branch. Reports
- * through `onEvent` (`describeEvent` words each event); resolves to how the run ended once every
+ * to `reporters` (`describeEvent` words each event); resolves to how the run ended once every
  * worker has stopped. Throws a RalphError when the workspace cannot coordinate (`usage`,
  * `not_a_git_repo`, `git_state`, `dirty_tree`, `parallel_no_tasks`, `lock_held` …).
  */
 export async function runParallel(options: ParallelOptions): Promise<ParallelResult> {
   const o = parallelSettings(options);
+  const reporters = o.reporters ?? [];
   const now = o.now ?? Date.now;
   const paths = parallelPaths(o.workspace);
   ensureRuntimeIgnored(ralphPaths(o.workspace));
@@ -67,7 +70,10 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
     forge,
     gitConfig,
     persist: () => writeParallelState(paths.state, state, new Date(now())),
-    emit: (e) => o.onEvent?.(e),
+    emit: (e) => {
+      const failed = reportToAll(reporters, e);
+      if (failed) throw failed.error;
+    },
     left: () => {
       const s = spent(state);
       const l = o.config.event_loop;
@@ -78,6 +84,7 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
       };
     },
     watch: (a: ActiveWorker) => {
+      pids.add(a.handle.pid);
       c.active.set(a.worker, a);
       a.handle.exited.then(() => {
         c.ended.add(a);
@@ -85,8 +92,15 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
       });
     },
   };
+  // Every worker this session started or adopted: a forced stop kills their groups at once.
+  const pids = new Set<number>();
+  const onForce = () => {
+    for (const pid of pids) killGroupNow(pid);
+    wake();
+  };
   const onAbort = () => wake();
   o.signal?.addEventListener('abort', onAbort);
+  o.forceSignal?.addEventListener('abort', onForce);
   let merging: Promise<void> | null = null;
   try {
     adoptLiving(c);
@@ -107,7 +121,8 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
         c.persist();
       }
       c.stopping ??= stopOf(c.left(), o.config);
-      if (o.signal?.aborted) c.stopping = { reason: 'interrupted', message: 'interrupted', exitCode: 130 };
+      if (o.signal?.aborted || o.forceSignal?.aborted)
+        c.stopping = { reason: 'interrupted', message: 'interrupted', exitCode: 130 };
       if (c.stopping) {
         stopWorkers(c, c.stopping, stopSent);
         halt.abort();
@@ -138,7 +153,9 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
     return finish(state, c.stopping, c.persist, c.emit, now() - sessionStart);
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
+    o.forceSignal?.removeEventListener('abort', onForce);
     lock.release();
+    for (const reporter of reporters) await reporter.close?.();
   }
 }
 
@@ -159,7 +176,7 @@ function finish(
   state: ParallelState,
   stopping: ParallelStop | null,
   persist: () => void,
-  emit: ParallelEventListener,
+  emit: (event: ParallelEvent) => void,
   sessionMs: number,
 ): ParallelResult {
   const tasks = Object.values(state.tasks);

@@ -3,6 +3,9 @@ import { LIVE_STATUSES, readLoopState, writeLoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
 import { dropOwnWorkspaceLock, ownsWorkspaceLock } from './workspace-lock.ts';
 
+/** What a forced stop's state says. */
+export const FORCED_STOP_MESSAGE = 'forced stop (a second signal); resume with `ralph run --resume`';
+
 /**
  * A forced stop (a second Ctrl-C) exits at once, but not as a crash: the run this process owns is
  * saved as interrupted (resumable; the iteration in progress re-runs) and its lock given back.
@@ -19,7 +22,7 @@ export function markForcedStop(paths: RalphPaths, runId: string): void {
     ) {
       state.status = 'interrupted';
       state.stop_reason = 'interrupted';
-      state.stop_message = 'forced stop (a second signal); resume with `ralph run --resume`';
+      state.stop_message = FORCED_STOP_MESSAGE;
       state.exit_code = 130;
       writeLoopState(paths.state, state);
     }

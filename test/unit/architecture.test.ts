@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CLI_ALLOWED_INTERNALS, cliImportProblems, publicNames } from '../helpers/cli-imports.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 const SRC = join(ROOT, 'src');
@@ -715,6 +716,40 @@ describe('architecture (DESIGN.md §3)', () => {
     expect(folderSizeProblems(planted, ['cli', 'state'])).toEqual([
       `src/engine/verify holds ${MAX_FOLDER_FILES + 1} files: split it by sub-domain`,
       `src/state holds ${MAX_FOLDER_FILES} files: remove it from OVERSIZED`,
+    ]);
+  });
+  // From the module that declares a public name, not through index.ts: the `ralph` bundle splits
+  // by module, and `ralph --version` must not load the engine that index.ts re-exports.
+  it('lets src/cli import only the public API, its own files and the named allow-list of internals', () => {
+    const bySrc = new Map([...sources].map(([f, t]) => [relative(SRC, f).split(sep).join('/'), t]));
+    const exported = publicNames(bySrc.get('index.ts') as string);
+    expect(cliImportProblems(bySrc, exported, CLI_ALLOWED_INTERNALS)).toEqual([]);
+  });
+
+  it('would catch a planted internal import in src/cli and a stale allow-list entry', () => {
+    const planted = new Map([
+      [
+        'cli/run/planted.ts',
+        "import { runLoop } from '../../engine/run/loop.ts';\nimport { killGroupNow } from '../../process/kill-group.ts';",
+      ],
+      [
+        'cli/inspect/planted.ts',
+        "const { runIteration } = await import('../../engine/iteration/iteration.ts');\nimport '../../tui/planted.ts';",
+      ],
+      [
+        'cli/planted.ts',
+        "import { UsageError } from '../errors.ts';\nimport type { Reporter } from './io.ts';",
+      ],
+    ]);
+    const exported = new Map([
+      ['engine/run/loop.ts', new Set(['runLoop'])],
+      ['errors.ts', new Set(['UsageError'])],
+    ]);
+    expect(cliImportProblems(planted, exported, [['observe/', 'planted']])).toEqual([
+      'cli/run/planted.ts → process/kill-group.ts (killGroupNow)',
+      'cli/inspect/planted.ts → engine/iteration/iteration.ts (runIteration)',
+      'cli/inspect/planted.ts → tui/planted.ts (*)',
+      'stale: observe/',
     ]);
   });
 });

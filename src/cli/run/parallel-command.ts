@@ -1,8 +1,7 @@
 import type { BackendName } from '../../config/schema.ts';
 import type { StartMode } from '../../engine/context/run-options.ts';
 import type { ResolvedRun } from '../../engine/run/resolve-run.ts';
-import type { ParallelEvent } from '../../observe/parallel-events.ts';
-import { killGroupNow } from '../../process/kill-group.ts';
+import type { ParallelReporter } from '../../observe/parallel-events.ts';
 import type { ParallelTuiHandle } from '../../tui/start-parallel-tui.ts';
 import type { CliIO } from '../io.ts';
 import { handleStopSignals } from '../signals.ts';
@@ -26,7 +25,7 @@ export async function parallelCommand(
 ): Promise<number> {
   const { runParallel } = await import('../../parallel/coordinator.ts');
   const controller = new AbortController();
-  const pids = new Set<number>();
+  const forceController = new AbortController();
   let tui: ParallelTuiHandle | undefined;
   const lines = createParallelLines();
   // Ralph's own lines go to the TUI's events pane while it owns the screen.
@@ -39,13 +38,30 @@ export async function parallelCommand(
       controller.abort('interrupted');
     },
     force: () => {
-      for (const pid of pids) killGroupNow(pid);
+      // The coordinator kills every worker's group before abort() returns: the exit may follow.
+      forceController.abort('forced');
       tui?.stop();
       io.err(
         'ralph: forced stop — the workers were killed; `ralph run --parallel N --resume` goes on from the claims and queue as saved\n',
       );
     },
   });
+  // The console lines, or the TUI with the same lines in its events pane.
+  const reporter: ParallelReporter = {
+    onEvent: (e) => {
+      if (tui) {
+        tui.event(e);
+        // The events pane shows the plain mode's lines; the summary goes to the normal screen.
+        const line = lines.format(e, false);
+        if (line && e.type !== 'parallel.finished') tui.line(line);
+        if (e.type !== 'parallel.finished') return;
+        tui.stop();
+      }
+      if (display.quiet && e.type !== 'parallel.finished') return;
+      const line = lines.format(e, io.color);
+      if (line) (e.type === 'parallel.finished' ? io.out : io.err)(`${line}\n`);
+    },
+  };
   try {
     if (display.tui && io.terminal) {
       const { startParallelTui } = await import('../../tui/start-parallel-tui.ts');
@@ -66,21 +82,9 @@ export async function parallelCommand(
       workers,
       mode,
       signal: controller.signal,
+      forceSignal: forceController.signal,
       env: io.env,
-      onEvent: (e: ParallelEvent) => {
-        if (e.type === 'worker.started') pids.add(e.pid);
-        if (tui) {
-          tui.event(e);
-          // The events pane shows the plain mode's lines; the summary goes to the normal screen.
-          const line = lines.format(e, false);
-          if (line && e.type !== 'parallel.finished') tui.line(line);
-          if (e.type !== 'parallel.finished') return;
-          tui.stop();
-        }
-        if (display.quiet && e.type !== 'parallel.finished') return;
-        const line = lines.format(e, io.color);
-        if (line) (e.type === 'parallel.finished' ? io.out : io.err)(`${line}\n`);
-      },
+      reporters: [reporter],
     });
     return result.exitCode;
   } finally {

@@ -8,10 +8,7 @@ import { earlierChecklistRun, refuseUnaskedChecklistRestart } from '../../engine
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { createConsoleReporter, type Verbosity } from '../../observe/reporters/console-reporter.ts';
-import { killGroupNow } from '../../process/kill-group.ts';
-import { killMarkedNow } from '../../process/marked-processes.ts';
 import { shellCommand } from '../../process/shell-quote.ts';
-import { markForcedStop } from '../../state/force-stop.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { TuiHandle } from '../../tui/start-tui.ts';
 import { type CliIO, inCi } from '../io.ts';
@@ -120,11 +117,10 @@ export async function runCommand(
   const verbosity: Verbosity = flags.quiet ? 'quiet' : flags.verbose ? 'verbose' : 'normal';
   const reporter = createConsoleReporter({ out: io.out, err: io.err, verbosity, color: io.color });
   const controller = new AbortController();
+  const forceController = new AbortController();
   let tui: TuiHandle | undefined;
   // Ralph's own lines go to the TUI's events pane while it owns the screen.
   const say = (text: string) => (tui ? tui.notice(text.trim(), 'warn') : io.err(text));
-  let agentPid: number | undefined;
-  let runId: string | undefined;
   const signals = handleStopSignals(io, {
     stop: (signal) => {
       const why = signal === 'SIGINT' ? '' : ` (${signal})`;
@@ -135,10 +131,8 @@ export async function runCommand(
     },
     // Second signal: no grace, no waiting; state.json still says where to resume.
     force: () => {
-      if (agentPid !== undefined) killGroupNow(agentPid);
-      // Gates and whatever the agent detached carry the run's mark.
-      if (runId !== undefined) killMarkedNow({ runId });
-      if (runId !== undefined) markForcedStop(ralphPaths(io.cwd), runId);
+      // The run kills what runs and saves its forced stop before abort() returns: the exit may follow.
+      forceController.abort('forced');
       tui?.stop();
       io.err('ralph: forced stop — the run is saved as interrupted; continue with `ralph run --resume`\n');
     },
@@ -168,12 +162,11 @@ export async function runCommand(
       mode: chosenMode,
       extraArgs,
       signal: controller.signal,
+      forceSignal: forceController.signal,
       env: io.env,
       reporters: [
         {
           onEvent: (event) => {
-            if (event.type === 'loop.started') runId = event.runId;
-            if (event.type === 'agent.spawned') agentPid = event.pid;
             if (!tui) return reporter.onEvent(event);
             tui.listener(event);
             // The end summary goes to the normal screen, after the TUI gave it back.

@@ -100,6 +100,13 @@ export interface RunContextInput {
   emit: (event: LoopEvent) => void;
   /** The workspace lock the run holds (runLoop's); without it holdLock does nothing. */
   lock?: WorkspaceLock | undefined;
+  /** True after a forced stop: the state on disk is its record, so a step that would save more ends there. */
+  forced?: (() => boolean) | undefined;
+}
+
+/** Ends the step that would write after a forced stop (runLoop knows why, and ends the run as saved). */
+function refuseAfterForce(forced: (() => boolean) | undefined): void {
+  if (forced?.()) throw new Error('forced stop: the run is saved as interrupted; nothing more is written');
 }
 
 /** Builds the shared context; the session clock starts now. */
@@ -144,6 +151,7 @@ export function createRunContext(input: RunContextInput): RunContext {
     redact: input.redact ?? ((text: string) => text),
     emit,
     holdLock: () => {
+      refuseAfterForce(input.forced);
       const check = input.lock?.reassert();
       if (check?.kind === 'restored')
         emit({
@@ -154,10 +162,12 @@ export function createRunContext(input: RunContextInput): RunContext {
       if (check?.kind === 'lost') throw lockLost(check.holder);
     },
     persist: (opts) => {
+      refuseAfterForce(input.forced);
       saved = writeLoopState(paths.state, state, opts);
       if (!state.current) flying = null;
     },
     persistInFlight: () => {
+      refuseAfterForce(input.forced);
       if (!state.current) return;
       flying = { ...state.current };
       // The real clock, as writeLoopState's `updated_at`: the two are compared.

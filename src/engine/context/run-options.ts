@@ -36,6 +36,15 @@ export interface RunLoopOptions {
    */
   signal?: AbortSignal | undefined;
   /**
+   * Abort to stop at once, as a second Ctrl-C does (after `signal` or instead of it): before
+   * `abort()` returns, the agent's process group and every process with the run's mark are killed
+   * without grace, the state is saved as interrupted (stop message "forced stop"; the iteration in
+   * progress runs again on --resume) and the workspace lock given back, so the process may exit
+   * right after (`ralph run` exits 130). Otherwise nothing more is saved, and `runLoop` resolves with
+   * stop reason `interrupted`, exit code 130.
+   */
+  forceSignal?: AbortSignal | undefined;
+  /**
    * Reporters of the run's event stream on top of the ones every run has (the run log, the stream
    * file, diagnostics with RALPH_DIAGNOSTICS=1, notifications, the run registry): a console
    * (`createConsoleReporter`), a UI, an embedder's own. Called after those, closed after them.

@@ -6,9 +6,11 @@ import { readGitHead } from '../../git/head.ts';
 import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
+import { FORCED_STOP_MESSAGE } from '../../state/force-stop.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneAtStart } from '../../state/run-dirs.ts';
+import { armForceStop } from '../context/force-signal.ts';
 import { createRunContext, type RunContext } from '../context/run-context.ts';
 import type { RunLoopOptions } from '../context/run-options.ts';
 import { runRedactor } from '../context/run-redactor.ts';
@@ -40,7 +42,6 @@ import { settleHeldReview } from './held-review.ts';
 import type { LoopSummary } from './loop-summary.ts';
 import { waitForMerge } from './merge-wait.ts';
 import { endRun, userError } from './run-end.ts';
-
 import { afterFirstAgent, openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun } from './run-setup.ts';
 import { preflightRun, startRun } from './run-start.ts';
@@ -74,9 +75,11 @@ export function initialEvents(config: RalphConfig): PendingEvent[] {
  * Resolves to the run's {@link LoopSummary}; rejects (a {@link RalphError} for a refused start or a
  * file-system failure) once the state is saved as far as it can be.
  */
-export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
+export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
   // Before anything: process groups, signals and the process table are POSIX's.
   assertSupportedPlatform();
+  // A forced stop stops the run too: every wait and agent turn hears it as they hear `signal`.
+  const options = given.forceSignal ? { ...given, signal: anyAbort(given.signal, given.forceSignal) } : given;
   const now = options.now ?? Date.now;
   const { config } = options;
   const paths = ralphPaths(options.workspace);
@@ -113,6 +116,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     throw error;
   });
   const { state, lock } = prepared;
+  const force = armForceStop(options.forceSignal, paths, state.run_id);
   const logFile = join(options.workspace, state.log_file);
   const redact = runRedactor(env, config);
   let run: RunReporters;
@@ -126,7 +130,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       env,
       now,
       redact,
-      extra: [afterFirstAgent(() => housekeeping()), ...(options.reporters ?? [])],
+      extra: [afterFirstAgent(() => housekeeping()), force.reporter, ...(options.reporters ?? [])],
     });
   } catch (error) {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
@@ -143,6 +147,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     }
     lock.release();
     workingTree?.close();
+    force.dispose();
     throw user;
   }
   const { emit } = run;
@@ -164,6 +169,7 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     redact,
     emit,
     lock,
+    forced: force.forced,
   });
 
   let final: Stop | undefined;
@@ -185,15 +191,22 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
     if (final === undefined) await metricAtStart(ctx);
     if (final === undefined) final = await iterateUntilStop(ctx);
   } catch (error) {
-    const user = userError(error);
-    // A full or read-only disk mid-step, or any error while an iteration settles: the state goes
-    // back to what was last saved (as a kill at that instant would leave it), so --resume neither
-    // counts a half-settled iteration nor loses the stop it was deciding: it judges that iteration
-    // again from its saved start.
-    if (user instanceof FileSystemError || ctx.cutShort()) ctx.restoreSaved();
-    final = stop('error', user ? user.message : `internal error: ${(error as Error).message}`);
-    failed = { error: user ?? error };
+    // After a forced stop the step that tried to save more ended here: the forced record stands.
+    if (force.forced()) final = undefined;
+    else {
+      const user = userError(error);
+      // A full or read-only disk mid-step, or any error while an iteration settles: the state goes
+      // back to what was last saved (as a kill at that instant would leave it), so --resume neither
+      // counts a half-settled iteration nor loses the stop it was deciding: it judges that iteration
+      // again from its saved start.
+      if (user instanceof FileSystemError || ctx.cutShort()) ctx.restoreSaved();
+      final = stop('error', user ? user.message : `internal error: ${(error as Error).message}`);
+      failed = { error: user ?? error };
+    }
   }
+  force.dispose();
+  // The forced stop's record is on disk already: the run ends as it says.
+  if (force.forced()) final = stop('interrupted', FORCED_STOP_MESSAGE);
   return endRun(
     {
       ctx,
@@ -203,10 +216,16 @@ export async function runLoop(options: RunLoopOptions): Promise<LoopSummary> {
       logFile,
       resumedUnfinished: prepared.resumedUnfinished === true,
       startIterations,
+      forced: force.forced(),
     },
     final,
     failed,
   );
+}
+
+/** Aborted when either is (Node 20.3's AbortSignal.any, kept to what the loop needs). */
+function anyAbort(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
+  return a ? AbortSignal.any([a, b]) : b;
 }
 
 /** The main loop: boundary checks, the idle wait, one iteration, the solo-mode cooldown. */

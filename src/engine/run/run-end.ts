@@ -27,6 +27,8 @@ export interface RunEnding {
   resumedUnfinished: boolean;
   /** The run's iteration count when this session began. */
   startIterations: number;
+  /** A forced stop saved the run's end already (markForcedStop): it is not saved again. */
+  forced?: boolean | undefined;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function endRun(
     failed?.error instanceof FileSystemError;
   const end = final ?? stop('error', 'the loop ended unexpectedly');
   // Another live loop holds the workspace now: state.json is its file, not this run's to write.
-  if (!ending.lock.lostTo)
+  if (!ending.lock.lostTo && !ending.forced)
     await attempt(() => {
       saveEnd(ctx, end, stillUnfinished);
       saved = true;

@@ -1,0 +1,43 @@
+import type { Reporter } from '../../observe/reporter.ts';
+import { killGroupNow } from '../../process/kill-group.ts';
+import { killMarkedNow } from '../../process/marked-processes.ts';
+import { markForcedStop } from '../../state/force-stop.ts';
+import type { RalphPaths } from '../../state/paths.ts';
+
+/** What `RunLoopOptions.forceSignal` arms: what its abort does, and whether it came. */
+export interface ForceStop {
+  /** Tracks the agent that runs now (its `agent.spawned`), the one a forced stop kills. */
+  readonly reporter: Reporter;
+  /** True once the force signal was aborted: the state on disk is the forced stop's, nothing more is written. */
+  forced(): boolean;
+  dispose(): void;
+}
+
+/**
+ * A forced stop (a second Ctrl-C, or an embedder's `forceSignal`): synchronously, in the abort,
+ * the agent's process group and every process with the run's mark are killed without grace, the
+ * state is saved as interrupted (the iteration in progress re-runs on --resume) and the workspace
+ * lock given back, so the process may end right after.
+ */
+export function armForceStop(signal: AbortSignal | undefined, paths: RalphPaths, runId: string): ForceStop {
+  let agentPid: number | undefined;
+  let forced = false;
+  const force = () => {
+    forced = true;
+    if (agentPid !== undefined) killGroupNow(agentPid);
+    // Gates and whatever the agent detached carry the run's mark.
+    killMarkedNow({ runId });
+    markForcedStop(paths, runId);
+  };
+  if (signal?.aborted) force();
+  else signal?.addEventListener('abort', force, { once: true });
+  return {
+    reporter: {
+      onEvent: (event) => {
+        if (event.type === 'agent.spawned') agentPid = event.pid;
+      },
+    },
+    forced: () => forced,
+    dispose: () => signal?.removeEventListener('abort', force),
+  };
+}
