@@ -109,7 +109,6 @@ export const CLI_ALLOWED_INTERNALS: readonly AllowEntry[] = [
   ['engine/run/first-iteration.ts', '`run --dry-run` prints the first iteration’s plan'],
   ['engine/run/resolve-run.ts', 'the config parts of resolveRun the config commands show'],
   ['engine/run/resolve-run-cached.ts', '`ralph run` resolves through the validated-config cache'],
-  ['engine/run/run-inputs.ts', '`config show` names the backend `auto` picks'],
   ['engine/run/run-setup.ts', '`ralph fleet submit` names the run before it starts'],
   ['engine/run/start-mode.ts', '`ralph run` asks about an earlier checklist run before the TUI opens'],
   ['engine/verify/git-config-gate.ts', '`rescue apply` refuses a changed git config as the loop does'],
