@@ -1,6 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { classifyStatus, HttpFailure, thrownFailure } from './http-failure.ts';
-import { askedWaitMs, retryPause } from './retry-wait.ts';
+import { askedWaitMs, classifyStatus, HttpFailure, retryPause, thrownFailure } from './http-failure.ts';
 
 /** One request: the client builds its URL, headers and body (and redacts what it sends). */
 export interface HttpRequest {
