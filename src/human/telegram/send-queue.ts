@@ -35,7 +35,8 @@ export interface SendQueue {
 /**
  * Sends in order, one at a time, never blocking the caller: a network error, a 5xx or a 429 is
  * retried after each of `retryDelaysMs` (the HTTP core's retry; a 429's `retry_after` instead, at
- * most 30 s); other errors and the last failure are reported by `onProblem`. Over `maxQueued`, the oldest is dropped.
+ * most 30 s); other errors and the last failure are reported by `onProblem`. Over `maxQueued`, the
+ * oldest is dropped.
  */
 export function createSendQueue(o: SendQueueOptions): SendQueue {
   const delays = o.retryDelaysMs ?? [500, 1000, 2000];
