@@ -1,7 +1,8 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { RalphError } from '../errors.ts';
+import { copyFile, writeFileInPlace } from '../state/io/file-writes.ts';
 import { findPreset, presetFile } from './presets.ts';
 import { BACKEND_NAMES, type BackendName } from './schema/backend-names.ts';
 
@@ -30,7 +31,7 @@ export function initPreset(
   for (const file of preset.files) {
     const target = join(dir, file);
     mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(presetFile(preset.name, file), target);
+    copyFile(presetFile(preset.name, file), target);
     // Set the mode explicitly: a packed or unzipped package may have lost the executable bit.
     if (preset.executable?.includes(file)) chmodSync(target, 0o755);
     written.push(file);
@@ -51,5 +52,5 @@ export function checkBackend(backend: string): BackendName {
 export function setBackend(file: string, backend: BackendName): void {
   const doc = parseDocument(readFileSync(file, 'utf8'));
   doc.setIn(['cli', 'backend'], backend);
-  writeFileSync(file, String(doc));
+  writeFileInPlace(file, String(doc));
 }

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { TEMPLATES_DIR } from '../paths-package.ts';
+import { writeFileInPlace } from '../state/io/file-writes.ts';
 import { presetSource } from './presets.ts';
 
 /** A tool a template's check needs, and how a user gets it. */
@@ -124,7 +125,10 @@ export function writeTemplate(
       continue;
     }
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, fill(readFileSync(join(TEMPLATES_DIR, template.name, presetSource(file)), 'utf8')));
+    writeFileInPlace(
+      target,
+      fill(readFileSync(join(TEMPLATES_DIR, template.name, presetSource(file)), 'utf8')),
+    );
     written.push(path);
   }
   return { written, kept };

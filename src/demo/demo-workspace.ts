@@ -1,9 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initPreset } from '../config/preset-init.ts';
 import { presetFile } from '../config/presets.ts';
 import { UsageError } from '../errors.ts';
+import { copyFile } from '../state/io/file-writes.ts';
 
 /** Overrides the demo runs the board preset with: the scripted agent, no idle polling. */
 export const DEMO_OVERRIDES = [
@@ -29,7 +30,7 @@ export function createDemoWorkspace(dir?: string, force = false): string {
   mkdirSync(root, { recursive: true });
   initPreset(root, 'board', { force: true });
   // The demo runs seed 000's own ralph.yml, verbatim (the preset adds idle_watch to it).
-  copyFileSync(presetFile('board', 'seed-000.yml'), join(root, 'ralph.yml'));
-  copyFileSync(presetFile('board', 'fake-agent.yml'), join(root, 'fake-agent.yml'));
+  copyFile(presetFile('board', 'seed-000.yml'), join(root, 'ralph.yml'));
+  copyFile(presetFile('board', 'fake-agent.yml'), join(root, 'fake-agent.yml'));
   return root;
 }

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, normalize, relative, sep } from 'node:path';
-import { writeJsonAtomicSync } from '../state/io/atomic-write.ts';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, normalize, relative, sep } from 'node:path';
+import { writeFileAtomicSync, writeJsonAtomicSync } from '../state/io/atomic-write.ts';
 import { type LoopState, parseLoopState } from '../state/loop-state.ts';
 import { RALPH_DIR, ralphPaths } from '../state/paths.ts';
 
@@ -69,8 +69,7 @@ export function restoreRalphFiles(ws: string, files: Record<string, Buffer>): st
       refused.push(rel);
       continue;
     }
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, content);
+    writeFileAtomicSync(abs, content);
   }
   return refused;
 }

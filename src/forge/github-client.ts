@@ -1,5 +1,6 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { notJsonAnswer, RalphError } from '../errors.ts';
+import { HttpFailure } from '../http/http-failure.ts';
+import { type HttpAnswer, type HttpOptions, httpRequest } from '../http/http-request.ts';
 
 /** How a {@link GithubClient} talks to the API; every effect can be replaced in tests. */
 export interface GithubClientOptions {
@@ -17,7 +18,8 @@ export interface GithubClientOptions {
   attempts?: number;
   /** Backoff of the first retry (default 1 s), doubled each time unless the API says when. */
   backoffMs?: number;
-  sleep?: (ms: number) => Promise<void>;
+  /** Sleeps between tries (the HTTP core's own by default). */
+  sleep?: HttpOptions['sleep'];
 }
 
 /** The REST client Ralph's forge uses: JSON in, JSON out, the token only in the Authorization header. */
@@ -33,9 +35,6 @@ export interface GithubClient {
   graphql<T>(query: string, variables: Record<string, unknown>): Promise<T>;
 }
 
-/** Bodies longer than this are cut (an error page must not fill memory or a log). */
-const MAX_BODY = 1024 * 1024;
-
 /** An API answer that is not a success, with GitHub's message. */
 export class GithubApiError extends RalphError {
   readonly status: number;
@@ -48,11 +47,6 @@ export class GithubApiError extends RalphError {
   }
 }
 
-async function readBounded(res: Response): Promise<string> {
-  const text = await res.text();
-  return text.length > MAX_BODY ? text.slice(0, MAX_BODY) : text;
-}
-
 /** What GITHUB_API_URL must be, for an answer that is not the API's. */
 const API_URL_HINT =
   'check GITHUB_API_URL: it must be the API (https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise), not the web root, and that no proxy answers in its place';
@@ -61,7 +55,8 @@ const API_URL_HINT =
  * A success's body as JSON. No content (204, or an empty answer to a write) is undefined; anything
  * else that is not JSON (a proxy's login page, an Enterprise web root) is a clear error.
  */
-function jsonOf<T>(res: Response, text: string, url: string, method: string, token: string): T {
+function jsonOf<T>(res: HttpAnswer, url: string, method: string, token: string): T {
+  const text = res.text;
   if (text === '' && (res.status === 204 || method !== 'GET')) return undefined as T;
   try {
     if (text !== '') return JSON.parse(text) as T;
@@ -72,25 +67,6 @@ function jsonOf<T>(res: Response, text: string, url: string, method: string, tok
     '***',
   );
   throw new RalphError('forge_failed', `${said}: ${API_URL_HINT}`);
-}
-
-/** A secondary rate limit (403/429 with retry-after, or its message), worth waiting out. */
-function rateLimited(status: number, headers: Headers, text: string): boolean {
-  if (status !== 403 && status !== 429) return false;
-  return (
-    headers.get('retry-after') !== null ||
-    headers.get('x-ratelimit-remaining') === '0' ||
-    /secondary rate limit|rate limit exceeded/i.test(text)
-  );
-}
-
-/** Milliseconds the API asks to wait (retry-after seconds, or until x-ratelimit-reset), if it says. */
-function askedWait(headers: Headers, now: number): number | undefined {
-  const header = headers.get('retry-after');
-  const after = header === null ? Number.NaN : Number(header);
-  if (Number.isFinite(after) && after >= 0) return after * 1000;
-  const reset = Number(headers.get('x-ratelimit-reset'));
-  return Number.isFinite(reset) && reset > 0 ? Math.max(0, reset * 1000 - now) : undefined;
 }
 
 /** The `rel="next"` URL of a Link header, only when it is on the API's own origin (the token goes there). */
@@ -114,11 +90,14 @@ function safeDecode(url: string): string {
   }
 }
 
-/** A small REST client on Node's fetch: timeouts, bounded bodies, retries with backoff. */
+/** A small REST client on the HTTP core: timeouts, bounded bodies, retries with backoff. */
 export function createGithubClient(o: GithubClientOptions): GithubClient {
-  const doFetch = o.fetch ?? fetch;
-  const sleep = o.sleep ?? ((ms: number) => delay(ms));
-  const attempts = o.attempts ?? 4;
+  const backoff = o.backoffMs ?? 1000;
+  // Doubled each retry unless the API says when (a wait it asks for is capped at a minute).
+  const retry = {
+    delaysMs: Array.from({ length: Math.max(0, (o.attempts ?? 4) - 1) }, (_, i) => backoff * 2 ** i),
+    maxWaitMs: 60_000,
+  };
   const apiUrl = o.apiUrl.replace(/\/+$/, '');
   const graphqlUrl = apiUrl.endsWith('/api/v3') ? `${apiUrl.slice(0, -3)}graphql` : `${apiUrl}/graphql`;
 
@@ -128,7 +107,6 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
     what: string,
     body?: unknown,
   ): Promise<{ data: T; headers: Headers }> => {
-    let backoff = o.backoffMs ?? 1000;
     const plain = safeDecode(url);
     if (o.redact(plain) !== plain)
       throw new RalphError(
@@ -140,11 +118,12 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
       body === undefined
         ? undefined
         : JSON.stringify(body, (_key, value) => (typeof value === 'string' ? o.redact(value) : value));
-    for (let attempt = 1; ; attempt++) {
-      let res: Response;
-      try {
-        res = await doFetch(url, {
+    let res: HttpAnswer;
+    try {
+      res = await httpRequest(
+        {
           method,
+          url,
           headers: {
             accept: 'application/vnd.github+json',
             authorization: `Bearer ${o.token}`,
@@ -152,31 +131,27 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
             'user-agent': 'ralph-harness',
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
-          body: json,
-          signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
-        });
-      } catch (error) {
-        // The cause names the host and the failure; never the request's headers.
-        const reason = (error as Error).name === 'TimeoutError' ? 'timed out' : (error as Error).message;
-        if (attempt >= attempts)
-          throw new RalphError('forge_failed', `GitHub API: ${what} failed: ${reason} (${apiUrl})`);
-        await sleep(backoff);
-        backoff *= 2;
-        continue;
-      }
-      const text = await readBounded(res);
-      if (res.ok) return { data: jsonOf<T>(res, text, url, method, o.token), headers: res.headers };
-      const retry = res.status >= 500 || rateLimited(res.status, res.headers, text);
-      if (!retry || attempt >= attempts) {
-        let message = '';
-        try {
-          message = String((JSON.parse(text) as { message?: unknown }).message ?? '');
-        } catch {}
-        throw new GithubApiError(res.status, what, message.replaceAll(o.token, '***'));
-      }
-      await sleep(Math.min(askedWait(res.headers, Date.now()) ?? backoff, 60_000));
-      backoff *= 2;
+          ...(json === undefined ? {} : { body: json }),
+        },
+        {
+          timeoutMs: o.timeoutMs ?? 30_000,
+          retry,
+          ...(o.fetch ? { fetch: o.fetch } : {}),
+          ...(o.sleep ? { sleep: o.sleep } : {}),
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof HttpFailure)) throw error;
+      // The cause names the host and the failure; never the request's headers.
+      if (error.status === undefined)
+        throw new RalphError('forge_failed', `GitHub API: ${what} failed: ${error.message} (${apiUrl})`);
+      let message = '';
+      try {
+        message = String((JSON.parse(error.text) as { message?: unknown }).message ?? '');
+      } catch {}
+      throw new GithubApiError(error.status, what, message.replaceAll(o.token, '***'));
     }
+    return { data: jsonOf<T>(res, url, method, o.token), headers: res.headers };
   };
 
   return {

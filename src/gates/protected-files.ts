@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  readlinkSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { isNegated, literalPattern, type PathMatcher, pathMatcher } from '../config/path-patterns.ts';
 import type { RalphConfig } from '../config/schema.ts';
+import { writeFileAtomicSync } from '../state/io/atomic-write.ts';
 import { statCached } from '../state/io/stat-cache.ts';
 import { walkFiles, walkRoots } from './bounded-walk.ts';
 
@@ -157,7 +150,6 @@ export function keepCopies(workspace: string, store: string, baseline: Record<st
     if (existsSync(copy)) continue;
     const abs = join(workspace, rel);
     if (statSync(abs).size > MAX_COPY_BYTES) continue;
-    mkdirSync(dirname(copy), { recursive: true });
-    writeFileSync(copy, readFileSync(abs));
+    writeFileAtomicSync(copy, readFileSync(abs));
   }
 }

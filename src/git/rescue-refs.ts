@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { RalphError } from '../errors.ts';
+import { removeFile } from '../state/io/file-writes.ts';
 import { moveAside } from '../state/io/move-aside.ts';
 import { resolveCommit } from './branches.ts';
 import { stageAll } from './commit.ts';
@@ -63,7 +63,7 @@ export async function resetTo(root: string, commit: string, { exclude }: Exclude
   await runGit(root, ['reset', '-q', '--hard', commit]);
   const top = (await runGit(root, ['rev-parse', '--show-toplevel'])).trim();
   const left = await workingTreeChanges(root, { exclude });
-  for (const change of left) if (change.status === '??') rmSync(join(top, change.path), { force: true });
+  for (const change of left) if (change.status === '??') removeFile(join(top, change.path));
 }
 
 /**

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WEBHOOK_FORMATS } from '../config/schema/operations-values.ts';
 import type { NotifyKind, RalphConfig } from '../config/schema.ts';
+import type { HttpFailure } from '../http/http-failure.ts';
+import { httpRequest } from '../http/http-request.ts';
 import { describeEvent } from '../observe/describe-event.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import type { Reporter } from '../observe/reporter.ts';
@@ -187,25 +189,27 @@ async function runNotifyCommand(o: NotifierOptions, command: string, n: Notifica
 }
 
 async function postWebhook(o: NotifierOptions, url: string, n: Notification): Promise<void> {
-  const delays = o.retryDelaysMs ?? [1000, 3000];
-  const doFetch = o.fetchImpl ?? fetch;
-  let last = '';
-  for (let attempt = 0; attempt <= delays.length; attempt++) {
-    if (attempt > 0) await sleep(delays[attempt - 1]);
-    try {
-      const res = await doFetch(url, {
+  try {
+    await httpRequest(
+      {
         method: 'POST',
+        url,
         headers: { 'content-type': 'application/json', 'user-agent': 'ralph-notify' },
         body: JSON.stringify(webhookBody(o.notify.webhook_format, n)),
-        signal: AbortSignal.timeout(5000),
-      });
-      if (res.ok) return;
-      last = `HTTP ${res.status}`;
-      // A client error will not get better by retrying (wrong URL, refused payload).
-      if (res.status >= 400 && res.status < 500 && res.status !== 429) break;
-    } catch (e) {
-      last = (e as Error).message;
-    }
+      },
+      {
+        timeoutMs: 5000,
+        // Only the status counts: a long answer is not read past 64 KiB.
+        maxBodyBytes: 64 * 1024,
+        // A client error will not get better by retrying (wrong URL, refused payload).
+        retry: { delaysMs: o.retryDelaysMs ?? [1000, 3000], maxWaitMs: 30_000 },
+        ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}),
+      },
+    );
+  } catch (error) {
+    const e = error as HttpFailure;
+    const last =
+      e.status === undefined ? ((e.cause as Error | undefined)?.message ?? e.message) : `HTTP ${e.status}`;
+    o.onProblem(`notify.webhook failed for a ${n.kind} notification: ${last}`);
   }
-  o.onProblem(`notify.webhook failed for a ${n.kind} notification: ${last}`);
 }

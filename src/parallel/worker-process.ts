@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { RALPH_BIN } from '../paths-package.ts';
 import { type LockHolder, lockHolderAlive } from '../state/io/lock.ts';
+import { openOutputFile } from '../state/io/write-faults.ts';
 
 /** A running worker process: its pid and a promise that settles when it has exited. */
 export interface WorkerHandle {
@@ -26,7 +27,7 @@ export type SpawnWorker = (opts: {
  */
 export const spawnWorkerProcess: SpawnWorker = ({ specFile, logFile, env }) => {
   mkdirSync(join(logFile, '..'), { recursive: true });
-  const fd = openSync(logFile, 'a');
+  const fd = openOutputFile(logFile);
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(process.execPath, [RALPH_BIN, 'parallel-worker', specFile], {

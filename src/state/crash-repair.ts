@@ -1,16 +1,9 @@
-import {
-  chmodSync,
-  existsSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { appendLine } from './io/append-line.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
+import { removeFile, replaceFile, writeSymlink } from './io/file-writes.ts';
 import { readRecords, recordsFileOf } from './iteration-records.ts';
 import type { LoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
@@ -60,7 +53,7 @@ export function removeCrashLeftovers(paths: RalphPaths): string[] {
       const atomic = /^(.+)\.\d+$/.exec(name);
       const lockTmp = /^loop\.lock\.\d+\.[0-9a-f]+\.tmp$/.test(name);
       if ((atomic && ATOMIC_TARGETS.has(atomic[1]!)) || lockTmp) {
-        rmSync(join(dir, name), { force: true });
+        removeFile(join(dir, name));
         removed.push(name);
       }
     }
@@ -174,19 +167,16 @@ export function restoreSwapped(paths: RalphPaths): string[] {
       link: f.agent_link,
     })),
   );
-  rmSync(file, { force: true });
+  removeFile(file);
   return json.files.map((f) => f.path);
 }
 
 /** Writes the agent's versions back (null content: the file did not exist, so it is removed). */
 export function putBack(files: readonly SwappedFile[]): void {
   for (const f of files) {
-    // Removed first: a symlink in the way is replaced, never written through.
-    rmSync(f.path, { force: true });
-    if (f.link !== undefined) symlinkSync(f.link, f.path);
-    else if (f.content !== null) {
-      writeFileSync(f.path, f.content);
-      if (f.mode !== undefined) chmodSync(f.path, f.mode & 0o7777);
-    }
+    // Replaced, never written through: a symlink in the way is not followed.
+    if (f.link !== undefined) writeSymlink(f.link, f.path);
+    else if (f.content === null) removeFile(f.path);
+    else replaceFile(f.path, f.content, f.mode === undefined ? undefined : f.mode & 0o7777);
   }
 }

@@ -30,6 +30,7 @@ const LAYERS: Record<string, number> = {
   forge: 2, // pull requests on GitHub (REST on fetch)
   workflows: 2, // parsers of the workflow files (checklist, TDD state and reports)
   process: 1,
+  http: 1, // the one HTTP core under GitHub, Telegram and webhooks
   state: 1,
   config: 1,
   'errors.ts': 0, // typed errors, used by every layer

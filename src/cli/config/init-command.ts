@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { initPreset } from '../../config/preset-init.ts';
 import { findPreset, PRESETS } from '../../config/presets.ts';
 import {
@@ -9,6 +9,8 @@ import {
 } from '../../config/reference/json-schema.ts';
 import { ExitCode } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
+import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import { writeFileInPlace } from '../../state/io/file-writes.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
 import type { CliIO } from '../io.ts';
@@ -19,10 +21,9 @@ import type { CliIO } from '../io.ts';
  */
 function writeEditorSchema(dir: string): string {
   const schemaFile = join(dir, WORKSPACE_SCHEMA_PATH);
-  mkdirSync(dirname(schemaFile), { recursive: true });
-  writeFileSync(schemaFile, `${JSON.stringify(configJsonSchema(packageVersion()), null, 2)}\n`);
+  writeFileAtomicSync(schemaFile, `${JSON.stringify(configJsonSchema(packageVersion()), null, 2)}\n`);
   const configFile = join(dir, 'ralph.yml');
-  writeFileSync(configFile, withSchemaModeline(readFileSync(configFile, 'utf8')));
+  writeFileInPlace(configFile, withSchemaModeline(readFileSync(configFile, 'utf8')));
   return WORKSPACE_SCHEMA_PATH;
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { withdrawRunQuestions } from '../../human/control-files.ts';
 import { nextLogFile } from '../../observe/reporters/run-log.ts';
@@ -8,8 +8,10 @@ import type { SweepMarked } from '../../process/marked-processes.ts';
 import { isPidAlive, liveGroupMembers, processInfo, sameProcessStart } from '../../process/pids.ts';
 import { removeCrashLeftovers, repairLastRecord } from '../../state/crash-repair.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import { removeFile } from '../../state/io/file-writes.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import { localTime } from '../../state/io/time-format.ts';
+import { openOutputFile } from '../../state/io/write-faults.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../../state/loop-state.ts';
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
@@ -115,7 +117,7 @@ export async function prepareRun(opts: {
     const previous = readPreviousState(paths.state, opts.mode, 'setAside');
     const resuming = resumes(previous, opts.mode);
     // The stop-request file of older Ralph versions (stops now go through control/inbox.jsonl).
-    rmSync(paths.stopRequest, { force: true });
+    removeFile(paths.stopRequest);
     // Resumed or replaced, the earlier run's agent and whatever it detached must not work alongside.
     if (previous) notices.push(...(await killLeftovers(previous, opts.killGraceMs, opts.sweep)));
     // A crash between two durable writes: finish the first's work, drop the temp files.
@@ -161,7 +163,7 @@ export async function prepareRun(opts: {
     if (previous) withdrawRunQuestions(paths.questions, previous.run_id, opts.now.getTime());
     // A new run starts with a clean scratchpad of Ralph's; --resume keeps it. A scratchpad outside
     // .ralph/ is the user's file and is never cleared. Memories and tasks are kept.
-    for (const file of opts.scratchpadFiles) rmSync(file, { force: true });
+    for (const file of opts.scratchpadFiles) removeFile(file);
     let eventsFile = join(RALPH_DIR, `events-${compactStamp(opts.now)}.jsonl`);
     // Two runs started in the same second must not share an event log.
     if (existsSync(join(paths.root, eventsFile))) eventsFile = join(RALPH_DIR, `events-${runId}.jsonl`);
@@ -242,10 +244,11 @@ export function resumesUncommitted(paths: RalphPaths, mode: StartMode): boolean 
  * The run's events file, and `current-events` naming it: not flushed (~1-10 ms before the first
  * agent), nor rewritten when it says so already. state.json's `events_file`, flushed right after,
  * is what it is derived from, and every start writes it again: a power loss undoing it costs nothing.
+ * The events file is made by opening it as the output file it is (its lines are the writes).
  */
 function ensureEventsFile(paths: RalphPaths, relPath: string): void {
   const abs = join(paths.root, relPath);
-  if (!existsSync(abs)) writeFileSync(abs, '');
+  if (!existsSync(abs)) closeSync(openOutputFile(abs));
   if (readOptional(paths.currentEvents, 'absent') !== `${relPath}\n`)
     writeFileAtomicSync(paths.currentEvents, `${relPath}\n`, { fsync: false });
 }

@@ -1,5 +1,5 @@
-import { renameSync } from 'node:fs';
 import { RalphError, UnfinishedRunError } from '../../errors.ts';
+import { moveFile } from '../../state/io/file-writes.ts';
 import { isUnfinished, type LoopState, readLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import type { StartMode } from '../context/run-options.ts';
@@ -28,7 +28,7 @@ export function readPreviousState(
     return readLoopState(path);
   } catch (error) {
     if (mode !== 'fresh') throw error;
-    if (damaged === 'setAside') renameSync(path, `${path}.corrupt-${Date.now()}`);
+    if (damaged === 'setAside') moveFile(path, `${path}.corrupt-${Date.now()}`);
     return undefined;
   }
 }

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { RalphError } from '../../errors.ts';
 import { hashFile, keepCopies } from '../../gates/protected-files.ts';
 import { type ConfigMark, configChangesSince } from '../../git/workspace-guard/program-config.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import { removeFile } from '../../state/io/file-writes.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
@@ -69,7 +70,7 @@ function putBack(mark: ConfigMark, store: string, keep: string): void {
     if (current === hash) continue;
     if (current) writeFileAtomicSync(join(keep, `${++n}-${basename(file)}`), readFileSync(file, 'utf8'));
     if (!hash) {
-      rmSync(file, { force: true });
+      removeFile(file);
       continue;
     }
     const copy = join(store, hash);

@@ -1,9 +1,10 @@
-import { existsSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import { RalphError } from '../../errors.ts';
 import { hashFile, keepCopies } from '../../gates/protected-files.ts';
 import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import { removeFile } from '../../state/io/file-writes.ts';
 
 /** sha256 of each control file as the run started, by its name; null: absent, 'dir': a directory. */
 export type ControlMark = Record<string, string | null>;
@@ -88,7 +89,7 @@ export function holdControlFiles(
     if (now !== null)
       writeFileAtomicSync(join(keep, `${changed.length}-${basename(path)}`), readFileSync(path, 'utf8'));
     if (start === null) {
-      rmSync(path, { force: true });
+      removeFile(path);
       continue;
     }
     const copy = join(store, start);

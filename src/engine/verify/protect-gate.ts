@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { approvalPoints } from '../../config/human-checks.ts';
 import {
@@ -17,6 +17,7 @@ import {
   type SwappedFile,
   swapJournalFile,
 } from '../../state/crash-repair.ts';
+import { removeFile, replaceFile } from '../../state/io/file-writes.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { listFiles } from '../git/workspace-git.ts';
@@ -129,11 +130,13 @@ export async function withProtectedContent<T>(
   try {
     for (const { agent, copy, mode } of swaps) {
       // Removed first: a symlink the agent put there is replaced, never written through.
-      rmSync(agent.path, { force: true });
-      if (!copy) continue; // a file the agent added where only protected files may be
-      writeFileSync(agent.path, readFileSync(copy));
-      chmodSync(
+      if (!copy) {
+        removeFile(agent.path); // a file the agent added where only protected files may be
+        continue;
+      }
+      replaceFile(
         agent.path,
+        readFileSync(copy),
         mode === '100755' ? 0o755 : mode === '100644' ? 0o644 : (agent.mode ?? 0o644) & 0o777,
       );
     }

@@ -1,7 +1,7 @@
-import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { ChecklistProgress } from '../../observe/events.ts';
+import { appendText } from '../../state/io/file-writes.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import {
   type Checklist,
@@ -83,7 +83,7 @@ export function writeIterationMarker(
   if (!journal || !config.context.iteration_markers) return;
   const path = resolve(workspace, journal);
   const text = readOptional(path, 'throw') ?? '';
-  appendFileSync(
+  appendText(
     path,
     `${text.length > 0 && !text.endsWith('\n') ? '\n' : ''}\n${iterationMarker(iteration, at)}\n`,
   );

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { GateResult } from '../../gates/run-gate.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
+import { appendText, moveFile } from '../../state/io/file-writes.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
@@ -184,11 +185,11 @@ export function tddAfterIteration(input: {
 
   // Reports are gathered by Ralph and archived every archive_after iterations.
   if (report !== null && fresh)
-    appendFileSync(own.reports, `\n<!-- iteration ${input.iteration} -->\n${report.trimEnd()}\n`);
+    appendText(own.reports, `\n<!-- iteration ${input.iteration} -->\n${report.trimEnd()}\n`);
   if (shouldArchive(input.iteration, tdd.archive_after) && existsSync(own.reports)) {
     const archiveDir = resolve(workspace, tdd.archive_dir);
     mkdirSync(archiveDir, { recursive: true });
-    renameSync(own.reports, join(archiveDir, archiveName(input.iteration, tdd.report_file)));
+    moveFile(own.reports, join(archiveDir, archiveName(input.iteration, tdd.report_file)));
   }
 
   const creativeOpen = state ? openCreativeTasks(state) : 0;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type BotApi, TelegramApiError } from './bot-api.ts';
+import type { BotApi } from './bot-api.ts';
 
 /** One message for the chat: the Bot API method, its parameters, and what to do with the result. */
 export interface Outgoing {
@@ -34,8 +34,9 @@ export interface SendQueue {
 
 /**
  * Sends in order, one at a time, never blocking the caller: a network error, a 5xx or a 429 is
- * retried after each of `retryDelaysMs` (a 429's `retry_after` when longer, at most 30 s); other
- * errors and the last failure are reported by `onProblem`. Over `maxQueued`, the oldest is dropped.
+ * retried after each of `retryDelaysMs` (the HTTP core's retry; a 429's `retry_after` instead, at
+ * most 30 s); other errors and the last failure are reported by `onProblem`. Over `maxQueued`, the
+ * oldest is dropped.
  */
 export function createSendQueue(o: SendQueueOptions): SendQueue {
   const delays = o.retryDelaysMs ?? [500, 1000, 2000];
@@ -46,25 +47,15 @@ export function createSendQueue(o: SendQueueOptions): SendQueue {
   let drained: (() => void) | undefined;
 
   const sendOne = async (m: Outgoing, chatId: number): Promise<void> => {
-    let last = '';
-    for (let attempt = 0; attempt <= delays.length; attempt++) {
-      if (attempt > 0) {
-        const wait = Math.max(delays[attempt - 1] ?? 0, 0);
-        if (!(await pause(wait, stopping.signal))) break;
-      }
-      try {
-        const result = await o.api.call(m.method, m.params(chatId), { signal: stopping.signal });
-        m.onSent?.(result);
-        return;
-      } catch (error) {
-        const e = error instanceof TelegramApiError ? error : new TelegramApiError(String(error));
-        last = e.message;
-        if (!e.retryable) break;
-        if (e.retryAfterMs !== undefined && attempt < delays.length)
-          await pause(Math.min(e.retryAfterMs, 30_000), stopping.signal);
-      }
+    try {
+      const result = await o.api.call(m.method, m.params(chatId), {
+        signal: stopping.signal,
+        retry: { delaysMs: delays, maxWaitMs: 30_000 },
+      });
+      m.onSent?.(result);
+    } catch (error) {
+      o.onProblem(`could not send ${m.what} to Telegram: ${(error as Error).message}`);
     }
-    o.onProblem(`could not send ${m.what} to Telegram: ${last}`);
   };
 
   const work = async () => {

@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { localTime } from '../../state/io/time-format.ts';
+import { openOutputFile, writeAll } from '../../state/io/write-faults.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { pruneLogFiles } from '../../state/run-dirs.ts';
 import { describeEvent } from '../describe-event.ts';
@@ -77,7 +78,7 @@ export function createDiagnosticsSink(workspace: string, options: DiagnosticsOpt
   const dir = createUnique(root, stamp, '', (p) => mkdirSync(p));
   const fds: number[] = [];
   const open = (path: string, flags = 'a') => {
-    const fd = openSync(path, flags);
+    const fd = openOutputFile(path, flags);
     fds.push(fd);
     return fd;
   };
@@ -112,9 +113,7 @@ export function createDiagnosticsSink(workspace: string, options: DiagnosticsOpt
 
   const write = (fd: number, text: string) => {
     try {
-      const buf = Buffer.from(text);
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off);
+      writeAll(fd, text);
     } catch {
       errors++;
     }

@@ -1,5 +1,5 @@
-import { closeSync, openSync } from 'node:fs';
-import { outputWrite } from '../../state/io/write-faults.ts';
+import { closeSync } from 'node:fs';
+import { openOutputFile, outputWrite } from '../../state/io/write-faults.ts';
 import type { LoopEvent } from '../events.ts';
 import { type AgentText, isText } from '../output-cap.ts';
 import type { Reporter } from '../reporter.ts';
@@ -23,7 +23,7 @@ export function createStreamFileSink(
   file: string,
   now: () => number = Date.now,
 ): Reporter & { close(): void } {
-  const fd = openSync(file, 'a');
+  const fd = openOutputFile(file);
   let pending: { iteration: number; lines: string[]; at: number } | undefined;
   // A burst's lines reach the file within 100 ms even when the agent then falls silent.
   let timer: NodeJS.Timeout | undefined;

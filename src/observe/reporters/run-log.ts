@@ -1,7 +1,7 @@
-import { closeSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import { closeSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatDuration, localTime } from '../../state/io/time-format.ts';
-import { outputWrite } from '../../state/io/write-faults.ts';
+import { openOutputFile, outputWrite } from '../../state/io/write-faults.ts';
 import { describeEvent, describeRunEnd } from '../describe-event.ts';
 import { formatNumber } from '../format.ts';
 import type { Reporter } from '../reporter.ts';
@@ -28,7 +28,7 @@ export function nextLogFile(dir: string, now: Date): string {
  * Written synchronously so it survives a crash of Ralph itself.
  */
 export function createRunLogSink(file: string): Reporter & { close(): void } {
-  const fd = openSync(file, 'a');
+  const fd = openOutputFile(file);
   const write = (s: string) => outputWrite(fd, file, s);
   let needsNewline = false;
   return {

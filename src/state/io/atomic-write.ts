@@ -36,7 +36,11 @@ export function openMakingDir(path: string, flags: string | number, mode: number
  * directory is made; a failure (a full or read-only disk) is a RalphError naming `path`, and leaves
  * the old content.
  */
-export function writeFileAtomicSync(path: string, content: string, options: { fsync?: boolean } = {}): void {
+export function writeFileAtomicSync(
+  path: string,
+  content: string | Uint8Array,
+  options: { fsync?: boolean } = {},
+): void {
   durableWrite(path, () => replaceFileSync(path, content, options.fsync ?? true));
 }
 
@@ -46,7 +50,12 @@ export function writeFileAtomicSync(path: string, content: string, options: { fs
  * caller treats any failure as "no cache". `mode`: the new file's permissions (default: the old
  * file's, else 0644).
  */
-export function replaceFileSync(path: string, content: string, fsync: boolean, mode?: number): void {
+export function replaceFileSync(
+  path: string,
+  content: string | Uint8Array,
+  fsync: boolean,
+  mode?: number,
+): void {
   const tmp = `${path}.${process.pid}${String(++sequence).padStart(6, '0')}`;
   const fd = openMakingDir(tmp, 'w', mode ?? modeOf(path));
   try {

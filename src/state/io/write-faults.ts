@@ -1,4 +1,4 @@
-import { appendFileSync, writeSync } from 'node:fs';
+import { appendFileSync, openSync, writeSync } from 'node:fs';
 import { fileSystemError } from '../../errors.ts';
 
 /**
@@ -79,10 +79,19 @@ function signalAt(name: string, n: number): void {
  * Writes all of `text` to `fd`: a short write (a nearly full disk takes part of it) is continued,
  * and then fails with the disk's errno instead of leaving a silently cut file.
  */
-export function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text);
+export function writeAll(fd: number, text: string | Uint8Array): void {
+  const buf = typeof text === 'string' ? Buffer.from(text) : text;
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off);
+}
+
+/**
+ * Opens an output file (the run log, the event stream, diagnostics, a worker's log) with `flags`
+ * (default: append), a failure naming it; what is written to it goes through {@link outputWrite}
+ * (or, for diagnostics and a child's output, not counted), the open itself is not a write point.
+ */
+export function openOutputFile(path: string, flags = 'a'): number {
+  return named(path, () => openSync(path, flags));
 }
 
 /** Appends `text` to the open output file `path` (the run log, the event stream), counted. */
