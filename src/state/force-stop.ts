@@ -1,4 +1,5 @@
 import { restoreSwapped } from './crash-repair.ts';
+import { recordStop } from './loop-state/run-status.ts';
 import { LIVE_STATUSES, readLoopState, writeLoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
 import { dropOwnWorkspaceLock, ownsWorkspaceLock } from './workspace-lock.ts';
@@ -17,10 +18,11 @@ export function markForcedStop(paths: RalphPaths, runId: string): void {
       state.pid === process.pid &&
       LIVE_STATUSES.includes(state.status)
     ) {
-      state.status = 'interrupted';
-      state.stop_reason = 'interrupted';
-      state.stop_message = 'forced stop (a second signal); resume with `ralph run --resume`';
-      state.exit_code = 130;
+      recordStop(state, 'interrupted', {
+        reason: 'interrupted',
+        message: 'forced stop (a second signal); resume with `ralph run --resume`',
+        exitCode: 130,
+      });
       writeLoopState(paths.state, state);
     }
   } catch {

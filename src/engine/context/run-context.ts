@@ -14,7 +14,7 @@ import {
 } from '../../process/marked-processes.ts';
 import { appendEvent } from '../../state/events-log.ts';
 import { recordsFileOf } from '../../state/iteration-records.ts';
-import { inFlightFileOf, writeInFlight } from '../../state/loop-state/in-flight.ts';
+import { inFlightFileOf, setCurrent, writeInFlight } from '../../state/loop-state/in-flight.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { type LoopState, writeLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
@@ -172,7 +172,7 @@ export function createRunContext(input: RunContextInput): RunContext {
       Object.assign(state, back);
       // Its agent is gone (swept): the same number runs again on --resume.
       if (flying && !state.current && state.iterations < flying.number)
-        state.current = { ...flying, agent_pid: null, agent_start_time: null };
+        setCurrent(state, { ...flying, agent_pid: null, agent_start_time: null });
     },
     cutShort: () => flying !== null,
     publish: (e, hat) => {

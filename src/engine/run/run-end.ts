@@ -1,8 +1,10 @@
 import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
 import type { Reporter } from '../../observe/reporter.ts';
+import { holdStop, recordStop } from '../../state/loop-state/run-status.ts';
 import type { MilestonePr } from '../../state/loop-state.ts';
 import type { WorkspaceLock } from '../../state/workspace-lock.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { noteElapsed } from '../context/spend-and-limits.ts';
 import { nextStep, type Stop, stop } from '../decide/limits.ts';
 import { readChecklist } from '../workflows/checklist-view.ts';
 import { type LoopSummary, laddered, summaryOf } from './loop-summary.ts';
@@ -79,18 +81,16 @@ export async function endRun(
 /** Saves the final state. */
 function saveEnd(ctx: RunContext, end: Stop, stillUnfinished: boolean): void {
   const { state } = ctx;
-  state.elapsed_ms = ctx.elapsed();
-  state.status =
+  noteElapsed(state, ctx.elapsed());
+  const status =
     end.reason === 'completed'
       ? 'completed'
       : end.reason === 'interrupted' || stillUnfinished
         ? 'interrupted'
         : 'stopped';
-  state.stop_reason = end.reason;
   // An error before the run could end as its last iteration decided: --resume ends it so.
-  if (end.reason !== 'error') state.pending_stop = null;
-  state.stop_message = ctx.redact(end.message);
-  state.exit_code = end.exitCode;
+  if (end.reason !== 'error') holdStop(state, null);
+  recordStop(state, status, { ...end, message: ctx.redact(end.message) });
   ctx.persist();
 }
 
