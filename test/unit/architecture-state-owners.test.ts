@@ -25,7 +25,7 @@ const PROGRESS = ['engine/verify/work-progress.ts'];
 const WORKFLOW = ['engine/workflows/'];
 
 /** Every field of state.json and the files that may assign to it (everyone else calls them). */
-export const STATE_OWNERS: Record<keyof LoopState, readonly string[]> = {
+const STATE_OWNERS: Record<keyof LoopState, readonly string[]> = {
   version: RUN_RECORD,
   run_id: RUN_RECORD,
   started_at: RUN_RECORD,
@@ -130,7 +130,7 @@ const owns = (owners: readonly string[] | undefined, file: string) =>
   owners?.some((o) => (o.endsWith('/') ? file.startsWith(o) : file === o)) === true;
 
 /** Every write into a field by a file that does not own it, as `file: field`. */
-export function foreignStateWrites(sources: Map<string, string>): string[] {
+function foreignStateWrites(sources: Map<string, string>): string[] {
   const out: string[] = [];
   for (const [file, text] of sources)
     for (const field of writtenFields(text)) {
