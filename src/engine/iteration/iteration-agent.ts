@@ -7,7 +7,7 @@ import { emitTurnEvent, judgeTurn, turnController, turnLimits } from '../context
 import { noteEventsRead, noteTopics } from '../context/event-queue.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { noteElapsed, recordSpend } from '../context/spend-and-limits.ts';
-import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
+import { misplacedPromise, outputPromiseCounts, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
 import { type IterationVerdict, verdictFromExitClass } from '../decide/limits.ts';
 import { pollStopNow } from '../human/control-inbox.ts';
@@ -105,7 +105,9 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const { finalText } = run;
   const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);
   const promiseMisplaced =
-    promiseSeen || !ctx.outputPromiseCounts ? undefined : misplacedPromise(finalText, ctx.promise, it.prompt);
+    promiseSeen || !outputPromiseCounts(ctx.condition)
+      ? undefined
+      : misplacedPromise(finalText, ctx.promise, it.prompt);
   const judged = judgeTurn(ctx, run, promiseSeen);
   // The backend reads how its CLI ended: a rate limit parks the loop, an auth error stops it.
   const cls =

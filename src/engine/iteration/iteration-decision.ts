@@ -4,6 +4,7 @@ import { setCurrent } from '../../state/loop-state/in-flight.ts';
 import { noteTopics, queueEvents, setIdle, setQueue } from '../context/event-queue.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { countFinished } from '../context/spend-and-limits.ts';
+import { outputPromiseCounts } from '../decide/completion.ts';
 import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
 import { countOpenTasks } from '../steps/workspace-context.ts';
 import { markerReached } from '../verify/completion-marker.ts';
@@ -102,7 +103,7 @@ export function decide(
     published: phase.collected.published,
     consumed: route.selection.consumed,
     queued: route.selection.remaining,
-    promiseInOutput: ctx.outputPromiseCounts && phase.promiseSeen,
+    promiseInOutput: outputPromiseCounts(ctx.condition) && phase.promiseSeen,
     markerReached: checks.markerHit,
     blockers: [
       ...(testsGate && !testsGate.passed

@@ -89,7 +89,7 @@ function planFor(ctx: RunContext, number: number): IterationPlan {
     number,
     maxIterations: ctx.limits.maxIterations,
     backend: options.backend,
-    extraArgs: ctx.extraArgs,
+    extraArgs: ctx.options.extraArgs ?? [],
     fallback,
     userMemories: userMemoriesFile(options.env ?? process.env),
   });

@@ -1,4 +1,5 @@
 import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
+import type { ChecklistProgress } from '../../observe/events.ts';
 import type { Reporter } from '../../observe/reporter.ts';
 import { holdStop, recordStop } from '../../state/loop-state/run-status.ts';
 import type { MilestonePr } from '../../state/loop-state.ts';
@@ -29,6 +30,8 @@ export interface RunEnding {
   resumedUnfinished: boolean;
   /** The run's iteration count when this session began. */
   startIterations: number;
+  /** Checklist progress before the run touched anything, for the end-of-run summary. */
+  startProgress: ChecklistProgress | undefined;
 }
 
 /**
@@ -68,7 +71,7 @@ export async function endRun(
       saveEnd(ctx, end, stillUnfinished);
       saved = true;
     });
-  await attempt(() => announceEnd(ctx, end, logFile));
+  await attempt(() => announceEnd(ctx, end, logFile, ending.startProgress));
   // The registry hears the end, the `stopped` notification is delivered (bounded: never hangs the
   // exit), the files are closed, then the caller's reporters.
   for (const reporter of ending.reporters) await attempt(() => reporter.close?.());
@@ -95,7 +98,12 @@ function saveEnd(ctx: RunContext, end: Stop, stillUnfinished: boolean): void {
 }
 
 /** Announces the end of the run (the summary, the log's last line). */
-function announceEnd(ctx: RunContext, end: Stop, logFile: string): void {
+function announceEnd(
+  ctx: RunContext,
+  end: Stop,
+  logFile: string,
+  startProgress: ChecklistProgress | undefined,
+): void {
   const { state } = ctx;
   ctx.emit({
     type: 'loop.finished',
@@ -110,7 +118,7 @@ function announceEnd(ctx: RunContext, end: Stop, logFile: string): void {
     costByModel: laddered(state) ? { ...state.cost_by_model } : undefined,
     logFile,
     next: nextWithPullRequests(state.forge?.prs ?? [], nextStep(end.reason, ctx.limits)),
-    progress: endProgress(ctx),
+    progress: endProgress(ctx, startProgress),
     pullRequests: state.forge?.prs.length
       ? state.forge.prs.map((p) => ({
           number: p.number,
@@ -131,13 +139,13 @@ function nextWithPullRequests(prs: readonly MilestonePr[], next: string | undefi
 }
 
 /** Checklist progress at the end of the run, with what this run completed. */
-function endProgress(ctx: RunContext) {
+function endProgress(ctx: RunContext, startProgress: ChecklistProgress | undefined) {
   const end = readChecklist(ctx.options.workspace, ctx.config, ctx.state.start_milestone ?? null);
   if (!end) return undefined;
   // The whole run's start (kept across --resume), like the iteration count beside it in the summary.
   const start = ctx.state.start_progress ?? {
-    tasks_done: (ctx.startProgress ?? end.progress).tasksDone,
-    milestones_done: (ctx.startProgress ?? end.progress).milestonesDone,
+    tasks_done: (startProgress ?? end.progress).tasksDone,
+    milestones_done: (startProgress ?? end.progress).milestonesDone,
   };
   return {
     ...end.progress,
