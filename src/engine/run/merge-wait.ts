@@ -3,6 +3,7 @@ import { setStatus } from '../../state/loop-state/run-status.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { noteElapsed } from '../context/spend-and-limits.ts';
 import { type Stop, stop } from '../decide/limits.ts';
+import { endMergeWait } from '../workflows/milestone-prs.ts';
 import { boundaryStop, sleepUnlessStopped } from './between-iterations.ts';
 
 /**
@@ -18,7 +19,7 @@ export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
   if (!f || f.waiting === null || !forge) return undefined;
   const pr = f.prs.find((p) => p.number === f.waiting);
   if (!pr) {
-    f.waiting = null;
+    endMergeWait(f, undefined);
     return undefined;
   }
   const announce = (action: 'waiting' | 'merged' | 'closed') =>
@@ -46,17 +47,14 @@ export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
       ctx.warned.add(message);
     }
     if (now?.merged) {
-      pr.status = 'merged';
-      f.waiting = null;
-      f.merged_target = pr.base === f.target;
+      endMergeWait(f, pr, 'merged');
       setStatus(state, 'running');
       ctx.persist();
       announce('merged');
       return undefined;
     }
     if (now?.state === 'closed') {
-      pr.status = 'closed';
-      f.waiting = null;
+      endMergeWait(f, pr, 'closed');
       setStatus(state, 'running');
       ctx.persist();
       announce('closed');
