@@ -108,7 +108,7 @@ export {
 export type { ControlSource, InboxCommand, InboxKind, QuestionRecord } from './human/control-files.ts';
 export { type RunStatus, readStatus } from './human/read-status.ts';
 export type { LockInfo } from './state/io/lock-holder.ts';
-export type { LoopState } from './state/loop-state/shape.ts';
+export type { LoopState, LoopStatusView } from './human/status-view.ts';
 export { type EventLine, type ReadEventsOptions, readEvents } from './state/events-log.ts';
 
 // ── Errors: a stable `code` (RalphErrorCode) to switch on, and the exit code `ralph` maps it to.

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { openQuestions, type QuestionRecord } from '../human/control-files.ts';
 import { readStatus } from '../human/read-status.ts';
+import type { LoopStatusView } from '../human/status-view.ts';
 import { stopText } from '../observe/format.ts';
 import { STREAM_FILE, type StreamLine } from '../observe/reporters/event-stream-file.ts';
 import { anyJson, type LineParser, readJsonlSince, skippedNotice } from '../state/io/jsonl.ts';
 import { formatDuration } from '../state/io/time-format.ts';
 import type { IterationRecord } from '../state/iteration-record-shape.ts';
 import { readRecords, recordsFileOf } from '../state/iteration-records.ts';
-import type { LoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { type RegistryEntry, readRegistry, workspaceGone } from '../state/run-registry.ts';
 
@@ -33,7 +33,7 @@ export interface RunSummary {
   /** What the group does not say: the stop reason and message, the park's end, the question. */
   detail: string;
   alive: boolean;
-  state: LoopState | undefined;
+  state: LoopStatusView | undefined;
   /** The last sign of it: its state.json's last write, else its last registry line. */
   updatedAt: string;
   /** The registry's last line of the run (the pid, the status it was written with). */

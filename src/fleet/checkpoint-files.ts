@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, normalize, relative, sep } from 'node:path';
 import { writeFileAtomicSync, writeJsonAtomicSync } from '../state/io/atomic-write.ts';
+import { forgetAgent } from '../state/loop-state/in-flight.ts';
 import { type LoopState, parseLoopState } from '../state/loop-state.ts';
 import { RALPH_DIR, ralphPaths } from '../state/paths.ts';
 
@@ -117,8 +118,7 @@ export function forgetForeignAgent(ws: string): boolean {
     return false;
   }
   if (state.current) {
-    state.current.agent_pid = null;
-    state.current.agent_start_time = null;
+    forgetAgent(state);
     writeJsonAtomicSync(file, state);
   }
   return true;

@@ -7,12 +7,13 @@ import { type LoopState, readLoopState } from '../state/loop-state.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { workspaceLockHolder } from '../state/workspace-lock.ts';
 import { readInbox } from './control-files.ts';
+import type { LoopStatusView } from './status-view.ts';
 
 /** Where a workspace's loop stands, read from its files (works from any process, any terminal). */
 export interface RunStatus {
   workspace: string;
   /** `.ralph/state.json`; undefined when there is no run yet, or it is damaged (`stateError`). */
-  state: LoopState | undefined;
+  state: LoopStatusView | undefined;
   /** Why state.json could not be read (it is damaged): says what to do next. */
   stateError?: RalphError | undefined;
   /** A live process holds the workspace lock. */
@@ -75,7 +76,7 @@ function lastEventAt(workspace: string, eventsFile: string | undefined): number 
 }
 
 /** The last `n` lines of the run's human log. */
-export function logTail(workspace: string, state: LoopState | undefined, n = 200): string {
+export function logTail(workspace: string, state: LoopStatusView | undefined, n = 200): string {
   if (!state) return '';
   const text = readOptional(join(workspace, state.log_file), 'absent') ?? '';
   return text.split('\n').slice(-n).join('\n');

@@ -1,10 +1,10 @@
 import { describePullRequests } from '../observe/describe-event.ts';
 import { formatCost, formatNumber, stopText } from '../observe/format.ts';
 import { formatAge, formatSpan } from '../state/io/time-format.ts';
-import type { LoopState } from '../state/loop-state.ts';
+import type { LoopStatusView } from './status-view.ts';
 
 /** `waiting for PR #3 to be merged (<url>; \`ralph resume\` checks now)`. */
-function waitingForMerge(state: LoopState): string {
+function waitingForMerge(state: LoopStatusView): string {
   const pr = state.forge?.prs.find((p) => p.number === state.forge?.waiting);
   return pr
     ? `waiting for PR #${pr.number} to be merged (${pr.url}; \`ralph resume\` checks now)`
@@ -16,7 +16,7 @@ function waitingForMerge(state: LoopState): string {
  * iteration 7/30, last event 12s ago"), with ages and durations in words, never raw timestamps.
  */
 export function humanStatus(
-  state: LoopState,
+  state: LoopStatusView,
   o: {
     running: boolean;
     crashed: boolean;

@@ -1,4 +1,5 @@
 import { restoreSwapped } from './crash-repair.ts';
+import { recordStop } from './loop-state/run-status.ts';
 import { LIVE_STATUSES, readLoopState, writeLoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
 import { dropOwnWorkspaceLock, ownsWorkspaceLock } from './workspace-lock.ts';
@@ -20,10 +21,11 @@ export function markForcedStop(paths: RalphPaths, runId: string): void {
       state.pid === process.pid &&
       LIVE_STATUSES.includes(state.status)
     ) {
-      state.status = 'interrupted';
-      state.stop_reason = 'interrupted';
-      state.stop_message = FORCED_STOP_MESSAGE;
-      state.exit_code = 130;
+      recordStop(state, 'interrupted', {
+        reason: 'interrupted',
+        message: FORCED_STOP_MESSAGE,
+        exitCode: 130,
+      });
       writeLoopState(paths.state, state);
     }
   } catch {

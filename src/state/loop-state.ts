@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
 import { LIVE_STATUSES } from './loop-state/fields.ts';
-import { inFlightFileOf, readInFlight } from './loop-state/in-flight.ts';
+import { inFlightFileOf, readInFlight, setCurrent } from './loop-state/in-flight.ts';
 import { parseLoopState } from './loop-state/schema.ts';
 import type { LoopState } from './loop-state/shape.ts';
 import { ralphPaths } from './paths.ts';
@@ -48,7 +48,7 @@ function withInFlight(state: LoopState, path: string): LoopState {
   if (!f || f.number !== (state.current?.number ?? state.iterations + 1) || f.at < state.updated_at)
     return state;
   const { at: _at, ...current } = f;
-  state.current = current;
+  setCurrent(state, current);
   return state;
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { LoopState, LoopStatusView } from '../../src/index.ts';
 import * as api from '../../src/index.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
@@ -90,6 +91,19 @@ describe('the public API (package root)', () => {
       .filter(({ name, file }) => docCommentOf(readFileSync(file, 'utf8'), name) === undefined)
       .map(({ name, file }) => `${name} (${relative(ROOT, file)})`);
     expect(undocumented).toEqual([]);
+  });
+
+  it("gives readStatus's state as a read-only view, not the engine's state (npm run typecheck checks this)", () => {
+    expectTypeOf<LoopState>().toEqualTypeOf<LoopStatusView>();
+    expectTypeOf<LoopStatusView>().toHaveProperty('status');
+    expectTypeOf<LoopStatusView>().not.toHaveProperty('pending_events');
+    const change = (view: LoopStatusView) => {
+      // @ts-expect-error the view cannot change state.json's fields
+      view.status = 'stopped';
+      // @ts-expect-error nor what they hold
+      view.tokens.total = 0;
+    };
+    expect(typeof change).toBe('function');
   });
 
   it('documents every export in docs/reference/api.md', () => {

@@ -5,7 +5,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
 import type { ForgeSession } from '../../forge/open-forge.ts';
 import type { PendingChanges } from '../../git/status-cache.ts';
-import type { ChecklistProgress, LoopEvent } from '../../observe/events.ts';
+import type { LoopEvent } from '../../observe/events.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import {
   type KilledProcess,
@@ -14,7 +14,7 @@ import {
 } from '../../process/marked-processes.ts';
 import { appendEvent } from '../../state/events-log.ts';
 import { recordsFileOf } from '../../state/iteration-records.ts';
-import { inFlightFileOf, writeInFlight } from '../../state/loop-state/in-flight.ts';
+import { inFlightFileOf, setCurrent, writeInFlight } from '../../state/loop-state/in-flight.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { type LoopState, writeLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
@@ -36,9 +36,6 @@ export interface RunContext {
   /** The line that completes the loop (`completion.promise` for the checklist's promise condition). */
   readonly promise: string;
   readonly condition: ReturnType<typeof checklistCondition>;
-  /** With a checklist, only the condition chosen completes: an agent saying "done" is not enough. */
-  readonly outputPromiseCounts: boolean;
-  readonly extraArgs: readonly string[];
   readonly eventsFile: string;
   /** `.ralph/runs/<run>/iterations.jsonl`: one record per finished iteration. */
   readonly recordsFile: string;
@@ -47,8 +44,6 @@ export interface RunContext {
   readonly pendingChanges: PendingChanges | undefined;
   /** Health warnings already shown in this session (each is shown once). */
   readonly warned: Set<string>;
-  /** Checklist progress before the run touched anything, for the end-of-run summary. */
-  readonly startProgress: ChecklistProgress | undefined;
   readonly now: () => number;
   /** Kills what the run's iterations left running, whatever its session, group or parent. */
   readonly sweep: SweepMarked;
@@ -95,7 +90,6 @@ export interface RunContextInput {
   limits: Limits;
   inRepo: boolean;
   pendingChanges?: PendingChanges | undefined;
-  startProgress: ChecklistProgress | undefined;
   redact?: ((text: string) => string) | undefined;
   emit: (event: LoopEvent) => void;
   /** The workspace lock the run holds (runLoop's); without it holdLock does nothing. */
@@ -136,14 +130,11 @@ export function createRunContext(input: RunContextInput): RunContext {
     hatsMode: Object.keys(config.hats).length > 0,
     promise: config.completion.promise ?? config.event_loop.completion_promise,
     condition,
-    outputPromiseCounts: condition === undefined || condition === 'promise',
-    extraArgs: options.extraArgs ?? [],
     eventsFile,
     recordsFile: recordsFileOf(paths, state.run_id),
     inRepo: input.inRepo,
     pendingChanges: input.pendingChanges,
     warned: new Set<string>(),
-    startProgress: input.startProgress,
     now,
     sweep: options.sweep ?? sweepMarkedProcesses,
     leftovers: [],
@@ -182,7 +173,7 @@ export function createRunContext(input: RunContextInput): RunContext {
       Object.assign(state, back);
       // Its agent is gone (swept): the same number runs again on --resume.
       if (flying && !state.current && state.iterations < flying.number)
-        state.current = { ...flying, agent_pid: null, agent_start_time: null };
+        setCurrent(state, { ...flying, agent_pid: null, agent_start_time: null });
     },
     cutShort: () => flying !== null,
     publish: (e, hat) => {

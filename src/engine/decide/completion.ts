@@ -73,3 +73,8 @@ export function checklistCondition(config: RalphConfig): 'all_tasks' | 'mileston
   if (!config.completion.checklist) return undefined;
   return config.completion.condition ?? 'all_tasks';
 }
+
+/** With a checklist, only the condition chosen completes: an agent saying "done" is not enough. */
+export function outputPromiseCounts(condition: ReturnType<typeof checklistCondition>): boolean {
+  return condition === undefined || condition === 'promise';
+}

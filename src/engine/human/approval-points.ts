@@ -110,7 +110,7 @@ export async function approveCommit(
     `Commit the changes of iteration ${number} (${files.length} file(s): ${listFiles(files)})?`,
     approvals,
   );
-  ctx.state.uncommitted_changes = !review.ok;
+  keepUncommitted(ctx.state, !review.ok);
   return review;
 }
 
@@ -142,4 +142,9 @@ export async function approveCompletion(
     `Iteration ${number} says the work is complete. Accept completion?`,
     approvals,
   );
+}
+
+/** Whether the last changes stay uncommitted (refused, rejected or not approved): the next iteration builds on them. */
+export function keepUncommitted(state: RunContext['state'], uncommitted = true): void {
+  state.uncommitted_changes = uncommitted;
 }

@@ -110,6 +110,21 @@ export function queueGuidance(state: LoopState, entry: QueuedGuidance): void {
   state.guidance = [...(state.guidance ?? []), entry];
 }
 
+/** Delivered: the guidance a prompt carried is not repeated (what arrived meanwhile stays queued). */
+export function dropGuidance(state: LoopState, delivered: readonly string[]): void {
+  state.guidance = (state.guidance ?? []).filter((g) => !delivered.includes(g.id));
+}
+
+/** The loop acts on the `ralph stop` it was asked for: the request is taken. */
+export function takeStopRequest(state: LoopState): void {
+  state.stop_requested = false;
+}
+
+/** The loop acts on a human's timeout (`human.on_timeout: stop`): it is taken. */
+export function clearHumanTimeout(state: LoopState): void {
+  state.human_timeout = null;
+}
+
 /** True when the inbox holds bytes the loop has not read (cheap: one stat). */
 export function controlPending(ctx: RunContext): boolean {
   try {

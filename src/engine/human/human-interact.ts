@@ -1,5 +1,6 @@
 import { topicMatches } from '../../config/topic-match.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
+import { queueEvents, setQueue } from '../context/event-queue.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { queueGuidance } from './control-inbox.ts';
@@ -37,13 +38,16 @@ export async function answerInteractions(ctx: RunContext): Promise<Stop | undefi
   const { state, config } = ctx;
   const asks = state.pending_events.filter((e) => e.topic === HUMAN_INTERACT);
   if (asks.length === 0) return undefined;
-  state.pending_events = state.pending_events.filter((e) => e.topic !== HUMAN_INTERACT);
+  setQueue(
+    state,
+    state.pending_events.filter((e) => e.topic !== HUMAN_INTERACT),
+  );
   for (const [i, event] of asks.entries()) {
     const { text, options } = interactQuestion(event.payload);
     const outcome = await askHuman(ctx, { kind: 'question', text, options, hold: true });
     if (outcome.kind === 'abandoned') {
       // Waited for again (the same question id) when the run goes on.
-      state.pending_events.push(...asks.slice(i));
+      queueEvents(state, asks.slice(i));
       ctx.persist();
       return abandonedWaitStop(ctx);
     }
@@ -54,7 +58,7 @@ export async function answerInteractions(ctx: RunContext): Promise<Stop | undefi
       text: `You asked a human: ${JSON.stringify(text)} — ${outcome.kind === 'timeout' ? 'nobody answered in time; default answer' : 'the answer'}: ${answer}`,
       source: outcome.record.by ?? 'cli',
     });
-    if (ctx.hatsMode) state.pending_events.push(responseEvent(ctx, text, answer, event));
+    if (ctx.hatsMode) queueEvents(state, [responseEvent(ctx, text, answer, event)]);
     ctx.persist();
     if (outcome.kind === 'timeout' && config.human.on_timeout === 'stop')
       return stop('human_timeout', humanTimeoutMessage(ctx, `question ${outcome.record.id}`));

@@ -2,6 +2,8 @@ import { humanTimeoutSeconds } from '../../config/human-checks.ts';
 import type { ApprovalPointName } from '../../config/schema.ts';
 import { type AskInput, type AskOutcome, ask, askAgain } from '../../human/ask.ts';
 import { type QuestionRecord, readQuestions } from '../../human/control-files.ts';
+import { setStatus } from '../../state/loop-state/run-status.ts';
+import type { LoopState } from '../../state/loop-state.ts';
 import { sweepLeftovers } from '../context/agent-turns.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { interruptedStop, type Stop, stop } from '../decide/limits.ts';
@@ -55,15 +57,13 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
       return state.stop_requested === true;
     },
     onAsked: (q) => {
-      state.status = 'waiting_for_human';
-      state.waiting_for = { id: q.id, kind: q.kind, text: q.text, expires_at: q.expires_at ?? null };
+      setWaitingFor(state, { id: q.id, kind: q.kind, text: q.text, expires_at: q.expires_at ?? null });
       ctx.persist();
       announceQuestion(ctx, iteration, q);
     },
   };
   const outcome = await (held ? askAgain(input, held) : ask(input));
-  state.status = 'running';
-  state.waiting_for = null;
+  setWaitingFor(state, null);
   // Held (what follows it is added by the caller), or settled.
   if (outcome.kind === 'abandoned' && request.hold)
     state.held_question = {
@@ -148,4 +148,15 @@ export function humanTimeoutMessage(ctx: RunContext, what: string): string {
       ? 'RObot.timeout_seconds'
       : 'human.timeout_seconds';
   return `nobody answered ${what} within ${key} (${humanTimeoutSeconds(ctx.config)} s; human.on_timeout: stop)`;
+}
+
+/** The question or approval the loop waits for (`waiting_for_human`), or null: it runs again. */
+export function setWaitingFor(state: LoopState, waiting: LoopState['waiting_for']): void {
+  setStatus(state, waiting ? 'waiting_for_human' : 'running');
+  state.waiting_for = waiting;
+}
+
+/** The held question was settled or withdrawn: `--resume` has nothing to return to. */
+export function forgetHeldQuestion(state: LoopState): void {
+  state.held_question = null;
 }

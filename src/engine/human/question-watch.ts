@@ -8,7 +8,7 @@ import {
 import { redactLine } from '../../observe/redact.ts';
 import { overwriteLinesInPlace } from '../../state/io/overwrite-lines.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { announceAnswer, announceQuestion, humanTimeoutMessage } from './human-wait.ts';
+import { announceAnswer, announceQuestion, humanTimeoutMessage, setWaitingFor } from './human-wait.ts';
 
 export interface QuestionWatch {
   /** Reads the questions file if it changed; announces new questions and their answers. */
@@ -64,17 +64,19 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
       const openNow = mine.filter((q) => !q.answered);
       latest = openNow;
       if (openNow.length > 0 !== open > 0) {
-        state.status = openNow.length > 0 ? 'waiting_for_human' : 'running';
         const first = openNow[0];
         // Redacted again: a line appended after the cleaning above is cleaned only at the next poll.
-        state.waiting_for = first
-          ? {
-              id: first.id,
-              kind: 'question',
-              text: ctx.redact(first.text),
-              expires_at: first.expires_at ?? null,
-            }
-          : null;
+        setWaitingFor(
+          state,
+          first
+            ? {
+                id: first.id,
+                kind: 'question',
+                text: ctx.redact(first.text),
+                expires_at: first.expires_at ?? null,
+              }
+            : null,
+        );
         ctx.persist({ fsync: false });
         if (openNow.length === 0) ctx.emit({ type: 'loop.resumed', iteration, from: 'waiting_for_human' });
       }
@@ -90,8 +92,7 @@ export function createQuestionWatch(ctx: RunContext, iteration: number): Questio
       if (latest.length > 0 || state.status === 'waiting_for_human') {
         latest = [];
         open = 0;
-        state.status = 'running';
-        state.waiting_for = null;
+        setWaitingFor(state, null);
       }
     },
   };

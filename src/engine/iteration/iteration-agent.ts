@@ -1,11 +1,13 @@
 import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
-import { addTotals } from '../../agent/usage-meter.ts';
 import type { AgentInvocation } from '../../backends/types.ts';
 import type { RulesSnapshot } from '../../gates/path-rules.ts';
 import type { TokenTotals } from '../../state/iteration-record-shape.ts';
+import { noteAgent } from '../../state/loop-state/in-flight.ts';
 import { emitTurnEvent, judgeTurn, turnController, turnLimits } from '../context/agent-turns.ts';
+import { noteEventsRead, noteTopics } from '../context/event-queue.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
-import { misplacedPromise, promiseFulfilled } from '../decide/completion.ts';
+import { noteElapsed, recordSpend } from '../context/spend-and-limits.ts';
+import { misplacedPromise, outputPromiseCounts, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
 import { type IterationVerdict, verdictFromExitClass } from '../decide/limits.ts';
 import { pollStopNow } from '../human/control-inbox.ts';
@@ -75,16 +77,13 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
       // The state heartbeat: 2.5 s into the agent's run (state.json then shows its pid to a reader of
       // the raw file; the in-flight file had it from the start), then about every 5 s.
       if (++ticks === 5 || ticks % 10 === 0) {
-        state.elapsed_ms = ctx.elapsed();
+        noteElapsed(state, ctx.elapsed());
         ctx.persist({ fsync: false });
       }
     },
     onEvent: (e) => {
       if (e.type === 'agent.spawned') {
-        if (state.current) {
-          state.current.agent_pid = e.pid;
-          state.current.agent_start_time = e.startTime ?? null;
-        }
+        noteAgent(state, e.pid, e.startTime ?? null);
         // Bookkeeping: after a crash of Ralph it is on disk; only a power loss could lose it, and then
         // the agent is gone too. The iteration's commit point below flushes the state.
         ctx.persistInFlight();
@@ -100,14 +99,15 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   // --resume (Ctrl-C, `ralph stop --now`): its `ralph ask` then waits for the same question again.
   questions.close(sup.killedBy === 'interrupted' || sup.killedBy === 'stop_requested');
   const tokens = run.meter.totals();
-  state.tokens = addTotals(state.tokens, tokens);
-  state.cost_usd += run.meter.spentUsd() ?? 0;
+  recordSpend(state, tokens, run.meter.spentUsd() ?? 0);
   bookModelSpend(state, route.ladder?.model ?? run.meter.model, run.meter.spentUsd());
-  state.elapsed_ms = ctx.elapsed();
+  noteElapsed(state, ctx.elapsed());
   const { finalText } = run;
   const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);
   const promiseMisplaced =
-    promiseSeen || !ctx.outputPromiseCounts ? undefined : misplacedPromise(finalText, ctx.promise, it.prompt);
+    promiseSeen || !outputPromiseCounts(ctx.condition)
+      ? undefined
+      : misplacedPromise(finalText, ctx.promise, it.prompt);
   const judged = judgeTurn(ctx, run, promiseSeen);
   // The backend reads how its CLI ended: a rate limit parks the loop, an auth error stops it.
   const cls =
@@ -169,8 +169,7 @@ function collectAgentEvents(
     redact: ctx.redact,
     cleanFile: true,
   });
-  state.events_offset = collected.nextOffset;
-  state.malformed_streak = collected.streak;
+  noteEventsRead(state, collected);
   for (const m of collected.malformed) {
     emit({ type: 'event.malformed', iteration: number, line: m.line, error: m.error });
     ctx.publish(
@@ -187,7 +186,6 @@ function collectAgentEvents(
       payload: e.payload,
       source: e.source,
     });
-  for (const e of collected.published)
-    if (!state.seen_topics.includes(e.topic)) state.seen_topics.push(e.topic);
+  noteTopics(state, collected.published);
   return collected;
 }

@@ -1,12 +1,16 @@
 import type { GateResult } from '../../gates/run-gate.ts';
 import type { IterationRecord } from '../../state/iteration-record-shape.ts';
+import { setCurrent } from '../../state/loop-state/in-flight.ts';
+import { noteTopics, queueEvents, setIdle, setQueue } from '../context/event-queue.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { countFinished } from '../context/spend-and-limits.ts';
+import { outputPromiseCounts } from '../decide/completion.ts';
 import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
 import { countOpenTasks } from '../steps/workspace-context.ts';
 import { markerReached } from '../verify/completion-marker.ts';
 import { runTestsGate } from '../verify/gate-commands.ts';
 import { readChecklist } from '../workflows/checklist-view.ts';
-import { freshTddBook, type TddStepResult, tddAfterIteration } from '../workflows/tdd-loop.ts';
+import { freshTddBook, keepTddBook, type TddStepResult, tddAfterIteration } from '../workflows/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 
 /** The checks run after a successful agent run, before any decision. */
@@ -63,7 +67,7 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
         })
       : undefined;
   if (tddStep) {
-    state.tdd = tddStep.book;
+    keepTddBook(state, tddStep.book);
     for (const message of tddStep.warnings) ctx.emit({ type: 'notice', level: 'warn', message });
   }
   return { agentOk, gates, testsGate, testsSkipped: tests?.skipped, tddStep, markerHit, completionRequested };
@@ -73,12 +77,10 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
 export function countIteration(ctx: RunContext, phase: AgentPhase, forcedFailure: string | undefined): void {
   const { state } = ctx;
   const hatId = phase.route.hatId;
-  state.iterations = Math.max(state.iterations, phase.number);
-  state.current = null;
+  countFinished(state, phase.number, phase.verdict.kind === 'failure' || Boolean(forcedFailure));
+  setCurrent(state, null);
   // Counted once the activation is over, so a crashed and re-run iteration counts once.
   if (hatId) state.hat_activations[hatId] = (state.hat_activations[hatId] ?? 0) + 1;
-  state.consecutive_failures =
-    phase.verdict.kind === 'failure' || forcedFailure ? state.consecutive_failures + 1 : 0;
 }
 
 /** The event decision (pure): what is pending next, and whether completion is requested and accepted. */
@@ -101,7 +103,7 @@ export function decide(
     published: phase.collected.published,
     consumed: route.selection.consumed,
     queued: route.selection.remaining,
-    promiseInOutput: ctx.outputPromiseCounts && phase.promiseSeen,
+    promiseInOutput: outputPromiseCounts(ctx.condition) && phase.promiseSeen,
     markerReached: checks.markerHit,
     blockers: [
       ...(testsGate && !testsGate.passed
@@ -129,7 +131,7 @@ export function applyDecision(
   const { state, emit } = ctx;
   for (const e of decision.injected) {
     ctx.publish(e, phase.route.hatId);
-    if (!state.seen_topics.includes(e.topic)) state.seen_topics.push(e.topic);
+    noteTopics(state, [e]);
   }
   if (decision.stale.length > 0) {
     emit({
@@ -149,9 +151,9 @@ export function applyDecision(
       persistent: decision.idle,
     });
   }
-  state.pending_events = decision.pending;
+  setQueue(state, decision.pending);
   state.recoveries = decision.recoveries;
-  state.idle = decision.idle;
+  setIdle(state, decision.idle);
   return completion;
 }
 
@@ -174,12 +176,12 @@ export function publishResultEvents(
       iteration: number,
     };
     ctx.publish(ev, hatId);
-    if (!decision.complete && !decision.idle) state.pending_events.push(ev);
+    if (!decision.complete && !decision.idle) queueEvents(state, [ev]);
   }
   // TDD: the mode for the next iteration (red → engineering, green with creative tasks → creative).
   if (tddStep?.modeEvent && !decision.complete && !decision.idle) {
     const ev = { topic: tddStep.modeEvent, payload: null, source: 'tdd', iteration: number };
     ctx.publish(ev, hatId);
-    state.pending_events.push(ev);
+    queueEvents(state, [ev]);
   }
 }

@@ -2,9 +2,10 @@ import type { KilledProcess } from '../../process/marked-processes.ts';
 import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { PendingRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { addSample } from '../decide/budget-projection.ts';
+import { addUsageSample, resetParks } from '../context/spend-and-limits.ts';
 import type { Stop } from '../decide/limits.ts';
-import type { ApprovalEntry } from '../human/approval-points.ts';
+import { type ApprovalEntry, keepUncommitted } from '../human/approval-points.ts';
+import { dropGuidance } from '../human/control-inbox.ts';
 import { abandonedWaitStop } from '../human/human-wait.ts';
 import { metricStep } from '../metric/metric-step.ts';
 import { rollsBack } from '../readiness/rollback-readiness.ts';
@@ -109,7 +110,7 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   const refuse = () => {
     checks.agentOk = false;
     checks.markerHit = false;
-    state.uncommitted_changes = true;
+    keepUncommitted(state);
   };
   if (touched.length > 0 || gitConfig.length > 0 || phase.damaged.length > 0) refuse();
   // rules, then gates.on_failure: rollback — the iteration is set aside instead of committed.
@@ -164,17 +165,16 @@ export async function settleIteration(ctx: RunContext, phase: AgentPhase): Promi
   // Aborted or parked: not settled now; the same iteration runs again.
   const unfinished = unfinishedOutcome(ctx, phase, checks);
   if (unfinished) return { ...unfinished, unhidden };
-  state.parks = { rateLimit: 0, transient: 0 };
+  resetParks(state);
   countIteration(ctx, phase, forced);
-  state.usage_samples = addSample(state.usage_samples ?? [], {
+  addUsageSample(state, {
     hat: phase.route.hatId,
     backend: phase.route.backend.name,
     costUsd: phase.run.meter.spentUsd() ?? 0,
     tokens: phase.tokens.total,
   });
   // Delivered: guidance the prompt carried is not repeated (what arrived meanwhile stays queued).
-  if (phase.guidance.length > 0)
-    state.guidance = (state.guidance ?? []).filter((g) => !phase.guidance.includes(g.id));
+  if (phase.guidance.length > 0) dropGuidance(state, phase.guidance);
   const progress = await measureProgress(ctx, {
     headBefore: phase.headBefore,
     published: phase.collected.published.length,

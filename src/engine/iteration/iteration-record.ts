@@ -3,13 +3,14 @@ import { redactDeep } from '../../observe/redact.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
 import { appendLine } from '../../state/io/append-line.ts';
 import type { IterationDecision, IterationRecord } from '../../state/iteration-record-shape.ts';
+import { holdStop } from '../../state/loop-state/run-status.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';
-import { finishReposRollback } from '../repos/repo-rollback.ts';
+import { finishReposRollback, saveReposRollback } from '../repos/repo-rollback.ts';
 import { gitConfigFeedback } from '../verify/git-config-gate.ts';
 import { damagedFilesFeedback } from '../verify/own-files.ts';
 import { tamperedFeedback } from '../verify/protect-gate.ts';
-import { finishRollback, rollbackFeedback } from '../verify/rollback.ts';
+import { finishRollback, rollbackFeedback, saveRollback } from '../verify/rollback.ts';
 import { tddScopeViolations } from '../workflows/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { IterationOutcome } from './iteration-outcome.ts';
@@ -102,10 +103,9 @@ export async function recordIteration(
             ? damagedFilesFeedback(phase.damaged)
             : misplacedPromiseReason(phase, ctx.promise);
   // Saved with the record, before anything is set aside: a crash from here on is finished on --resume.
-  state.rollback = outcome.rollback ?? null;
-  state.repos_rollback = outcome.repos?.rollback ?? null;
-  const end = outcome.stopAfter;
-  state.pending_stop = end ? { reason: end.reason, message: end.message, exit_code: end.exitCode } : null;
+  saveRollback(state, outcome.rollback ?? null);
+  saveReposRollback(state, outcome.repos?.rollback ?? null);
+  holdStop(state, outcome.stopAfter);
   ctx.persist();
   appendLine(ctx.recordsFile, JSON.stringify(record));
   await finishRollback(ctx);

@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
+import { setCurrent } from '../../state/loop-state/in-flight.ts';
 import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { archiveProgress } from '../../workflows/progress-archive.ts';
 import { announceSwept, leftBehind } from '../context/agent-turns.ts';
+import { noteEventsOffset, queueEvents } from '../context/event-queue.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
 import { filesAtStart, forgetUnreachableStart } from '../verify/changed-files.ts';
@@ -30,8 +32,8 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
 
   // Events published from outside an iteration (e.g. `ralph emit` in another terminal).
   const external = readExternalEvents(ctx);
-  state.events_offset = external.nextOffset;
-  state.pending_events.push(...external.published);
+  noteEventsOffset(state, external.nextOffset);
+  queueEvents(state, external.published);
   // Before the prompt reads them: what was written since the last clean (another terminal, a resumed run).
   cleanAgentFiles(ctx);
 
@@ -87,7 +89,7 @@ function planFor(ctx: RunContext, number: number): IterationPlan {
     number,
     maxIterations: ctx.limits.maxIterations,
     backend: options.backend,
-    extraArgs: ctx.extraArgs,
+    extraArgs: ctx.options.extraArgs ?? [],
     fallback,
     userMemories: userMemoriesFile(options.env ?? process.env),
   });
@@ -114,14 +116,14 @@ function startIteration(
   // Before the agent can touch anything, and before `current` says a try of it started.
   const rulesBefore = rulesAtStart(ctx, number, state.current?.number === number);
   // Saved once the agent's pid is known (onSpawn, in-flight.json); a crash before re-runs the same number anyway.
-  state.current = {
+  setCurrent(state, {
     number,
     hat: hatId,
     started_at: new Date(startedAt).toISOString(),
     agent_pid: null,
     agent_start_time: null,
     head_before: startCommit,
-  };
+  });
   emit({
     type: 'iteration.started',
     iteration: number,

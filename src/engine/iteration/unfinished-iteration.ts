@@ -1,4 +1,7 @@
+import { noteAgent } from '../../state/loop-state/in-flight.ts';
+import { setQueue } from '../context/event-queue.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { countPark, parkUntil } from '../context/spend-and-limits.ts';
 import { switchToFallback } from './backend-fallback.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { AfterAgentChecks } from './iteration-decision.ts';
@@ -13,18 +16,15 @@ export function unfinishedOutcome(ctx: RunContext, phase: AgentPhase, checks: Af
   const { verdict } = phase;
   if (verdict.kind !== 'aborted' && verdict.kind !== 'parked') return undefined;
   // Re-run with the same events: on --resume (aborted), or once the limit resets (parked).
-  if (state.current) state.current.agent_pid = null;
+  if (state.current) noteAgent(state, null, state.current.agent_start_time);
   const { selection } = phase.route;
-  state.pending_events = [...selection.consumed, ...selection.remaining, ...phase.collected.published];
+  setQueue(state, [...selection.consumed, ...selection.remaining, ...phase.collected.published]);
   if (verdict.kind === 'parked') {
     // Not a failure and not counted: the same iteration runs again once the limit resets.
-    const parks = state.parks ?? { rateLimit: 0, transient: 0 };
-    state.parks = verdict.transient
-      ? { ...parks, transient: parks.transient + 1 }
-      : { ...parks, rateLimit: parks.rateLimit + 1 };
+    countPark(state, verdict.transient);
     // A long usage limit with cli.fallback: the same iteration runs again at once on the next backend.
     if (!switchToFallback(ctx, verdict, phase.route.backend.name))
-      state.parked = { until: verdict.until, message: verdict.message, transient: verdict.transient };
+      parkUntil(state, { until: verdict.until, message: verdict.message, transient: verdict.transient });
   }
   return {
     stopAfter: verdict.kind === 'aborted' ? verdict.stop : undefined,

@@ -12,6 +12,7 @@ import { rollsBack } from '../readiness/rollback-readiness.ts';
 import { runTestsIn } from '../verify/gate-commands.ts';
 import { gateFailure } from '../verify/rollback.ts';
 import { judgeRules } from '../verify/rules-gate.ts';
+import { noteWork } from '../verify/work-progress.ts';
 import { type RepoChange, repoChanges, workspacePath } from './repo-commits.ts';
 import { planReposRollback, reposRollbackFeedback } from './repo-rollback.ts';
 
@@ -87,7 +88,7 @@ export async function settleRepos(
     changed.push({ ...change, gate: tests?.result, summary: tests?.summary });
   }
   // completion.require_work: a repository changed (the parent's walk may be too big to tell).
-  if (changed.length > 0) state.did_work = true;
+  if (changed.length > 0) noteWork(state);
   const failed = changed.filter((c) => c.gate && !c.gate.passed);
   const blockers = failed.map(
     ({ repo, gate }) =>

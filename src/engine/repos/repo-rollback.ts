@@ -66,3 +66,8 @@ export function reposRollbackFeedback(r: ReposRollback, records: RepoRecord[], r
     ...reasons,
   ].join('\n\n');
 }
+
+/** A rollback across the repositories to finish (saved with the iteration's record), or null: none. */
+export function saveReposRollback(state: RunContext['state'], r: ReposRollback | null): void {
+  state.repos_rollback = r;
+}

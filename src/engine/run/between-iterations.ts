@@ -1,10 +1,18 @@
 import { selectHat } from '../../routing/select-hat.ts';
+import { setStatus } from '../../state/loop-state/run-status.ts';
+import { noteEventsRead, queueEvents, setIdle, setNextScan } from '../context/event-queue.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
+import { noteElapsed, noteLimitWarnings, parkUntil } from '../context/spend-and-limits.ts';
 import { projectedOverrun, projectNext } from '../decide/budget-projection.ts';
 import { limitWarnings } from '../decide/limit-warnings.ts';
 import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { dirtyTreeMessage, requireClean } from '../git/workspace-git.ts';
-import { consumeControl, controlPending } from '../human/control-inbox.ts';
+import {
+  clearHumanTimeout,
+  consumeControl,
+  controlPending,
+  takeStopRequest,
+} from '../human/control-inbox.ts';
 import { readExternalEvents } from '../iteration/collect-events.ts';
 import { healthFatal, runHealthChecks } from '../readiness/health.ts';
 import { startChecks } from '../readiness/preflight.ts';
@@ -20,12 +28,12 @@ export function boundaryStop(ctx: RunContext): Stop | undefined {
   if (ctx.options.signal?.aborted) return interruptedStop();
   if (controlPending(ctx)) consumeControl(ctx);
   if (state.stop_requested) {
-    state.stop_requested = false;
+    takeStopRequest(state);
     return stop('cancelled', 'stopped by `ralph stop`');
   }
   if (state.human_timeout) {
     const message = state.human_timeout;
-    state.human_timeout = null;
+    clearHumanTimeout(state);
     return stop('human_timeout', message);
   }
   warnOnLimits(ctx);
@@ -45,12 +53,9 @@ function projectedStop(ctx: RunContext): Stop | undefined {
 
 /** Announces each limit once as it passes 50, 80 and 95 % (console, log, notifications). */
 function warnOnLimits(ctx: RunContext): void {
-  const warned = ctx.state.limit_warnings ?? {};
-  ctx.state.limit_warnings = warned;
-  for (const w of limitWarnings(ctx.counters(), ctx.limits, warned)) {
-    warned[w.limit] = w.percent;
-    ctx.emit({ type: 'limit.warning', ...w });
-  }
+  const given = limitWarnings(ctx.counters(), ctx.limits, ctx.state.limit_warnings ?? {});
+  noteLimitWarnings(ctx.state, given);
+  for (const w of given) ctx.emit({ type: 'limit.warning', ...w });
 }
 
 /**
@@ -114,16 +119,15 @@ export async function waitForWork(ctx: RunContext): Promise<Stop | undefined> {
   const watch = config.event_loop.idle_watch;
   // Ralph's own lines are skipped; an event someone published meanwhile ends the idle at once.
   const meanwhile = readExternalEvents(ctx);
-  state.events_offset = meanwhile.nextOffset;
-  state.malformed_streak = meanwhile.streak;
+  noteEventsRead(state, meanwhile);
   if (meanwhile.published.length > 0) {
-    state.pending_events.push(...meanwhile.published);
-    state.idle = false;
+    queueEvents(state, meanwhile.published);
+    setIdle(state, false);
     return boundaryStop(ctx);
   }
   const cooldownMs = config.event_loop.cooldown_delay_seconds * 1000;
   // `ralph status` from another terminal says when the next scan comes.
-  state.idle_next_scan_at = cooldownMs > 0 ? ctx.now() + cooldownMs : null;
+  setNextScan(state, cooldownMs > 0 ? ctx.now() + cooldownMs : null);
   ctx.persist();
   emit({ type: 'loop.idle', iteration: state.iterations, watch, cooldownMs });
   const reason = await waitWhileIdle({
@@ -138,8 +142,8 @@ export async function waitForWork(ctx: RunContext): Promise<Stop | undefined> {
     inboxOffset: state.control?.offset ?? 0,
   });
   emit({ type: 'loop.woke', iteration: state.iterations, reason });
-  state.idle = false;
-  state.idle_next_scan_at = null;
+  setIdle(state, false);
+  setNextScan(state, null);
   ctx.persist();
   return boundaryStop(ctx);
 }
@@ -167,12 +171,12 @@ export async function waitWhileParked(ctx: RunContext): Promise<Stop | undefined
     first = false;
     const chunk = Math.min(remainingMs, 60_000, runtimeLeftMs(ctx));
     await sleepUnlessStopped(ctx, chunk);
-    state.elapsed_ms = ctx.elapsed();
+    noteElapsed(state, ctx.elapsed());
     ctx.persist();
     const stopNow = boundaryStop(ctx);
     if (stopNow) return stopNow;
   }
-  state.parked = null;
+  parkUntil(state, null);
   ctx.persist();
   return undefined;
 }
@@ -181,17 +185,17 @@ export async function waitWhileParked(ctx: RunContext): Promise<Stop | undefined
 export async function waitWhilePaused(ctx: RunContext): Promise<Stop | undefined> {
   const { state } = ctx;
   if (!state.paused) return undefined;
-  state.status = 'paused';
+  setStatus(state, 'paused');
   ctx.persist();
   ctx.emit({ type: 'loop.paused', iteration: state.iterations });
   while (state.paused) {
     // Wakes on a command; once a minute regardless, for the runtime limit.
     await sleepUnlessStopped(ctx, 60_000);
-    state.elapsed_ms = ctx.elapsed();
+    noteElapsed(state, ctx.elapsed());
     const end = boundaryStop(ctx);
     if (end) return end;
   }
-  state.status = 'running';
+  setStatus(state, 'running');
   ctx.persist();
   ctx.emit({ type: 'loop.resumed', iteration: state.iterations, from: 'paused' });
   return undefined;

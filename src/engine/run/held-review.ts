@@ -1,7 +1,7 @@
 import { withdrawIfOpen } from '../../human/control-files.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { abandonedWaitStop } from '../human/human-wait.ts';
+import { abandonedWaitStop, forgetHeldQuestion } from '../human/human-wait.ts';
 import { validationStop } from '../iteration/iteration-stop.ts';
 import { settleWork } from '../iteration/settle-work.ts';
 import { rememberTree } from '../verify/work-progress.ts';
@@ -35,7 +35,7 @@ export async function settleHeldReview(ctx: RunContext): Promise<Stop | undefine
   if (state.held_question?.id === held.id) {
     // Not asked at all (the point is no longer configured, nothing is left to commit): withdrawn.
     withdrawIfOpen(ctx.paths.questions, held.id, ctx.now());
-    state.held_question = null;
+    forgetHeldQuestion(state);
   }
   if (work.commit) await rememberTree(ctx);
   ctx.persist();

@@ -7,6 +7,7 @@ import { createWorkingTreeCache } from '../../git/status-cache.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { assertSupportedPlatform } from '../../process/platform.ts';
 import { FORCED_STOP_MESSAGE } from '../../state/force-stop.ts';
+import { recordStop } from '../../state/loop-state/run-status.ts';
 import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneAtStart } from '../../state/run-dirs.ts';
@@ -27,7 +28,7 @@ import { gitViewAtStart } from '../verify/git-view.ts';
 import { protectAtStart } from '../verify/protect-gate.ts';
 import { reviewAtStart } from '../verify/review-gate.ts';
 import { rollbackAtStart } from '../verify/rollback.ts';
-import { taskFingerprint, treeFingerprint } from '../verify/work-progress.ts';
+import { markProgressAtStart } from '../verify/work-progress.ts';
 import { enterMilestone } from '../workflows/milestone-prs.ts';
 import {
   boundaryStop,
@@ -136,10 +137,11 @@ export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
     // Nothing ran yet: the run stays resumable, the lock is given back, the message says what to fix.
     const user = userError(error) ?? error;
     // A full or read-only disk leaves the run unfinished: a plain `ralph run` must not start over it.
-    state.status = user instanceof FileSystemError ? 'interrupted' : 'stopped';
-    state.stop_reason = 'error';
-    state.stop_message = (user as Error).message;
-    state.exit_code = 1;
+    recordStop(state, user instanceof FileSystemError ? 'interrupted' : 'stopped', {
+      reason: 'error',
+      message: (user as Error).message,
+      exitCode: 1,
+    });
     try {
       writeLoopState(paths.state, state);
     } catch {
@@ -165,7 +167,6 @@ export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
     limits,
     inRepo,
     pendingChanges,
-    startProgress,
     redact,
     emit,
     lock,
@@ -217,6 +218,7 @@ export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
       resumedUnfinished: prepared.resumedUnfinished === true,
       startIterations,
       forced: force.forced(),
+      startProgress,
     },
     final,
     failed,
@@ -234,7 +236,7 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
   // gates.protect: what the protected files hold now is what the gates check against.
   protectAtStart(ctx);
   // Where the no-progress rule measures the first iteration from (kept across --resume).
-  state.progress_marks ??= { tree: await treeFingerprint(ctx), tasks: taskFingerprint(ctx) };
+  await markProgressAtStart(ctx);
   reviewAtStart(ctx, ctx.inRepo ? (readGitHead(ctx.options.workspace).commit ?? null) : null);
   let first = true;
   for (;;) {

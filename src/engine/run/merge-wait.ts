@@ -1,6 +1,9 @@
 import { pullRequestPollMs } from '../../forge/forge-remote.ts';
+import { setStatus } from '../../state/loop-state/run-status.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { noteElapsed } from '../context/spend-and-limits.ts';
 import { type Stop, stop } from '../decide/limits.ts';
+import { endMergeWait } from '../workflows/milestone-prs.ts';
 import { boundaryStop, sleepUnlessStopped } from './between-iterations.ts';
 
 /**
@@ -16,7 +19,7 @@ export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
   if (!f || f.waiting === null || !forge) return undefined;
   const pr = f.prs.find((p) => p.number === f.waiting);
   if (!pr) {
-    f.waiting = null;
+    endMergeWait(f, undefined);
     return undefined;
   }
   const announce = (action: 'waiting' | 'merged' | 'closed') =>
@@ -44,18 +47,15 @@ export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
       ctx.warned.add(message);
     }
     if (now?.merged) {
-      pr.status = 'merged';
-      f.waiting = null;
-      f.merged_target = pr.base === f.target;
-      state.status = 'running';
+      endMergeWait(f, pr, 'merged');
+      setStatus(state, 'running');
       ctx.persist();
       announce('merged');
       return undefined;
     }
     if (now?.state === 'closed') {
-      pr.status = 'closed';
-      f.waiting = null;
-      state.status = 'running';
+      endMergeWait(f, pr, 'closed');
+      setStatus(state, 'running');
       ctx.persist();
       announce('closed');
       return stop(
@@ -64,17 +64,17 @@ export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
       );
     }
     if (!announced) {
-      state.status = 'waiting_for_merge';
+      setStatus(state, 'waiting_for_merge');
       ctx.persist();
       announce('waiting');
       announced = true;
     }
     // Wakes on a command (`ralph resume`, `ralph stop`) or Ctrl-C, else at the next poll.
     await sleepUnlessStopped(ctx, pullRequestPollMs(env));
-    state.elapsed_ms = ctx.elapsed();
+    noteElapsed(state, ctx.elapsed());
     const end = boundaryStop(ctx);
     if (end) {
-      state.status = 'running';
+      setStatus(state, 'running');
       return end;
     }
   }

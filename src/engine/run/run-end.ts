@@ -1,8 +1,11 @@
 import { FileSystemError, fileSystemError, RalphError } from '../../errors.ts';
+import type { ChecklistProgress } from '../../observe/events.ts';
 import type { Reporter } from '../../observe/reporter.ts';
+import { holdStop, recordStop } from '../../state/loop-state/run-status.ts';
 import type { MilestonePr } from '../../state/loop-state.ts';
 import type { WorkspaceLock } from '../../state/workspace-lock.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { noteElapsed } from '../context/spend-and-limits.ts';
 import { nextStep, type Stop, stop } from '../decide/limits.ts';
 import { readChecklist } from '../workflows/checklist-view.ts';
 import { type LoopSummary, laddered, summaryOf } from './loop-summary.ts';
@@ -29,6 +32,8 @@ export interface RunEnding {
   startIterations: number;
   /** A forced stop saved the run's end already (markForcedStop): it is not saved again. */
   forced?: boolean | undefined;
+  /** Checklist progress before the run touched anything, for the end-of-run summary. */
+  startProgress: ChecklistProgress | undefined;
 }
 
 /**
@@ -68,7 +73,7 @@ export async function endRun(
       saveEnd(ctx, end, stillUnfinished);
       saved = true;
     });
-  await attempt(() => announceEnd(ctx, end, logFile));
+  await attempt(() => announceEnd(ctx, end, logFile, ending.startProgress));
   // The registry hears the end, the `stopped` notification is delivered (bounded: never hangs the
   // exit), the files are closed, then the caller's reporters.
   for (const reporter of ending.reporters) await attempt(() => reporter.close?.());
@@ -81,23 +86,26 @@ export async function endRun(
 /** Saves the final state. */
 function saveEnd(ctx: RunContext, end: Stop, stillUnfinished: boolean): void {
   const { state } = ctx;
-  state.elapsed_ms = ctx.elapsed();
-  state.status =
+  noteElapsed(state, ctx.elapsed());
+  const status =
     end.reason === 'completed'
       ? 'completed'
       : end.reason === 'interrupted' || stillUnfinished
         ? 'interrupted'
         : 'stopped';
-  state.stop_reason = end.reason;
   // An error before the run could end as its last iteration decided: --resume ends it so.
-  if (end.reason !== 'error') state.pending_stop = null;
-  state.stop_message = ctx.redact(end.message);
-  state.exit_code = end.exitCode;
+  if (end.reason !== 'error') holdStop(state, null);
+  recordStop(state, status, { ...end, message: ctx.redact(end.message) });
   ctx.persist();
 }
 
 /** Announces the end of the run (the summary, the log's last line). */
-function announceEnd(ctx: RunContext, end: Stop, logFile: string): void {
+function announceEnd(
+  ctx: RunContext,
+  end: Stop,
+  logFile: string,
+  startProgress: ChecklistProgress | undefined,
+): void {
   const { state } = ctx;
   ctx.emit({
     type: 'loop.finished',
@@ -112,7 +120,7 @@ function announceEnd(ctx: RunContext, end: Stop, logFile: string): void {
     costByModel: laddered(state) ? { ...state.cost_by_model } : undefined,
     logFile,
     next: nextWithPullRequests(state.forge?.prs ?? [], nextStep(end.reason, ctx.limits)),
-    progress: endProgress(ctx),
+    progress: endProgress(ctx, startProgress),
     pullRequests: state.forge?.prs.length
       ? state.forge.prs.map((p) => ({
           number: p.number,
@@ -133,13 +141,13 @@ function nextWithPullRequests(prs: readonly MilestonePr[], next: string | undefi
 }
 
 /** Checklist progress at the end of the run, with what this run completed. */
-function endProgress(ctx: RunContext) {
+function endProgress(ctx: RunContext, startProgress: ChecklistProgress | undefined) {
   const end = readChecklist(ctx.options.workspace, ctx.config, ctx.state.start_milestone ?? null);
   if (!end) return undefined;
   // The whole run's start (kept across --resume), like the iteration count beside it in the summary.
   const start = ctx.state.start_progress ?? {
-    tasks_done: (ctx.startProgress ?? end.progress).tasksDone,
-    milestones_done: (ctx.startProgress ?? end.progress).milestonesDone,
+    tasks_done: (startProgress ?? end.progress).tasksDone,
+    milestones_done: (startProgress ?? end.progress).milestonesDone,
   };
   return {
     ...end.progress,

@@ -16,8 +16,8 @@ import { markerReached } from '../verify/completion-marker.ts';
 import { refuseChangedGitConfig } from '../verify/git-config-gate.ts';
 import { refuseChangedControlFiles } from '../verify/git-view.ts';
 import { checkRollbackPossible } from '../verify/rollback.ts';
-import { currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
-import { checkTddStateAtStart, freshTddBook } from '../workflows/tdd-loop.ts';
+import { noteChecklistStart, readChecklist } from '../workflows/checklist-view.ts';
+import { checkTddStateAtStart, keepTddBook } from '../workflows/tdd-loop.ts';
 import { type PreparedRun, resumesUncommitted } from './run-setup.ts';
 import { refuseUnaskedChecklistRestart } from './start-mode.ts';
 
@@ -156,7 +156,7 @@ export function startRun(ctx: RunContext, prepared: PreparedRun, logFile: string
 function checkTddAtStart(ctx: RunContext): Stop | undefined {
   const { config, state } = ctx;
   if (!config.tdd) return undefined;
-  state.tdd ??= freshTddBook();
+  keepTddBook(state);
   const check = checkTddStateAtStart(ctx.options.workspace, config.tdd);
   if (check.warning) ctx.emit({ type: 'notice', level: 'warn', message: check.warning });
   return check.fatal ? stop('tdd_state', check.fatal) : undefined;
@@ -170,11 +170,7 @@ function checkChecklistAtStart(ctx: RunContext, resumed: boolean): string | unde
   const { options, config, state, emit } = ctx;
   const startView = readChecklist(options.workspace, config, state.start_milestone ?? null);
   if (config.completion.checklist && !resumed) {
-    state.checklist = config.completion.checklist;
-    state.start_milestone = currentMilestoneTitle(startView);
-    state.start_progress = startView
-      ? { tasks_done: startView.progress.tasksDone, milestones_done: startView.progress.milestonesDone }
-      : null;
+    noteChecklistStart(state, config.completion.checklist, startView);
   }
   if (config.completion.checklist && !startView) {
     emit({

@@ -4,6 +4,7 @@ import type { ChangedFiles } from '../../gates/affected-tests.ts';
 import { isAncestor } from '../../git/branches.ts';
 import { readGitHead } from '../../git/head.ts';
 import { showPrefix } from '../../git/working-tree.ts';
+import { setCurrent } from '../../state/loop-state/in-flight.ts';
 import { RALPH_DIR } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';
@@ -31,7 +32,7 @@ export async function forgetUnreachableStart(ctx: RunContext, number: number): P
   const head = readGitHead(ws).commit ?? null;
   if (head === saved || (head !== null && (await isAncestor(ws, saved, head)))) return;
   const { head_before: _dropped, ...rest } = current;
-  state.current = rest;
+  setCurrent(state, rest);
   ctx.emit({
     type: 'notice',
     level: 'warn',

@@ -3,6 +3,7 @@ import { approvalPoints } from '../../config/human-checks.ts';
 import { validateCommand } from '../../gates/run-gate.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import { openCreativeTasks, parseTddState } from '../../workflows/tdd-state.ts';
+import { queueEvents } from '../context/event-queue.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { TASK_RESUME } from '../decide/event-decisions.ts';
 import { type Stop, stop } from '../decide/limits.ts';
@@ -82,6 +83,6 @@ function notDone(ctx: RunContext, claim: string, reasons: string[], tell: boolea
     iteration: null,
   };
   ctx.publish(event, null);
-  ctx.state.pending_events.push(event);
+  queueEvents(ctx.state, [event]);
   return undefined;
 }

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAgentTurn } from '../../agent/agent-turn.ts';
-import { addTotals } from '../../agent/usage-meter.ts';
 import { resolveBackend } from '../../backends/registry.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
@@ -18,6 +17,7 @@ import {
   turnLimits,
 } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
+import { recordSpend } from '../context/spend-and-limits.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { pollStopNow } from '../human/control-inbox.ts';
 
@@ -139,8 +139,7 @@ export async function runReview(ctx: RunContext, iteration: number): Promise<Rev
   const sup = run.supervised;
   const tokens = run.meter.totals();
   const costUsd = run.meter.spentUsd() ?? 0;
-  state.tokens = addTotals(state.tokens, tokens);
-  state.cost_usd += costUsd;
+  recordSpend(state, tokens, costUsd);
   book.cost_usd += costUsd;
   book.tokens += tokens.total;
   const killed = [...sup.killed, ...run.swept];

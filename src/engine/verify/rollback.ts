@@ -175,3 +175,8 @@ function rescueMessage(t: TreeRollback, aside: readonly string[]): string {
       : '';
   return `ralph: rescue of iteration ${t.iteration}${where} (rolled back)\n\n- Why: ${first}\n- Rolled back to: ${t.to}\n- Run: ${t.runId}${moved}\n\n${t.why}\n`;
 }
+
+/** A rollback to finish (saved with the iteration's record, before anything is set aside), or null: none. */
+export function saveRollback(state: RunContext['state'], r: PendingRollback | null): void {
+  state.rollback = r;
+}

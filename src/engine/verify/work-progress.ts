@@ -165,3 +165,13 @@ export function noProgressStop(ctx: RunContext, p: IterationProgress, idle: bool
     `no progress in ${state.no_progress_streak} iterations in a row: no file changed, no commit, no task or checklist item moved, no event published (event_loop.max_idle_iterations: ${max}); check the prompt and the log, then \`ralph run --resume\``,
   );
 }
+
+/** Where the no-progress rule measures the first iteration from (kept across --resume: measured once). */
+export async function markProgressAtStart(ctx: RunContext): Promise<void> {
+  ctx.state.progress_marks ??= { tree: await treeFingerprint(ctx), tasks: taskFingerprint(ctx) };
+}
+
+/** Some iteration of this run changed files or committed (completion.require_work). */
+export function noteWork(state: RunContext['state']): void {
+  state.did_work = true;
+}

@@ -3,6 +3,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import type { ChecklistProgress } from '../../observe/events.ts';
 import { appendText } from '../../state/io/file-writes.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
+import type { LoopState } from '../../state/loop-state.ts';
 import {
   type Checklist,
   checklistComplete,
@@ -87,4 +88,17 @@ export function writeIterationMarker(
     path,
     `${text.length > 0 && !text.endsWith('\n') ? '\n' : ''}\n${iterationMarker(iteration, at)}\n`,
   );
+}
+
+/** A new checklist run: the design document, the milestone current at the start and the counts then. */
+export function noteChecklistStart(
+  state: Pick<LoopState, 'checklist' | 'start_milestone' | 'start_progress'>,
+  checklist: string,
+  view: ChecklistView | undefined,
+): void {
+  state.checklist = checklist;
+  state.start_milestone = currentMilestoneTitle(view);
+  state.start_progress = view
+    ? { tasks_done: view.progress.tasksDone, milestones_done: view.progress.milestonesDone }
+    : null;
 }

@@ -252,3 +252,15 @@ export function pullRequestBody(i: PrBodyInput): string {
     '',
   ].join('\n');
 }
+
+/** The wait for a pull request's merge is over: it was merged (the next milestone starts from the updated target) or closed. */
+export function endMergeWait(
+  f: ForgeState,
+  pr: MilestonePr | undefined,
+  outcome?: 'merged' | 'closed',
+): void {
+  f.waiting = null;
+  if (!pr || !outcome) return;
+  pr.status = outcome;
+  if (outcome === 'merged') f.merged_target = pr.base === f.target;
+}

@@ -35,6 +35,11 @@ export const freshTddBook = (): TddBook => ({
   report_hash: null,
 });
 
+/** The TDD book as the last iteration left it (a fresh one when `book` is undefined and none is kept). */
+export function keepTddBook(state: Pick<LoopState, 'tdd'>, book?: TddBook): void {
+  state.tdd = book ?? state.tdd ?? freshTddBook();
+}
+
 /** Ralph's own copies: the last good state file and the reports gathered since the last archive. */
 function ownFiles(workspace: string) {
   const dir = ralphPaths(workspace).tdd;

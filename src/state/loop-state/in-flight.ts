@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { openMakingDir } from '../io/atomic-write.ts';
 import { durableWrite, writeAll } from '../io/write-faults.ts';
 import type { CurrentIteration } from './fields.ts';
+import type { InFlightPart } from './shape.ts';
 
 /**
  * `.ralph/runs/<run-id>/in-flight.json`: the iteration whose agent is running, saved the moment it
@@ -64,4 +65,23 @@ export function readInFlight(file: string): InFlight | undefined {
   } catch {
     return undefined;
   }
+}
+
+// The owner of `current` (InFlightPart): the loop, a resume and the fleet change it only through these.
+
+/** The iteration `current` says is in progress now (null: none; a finished one is cleared with it). */
+export function setCurrent(state: InFlightPart, current: CurrentIteration | null): void {
+  state.current = current;
+}
+
+/** The agent of the iteration in progress started: its process group and start time (to kill it after a crash). */
+export function noteAgent(state: InFlightPart, pid: number | null, startTime: string | null): void {
+  if (!state.current) return;
+  state.current.agent_pid = pid;
+  state.current.agent_start_time = startTime;
+}
+
+/** The agent of the iteration in progress is gone (or not this machine's): nothing to kill on resume. */
+export function forgetAgent(state: InFlightPart): void {
+  noteAgent(state, null, null);
 }
