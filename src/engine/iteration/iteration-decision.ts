@@ -1,7 +1,12 @@
 import type { GateResult } from '../../gates/run-gate.ts';
 import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
+import {
+  asksToComplete,
+  decideEvents,
+  type EventDecision,
+  type EventDecisionInput,
+} from '../decide/event-decisions.ts';
 import { countOpenTasks } from '../steps/workspace-context.ts';
 import { markerReached } from '../verify/completion-marker.ts';
 import { runTestsGate } from '../verify/gate-commands.ts';
@@ -11,7 +16,6 @@ import type { AgentPhase } from './iteration-agent.ts';
 
 /** The checks run after a successful agent run, before any decision. */
 export interface AfterAgentChecks {
-  agentOk: boolean;
   gates: IterationRecord['gates'];
   testsGate: GateResult | undefined;
   /** gates.tests.affected ran nothing, and why (the record's `tests_skipped`). */
@@ -40,8 +44,9 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
     agentOk &&
     (config.gates.tests?.affected !== undefined ||
       (config.repos ?? []).some((r) => r.gates?.tests?.affected !== undefined)) &&
-    decide(ctx, phase, { agentOk, gates, testsGate: undefined, tddStep: undefined, markerHit }, [], undefined)
-      .completion.requested;
+    asksToComplete(
+      eventInput(ctx, phase, { testsGate: undefined, tddStep: undefined, markerHit }, [], undefined),
+    );
   // The project's tests run after every successful agent run; failing tests block completion.
   // With repos they run in each changed repository instead (settleRepos).
   const tests =
@@ -66,7 +71,7 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
     state.tdd = tddStep.book;
     for (const message of tddStep.warnings) ctx.emit({ type: 'notice', level: 'warn', message });
   }
-  return { agentOk, gates, testsGate, testsSkipped: tests?.skipped, tddStep, markerHit, completionRequested };
+  return { gates, testsGate, testsSkipped: tests?.skipped, tddStep, markerHit, completionRequested };
 }
 
 /** Books a finished (not aborted) iteration: its number, the hat's activation, the failure streak. */
@@ -81,18 +86,18 @@ export function countIteration(ctx: RunContext, phase: AgentPhase, forcedFailure
     phase.verdict.kind === 'failure' || forcedFailure ? state.consecutive_failures + 1 : 0;
 }
 
-/** The event decision (pure): what is pending next, and whether completion is requested and accepted. */
-export function decide(
+/** What the event decision reads: the turn's events, its checks, the blockers, the run's state. */
+export function eventInput(
   ctx: RunContext,
   phase: AgentPhase,
-  checks: AfterAgentChecks,
+  checks: Pick<AfterAgentChecks, 'testsGate' | 'tddStep' | 'markerHit'>,
   humanBlockers: string[],
   forcedFailure: string | undefined,
-): EventDecision {
+): EventDecisionInput {
   const { config, state } = ctx;
   const { verdict, route } = phase;
   const { testsGate, tddStep } = checks;
-  return decideEvents({
+  return {
     iteration: phase.number,
     hatsMode: ctx.hatsMode,
     hatId: route.hatId,
@@ -117,7 +122,12 @@ export function decide(
     // Read again: the agent may have opened or closed tasks during the iteration.
     openTasks: countOpenTasks(config, ctx.paths),
     recoveries: state.recoveries,
-  });
+  };
+}
+
+/** The event decision (pure, once per iteration): what is pending next, and whether completion is requested and accepted. */
+export function decide(input: EventDecisionInput, lateBlockers: readonly string[]): EventDecision {
+  return decideEvents({ ...input, blockers: [...(input.blockers ?? []), ...lateBlockers] });
 }
 
 /** Publishes what the decision injected, announces the completion verdict, and queues what is next. */
