@@ -13,6 +13,7 @@ import { carryRulesStart } from '../../verify/rules-start.ts';
 import { measureProgress, rememberTree, workBlockers } from '../../verify/work-progress.ts';
 import { closeIssuesStep } from '../../workflows/issue-tasks.ts';
 import { milestonePrStep } from '../../workflows/milestone-prs.ts';
+import type { AgentPhase } from '../iteration-agent.ts';
 import {
   applyDecision,
   countIteration,
@@ -44,7 +45,7 @@ export function applyVerdict(ctx: RunContext, { phase }: TurnFacts, { verdict }:
 
 /**
  * Applies the plan of a finished turn, in this order (each step may read what the ones before it
- * saved, and a crash before the record re-runs the whole turn):
+ * saved, and a crash before the record re-runs the whole turn), after applyVerdict (every turn):
  *  1. the counters: parks, the iteration and failure streak, usage samples, delivered guidance;
  *  2. the progress it made, and whether it asks to complete with the blockers known so far;
  *  3. accepted work only: the reviewer (gates.review), then commit → validate → push with their
@@ -64,17 +65,7 @@ export async function applySettlement(
   const { state } = ctx;
   const { phase, checks, repos } = facts;
   const { forced, markerHit } = plan;
-  state.parks = { rateLimit: 0, transient: 0 };
-  countIteration(ctx, phase, forced);
-  state.usage_samples = addSample(state.usage_samples ?? [], {
-    hat: phase.route.hatId,
-    backend: phase.route.backend.name,
-    costUsd: phase.run.meter.spentUsd() ?? 0,
-    tokens: phase.tokens.total,
-  });
-  // Delivered: guidance the prompt carried is not repeated (what arrived meanwhile stays queued).
-  if (phase.guidance.length > 0)
-    state.guidance = (state.guidance ?? []).filter((g) => !phase.guidance.includes(g.id));
+  bookTurn(ctx, phase, forced);
   const progress = await measureProgress(ctx, {
     headBefore: phase.headBefore,
     published: phase.collected.published.length,
@@ -107,21 +98,7 @@ export async function applySettlement(
   const completion = applyDecision(ctx, phase, decision);
   publishResultEvents(ctx, phase, checks, decision);
   if (work.validateGate) checks.gates.validate = summarize(work.validateGate);
-  // A failed validate hook (after the commit) rolls back too; gates that passed make the new green state.
-  const validateFailure = rollsBack(ctx.config) ? gateFailure(work.validateGate) : undefined;
-  let rollback =
-    plan.verdict.rollback ??
-    (validateFailure ? planRollback(ctx, phase.number, validateFailure, phase.headBefore) : undefined);
-  const green = plan.greenCandidate && !work.held;
-  // metric: a result that does not beat the best so far is rolled back like a failed gate.
-  const measured =
-    !rollback && green
-      ? await metricStep(ctx, { ...phase, published: phase.collected.published })
-      : undefined;
-  rollback ??= measured?.rollback;
-  if (!rollback && green) markGreen(ctx);
-  // Ralph's own commit moved HEAD: the next iteration is measured from here.
-  if (work.commit) await rememberTree(ctx);
+  const { rollback, measured } = await settleTree(ctx, facts, plan, work);
   const turn: SettledTurn = { facts, plan, decision, work, review, forge, measured, progress, rollback };
   const stopAfter = firstStop(plan.stops, ctx, turn);
   // After the stop checks: they count the repeated signatures the ladder reads.
@@ -132,6 +109,48 @@ export async function applySettlement(
     completionRejected: completion?.accepted === false,
   });
   return { turn, completion, stopAfter };
+}
+
+/** The counters of a finished turn: parks, the iteration and failure streak, usage, delivered guidance. */
+function bookTurn(ctx: RunContext, phase: AgentPhase, forced: string | undefined): void {
+  const { state } = ctx;
+  state.parks = { rateLimit: 0, transient: 0 };
+  countIteration(ctx, phase, forced);
+  state.usage_samples = addSample(state.usage_samples ?? [], {
+    hat: phase.route.hatId,
+    backend: phase.route.backend.name,
+    costUsd: phase.run.meter.spentUsd() ?? 0,
+    tokens: phase.tokens.total,
+  });
+  // Delivered: guidance the prompt carried is not repeated (what arrived meanwhile stays queued).
+  if (phase.guidance.length > 0)
+    state.guidance = (state.guidance ?? []).filter((g) => !phase.guidance.includes(g.id));
+}
+
+/**
+ * What becomes of the tree: a failed validate hook (after the commit) rolls back too; the metric
+ * keeps a result that beats the best so far, else rolls it back; gates that passed make the new
+ * green state; Ralph's own commit moved HEAD, so the next iteration is measured from there.
+ */
+async function settleTree(
+  ctx: RunContext,
+  { phase }: TurnFacts,
+  plan: SettlementPlan,
+  work: SettledWork,
+): Promise<Pick<SettledTurn, 'rollback' | 'measured'>> {
+  const validateFailure = rollsBack(ctx.config) ? gateFailure(work.validateGate) : undefined;
+  let rollback =
+    plan.verdict.rollback ??
+    (validateFailure ? planRollback(ctx, phase.number, validateFailure, phase.headBefore) : undefined);
+  const green = plan.greenCandidate && !work.held;
+  const measured =
+    !rollback && green
+      ? await metricStep(ctx, { ...phase, published: phase.collected.published })
+      : undefined;
+  rollback ??= measured?.rollback;
+  if (!rollback && green) markGreen(ctx);
+  if (work.commit) await rememberTree(ctx);
+  return { rollback, measured };
 }
 
 const NO_WORK: SettledWork = {
