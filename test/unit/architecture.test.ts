@@ -433,6 +433,30 @@ function lockStepUsers(sources: Map<string, string>): string[] {
     .map(([name]) => name);
 }
 
+/**
+ * Settlement decides an iteration's events once (DESIGN.md §3, plan then apply): decideEvents is
+ * called only by the iteration's `decide`, and `decide` only by applySettlement.
+ */
+const DECISION_CALLERS: Record<string, RegExp> = {
+  'engine/iteration/iteration-decision.ts': /\bdecideEvents\(/,
+  'engine/iteration/settle/apply-settlement.ts': /(?<![\w.])decide\(/,
+};
+
+/** Files of src/ that call decideEvents or decide other than their one caller (declarations aside). */
+function decisionCallers(sources: Map<string, string>): string[] {
+  const call = /\bdecideEvents\(|(?<![\w.])decide\(/g;
+  const declared = /\bfunction\s+(?:decideEvents|decide)\(/g;
+  return [...sources]
+    .map(([file, text]) => [relative(SRC, file).split(sep).join('/'), text] as const)
+    .filter(([name, text]) => {
+      const calls = (text.match(call) ?? []).length - (text.match(declared) ?? []).length;
+      const allowed = DECISION_CALLERS[name];
+      const own = allowed ? (text.match(new RegExp(allowed.source, 'g')) ?? []).length : 0;
+      return calls - (allowed ? Math.min(own, 1) : 0) > 0;
+    })
+    .map(([name]) => name);
+}
+
 describe('architecture (DESIGN.md §3)', () => {
   it('places every folder of src/ in a layer', () => {
     const unplaced = [...new Set(all.map(area))].filter((a) => !(a in LAYERS));
@@ -591,6 +615,32 @@ describe('architecture (DESIGN.md §3)', () => {
       [join(SRC, 'parallel', 'c.ts'), 'acquireLockFile(path, { content, what, stale }).held;'],
     ]);
     expect(lockStepUsers(planted)).toEqual(['human/telegram/a.ts', 'state/b.ts']);
+  });
+
+  it('makes the event decision in one place: decide() once, in applySettlement', () => {
+    expect(decisionCallers(sources), "fold the new blocker into applySettlement's one decision").toEqual([]);
+  });
+
+  it('would catch a second decision planted beside the one', () => {
+    const planted = new Map([
+      [
+        join(SRC, 'engine', 'iteration', 'settle', 'apply-settlement.ts'),
+        'decide(input, late);\ndecide(input, more);',
+      ],
+      [join(SRC, 'engine', 'run', 'a.ts'), 'const d = decideEvents(input);'],
+      [
+        join(SRC, 'engine', 'iteration', 'iteration-decision.ts'),
+        'export function decide(i) { return decideEvents(i); }',
+      ],
+      [join(SRC, 'engine', 'verify', 'b.ts'), 'if (x) decide(input, []);'],
+      // Not offenders: a method of that name, a declaration alone.
+      [join(SRC, 'engine', 'verify', 'c.ts'), 'policy.decide(x); export function decide() {}'],
+    ]);
+    expect(decisionCallers(planted)).toEqual([
+      'engine/iteration/settle/apply-settlement.ts',
+      'engine/run/a.ts',
+      'engine/verify/b.ts',
+    ]);
   });
 
   it('resolves every relative import to a file', () => {

@@ -2,10 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HatConfig } from '../../src/config/schema.ts';
 import {
+  asksToComplete,
+  completionReasons,
   decideEvents,
   type EventDecisionInput,
   eventSignature,
   MAX_RECOVERIES,
+  wouldComplete,
 } from '../../src/engine/decide/event-decisions.ts';
 import type { PendingEvent } from '../../src/state/loop-state.ts';
 
@@ -145,6 +148,31 @@ describe('decideEvents', () => {
           expect(d.pending.map((e) => e.topic)).toEqual(['task.resume']);
         }
       }),
+    );
+  });
+
+  it('property: its first steps say what the decision will: asksToComplete is completion.requested, wouldComplete is complete', () => {
+    fc.assert(
+      fc.property(
+        decisionInput,
+        fc.array(fc.constantFrom('the reviewer requested changes', 'a human did not approve'), {
+          maxLength: 2,
+        }),
+        fc.nat(4),
+        (x, blockers, recoveries) => {
+          const i = input({
+            ...x,
+            blockers,
+            recoveries,
+            hat: hat({ default_publishes: x.hatsMode ? undefined : 'work.done' }),
+            seenTopics: new Set([...x.seen, ...x.published.map((e) => e.topic)]),
+          });
+          const d = decideEvents(i);
+          expect(asksToComplete(i)).toBe(d.completion.requested);
+          expect(wouldComplete(i)).toBe(d.complete);
+          if (d.completion.requested) expect(completionReasons(i)).toEqual(d.completion.reasons);
+        },
+      ),
     );
   });
 

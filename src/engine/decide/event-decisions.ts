@@ -62,30 +62,45 @@ function defaultPublishes(hat: HatConfig | null): string[] {
   return Array.isArray(d) ? d : [d];
 }
 
-/**
- * Decides what an iteration's events mean (pure): default_publishes and recovery when nothing was
- * published, completion (only as the last event, or the last output line) with its gates, persistent
- * mode's conversion of completion into an idle `task.resume`, and the next pending events.
- */
-export function decideEvents(input: EventDecisionInput): EventDecision {
-  const inj = (topic: string, payload: unknown, source: string): PendingEvent => ({
+/** Makes the events Ralph injects for an iteration. */
+function injector(iteration: number) {
+  return (topic: string, payload: unknown, source: string): PendingEvent => ({
     topic,
     payload,
     source,
-    iteration: input.iteration,
+    iteration,
   });
+}
+
+/** What the agent's events ask for, before any blocker is weighed (decideEvents' first step). */
+export type EventReading =
+  /** The agent failed, or never published after the allowed recoveries: a decision as it stands. */
+  | { settled: EventDecision }
+  | {
+      settled?: undefined;
+      /** The events that count: the published ones, or the hat's default_publishes. */
+      effective: PendingEvent[];
+      injected: PendingEvent[];
+      /** The last effective event is the promise, or the output says it is done. */
+      requested: boolean;
+      recoveries: number;
+    };
+
+/**
+ * The first step of decideEvents (pure): default_publishes and recovery when nothing was published,
+ * and whether completion is asked for (only as the last event, or the last output line). Blockers,
+ * required events and open tasks play no part yet.
+ */
+export function readEvents(input: EventDecisionInput): EventReading {
+  const inj = injector(input.iteration);
   const injected: PendingEvent[] = [];
   const none = { requested: false, accepted: false, reasons: [] as string[] };
   const base = { injected, stale: [] as PendingEvent[], complete: false, idle: false, giveUp: undefined };
 
   if (!input.succeeded) {
     // Retry the same work: what it was given, plus whatever it managed to publish.
-    return {
-      ...base,
-      pending: [...input.consumed, ...input.queued, ...input.published],
-      completion: none,
-      recoveries: input.recoveries,
-    };
+    const pending = [...input.consumed, ...input.queued, ...input.published];
+    return { settled: { ...base, pending, completion: none, recoveries: input.recoveries } };
   }
 
   let effective = input.published;
@@ -100,11 +115,13 @@ export function decideEvents(input: EventDecisionInput): EventDecision {
       recoveries = input.recoveries + 1;
       if (recoveries > MAX_RECOVERIES) {
         return {
-          ...base,
-          pending: input.queued,
-          completion: none,
-          recoveries,
-          giveUp: `the agent never published an event (${MAX_RECOVERIES} recovery attempts in a row${input.hatId ? `, hat ${input.hatId}` : ''}); make sure the instructions tell it to run \`ralph emit <topic>\`, or set default_publishes`,
+          settled: {
+            ...base,
+            pending: input.queued,
+            completion: none,
+            recoveries,
+            giveUp: `the agent never published an event (${MAX_RECOVERIES} recovery attempts in a row${input.hatId ? `, hat ${input.hatId}` : ''}); make sure the instructions tell it to run \`ralph emit <topic>\`, or set default_publishes`,
+          },
         };
       }
       const resume = inj(
@@ -113,22 +130,57 @@ export function decideEvents(input: EventDecisionInput): EventDecision {
         'recovery',
       );
       injected.push(resume);
-      return { ...base, pending: [...input.queued, resume], completion: none, recoveries };
+      return { settled: { ...base, pending: [...input.queued, resume], completion: none, recoveries } };
     }
   }
-
   const last = effective.at(-1);
-  const requested = last?.topic === input.completionPromise || outputDone;
-  const others = effective.filter((e) => e.topic !== input.completionPromise);
-  if (!requested) {
-    return { ...base, pending: [...input.queued, ...others], completion: none, recoveries };
-  }
+  return {
+    effective,
+    injected,
+    requested: last?.topic === input.completionPromise || outputDone,
+    recoveries,
+  };
+}
 
+/** Why a requested completion must wait (pure): required events not seen, open tasks, the blockers. */
+export function completionReasons(input: EventDecisionInput): string[] {
   const reasons: string[] = [];
   const missing = input.requiredEvents.filter((t) => !input.seenTopics.has(t));
   if (missing.length > 0) reasons.push(`required events not seen yet: ${missing.join(', ')}`);
   if (input.openTasks > 0) reasons.push(`${input.openTasks} task(s) still open (ralph tools task list)`);
   reasons.push(...(input.blockers ?? []));
+  return reasons;
+}
+
+/** Whether the turn asks to complete, blockers aside (pure): decideEvents' `completion.requested`. */
+export function asksToComplete(input: EventDecisionInput): boolean {
+  const read = readEvents(input);
+  return read.settled === undefined && read.requested;
+}
+
+/** decideEvents' `complete` with the blockers known so far (pure): the loop would end as completed. */
+export function wouldComplete(input: EventDecisionInput): boolean {
+  return asksToComplete(input) && !input.persistent && completionReasons(input).length === 0;
+}
+
+/**
+ * Decides what an iteration's events mean (pure): default_publishes and recovery when nothing was
+ * published, completion (only as the last event, or the last output line) with its gates, persistent
+ * mode's conversion of completion into an idle `task.resume`, and the next pending events.
+ */
+export function decideEvents(input: EventDecisionInput): EventDecision {
+  const read = readEvents(input);
+  if (read.settled) return read.settled;
+  const { effective, injected, requested, recoveries } = read;
+  const inj = injector(input.iteration);
+  const none = { requested: false, accepted: false, reasons: [] as string[] };
+  const base = { injected, stale: [] as PendingEvent[], complete: false, idle: false, giveUp: undefined };
+  const others = effective.filter((e) => e.topic !== input.completionPromise);
+  if (!requested) {
+    return { ...base, pending: [...input.queued, ...others], completion: none, recoveries };
+  }
+
+  const reasons = completionReasons(input);
   if (reasons.length > 0) {
     const resume = inj(
       TASK_RESUME,

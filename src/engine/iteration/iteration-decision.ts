@@ -5,7 +5,12 @@ import { noteTopics, queueEvents, setIdle, setQueue } from '../context/event-que
 import type { RunContext } from '../context/run-context.ts';
 import { countFinished } from '../context/spend-and-limits.ts';
 import { outputPromiseCounts } from '../decide/completion.ts';
-import { decideEvents, type EventDecision } from '../decide/event-decisions.ts';
+import {
+  asksToComplete,
+  decideEvents,
+  type EventDecision,
+  type EventDecisionInput,
+} from '../decide/event-decisions.ts';
 import { countOpenTasks } from '../steps/workspace-context.ts';
 import { markerReached } from '../verify/completion-marker.ts';
 import { runTestsGate } from '../verify/gate-commands.ts';
@@ -15,7 +20,6 @@ import type { AgentPhase } from './iteration-agent.ts';
 
 /** The checks run after a successful agent run, before any decision. */
 export interface AfterAgentChecks {
-  agentOk: boolean;
   gates: IterationRecord['gates'];
   testsGate: GateResult | undefined;
   /** gates.tests.affected ran nothing, and why (the record's `tests_skipped`). */
@@ -44,8 +48,9 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
     agentOk &&
     (config.gates.tests?.affected !== undefined ||
       (config.repos ?? []).some((r) => r.gates?.tests?.affected !== undefined)) &&
-    decide(ctx, phase, { agentOk, gates, testsGate: undefined, tddStep: undefined, markerHit }, [], undefined)
-      .completion.requested;
+    asksToComplete(
+      eventInput(ctx, phase, { testsGate: undefined, tddStep: undefined, markerHit }, [], undefined),
+    );
   // The project's tests run after every successful agent run; failing tests block completion.
   // With repos they run in each changed repository instead (settleRepos).
   const tests =
@@ -70,7 +75,7 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
     keepTddBook(state, tddStep.book);
     for (const message of tddStep.warnings) ctx.emit({ type: 'notice', level: 'warn', message });
   }
-  return { agentOk, gates, testsGate, testsSkipped: tests?.skipped, tddStep, markerHit, completionRequested };
+  return { gates, testsGate, testsSkipped: tests?.skipped, tddStep, markerHit, completionRequested };
 }
 
 /** Books a finished (not aborted) iteration: its number, the hat's activation, the failure streak. */
@@ -83,18 +88,18 @@ export function countIteration(ctx: RunContext, phase: AgentPhase, forcedFailure
   if (hatId) state.hat_activations[hatId] = (state.hat_activations[hatId] ?? 0) + 1;
 }
 
-/** The event decision (pure): what is pending next, and whether completion is requested and accepted. */
-export function decide(
+/** What the event decision reads: the turn's events, its checks, the blockers, the run's state. */
+export function eventInput(
   ctx: RunContext,
   phase: AgentPhase,
-  checks: AfterAgentChecks,
+  checks: Pick<AfterAgentChecks, 'testsGate' | 'tddStep' | 'markerHit'>,
   humanBlockers: string[],
   forcedFailure: string | undefined,
-): EventDecision {
+): EventDecisionInput {
   const { config, state } = ctx;
   const { verdict, route } = phase;
   const { testsGate, tddStep } = checks;
-  return decideEvents({
+  return {
     iteration: phase.number,
     hatsMode: ctx.hatsMode,
     hatId: route.hatId,
@@ -119,7 +124,12 @@ export function decide(
     // Read again: the agent may have opened or closed tasks during the iteration.
     openTasks: countOpenTasks(config, ctx.paths),
     recoveries: state.recoveries,
-  });
+  };
+}
+
+/** The event decision (pure, once per iteration): what is pending next, and whether completion is requested and accepted. */
+export function decide(input: EventDecisionInput, lateBlockers: readonly string[]): EventDecision {
+  return decideEvents({ ...input, blockers: [...(input.blockers ?? []), ...lateBlockers] });
 }
 
 /** Publishes what the decision injected, announces the completion verdict, and queues what is next. */
