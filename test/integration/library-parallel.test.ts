@@ -81,6 +81,13 @@ async function twoHangingWorkers(stop: Pick<ParallelOptions, 'signal' | 'forceSi
       return undefined;
     }
   };
+  // Only a failed test leaves processes (the agents and grandchildren carry the mark): this ends them then.
+  onTestFailed(() =>
+    killLeftovers(
+      workers.map((w) => w.worktree),
+      workers.map((w) => w.pid),
+    ),
+  );
   const files = () => workers.flatMap((w) => [join(w.worktree, 'agent.pid'), join(w.worktree, 'gc.pid')]);
   await waitFor(
     () => workers.length === 2 && files().every((f) => pidIn(f) !== undefined),
@@ -88,13 +95,6 @@ async function twoHangingWorkers(stop: Pick<ParallelOptions, 'signal' | 'forceSi
     'both agents and their grandchildren',
   );
   const pids = [...workers.map((w) => w.pid), ...files().map((f) => pidIn(f) as number)];
-  // Only a failed test leaves processes: this ends them then, and a passing test never needs it.
-  onTestFailed(() =>
-    killLeftovers(
-      workers.map((w) => w.worktree),
-      pids,
-    ),
-  );
   return { run, workers, pids };
 }
 
