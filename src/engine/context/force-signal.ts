@@ -61,7 +61,8 @@ export function forceStopRun(
 /** The recorded agent's group, unless its pid now belongs to someone else. */
 export function recordedAgentGroup(state: LoopState): number | undefined {
   const pid = state.current?.agent_pid;
-  if (!pid) return undefined;
+  // state.json is the agent's to rewrite: never every process (kill -1) nor Ralph's own group.
+  if (!pid || pid <= 1 || pid === processInfo(process.pid)?.pgid) return undefined;
   const leader = processInfo(pid);
   const recorded = state.current?.agent_start_time;
   // A live leader with another start time is an unrelated process that reused the pid; one whose
