@@ -32,8 +32,9 @@ export interface ParallelOptions {
   signal?: AbortSignal | undefined;
   /**
    * Abort to stop at once (a second Ctrl-C), after `signal` or instead of it: every worker's process
-   * group is killed without grace before `abort()` returns, so the process may exit right after;
-   * `--resume` goes on from the claims and the merge queue as saved.
+   * group, its agent's group and every process with its run's mark are killed without grace, and each
+   * worker's run saved as a forced stop, before `abort()` returns, so the process may exit right
+   * after; `--resume` goes on from the claims and the merge queue as saved.
    */
   forceSignal?: AbortSignal | undefined;
   /**

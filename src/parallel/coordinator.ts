@@ -2,7 +2,6 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { sendCommand } from '../human/control-files.ts';
 import type { ParallelEvent } from '../observe/parallel-events.ts';
 import { reportToAll } from '../observe/reporter.ts';
-import { killGroupNow } from '../process/kill-group.ts';
 import { type ParallelState, parallelPaths, writeParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
 import { ensureRuntimeIgnored } from '../state/runtime-ignore.ts';
@@ -17,6 +16,7 @@ import { mergeFailed, mergeNext, parallelConfigMark } from './merge-step.ts';
 import { type ParallelStop, stopOf } from './parallel-decide.ts';
 import { openParallelRun, readStopCommands } from './parallel-start.ts';
 import { openMergeForge } from './pull-request-land.ts';
+import { forceStopWorkers } from './worker-force-stop.ts';
 import { spawnWorkerProcess } from './worker-process.ts';
 import { type ActiveWorker, spent, workerViews } from './worker-runs.ts';
 import { adoptLiving, finishWorker, nothingToStart, startNext } from './worker-steps.ts';
@@ -84,7 +84,6 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
       };
     },
     watch: (a: ActiveWorker) => {
-      pids.add(a.handle.pid);
       c.active.set(a.worker, a);
       a.handle.exited.then(() => {
         c.ended.add(a);
@@ -92,10 +91,12 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
       });
     },
   };
-  // Every worker this session started or adopted: a forced stop kills their groups at once.
-  const pids = new Set<number>();
+  // Every worker at work: a forced stop kills them, their agents and what those left, at once.
   const onForce = () => {
-    for (const pid of pids) killGroupNow(pid);
+    forceStopWorkers(
+      [...c.active.values()].map((a) => ({ pid: a.handle.pid, dir: a.dir })),
+      c.setup.env,
+    );
     wake();
   };
   const onAbort = () => wake();

@@ -169,15 +169,23 @@ function fingerprint(path: string): string | undefined {
 }
 
 /** True when this process holds the workspace's lock (either file says so). */
-export function ownsWorkspaceLock(paths: RalphPaths, env: NodeJS.ProcessEnv = process.env): boolean {
-  return [paths.lock, lockTwinPath(paths.root, env)].some((path) => readLock(path)?.pid === process.pid);
+export function ownsWorkspaceLock(
+  paths: RalphPaths,
+  env: NodeJS.ProcessEnv = process.env,
+  pid = process.pid,
+): boolean {
+  return [paths.lock, lockTwinPath(paths.root, env)].some((path) => readLock(path)?.pid === pid);
 }
 
 /**
  * Removes this process's workspace lock files at once (a forced stop, from a signal handler),
- * leaving any other holder's.
+ * leaving any other holder's; `pid`: a parallel worker the coordinator has just killed.
  */
-export function dropOwnWorkspaceLock(paths: RalphPaths, env: NodeJS.ProcessEnv = process.env): void {
+export function dropOwnWorkspaceLock(
+  paths: RalphPaths,
+  env: NodeJS.ProcessEnv = process.env,
+  pid = process.pid,
+): void {
   for (const path of [paths.lock, lockTwinPath(paths.root, env)])
-    if (readLock(path)?.pid === process.pid) rmSync(path, { force: true });
+    if (readLock(path)?.pid === pid) rmSync(path, { force: true });
 }

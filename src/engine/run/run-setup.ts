@@ -5,7 +5,7 @@ import { withdrawRunQuestions } from '../../human/control-files.ts';
 import { nextLogFile } from '../../observe/reporters/run-log.ts';
 import { killGroup } from '../../process/kill-group.ts';
 import type { SweepMarked } from '../../process/marked-processes.ts';
-import { isPidAlive, liveGroupMembers, processInfo, sameProcessStart } from '../../process/pids.ts';
+import { isPidAlive, liveGroupMembers } from '../../process/pids.ts';
 import { removeCrashLeftovers, repairLastRecord } from '../../state/crash-repair.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { removeFile } from '../../state/io/file-writes.ts';
@@ -17,6 +17,7 @@ import { isUnfinished, type LoopState, readLoopState, writeLoopState } from '../
 import { RALPH_DIR, type RalphPaths } from '../../state/paths.ts';
 import { ensureRuntimeIgnored } from '../../state/runtime-ignore.ts';
 import { acquireWorkspaceLock, type WorkspaceLock } from '../../state/workspace-lock.ts';
+import { recordedAgentGroup } from '../context/force-signal.ts';
 import type { StartMode } from '../context/run-options.ts';
 import { readPreviousState, resumes } from './start-mode.ts';
 
@@ -38,14 +39,8 @@ export function newRunId(now: Date): string {
 
 /** Kills what is left of a crashed run's agent group, unless its pid now belongs to someone else. */
 export async function killOrphanedAgent(state: LoopState, graceMs: number): Promise<number> {
-  const pid = state.current?.agent_pid;
-  if (!pid) return 0;
-  const leader = processInfo(pid);
-  const recorded = state.current?.agent_start_time;
-  // A live leader with another start time is an unrelated process that reused the pid; one whose
-  // start cannot be compared (recorded by another process table) is left alone too.
-  if (leader && !leader.state.startsWith('Z') && recorded && sameProcessStart(recorded, pid) !== true)
-    return 0;
+  const pid = recordedAgentGroup(state);
+  if (pid === undefined) return 0;
   const members = liveGroupMembers(pid);
   if (members.length === 0) return 0;
   await killGroup(pid, graceMs);
