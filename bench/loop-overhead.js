@@ -29,7 +29,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { loadConfig, resolveBackend, runLoop } from '../dist/index.js';
+import * as thisBuild from '../dist/index.js';
+import { loadConfig } from '../dist/index.js';
 // An internal of the package (not exported from its root): the prompt the loop assembles.
 import { assemblePrompt } from '../dist/routing/prompt.js';
 
@@ -38,13 +39,24 @@ const RALPH_BIN = join(ROOT, 'bin', 'ralph');
 const NODE = process.execPath;
 const REPS = positiveInt(process.env.BENCH_REPS, 5);
 const EMIT_RUNS = positiveInt(process.env.BENCH_EMIT_RUNS, 50);
+/**
+ * Another build's `bin/ralph` (a package copy with a node_modules link): §1 runs its `runLoop`
+ * at N = 200 in the same repetitions, so the two builds are compared under the same load.
+ */
+const VS_BIN = process.env.BENCH_VS_RALPH;
+const vsBuild = VS_BIN
+  ? await import(join(dirname(dirname(resolve(VS_BIN))), 'dist', 'index.js'))
+  : undefined;
 const SIZES = [100, 200, 400];
 const PROMPT = 'Benchmark prompt: do nothing and exit.';
 
 /** The in-process figure's target (issue: the harness's own bookkeeping, ≤ 3 ms/iteration). */
 const TARGET_OVERHEAD_MS = 3;
-/** Ralph's ms/iteration over the minimal durable Node loop's (issue 22, point 8). */
-const TARGET_DURABLE_RATIO = 1.5;
+/** Ralph's ms/iteration over the minimal durable Node loop's (issue 33, item 8; was 1.5×). */
+const TARGET_DURABLE_RATIO = 1.35;
+/** Peak RSS of the CLI at 400 iterations (issue 33, item 8), and at 1,600 (issue 22). */
+const TARGET_RSS_400_MB = 70;
+const TARGET_RSS_1600_MB = 80;
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -147,7 +159,7 @@ const out = (s = '') => process.stdout.write(`${s}\n`);
  * Runs the loop in-process via runLoop; times from the first `iteration.started` to `loop.finished`
  * (performance.now() in the event listener). Returns ms per iteration and per-iteration start stamps.
  */
-async function ralphInProcess(agent, iterations) {
+async function ralphInProcess(agent, iterations, { loadConfig, resolveBackend, runLoop } = thisBuild) {
   const ws = writeWorkspace(agent, iterations);
   const { config } = loadConfig({ file: join(ws, 'ralph.yml'), cwd: ws });
   const backend = resolveBackend(config.cli.backend, config);
@@ -368,6 +380,8 @@ async function main() {
   const floor = [];
   const durable = [];
   const durableCpu = [];
+  const vs = { ms: [], cpu: [], pairs: [] };
+  if (vsBuild) await ralphInProcess(agent, 20, vsBuild); // its warm-up
   for (let rep = 0; rep < REPS; rep++) {
     floor.push(await nodeSpawnFloor(agent, 200));
     const d = await durableNodeLoop(agent, 200);
@@ -380,6 +394,12 @@ async function main() {
       slot.cpu.push(r.cpuPerIter);
       slot.last = r;
       slot.bare.push(bareLoop(agent, n));
+      if (vsBuild && n === 200) {
+        const v = await ralphInProcess(agent, n, vsBuild);
+        vs.ms.push(v.msPerIter);
+        vs.cpu.push(v.cpuPerIter);
+        vs.pairs.push(r.msPerIter / v.msPerIter);
+      }
     }
   }
   const heapAfter = liveHeapMb();
@@ -411,11 +431,12 @@ async function main() {
   const dm = Math.min(...durable);
   const ralph200 = Math.min(...perN.get(200).ralph);
   const durableRatio = ratio(ralph200, dm);
+  const durableMedianRatio = ratio(median(perN.get(200).ralph), median(durable));
+  const within = (r) => (r <= TARGET_DURABLE_RATIO ? 'within' : 'ABOVE');
   out(
     `  over a minimal durable Node loop (spawn, atomic fsync'd state write, fsync'd JSONL append: ${f(dm)} ms/it,` +
-      ` median ${f(median(durable))}): ralph ${f(ralph200)} ms/it = ${f(durableRatio)}x` +
-      ` (median ratio ${f(ratio(median(perN.get(200).ralph), median(durable)))}x)` +
-      ` — target ≤ ${TARGET_DURABLE_RATIO}x (${durableRatio <= TARGET_DURABLE_RATIO ? 'within' : 'ABOVE'} target)`,
+      ` median ${f(median(durable))}): ralph ${f(ralph200)} ms/it = ${f(durableRatio)}x (${within(durableRatio)})` +
+      `, median ratio ${f(durableMedianRatio)}x (${within(durableMedianRatio)}) — target ≤ ${TARGET_DURABLE_RATIO}x`,
   );
   // CPU of this process per iteration (the agent's own excluded): what a loaded disk's fsync waits do
   // not move, so it separates two builds where the wall-clock ratio cannot.
@@ -425,6 +446,15 @@ async function main() {
       ` durable loop ${f(Math.min(...durableCpu))} ms/it (median ${f(median(durableCpu))}):` +
       ` ${f(ratio(Math.min(...cpu200), Math.min(...durableCpu)))}x (median ${f(ratio(median(cpu200), median(durableCpu)))}x)`,
   );
+  if (vsBuild) {
+    const vm = Math.min(...vs.ms);
+    out(
+      `  vs build (${VS_BIN}), same reps: ${f(vm)} ms/it (median ${f(median(vs.ms))}) = ${f(ratio(vm, dm))}x the durable loop` +
+        ` (median ratio ${f(ratio(median(vs.ms), median(durable)))}x); CPU ${f(Math.min(...vs.cpu))} ms/it` +
+        ` (median ${f(median(vs.cpu))}); this build / that one: median of reps ${f(median(vs.pairs))}x` +
+        `, CPU ${f(ratio(median(cpu200), median(vs.cpu)))}x`,
+    );
+  }
   const flat = ratio(overhead.get(400), overhead.get(100));
   out(
     `  flatness: overhead(400)/overhead(100) = ${f(flat)} — target ≤ 1.2 (flat) (${flat <= 1.2 ? 'within' : 'ABOVE'} target)`,
@@ -470,10 +500,15 @@ async function main() {
     `  RSS(400)/RSS(100) = ${f(ratio(rss.get(400).kb, rss.get(100).kb))}, RSS(1600)/RSS(400) = ` +
       `${f(ratio(rss.get(1600).kb, rss.get(400).kb))} — target ≈ 1 (flat)`,
   );
-  const peak1600 = rss.get(1600).kb / 1024;
-  out(
-    `  peak RSS @1600: ${f(peak1600, 1)} MB — target ≤ 80 MB (${peak1600 <= 80 ? 'within' : 'ABOVE'} target)`,
-  );
+  for (const [n, target] of [
+    [400, TARGET_RSS_400_MB],
+    [1600, TARGET_RSS_1600_MB],
+  ]) {
+    const peak = rss.get(n).kb / 1024;
+    out(
+      `  peak RSS @${n}: ${f(peak, 1)} MB — target ≤ ${target} MB (${peak <= target ? 'within' : 'ABOVE'} target)`,
+    );
+  }
   if (heapBefore !== undefined && heapAfter !== undefined) {
     out(
       `  live JS heap after full GC (in-process runs of §1): ${f(heapBefore)} MB after warm-up → ` +

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { HatConfig, RalphConfig } from '../../config/schema.ts';
 import type { PromptTask } from '../../routing/prompt.ts';
-import { readTextCached } from '../../state/io/stat-cache.ts';
+import { readOptionalCached } from '../../state/io/stat-cache.ts';
 import { readMemories } from '../../state/memories/memories-file.ts';
 import { type MemoryEntry, normalizeTags } from '../../state/memories/memory.ts';
 import { newestFirst, renderMemoriesForPrompt } from '../../state/memories/memory-prompt.ts';
@@ -76,12 +76,7 @@ export function filterMemories(
 
 /** The file's text, or null when it is missing or unreadable (read again only once it changed). */
 function readOptional(path: string): string | null {
-  try {
-    const read = readTextCached(path);
-    return 'text' in read ? read.text : null;
-  } catch {
-    return null;
-  }
+  return readOptionalCached(path, 'absent') ?? null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { writeFileAtomicSync } from './atomic-write.ts';
 import { withFileLock } from './file-lock.ts';
 import { readOptional } from './read-optional.ts';
+import { readOptionalCached } from './stat-cache.ts';
 
 /**
  * A new text for a file, or undefined to leave it as it is. Called on the file's whole text.
@@ -15,7 +16,8 @@ export type TextEdit = (text: string) => string | undefined;
  * processes are gone, so its holder is planted or stuck, and what the edit removes must not stay.
  */
 export function rewriteFile(path: string, edit: TextEdit): boolean {
-  const first = readOptional(path, 'absent');
+  // Run after every agent turn on files that rarely change: the look is stat-keyed, the write's read is not.
+  const first = readOptionalCached(path, 'absent');
   if (first === undefined || changed(first, edit) === undefined) return false;
   let started = false;
   const apply = (): boolean => {

@@ -1,5 +1,5 @@
 import { type BigIntStats, statSync } from 'node:fs';
-import { readOptional } from './read-optional.ts';
+import { readOptional, type UnreadableFile } from './read-optional.ts';
 
 /**
  * A file's identity, size and change times (`ino:size:mtimeNs:ctimeNs`), or `-` when it is missing.
@@ -73,3 +73,17 @@ export const readTextCached: StatCached<FileText> = statCached((path) => {
   const text = readOptional(path, 'throw');
   return text === undefined ? { missing: true } : { text };
 }, MAX_TEXTS);
+
+/**
+ * readOptional's contract answered from readTextCached: the text, or undefined when the file is
+ * missing (stated, not opened) or, with `'absent'`, unreadable.
+ */
+export function readOptionalCached(path: string, unreadable: UnreadableFile): string | undefined {
+  try {
+    const read = readTextCached(path);
+    return 'text' in read ? read.text : undefined;
+  } catch (error) {
+    if (unreadable === 'absent') return undefined;
+    throw error;
+  }
+}
