@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
  * The supervision and crash suite (agent groups killed, marked leftovers swept, kill -9 and
  * --resume, locks and their takeover, Ctrl-C): run a second time with the ps process table that
  * macOS uses, forced on Linux. The variable reaches every ralph these tests start (they inherit
- * process.env).
+ * process.env). Whole files, not a subset: almost every test in them reaches the table through the
+ * agent-group kill, the end-of-run sweep or the lock's holder check; the few that do not add ~8 s.
  */
 const processTableSuite = [
   'test/integration/supervisor.test.ts',
