@@ -1,10 +1,13 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
  * The supervision and crash suite (agent groups killed, marked leftovers swept, kill -9 and
  * --resume, locks and their takeover, Ctrl-C): run a second time with the ps process table that
  * macOS uses, forced on Linux. The variable reaches every ralph these tests start (they inherit
- * process.env).
+ * process.env). Whole files, not a subset: almost every test in them reaches the table through the
+ * agent-group kill, the end-of-run sweep or the lock's holder check; the few that do not add ~8 s.
  */
 const processTableSuite = [
   'test/integration/supervisor.test.ts',
@@ -17,6 +20,24 @@ const processTableSuite = [
   'test/e2e/resume-and-control.test.ts',
 ];
 
+/** The in-process tiers (pure functions, commands through runCli): no process of their own. */
+const inProcessTiers = ['test/unit', 'test/cli'];
+
+/** Test files under `dir` (any depth) whose text matches `pattern`. */
+function filesMatching(dir: string, pattern: RegExp): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => join(dir, name))
+    .filter((file) => pattern.test(readFileSync(file, 'utf8')));
+}
+
+/**
+ * In-process test files that replace a module (vi.mock): they need modules of their own, so they
+ * run isolated; the rest of the in-process tiers share one module graph per worker (importing the
+ * sources once per worker instead of once per file was most of test:fast's time).
+ */
+const mocksModules = inProcessTiers.flatMap((dir) => filesMatching(dir, /\bvi\.(do)?mock\(/));
+
 export default defineConfig({
   test: {
     globalSetup: ['test/setup/isolated-state.ts'],
@@ -26,7 +47,24 @@ export default defineConfig({
     // Integration and e2e tests spawn real process groups; 2 cores here.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: ['test/**/*.test.ts'],
+          exclude: inProcessTiers.map((dir) => `${dir}/**`),
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'in-process',
+          include: inProcessTiers.map((dir) => `${dir}/**/*.test.ts`),
+          exclude: mocksModules,
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'in-process-mocks', include: mocksModules } },
       {
         extends: true,
         test: { name: 'ps-table', include: processTableSuite, env: { RALPH_PROCESS_TABLE: 'ps' } },

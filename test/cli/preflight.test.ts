@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { runCliInMemory } from '../helpers/cli-in-memory.ts';
+import { noAgentClis } from '../helpers/doctor-workspace.ts';
 import { FAKE, preflightWorkspace as workspace } from '../helpers/preflight-workspace.ts';
 
 /** Each case: what run would fail on later, and how validate/doctor name it now. */
@@ -49,16 +50,18 @@ const CASES: [string, () => string, RegExp][] = [
 describe('one preflight: config validate and doctor catch what run would fail on', () => {
   it.each(CASES)('%s', async (_name, make, problem) => {
     const dir = make();
-    const validate = await runCliInMemory(['config', 'validate'], { cwd: dir });
+    // The installed agent CLIs (node_modules/.bin) are no part of these problems; the doctor would run each one's --version.
+    const env = noAgentClis();
+    const validate = await runCliInMemory(['config', 'validate'], { cwd: dir, env });
     expect(validate.code, validate.stdout + validate.stderr).toBe(1);
     expect(validate.stdout).toContain('but `ralph run` would stop before its first iteration:');
     expect(validate.stdout).toMatch(problem);
-    const doctor = await runCliInMemory(['doctor'], { cwd: dir });
+    const doctor = await runCliInMemory(['doctor'], { cwd: dir, env });
     expect(doctor.code).toBe(1);
     expect(doctor.stdout.replace(/ {2,}/g, ' ')).toMatch(
       new RegExp(problem.source.replace(/: /, ' ').replace('✗ ', '✗ ')),
     );
-    expect((await runCliInMemory(['config', 'validate', '--schema-only'], { cwd: dir })).code).toBe(0);
+    expect((await runCliInMemory(['config', 'validate', '--schema-only'], { cwd: dir, env })).code).toBe(0);
   });
 
   it('a healthy workspace validates with exit 0 and no problems', async () => {

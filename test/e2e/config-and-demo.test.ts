@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   makeWorkspace,
   RALPH,
@@ -22,11 +22,28 @@ import {
 } from '../helpers/workspace.ts';
 
 // Config errors, --help and --version run in process: test/cli/config-errors-and-help.test.ts.
-describe('ralph demo', () => {
-  it("runs seed 000's board with the scripted agent to completion by itself and says where the artifacts are", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ralph-demo-test-'));
-    try {
-      const r = await runRalph(['demo', '--dir', dir], ROOT);
+
+/** `ralph demo` into a new directory, with a `ralph` on PATH made by `place` (as `npm install -g` puts it there). */
+async function demoWith(place: (bin: string) => void, flags: string[] = []) {
+  const bin = makeWorkspace({});
+  place(join(bin, 'ralph'));
+  const dir = join(makeWorkspace({}), 'demo');
+  const r = await runRalph(['demo', '--dir', dir, ...flags], ROOT, {
+    PATH: `${bin}${delimiter}${process.env.PATH}`,
+  });
+  return { r, dir, line: /^Try: .*$/m.exec(r.stdout)?.[0] ?? r.stdout };
+}
+
+describe('ralph demo, to the end', () => {
+  // One whole demo (13 iterations) for the first two tests: the ralph on PATH links to this CLI.
+  let linked: Awaited<ReturnType<typeof demoWith>>;
+  beforeAll(async () => {
+    linked = await demoWith((at) => symlinkSync(RALPH, at));
+  }, 90_000);
+
+  describe('ralph demo', () => {
+    it("runs seed 000's board with the scripted agent to completion by itself and says where the artifacts are", () => {
+      const { r, dir } = linked;
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('iteration 13/20 · board_scanner');
       expect(r.stdout).toContain(`Artifacts in ${dir}`);
@@ -36,37 +53,28 @@ describe('ralph demo', () => {
       expect(readdirSync(join(dir, 'work'))).toEqual([]);
       // The seed's ralph.yml is used unchanged; the demo's choices are --set overrides.
       expect(readFileSync(join(dir, 'ralph.yml'), 'utf8')).toBe(seed000('ralph.yml'));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 90_000);
-});
-
-describe('ralph demo, what to try next', () => {
-  /** `ralph demo` with a `ralph` on PATH made by `place` (as `npm install -g` puts it there). */
-  async function tryLine(place: (bin: string) => void): Promise<{ line: string; dir: string }> {
-    const bin = makeWorkspace({});
-    place(join(bin, 'ralph'));
-    const dir = join(makeWorkspace({}), 'demo');
-    const r = await runRalph(['demo', '--dir', dir, '-q'], ROOT, {
-      PATH: `${bin}${delimiter}${process.env.PATH}`,
     });
-    expect(r.code, r.stderr).toBe(0);
-    return { line: /^Try: .*$/m.exec(r.stdout)?.[0] ?? r.stdout, dir };
-  }
+  });
 
-  it('says `ralph events` when the ralph on PATH is this CLI (an installed bin links to it)', async () => {
-    const { line, dir } = await tryLine((at) => symlinkSync(RALPH, at));
-    expect(line).toBe(`Try: cd ${dir} && ralph events && ralph hats graph`);
-  }, 90_000);
-
-  it('says `node …/bin/ralph events` when the ralph on PATH is another program', async () => {
-    const { line, dir } = await tryLine((at) => {
-      writeFileSync(at, '#!/bin/sh\necho another ralph\n');
-      chmodSync(at, 0o755);
+  describe('ralph demo, what to try next', () => {
+    it('says `ralph events` when the ralph on PATH is this CLI (an installed bin links to it)', () => {
+      const { r, line, dir } = linked;
+      expect(r.code, r.stderr).toBe(0);
+      expect(line).toBe(`Try: cd ${dir} && ralph events && ralph hats graph`);
     });
-    expect(line).toBe(`Try: cd ${dir} && node ${RALPH} events && node ${RALPH} hats graph`);
-  }, 90_000);
+
+    it('says `node …/bin/ralph events` when the ralph on PATH is another program', async () => {
+      const { r, line, dir } = await demoWith(
+        (at) => {
+          writeFileSync(at, '#!/bin/sh\necho another ralph\n');
+          chmodSync(at, 0o755);
+        },
+        ['-q'],
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(line).toBe(`Try: cd ${dir} && node ${RALPH} events && node ${RALPH} hats graph`);
+    }, 90_000);
+  });
 });
 
 describe('ralph demo, interrupted', () => {

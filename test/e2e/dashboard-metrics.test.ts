@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDashboard } from '../helpers/dashboard.ts';
 import { hasPrometheus, startPrometheus, type TestPrometheus } from '../helpers/prometheus.ts';
+import { waitForValue } from '../helpers/wait.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -41,14 +42,11 @@ function threeIterations(): string {
 
 /** Polls `query` until it has a value (Prometheus scrapes every second). */
 async function scraped(p: TestPrometheus, query: string, timeoutMs = 20_000): Promise<number> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await p.query(query);
-    if (v !== undefined) return v;
-    if (Date.now() > end)
-      throw new Error(`no value for ${query} within ${timeoutMs} ms; prometheus log:\n${p.log()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return waitForValue(
+    () => p.query(query),
+    timeoutMs,
+    () => `a value for ${query} within ${timeoutMs} ms; prometheus log:\n${p.log()}`,
+  );
 }
 
 if (!hasPrometheus)

@@ -1,4 +1,5 @@
 // The pictures in docs/images/ are made here. `npm run docs:images` (RALPH_UPDATE_DOCS_IMAGES=1)
+
 // writes them; otherwise the TUI frame rendered now must show the committed picture's text, and
 // the dashboard screenshot must be taken, a valid PNG of the viewport's size that is not blank.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import {
   svgFrameText,
   terminalSvg,
 } from '../helpers/terminal-svg.ts';
+import { elapse } from '../helpers/wait.ts';
 import { makeWorkspace, type RalphProcess, ROOT, runRalph, waitFor } from '../helpers/workspace.ts';
 
 const UPDATE = UPDATE_DOCS_IMAGES;
@@ -76,7 +78,7 @@ async function settledFrame(cells: () => Promise<ScreenCell[][]>): Promise<Scree
     const text = frameText(frame).join('\n');
     if (text === last) return frame;
     last = text;
-    await new Promise((r) => setTimeout(r, 300));
+    await elapse(300, 'a frame unchanged this long has settled');
   }
   throw new Error(`the TUI kept changing:\n${last}`);
 }

@@ -6,6 +6,7 @@ import { openDashboard } from '../helpers/dashboard.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers } from '../helpers/marked-processes.ts';
 import { hasRedisServer, startRedis, type TestRedis } from '../helpers/redis-server.ts';
+import { elapse, waitForValue } from '../helpers/wait.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -99,13 +100,7 @@ async function until<T>(
   timeoutMs: number,
   what: string,
 ) {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  return waitForValue(check, timeoutMs, what);
 }
 
 /** Lines `<iteration> <workspace>` the agent wrote when each iteration started. */
@@ -363,7 +358,7 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     const id = await submit(f);
     await until(() => starts(f).find((s) => s.iteration === 2), 30_000, 'iteration 2');
     await f.redis.kill9();
-    await new Promise((r) => setTimeout(r, 1000)); // the outage itself
+    await elapse(1000, 'the outage itself');
     await f.redis.restart();
     await finalRun(f, id);
     await expectExactlyOnce(f, id, 4);

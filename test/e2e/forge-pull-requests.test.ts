@@ -11,7 +11,6 @@ afterEach(async () => {
 
 const posts = (p: ForgeProject, path: RegExp) =>
   p.github.requests.filter((r) => r.method === 'POST' && path.test(r.path));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `ralph run` on the project until it waits for the merge of PR #1. */
 async function runUntilWaiting(p: ForgeProject) {
@@ -35,7 +34,8 @@ describe('forge: a pull request per milestone (seed 003)', () => {
     // Waiting: several polls of the pull request, no agent call.
     const status = await runRalph(['status'], p.dir);
     expect(status.stdout).toContain('waiting for PR #1 to be merged (https://github.com/acme/widgets/pull/1');
-    await sleep(800);
+    const prPolls = () => p.github.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/pulls/1'));
+    await waitFor(() => prPolls().length > 1, 10_000, 'a second poll of PR #1');
     expect(readRecords(p.dir)).toHaveLength(2);
     expect(
       p.github.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/pulls/1')).length,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ForgeProject, forgeProject } from '../helpers/forge-workspace.ts';
+import { elapse } from '../helpers/wait.ts';
 import { readState, readStatus, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 let project: ForgeProject | undefined;
@@ -10,7 +11,6 @@ afterEach(async () => {
 
 const polls = (p: ForgeProject) =>
   p.github.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/pulls/1'));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('forge: the merge wait wakes on `ralph resume`', () => {
   it('with a 10-minute poll, only `ralph resume` can explain the prompt reaction to the merge', async () => {
@@ -21,7 +21,7 @@ describe('forge: the merge wait wakes on `ralph resume`', () => {
     await waitFor(() => readStatus(p.dir) === 'waiting_for_merge', 20_000, 'waiting_for_merge');
     const before = polls(p).length;
     p.github.state.merge(1);
-    await sleep(700);
+    await elapse(700, 'a quiet window after the merge: nothing may notice it on its own');
     // Merged on the forge, but nobody asked: still waiting, no new poll.
     expect(readStatus(p.dir)).toBe('waiting_for_merge');
     expect(polls(p)).toHaveLength(before);

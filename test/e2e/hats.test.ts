@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { elapse } from '../helpers/wait.ts';
 import {
   makeWorkspace,
   readRecords,
@@ -343,11 +344,11 @@ describe('persistent mode idle', () => {
     const records = () => (existsSync(join(dir, '.ralph', 'runs')) ? readRecords(dir) : []);
     await waitFor(() => records().length >= 1, 15_000, 'first scan');
     // The first scan finds nothing (ls skips .keep) and idles.
-    await new Promise((r) => setTimeout(r, 1500));
+    await elapse(1500, 'an idle window: no iteration without a change');
     expect(records()).toHaveLength(1);
     writeFileSync(join(dir, 'inbox', 'job-1.txt'), 'do it');
     await waitFor(() => records().length >= 4, 15_000, 'scan, work, scan after the change');
-    await new Promise((r) => setTimeout(r, 1000));
+    await elapse(1000, 'no further iteration once the change is worked');
     const settled = records().length;
     expect(settled).toBe(4);
     expect((await runRalph(['stop'], dir)).code).toBe(0);

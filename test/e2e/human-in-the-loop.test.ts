@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { elapse } from '../helpers/wait.ts';
 import {
   fakeConfig,
   interactWorkspace,
@@ -95,7 +96,7 @@ describe('ralph ask / ralph answer', () => {
     const st = await runRalph(['status'], dir);
     expect(st.stdout).toContain('waiting for a human (question');
     // Silent for longer than idle_timeout_seconds: still alive, because it waits for a human.
-    await new Promise((r) => setTimeout(r, 4800));
+    await elapse(4800, 'silent for longer than idle_timeout_seconds');
     const wrong = await runRalph(['answer', 'mysql'], dir);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('takes one of: "postgres", "sqlite"');
@@ -161,7 +162,7 @@ describe('ralph pause / resume / stop', () => {
     await waitFor(() => readStatus(dir) === 'paused', 10_000, 'paused');
     const count = () => readFileSync(join(dir, 'n.txt'), 'utf8').trim().split('\n').length;
     const atPause = count();
-    await new Promise((r) => setTimeout(r, 700));
+    await elapse(700, 'a paused window: no iteration may start in it');
     expect(count()).toBe(atPause);
     expect((await runRalph(['status'], dir)).stdout).toContain('paused (`ralph resume` goes on)');
     expect((await runRalph(['resume'], dir)).code).toBe(0);

@@ -92,10 +92,14 @@ describe('path patterns in the config are globs (picomatch)', () => {
       const stop = await runRalph(['stop'], dir);
       // Bounded: a loop that does not stop must fail here with where it stood, not time the test out
       // silently (a CI run once did).
-      const stopped = await Promise.race([
-        loop.done.then(() => true),
-        new Promise<false>((r) => setTimeout(() => r(false), 20_000)),
-      ]);
+      let ended = false;
+      void loop.done.then(() => {
+        ended = true;
+      });
+      const stopped = await waitFor(() => ended, 20_000).then(
+        () => true,
+        () => false,
+      );
       if (!stopped) {
         const state = existsSync(join(dir, '.ralph', 'state.json'))
           ? JSON.stringify(readState(dir))

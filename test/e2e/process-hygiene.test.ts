@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
+import { elapse } from '../helpers/wait.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -183,7 +184,7 @@ describe('signals outside the agent phase', () => {
     const loop = startRalph(['run'], dir);
     await waitFor(() => pidWritten(dir, 'daemon.pid'), 15_000, 'agent start');
     loop.child.kill('SIGINT');
-    await new Promise((res) => setTimeout(res, 300));
+    await elapse(300, 'the gap between the two Ctrl-Cs');
     loop.child.kill('SIGINT');
     const r = await loop.done;
     expect(r.code).toBe(130);

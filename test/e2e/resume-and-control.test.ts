@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processInfo, processTable } from '../../src/process/pids.ts';
 import { NOT_ITS_START_TIME } from '../helpers/start-time.ts';
+import { elapse } from '../helpers/wait.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -311,7 +312,7 @@ describe('Ctrl-C', () => {
     const loop = startRalph(['run'], dir);
     await waitFor(() => existsSync(join(dir, 'stubborn.ready')), 15_000, 'agent start');
     loop.child.kill('SIGINT');
-    await new Promise((res) => setTimeout(res, 300));
+    await elapse(300, 'the gap between the two Ctrl-Cs');
     loop.child.kill('SIGINT');
     const r = await loop.done;
     expect(r.code).toBe(130);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatAge, formatSpan } from '../../src/state/io/time-format.ts';
+import { elapse } from '../helpers/wait.ts';
 import { fakeConfig, makeWorkspace, readState, runRalph, startRalph, waitFor } from '../helpers/workspace.ts';
 
 const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
@@ -27,7 +28,7 @@ describe('ralph status reads like a person would say it', () => {
       10_000,
       'the agent to start',
     );
-    await new Promise((r) => setTimeout(r, 1100));
+    await elapse(1100, 'a second into the iteration: its age reads in seconds');
     const live = await runRalph(['status'], dir);
     expect(live.code).toBe(0);
     expect(live.stdout).toMatch(

@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startRalphScreen } from '../helpers/screen.ts';
+import { elapse } from '../helpers/wait.ts';
 import {
   fakeConfig,
   makeWorkspace,
@@ -107,7 +108,7 @@ describe('terminal UI (ralph run on a terminal)', () => {
     expect(rows).toHaveLength(24);
     expect(rows.every((r) => r.length <= 80)).toBe(true);
     const before = t.writes();
-    await new Promise((r) => setTimeout(r, 1000));
+    await elapse(1000, 'a second of quiet output');
     // Quiet output: the clock alone repaints about once a second.
     expect(t.writes() - before).toBeLessThanOrEqual(12);
     t.resize(120, 30);

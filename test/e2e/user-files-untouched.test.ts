@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { PRESETS, presetFile } from '../../src/config/presets.ts';
 import { git } from '../helpers/git-workspace.ts';
@@ -78,14 +78,34 @@ function changedOutsideRalph(dir: string, initial: string): string[] {
   return [...new Set(`${diff}\n${untracked}`.split('\n').filter((l) => l.trim() !== ''))].sort();
 }
 
+/** The user's notes in a new repository, and `ralph init --preset NAME` over them: made once per preset, copied per case. */
+const initialised = new Map<string, string>();
+function initialisedCopy(preset: string): string {
+  let template = initialised.get(preset);
+  if (template === undefined) {
+    template = makeWorkspace(NOTES);
+    git(template, 'init', '-q', '-b', 'main');
+    git(template, 'config', 'user.name', 'Ralph Test');
+    git(template, 'config', 'user.email', 'ralph@example.invalid');
+    git(template, 'config', 'commit.gpgsign', 'false');
+    execFileSync(process.execPath, [RALPH, 'init', '--preset', preset, '--backend', 'fake'], {
+      cwd: template,
+    });
+    initialised.set(preset, template);
+  }
+  const dir = makeWorkspace();
+  cpSync(template, dir, { recursive: true });
+  return dir;
+}
+
 describe('a run changes no file of the user outside .ralph/ (agent writes nothing)', () => {
+  // The templates outlive any one case (a workspace made outside a test goes with the file).
+  beforeAll(() => {
+    for (const preset of new Set(CASES.map(([name]) => name))) initialisedCopy(preset);
+  }, 120_000);
+
   it.each(CASES)('preset %s, %s', async (preset, _name, setting) => {
-    const dir = makeWorkspace(NOTES);
-    git(dir, 'init', '-q', '-b', 'main');
-    git(dir, 'config', 'user.name', 'Ralph Test');
-    git(dir, 'config', 'user.email', 'ralph@example.invalid');
-    git(dir, 'config', 'commit.gpgsign', 'false');
-    execFileSync(process.execPath, [RALPH, 'init', '--preset', preset, '--backend', 'fake'], { cwd: dir });
+    const dir = initialisedCopy(preset);
     if (preset === 'tdd') writeFileSync(join(dir, 'loop', 'state.md'), TDD_STATE);
     const doc = parseDocument(readFileSync(join(dir, 'ralph.yml'), 'utf8'));
     const hats = Object.keys((doc.toJS() as { hats?: Record<string, unknown> }).hats ?? {});

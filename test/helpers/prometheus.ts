@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.ts';
+import { waitForValue } from './wait.ts';
 
 /** Whether Debian's `prometheus` is installed (CI installs it; see .ci/run). */
 export const hasPrometheus = spawnSync('prometheus', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -70,18 +71,19 @@ export async function startPrometheus(o: {
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const ready = await fetch(`${url}/-/ready`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (child.exitCode !== null || Date.now() > end) {
-      await stop();
-      throw new Error(`prometheus did not become ready on ${url}:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  // Ready, or exited (the wait ends at once then), or 20 s passed.
+  const ready = await waitForValue(
+    async () =>
+      (await fetch(`${url}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )) || (child.exitCode !== null ? 'exited' : undefined),
+    20_000,
+    'prometheus',
+  ).catch(() => 'timed out');
+  if (ready !== true) {
+    await stop();
+    throw new Error(`prometheus did not become ready on ${url}:\n${output}`);
   }
   return {
     url,

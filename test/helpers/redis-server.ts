@@ -4,15 +4,15 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.ts';
+import { waitFor } from './wait.ts';
 
 /** Whether Debian's `redis-server` is installed (CI installs it; see .ci/run). */
 export const hasRedisServer = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** Resolves once something answers PING on the port. */
 async function waitForPong(port: number, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const ok = await new Promise<boolean>((resolve) => {
+  const pong = () =>
+    new Promise<boolean>((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port }, () => socket.write('PING\r\n'));
       socket.once('data', (b) => {
         socket.destroy();
@@ -20,10 +20,7 @@ async function waitForPong(port: number, timeoutMs: number): Promise<void> {
       });
       socket.once('error', () => resolve(false));
     });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`redis-server did not answer on 127.0.0.1:${port} within ${timeoutMs} ms`);
+  await waitFor(pong, timeoutMs, `redis-server to answer on 127.0.0.1:${port} within ${timeoutMs} ms`);
 }
 
 /** A redis-server of one test: loopback, a free port, AOF (fsync always) in a temp dir. */

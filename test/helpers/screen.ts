@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { IBufferCell } from '@xterm/headless';
 import { type PtyRalph, startRalphPty } from './pty.ts';
+import { waitForValue } from './wait.ts';
 
 // @xterm/headless ships CommonJS only.
 const { Terminal } = createRequire(import.meta.url)('@xterm/headless') as typeof import('@xterm/headless');
@@ -85,14 +86,15 @@ export async function startRalphScreen(
       pty.resize(cols, rows);
     },
     async waitForScreen(pattern, timeoutMs = 15_000) {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const rows = await screen();
-        if (pattern.test(rows.join('\n'))) return rows;
-        if (Date.now() > end)
-          throw new Error(`timed out waiting for ${pattern} on the screen:\n${rows.join('\n')}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      let rows: string[] = [];
+      return waitForValue(
+        async () => {
+          rows = await screen();
+          return pattern.test(rows.join('\n')) && rows;
+        },
+        timeoutMs,
+        () => `${pattern} on the screen:\n${rows.join('\n')}`,
+      );
     },
   };
 }

@@ -184,14 +184,8 @@ export function readRecords(dir: string): Record<string, any>[] {
   return perRun.sort((a, b) => startOf(a).localeCompare(startOf(b))).flat();
 }
 
-export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+// The poll lives with the other waits; most tests import it from here.
+export { waitFor } from './wait.ts';
 
 /** The pid of a process that has exited (a lock or claim left behind by it is stale). */
 export function deadPid(): number {

@@ -1,8 +1,8 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { commandOutput } from '../../src/process/run-command.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { makeWorkspace, pidAlive } from '../helpers/workspace.ts';
 
 /** A fake CLI whose `--version` forks a sleeping grandchild (its pid in `grandchild.pid`), then runs `rest`. */
@@ -15,8 +15,10 @@ function forkingCli(rest: string): { dir: string; cli: string } {
 }
 
 async function goneSoon(pid: number): Promise<boolean> {
-  for (let i = 0; i < 40 && pidAlive(pid); i++) await sleep(50);
-  return !pidAlive(pid);
+  return waitFor(() => !pidAlive(pid), 2000, `pid ${pid} gone`).then(
+    () => true,
+    () => false,
+  );
 }
 
 const grandchildOf = (dir: string) => Number(readFileSync(join(dir, 'grandchild.pid'), 'utf8'));

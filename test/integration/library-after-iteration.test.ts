@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLoopIn } from '../helpers/library-loop.ts';
+import { elapse } from '../helpers/wait.ts';
 import { fakeConfig, makeWorkspace } from '../helpers/workspace.ts';
 
 // The two runLoop options the fleet is built on: a run id of the caller's, and a hook awaited
@@ -22,8 +23,7 @@ describe('runLoop: runId and afterIteration', () => {
     const result = await runLoopIn(dir, {
       runId: 'fleet-run-1',
       afterIteration: async ({ state }) => {
-        // Slow on purpose: the next iteration must wait for it.
-        await new Promise((r) => setTimeout(r, 100));
+        await elapse(100, 'slow on purpose: the next iteration must wait for it');
         calls.push({
           iterations: state.iterations,
           cost: state.cost_usd,

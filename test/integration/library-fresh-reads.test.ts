@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pinTimes, sameSizeSameMtime } from '../helpers/file-times.ts';
 import { runLoopIn } from '../helpers/library-loop.ts';
+import { elapse } from '../helpers/wait.ts';
 import { makeWorkspace } from '../helpers/workspace.ts';
 
 // What the prompt reads every iteration (scratchpad, memories, tasks) is read again only when the
@@ -37,8 +38,7 @@ describe('runLoop: files the prompt reads, edited between iterations', () => {
     });
     for (const f of ['notes.md', '.ralph/agent/memories.md', '.ralph/agent/tasks.jsonl'])
       pinTimes(join(dir, f));
-    // Past the racy window: the first iteration's reads are remembered.
-    await new Promise((r) => setTimeout(r, 2100));
+    await elapse(2100, "past the racy window: the first iteration's reads are remembered");
     const result = await runLoopIn(dir, {
       afterIteration: async ({ state }) => {
         if (state.iterations === 1) {

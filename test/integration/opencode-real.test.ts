@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opencodeBinary } from '../helpers/agent-binaries.ts';
+import { elapse } from '../helpers/wait.ts';
 import { makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import {
@@ -331,8 +332,10 @@ describe('real opencode driven by ralph', () => {
       const proxy = `http://127.0.0.1:${(trap.address() as AddressInfo).port}`;
       const r = await runRalph(['run'], dir, opencodeEnv(proxy));
       expect(r.code, r.stdout + r.stderr).toBe(0);
-      // opencode's background work (the config-directory install) may outlive the run by a moment.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await elapse(
+        1000,
+        "opencode's background work (the config-directory install) may outlive the run by a moment",
+      );
       expect(attempts).toEqual([]);
     } finally {
       trap.closeAllConnections();

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/state/io/file-lock.ts';
 import { readMemories } from '../../src/state/memories/memories-file.ts';
 import { readTasks } from '../../src/state/tasks/task-file.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 
 const DIST = join(ROOT, 'dist', 'state');
@@ -157,9 +158,7 @@ describe('withFileLock', () => {
         writeFileSync(args[0], 'child');
       });`;
     const child = runChild('io/file-lock.js', code, [file, holding]);
-    const until = Date.now() + 5000;
-    while (!existsSync(holding) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-    expect(existsSync(holding)).toBe(true);
+    await waitFor(() => existsSync(holding), 5000, 'the child holding the lock');
     const seen = withFileLock(file, () => readFileSync(file, 'utf8'));
     expect(seen).toBe('child');
     await all([child]);

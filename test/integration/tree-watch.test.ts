@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { watchTree } from '../../src/git/tree-watch.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { removeWhenDone } from '../helpers/workspace.ts';
 
 const root = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-tree-watch-')));
@@ -22,7 +22,10 @@ describe('watchTree (the one careful watcher: the git cache and the idle wait)',
       writeFileSync(join(top, 'sub', 'deep', 'x.txt'), '1');
       writeFileSync(join(top, '.ralph', 'state.json'), '{}');
       writeFileSync(join(top, 'y.txt'), '1');
-      await sleep(150); // inotify events arrive on the next turns of the loop
+      // inotify events arrive on later turns of the loop, in the order written: y.txt comes last.
+      await waitFor(
+        () => deep.includes('y.txt') && deep.includes('sub/deep/x.txt') && flat.includes('y.txt'),
+      );
       expect(new Set(deep)).toEqual(new Set(['sub/deep/x.txt', 'y.txt']));
       expect(new Set(flat)).toEqual(new Set(['y.txt']));
       expect(all.complete && one.complete).toBe(true);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { tamperedPaths } from '../../src/gates/protected-files.ts';
 
 describe('protected files', () => {
@@ -18,9 +18,9 @@ describe('hashFile', () => {
     try {
       const file = join(dir, 'validate.sh');
       writeFileSync(file, 'exit 0\n');
-      // Old enough not to be "racy": the hash is remembered.
       utimesSync(file, new Date(2020, 0, 1), new Date(2020, 0, 1));
-      await new Promise((r) => setTimeout(r, 10));
+      // A minute on: the file's change time is past the racy window, so the hash is remembered.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
       const before = hashFile(file);
       expect(hashFile(file)).toBe(before);
       const { mtime } = statSync(file);
@@ -28,6 +28,7 @@ describe('hashFile', () => {
       utimesSync(file, mtime, mtime);
       expect(hashFile(file)).not.toBe(before);
     } finally {
+      vi.useRealTimers();
       rmSync(dir, { recursive: true, force: true });
     }
   });
