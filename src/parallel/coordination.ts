@@ -80,6 +80,11 @@ export interface Coordination {
   /** Workers whose process has exited and whose end is not handled yet. */
   readonly ended: Set<ActiveWorker>;
   stopping: ParallelStop | null;
+  /**
+   * A merged task is being marked done in its source and is not announced merged yet: no task
+   * starts from the source meanwhile (the next milestone, a blocked task wait for the announcement).
+   */
+  markingDone: boolean;
   /** Aborted once the run stops (Ctrl-C, `ralph stop`, a limit): a wait for a pull request ends. */
   readonly halted: AbortSignal;
   /** `merge.via: pull_request`: the forge tasks land through. */

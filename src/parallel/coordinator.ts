@@ -66,6 +66,7 @@ export async function runParallel(options: ParallelOptions): Promise<ParallelRes
     active: new Map(),
     ended: new Set(),
     stopping: null,
+    markingDone: false,
     halted: halt.signal,
     forge,
     gitConfig,

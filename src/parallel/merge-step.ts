@@ -47,10 +47,17 @@ export async function mergeNext(c: Coordination, id: string): Promise<void> {
   state.queue = state.queue.filter((q) => q !== id);
   if (outcome.kind === 'merged') {
     task.merged_commit = outcome.commit;
-    const doneCommit = await markDone(c.o.workspace, c.o.config, c.kind, task, outcome.commit);
-    task.state = 'merged';
-    c.persist();
-    c.emit({ type: 'merge.merged', task: id, title: task.title, commit: outcome.commit, doneCommit });
+    // The source shows the task done before its commit is made: nothing starts from it until the
+    // merge is recorded and announced (a next milestone's task is taken after its `merged` line).
+    c.markingDone = true;
+    try {
+      const doneCommit = await markDone(c.o.workspace, c.o.config, c.kind, task, outcome.commit);
+      task.state = 'merged';
+      c.persist();
+      c.emit({ type: 'merge.merged', task: id, title: task.title, commit: outcome.commit, doneCommit });
+    } finally {
+      c.markingDone = false;
+    }
     // Its commits are on the target now: the checkout and branch go (never before, never otherwise).
     await removeIfMerged(c.setup.repo, task.worktree, state.target).catch(() => false);
   } else if (outcome.kind === 'rework') {

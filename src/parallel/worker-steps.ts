@@ -96,6 +96,8 @@ function pruneWorkerLogs(c: Coordination): void {
 
 /** The free worker slots take the next ready tasks. */
 export async function startNext(c: Coordination): Promise<void> {
+  // A merge marking its task done: the source may show it done before it is announced merged.
+  if (c.markingDone) return;
   const { state } = c;
   const ready = readyFromSource(c.o.workspace, c.o.config, c.kind);
   for (const work of nextWork(state, ready, c.active, state.workers)) {
