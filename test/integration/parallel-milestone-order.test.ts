@@ -96,9 +96,13 @@ describe('parallel: the next milestone waits for the merges', { timeout: 120_000
       ...resolveRun({ cwd: dir }),
       workers: 3,
       pollMs: 1,
-      onEvent: (e) => {
-        if (e.type !== 'workers.progress') events.push(e);
-      },
+      reporters: [
+        {
+          onEvent: (e) => {
+            if (e.type !== 'workers.progress') events.push(e);
+          },
+        },
+      ],
     });
     expect(result, result.message).toMatchObject({ exitCode: 0, reason: 'completed' });
     expect(readFileSync(join(dir, 'DESIGN.md'), 'utf8')).toBe(DESIGN.replaceAll('[ ]', '[x]'));

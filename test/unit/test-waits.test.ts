@@ -13,6 +13,8 @@ const SLEEP_ALLOWED: Record<string, string> = {
   'test/support/telegram-server/server.ts':
     'the fake Bot API holds a long poll for its timeout, as Telegram does',
   'test/integration/idle-wait.test.ts': 'the sleep it hands the idle wait runs on vitest’s fake clock',
+  'test/integration/parallel-milestone-order.test.ts':
+    'setImmediate, not a sleep: it looks at the task list on every event-loop turn while a merge runs',
   'test/unit/architecture.test.ts': 'plants sleeps in src/-like fixtures to prove its own rules fail',
   'test/unit/test-waits.test.ts': 'plants sleeps to prove this rule fails',
 };
