@@ -111,6 +111,31 @@ export type { LockInfo } from './state/io/lock-holder.ts';
 export type { LoopState } from './state/loop-state/shape.ts';
 export { type EventLine, type ReadEventsOptions, readEvents } from './state/events-log.ts';
 
+// ── Tier 4, set up and look back: what `ralph init`, `new`, `doctor`, `config explain`, `stats`,
+// `estimate`, `explain`, `runs`, `rescue`, `worktrees` and `ask` do, as functions.
+export { findPreset, PRESETS } from './config/presets.ts';
+export { initPreset } from './config/preset-init.ts';
+export { findTemplate, type ProjectTemplate, templateList, writeTemplate } from './config/templates.ts';
+export {
+  assessReadiness,
+  type BackendRow,
+  type Readiness,
+  type ReadinessConfig,
+  type ReadinessInput,
+} from './engine/readiness/readiness.ts';
+export { type LoadedRun, resolveRunConfig } from './engine/run/resolve-run.ts';
+export { type ExplainedKey, explainConfig, sourceOf } from './config/config-explain.ts';
+export { type History, readHistory } from './observe/stats/run-history.ts';
+export { aggregateStats, type GroupStats, parseSince, type Stats } from './observe/stats/aggregate-stats.ts';
+export { estimateRun, type RunPlan } from './observe/stats/estimate-inputs.ts';
+export type { Estimate, LimitVerdict, Range } from './observe/stats/estimate-run.ts';
+export { type RecordsRead, readRecords, recordsFileOf } from './state/iteration-records.ts';
+export { listRuns, type RunSummary } from './dashboard/run-data.ts';
+export { applyRescue, listRescues, RESCUE_PREFIX, type RescueEntry, showRescue } from './git/rescue-refs.ts';
+export { cleanWorktrees, DEFAULT_WORKTREE, listWorktrees, repoRoot } from './parallel/worktrees.ts';
+export { ask } from './human/ask.ts';
+export { damagedQuestionLines, openQuestions } from './human/control-files.ts';
+
 // ── Errors: a stable `code` (RalphErrorCode) to switch on, and the exit code `ralph` maps it to.
 export {
   ConfigError,

@@ -6,8 +6,8 @@ import { findConfigFile } from '../../config/run-config.ts';
 import {
   assessReadiness,
   type BackendRow,
-  type LoadedConfig,
   type Readiness,
+  type ReadinessConfig,
 } from '../../engine/readiness/readiness.ts';
 import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode } from '../../errors.ts';
@@ -31,7 +31,7 @@ export interface DoctorReport extends Readiness {
 }
 
 /** The config `ralph run` would use: RALPH_AGENT over ralph.yml, --set over both, auto resolved. */
-function loadForDoctor(flags: DoctorFlags, io: CliIO): LoadedConfig {
+function loadForDoctor(flags: DoctorFlags, io: CliIO): ReadinessConfig {
   let file: string | undefined;
   try {
     file = findConfigFile(io.cwd, flags.config);
