@@ -135,6 +135,10 @@ export { applyRescue, listRescues, RESCUE_PREFIX, type RescueEntry, showRescue }
 export { cleanWorktrees, DEFAULT_WORKTREE, listWorktrees, repoRoot } from './parallel/worktrees.ts';
 export { ask } from './human/ask.ts';
 export { damagedQuestionLines, openQuestions } from './human/control-files.ts';
+export { openTaskStore, type TaskStore } from './state/tasks/task-store.ts';
+export { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from './state/tasks/task.ts';
+export { openMemoryStore, type MemoryStore } from './state/memories/memory-store.ts';
+export { MEMORY_TYPES, type MemoryEntry } from './state/memories/memory.ts';
 
 // ── Errors: a stable `code` (RalphErrorCode) to switch on, and the exit code `ralph` maps it to.
 export {
