@@ -123,7 +123,7 @@ export {
   type ReadinessConfig,
   type ReadinessInput,
 } from './engine/readiness/readiness.ts';
-export { type LoadedRun, resolveRunConfig } from './engine/run/resolve-run.ts';
+export { type LoadedRun, resolveRunConfig, resolveRunLoaded } from './engine/run/resolve-run.ts';
 export { type ExplainedKey, explainConfig, sourceOf } from './config/config-explain.ts';
 export { type History, readHistory } from './observe/stats/run-history.ts';
 export { aggregateStats, type GroupStats, parseSince, type Stats } from './observe/stats/aggregate-stats.ts';
@@ -135,6 +135,7 @@ export { applyRescue, listRescues, RESCUE_PREFIX, type RescueEntry, showRescue }
 export { cleanWorktrees, DEFAULT_WORKTREE, listWorktrees, repoRoot } from './parallel/worktrees.ts';
 export { ask } from './human/ask.ts';
 export { damagedQuestionLines, openQuestions } from './human/control-files.ts';
+export { DEFAULT_PLAN_PROMPT, type RalphPaths, ralphPaths, RUNTIME_PATHS } from './state/paths.ts';
 export { openTaskStore, type TaskStore } from './state/tasks/task-store.ts';
 export { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from './state/tasks/task.ts';
 export { openMemoryStore, type MemoryStore } from './state/memories/memory-store.ts';
@@ -147,6 +148,7 @@ export {
   ExitCode,
   type ExitCodeValue,
   FileSystemError,
+  fileSystemError,
   LockHeldError,
   RALPH_ERROR_CODES,
   RalphError,

@@ -107,12 +107,10 @@ export const CLI_ALLOWED_INTERNALS: readonly AllowEntry[] = [
   ['parallel/', '`ralph parallel-worker` reads its spec; `ralph worktrees` lists and cleans'],
   ['engine/readiness/', '`doctor` and `config validate` render the readiness data'],
   ['engine/run/first-iteration.ts', '`run --dry-run` prints the first iteration’s plan'],
-  ['engine/run/resolve-run.ts', 'the config parts of resolveRun the config commands show'],
   ['engine/run/resolve-run-cached.ts', '`ralph run` resolves through the validated-config cache'],
   ['engine/run/run-setup.ts', '`ralph fleet submit` names the run before it starts'],
   ['engine/run/start-mode.ts', '`ralph run` asks about an earlier checklist run before the TUI opens'],
   ['engine/verify/git-config-gate.ts', '`rescue apply` refuses a changed git config as the loop does'],
   ['engine/workflows/issue-tasks.ts', '`tools task import --from github`'],
-  ['errors.ts', 'main.ts names a file-system failure as the loop does (fileSystemError)'],
   ['paths-package.ts', 'the package’s version and `bin/ralph`'],
 ];
