@@ -136,6 +136,25 @@ export { cleanWorktrees, DEFAULT_WORKTREE, listWorktrees, repoRoot } from './par
 export { ask } from './human/ask.ts';
 export { damagedQuestionLines, openQuestions } from './human/control-files.ts';
 export { DEFAULT_PLAN_PROMPT, type RalphPaths, ralphPaths, RUNTIME_PATHS } from './state/paths.ts';
+export { humanStatus } from './human/status-lines.ts';
+export {
+  coordinatorPid,
+  type ParallelPaths,
+  parallelPaths,
+  readParallelState,
+  repoTopOf,
+  workerWorkspace,
+} from './state/parallel-files.ts';
+export { damagedRegistryLines, pruneRegistry, registryFile, userStateDir } from './state/run-registry.ts';
+export { ensureRuntimeIgnored } from './state/runtime-ignore.ts';
+export {
+  configJsonSchema,
+  WORKSPACE_SCHEMA_PATH,
+  withSchemaModeline,
+} from './config/reference/json-schema.ts';
+export { checkBackend, setBackend } from './config/preset-init.ts';
+export { findConfigFile } from './config/run-config.ts';
+export { describeAgent, installHint, knownBackends } from './backends/registry.ts';
 export { openTaskStore, type TaskStore } from './state/tasks/task-store.ts';
 export { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from './state/tasks/task.ts';
 export { openMemoryStore, type MemoryStore } from './state/memories/memory-store.ts';
