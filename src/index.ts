@@ -9,6 +9,11 @@
 export { resolveRun } from './engine/run/resolve-run.ts';
 export type { ResolvedRun, ResolveRunOptions } from './engine/run/run-inputs.ts';
 export type { PromptChoice } from './config/run-config.ts';
+export { resolveRunCached } from './engine/run/resolve-run-cached.ts';
+export { newRunId } from './engine/run/run-setup.ts';
+export { planFirstIteration } from './engine/run/first-iteration.ts';
+export { earlierChecklistRun, refuseUnaskedChecklistRestart } from './engine/run/start-mode.ts';
+export { refuseUnsupportedWithRepos } from './engine/readiness/repo-set.ts';
 export { runLoop } from './engine/run/loop.ts';
 export type {
   AfterIteration,
@@ -90,7 +95,7 @@ export {
   createConsoleReporter,
   type Verbosity,
 } from './observe/reporters/console-reporter.ts';
-export { describeEvent } from './observe/describe-event.ts';
+export { describeEvent, describeWorker } from './observe/describe-event.ts';
 
 // ── Tier 3, control and inspect: steer a running loop through its inbox; read where it stands.
 export {
@@ -99,6 +104,7 @@ export {
   approve,
   type ControlReceipt,
   type ControlTarget,
+  controlledWorkspace,
   pause,
   reject,
   resume,
@@ -155,6 +161,10 @@ export {
 export { checkBackend, setBackend } from './config/preset-init.ts';
 export { findConfigFile } from './config/run-config.ts';
 export { describeAgent, installHint, knownBackends } from './backends/registry.ts';
+export { preflight } from './engine/readiness/preflight.ts';
+export { refuseChangedGitConfig } from './engine/verify/git-config-gate.ts';
+export { isGitRepo } from './git/repo-state.ts';
+export { describeImport, importGithubIssues } from './engine/workflows/issue-tasks.ts';
 export { openTaskStore, type TaskStore } from './state/tasks/task-store.ts';
 export { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from './state/tasks/task.ts';
 export { openMemoryStore, type MemoryStore } from './state/memories/memory-store.ts';
@@ -179,7 +189,7 @@ export {
 // ── Config helpers: load and validate a ralph.yml and build its backend, without resolveRun.
 export { type LoadedConfig, loadConfig } from './config/load-config.ts';
 export { configSchema, type HatConfig, type RalphConfig } from './config/schema.ts';
-export type { BackendName } from './config/schema/backend-names.ts';
+export { type BackendName, INTERACTIVE_BACKEND_NAMES } from './config/schema/backend-names.ts';
 export { type ConfigOverride, parseSetOverride } from './config/overrides.ts';
 export { resolveBackend } from './backends/registry.ts';
 export type { Backend } from './backends/types.ts';

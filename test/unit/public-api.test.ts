@@ -9,11 +9,23 @@ import { ROOT } from '../helpers/workspace.ts';
  * helpers. A new export fails this list: add it here, to docs/reference/api.md and a JSDoc on purpose.
  */
 const RUNTIME_EXPORTS = {
-  run: ['prepareWorktree', 'resolveRun', 'runLoop', 'runParallel'],
-  observe: ['createConsoleReporter', 'describeEvent'],
+  run: [
+    'earlierChecklistRun',
+    'newRunId',
+    'planFirstIteration',
+    'prepareWorktree',
+    'refuseUnaskedChecklistRestart',
+    'refuseUnsupportedWithRepos',
+    'resolveRun',
+    'resolveRunCached',
+    'runLoop',
+    'runParallel',
+  ],
+  observe: ['createConsoleReporter', 'describeEvent', 'describeWorker'],
   controlAndInspect: [
     'answer',
     'approve',
+    'controlledWorkspace',
     'pause',
     'readEvents',
     'readStatus',
@@ -23,6 +35,11 @@ const RUNTIME_EXPORTS = {
     'tell',
   ],
   setUpAndLookBack: [
+    'preflight',
+    'refuseChangedGitConfig',
+    'isGitRepo',
+    'describeImport',
+    'importGithubIssues',
     'humanStatus',
     'coordinatorPid',
     'parallelPaths',
@@ -93,7 +110,7 @@ const RUNTIME_EXPORTS = {
     'UnfinishedRunError',
     'UsageError',
   ],
-  config: ['configSchema', 'loadConfig', 'parseSetOverride', 'resolveBackend'],
+  config: ['configSchema', 'INTERACTIVE_BACKEND_NAMES', 'loadConfig', 'parseSetOverride', 'resolveBackend'],
 };
 
 const INDEX = join(ROOT, 'src', 'index.ts');
