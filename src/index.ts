@@ -96,6 +96,7 @@ export {
   type Verbosity,
 } from './observe/reporters/console-reporter.ts';
 export { describeEvent, describeWorker } from './observe/describe-event.ts';
+export { type Dashboard, type DashboardOptions, startDashboard } from './dashboard/server.ts';
 
 // ── Tier 3, control and inspect: steer a running loop through its inbox; read where it stands.
 export {

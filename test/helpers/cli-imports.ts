@@ -158,7 +158,6 @@ export const CLI_ALLOWED_INTERNALS: readonly AllowEntry[] = [
   ['git/run-git.ts', '`ralph new` and `ralph fleet submit` read the repository through the one git runner'],
   ['parallel/worker-spec.ts', '`ralph parallel-worker` reads the spec its coordinator wrote'],
   ['demo/demo-workspace.ts', '`ralph demo` writes its workspace'],
-  ['dashboard/server.ts', '`ralph dashboard` and `ralph run --dashboard` serve it'],
   ['dashboard/security.ts', '`ralph dashboard --allow-host` checks the names it may answer to'],
   ['dashboard/token-file.ts', '`ralph dashboard --token-file` reads its bearer token'],
   ['dashboard/fleet-section.ts', '`ralph fleet dashboard` gives the dashboard its fleet section'],

@@ -21,7 +21,7 @@ const RUNTIME_EXPORTS = {
     'runLoop',
     'runParallel',
   ],
-  observe: ['createConsoleReporter', 'describeEvent', 'describeWorker'],
+  observe: ['createConsoleReporter', 'describeEvent', 'describeWorker', 'startDashboard'],
   controlAndInspect: [
     'answer',
     'approve',
