@@ -192,5 +192,6 @@ export { type LoadedConfig, loadConfig } from './config/load-config.ts';
 export { configSchema, type HatConfig, type RalphConfig } from './config/schema.ts';
 export { type BackendName, INTERACTIVE_BACKEND_NAMES } from './config/schema/backend-names.ts';
 export { type ConfigOverride, parseSetOverride } from './config/overrides.ts';
-export { resolveBackend } from './backends/registry.ts';
-export type { Backend } from './backends/types.ts';
+export { interactiveInvocation, resolveBackend } from './backends/registry.ts';
+export type { InteractiveInvocation } from './backends/definition.ts';
+export type { AgentInvocation, Backend, ExitClass } from './backends/types.ts';

@@ -110,7 +110,14 @@ const RUNTIME_EXPORTS = {
     'UnfinishedRunError',
     'UsageError',
   ],
-  config: ['configSchema', 'INTERACTIVE_BACKEND_NAMES', 'loadConfig', 'parseSetOverride', 'resolveBackend'],
+  config: [
+    'configSchema',
+    'INTERACTIVE_BACKEND_NAMES',
+    'interactiveInvocation',
+    'loadConfig',
+    'parseSetOverride',
+    'resolveBackend',
+  ],
 };
 
 const INDEX = join(ROOT, 'src', 'index.ts');
