@@ -123,6 +123,7 @@ export { type EventLine, type ReadEventsOptions, readEvents } from './state/even
 export { findPreset, PRESETS } from './config/presets.ts';
 export { initPreset } from './config/preset-init.ts';
 export { findTemplate, type ProjectTemplate, templateList, writeTemplate } from './config/templates.ts';
+export { type DoctorProbe, probeAgent, probeFailure } from './engine/readiness/agent-probe.ts';
 export {
   assessReadiness,
   type BackendRow,

@@ -35,6 +35,8 @@ const RUNTIME_EXPORTS = {
     'tell',
   ],
   setUpAndLookBack: [
+    'probeAgent',
+    'probeFailure',
     'preflight',
     'refuseChangedGitConfig',
     'isGitRepo',
