@@ -52,7 +52,7 @@ export function importsOfFile(file: string, text: string): ImportOf[] {
   return found;
 }
 
-/** An internal module (or a folder, ending in '/') the CLI may import, and why it is not API. */
+/** An internal module the CLI may import, and why it is not API (a folder, ending in '/', fails folderEntries). */
 export type AllowEntry = readonly [module: string, reason: string];
 
 /**
