@@ -9,6 +9,11 @@
 export { resolveRun } from './engine/run/resolve-run.ts';
 export type { ResolvedRun, ResolveRunOptions } from './engine/run/run-inputs.ts';
 export type { PromptChoice } from './config/run-config.ts';
+export { resolveRunCached } from './engine/run/resolve-run-cached.ts';
+export { newRunId } from './engine/run/run-setup.ts';
+export { planFirstIteration } from './engine/run/first-iteration.ts';
+export { earlierChecklistRun, refuseUnaskedChecklistRestart } from './engine/run/start-mode.ts';
+export { refuseUnsupportedWithRepos } from './engine/readiness/repo-set.ts';
 export { runLoop } from './engine/run/loop.ts';
 export type {
   AfterIteration,
@@ -90,7 +95,8 @@ export {
   createConsoleReporter,
   type Verbosity,
 } from './observe/reporters/console-reporter.ts';
-export { describeEvent } from './observe/describe-event.ts';
+export { describeEvent, describeWorker } from './observe/describe-event.ts';
+export { type Dashboard, type DashboardOptions, startDashboard } from './dashboard/server.ts';
 
 // ── Tier 3, control and inspect: steer a running loop through its inbox; read where it stands.
 export {
@@ -99,6 +105,7 @@ export {
   approve,
   type ControlReceipt,
   type ControlTarget,
+  controlledWorkspace,
   pause,
   reject,
   resume,
@@ -111,6 +118,60 @@ export type { LockInfo } from './state/io/lock-holder.ts';
 export type { LoopState, LoopStatusView } from './human/status-view.ts';
 export { type EventLine, type ReadEventsOptions, readEvents } from './state/events-log.ts';
 
+// ── Tier 4, set up and look back: what `ralph init`, `new`, `doctor`, `config explain`, `stats`,
+// `estimate`, `explain`, `runs`, `rescue`, `worktrees` and `ask` do, as functions.
+export { findPreset, PRESETS } from './config/presets.ts';
+export { initPreset } from './config/preset-init.ts';
+export { findTemplate, type ProjectTemplate, templateList, writeTemplate } from './config/templates.ts';
+export { type DoctorProbe, probeAgent, probeFailure } from './engine/readiness/agent-probe.ts';
+export {
+  assessReadiness,
+  type BackendRow,
+  type Readiness,
+  type ReadinessConfig,
+  type ReadinessInput,
+} from './engine/readiness/readiness.ts';
+export { type LoadedRun, resolveRunConfig, resolveRunLoaded } from './engine/run/resolve-run.ts';
+export { type ExplainedKey, explainConfig, sourceOf } from './config/config-explain.ts';
+export { type History, readHistory } from './observe/stats/run-history.ts';
+export { aggregateStats, type GroupStats, parseSince, type Stats } from './observe/stats/aggregate-stats.ts';
+export { estimateRun, type RunPlan } from './observe/stats/estimate-inputs.ts';
+export type { Estimate, LimitVerdict, Range } from './observe/stats/estimate-run.ts';
+export { type RecordsRead, readRecords, recordsFileOf } from './state/iteration-records.ts';
+export { listRuns, type RunSummary } from './dashboard/run-data.ts';
+export { applyRescue, listRescues, RESCUE_PREFIX, type RescueEntry, showRescue } from './git/rescue-refs.ts';
+export { cleanWorktrees, DEFAULT_WORKTREE, listWorktrees, repoRoot } from './parallel/worktrees.ts';
+export { ask } from './human/ask.ts';
+export { damagedQuestionLines, openQuestions } from './human/control-files.ts';
+export { DEFAULT_PLAN_PROMPT, type RalphPaths, ralphPaths, RUNTIME_PATHS } from './state/paths.ts';
+export { humanStatus } from './human/status-lines.ts';
+export {
+  coordinatorPid,
+  type ParallelPaths,
+  parallelPaths,
+  readParallelState,
+  repoTopOf,
+  workerWorkspace,
+} from './state/parallel-files.ts';
+export { damagedRegistryLines, pruneRegistry, registryFile, userStateDir } from './state/run-registry.ts';
+export { ensureRuntimeIgnored } from './state/runtime-ignore.ts';
+export {
+  configJsonSchema,
+  WORKSPACE_SCHEMA_PATH,
+  withSchemaModeline,
+} from './config/reference/json-schema.ts';
+export { checkBackend, setBackend } from './config/preset-init.ts';
+export { findConfigFile } from './config/run-config.ts';
+export { describeAgent, installHint, knownBackends } from './backends/registry.ts';
+export { preflight } from './engine/readiness/preflight.ts';
+export { refuseChangedGitConfig } from './engine/verify/git-config-gate.ts';
+export { isGitRepo } from './git/repo-state.ts';
+export { describeImport, importGithubIssues } from './engine/workflows/issue-tasks.ts';
+export { openTaskStore, type TaskStore } from './state/tasks/task-store.ts';
+export { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from './state/tasks/task.ts';
+export { openMemoryStore, type MemoryStore } from './state/memories/memory-store.ts';
+export { MEMORY_TYPES, type MemoryEntry } from './state/memories/memory.ts';
+
 // ── Errors: a stable `code` (RalphErrorCode) to switch on, and the exit code `ralph` maps it to.
 export {
   ConfigError,
@@ -118,6 +179,7 @@ export {
   ExitCode,
   type ExitCodeValue,
   FileSystemError,
+  fileSystemError,
   LockHeldError,
   RALPH_ERROR_CODES,
   RalphError,
@@ -129,7 +191,8 @@ export {
 // ── Config helpers: load and validate a ralph.yml and build its backend, without resolveRun.
 export { type LoadedConfig, loadConfig } from './config/load-config.ts';
 export { configSchema, type HatConfig, type RalphConfig } from './config/schema.ts';
-export type { BackendName } from './config/schema/backend-names.ts';
+export { type BackendName, INTERACTIVE_BACKEND_NAMES } from './config/schema/backend-names.ts';
 export { type ConfigOverride, parseSetOverride } from './config/overrides.ts';
-export { resolveBackend } from './backends/registry.ts';
-export type { Backend } from './backends/types.ts';
+export { interactiveInvocation, resolveBackend } from './backends/registry.ts';
+export type { InteractiveInvocation } from './backends/definition.ts';
+export type { AgentInvocation, Backend, ExitClass } from './backends/types.ts';

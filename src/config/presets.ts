@@ -19,6 +19,7 @@ export interface Preset {
   next: string;
 }
 
+/** The presets `ralph init --preset` offers, in the order `ralph init --list` shows them. */
 export const PRESETS: readonly Preset[] = [
   {
     name: 'solo',
@@ -78,6 +79,7 @@ export const PRESETS: readonly Preset[] = [
   },
 ];
 
+/** The preset of that name, or an `unknown_preset` error that lists them. */
 export function findPreset(name: string): Preset {
   const preset = PRESETS.find((p) => p.name === name);
   if (!preset)

@@ -75,6 +75,7 @@ export const TEMPLATES: readonly ProjectTemplate[] = [
   },
 ];
 
+/** The template of that name, or a `usage` error that lists them. */
 export function findTemplate(name: string): ProjectTemplate {
   const template = TEMPLATES.find((t) => t.name === name);
   if (!template) throw new RalphError('usage', `unknown template "${name}"; available:\n${templateList()}`);

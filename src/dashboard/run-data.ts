@@ -25,6 +25,7 @@ export const GROUPS = [
 ] as const;
 export type Group = (typeof GROUPS)[number];
 
+/** One run of the per-user registry as `ralph runs` and the dashboard list it. */
 export interface RunSummary {
   key: string;
   workspace: string;
@@ -98,6 +99,7 @@ export function summarize(entry: RegistryEntry, now: number): RunSummary {
   return { ...base, group: 'stopped', detail: stopText(state.stop_reason, state.stop_message, ': ') };
 }
 
+/** Every run of the per-user registry (`RALPH_STATE_DIR` or the user state dir of `env`), summarized. */
 export function listRuns(env: NodeJS.ProcessEnv, now = Date.now()): RunSummary[] {
   return readRegistry(env).map((e) => summarize(e, now));
 }

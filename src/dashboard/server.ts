@@ -37,6 +37,7 @@ import {
 } from './security.ts';
 import { statsResponse } from './stats-page.ts';
 
+/** Where {@link startDashboard} listens and what it serves. */
 export interface DashboardOptions {
   env: NodeJS.ProcessEnv;
   host: string;
@@ -51,6 +52,7 @@ export interface DashboardOptions {
   fleet?: FleetSource | undefined;
 }
 
+/** A running dashboard: where it answers, its token, and how to close it. */
 export interface Dashboard {
   /** The URL with the token (print it once; the browser keeps a cookie after the first visit). */
   url: string;

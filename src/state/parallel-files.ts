@@ -20,6 +20,7 @@ export interface ParallelPaths {
   logs: string;
 }
 
+/** Where a parallel run's files are under `root`'s `.ralph/parallel/`. */
 export function parallelPaths(root: string): ParallelPaths {
   const dir = join(root, RALPH_DIR, 'parallel');
   return {
@@ -128,6 +129,7 @@ export interface ParallelState {
   control?: { offset: number; consumed: string[] };
 }
 
+/** A parallel run's state file, or undefined when there is none (a damaged one throws `state_corrupt`). */
 export function readParallelState(path: string): ParallelState | undefined {
   let text: string;
   try {

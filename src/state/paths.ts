@@ -7,6 +7,7 @@ export const RALPH_DIR = '.ralph';
 /** The prompt of `ralph plan` (workspace-relative). */
 export const DEFAULT_PLAN_PROMPT = '.ralph/prompts/PROMPT_plan.md';
 
+/** Where each file of a workspace's `.ralph/` is (docs/reference/files.md). */
 export interface RalphPaths {
   root: string;
   dir: string;

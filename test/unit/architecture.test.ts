@@ -1,7 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_ALLOWED_INTERNALS, cliImportProblems, publicNames } from '../helpers/cli-imports.ts';
+import {
+  CLI_ALLOWED_INTERNALS,
+  cliImportProblems,
+  folderEntries,
+  publicNames,
+} from '../helpers/cli-imports.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 const SRC = join(ROOT, 'src');
@@ -775,6 +780,16 @@ describe('architecture (DESIGN.md §3)', () => {
     const bySrc = new Map([...sources].map(([f, t]) => [relative(SRC, f).split(sep).join('/'), t]));
     const exported = publicNames(bySrc.get('index.ts') as string);
     expect(cliImportProblems(bySrc, exported, CLI_ALLOWED_INTERNALS)).toEqual([]);
+  });
+
+  it('names each allowed internal by file, never a whole folder', () => {
+    expect(folderEntries(CLI_ALLOWED_INTERNALS)).toEqual([]);
+    // Planted: a folder entry is caught, a file entry is not.
+    const planted = [
+      ['state/', 'planted'],
+      ['state/paths.ts', 'planted'],
+    ] as const;
+    expect(folderEntries(planted)).toEqual(['folder: state/ (name its files)']);
   });
 
   it('would catch a planted internal import in src/cli and a stale allow-list entry', () => {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { bucketRanges, sparkline } from '../../src/cli/inspect/metric-sparkline.ts';
 import { metricStatsText } from '../../src/cli/inspect/metric-stats-text.ts';
 import { unicodeOutput } from '../../src/cli/io.ts';
 import { METRIC_BOX, metricChartGeometry, metricChartSvg } from '../../src/dashboard/metric-chart.ts';
 import { type MetricAttemptLine, metricSeries } from '../../src/observe/stats/metric-series.ts';
-import { bucketRanges, sparkline } from '../../src/observe/stats/metric-sparkline.ts';
 
 const T0 = Date.parse('2026-11-01T00:00:00Z');
 const at = (i: number) => new Date(T0 + i * 60_000).toISOString();

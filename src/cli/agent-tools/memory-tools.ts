@@ -2,6 +2,7 @@ import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { MEMORY_TYPES } from '../../state/memories/memory.ts';
+import { openMemoryStore } from '../../state/memories/memory-store.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { numberOption, WHOLE } from '../options.ts';
@@ -17,13 +18,7 @@ function scopeOption() {
 }
 
 /** The memory files' reads and changes: loaded when a memory command runs, not to define one. */
-async function memoryStore() {
-  return {
-    ...(await import('../../state/memories/memories-file.ts')),
-    ...(await import('../../state/memories/memory-prompt.ts')),
-    ...(await import('../../state/memories/user-memories.ts')),
-  };
-}
+const memoryStore = openMemoryStore;
 
 /** `ralph tools memory …`: learnings kept across runs. */
 export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode): void {

@@ -3,6 +3,7 @@ import { ExitCode } from '../../errors.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from '../../state/tasks/task.ts';
+import { openTaskStore } from '../../state/tasks/task-store.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { registerTaskImport } from './task-import.ts';
 import { type Format, formatOption, json, renderTask, renderTasks, splitList } from './tool-render.ts';
@@ -10,12 +11,7 @@ import { type Format, formatOption, json, renderTask, renderTasks, splitList } f
 const TASK_ID = 'the task id (see `ralph tools task list`)';
 
 /** The task file's reads and changes: loaded when a task command runs, not to define one. */
-async function taskStore() {
-  return {
-    ...(await import('../../state/tasks/task-changes.ts')),
-    ...(await import('../../state/tasks/task-file.ts')),
-  };
-}
+const taskStore = openTaskStore;
 
 /** `ralph tools task …`: the runtime tasks agents add, claim and close. */
 export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): void {

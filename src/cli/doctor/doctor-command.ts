@@ -3,11 +3,12 @@ import pc from 'picocolors';
 import { knownBackends } from '../../backends/registry.ts';
 import { parseSetOverride } from '../../config/overrides.ts';
 import { findConfigFile } from '../../config/run-config.ts';
+import { type DoctorProbe, probeAgent, probeFailure } from '../../engine/readiness/agent-probe.ts';
 import {
   assessReadiness,
   type BackendRow,
-  type LoadedConfig,
   type Readiness,
+  type ReadinessConfig,
 } from '../../engine/readiness/readiness.ts';
 import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode } from '../../errors.ts';
@@ -15,7 +16,7 @@ import { formatCost, formatNumber } from '../../observe/format.ts';
 import { createRedactor, redactDeep } from '../../observe/redact.ts';
 import { formatDuration } from '../../state/io/time-format.ts';
 import type { CliIO } from '../io.ts';
-import { type DoctorProbe, probeFailure, runProbe } from './doctor-probe.ts';
+import { untilInterrupted } from '../signals.ts';
 
 interface DoctorFlags {
   config?: string | undefined;
@@ -31,7 +32,7 @@ export interface DoctorReport extends Readiness {
 }
 
 /** The config `ralph run` would use: RALPH_AGENT over ralph.yml, --set over both, auto resolved. */
-function loadForDoctor(flags: DoctorFlags, io: CliIO): LoadedConfig {
+function loadForDoctor(flags: DoctorFlags, io: CliIO): ReadinessConfig {
   let file: string | undefined;
   try {
     file = findConfigFile(io.cwd, flags.config);
@@ -61,7 +62,10 @@ async function gatherDoctor(
   const readiness = await assessReadiness({ workspace: io.cwd, env: io.env, loaded });
   const probe = flags.probe
     ? loaded.ok
-      ? await runProbe(loaded.config, io)
+      ? await untilInterrupted(
+          (signal) => probeAgent(loaded.config, { cwd: io.cwd, env: io.env, signal }),
+          ['SIGINT', 'SIGTERM'],
+        )
       : probeFailure('(config)', 'unavailable', 'the config could not be loaded; fix it first')
     : null;
   return { report: { ...readiness, probe }, cliEnv: loaded.ok ? loaded.config.cli.env : {} };

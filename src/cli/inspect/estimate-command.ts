@@ -1,4 +1,4 @@
-import type { ResolvedRun } from '../../engine/run/resolve-run.ts';
+import type { ResolvedRun } from '../../engine/run/run-inputs.ts';
 import { ExitCode } from '../../errors.ts';
 import { formatCost, formatNumber } from '../../observe/format.ts';
 import { estimateRun } from '../../observe/stats/estimate-inputs.ts';

@@ -5,8 +5,8 @@ import {
   type MetricSeries,
   metricGoal,
 } from '../../observe/stats/metric-series.ts';
-import { sparkline } from '../../observe/stats/metric-sparkline.ts';
 import { clip } from '../../observe/text-fit.ts';
+import { sparkline } from './metric-sparkline.ts';
 
 /** Columns of the sparkline: with its 9-character label it fits in 80 columns. */
 const CHART_WIDTH = 64;

@@ -1,6 +1,6 @@
-import type { BackendName } from '../../config/schema.ts';
+import type { BackendName } from '../../config/schema/backend-names.ts';
 import type { StartMode } from '../../engine/context/run-options.ts';
-import type { ResolvedRun } from '../../engine/run/resolve-run.ts';
+import type { ResolvedRun } from '../../engine/run/run-inputs.ts';
 import type { ParallelReporter } from '../../observe/parallel-events.ts';
 import type { ParallelTuiHandle } from '../../tui/start-parallel-tui.ts';
 import type { CliIO } from '../io.ts';

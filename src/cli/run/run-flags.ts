@@ -86,9 +86,13 @@ export async function resolveRunFlags(
   options: { cache: boolean },
 ): Promise<ResolvedRun> {
   const texts = flags.set ?? [];
-  const set =
-    texts.length === 0 ? [] : texts.map((await import('../../config/overrides.ts')).parseSetOverride);
+  let set: ConfigOverride[] = [];
+  if (texts.length > 0) {
+    const { parseSetOverride } = await import('../../config/overrides.ts');
+    set = texts.map(parseSetOverride);
+  }
   const run = runOptions(cwd, flags, env, set);
   if (options.cache) return resolveRunCached(run);
-  return (await import('../../engine/run/resolve-run.ts')).resolveRunLoaded(run);
+  const { resolveRunLoaded } = await import('../../engine/run/resolve-run.ts');
+  return resolveRunLoaded(run);
 }

@@ -48,14 +48,15 @@ export interface Readiness {
 }
 
 /** The config as `ralph run` would resolve it (auto already picked), or why it did not load. */
-export type LoadedConfig =
+export type ReadinessConfig =
   | { ok: true; file: string | undefined; config: RalphConfig }
   | { ok: false; file: string | null; error: Error };
 
+/** What {@link assessReadiness} judges: the workspace, its environment and its config. */
 export interface ReadinessInput {
   workspace: string;
   env: NodeJS.ProcessEnv;
-  loaded: LoadedConfig;
+  loaded: ReadinessConfig;
 }
 
 /** Whether the configured backend's command can be built, and where its binary is. */

@@ -33,6 +33,7 @@ export interface PreparedRun {
 
 const compactStamp = (d: Date) => localTime(d, 'YYYYMMDD-HHmmss');
 
+/** A new run's id, `runLoop`'s `runId`: the start time, compact, and six random hex digits. */
 export function newRunId(now: Date): string {
   return `${compactStamp(now)}-${randomBytes(3).toString('hex')}`;
 }

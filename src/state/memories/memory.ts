@@ -1,5 +1,6 @@
 import { RalphError } from '../../errors.ts';
 
+/** The kinds of memory, one section of the memories file each. */
 export const MEMORY_TYPES = ['pattern', 'decision', 'fix', 'context'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
 

@@ -1,5 +1,6 @@
 import { RalphError } from '../../errors.ts';
 
+/** A task's statuses, in the order a task moves through them. */
 export const TASK_STATUSES = ['open', 'in_progress', 'closed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 

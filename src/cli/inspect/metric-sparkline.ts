@@ -1,4 +1,4 @@
-import type { MetricPoint } from './metric-series.ts';
+import type { MetricPoint } from '../../observe/stats/metric-series.ts';
 
 /** Eight heights, lowest first: block elements on a UTF-8 terminal, digits elsewhere. */
 const BLOCKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];

@@ -11,10 +11,8 @@ import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
 import { formatDuration } from '../../state/io/time-format.ts';
 import type { TokenTotals } from '../../state/iteration-record-shape.ts';
-import type { CliIO } from '../io.ts';
-import { untilInterrupted } from '../signals.ts';
 
-/** `ralph doctor --probe`: one headless turn of the configured backend through the agent-turn runner. */
+/** `ralph doctor --probe`'s answer: one headless turn of the configured backend through the agent-turn runner. */
 export interface DoctorProbe {
   backend: string;
   command: string | null;
@@ -33,6 +31,7 @@ export interface DoctorProbe {
 const PROBE_PROMPT = 'Reply with the single word OK.';
 const PROBE_TIMEOUT_MS = 120_000;
 
+/** A probe that did not get an answer: `kind` says why (`unavailable`, …), `message` what to do. */
 export function probeFailure(
   backend: string,
   kind: string,
@@ -92,8 +91,14 @@ function killedMessage(reason: string, config: RalphConfig): string {
   }
 }
 
-/** Runs the configured backend (auto already resolved) once, headless, the way an iteration runs it. */
-export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorProbe> {
+/**
+ * Runs the configured backend (auto already resolved) once, headless, in `cwd`, the way an
+ * iteration runs it; `signal` kills the agent's process group (Ctrl-C for `ralph doctor --probe`).
+ */
+export async function probeAgent(
+  config: RalphConfig,
+  io: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal | undefined },
+): Promise<DoctorProbe> {
   const name = config.cli.backend;
   let backend: Backend;
   let invocation: AgentInvocation;
@@ -114,41 +119,38 @@ export async function runProbe(config: RalphConfig, io: CliIO): Promise<DoctorPr
   const loop = config.event_loop;
   try {
     // The agent runs in its own process group: Ctrl-C must kill it rather than orphan it.
-    const run = await untilInterrupted(
-      (signal) =>
-        runAgentTurn(backend, invocation, {
-          cwd: io.cwd,
-          env: buildAgentEnv({
-            base: agentEnvBase(io.env),
-            eventsFile: join(scratch, 'events.jsonl'),
-            ralphBin: RALPH_BIN,
-            ralphBinDir: RALPH_BIN_DIR,
-            workspace: io.cwd,
-            iteration: 1,
-            hat: null,
-            runId: probeRun,
-            human: {
-              timeoutSeconds: config.human.timeout_seconds,
-              defaultAnswer: config.human.default_answer,
-            },
-            extra: [config.cli.env, invocation.env],
-          }),
-          // The caps of a loop's turn, within the probe's own deadline.
-          limits: {
-            timeoutMs: PROBE_TIMEOUT_MS,
-            timeoutReason: 'probe_timeout',
-            idleTimeoutMs: loop.idle_timeout_seconds * 1000,
-            killGraceMs: loop.kill_grace_seconds * 1000,
-            costLeftUsd: loop.max_cost_usd,
-            tokensLeft: loop.max_tokens,
-          },
-          signal,
-          sweep: { select: { runId: probeRun }, kill: sweepMarkedProcesses },
-          // `ralph doctor` redacts its whole report as it prints it (doctor-command.ts).
-          redact: (text) => text,
-        }),
-      ['SIGINT', 'SIGTERM'],
-    );
+    const signal = io.signal;
+    const run = await runAgentTurn(backend, invocation, {
+      cwd: io.cwd,
+      env: buildAgentEnv({
+        base: agentEnvBase(io.env),
+        eventsFile: join(scratch, 'events.jsonl'),
+        ralphBin: RALPH_BIN,
+        ralphBinDir: RALPH_BIN_DIR,
+        workspace: io.cwd,
+        iteration: 1,
+        hat: null,
+        runId: probeRun,
+        human: {
+          timeoutSeconds: config.human.timeout_seconds,
+          defaultAnswer: config.human.default_answer,
+        },
+        extra: [config.cli.env, invocation.env],
+      }),
+      // The caps of a loop's turn, within the probe's own deadline.
+      limits: {
+        timeoutMs: PROBE_TIMEOUT_MS,
+        timeoutReason: 'probe_timeout',
+        idleTimeoutMs: loop.idle_timeout_seconds * 1000,
+        killGraceMs: loop.kill_grace_seconds * 1000,
+        costLeftUsd: loop.max_cost_usd,
+        tokensLeft: loop.max_tokens,
+      },
+      signal,
+      sweep: { select: { runId: probeRun }, kill: sweepMarkedProcesses },
+      // `ralph doctor` redacts its whole report as it prints it (doctor-command.ts).
+      redact: (text) => text,
+    });
     const { supervised: sup, meter } = run;
     if (sup.spawnError) {
       const message = `could not start ${invocation.command}: ${sup.spawnError.message} — install it (${installHint(invocation.command)}) or set cli.command`;

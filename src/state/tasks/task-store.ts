@@ -1,0 +1,23 @@
+// The one door to the runtime task file for `ralph tools task` and embedders: loaded on first
+// use, so defining the commands loads none of the task code (the `ralph --version` budget).
+
+/**
+ * The reads and changes of a runtime task file (`.ralph/agent/tasks.jsonl`): add, ensure, start,
+ * close, fail and reopen a task; read them all; the line numbers that are not tasks.
+ */
+export async function openTaskStore() {
+  const [changes, file] = await Promise.all([import('./task-changes.ts'), import('./task-file.ts')]);
+  return {
+    addTask: changes.addTask,
+    ensureTask: changes.ensureTask,
+    startTask: changes.startTask,
+    closeTask: changes.closeTask,
+    failTask: changes.failTask,
+    reopenTask: changes.reopenTask,
+    readTasks: file.readTasks,
+    unreadableTaskLines: file.unreadableTaskLines,
+  };
+}
+
+/** What {@link openTaskStore} gives. */
+export type TaskStore = Awaited<ReturnType<typeof openTaskStore>>;
