@@ -126,6 +126,14 @@ export const CLI_ALLOWED_INTERNALS: readonly AllowEntry[] = [
     'the one durable append (through the fault layer): `ralph emit` writes its event line',
   ],
   [
+    'state/io/atomic-write.ts',
+    'the one durable whole-file write (through the fault layer): `ralph init` writes the JSON schema beside ralph.yml',
+  ],
+  [
+    'state/io/file-writes.ts',
+    'the fault layer’s in-place write: `ralph init` writes ralph.yml as the preset gives it',
+  ],
+  [
     'state/events-log.ts',
     '`ralph emit` and `ralph events --since` read and write the events file below readEvents',
   ],

@@ -70,7 +70,7 @@ const WRITE_ALLOWED: Record<string, string> = {
     'a claim is a task’s lock: released by removing it, a dead worker’s released by the next',
   'human/telegram/bot-state.ts': 'a loop’s registration with the shared bot: a dead loop’s is ignored',
   'fleet/fleet-git.ts': 'the worker’s clone, removed and cloned again from the remote',
-  'cli/doctor/doctor-probe.ts': 'the probe’s scratch directory',
+  'engine/readiness/agent-probe.ts': 'the probe’s scratch directory',
   'backends/agents/gemini.ts':
     'a deny policy for Gemini CLI, named by its content and written again at each start',
   'dashboard/token-file.ts':
