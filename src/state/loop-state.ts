@@ -21,7 +21,7 @@ export type {
   PendingEvent,
   PendingRollback,
   QueuedGuidance,
-  ReposRollback,
+  RollbackTree,
   RunStatus,
 } from './loop-state/fields.ts';
 export { LIVE_STATUSES } from './loop-state/fields.ts';

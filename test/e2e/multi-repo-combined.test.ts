@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDashboard } from '../helpers/dashboard.ts';
@@ -193,15 +193,7 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
   });
 
   it('a kill -9 between two repositories of a rollback: --resume finishes the rollback in the other one, nothing lost', async () => {
-    const failing = [
-      '  - when: { iteration: 1 }',
-      '    do:',
-      '      - write: { path: api/v2.txt, content: "v2\\n" }',
-      '      - write: { path: web/client.txt, content: "still v1\\n" }',
-      '      - print: LOOP_COMPLETE',
-      ...turns('api/v2.txt').slice(7),
-    ];
-    const extra = '  on_failure: rollback\n';
+    const { failing, extra } = failingInApiAndWeb();
     const writes = await traceRunWrites(project({ turns: failing, extra }));
     // The record (the rollback saved with it), then the state saying api is done.
     const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'))!;
@@ -212,8 +204,8 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
     const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(apiDone.n) });
     expect(killed.signal).toBe('SIGKILL');
     const state = readState(dir);
-    expect(state.repos_rollback).toMatchObject({ iteration: 1, done: ['api'] });
-    const ref = state.repos_rollback.ref as string;
+    expect(state.rollback).toMatchObject({ iteration: 1, trees: [{ repo: 'frontend' }] });
+    const ref = state.rollback.ref as string;
     // api is set aside; web still holds its part in the tree, and no ref yet.
     expect(existsSync(join(dir, 'api', 'v2.txt'))).toBe(false);
     expect(git(join(dir, 'api'), 'show', `${ref}:v2.txt`)).toBe('v2\n');
@@ -223,7 +215,7 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
     const resumed = await runRalph(['run', '--resume'], dir);
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     expect(git(join(dir, 'web'), 'show', `${ref}:client.txt`)).toBe('still v1\n');
-    expect(readState(dir).repos_rollback).toBeNull();
+    expect(readState(dir).rollback).toBeNull();
     expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain(
       'Iteration 1 was rolled back in every repository it changed',
     );
@@ -231,4 +223,51 @@ describe('repos combined with rules, affected tests, preflight, explain and a cr
     for (const repo of ['api', 'web'])
       expect(subjects(join(dir, repo))).toEqual(['ralph: Move the API and the client to v2', 'initial']);
   });
+
+  it('--resume finishes a rollback an older Ralph saved as `repos_rollback` (with `done`)', async () => {
+    const { failing, extra } = failingInApiAndWeb();
+    const writes = await traceRunWrites(project({ turns: failing, extra }));
+    const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'))!;
+    const apiDone = writes.find(
+      (w) => w.kind === 'durable' && w.n > append.n && w.path.endsWith('state.json'),
+    )!;
+    const dir = project({ turns: failing, extra });
+    await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(apiDone.n) });
+    // state.json as the older Ralph wrote it: api done, web still to do.
+    const saved = readState(dir);
+    const { iteration, ref, trees } = saved.rollback;
+    const repos = [
+      { name: 'api', to: git(join(dir, 'api'), 'rev-parse', 'HEAD').trim() },
+      ...trees.map((t: { repo: string; to: string }) => ({ name: t.repo, to: t.to })),
+    ];
+    const old = {
+      ...saved,
+      rollback: null,
+      repos_rollback: { iteration, ref, why: trees[0].why, repos, done: ['api'] },
+    };
+    writeFileSync(join(dir, '.ralph', 'state.json'), JSON.stringify(old));
+
+    const resumed = await runRalph(['run', '--resume'], dir);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(git(join(dir, 'web'), 'show', `${ref}:client.txt`)).toBe('still v1\n');
+    expect(readState(dir).rollback).toBeNull();
+    expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain(
+      'Iteration 1 was rolled back in every repository it changed',
+    );
+    for (const repo of ['api', 'web'])
+      expect(subjects(join(dir, repo))).toEqual(['ralph: Move the API and the client to v2', 'initial']);
+  });
 });
+
+/** Iteration 1 changes api and web and fails web's tests (rolled back in both); later ones write both v2s. */
+function failingInApiAndWeb(): { failing: string[]; extra: string } {
+  const failing = [
+    '  - when: { iteration: 1 }',
+    '    do:',
+    '      - write: { path: api/v2.txt, content: "v2\\n" }',
+    '      - write: { path: web/client.txt, content: "still v1\\n" }',
+    '      - print: LOOP_COMPLETE',
+    ...turns('api/v2.txt').slice(7),
+  ];
+  return { failing, extra: '  on_failure: rollback\n' };
+}

@@ -97,7 +97,7 @@ describe('gates.on_failure: rollback', () => {
       const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(at) });
       expect(killed.signal).toBe('SIGKILL');
       const state = readState(dir);
-      expect(state.rollback).toMatchObject({ iteration: 1, rescued: refWritten });
+      expect(state.rollback).toMatchObject({ iteration: 1, trees: [{ repo: null, rescued: refWritten }] });
       const ref = state.rollback.ref as string;
       expect(git(dir, 'for-each-ref', ref).includes(ref)).toBe(refWritten);
       // Still in the tree (and, once rescued, in the ref too).
@@ -111,6 +111,28 @@ describe('gates.on_failure: rollback', () => {
       expect(readState(dir).rollback).toBeNull();
       expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain('Iteration 1 was rolled back');
     }
+  });
+
+  it('--resume finishes a rollback an older Ralph saved in its own form (`rollback`: { to, why, rescued })', async () => {
+    const writes = await traceRunWrites(project());
+    const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'))!;
+    const dir = project();
+    const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(append.n) });
+    expect(killed.signal).toBe('SIGKILL');
+    // state.json as the older Ralph wrote it: the workspace's rollback, flat.
+    const state = readState(dir);
+    const [tree] = state.rollback.trees;
+    const { ref, iteration } = state.rollback;
+    const old = { ...state, rollback: { iteration, ref, to: tree.to, why: tree.why, rescued: false } };
+    writeFileSync(join(dir, '.ralph', 'state.json'), JSON.stringify(old));
+
+    const resumed = await runRalph(['run', '--resume'], dir);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(git(dir, 'show', `${ref}:idea.txt`)).toBe('an idea\n');
+    expect(existsSync(join(dir, 'idea.txt'))).toBe(false);
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('original\n');
+    expect(readState(dir).rollback).toBeNull();
+    expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain('Iteration 1 was rolled back');
   });
 
   it('works in a worktree (--worktree): its run keeps its own rescue refs, listed from the main checkout', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RalphError } from '../../src/errors.ts';
 import { RUN_STATUSES } from '../../src/state/loop-state/fields.ts';
+import { upgradeRollback } from '../../src/state/loop-state/rollback-upgrade.ts';
 import type { LoopState, RunStatus } from '../../src/state/loop-state.ts';
 
 const count = z.number().int().min(0);
@@ -140,19 +141,9 @@ const stateShape = z.looseObject({
     .looseObject({
       iteration: z.number().int().positive(),
       ref: z.string().min(1),
-      to: z.string().min(1),
-      why: z.string(),
-      rescued: z.boolean(),
-    })
-    .nullable()
-    .optional(),
-  repos_rollback: z
-    .looseObject({
-      iteration: z.number().int().positive(),
-      ref: z.string().min(1),
-      why: z.string(),
-      repos: z.array(z.looseObject({ name: z.string().min(1), to: z.string().min(1) })),
-      done: z.array(z.string()),
+      trees: z.array(
+        z.looseObject({ repo: nullableString, to: z.string().min(1), why: z.string(), rescued: z.boolean() }),
+      ),
     })
     .nullable()
     .optional(),
@@ -213,7 +204,7 @@ function describeProblems(error: z.ZodError): string {
 export function zodParseLoopState(text: string, where: string): LoopState {
   try {
     if (text.trim() === '') throw new Error('the file is empty');
-    const parsed = stateShape.safeParse(JSON.parse(text));
+    const parsed = stateShape.safeParse(upgradeRollback(JSON.parse(text)));
     if (!parsed.success) throw new Error(describeProblems(parsed.error));
     return parsed.data as LoopState;
   } catch (cause) {

@@ -77,7 +77,6 @@ const STATE_OWNERS: Record<keyof LoopState, readonly string[]> = {
   last_green: ROLLBACK,
   rollback: ROLLBACK,
   repo_heads: REPOS,
-  repos_rollback: REPOS,
   progress_marks: PROGRESS,
   did_work: PROGRESS,
   no_progress_streak: PROGRESS,

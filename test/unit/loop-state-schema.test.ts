@@ -124,14 +124,25 @@ const validState = fc.record(
       }),
     ),
     repo_heads: fc.dictionary(str, nstr, { maxKeys: 2 }),
+    // An older Ralph's workspace rollback, or today's list of repositories.
     rollback: maybe(
-      loose({
-        iteration: fc.integer({ min: 1 }),
-        ref: fc.string({ minLength: 1 }),
-        to: fc.string({ minLength: 1 }),
-        why: str,
-        rescued: fc.boolean(),
-      }),
+      fc.oneof(
+        loose({
+          iteration: fc.integer({ min: 1 }),
+          ref: fc.string({ minLength: 1 }),
+          to: fc.string({ minLength: 1 }),
+          why: str,
+          rescued: fc.boolean(),
+        }),
+        loose({
+          iteration: fc.integer({ min: 1 }),
+          ref: fc.string({ minLength: 1 }),
+          trees: fc.array(
+            loose({ repo: nstr, to: fc.string({ minLength: 1 }), why: str, rescued: fc.boolean() }),
+            { maxLength: 2 },
+          ),
+        }),
+      ),
     ),
     repos_rollback: maybe(
       loose({

@@ -41,9 +41,7 @@ const reposOutcome = (rolledBack: boolean): ReposOutcome => ({
   blockers: [],
   rolledBack: rolledBack ? 'rolled back in every repository' : undefined,
   testsLines: {},
-  ...(rolledBack
-    ? { rollback: { iteration: 4, ref: 'refs/r', why: 'a gate failed', repos: [], done: [] } }
-    : {}),
+  ...(rolledBack ? { rollback: { iteration: 4, ref: 'refs/r', trees: [] } } : {}),
 });
 
 /** What the checks after an agent can find, each later one only where gatherTurnFacts runs it. */
@@ -166,8 +164,8 @@ describe('planSettlement (pure)', () => {
         expect(plan.verdict.keptUncommitted).toBe(old.uncommitted);
         expect(plan.verdict.tampered).toEqual(old.tampered);
         expect(plan.verdict.carryRulesStart).toBe(old.carry);
-        expect(plan.verdict.rollback?.to).toBe(old.rollback?.to);
-        expect(plan.verdict.rollback?.why).toBe(old.rollback?.why);
+        expect(plan.verdict.rollback?.trees[0]?.to).toBe(old.rollback?.to);
+        expect(plan.verdict.rollback?.trees[0]?.why).toBe(old.rollback?.why);
         expect(plan.forced !== undefined).toBe(old.forced !== undefined);
       }),
       { numRuns: 1000 },

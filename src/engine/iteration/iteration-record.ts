@@ -6,11 +6,16 @@ import type { IterationDecision, IterationRecord } from '../../state/iteration-r
 import { holdStop } from '../../state/loop-state/run-status.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { filesChanged } from '../git/workspace-git.ts';
-import { finishReposRollback, saveReposRollback } from '../repos/repo-rollback.ts';
 import { gitConfigFeedback } from '../verify/git-config-gate.ts';
 import { damagedFilesFeedback } from '../verify/own-files.ts';
 import { tamperedFeedback } from '../verify/protect-gate.ts';
-import { finishRollback, rollbackFeedback, saveRollback } from '../verify/rollback.ts';
+import {
+  finishRollback,
+  joinRollbacks,
+  rollbackFeedback,
+  saveRollback,
+  workspacePart,
+} from '../verify/rollback.ts';
 import { tddScopeViolations } from '../workflows/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { IterationOutcome } from './iteration-outcome.ts';
@@ -35,6 +40,8 @@ export async function recordIteration(
   const { run } = phase;
   const sup = run.supervised;
   const { tddStep } = outcome;
+  const rolledTo = outcome.rollback && workspacePart(outcome.rollback)?.to;
+  const rolledBack = outcome.rollback && rolledTo ? { ref: outcome.rollback.ref, to: rolledTo } : undefined;
   const record: IterationRecord = redactDeep<IterationRecord>(
     {
       run_id: state.run_id,
@@ -74,7 +81,7 @@ export async function recordIteration(
       ...(outcome.gitConfig?.length ? { git_config: outcome.gitConfig } : {}),
       ...(outcome.tampered?.length ? { tampered: outcome.tampered } : {}),
       ...(outcome.unhidden?.length ? { index_flags_cleared: outcome.unhidden } : {}),
-      ...(outcome.rollback ? { rollback: { ref: outcome.rollback.ref, to: outcome.rollback.to } } : {}),
+      ...(rolledBack ? { rollback: rolledBack } : {}),
       ...(outcome.review ? { review: outcome.review } : {}),
       ...(phase.route.fallbackFrom ? { fallback_from: phase.route.fallbackFrom } : {}),
       decision: decisionOf(ctx, phase, outcome),
@@ -103,13 +110,11 @@ export async function recordIteration(
             ? damagedFilesFeedback(phase.damaged)
             : misplacedPromiseReason(phase, ctx.promise);
   // Saved with the record, before anything is set aside: a crash from here on is finished on --resume.
-  saveRollback(state, outcome.rollback ?? null);
-  saveReposRollback(state, outcome.repos?.rollback ?? null);
+  saveRollback(state, joinRollbacks(outcome.rollback, outcome.repos?.rollback));
   holdStop(state, outcome.stopAfter);
   ctx.persist();
   appendLine(ctx.recordsFile, JSON.stringify(record));
   await finishRollback(ctx);
-  await finishReposRollback(ctx);
   ctx.emit({
     type: 'iteration.finished',
     record,
@@ -153,7 +158,7 @@ function recordReason(phase: AgentPhase, outcome: IterationOutcome, promise: str
   if (verdict.kind === 'failure')
     return phase.failure?.hint ? `${verdict.why} — ${phase.failure.hint}` : verdict.why;
   if (outcome.rollback) return rollbackFeedback(outcome.rollback).split('\n')[0] ?? null;
-  if (outcome.repos?.rollback) return outcome.repos.rollback.why.split('\n')[0] ?? null;
+  if (outcome.repos?.rollback) return outcome.repos.rollback.trees[0]?.why.split('\n')[0] ?? null;
   const validate = validateFailure(outcome);
   if (validate) return validate;
   if (outcome.tampered?.length) return tamperedFeedback(outcome.tampered);

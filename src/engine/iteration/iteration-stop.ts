@@ -6,6 +6,7 @@ import { promiseFulfilled } from '../decide/completion.ts';
 import { type EventDecision, eventSignature, STALE_REPEATS } from '../decide/event-decisions.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { markerReached } from '../verify/completion-marker.ts';
+import { workspacePart } from '../verify/rollback.ts';
 import type { TddStepResult } from '../workflows/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import { commandKeys } from './iteration-prompt.ts';
@@ -83,8 +84,9 @@ function cancellationSeen(ctx: RunContext, phase: AgentPhase): string | undefine
  * the run ends: rolled back into its rescue ref (gates.on_failure: rollback), or committed.
  */
 export function validationStop(gate: GateResult, commit: string | null, rollback?: PendingRollback): Stop {
+  const to = rollback ? (workspacePart(rollback)?.to ?? '') : '';
   const where = rollback
-    ? ` (this iteration was rolled back to ${rollback.to.slice(0, 7)}; its work is kept in ${rollback.ref}: \`ralph rescue show ${rollback.iteration}\`)`
+    ? ` (this iteration was rolled back to ${to.slice(0, 7)}; its work is kept in ${rollback.ref}: \`ralph rescue show ${rollback.iteration}\`)`
     : commit
       ? ` (this iteration's work is committed as ${commit.slice(0, 7)})`
       : '';

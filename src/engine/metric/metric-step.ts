@@ -10,7 +10,7 @@ import type { MetricNote, MetricProgress, MetricResult, PendingRollback } from '
 import { sweepLeftovers } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { planRollback } from '../verify/rollback.ts';
+import { workspaceRollback } from '../verify/rollback.ts';
 import {
   decideAttempt,
   type Measurement,
@@ -136,7 +136,7 @@ export async function metricStep(ctx: RunContext, phase: MetricAttemptInput): Pr
   } else {
     progress.not_kept_streak += 1;
     progress.failed = [...progress.failed, note].slice(-FAILED_NOTES);
-    if (head !== phase.headBefore) rollback = planRollback(ctx, n, `metric: ${why}`, phase.headBefore);
+    if (head !== phase.headBefore) rollback = workspaceRollback(ctx, n, `metric: ${why}`, phase.headBefore);
   }
   appendAttempt(ctx, {
     iteration: n,

@@ -2,19 +2,20 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GateResult } from '../../gates/run-gate.ts';
 import { readGitHead } from '../../git/head.ts';
+import { rescueRef } from '../../git/rescue-refs.ts';
 import type { RepoRecord, TestsGateSummary } from '../../state/iteration-record-shape.ts';
-import type { ReposRollback } from '../../state/loop-state.ts';
+import type { PendingRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { testsLine } from '../git/commit-and-push.ts';
 import type { ApprovalEntry } from '../human/approval-points.ts';
 import { type RepoEntry, repoEntries } from '../readiness/repo-set.ts';
 import { rollsBack } from '../readiness/rollback-readiness.ts';
 import { runTestsIn } from '../verify/gate-commands.ts';
-import { gateFailure } from '../verify/rollback.ts';
+import { gateFailure, planRollback } from '../verify/rollback.ts';
 import { judgeRules } from '../verify/rules-gate.ts';
 import { noteWork } from '../verify/work-progress.ts';
 import { type RepoChange, repoChanges, workspacePath } from './repo-commits.ts';
-import { planReposRollback, reposRollbackFeedback } from './repo-rollback.ts';
+import { reposRollbackFeedback } from './repo-rollback.ts';
 
 /** What the repositories of `repos` made of an iteration. */
 export interface ReposOutcome {
@@ -26,8 +27,8 @@ export interface ReposOutcome {
   rolledBack: string | undefined;
   /** Each changed repository's tests line for its commit message (by name). */
   testsLines: Record<string, string | null>;
-  /** The changes are set aside in every repository once the record is saved (finishReposRollback). */
-  rollback?: ReposRollback | undefined;
+  /** The changes are set aside in every repository once the record is saved (finishRollback). */
+  rollback?: PendingRollback | undefined;
   /** rules: a changed path inside `deny` or outside `allow` (verdict `rule_violation`). */
   ruleViolation?: boolean | undefined;
 }
@@ -66,7 +67,7 @@ async function repoTests(
  * After an accepted agent run with `repos`: each repository that changed since Ralph's last commit
  * there runs its tests gate, then `rules` check every repository's changes; a broken rule, a
  * refused approval, or a failing gate with `gates.on_failure: rollback` sets the iteration aside in
- * every changed repository (finishReposRollback, once the record is saved). Otherwise settleWork
+ * every changed repository (finishRollback, once the record is saved). Otherwise settleWork
  * commits and pushes each changed repository after its review points. An unchanged one gets nothing.
  */
 export async function settleRepos(
@@ -110,10 +111,13 @@ export async function settleRepos(
       ? `a gate failed (${blockers.join('; ')})`
       : undefined;
   if (why !== undefined) {
-    // Set aside once the record is saved (finishReposRollback), in every repository it changed.
-    const rollback = planReposRollback(state.run_id, o.iteration, why, changed);
+    // Set aside once the record is saved (finishRollback), in every repository it changed.
+    const rollback = planRollback(
+      { iteration: o.iteration, ref: rescueRef(state.run_id, o.iteration) },
+      changed.map(({ repo, before }) => ({ repo: repo.name, to: before, why })),
+    );
     const records = changed.map(({ repo, files, summary }): RepoRecord => {
-      const to = rollback.repos.find((r) => r.name === repo.name)?.to;
+      const to = rollback.trees.find((t) => t.repo === repo.name)?.to;
       const record = baseRecord(repo, files, summary);
       return to ? { ...record, rollback: { ref: rollback.ref, to } } : record;
     });

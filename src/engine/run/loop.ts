@@ -20,7 +20,6 @@ import { answerInteractions } from '../human/human-interact.ts';
 import { runIteration } from '../iteration/iteration.ts';
 import { metricAtStart } from '../metric/metric-step.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
-import { finishReposRollback } from '../repos/repo-rollback.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
 import { confirmDoneAtStart } from '../verify/done-at-start.ts';
 import { gitConfigAtStart } from '../verify/git-config-gate.ts';
@@ -184,7 +183,6 @@ export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
     await gitViewAtStart(ctx, layout);
     // Even when the run ends at once: a rollback a crash cut short is finished first.
     await rollbackAtStart(ctx);
-    await finishReposRollback(ctx);
     reposAtStart(ctx);
     // Nothing to do (gates green on the tree as it is) outranks a TDD state problem.
     if (final === undefined && start.doneClaim) final = await confirmDoneAtStart(ctx, start.doneClaim);

@@ -227,9 +227,7 @@ export function resumesUncommitted(paths: RalphPaths, mode: StartMode): boolean 
     // A rollback a crash cut short leaves the set-aside changes in the tree until it is finished.
     return (
       previous?.status !== 'completed' &&
-      (previous?.uncommitted_changes === true ||
-        Boolean(previous?.rollback) ||
-        Boolean(previous?.repos_rollback))
+      (previous?.uncommitted_changes === true || Boolean(previous?.rollback))
     );
   } catch {
     return false; // a damaged state file is reported when the run is prepared

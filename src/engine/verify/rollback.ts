@@ -6,9 +6,10 @@ import { resolveCommit } from '../../git/branches.ts';
 import { readGitHead } from '../../git/head.ts';
 import { moveAsideUnits, rescueRef, resetTo, saveRescue, untrackedUnits } from '../../git/rescue-refs.ts';
 import { tailWithin } from '../../routing/prompt.ts';
-import type { PendingRollback } from '../../state/loop-state.ts';
+import type { PendingRollback, RollbackTree } from '../../state/loop-state.ts';
 import { RALPH_DIR, RUNTIME_PATHS } from '../../state/paths.ts';
 import type { RunContext } from '../context/run-context.ts';
+import { repoEntries } from '../readiness/repo-set.ts';
 import { rollbackRefusal, rollsBack } from '../readiness/rollback-readiness.ts';
 import { clearHiddenIndexFlags } from './git-view.ts';
 import { rememberTree } from './work-progress.ts';
@@ -54,10 +55,25 @@ export async function nestedRepoRefusal(ctx: RunContext): Promise<string | undef
 }
 
 /**
- * The rollback of an iteration: to the last green commit with `gates.on_failure: rollback`, else to
- * where the iteration started (`headBefore`); undefined when there is no commit to go back to.
+ * The rollback of an iteration (pure): each repository it changed (a workspace run: the workspace,
+ * `repo` null) keeps its part in the rescue ref and returns to `to`; one with no commit to return to
+ * is left alone (preflight refuses a repository with none).
  */
 export function planRollback(
+  at: { iteration: number; ref: string },
+  parts: { repo: string | null; to: string | null; why: string }[],
+): PendingRollback {
+  const trees = parts.flatMap(({ repo, to, why }) =>
+    to === null ? [] : [{ repo, to, why, rescued: false }],
+  );
+  return { ...at, trees };
+}
+
+/**
+ * The workspace's rollback: to the last green commit with `gates.on_failure: rollback`, else to
+ * where the iteration started (`headBefore`); undefined when there is no commit to go back to.
+ */
+export function workspaceRollback(
   ctx: RunContext,
   iteration: number,
   why: string,
@@ -65,14 +81,27 @@ export function planRollback(
 ): PendingRollback | undefined {
   const to = rollsBack(ctx.config) ? ctx.state.last_green : headBefore;
   if (!ctx.inRepo || !to) return undefined;
-  return { iteration, ref: rescueRef(ctx.state.run_id, iteration), to, why, rescued: false };
+  return planRollback({ iteration, ref: rescueRef(ctx.state.run_id, iteration) }, [{ repo: null, to, why }]);
+}
+
+/** The workspace's part of a rollback (a workspace run's only one). */
+export function workspacePart(r: PendingRollback): RollbackTree | undefined {
+  return r.trees.find((t) => t.repo === null);
+}
+
+/** An iteration's rollbacks as one, the workspace's part first; null when nothing is to be set aside. */
+export function joinRollbacks(...parts: (PendingRollback | undefined)[]): PendingRollback | null {
+  const first = parts.find((p) => p !== undefined);
+  const trees = parts.flatMap((p) => p?.trees ?? []);
+  return first && trees.length > 0 ? { ...first, trees } : null;
 }
 
 /** What the next prompt says about a rollback: what, why, and where the changes are kept. */
 export function rollbackFeedback(r: PendingRollback): string {
-  const [first = '', ...rest] = r.why.split('\n');
+  const { why = '', to = '' } = workspacePart(r) ?? {};
+  const [first = '', ...rest] = why.split('\n');
   return [
-    `Iteration ${r.iteration} was rolled back: ${first}. The work tree is back at ${r.to.slice(0, 12)}, the last commit whose gates passed; the rolled-back changes are kept in ${r.ref} (\`ralph rescue show ${r.iteration}\`). Make the change again in a way that passes, or take another approach.`,
+    `Iteration ${r.iteration} was rolled back: ${first}. The work tree is back at ${to.slice(0, 12)}, the last commit whose gates passed; the rolled-back changes are kept in ${r.ref} (\`ralph rescue show ${r.iteration}\`). Make the change again in a way that passes, or take another approach.`,
     ...rest,
   ].join('\n');
 }
@@ -84,42 +113,71 @@ export function markGreen(ctx: RunContext): void {
 }
 
 /**
- * Sets the pending rollback's changes aside and resets the workspace (rollBackTree): `rescued` is
- * saved once the rescue ref holds them, then the tree goes back to the green commit.
+ * Sets the pending rollback's changes aside, one repository after the other (the workspace first):
+ * rollBackTree saves its rescue ref and resets it, then it leaves `trees`, saved. A kill at any point
+ * leaves each part in its tree, its ref, or both, and --resume (which calls this first) finishes the rest.
  */
 export async function finishRollback(ctx: RunContext): Promise<void> {
   const { state } = ctx;
   const r = state.rollback;
   if (!r) return;
-  const part = { ...r, root: ctx.options.workspace, runId: state.run_id };
+  const repos = new Map(repoEntries(ctx.options.workspace, ctx.config).map((e) => [e.name, e]));
+  let left = r.trees;
+  for (const tree of r.trees) {
+    const notice =
+      tree.repo === null
+        ? await rollBackWorkspace(ctx, r, tree, (rescued) => {
+            left = left.map((t) => (t.repo === null ? rescued : t));
+            saveRollback(state, { ...r, trees: left });
+            ctx.persist();
+          })
+        : await rollBackRepo(ctx, r, tree, repos.get(tree.repo));
+    left = left.filter((t) => t.repo !== tree.repo);
+    saveRollback(state, left.length > 0 ? { ...r, trees: left } : null);
+    if (tree.repo === null) state.last_green = tree.to;
+    ctx.persist();
+    if (notice) ctx.emit({ type: 'notice', level: 'warn', message: notice });
+  }
+}
+
+/** The workspace's part: its index flags cleared, set aside with `rescued` journalled; the notice's words. */
+async function rollBackWorkspace(
+  ctx: RunContext,
+  r: PendingRollback,
+  tree: RollbackTree,
+  saveRescued: (tree: RollbackTree) => void,
+): Promise<string> {
   // A gate since the agent's turn may have hidden a file again: the rescue ref must hold it.
   await clearHiddenIndexFlags(ctx, `iteration ${r.iteration}'s gates`);
-  const journal = {
-    rescued: r.rescued,
-    saveRescued: () => {
-      state.rollback = { ...r, rescued: true };
-      ctx.persist();
-    },
-  };
+  const journal = { rescued: tree.rescued, saveRescued: () => saveRescued({ ...tree, rescued: true }) };
+  const part = { ...r, ...tree, root: ctx.options.workspace, runId: ctx.state.run_id };
   const aside = await rollBackTree(part, journal);
   // The next iteration's progress is measured from the tree it starts with.
   await rememberTree(ctx);
-  state.rollback = null;
-  state.last_green = r.to;
-  ctx.persist();
-  ctx.emit({
-    type: 'notice',
-    level: 'warn',
-    message: `iteration ${r.iteration} rolled back to ${r.to.slice(0, 12)}; its changes are kept in ${r.ref} (ralph rescue show ${r.iteration})${asideNote(aside)}`,
-  });
+  return `iteration ${r.iteration} rolled back to ${tree.to.slice(0, 12)}; its changes are kept in ${r.ref} (ralph rescue show ${r.iteration})${asideNote(aside)}`;
+}
+
+/**
+ * One repository's part of `repos`: its rescue ref itself says it was saved. A repository no longer
+ * in ralph.yml is left as it is (its part stays in the tree, or the ref); no notice then.
+ */
+async function rollBackRepo(
+  ctx: RunContext,
+  r: PendingRollback,
+  tree: RollbackTree,
+  repo: { root: string; path: string } | undefined,
+): Promise<string | undefined> {
+  if (!repo || tree.repo === null) return undefined;
+  await rollBackTree({ ...r, ...tree, root: repo.root, runId: ctx.state.run_id });
+  return `repository ${tree.repo}: iteration ${r.iteration} rolled back to ${tree.to.slice(0, 12)}; its changes are kept in ${r.ref} (git -C ${repo.path} show ${r.ref})`;
 }
 
 /** One tree's part of a rollback: the workspace's, or one repository's of `repos`. */
 export interface TreeRollback {
   /** The work tree's root. */
   root: string;
-  /** The repository's name in `repos`; undefined for the workspace. */
-  repo?: string;
+  /** The repository's name in `repos`; null for the workspace. */
+  repo: string | null;
   iteration: number;
   /** `refs/ralph/rescue/<run>/<iteration>`. */
   ref: string;
@@ -168,7 +226,7 @@ function asideNote(aside: readonly string[]): string {
 
 function rescueMessage(t: TreeRollback, aside: readonly string[]): string {
   const [first = ''] = t.why.split('\n');
-  const where = t.repo === undefined ? '' : ` in ${t.repo}`;
+  const where = t.repo === null ? '' : ` in ${t.repo}`;
   const moved =
     aside.length > 0
       ? `\n- Moved aside whole (nested repositories, not in this commit): ${aside.join(', ')}`
@@ -176,7 +234,7 @@ function rescueMessage(t: TreeRollback, aside: readonly string[]): string {
   return `ralph: rescue of iteration ${t.iteration}${where} (rolled back)\n\n- Why: ${first}\n- Rolled back to: ${t.to}\n- Run: ${t.runId}${moved}\n\n${t.why}\n`;
 }
 
-/** A rollback to finish (saved with the iteration's record, before anything is set aside), or null: none. */
+/** A rollback to finish (saved with the iteration's record, before anything is set aside), or null: none; its one owner. */
 export function saveRollback(state: RunContext['state'], r: PendingRollback | null): void {
   state.rollback = r;
 }

@@ -125,31 +125,28 @@ export interface MetricProgress {
   failed: MetricNote[];
 }
 
-/** An iteration's changes being set aside (gates.on_failure: rollback, rules). */
-export interface PendingRollback {
-  iteration: number;
-  /** `refs/ralph/rescue/<run>/<iteration>`. */
-  ref: string;
-  /** The commit the work tree returns to. */
+/** One repository's part of a rollback: the workspace's (`repo` null) or one of `repos`'. */
+export interface RollbackTree {
+  /** The repository's name in `repos`; null for the workspace. */
+  repo: string | null;
+  /** The commit its work tree returns to. */
   to: string;
   /** Why, for the rescue commit's message and the next prompt. */
   why: string;
+  /** The rescue ref holds its changes. */
   rescued: boolean;
 }
 
 /**
- * A rollback across the repositories of `repos`, saved with the iteration's record before anything
- * is set aside: each repository in `repos` keeps its part in `ref` and returns to `to`; `done` names
- * those finished, so --resume finishes the others.
+ * An iteration's changes being set aside (gates.on_failure: rollback, rules, metric), saved with its
+ * record before anything is set aside: each repository it changed (a workspace run: one) keeps its
+ * part in `ref` and returns to `to`; a finished one leaves `trees`, so --resume finishes the others.
  */
-export interface ReposRollback {
+export interface PendingRollback {
   iteration: number;
   /** `refs/ralph/rescue/<run>/<iteration>`, in each repository. */
   ref: string;
-  /** Why, for the rescue commits' messages. */
-  why: string;
-  repos: { name: string; to: string }[];
-  done: string[];
+  trees: RollbackTree[];
 }
 
 /** Where a model ladder (`cli.models`) stands for one task, milestone or run (docs/concepts/models.md). */

@@ -16,6 +16,7 @@ import {
   withDefault,
 } from './checks.ts';
 import { RUN_STATUSES } from './fields.ts';
+import { upgradeRollback } from './rollback-upgrade.ts';
 import type { LoopState } from './shape.ts';
 
 const count = number({ int: true, min: 0 });
@@ -132,17 +133,10 @@ const stateShape: Check = looseObject({
   repo_heads: optional(record(nullableString)),
   rollback: optional(
     nullable(
-      looseObject({ iteration: positiveInt, ref: string(1), to: string(1), why: str, rescued: boolean }),
-    ),
-  ),
-  repos_rollback: optional(
-    nullable(
       looseObject({
         iteration: positiveInt,
         ref: string(1),
-        why: str,
-        repos: array(looseObject({ name: string(1), to: string(1) })),
-        done: array(str),
+        trees: array(looseObject({ repo: nullableString, to: string(1), why: str, rescued: boolean })),
       }),
     ),
   ),
@@ -192,7 +186,7 @@ export function parseLoopState(text: string, where: string): LoopState {
   try {
     if (text.trim() === '') throw new Error('the file is empty');
     const problems: Problem[] = [];
-    const state = stateShape(JSON.parse(text), [], problems);
+    const state = stateShape(upgradeRollback(JSON.parse(text)), [], problems);
     if (problems.length > 0) throw new Error(describeProblems(problems));
     return state as LoopState;
   } catch (cause) {

@@ -7,7 +7,6 @@ import type {
   PendingEvent,
   PendingRollback,
   QueuedGuidance,
-  ReposRollback,
   RunStatus,
 } from './fields.ts';
 
@@ -128,13 +127,13 @@ export interface HumanPart {
   uncommitted_changes?: boolean;
 }
 
-/** gates.on_failure: rollback (owner: engine/verify/rollback.ts). */
+/** gates.on_failure: rollback, rules, metric (owner: engine/verify/rollback.ts). */
 export interface RollbackPart {
   /** The last commit whose gates passed (the run's start commit at first). */
   last_green?: string | null;
   /**
-   * A rollback under way, saved before anything is set aside: `rescued` once the rescue ref holds the
-   * changes. A crash before the reset leaves them in the ref and the tree; --resume finishes it.
+   * A rollback under way in the workspace or each repository of `repos`, saved before anything is set
+   * aside: a crash leaves each part in its ref, its tree, or both; --resume finishes it.
    */
   rollback?: PendingRollback | null;
 }
@@ -143,8 +142,6 @@ export interface RollbackPart {
 export interface ReposPart {
   /** Each repository's HEAD where the next iteration's changes start (after Ralph's last commit there). */
   repo_heads?: Record<string, string | null>;
-  /** A rollback across the repositories under way (--resume finishes it per repository). */
-  repos_rollback?: ReposRollback | null;
 }
 
 /** Whether the run does work (owner: engine/verify/work-progress.ts). */

@@ -9,7 +9,7 @@ import { rollsBack } from '../../readiness/rollback-readiness.ts';
 import { recordRepoWork } from '../../repos/repo-iteration.ts';
 import { summarize } from '../../verify/gate-commands.ts';
 import { secondOpinion } from '../../verify/review-gate.ts';
-import { gateFailure, markGreen, planRollback } from '../../verify/rollback.ts';
+import { gateFailure, markGreen, workspaceRollback } from '../../verify/rollback.ts';
 import { carryRulesStart } from '../../verify/rules-start.ts';
 import { measureProgress, rememberTree, workBlockers } from '../../verify/work-progress.ts';
 import { closeIssuesStep } from '../../workflows/issue-tasks.ts';
@@ -141,7 +141,7 @@ async function settleTree(
   const validateFailure = rollsBack(ctx.config) ? gateFailure(work.validateGate) : undefined;
   let rollback =
     plan.verdict.rollback ??
-    (validateFailure ? planRollback(ctx, phase.number, validateFailure, phase.headBefore) : undefined);
+    (validateFailure ? workspaceRollback(ctx, phase.number, validateFailure, phase.headBefore) : undefined);
   const green = plan.greenCandidate && !work.held;
   const measured =
     !rollback && green

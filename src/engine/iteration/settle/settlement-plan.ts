@@ -1,6 +1,7 @@
 import type { PendingRollback } from '../../../state/loop-state.ts';
 import type { RunContext } from '../../context/run-context.ts';
 import type { Stop } from '../../decide/limits.ts';
+import { planRollback } from '../../verify/rollback.ts';
 import { SETTLEMENT_FEATURES } from './settlement-features.ts';
 import type {
   Refusal,
@@ -44,7 +45,9 @@ export function planVerdict(
   const why = refused.find((r) => r.setAside !== undefined)?.setAside;
   const rollback: PendingRollback | undefined =
     !kept && why !== undefined && facts.rollbackTo
-      ? { iteration: facts.phase.number, ref: facts.rescueRef, to: facts.rollbackTo, why, rescued: false }
+      ? planRollback({ iteration: facts.phase.number, ref: facts.rescueRef }, [
+          { repo: null, to: facts.rollbackTo, why },
+        ])
       : undefined;
   const setAside = rollback !== undefined || refused.some((r) => r.reposRollback);
   return {

@@ -43,7 +43,7 @@ export interface TurnFacts {
 export interface Refusal {
   /** Why the work is set aside (into the rescue ref); undefined: it stays in the tree, uncommitted. */
   setAside?: string | undefined;
-  /** The repositories of `repos` set the work aside themselves (finishReposRollback). */
+  /** The repositories of `repos` set the work aside themselves (finishRollback). */
   reposRollback?: boolean | undefined;
   /** Files the record lists as tampered with (gates.protect, git's control files). */
   tampered?: string[] | undefined;
