@@ -210,3 +210,53 @@ describe('secrets the agent writes straight into its scratchpad, tasks and memor
     ]).toEqual([]);
   }, 60_000);
 });
+
+describe('a secret written into memories at the size and mtime of a version found clean (issue 33, item 8)', () => {
+  it('is cleaned before the commit: an unchanged file is not scanned again, a changed one always is', async () => {
+    const file = '.ralph/agent/memories.md';
+    // In place (same inode), the same size, the times put back; then it waits out the racy window
+    // (2 s after the change time), so only the change time tells the loop the file changed.
+    const write = (secret: boolean) =>
+      [
+        "const fs = require('fs');",
+        `fs.mkdirSync('.ralph/agent', { recursive: true });`,
+        'const key = process.env.ACME_CLOUD_API_KEY;',
+        `const note = ${secret} ? key : 'x'.repeat(key.length);`,
+        `fs.writeFileSync('${file}', '# Memories\\n- deploy key ' + note + '\\n');`,
+        `fs.utimesSync('${file}', 1700000000, 1700000000);`,
+        'const settled = () => {',
+        `  const age = Date.now() - fs.statSync('${file}').ctimeMs;`,
+        '  if (age < 2500) setTimeout(settled, 2600 - age);',
+        '};',
+        'settled();',
+      ].join('\n');
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'work\n',
+      '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
+      'ralph.yml': `${fakeConfig({ max_iterations: 2 })}git:\n  commit: true\n`,
+      'clean.js': write(false),
+      'secret.js': write(true),
+      'fake-agent.yml': [
+        'turns:',
+        '  - when: { iteration: 1 }',
+        '    do:',
+        '      - run: node clean.js',
+        '      - write: { path: one.txt, content: "1\\n" }',
+        '  - do:',
+        '      - run: node secret.js',
+        '      - write: { path: two.txt, content: "2\\n" }',
+      ].join('\n'),
+    });
+    const env = { ...userDirs(), ACME_CLOUD_API_KEY: ENV_SECRET };
+    const start = git(dir, 'rev-parse', 'HEAD').trim();
+    const r = await runRalph(['run'], dir, env);
+    expect(r.code, r.stderr).toBe(2);
+    expect(readFileSync(join(dir, file), 'utf8')).toBe('# Memories\n- deploy key [redacted]\n');
+    const history = git(dir, 'log', '-p', '--all', `^${start}`);
+    // Not vacuous: Ralph committed both versions of the memories file.
+    expect(history).toContain(`deploy key ${'x'.repeat(ENV_SECRET.length)}`);
+    expect(history).toContain('deploy key [redacted]');
+    expect(leaks([ENV_SECRET], 'git history', history)).toEqual([]);
+    expect(r.stdout + r.stderr).toContain('redacted a secret the agent wrote into .ralph/agent/memories.md');
+  }, 60_000);
+});

@@ -1,6 +1,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { redactLine } from '../../observe/redact.ts';
 import { rewriteFile } from '../../state/io/rewrite-file.ts';
+import { type StatCached, statCached } from '../../state/io/stat-cache.ts';
 import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
@@ -13,15 +14,15 @@ import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
  * questions files. A file without a secret is not written. Returns the files it cleaned.
  */
 export function cleanAgentFiles(ctx: RunContext): string[] {
-  const { paths, redact } = ctx;
-  const text = (t: string) => redact(t);
-  const files: [string, (t: string) => string | undefined][] = [
-    [paths.tasks, (t) => redactLines(t, redact)],
-    [paths.memories, text],
-    [userMemoriesFile(ctx.options.env ?? process.env), text],
-    ...ralphScratchpadPaths(ctx.config, paths).map((f): [string, (t: string) => string] => [f, text]),
+  const { paths } = ctx;
+  const files = [
+    paths.tasks,
+    paths.memories,
+    userMemoriesFile(ctx.options.env ?? process.env),
+    ...ralphScratchpadPaths(ctx.config, paths),
   ];
-  const cleaned = files.filter(([file, edit]) => rewriteFile(file, edit)).map(([file]) => file);
+  const look = lookerOf(ctx);
+  const cleaned = files.filter((file) => look(file));
   if (cleaned.length > 0)
     ctx.emit({
       type: 'notice',
@@ -29,6 +30,25 @@ export function cleanAgentFiles(ctx: RunContext): string[] {
       message: `redacted a secret the agent wrote into ${cleaned.map((f) => shown(paths.root, f)).join(', ')}`,
     });
   return cleaned;
+}
+
+/**
+ * Per run, each file's clean (rewriteFile: true when it wrote) kept at the statKey it was looked at:
+ * a file unchanged since then is not scanned again (a tens-of-kB memories file, twice an iteration).
+ * The key holds the change time, which no process can set back, and a file changed within the racy
+ * window is always scanned; what was written is keyed at its state before the write, never again.
+ */
+const lookers = new WeakMap<RunContext, StatCached<boolean>>();
+
+function lookerOf(ctx: RunContext): StatCached<boolean> {
+  let look = lookers.get(ctx);
+  if (look === undefined) {
+    const { redact, paths } = ctx;
+    const lines = (t: string) => redactLines(t, redact);
+    look = statCached((file) => rewriteFile(file, file === paths.tasks ? lines : redact));
+    lookers.set(ctx, look);
+  }
+  return look;
 }
 
 /** A JSON-lines text with each line holding a secret redacted, still JSON (redactLine); CRLF endings kept. */
