@@ -196,3 +196,22 @@ export { type ConfigOverride, parseSetOverride } from './config/overrides.ts';
 export { interactiveInvocation, resolveBackend } from './backends/registry.ts';
 export type { InteractiveInvocation } from './backends/definition.ts';
 export type { AgentInvocation, Backend, ExitClass } from './backends/types.ts';
+
+// ── Fleet and the commands' building blocks: the fleet's job engine, and the one gate runner, git
+// runner, agent environment, demo and worker spec that `ralph new`, `plan`, `demo`, `dashboard` and
+// `parallel-worker` are made of.
+export { loadFleetEngine, openFleet } from './fleet/open-fleet.ts';
+export type { FleetJobSpec, FleetRunInfo, JobEngine } from './fleet/job-engine.ts';
+export { checkpointState } from './fleet/checkpoint-files.ts';
+export { FINAL_STATES } from './fleet/run-record.ts';
+export { safeRedisUrl } from './fleet/fleet-errors.ts';
+export { runFleetJob } from './fleet/run-job.ts';
+export type { FleetSource } from './dashboard/fleet-section.ts';
+export { allowHostName } from './dashboard/security.ts';
+export { tokenFromFile } from './dashboard/token-file.ts';
+export { createDemoWorkspace, DEMO_OVERRIDES } from './demo/demo-workspace.ts';
+export { readWorkerSpec, WORKER_SECRETS_ENV } from './parallel/worker-spec.ts';
+export { agentEnvBase, buildBaseAgentEnv } from './agent/agent-env.ts';
+export { runGate } from './gates/run-gate.ts';
+export { commitAll } from './git/commit.ts';
+export { runGit, runGitRaw } from './git/run-git.ts';
