@@ -215,3 +215,27 @@ export { agentEnvBase, buildBaseAgentEnv } from './agent/agent-env.ts';
 export { runGate } from './gates/run-gate.ts';
 export { commitAll } from './git/commit.ts';
 export { runGit, runGitRaw } from './git/run-git.ts';
+
+// ── The single mechanisms the commands share: redaction, secret masking, the JSON-lines reader and
+// follower, the durable append, the events file, the loop lock's holder, the package, the platform
+// check, executable lookup, shell quoting, the closest-key suggestion and two defaults.
+export { createRedactor, redactDeep } from './observe/redact.ts';
+export { maskSecrets, secretPaths } from './observe/config-secrets.ts';
+export {
+  followFile,
+  followJsonl,
+  MAX_JSON_DEPTH,
+  nestedDeeper,
+  poll,
+  readTextSince,
+  skippedNotice,
+} from './state/io/jsonl.ts';
+export { appendLine } from './state/io/append-line.ts';
+export { eventLineParser, eventsFileOf, readEventsSince } from './state/events-log.ts';
+export { workspaceLockHolder } from './state/workspace-lock.ts';
+export { packageVersion, RALPH_BIN, RALPH_BIN_DIR } from './paths-package.ts';
+export { unsupportedPlatform } from './process/platform.ts';
+export { findExecutable } from './process/find-executable.ts';
+export { shellCommand } from './process/shell-quote.ts';
+export { closestMatch } from './config/suggest.ts';
+export { DEFAULT_HUMAN_ANSWER, REDIS_URL } from './config/schema/operations-values.ts';

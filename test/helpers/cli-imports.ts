@@ -115,16 +115,6 @@ export const CLI_ALLOWED_INTERNALS: readonly AllowEntry[] = [
     'presentation: the terminal UI `ralph run --parallel` draws (ink, loaded lazily)',
   ],
   ['tui/tui-layout.ts', 'presentation: whether the terminal is big enough for the TUI'],
-  ['observe/redact.ts', 'the one redaction point: every text an agent hands the tools is written redacted'],
-  ['observe/config-secrets.ts', 'the one secret masking of config values (`config show|explain`)'],
-  [
-    'state/io/jsonl.ts',
-    'the one JSONL reader and follower: skipped-line notices, `events -f`, `logs -f`, `fleet watch`',
-  ],
-  [
-    'state/io/append-line.ts',
-    'the one durable append (through the fault layer): `ralph emit` writes its event line',
-  ],
   [
     'state/io/atomic-write.ts',
     'the one durable whole-file write (through the fault layer): `ralph init` writes the JSON schema beside ralph.yml',
@@ -134,24 +124,7 @@ export const CLI_ALLOWED_INTERNALS: readonly AllowEntry[] = [
     'the fault layer’s in-place write: `ralph init` writes ralph.yml as the preset gives it',
   ],
   [
-    'state/events-log.ts',
-    '`ralph emit` and `ralph events --since` read and write the events file below readEvents',
-  ],
-  [
     'state/loop-state.ts',
     'state.json’s reader, being split into owned parts (issue 33 item 2); readStatus is the public read',
-  ],
-  ['state/workspace-lock.ts', '`ralph logs -f` stops when the loop holding the workspace is gone'],
-  ['paths-package.ts', 'the package’s version and `bin/ralph`'],
-  ['process/platform.ts', 'bin.ts refuses an unsupported platform before loading anything'],
-  ['process/find-executable.ts', '`ralph new` and `ralph demo` look for a tool on PATH as the loop does'],
-  [
-    'process/shell-quote.ts',
-    'the commands `ralph run` and `ralph plan` show, quoted as the loop quotes them',
-  ],
-  ['config/suggest.ts', '`config explain` suggests the closest key, as config errors do'],
-  [
-    'config/schema/operations-values.ts',
-    'the defaults `ralph fleet` (Redis URL) and `ralph ask` (answer) fall back to',
   ],
 ];
