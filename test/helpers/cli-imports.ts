@@ -103,7 +103,6 @@ export function folderEntries(allow: readonly AllowEntry[]): string[] {
  */
 export const CLI_ALLOWED_INTERNALS: readonly AllowEntry[] = [
   ['observe/format.ts', 'presentation shared with the TUI and the dashboard: costs, numbers, stop words'],
-  ['observe/text-fit.ts', 'presentation shared with the TUI: cutting and wrapping by display width'],
   [
     'state/io/time-format.ts',
     'presentation shared with the TUI, the dashboard and the reporters: durations and ages in words',
