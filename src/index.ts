@@ -238,4 +238,5 @@ export { unsupportedPlatform } from './process/platform.ts';
 export { findExecutable } from './process/find-executable.ts';
 export { shellCommand } from './process/shell-quote.ts';
 export { closestMatch } from './config/suggest.ts';
+export { renderHatGraph } from './routing/hat-graph.ts';
 export { DEFAULT_HUMAN_ANSWER, REDIS_URL } from './config/schema/operations-values.ts';

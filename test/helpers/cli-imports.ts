@@ -112,10 +112,6 @@ export const CLI_ALLOWED_INTERNALS: readonly AllowEntry[] = [
     'presentation shared with the dashboard: a metric run’s baseline, best and goal words',
   ],
   [
-    'routing/hat-graph.ts',
-    'presentation: the hat graph `ralph hats graph` draws (over the router’s own matching)',
-  ],
-  [
     'state/io/atomic-write.ts',
     'the one durable whole-file write (through the fault layer): `ralph init` writes the JSON schema beside ralph.yml',
   ],

@@ -146,6 +146,7 @@ const RUNTIME_EXPORTS = {
     'findExecutable',
     'shellCommand',
     'closestMatch',
+    'renderHatGraph',
     'DEFAULT_HUMAN_ANSWER',
     'REDIS_URL',
   ],
