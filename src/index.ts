@@ -196,3 +196,47 @@ export { type ConfigOverride, parseSetOverride } from './config/overrides.ts';
 export { interactiveInvocation, resolveBackend } from './backends/registry.ts';
 export type { InteractiveInvocation } from './backends/definition.ts';
 export type { AgentInvocation, Backend, ExitClass } from './backends/types.ts';
+
+// ── Fleet and the commands' building blocks: the fleet's job engine, and the one gate runner, git
+// runner, agent environment, demo and worker spec that `ralph new`, `plan`, `demo`, `dashboard` and
+// `parallel-worker` are made of.
+export { loadFleetEngine, openFleet } from './fleet/open-fleet.ts';
+export type { FleetJobSpec, FleetRunInfo, JobEngine } from './fleet/job-engine.ts';
+export { checkpointState } from './fleet/checkpoint-files.ts';
+export { FINAL_STATES } from './fleet/run-record.ts';
+export { safeRedisUrl } from './fleet/fleet-errors.ts';
+export { runFleetJob } from './fleet/run-job.ts';
+export type { FleetSource } from './dashboard/fleet-section.ts';
+export { allowHostName } from './dashboard/security.ts';
+export { tokenFromFile } from './dashboard/token-file.ts';
+export { createDemoWorkspace, DEMO_OVERRIDES } from './demo/demo-workspace.ts';
+export { readWorkerSpec, WORKER_SECRETS_ENV } from './parallel/worker-spec.ts';
+export { agentEnvBase, buildBaseAgentEnv } from './agent/agent-env.ts';
+export { runGate } from './gates/run-gate.ts';
+export { commitAll } from './git/commit.ts';
+export { runGit, runGitRaw } from './git/run-git.ts';
+
+// ── The single mechanisms the commands share: redaction, secret masking, the JSON-lines reader and
+// follower, the durable append, the events file, the loop lock's holder, the package, the platform
+// check, executable lookup, shell quoting, the closest-key suggestion and two defaults.
+export { createRedactor, redactDeep } from './observe/redact.ts';
+export { maskSecrets, secretPaths } from './observe/config-secrets.ts';
+export {
+  followFile,
+  followJsonl,
+  MAX_JSON_DEPTH,
+  nestedDeeper,
+  poll,
+  readTextSince,
+  skippedNotice,
+} from './state/io/jsonl.ts';
+export { appendLine } from './state/io/append-line.ts';
+export { eventLineParser, eventsFileOf, readEventsSince } from './state/events-log.ts';
+export { workspaceLockHolder } from './state/workspace-lock.ts';
+export { packageVersion, RALPH_BIN, RALPH_BIN_DIR } from './paths-package.ts';
+export { unsupportedPlatform } from './process/platform.ts';
+export { findExecutable } from './process/find-executable.ts';
+export { shellCommand } from './process/shell-quote.ts';
+export { closestMatch } from './config/suggest.ts';
+export { renderHatGraph } from './routing/hat-graph.ts';
+export { DEFAULT_HUMAN_ANSWER, REDIS_URL } from './config/schema/operations-values.ts';

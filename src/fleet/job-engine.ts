@@ -113,6 +113,7 @@ export interface WorkerHandle {
   readonly closed: Promise<void>;
 }
 
+/** The fleet's job engine (BullMQ on Redis, from openFleet): submit, list, watch and work runs. */
 export interface JobEngine {
   submit(spec: FleetJobSpec, runId: string): Promise<void>;
   list(): Promise<FleetRunInfo[]>;

@@ -5,6 +5,7 @@ export function shellQuote(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A command and its arguments as one line a POSIX shell runs as given (each word quoted as needed). */
 export function shellCommand(command: string, args: readonly string[]): string {
   return [command, ...args].map(shellQuote).join(' ');
 }

@@ -1,6 +1,5 @@
 import { Box, Text, useInput } from 'ink';
 import { createElement as h, type ReactElement, useState } from 'react';
-import { clip } from '../observe/text-fit.ts';
 import {
   MIN_COLUMN,
   parallelFooter,
@@ -11,6 +10,7 @@ import {
 } from './parallel-layout.ts';
 import type { ParallelModel } from './parallel-model.ts';
 import { type FrameProps, useFrames } from './screen.ts';
+import { clip } from './text-fit.ts';
 import type { TuiLimits } from './tui-layout.ts';
 
 export interface ParallelAppProps extends FrameProps {

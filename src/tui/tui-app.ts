@@ -1,8 +1,8 @@
 import { Box, Text, useInput } from 'ink';
 import { createElement as h, useState } from 'react';
-import { clip, wrapLines } from '../observe/text-fit.ts';
 import { formatSpan } from '../state/io/time-format.ts';
 import { type FrameProps, useFrames } from './screen.ts';
+import { clip, wrapLines } from './text-fit.ts';
 import { headerLines, iterationRow, outputRows, type TuiLimits } from './tui-layout.ts';
 import type { TuiModel } from './tui-model.ts';
 

@@ -1,6 +1,6 @@
 import { formatCost, formatNumber } from '../observe/format.ts';
-import { breakAtWords, clip } from '../observe/text-fit.ts';
 import { formatSpan } from '../state/io/time-format.ts';
+import { breakAtWords, clip } from './text-fit.ts';
 import type { TuiModel } from './tui-model.ts';
 
 /** The limits the header's bars are drawn against (undefined: no bar). */

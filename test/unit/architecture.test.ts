@@ -792,6 +792,7 @@ describe('architecture (DESIGN.md §3)', () => {
     expect(folderEntries(planted)).toEqual(['folder: state/ (name its files)']);
   });
 
+  // The TUI is the other presentation adapter (PRESENTATION_ADAPTER): a tui/ import passes, a dashboard/ one does not.
   it('would catch a planted internal import in src/cli and a stale allow-list entry', () => {
     const planted = new Map([
       [
@@ -800,7 +801,7 @@ describe('architecture (DESIGN.md §3)', () => {
       ],
       [
         'cli/inspect/planted.ts',
-        "const { runIteration } = await import('../../engine/iteration/iteration.ts');\nimport '../../tui/planted.ts';",
+        "const { runIteration } = await import('../../engine/iteration/iteration.ts');\nimport '../../tui/planted.ts';\nimport '../../dashboard/planted.ts';",
       ],
       [
         'cli/planted.ts',
@@ -814,7 +815,7 @@ describe('architecture (DESIGN.md §3)', () => {
     expect(cliImportProblems(planted, exported, [['observe/', 'planted']])).toEqual([
       'cli/run/planted.ts → process/kill-group.ts (killGroupNow)',
       'cli/inspect/planted.ts → engine/iteration/iteration.ts (runIteration)',
-      'cli/inspect/planted.ts → tui/planted.ts (*)',
+      'cli/inspect/planted.ts → dashboard/planted.ts (*)',
       'stale: observe/',
     ]);
   });

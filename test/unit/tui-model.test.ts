@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeEvent } from '../../src/observe/describe-event.ts';
 import type { LoopEvent } from '../../src/observe/events.ts';
-import { clip } from '../../src/observe/text-fit.ts';
+import { clip } from '../../src/tui/text-fit.ts';
 import { bar, headerLines, outputRows, phaseText, wrap } from '../../src/tui/tui-layout.ts';
 import { emptyModel, MAX_EVENTS, MAX_OUTPUT_LINES, reduce } from '../../src/tui/tui-model.ts';
 
@@ -170,7 +170,7 @@ describe('tui layout', () => {
 
 describe('wrapLines', () => {
   it('cuts every text into lines of at most the width at word boundaries, losing nothing but the spaces where it cuts', async () => {
-    const { wrapLines } = await import('../../src/observe/text-fit.ts');
+    const { wrapLines } = await import('../../src/tui/text-fit.ts');
     const fc = (await import('fast-check')).default;
     const text = fc
       .array(fc.oneof(fc.string({ maxLength: 30 }), fc.constant(' ')), { maxLength: 12 })
@@ -199,7 +199,7 @@ describe('wrapLines', () => {
   });
 
   it('breaks the runtime-files notice between words, the dashboard URL only where it must', async () => {
-    const { wrapLines } = await import('../../src/observe/text-fit.ts');
+    const { wrapLines } = await import('../../src/tui/text-fit.ts');
     expect(
       wrapLines(
         ["wrote .ralph/.gitignore: git ignores Ralph's runtime files (commit it with your project)"],

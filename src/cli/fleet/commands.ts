@@ -14,7 +14,8 @@ export function registerFleetCommands(program: Command, io: CliIO, setCode: SetC
     .command('fleet')
     .description('run loops on a fleet of workers (BullMQ on Redis); see docs/operations/fleet.md')
     .hook('preAction', async () => {
-      await (await import('../../fleet/open-fleet.ts')).loadFleetEngine();
+      const { loadFleetEngine } = await import('../../fleet/open-fleet.ts');
+      await loadFleetEngine();
     });
   const work = () => import('./fleet-command.ts');
   const view = () => import('./fleet-view-commands.ts');

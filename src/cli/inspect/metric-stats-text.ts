@@ -5,7 +5,7 @@ import {
   type MetricSeries,
   metricGoal,
 } from '../../observe/stats/metric-series.ts';
-import { clip } from '../../observe/text-fit.ts';
+import { clip } from '../../tui/text-fit.ts';
 import { sparkline } from './metric-sparkline.ts';
 
 /** Columns of the sparkline: with its 9-character label it fits in 80 columns. */

@@ -7,9 +7,9 @@ import {
   type Stats,
 } from '../../observe/stats/aggregate-stats.ts';
 import { readHistory } from '../../observe/stats/run-history.ts';
-import { clip, wrapLines } from '../../observe/text-fit.ts';
 import { skippedNotice } from '../../state/io/jsonl.ts';
 import { formatSpan } from '../../state/io/time-format.ts';
+import { clip, wrapLines } from '../../tui/text-fit.ts';
 import { table } from '../agent-tools/tool-render.ts';
 import { type CliIO, unicodeOutput } from '../io.ts';
 import { metricStatsText } from './metric-stats-text.ts';
