@@ -48,6 +48,8 @@ const repeatedFiles = (files: readonly string[]) =>
  * index.ts) and of the test support. Every other unit test lives in the folder of what it tests.
  */
 const TOP_LEVEL_TESTS = [
+  'architecture-doors.test.ts',
+  'architecture-state-owners.test.ts',
   'architecture.test.ts',
   'docs-links.test.ts',
   'error-codes.test.ts',
@@ -55,6 +57,7 @@ const TOP_LEVEL_TESTS = [
   'file-system-error.test.ts',
   'model-server.test.ts',
   'public-api.test.ts',
+  'test-waits.test.ts',
   'tree-layout.test.ts',
   'workspace-cleanup.test.ts',
 ];
