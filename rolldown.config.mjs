@@ -100,7 +100,7 @@ export default defineConfig({
         {
           name: 'shared',
           priority: 1,
-          test: /[\\/]dist[\\/](?:(?:state|process|git|observe|agent|backends|gates)[\\/]|config[\\/]schema[\\/]repo-name\.js$)/,
+          test: /[\\/]dist[\\/](?:(?:state|process|git|observe|agent|backends|gates|engine[\\/]gates[\\/]checks)[\\/]|config[\\/]schema[\\/]repo-name\.js$)/,
           minShareCount: 2,
           maxModuleSize: 8 * 1024,
         },

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { pathMatcher } from '../config/path-patterns.ts';
-import { statCached } from '../state/io/stat-cache.ts';
+import { sha256Of, statCached } from '../state/io/stat-cache.ts';
 import { RALPH_DIR } from '../state/paths.ts';
 import { MAX_WALK, walkFiles, walkRoots } from './bounded-walk.ts';
-import { sha256Of } from './protected-files.ts';
 
 /** `rules` from ralph.yml: path patterns (docs/concepts/path-patterns.md). */
 export interface PathRules {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isNegated, literalPattern, type PathMatcher, pathMatcher } from '../config/path-patterns.ts';
 import type { RalphConfig } from '../config/schema.ts';
 import { writeFileAtomicSync } from '../state/io/atomic-write.ts';
-import { statCached } from '../state/io/stat-cache.ts';
+import { hashFile } from '../state/io/stat-cache.ts';
 import { walkFiles, walkRoots } from './bounded-walk.ts';
 
 /** What Ralph protects by default: its validate hook and the usual CI configuration. */
@@ -75,25 +75,6 @@ export function unmatchedPatterns(workspace: string, patterns: readonly string[]
     return !files.some((f) => selects(f));
   });
 }
-
-/**
- * The file's sha256, or null when it cannot be read. A file whose identity, size and change times
- * are as when it was last hashed is not read again (every iteration checks every protected file).
- */
-export function hashFile(path: string): string | null {
-  try {
-    return hashCached(path);
-  } catch {
-    return null;
-  }
-}
-
-/** A file's sha256, read in full (throws when it cannot be read). */
-export function sha256Of(path: string): string {
-  return createHash('sha256').update(readFileSync(path)).digest('hex');
-}
-
-const hashCached = statCached(sha256Of);
 
 /**
  * A protected file as git sees it: `<sha256>:<mode>`, the mode git's (100644, 100755, or 120000 for

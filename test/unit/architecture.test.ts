@@ -29,7 +29,6 @@ const LAYERS: Record<string, number> = {
   human: 3,
   observe: 3,
   routing: 2,
-  gates: 2,
   backends: 2,
   git: 2,
   forge: 2, // pull requests on GitHub (REST on fetch)
@@ -51,7 +50,7 @@ const CORE_RANK = 4;
  */
 const SUPERVISOR = join(SRC, 'process', 'supervisor.ts');
 const SUPERVISOR_USERS = ['agent', 'process'];
-const SUPERVISOR_EXCEPTIONS = ['gates/run-gate.ts'];
+const SUPERVISOR_EXCEPTIONS = ['engine/gates/checks/run-gate.ts'];
 
 function supervisorCallers(graph: Map<string, string[]>): string[] {
   return [...graph]
@@ -127,30 +126,35 @@ function folderGraph(graph: Map<string, string[]>, folder = area): Map<string, s
 }
 
 /**
- * The engine is split by sub-domain (DESIGN.md §3). The run drives iterations; an iteration settles
- * its work (verify, then human review points, then git); verify asks humans (a touched protected
- * file) and reads the workflows' files (checklist progress); human review points read git; all of
- * them share the run context, and the decisions (pure) sit at the bottom. `readiness` ("can Ralph
- * run here?": health, preflight, backend info) is judged by the run before iterations; `steps` holds
- * the workspace context (what the prompt reads from disk).
+ * The engine is split by sub-domain (DESIGN.md §3), each with one home. The run drives iterations;
+ * an iteration settles its work (gates, then the steering's review points, then the commit); the
+ * gates ask humans (a touched protected file) and read the workflow steps (checklist progress); the
+ * review points read the commit's view of git; all of them share the run context, and the decisions
+ * (pure) sit at the bottom. `readiness` ("can Ralph run here?": health, preflight, backend info) is
+ * judged by the run before iterations and is not a gate. `gates/checks` holds the gate primitives
+ * that need no run (run a gate command, affected tests, coverage, path rules, protected files):
+ * the commit and workflow steps name their GateResult, so they rank below those.
  */
 const ENGINE_DOMAINS: Record<string, number> = {
   run: 6,
   iteration: 5,
-  steps: 4,
-  verify: 4,
-  metric: 4, // the metric loop: measures, keeps or rolls back through verify/rollback
+  gates: 4,
+  metric: 4, // the metric loop: measures, keeps or rolls back through gates/rollback
   repos: 4, // repos: each repository's gates, commit, push or rollback after an iteration
-  human: 3,
+  steering: 3,
   readiness: 3,
-  git: 2,
-  forge: 2, // pull requests on GitHub (REST on fetch)
-  workflows: 2,
+  commit: 2,
+  'workflow-steps': 2,
   context: 1,
+  'gates/checks': 1,
   decide: 0,
 };
 const ENGINE = join(SRC, 'engine');
-const engineDomain = (file: string) => relative(ENGINE, file).split(sep)[0] as string;
+/** A file's engine sub-domain: a nested one (`gates/checks`) when ENGINE_DOMAINS names it, else its folder. */
+const engineDomain = (file: string) => {
+  const [first, second] = relative(ENGINE, file).split(sep) as [string, string | undefined];
+  return second !== undefined && `${first}/${second}` in ENGINE_DOMAINS ? `${first}/${second}` : first;
+};
 
 function upwardEngineImports(graph: Map<string, string[]>): string[] {
   const upward: string[] = [];
@@ -248,7 +252,10 @@ function codeSection(): string {
   return text.slice(start, end < 0 ? undefined : end);
 }
 
-/** Folders the section does not name (as `src/a/b` or `` `b/` ``), and `src/…` paths it names that do not exist. */
+/**
+ * Folders the section does not name (as `src/a/b` or `` `b/` ``), `src/…` paths it names that do not
+ * exist, and `` `b/` `` names that are no folder of src/ (a folder renamed under the map).
+ */
 function codeMapProblems(
   section: string,
   dirs: readonly string[],
@@ -265,7 +272,12 @@ function codeMapProblems(
     .map((m) => m[1] as string)
     .filter((path) => !exists(path))
     .map((path) => `${path} does not exist`);
-  return [...unnamed, ...new Set(missing)];
+  const names = new Set(['src', ...dirs.map((d) => d.split('/').at(-1))]);
+  const stale = [...flat.matchAll(/`([\w-]+)\/`/g)]
+    .map((m) => m[1] as string)
+    .filter((name) => !names.has(name))
+    .map((name) => `\`${name}/\` is no folder of src/`);
+  return [...unnamed, ...new Set(missing), ...new Set(stale)];
 }
 
 /** The file-system modules, with or without `node:`, the promises API too. */
@@ -675,19 +687,27 @@ describe('architecture (DESIGN.md §3)', () => {
     expect(cycles(folderGraph(planted))).toEqual([['state', 'engine', 'state']]);
     const decide = join(ENGINE, 'decide', 'planted.ts');
     const run = join(ENGINE, 'run', 'planted.ts');
-    const review = join(ENGINE, 'steps', 'planted.ts');
+    const review = join(ENGINE, 'gates', 'planted.ts');
     expect(supervisorCallers(new Map([[review, [SUPERVISOR]]]))).toEqual([relative(SRC, review)]);
     expect(upwardEngineImports(new Map([[decide, [run]]]))).toEqual([
       'engine/decide/planted.ts → engine/run/planted.ts (decide → run)',
     ]);
-    const git = join(ENGINE, 'git', 'planted.ts');
-    const workflows = join(ENGINE, 'workflows', 'planted.ts');
+    const commit = join(ENGINE, 'commit', 'planted.ts');
+    const steps = join(ENGINE, 'workflow-steps', 'planted.ts');
     const sameRank = new Map([
-      [git, [workflows]],
-      [workflows, [git]],
+      [commit, [steps]],
+      [steps, [commit]],
     ]);
     expect(upwardEngineImports(sameRank)).toEqual([]);
-    expect(cycles(folderGraph(engineGraph(sameRank), engineDomain))).toEqual([['git', 'workflows', 'git']]);
+    expect(cycles(folderGraph(engineGraph(sameRank), engineDomain))).toEqual([
+      ['commit', 'workflow-steps', 'commit'],
+    ]);
+    // A nested sub-domain ranks on its own: the gate primitives may not import the gates above them.
+    const check = join(ENGINE, 'gates', 'checks', 'planted.ts');
+    expect(upwardEngineImports(new Map([[check, [review]]]))).toEqual([
+      'engine/gates/checks/planted.ts → engine/gates/planted.ts (gates/checks → gates)',
+    ]);
+    expect(upwardEngineImports(new Map([[review, [check]]]))).toEqual([]);
   });
 
   it('would catch planted fs and child_process imports in a pure folder', () => {
@@ -710,16 +730,20 @@ describe('architecture (DESIGN.md §3)', () => {
     ]);
   });
 
-  it('CONTRIBUTING.md\'s "The code" names every folder of src/, and every src/ path it names exists', () => {
+  it('CONTRIBUTING.md\'s "The code" names every folder of src/, and every src/ path and folder it names exists', () => {
     const exists = (path: string) => existsSync(join(ROOT, path));
     expect(codeMapProblems(codeSection(), folders(SRC), exists)).toEqual([]);
     expect(
       codeMapProblems(
-        '## The code\n`src/engine`, `run/` and `src/gone.ts`',
+        '## The code\n`src/engine`, `run/`, `verify/`, `.ralph/` and `src/gone.ts`',
         ['engine', 'engine/run', 'cli/rescue'],
         exists,
       ),
-    ).toEqual(['src/cli/rescue/ is not named', 'src/gone.ts does not exist']);
+    ).toEqual([
+      'src/cli/rescue/ is not named',
+      'src/gone.ts does not exist',
+      '`verify/` is no folder of src/',
+    ]);
   });
 
   it('would catch planted watches, hand-written sleeps and polls, and process.exit', () => {
@@ -763,14 +787,14 @@ describe('architecture (DESIGN.md §3)', () => {
   it('would catch a planted folder over the limit and a stale OVERSIZED entry', () => {
     const many = (dir: string, n: number) => Array.from({ length: n }, (_, i) => join(SRC, dir, `f${i}.ts`));
     const planted = [
-      ...many('engine/verify', MAX_FOLDER_FILES + 1),
-      ...many('engine/human', MAX_FOLDER_FILES),
+      ...many('engine/gates', MAX_FOLDER_FILES + 1),
+      ...many('engine/steering', MAX_FOLDER_FILES),
       ...many('cli', MAX_FOLDER_FILES + 1),
       ...many('state', MAX_FOLDER_FILES),
     ];
     // A planted list of its own: an entry still over the limit (cli) and a stale one (state).
     expect(folderSizeProblems(planted, ['cli', 'state'])).toEqual([
-      `src/engine/verify holds ${MAX_FOLDER_FILES + 1} files: split it by sub-domain`,
+      `src/engine/gates holds ${MAX_FOLDER_FILES + 1} files: split it by sub-domain`,
       `src/state holds ${MAX_FOLDER_FILES} files: remove it from OVERSIZED`,
     ]);
   });

@@ -94,3 +94,29 @@ describe('the agent lookup of the health check', () => {
     expect(checkAgentAvailable('lookup-agent', env).level).toBe('fatal');
   });
 });
+
+describe('hashFile', () => {
+  it('sees a same-size rewrite whose mtime was put back (the change time still moves)', async () => {
+    const { mkdtempSync, writeFileSync, utimesSync, statSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { hashFile } = await import('../../src/state/io/stat-cache.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'hash-'));
+    try {
+      const file = join(dir, 'validate.sh');
+      writeFileSync(file, 'exit 0\n');
+      utimesSync(file, new Date(2020, 0, 1), new Date(2020, 0, 1));
+      // A minute on: the file's change time is past the racy window, so the hash is remembered.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+      const before = hashFile(file);
+      expect(hashFile(file)).toBe(before);
+      const { mtime } = statSync(file);
+      writeFileSync(file, 'exit 1\n');
+      utimesSync(file, mtime, mtime);
+      expect(hashFile(file)).not.toBe(before);
+    } finally {
+      vi.useRealTimers();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { RalphError } from '../../errors.ts';
-import { hashFile, keepCopies } from '../../gates/protected-files.ts';
+import { keepCopies } from '../../gates/protected-files.ts';
 import { type ConfigMark, configChangesSince } from '../../git/workspace-guard/program-config.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { removeFile } from '../../state/io/file-writes.ts';
+import { hashFile } from '../../state/io/stat-cache.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';

@@ -1,10 +1,11 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import { RalphError } from '../../errors.ts';
-import { hashFile, keepCopies } from '../../gates/protected-files.ts';
+import { keepCopies } from '../../gates/protected-files.ts';
 import type { WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { removeFile } from '../../state/io/file-writes.ts';
+import { hashFile } from '../../state/io/stat-cache.ts';
 
 /** sha256 of each control file as the run started, by its name; null: absent, 'dir': a directory. */
 export type ControlMark = Record<string, string | null>;

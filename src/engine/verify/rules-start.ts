@@ -6,8 +6,8 @@ import { readOptional } from '../../state/io/read-optional.ts';
 import type { RunContext } from '../context/run-context.ts';
 
 /**
- * `.ralph/runs/<run>/rules-start.json`: the snapshot an iteration's rules judge from (gates/
- * path-rules.ts), saved before its agent starts so a re-run after a crash judges from the same
+ * `.ralph/runs/<run>/rules-start.json`: the snapshot an iteration's rules judge from
+ * (gates/path-rules.ts), saved before its agent starts so a re-run after a crash judges from the same
  * start. `carry` (in memory only, never in the file): the iteration was not accepted by the rules,
  * so the next one starts from this snapshot too (what it changed is judged again, never absorbed).
  */

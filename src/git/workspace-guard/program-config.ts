@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { RalphError } from '../../errors.ts';
-import { hashFile } from '../../gates/protected-files.ts';
+import { hashFile } from '../../state/io/stat-cache.ts';
 import { runGit, stderrTail } from '../run-git.ts';
 import type { WorkTreeLayout } from '../work-tree-layout.ts';
 

@@ -1,4 +1,5 @@
-import { type BigIntStats, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { type BigIntStats, readFileSync, statSync } from 'node:fs';
 import { readOptional, type UnreadableFile } from './read-optional.ts';
 
 /**
@@ -85,5 +86,24 @@ export function readOptionalCached(path: string, unreadable: UnreadableFile): st
   } catch (error) {
     if (unreadable === 'absent') return undefined;
     throw error;
+  }
+}
+
+/** A file's sha256, read in full (throws when it cannot be read). */
+export function sha256Of(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+const hashCached = statCached(sha256Of);
+
+/**
+ * The file's sha256, or null when it cannot be read. A file whose identity, size and change times
+ * are as when it was last hashed is not read again (every iteration checks every protected file).
+ */
+export function hashFile(path: string): string | null {
+  try {
+    return hashCached(path);
+  } catch {
+    return null;
   }
 }
