@@ -32,7 +32,7 @@ import { runInNewContext } from 'node:vm';
 import * as thisBuild from '../dist/index.js';
 import { loadConfig } from '../dist/index.js';
 // An internal of the package (not exported from its root): the prompt the loop assembles.
-import { assemblePrompt } from '../dist/routing/prompt.js';
+import { assemblePrompt } from '../dist/routing/assemble-prompt.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RALPH_BIN = join(ROOT, 'bin', 'ralph');

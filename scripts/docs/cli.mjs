@@ -2,8 +2,8 @@
 // builds first). A test fails while the committed page and the definitions disagree.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { cliProgram } from '../../dist/cli/cli-program.js';
 import { cliReference } from '../../dist/cli/cli-reference.js';
-import { cliProgram } from '../../dist/cli/main.js';
 
 const target = fileURLToPath(new URL('../../docs/reference/cli.md', import.meta.url));
 writeFileSync(target, cliReference(cliProgram()));

@@ -18,7 +18,7 @@ if (refusal !== undefined) {
     process.exitCode = 1;
   }
 } else {
-  const { runCli } = await import('./main.ts');
+  const { runCli } = await import('./cli-program.ts');
   const code = await runCli(args, { ...processIO(), exit: (code) => process.exit(code) });
   process.exitCode = code;
   // The command is over and its exit code chosen: a late Ctrl-C (the second of a double press that

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { cliSchema, eventLoopSchema } from './schema/event-loop.ts';
 import { forgeSchema } from './schema/forge.ts';
 import { hatSchema } from './schema/hats.ts';
-import { cliSchema, eventLoopSchema } from './schema/loop.ts';
 import { metricSchema } from './schema/metric.ts';
 import {
   fleetSchema,

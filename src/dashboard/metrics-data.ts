@@ -1,7 +1,7 @@
 import { packageVersion } from '../paths-package.ts';
 import { readJsonlSince } from '../state/io/jsonl.ts';
-import { recordLine, recordsFileOf } from '../state/iteration-records.ts';
 import { ralphPaths } from '../state/paths.ts';
+import { recordLine, recordsFileOf } from '../state/records-file.ts';
 import { readRegistry, readRegistryLines } from '../state/run-registry.ts';
 import {
   addRecord,

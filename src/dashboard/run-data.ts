@@ -8,8 +8,8 @@ import { STREAM_FILE, type StreamLine } from '../observe/reporters/event-stream-
 import { anyJson, type LineParser, readJsonlSince, skippedNotice } from '../state/io/jsonl.ts';
 import { formatDuration } from '../state/io/time-format.ts';
 import type { IterationRecord } from '../state/iteration-record-shape.ts';
-import { readRecords, recordsFileOf } from '../state/iteration-records.ts';
 import { ralphPaths } from '../state/paths.ts';
+import { readRecords, recordsFileOf } from '../state/records-file.ts';
 import { type RegistryEntry, readRegistry, workspaceGone } from '../state/run-registry.ts';
 
 /** How the dashboard groups runs. */

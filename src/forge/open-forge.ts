@@ -1,6 +1,6 @@
 import { RalphError } from '../errors.ts';
+import { runCommand, succeeded } from '../process/command-runner.ts';
 import { findExecutable } from '../process/find-executable.ts';
-import { runCommand, succeeded } from '../process/run-command.ts';
 import { type ForgePurpose, type ForgeTarget, forgeTarget, PURPOSE } from './forge-remote.ts';
 import { createGithubClient } from './github-client.ts';
 import { type RepoIssues, repoIssues } from './issues.ts';

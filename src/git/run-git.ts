@@ -1,5 +1,5 @@
 import { RalphError } from '../errors.ts';
-import { runCommand } from '../process/run-command.ts';
+import { runCommand } from '../process/command-runner.ts';
 
 /** Outcome of one `git -C <root> …` call that ran (whatever its exit code). */
 export interface GitResult {

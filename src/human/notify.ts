@@ -6,7 +6,7 @@ import { httpRequest } from '../http/http-request.ts';
 import { describeEvent } from '../observe/describe-event.ts';
 import type { LoopEvent } from '../observe/events.ts';
 import type { Reporter } from '../observe/reporter.ts';
-import { runCommand } from '../process/run-command.ts';
+import { runCommand } from '../process/command-runner.ts';
 import { formatDuration } from '../state/io/time-format.ts';
 import { discordText, slackText } from './chat-text.ts';
 

@@ -1,5 +1,5 @@
 import type { RalphConfig } from '../config/schema.ts';
-import { type GateResult, runGate, validateCommand } from '../gates/run-gate.ts';
+import { type GateResult, runGate, validateCommand } from '../engine/gates/checks/run-gate.ts';
 import { isAncestor } from '../git/branches.ts';
 import { repoState } from '../git/repo-state.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';

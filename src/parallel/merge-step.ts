@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { holdGitConfig, keepConfigCopies } from '../engine/verify/git-config-gate.ts';
+import { holdGitConfig, keepConfigCopies } from '../engine/gates/git-config-gate.ts';
 import type { ForgeSession } from '../forge/open-forge.ts';
 import { readWorkTreeLayout } from '../git/work-tree-layout.ts';
 import { type ConfigMark, configFiles, readConfigMark } from '../git/workspace-guard/program-config.ts';

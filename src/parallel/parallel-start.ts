@@ -4,7 +4,7 @@ import { relative } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
 import type { StartMode } from '../engine/context/run-options.ts';
 import { preflight } from '../engine/readiness/preflight.ts';
-import { importGithubIssues } from '../engine/workflows/issue-tasks.ts';
+import { importGithubIssues } from '../engine/workflow-steps/issue-tasks.ts';
 import { RalphError } from '../errors.ts';
 import { describeRefusal, repoState } from '../git/repo-state.ts';
 import { runGit } from '../git/run-git.ts';

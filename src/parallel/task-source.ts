@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RalphConfig } from '../config/schema.ts';
-import { closeDoneIssues } from '../engine/workflows/issue-tasks.ts';
+import { closeDoneIssues } from '../engine/workflow-steps/issue-tasks.ts';
 import { RalphError } from '../errors.ts';
 import { runGit, runGitRaw } from '../git/run-git.ts';
 import { writeFileAtomicSync } from '../state/io/atomic-write.ts';

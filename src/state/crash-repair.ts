@@ -4,9 +4,9 @@ import { RalphError } from '../errors.ts';
 import { appendLine } from './io/append-line.ts';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
 import { removeFile, replaceFile, writeSymlink } from './io/file-writes.ts';
-import { readRecords, recordsFileOf } from './iteration-records.ts';
 import type { LoopState } from './loop-state.ts';
 import type { RalphPaths } from './paths.ts';
+import { readRecords, recordsFileOf } from './records-file.ts';
 
 /**
  * Finishes what a crash interrupted between the state write that committed an iteration and the
@@ -62,7 +62,7 @@ export function removeCrashLeftovers(paths: RalphPaths): string[] {
 }
 
 // While gates run, the protected files' content stands in for the agent's versions
-// (engine/verify/protect-gate.ts). The agent's versions are written here, durably, before the
+// (engine/gates/protect-gate.ts). The agent's versions are written here, durably, before the
 // swap: a Ralph killed mid-gate (kill -9, a forced stop) leaves this record, and the next start
 // (or the forced stop itself) puts them back, so the agent's work is never lost to the swap.
 
@@ -132,7 +132,7 @@ export function recordSwap(paths: RalphPaths, files: readonly SwappedFile[]): vo
  * (none without a record). Idempotent: a crash mid-way leaves the record for the next call.
  * A record that cannot be read, or names a file outside the work tree, is left in place and
  * reported by the error thrown. The agent can write this record: a caller that takes a baseline
- * of the protected files takes it before calling this (engine/verify/protect-gate.ts).
+ * of the protected files takes it before calling this (engine/gates/protect-gate.ts).
  */
 export function restoreSwapped(paths: RalphPaths): string[] {
   const file = swapJournalFile(paths);

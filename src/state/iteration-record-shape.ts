@@ -1,5 +1,5 @@
 /** What `.ralph/runs/<run-id>/iterations.jsonl` records per iteration (a contract, DESIGN.md §1). */
-// Its one check, which every reader applies, is recordLine in state/iteration-records.ts.
+// Its one check, which every reader applies, is recordLine in state/records-file.ts.
 
 /** Token totals as recorded in state, records and summaries. */
 export interface TokenTotals {

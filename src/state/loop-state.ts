@@ -3,8 +3,8 @@ import { dirname } from 'node:path';
 import { writeJsonAtomicSync } from './io/atomic-write.ts';
 import { LIVE_STATUSES } from './loop-state/fields.ts';
 import { inFlightFileOf, readInFlight, setCurrent } from './loop-state/in-flight.ts';
-import { parseLoopState } from './loop-state/schema.ts';
 import type { LoopState } from './loop-state/shape.ts';
+import { parseLoopState } from './loop-state/state-schema.ts';
 import { ralphPaths } from './paths.ts';
 
 // The state's types, its schema and its parser live beside this file; importers keep this path.
@@ -25,8 +25,8 @@ export type {
   RunStatus,
 } from './loop-state/fields.ts';
 export { LIVE_STATUSES } from './loop-state/fields.ts';
-export { parseLoopState } from './loop-state/schema.ts';
 export type { LoopState } from './loop-state/shape.ts';
+export { parseLoopState } from './loop-state/state-schema.ts';
 
 /** Reads `.ralph/state.json`; undefined when there is none, a `state_corrupt` RalphError when damaged. */
 export function readLoopState(path: string): LoopState | undefined {

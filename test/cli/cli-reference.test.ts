@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describe, expect, it } from 'vitest';
+import { cliProgram } from '../../src/cli/cli-program.ts';
 import { cliReference } from '../../src/cli/cli-reference.ts';
 import { commandLine, commandTree } from '../../src/cli/command-tree.ts';
-import { cliProgram } from '../../src/cli/main.ts';
 import { ROOT } from '../helpers/workspace.ts';
 
 const REFERENCE = 'docs/reference/cli.md';

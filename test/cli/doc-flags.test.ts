@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { describe, expect, it } from 'vitest';
-import { cliProgram } from '../../src/cli/main.ts';
+import { cliProgram } from '../../src/cli/cli-program.ts';
 import { checkCommand, codePieces, ralphCommands } from '../helpers/doc-commands.ts';
 import { ROOT } from '../helpers/workspace.ts';
 

@@ -168,7 +168,7 @@ describe('checklist loop (seed 003)', () => {
 
 describe('checklist resume on a terminal', () => {
   it('asks whether to resume or start over, and does what the answer says', async () => {
-    const { runCli } = await import('../../src/cli/main.ts');
+    const { runCli } = await import('../../src/cli/cli-program.ts');
     const dir = checklistProject({ maxIterations: 1 });
     const io = (answers: string[], out: string[]) => ({
       out: (t: string) => out.push(t),

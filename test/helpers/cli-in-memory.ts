@@ -1,5 +1,5 @@
+import { runCli } from '../../src/cli/cli-program.ts';
 import type { CliIO } from '../../src/cli/io.ts';
-import { runCli } from '../../src/cli/main.ts';
 
 /** What one in-process `ralph` command printed, and its exit code. */
 export interface CliResult {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
-import { recordLine } from '../../src/state/iteration-records.ts';
+import { recordLine } from '../../src/state/records-file.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const RALPH = join(ROOT, 'bin', 'ralph');

@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandOutput } from '../../src/process/run-command.ts';
+import { commandOutput } from '../../src/process/command-runner.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { makeWorkspace, pidAlive } from '../helpers/workspace.ts';
 

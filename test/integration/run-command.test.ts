@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runGitRaw } from '../../src/git/run-git.ts';
-import { runCommand, succeeded } from '../../src/process/run-command.ts';
+import { runCommand, succeeded } from '../../src/process/command-runner.ts';
 import { makeWorkspace, pidAlive, waitFor } from '../helpers/workspace.ts';
 
-// The one runner of one-shot commands (src/process/run-command.ts), and git on it.
+// The one runner of one-shot commands (src/process/command-runner.ts), and git on it.
 
 /** `sh -c` that forks a sleeping grandchild (its pid in `grandchild.pid`) and then runs `rest`. */
 const forking = (dir: string, rest: string) => `sleep 30 & echo $! > "${dir}/grandchild.pid"; ${rest}`;

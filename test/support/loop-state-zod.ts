@@ -21,7 +21,7 @@ const metricNote = z.looseObject({
 });
 
 /**
- * state.json's schema as zod states it: the spec that src/state/loop-state/schema.ts (hand-written,
+ * state.json's schema as zod states it: the spec that src/state/loop-state/state-schema.ts (hand-written,
  * so `ralph run` starts without zod) must match. The fields every reader relies on (a state file that parses but lacks one would crash them);
  * fields older Ralph versions did not write get their defaults, unknown fields are kept.
  */

@@ -18,11 +18,11 @@ const LIMITS = ['engine/context/spend-and-limits.ts'];
 const IN_FLIGHT = ['state/loop-state/in-flight.ts'];
 const EVENT_QUEUE = ['engine/context/event-queue.ts'];
 const ITERATION = ['engine/iteration/'];
-const HUMAN = ['engine/human/'];
-const ROLLBACK = ['engine/verify/rollback.ts'];
+const HUMAN = ['engine/steering/'];
+const ROLLBACK = ['engine/gates/rollback.ts'];
 const REPOS = ['engine/repos/'];
-const PROGRESS = ['engine/verify/work-progress.ts'];
-const WORKFLOW = ['engine/workflows/'];
+const PROGRESS = ['engine/gates/work-progress.ts'];
+const WORKFLOW = ['engine/workflow-steps/'];
 
 /** Every field of state.json and the files that may assign to it (everyone else calls them). */
 const STATE_OWNERS: Record<keyof LoopState, readonly string[]> = {
@@ -80,15 +80,15 @@ const STATE_OWNERS: Record<keyof LoopState, readonly string[]> = {
   progress_marks: PROGRESS,
   did_work: PROGRESS,
   no_progress_streak: PROGRESS,
-  protected: ['engine/verify/protect-gate.ts'],
-  git_config: ['engine/verify/git-config-gate.ts'],
-  review: ['engine/verify/review-gate.ts'],
+  protected: ['engine/gates/protect-gate.ts'],
+  git_config: ['engine/gates/git-config-gate.ts'],
+  review: ['engine/gates/review-gate.ts'],
   checklist: WORKFLOW,
   start_milestone: WORKFLOW,
   start_progress: WORKFLOW,
   tdd: WORKFLOW,
   metric: ['engine/metric/'],
-  forge: ['engine/workflows/milestone-prs.ts'],
+  forge: ['engine/workflow-steps/milestone-prs.ts'],
 };
 
 /** `ralph run --parallel`'s own state.json (a ParallelState, also called `state` there): its coordinator's. */
@@ -165,8 +165,8 @@ describe('each piece of loop state has one owner (DESIGN.md §3)', () => {
 
   it("would catch a planted write into another domain's part, in every form", () => {
     const planted = new Map([
-      ['engine/verify/planted.ts', 'state.cost_usd += run.spent;\nctx.state.status = "paused";'],
-      ['engine/human/planted.ts', 'ctx.state.pending_events.push(e);\nstate.tdd.report_misses = 0;'],
+      ['engine/gates/planted.ts', 'state.cost_usd += run.spent;\nctx.state.status = "paused";'],
+      ['engine/steering/planted.ts', 'ctx.state.pending_events.push(e);\nstate.tdd.report_misses = 0;'],
       [
         'engine/run/planted.ts',
         'delete state.rollback;\nstate.hat_activations[hat] ??= 0;\nstate.iterations++;',
@@ -175,10 +175,10 @@ describe('each piece of loop state has one owner (DESIGN.md §3)', () => {
       ['parallel/planted.ts', 'state.guidance = [];'],
     ]);
     expect(foreignStateWrites(planted)).toEqual([
-      'engine/verify/planted.ts: cost_usd',
-      'engine/verify/planted.ts: status',
-      'engine/human/planted.ts: pending_events',
-      'engine/human/planted.ts: tdd',
+      'engine/gates/planted.ts: cost_usd',
+      'engine/gates/planted.ts: status',
+      'engine/steering/planted.ts: pending_events',
+      'engine/steering/planted.ts: tdd',
       'engine/run/planted.ts: rollback',
       'engine/run/planted.ts: hat_activations',
       'engine/run/planted.ts: iterations',
@@ -191,9 +191,9 @@ describe('each piece of loop state has one owner (DESIGN.md §3)', () => {
   it('lets an owner write its own part, and reads pass', () => {
     const owned = new Map([
       ['engine/context/spend-and-limits.ts', 'state.cost_usd += costUsd;\nstate.iterations = n;'],
-      ['engine/human/control-inbox.ts', 'state.stop_requested = true;'],
+      ['engine/steering/control-inbox.ts', 'state.stop_requested = true;'],
       [
-        'engine/verify/planted.ts',
+        'engine/gates/planted.ts',
         'if (state.status === "running" && state.idle == false) use(state.tokens);',
       ],
       ['parallel/planted.ts', 'state.queue.push(id);\nstate.stop_reason = reason;'],

@@ -411,10 +411,10 @@ function configAssemblers(sources: Map<string, string>): string[] {
 
 /**
  * DESIGN.md §3: processes start in src/process/ — the supervisor, and the one-shot runner on it
- * (process/run-command.ts: git, notify, `gh auth token`, `--version` probes). The rest, each with why.
+ * (process/command-runner.ts: git, notify, `gh auth token`, `--version` probes). The rest, each with why.
  */
 const CHILD_PROCESS_ALLOWED: Record<string, string> = {
-  'process/supervisor.ts': 'the one spawn of a process group: agents, gates and process/run-command.ts',
+  'process/supervisor.ts': 'the one spawn of a process group: agents, gates and process/command-runner.ts',
   'process/ps-table.ts': 'the process table is read synchronously (as /proc is), so its ps fallback too',
   'parallel/worker-process.ts': 'a worker outlives the coordinator that started it (adopted by the next)',
   'cli/run/plan-command.ts': '`ralph plan` hands the terminal to the agent (stdio inherited, foreground)',
@@ -592,7 +592,7 @@ describe('architecture (DESIGN.md §3)', () => {
   it('starts processes only in the supervisor and the one-shot runner (src/process/), and the allowed few', () => {
     expect(
       childProcessImporters(sources),
-      'run it with runCommand (src/process/run-command.ts), or add the file to CHILD_PROCESS_ALLOWED saying why',
+      'run it with runCommand (src/process/command-runner.ts), or add the file to CHILD_PROCESS_ALLOWED saying why',
     ).toEqual([]);
     for (const name of Object.keys(CHILD_PROCESS_ALLOWED))
       expect(existsSync(join(SRC, name)), name).toBe(true);
@@ -649,14 +649,14 @@ describe('architecture (DESIGN.md §3)', () => {
         join(SRC, 'engine', 'iteration', 'iteration-decision.ts'),
         'export function decide(i) { return decideEvents(i); }',
       ],
-      [join(SRC, 'engine', 'verify', 'b.ts'), 'if (x) decide(input, []);'],
+      [join(SRC, 'engine', 'gates', 'b.ts'), 'if (x) decide(input, []);'],
       // Not offenders: a method of that name, a declaration alone.
-      [join(SRC, 'engine', 'verify', 'c.ts'), 'policy.decide(x); export function decide() {}'],
+      [join(SRC, 'engine', 'gates', 'c.ts'), 'policy.decide(x); export function decide() {}'],
     ]);
     expect(decisionCallers(planted)).toEqual([
       'engine/iteration/settle/apply-settlement.ts',
       'engine/run/a.ts',
-      'engine/verify/b.ts',
+      'engine/gates/b.ts',
     ]);
   });
 

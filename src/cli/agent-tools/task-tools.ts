@@ -5,7 +5,7 @@ import { ralphPaths } from '../../state/paths.ts';
 import { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from '../../state/tasks/task.ts';
 import { openTaskStore } from '../../state/tasks/task-store.ts';
 import type { CliIO, SetCode } from '../io.ts';
-import { registerTaskImport } from './task-import.ts';
+import { registerTaskImport } from './task-import-command.ts';
 import { type Format, formatOption, json, renderTask, renderTasks, splitList } from './tool-render.ts';
 
 const TASK_ID = 'the task id (see `ralph tools task list`)';

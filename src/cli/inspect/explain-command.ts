@@ -5,9 +5,9 @@ import { formatCost, formatNumber, repoSummary, stopText } from '../../observe/f
 import { skippedNotice } from '../../state/io/jsonl.ts';
 import { formatSpan } from '../../state/io/time-format.ts';
 import type { IterationRecord } from '../../state/iteration-record-shape.ts';
-import { readRecords, recordsFileOf } from '../../state/iteration-records.ts';
 import { readLoopState } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { readRecords, recordsFileOf } from '../../state/records-file.ts';
 import type { CliIO } from '../io.ts';
 
 /** The run a `[RUN]` argument names: an id or a unique prefix; by default the current or last run. */

@@ -1,4 +1,4 @@
-import { refuseChangedGitConfig } from '../../engine/verify/git-config-gate.ts';
+import { refuseChangedGitConfig } from '../../engine/gates/git-config-gate.ts';
 import { ExitCode, RalphError } from '../../errors.ts';
 import { isGitRepo } from '../../git/repo-state.ts';
 import {

@@ -25,7 +25,7 @@ export type BackendName = (typeof BACKEND_NAMES)[number];
 
 /**
  * The backends `ralph plan` can open interactively: those whose definition has `interactive`, in
- * the registry's order (test/unit/backend-definitions.test.ts holds the two together). A name list
+ * the registry's order (test/unit/backends/backend-definitions.test.ts holds the two together). A name list
  * here, so that defining `ralph plan -b` does not load every backend's definition and parser.
  */
 export const INTERACTIVE_BACKEND_NAMES = ['claude', 'codex', 'gemini', 'opencode', 'custom', 'fake'] as const;

@@ -13,11 +13,11 @@ import {
   sweepMarkedProcesses,
 } from '../../process/marked-processes.ts';
 import { appendEvent } from '../../state/events-log.ts';
-import { recordsFileOf } from '../../state/iteration-records.ts';
 import { inFlightFileOf, setCurrent, writeInFlight } from '../../state/loop-state/in-flight.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
 import { type LoopState, writeLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
+import { recordsFileOf } from '../../state/records-file.ts';
 import type { WorkspaceLock } from '../../state/workspace-lock.ts';
 import { checklistCondition } from '../decide/completion.ts';
 import type { Counters, Limits } from '../decide/limits.ts';

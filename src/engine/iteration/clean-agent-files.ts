@@ -4,7 +4,7 @@ import { rewriteFile } from '../../state/io/rewrite-file.ts';
 import { type StatCached, statCached } from '../../state/io/stat-cache.ts';
 import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
+import { ralphScratchpadPaths } from '../context/workspace-context.ts';
 
 /**
  * The agent's own files that the prompt reads, `ralph tools` lists and Ralph commits (memories.md),

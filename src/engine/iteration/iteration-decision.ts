@@ -1,9 +1,9 @@
-import type { GateResult } from '../../gates/run-gate.ts';
 import type { IterationRecord } from '../../state/iteration-record-shape.ts';
 import { setCurrent } from '../../state/loop-state/in-flight.ts';
 import { noteTopics, queueEvents, setIdle, setQueue } from '../context/event-queue.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { countFinished } from '../context/spend-and-limits.ts';
+import { countOpenTasks } from '../context/workspace-context.ts';
 import { outputPromiseCounts } from '../decide/completion.ts';
 import {
   asksToComplete,
@@ -11,11 +11,16 @@ import {
   type EventDecision,
   type EventDecisionInput,
 } from '../decide/event-decisions.ts';
-import { countOpenTasks } from '../steps/workspace-context.ts';
-import { markerReached } from '../verify/completion-marker.ts';
-import { runTestsGate } from '../verify/gate-commands.ts';
-import { readChecklist } from '../workflows/checklist-view.ts';
-import { freshTddBook, keepTddBook, type TddStepResult, tddAfterIteration } from '../workflows/tdd-loop.ts';
+import type { GateResult } from '../gates/checks/run-gate.ts';
+import { markerReached } from '../gates/completion-marker.ts';
+import { runTestsGate } from '../gates/gate-commands.ts';
+import { readChecklist } from '../workflow-steps/checklist-view.ts';
+import {
+  freshTddBook,
+  keepTddBook,
+  type TddStepResult,
+  tddAfterIteration,
+} from '../workflow-steps/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 
 /** The checks run after a successful agent run, before any decision. */

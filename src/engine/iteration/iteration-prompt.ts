@@ -6,7 +6,7 @@ import { RalphError } from '../../errors.ts';
 import { type HatSelection, selectHat } from '../../routing/select-hat.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
-import type { ChecklistView } from '../workflows/checklist-view.ts';
+import type { ChecklistView } from '../workflow-steps/checklist-view.ts';
 import type { LadderStep } from './model-rung.ts';
 
 /** The hat an iteration runs (null in solo mode), and the backend it runs on. */

@@ -1,13 +1,13 @@
-import type { GateResult } from '../../gates/run-gate.ts';
 import { formatDuration } from '../../state/io/time-format.ts';
 import type { PendingEvent, PendingRollback } from '../../state/loop-state.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { promiseFulfilled } from '../decide/completion.ts';
 import { type EventDecision, eventSignature, STALE_REPEATS } from '../decide/event-decisions.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { markerReached } from '../verify/completion-marker.ts';
-import { workspacePart } from '../verify/rollback.ts';
-import type { TddStepResult } from '../workflows/tdd-loop.ts';
+import type { GateResult } from '../gates/checks/run-gate.ts';
+import { markerReached } from '../gates/completion-marker.ts';
+import { workspacePart } from '../gates/rollback.ts';
+import type { TddStepResult } from '../workflow-steps/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import { commandKeys } from './iteration-prompt.ts';
 

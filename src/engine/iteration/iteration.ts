@@ -7,18 +7,18 @@ import { announceSwept, leftBehind } from '../context/agent-turns.ts';
 import { noteEventsOffset, queueEvents } from '../context/event-queue.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { Stop } from '../decide/limits.ts';
-import { filesAtStart, forgetUnreachableStart } from '../verify/changed-files.ts';
-import { rulesAtStart } from '../verify/rules-start.ts';
-import { rememberTree } from '../verify/work-progress.ts';
-import { writeIterationMarker } from '../workflows/checklist-view.ts';
+import { filesAtStart, forgetUnreachableStart } from '../gates/changed-files.ts';
+import { rulesAtStart } from '../gates/rules-start.ts';
+import { rememberTree } from '../gates/work-progress.ts';
+import { writeIterationMarker } from '../workflow-steps/checklist-view.ts';
 import { activeFallback } from './backend-fallback.ts';
 import { cleanAgentFiles } from './clean-agent-files.ts';
 import { readExternalEvents } from './collect-events.ts';
 import { runIterationAgent, type StartedIteration } from './iteration-agent.ts';
 import { settleIteration } from './iteration-outcome.ts';
 import { announceRoute } from './iteration-prompt.ts';
-import { recordIteration } from './iteration-record.ts';
 import { type IterationPlan, planIteration } from './plan-iteration.ts';
+import { recordIteration } from './record-iteration.ts';
 
 /**
  * One iteration (DESIGN.md §2): route → prompt → agent → collect → gates → decide → record.

@@ -12,8 +12,8 @@ import {
   nextRung,
   withRung,
 } from '../decide/model-ladder.ts';
-import type { ChecklistView } from '../workflows/checklist-view.ts';
-import { currentMilestoneTitle } from '../workflows/checklist-view.ts';
+import type { ChecklistView } from '../workflow-steps/checklist-view.ts';
+import { currentMilestoneTitle } from '../workflow-steps/checklist-view.ts';
 
 /** The model ladder's part of one iteration: the model it runs on, why, and where its rung is kept. */
 export interface LadderStep extends ModelChoice {

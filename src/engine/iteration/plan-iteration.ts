@@ -1,15 +1,19 @@
 import { resolveBackend } from '../../backends/registry.ts';
 import type { AgentInvocation, Backend } from '../../backends/types.ts';
 import type { BackendName, HatConfig, RalphConfig } from '../../config/schema.ts';
-import { assemblePrompt, type PromptInput } from '../../routing/prompt.ts';
+import { assemblePrompt, type PromptInput } from '../../routing/assemble-prompt.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
+import { readWorkspaceContext, type WorkspaceContext } from '../context/workspace-context.ts';
 import { checklistCondition } from '../decide/completion.ts';
+import { reviewBlock } from '../gates/review-gate.ts';
 import { metricBlock } from '../metric/metric-prompt.ts';
 import { reposBlock } from '../readiness/repo-set.ts';
-import { readWorkspaceContext, type WorkspaceContext } from '../steps/workspace-context.ts';
-import { reviewBlock } from '../verify/review-gate.ts';
-import { type ChecklistView, checklistContextBlock, readChecklist } from '../workflows/checklist-view.ts';
+import {
+  type ChecklistView,
+  checklistContextBlock,
+  readChecklist,
+} from '../workflow-steps/checklist-view.ts';
 import { agentInvocation, type IterationPrompt, type IterationRoute, routeFor } from './iteration-prompt.ts';
 import { ladderScope, ladderStep } from './model-rung.ts';
 

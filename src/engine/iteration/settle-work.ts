@@ -1,18 +1,18 @@
 import type { ApprovalPointName } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
-import { type GateResult, validateCommand } from '../../gates/run-gate.ts';
 import type { HeldCommit } from '../../state/loop-state.ts';
+import { type CommitInput, commitStep, pushStep, testsLine } from '../commit/commit-and-push.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { type CommitInput, commitStep, pushStep, testsLine } from '../git/commit-and-push.ts';
+import { type GateResult, validateCommand } from '../gates/checks/run-gate.ts';
+import { runValidateGate } from '../gates/gate-commands.ts';
+import { commitRepos, pushRepos, repoChanges, workspacePath } from '../repos/repo-commits.ts';
 import {
   type ApprovalEntry,
   type ApprovalResult,
   approveCommit,
   approveCompletion,
   approvePush,
-} from '../human/approval-points.ts';
-import { commitRepos, pushRepos, repoChanges, workspacePath } from '../repos/repo-commits.ts';
-import { runValidateGate } from '../verify/gate-commands.ts';
+} from '../steering/approval-points.ts';
 import { cleanAgentFiles } from './clean-agent-files.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import type { AfterAgentChecks } from './iteration-decision.ts';

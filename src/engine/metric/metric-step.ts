@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { MetricConfig } from '../../config/schema/metric.ts';
 import { RalphError } from '../../errors.ts';
-import { runGate } from '../../gates/run-gate.ts';
 import { readGitHead } from '../../git/head.ts';
 import { formatFigure as fmt } from '../../observe/format.ts';
 import { appendOrReplaceLine } from '../../state/io/append-line.ts';
@@ -10,7 +9,8 @@ import type { MetricNote, MetricProgress, MetricResult, PendingRollback } from '
 import { sweepLeftovers } from '../context/agent-turns.ts';
 import { type RunContext, ralphEnv } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { workspaceRollback } from '../verify/rollback.ts';
+import { runGate } from '../gates/checks/run-gate.ts';
+import { workspaceRollback } from '../gates/rollback.ts';
 import {
   decideAttempt,
   type Measurement,

@@ -3,8 +3,8 @@ import { homedir } from 'node:os';
 import type { AgentCliDefinition, CredentialFile } from '../../backends/definition.ts';
 import { knownBackends, resolveBackend } from '../../backends/registry.ts';
 import { type AgentCliName, configSchema } from '../../config/schema.ts';
+import { commandOutput } from '../../process/command-runner.ts';
 import { findExecutable } from '../../process/find-executable.ts';
-import { commandOutput } from '../../process/run-command.ts';
 
 /** Whether a CLI has credentials, judged only by their presence (never read out, never printed). */
 export type AuthState = 'configured' | 'missing' | 'unknown';

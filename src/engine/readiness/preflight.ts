@@ -7,7 +7,7 @@ import { readGitHead } from '../../git/head.ts';
 import { hasRemote } from '../../git/push.ts';
 import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import { findExecutable } from '../../process/find-executable.ts';
-import { dirtyTreeMessage, gitEnabled, requireClean } from '../git/workspace-git.ts';
+import { dirtyTreeMessage, gitEnabled, requireClean } from '../commit/workspace-git.ts';
 import { gateChecks } from './gate-programs.ts';
 import { runHealthChecks } from './health.ts';
 import { type HealthResult, resolveAgentCommand } from './health-checks.ts';

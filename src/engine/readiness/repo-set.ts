@@ -6,7 +6,7 @@ import { RalphError } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
 import { hasRemote } from '../../git/push.ts';
 import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
-import { dirtyTreeMessage, requireClean, uncommittedFiles } from '../git/workspace-git.ts';
+import { dirtyTreeMessage, requireClean, uncommittedFiles } from '../commit/workspace-git.ts';
 import type { HealthResult } from './health-checks.ts';
 import { rollbackSetting } from './rollback-readiness.ts';
 

@@ -1,8 +1,8 @@
 import { relative, sep } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
+import { type CommitInput, commitStep, pushStep } from '../commit/commit-and-push.ts';
+import { filesChanged } from '../commit/workspace-git.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { type CommitInput, commitStep, pushStep } from '../git/commit-and-push.ts';
-import { filesChanged } from '../git/workspace-git.ts';
 import { type RepoEntry, repoEntries } from '../readiness/repo-set.ts';
 
 /** A repository of `repos` that changed since Ralph's last commit there, and the files it changed. */

@@ -1,19 +1,19 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { GateResult } from '../../gates/run-gate.ts';
 import { readGitHead } from '../../git/head.ts';
 import { rescueRef } from '../../git/rescue-refs.ts';
 import type { RepoRecord, TestsGateSummary } from '../../state/iteration-record-shape.ts';
 import type { PendingRollback } from '../../state/loop-state.ts';
+import { testsLine } from '../commit/commit-and-push.ts';
 import type { RunContext } from '../context/run-context.ts';
-import { testsLine } from '../git/commit-and-push.ts';
-import type { ApprovalEntry } from '../human/approval-points.ts';
+import type { GateResult } from '../gates/checks/run-gate.ts';
+import { runTestsIn } from '../gates/gate-commands.ts';
+import { gateFailure, planRollback } from '../gates/rollback.ts';
+import { judgeRules } from '../gates/rules-gate.ts';
+import { noteWork } from '../gates/work-progress.ts';
 import { type RepoEntry, repoEntries } from '../readiness/repo-set.ts';
 import { rollsBack } from '../readiness/rollback-readiness.ts';
-import { runTestsIn } from '../verify/gate-commands.ts';
-import { gateFailure, planRollback } from '../verify/rollback.ts';
-import { judgeRules } from '../verify/rules-gate.ts';
-import { noteWork } from '../verify/work-progress.ts';
+import type { ApprovalEntry } from '../steering/approval-points.ts';
 import { type RepoChange, repoChanges, workspacePath } from './repo-commits.ts';
 import { reposRollbackFeedback } from './repo-rollback.ts';
 

@@ -1,24 +1,24 @@
 import { selectHat } from '../../routing/select-hat.ts';
 import { setStatus } from '../../state/loop-state/run-status.ts';
+import { dirtyTreeMessage, requireClean } from '../commit/workspace-git.ts';
 import { noteEventsRead, queueEvents, setIdle, setNextScan } from '../context/event-queue.ts';
 import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { noteElapsed, noteLimitWarnings, parkUntil } from '../context/spend-and-limits.ts';
 import { projectedOverrun, projectNext } from '../decide/budget-projection.ts';
 import { limitWarnings } from '../decide/limit-warnings.ts';
 import { interruptedStop, limitReached, type Stop, stop } from '../decide/limits.ts';
-import { dirtyTreeMessage, requireClean } from '../git/workspace-git.ts';
+import { readExternalEvents } from '../iteration/collect-events.ts';
+import { healthFatal, runHealthChecks } from '../readiness/health.ts';
+import { startChecks } from '../readiness/preflight.ts';
+import { reposDirtyMessage } from '../readiness/repo-set.ts';
 import {
   clearHumanTimeout,
   consumeControl,
   controlPending,
   takeStopRequest,
-} from '../human/control-inbox.ts';
-import { readExternalEvents } from '../iteration/collect-events.ts';
-import { healthFatal, runHealthChecks } from '../readiness/health.ts';
-import { startChecks } from '../readiness/preflight.ts';
-import { reposDirtyMessage } from '../readiness/repo-set.ts';
-import { issuesPreflight } from '../workflows/issue-tasks.ts';
-import { forgePreflight } from '../workflows/milestone-prs.ts';
+} from '../steering/control-inbox.ts';
+import { issuesPreflight } from '../workflow-steps/issue-tasks.ts';
+import { forgePreflight } from '../workflow-steps/milestone-prs.ts';
 import { sleepUntilCommand, waitWhileIdle } from './idle-wait.ts';
 
 /** Checks made before every iteration: Ctrl-C, `ralph stop`, a human who did not answer, limits. */

@@ -8,7 +8,6 @@ import { ralphPaths } from '../../state/paths.ts';
 import { progressAfterArchive } from '../../workflows/progress-archive.ts';
 import type { StartMode } from '../context/run-options.ts';
 import { runRedactor } from '../context/run-redactor.ts';
-import { unreadGuidance } from '../human/control-inbox.ts';
 import { fallbackInForce } from '../iteration/backend-fallback.ts';
 import { externalEventsSince } from '../iteration/collect-events.ts';
 import {
@@ -18,7 +17,12 @@ import {
   type WorkspaceReads,
   workspaceReads,
 } from '../iteration/plan-iteration.ts';
-import { checklistContextBlock, currentMilestoneTitle, readChecklist } from '../workflows/checklist-view.ts';
+import { unreadGuidance } from '../steering/control-inbox.ts';
+import {
+  checklistContextBlock,
+  currentMilestoneTitle,
+  readChecklist,
+} from '../workflow-steps/checklist-view.ts';
 import { initialEvents } from './loop.ts';
 import { carriedToNewRun } from './run-setup.ts';
 import { readPreviousState, resumes } from './start-mode.ts';

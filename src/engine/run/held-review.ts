@@ -1,10 +1,10 @@
 import { withdrawIfOpen } from '../../human/control-files.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { abandonedWaitStop, forgetHeldQuestion } from '../human/human-wait.ts';
+import { rememberTree } from '../gates/work-progress.ts';
 import { validationStop } from '../iteration/iteration-stop.ts';
 import { settleWork } from '../iteration/settle-work.ts';
-import { rememberTree } from '../verify/work-progress.ts';
+import { abandonedWaitStop, forgetHeldQuestion } from '../steering/human-wait.ts';
 import { boundaryStop } from './between-iterations.ts';
 
 /**

@@ -15,20 +15,20 @@ import { armForceStop } from '../context/force-signal.ts';
 import { createRunContext, type RunContext } from '../context/run-context.ts';
 import type { RunLoopOptions } from '../context/run-options.ts';
 import { runRedactor } from '../context/run-redactor.ts';
+import { ralphScratchpadPaths } from '../context/workspace-context.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
-import { answerInteractions } from '../human/human-interact.ts';
+import { confirmDoneAtStart } from '../gates/done-at-start.ts';
+import { gitConfigAtStart } from '../gates/git-config-gate.ts';
+import { gitViewAtStart } from '../gates/git-view.ts';
+import { protectAtStart } from '../gates/protect-gate.ts';
+import { reviewAtStart } from '../gates/review-gate.ts';
+import { rollbackAtStart } from '../gates/rollback.ts';
+import { markProgressAtStart } from '../gates/work-progress.ts';
 import { runIteration } from '../iteration/iteration.ts';
 import { metricAtStart } from '../metric/metric-step.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
-import { ralphScratchpadPaths } from '../steps/workspace-context.ts';
-import { confirmDoneAtStart } from '../verify/done-at-start.ts';
-import { gitConfigAtStart } from '../verify/git-config-gate.ts';
-import { gitViewAtStart } from '../verify/git-view.ts';
-import { protectAtStart } from '../verify/protect-gate.ts';
-import { reviewAtStart } from '../verify/review-gate.ts';
-import { rollbackAtStart } from '../verify/rollback.ts';
-import { markProgressAtStart } from '../verify/work-progress.ts';
-import { enterMilestone } from '../workflows/milestone-prs.ts';
+import { answerInteractions } from '../steering/human-interact.ts';
+import { enterMilestone } from '../workflow-steps/milestone-prs.ts';
 import {
   boundaryStop,
   preIterationStop,

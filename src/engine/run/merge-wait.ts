@@ -3,7 +3,7 @@ import { setStatus } from '../../state/loop-state/run-status.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { noteElapsed } from '../context/spend-and-limits.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { endMergeWait } from '../workflows/milestone-prs.ts';
+import { endMergeWait } from '../workflow-steps/milestone-prs.ts';
 import { boundaryStop, sleepUnlessStopped } from './between-iterations.ts';
 
 /**

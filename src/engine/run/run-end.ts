@@ -7,7 +7,7 @@ import type { WorkspaceLock } from '../../state/workspace-lock.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { noteElapsed } from '../context/spend-and-limits.ts';
 import { nextStep, type Stop, stop } from '../decide/limits.ts';
-import { readChecklist } from '../workflows/checklist-view.ts';
+import { readChecklist } from '../workflow-steps/checklist-view.ts';
 import { type LoopSummary, laddered, summaryOf } from './loop-summary.ts';
 
 /** What a run stopped by a file-system failure says to do once the cause is fixed. */

@@ -6,18 +6,18 @@ import { type ConfigMark, configFiles, readConfigMark } from '../../git/workspac
 import type { ChecklistProgress, StopReason } from '../../observe/events.ts';
 import { type LoopState, readLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
+import { gitPreflight } from '../commit/workspace-git.ts';
 import type { RunContext } from '../context/run-context.ts';
 import type { RunLoopOptions, StartMode } from '../context/run-options.ts';
 import { type Stop, stop } from '../decide/limits.ts';
-import { gitPreflight } from '../git/workspace-git.ts';
-import { consumeControl } from '../human/control-inbox.ts';
+import { markerReached } from '../gates/completion-marker.ts';
+import { refuseChangedGitConfig } from '../gates/git-config-gate.ts';
+import { refuseChangedControlFiles } from '../gates/git-view.ts';
+import { checkRollbackPossible } from '../gates/rollback.ts';
 import { multiRepoPreflight } from '../readiness/repo-set.ts';
-import { markerReached } from '../verify/completion-marker.ts';
-import { refuseChangedGitConfig } from '../verify/git-config-gate.ts';
-import { refuseChangedControlFiles } from '../verify/git-view.ts';
-import { checkRollbackPossible } from '../verify/rollback.ts';
-import { noteChecklistStart, readChecklist } from '../workflows/checklist-view.ts';
-import { checkTddStateAtStart, keepTddBook } from '../workflows/tdd-loop.ts';
+import { consumeControl } from '../steering/control-inbox.ts';
+import { noteChecklistStart, readChecklist } from '../workflow-steps/checklist-view.ts';
+import { checkTddStateAtStart, keepTddBook } from '../workflow-steps/tdd-loop.ts';
 import { type PreparedRun, resumesUncommitted } from './run-setup.ts';
 import { refuseUnaskedChecklistRestart } from './start-mode.ts';
 

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import type { SkippedLine } from '../../state/io/jsonl.ts';
 import type { IterationRecord } from '../../state/iteration-record-shape.ts';
-import { readRecords, recordsFileOf } from '../../state/iteration-records.ts';
 import { loopStateOf } from '../../state/loop-state.ts';
 import { ralphPaths } from '../../state/paths.ts';
+import { readRecords, recordsFileOf } from '../../state/records-file.ts';
 import { type RegistryEntry, readRegistryLines } from '../../state/run-registry.ts';
 import type { Task } from '../../state/tasks/task.ts';
 import { readTasks } from '../../state/tasks/task-file.ts';

@@ -3,7 +3,7 @@ import { anyJson, type LineParser } from '../io/jsonl.ts';
 // The few checks state.json needs, worded as zod 4 words them: `ralph run` reads the state at
 // every start, and evaluating zod and building a schema with it cost 15–35 ms before the first
 // agent. test/support/loop-state-zod.ts holds the zod schema these replace, and
-// test/unit/loop-state-schema.test.ts checks that both accept, default and reject the same files with the same messages.
+// test/unit/state/loop-state/loop-state-schema.test.ts checks that both accept, default and reject the same files with the same messages.
 // Every other record Ralph reads back (iteration records, the registry, questions, metric
 // attempts, the Telegram bot's files) is checked with the same pieces, through checkedLine.
 

@@ -107,7 +107,7 @@ export interface ModelPart {
   fallback?: { index: number; until: number } | null;
 }
 
-/** The human in the loop: the control inbox, guidance, waits and review points (owner: engine/human/). */
+/** The human in the loop: the control inbox, guidance, waits and review points (owner: engine/steering/). */
 export interface HumanPart {
   /** The control inbox (DESIGN.md §5): bytes read, and the ids consumed (the newest few hundred). */
   control?: { offset: number; consumed: string[] };
@@ -127,7 +127,7 @@ export interface HumanPart {
   uncommitted_changes?: boolean;
 }
 
-/** gates.on_failure: rollback, rules, metric (owner: engine/verify/rollback.ts). */
+/** gates.on_failure: rollback, rules, metric (owner: engine/gates/rollback.ts). */
 export interface RollbackPart {
   /** The last commit whose gates passed (the run's start commit at first). */
   last_green?: string | null;
@@ -144,7 +144,7 @@ export interface ReposPart {
   repo_heads?: Record<string, string | null>;
 }
 
-/** Whether the run does work (owner: engine/verify/work-progress.ts). */
+/** Whether the run does work (owner: engine/gates/work-progress.ts). */
 export interface ProgressPart {
   /** The work tree and tasks as the last iteration left them (no-progress rule, completion.require_work). */
   progress_marks?: { tree: string | null; tasks: string };
@@ -154,7 +154,7 @@ export interface ProgressPart {
   no_progress_streak?: number;
 }
 
-/** What the gates keep across iterations (owner: engine/verify/protect-gate.ts, git-config-gate.ts, review-gate.ts). */
+/** What the gates keep across iterations (owner: engine/gates/protect-gate.ts, git-config-gate.ts, review-gate.ts). */
 export interface GatesPart {
   /** gates.protect: the globs and the protected files' hashes at run start (or as a human allowed them). */
   protected?: { globs: string[]; hashes: Record<string, string> };
@@ -172,7 +172,7 @@ export interface GatesPart {
   };
 }
 
-/** The workflows' bookkeeping: where the checklist started, the TDD loop (owner: engine/workflows/). */
+/** The workflows' bookkeeping: where the checklist started, the TDD loop (owner: engine/workflow-steps/). */
 export interface WorkflowPart {
   /** The design document this run works through (checklist workflow), for resume matching. */
   checklist?: string | null;
@@ -194,7 +194,7 @@ export interface MetricPart {
   metric?: MetricProgress;
 }
 
-/** forge.pull_requests: per_milestone — milestone branches and pull requests, kept across --resume (owner: engine/workflows/milestone-prs.ts). */
+/** forge.pull_requests: per_milestone — milestone branches and pull requests, kept across --resume (owner: engine/workflow-steps/milestone-prs.ts). */
 export interface ForgePart {
   forge?: ForgeState | null;
 }

@@ -2,18 +2,18 @@ import type { RunContext } from '../../context/run-context.ts';
 import { addUsageSample, resetParks } from '../../context/spend-and-limits.ts';
 import { wouldComplete } from '../../decide/event-decisions.ts';
 import type { Stop } from '../../decide/limits.ts';
-import { type ApprovalEntry, keepUncommitted } from '../../human/approval-points.ts';
-import { dropGuidance } from '../../human/control-inbox.ts';
+import { summarize } from '../../gates/gate-commands.ts';
+import { secondOpinion } from '../../gates/review-gate.ts';
+import { gateFailure, markGreen, workspaceRollback } from '../../gates/rollback.ts';
+import { carryRulesStart } from '../../gates/rules-start.ts';
+import { measureProgress, rememberTree, workBlockers } from '../../gates/work-progress.ts';
 import { metricStep } from '../../metric/metric-step.ts';
 import { rollsBack } from '../../readiness/rollback-readiness.ts';
 import { recordRepoWork } from '../../repos/repo-iteration.ts';
-import { summarize } from '../../verify/gate-commands.ts';
-import { secondOpinion } from '../../verify/review-gate.ts';
-import { gateFailure, markGreen, workspaceRollback } from '../../verify/rollback.ts';
-import { carryRulesStart } from '../../verify/rules-start.ts';
-import { measureProgress, rememberTree, workBlockers } from '../../verify/work-progress.ts';
-import { closeIssuesStep } from '../../workflows/issue-tasks.ts';
-import { milestonePrStep } from '../../workflows/milestone-prs.ts';
+import { type ApprovalEntry, keepUncommitted } from '../../steering/approval-points.ts';
+import { dropGuidance } from '../../steering/control-inbox.ts';
+import { closeIssuesStep } from '../../workflow-steps/issue-tasks.ts';
+import { milestonePrStep } from '../../workflow-steps/milestone-prs.ts';
 import type { AgentPhase } from '../iteration-agent.ts';
 import {
   applyDecision,

@@ -1,7 +1,7 @@
 import type { PendingRollback } from '../../../state/loop-state.ts';
 import type { RunContext } from '../../context/run-context.ts';
 import type { Stop } from '../../decide/limits.ts';
-import { planRollback } from '../../verify/rollback.ts';
+import { planRollback } from '../../gates/rollback.ts';
 import { SETTLEMENT_FEATURES } from './settlement-features.ts';
 import type {
   Refusal,

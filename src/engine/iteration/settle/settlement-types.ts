@@ -2,11 +2,11 @@ import type { MilestonePr, PendingRollback } from '../../../state/loop-state.ts'
 import type { RunContext } from '../../context/run-context.ts';
 import type { EventDecision } from '../../decide/event-decisions.ts';
 import type { Stop } from '../../decide/limits.ts';
+import type { ReviewResult } from '../../gates/review-gate.ts';
+import type { RulesRefusal } from '../../gates/rules-gate.ts';
+import type { IterationProgress } from '../../gates/work-progress.ts';
 import type { MetricStepResult } from '../../metric/metric-step.ts';
 import type { ReposOutcome } from '../../repos/repo-iteration.ts';
-import type { ReviewResult } from '../../verify/review-gate.ts';
-import type { RulesRefusal } from '../../verify/rules-gate.ts';
-import type { IterationProgress } from '../../verify/work-progress.ts';
 import type { AgentPhase } from '../iteration-agent.ts';
 import type { AfterAgentChecks } from '../iteration-decision.ts';
 import type { SettledWork } from '../settle-work.ts';

@@ -1,4 +1,4 @@
-import { damagedFilesFeedback } from '../../../verify/own-files.ts';
+import { damagedFilesFeedback } from '../../../gates/own-files.ts';
 import type { SettlementFeature } from '../settlement-types.ts';
 
 /** Ralph's own files the agent damaged (moved aside before settling): the turn is refused and fails. */

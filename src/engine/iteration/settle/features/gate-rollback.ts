@@ -1,4 +1,4 @@
-import { gateFailure, rollbackFeedback } from '../../../verify/rollback.ts';
+import { gateFailure, rollbackFeedback } from '../../../gates/rollback.ts';
 import type { SettlementFeature, TurnFacts } from '../settlement-types.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { gitConfigFeedback, gitConfigStop } from '../../../verify/git-config-gate.ts';
+import { gitConfigFeedback, gitConfigStop } from '../../../gates/git-config-gate.ts';
 import type { SettlementFeature } from '../settlement-types.ts';
 
 /** The repository's git config: a program-running key the turn changed (put back) refuses it; in a row, it stops. */

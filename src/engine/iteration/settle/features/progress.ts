@@ -1,4 +1,4 @@
-import { noProgressStop } from '../../../verify/work-progress.ts';
+import { noProgressStop } from '../../../gates/work-progress.ts';
 import type { SettlementFeature } from '../settlement-types.ts';
 
 /** event_loop.max_idle_iterations: finished turns in a row that moved nothing stop the loop (no_progress). */

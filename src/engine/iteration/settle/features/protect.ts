@@ -1,4 +1,4 @@
-import { tamperedFeedback, tamperedStop } from '../../../verify/protect-gate.ts';
+import { tamperedFeedback, tamperedStop } from '../../../gates/protect-gate.ts';
 import type { SettlementFeature } from '../settlement-types.ts';
 
 /** gates.protect: a changed protected file refuses the turn (verdict gate_tampered); in a row, it stops. */

@@ -1,4 +1,4 @@
-import { reviewStop } from '../../../verify/review-gate.ts';
+import { reviewStop } from '../../../gates/review-gate.ts';
 import type { SettlementFeature } from '../settlement-types.ts';
 
 /** gates.review: a limit or Ctrl-C that cut the reviewer short stops the loop before anything else. */

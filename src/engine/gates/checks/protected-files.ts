@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { isNegated, literalPattern, type PathMatcher, pathMatcher } from '../../../config/path-patterns.ts';
+import type { RalphConfig } from '../../../config/schema.ts';
+import { writeFileAtomicSync } from '../../../state/io/atomic-write.ts';
+import { hashFile } from '../../../state/io/stat-cache.ts';
+import { walkFiles, walkRoots } from './bounded-walk.ts';
+
+/** What Ralph protects by default: its validate hook and the usual CI configuration. */
+export const DEFAULT_PROTECTED = [
+  '.ralph/validate.sh',
+  '.github/workflows/**',
+  '.gitlab-ci.yml',
+  '.circleci/**',
+  '.ci/**',
+] as const;
+
+/** Files bigger than this are protected by their hash only (no copy to run gates from). */
+const MAX_COPY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The globs a run protects: the built-in ones — the defaults plus the files named in the test (full
+ * and affected) and validate commands (e.g. `sh scripts/check.sh` protects scripts/check.sh) — and
+ * `gates.protect` on top. The built-ins come last: a `!pattern` of the user's cannot take them back
+ * (the last pattern that matches decides), so an explicit list never unprotects the validate hook.
+ */
+export function protectedGlobs(config: RalphConfig, workspace: string): string[] {
+  const commands = [
+    config.gates.tests?.command,
+    config.gates.tests?.affected,
+    typeof config.gates.validate === 'string' ? config.gates.validate : undefined,
+  ];
+  const named = commands
+    .flatMap((c) => (c ?? '').split(/\s+/))
+    .map((t) => t.replace(/^\.\//, ''))
+    .filter(
+      (t) =>
+        t &&
+        !t.startsWith('-') &&
+        !t.includes('..') &&
+        existsSync(join(workspace, t)) &&
+        statSync(join(workspace, t)).isFile(),
+    );
+  return [...new Set([...(config.gates.protect ?? []), ...DEFAULT_PROTECTED, ...named.map(literalPattern)])];
+}
+
+/**
+ * Every existing file the patterns select (config/path-patterns.ts), workspace-relative with `/`,
+ * sorted. Only the directories the patterns can match in are walked.
+ */
+export function matchProtected(workspace: string, patterns: readonly string[]): string[] {
+  const { selects, roots } = compiled(patterns);
+  const found: string[] = [];
+  for (const rel of walkFiles(workspace, roots, patterns, 'gates.protect')) if (selects(rel)) found.push(rel);
+  return found.sort();
+}
+
+let lastCompiled: { key: string; selects: PathMatcher; roots: string[] } | undefined;
+
+/** The patterns' matcher and walk roots, worked out once while they stay the same (every iteration asks). */
+function compiled(patterns: readonly string[]): { selects: PathMatcher; roots: string[] } {
+  const key = patterns.join('\0');
+  if (lastCompiled?.key !== key)
+    lastCompiled = { key, selects: pathMatcher(patterns), roots: walkRoots(patterns) };
+  return lastCompiled;
+}
+
+/** The patterns that select no existing file on their own (`!` patterns are not counted). */
+export function unmatchedPatterns(workspace: string, patterns: readonly string[]): string[] {
+  const positive = patterns.filter((p) => !isNegated(p));
+  const files = walkFiles(workspace, walkRoots(positive), positive, 'gates.protect');
+  return positive.filter((p) => {
+    const selects = pathMatcher([p]);
+    return !files.some((f) => selects(f));
+  });
+}
+
+/**
+ * A protected file as git sees it: `<sha256>:<mode>`, the mode git's (100644, 100755, or 120000 for
+ * a symlink, whose sha256 is of its target's name): taking the executable bit off the validate hook
+ * turns it off, and a symlink with the same content points at a file the agent may edit. Null when
+ * it cannot be read.
+ */
+export function fileEntry(path: string): string | null {
+  try {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) return `${createHash('sha256').update(readlinkSync(path)).digest('hex')}:120000`;
+    const hash = hashFile(path);
+    return hash && `${hash}:${st.mode & 0o111 ? '100755' : '100644'}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The content's sha256 of an entry (a baseline saved before modes were kept holds only that). */
+export const contentHash = (entry: string): string => entry.split(':')[0] as string;
+
+/** The entry's git mode; undefined for a baseline entry saved before modes were kept. */
+export const entryMode = (entry: string): string | undefined => entry.split(':')[1];
+
+/** The protected files now (path → `fileEntry`). */
+export function snapshot(workspace: string, globs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const rel of matchProtected(workspace, globs)) {
+    const entry = fileEntry(join(workspace, rel));
+    if (entry) out[rel] = entry;
+  }
+  return out;
+}
+
+/** Whether `now` is the file `base` recorded; a content-only baseline (an older state.json) compares content. */
+function sameFile(base: string | undefined, now: string | undefined): boolean {
+  if (base === undefined || now === undefined) return base === now;
+  if (entryMode(base) === undefined) return entryMode(now) !== '120000' && base === contentHash(now);
+  return base === now;
+}
+
+/** Paths that differ from the baseline in content, mode or type: changed, deleted, or new files that match. */
+export function tamperedPaths(baseline: Record<string, string>, now: Record<string, string>): string[] {
+  const paths = new Set([...Object.keys(baseline), ...Object.keys(now)]);
+  return [...paths].filter((p) => !sameFile(baseline[p], now[p])).sort();
+}
+
+/** Keeps a copy of each protected file's content (under `store`, by its sha256), so gates can run from it. */
+export function keepCopies(workspace: string, store: string, baseline: Record<string, string>): void {
+  for (const [rel, entry] of Object.entries(baseline)) {
+    // A symlink is protected by its target's name only: there is no content of its own to run from.
+    if (entryMode(entry) === '120000') continue;
+    const copy = join(store, contentHash(entry));
+    if (existsSync(copy)) continue;
+    const abs = join(workspace, rel);
+    if (statSync(abs).size > MAX_COPY_BYTES) continue;
+    writeFileAtomicSync(copy, readFileSync(abs));
+  }
+}
