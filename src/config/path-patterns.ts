@@ -55,11 +55,16 @@ function selfAndParents(path: string): string[] {
   return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
-/** One matcher for a pattern list (the last pattern that matches a path, or a parent of it, decides). */
-export function pathMatcher(patterns: readonly string[]): PathMatcher {
+/**
+ * One matcher for a pattern list (the last pattern that matches a path, or a parent of it, decides).
+ * `parentsCleared`: the caller asks only of paths whose parents it found unmatched (a walk that
+ * prunes), so with no negated pattern the path alone decides — a deep walk skips its parents.
+ */
+export function pathMatcher(patterns: readonly string[], o: { parentsCleared?: boolean } = {}): PathMatcher {
   const compiled = patterns.map(compile);
+  const selfOnly = o.parentsCleared === true && !compiled.some((c) => c.negated);
   return (path, isDir = false) => {
-    const chain = selfAndParents(path);
+    const chain = selfOnly ? [path] : selfAndParents(path);
     let selected = false;
     for (const c of compiled) {
       const hit = chain.some((p, i) => (!c.dirOnly || isDir || i < chain.length - 1) && c.test(p));

@@ -9,6 +9,7 @@ import {
   readRecords,
   readState,
   runRalph,
+  type TracedWrite,
   traceRunWrites,
 } from '../helpers/workspace.ts';
 
@@ -82,35 +83,44 @@ describe('gates.on_failure: rollback', () => {
   });
 
   it('a kill -9 before the rescue ref, or between it and the reset, loses nothing; --resume finishes the rollback', async () => {
-    const writes = await traceRunWrites(project());
-    // The first record appended (the rollback is saved with it), then the state saying the ref is written.
-    const append = writes.find((w) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl'))!;
-    const rescued = writes.find(
-      (w) => w.kind === 'durable' && w.n > append.n && w.path.endsWith('state.json'),
-    )!;
+    // The first record appended (the rollback is saved with it), then the state saying the ref is
+    // written: the trace stops there, iteration 2 adds no write point this test needs.
+    const appended = (w: TracedWrite) => w.kind === 'durable' && w.path.endsWith('iterations.jsonl');
+    const rescuedAfter = (append: TracedWrite) => (w: TracedWrite) =>
+      w.kind === 'durable' && w.n > append.n && w.path.endsWith('state.json');
+    const writes = await traceRunWrites(project(), (ws) => {
+      const append = ws.find(appended);
+      return append !== undefined && ws.some(rescuedAfter(append));
+    });
+    const append = writes.find(appended)!;
+    const rescued = writes.find(rescuedAfter(append))!;
 
-    for (const [at, refWritten] of [
+    // The two kill points are independent workspaces: checked side by side.
+    const killPoints = [
       [append.n, false],
       [rescued.n, true],
-    ] as const) {
-      const dir = project();
-      const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(at) });
-      expect(killed.signal).toBe('SIGKILL');
-      const state = readState(dir);
-      expect(state.rollback).toMatchObject({ iteration: 1, trees: [{ repo: null, rescued: refWritten }] });
-      const ref = state.rollback.ref as string;
-      expect(git(dir, 'for-each-ref', ref).includes(ref)).toBe(refWritten);
-      // Still in the tree (and, once rescued, in the ref too).
-      expect(readFileSync(join(dir, 'idea.txt'), 'utf8')).toBe('an idea\n');
+    ] as const;
+    await Promise.all(
+      killPoints.map(async ([at, refWritten]) => {
+        const dir = project();
+        const killed = await runRalph(['run'], dir, { RALPH_FAULT_KILL_AFTER_WRITE: String(at) });
+        expect(killed.signal).toBe('SIGKILL');
+        const state = readState(dir);
+        expect(state.rollback).toMatchObject({ iteration: 1, trees: [{ repo: null, rescued: refWritten }] });
+        const ref = state.rollback.ref as string;
+        expect(git(dir, 'for-each-ref', ref).includes(ref)).toBe(refWritten);
+        // Still in the tree (and, once rescued, in the ref too).
+        expect(readFileSync(join(dir, 'idea.txt'), 'utf8')).toBe('an idea\n');
 
-      const resumed = await runRalph(['run', '--resume'], dir);
-      expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
-      expect(git(dir, 'show', `${ref}:idea.txt`)).toBe('an idea\n');
-      expect(existsSync(join(dir, 'idea.txt'))).toBe(false);
-      expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('original\n');
-      expect(readState(dir).rollback).toBeNull();
-      expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain('Iteration 1 was rolled back');
-    }
+        const resumed = await runRalph(['run', '--resume'], dir);
+        expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+        expect(git(dir, 'show', `${ref}:idea.txt`)).toBe('an idea\n');
+        expect(existsSync(join(dir, 'idea.txt'))).toBe(false);
+        expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('original\n');
+        expect(readState(dir).rollback).toBeNull();
+        expect(readFileSync(join(dir, '.ralph', 'p2.md'), 'utf8')).toContain('Iteration 1 was rolled back');
+      }),
+    );
   });
 
   it('--resume finishes a rollback an older Ralph saved in its own form (`rollback`: { to, why, rescued })', async () => {

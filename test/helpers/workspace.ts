@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
 import { recordLine } from '../../src/state/records-file.ts';
+import { waitFor } from './wait.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const RALPH = join(ROOT, 'bin', 'ralph');
@@ -228,13 +229,31 @@ export interface TracedWrite {
   text?: string;
 }
 
-/** Runs `ralph run` in `dir` with every write traced (the trace kept outside it); the writes in order. */
-export async function traceRunWrites(dir: string): Promise<TracedWrite[]> {
+/**
+ * Runs `ralph run` in `dir` with every write traced (the trace kept outside it); the writes in order.
+ * With `until`, the run is killed as soon as the writes traced so far satisfy it: a test that needs
+ * only the first write points does not pay for the rest of the run.
+ */
+export async function traceRunWrites(
+  dir: string,
+  until?: (writes: TracedWrite[]) => boolean,
+): Promise<TracedWrite[]> {
   // Outside the workspace: an untracked file in a repository would be rolled back or committed.
   const trace = removeWhenDone(`${dir}.writes.jsonl`);
-  await runRalph(['run'], dir, { RALPH_FAULT_TRACE_WRITES: trace });
-  return readFileSync(trace, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as TracedWrite);
+  const run = startRalph(['run'], dir, { RALPH_FAULT_TRACE_WRITES: trace });
+  if (until) {
+    let over = false;
+    void run.done.then(() => (over = true));
+    await waitFor(() => over || until(tracedWrites(trace)), 30_000, 'the traced writes');
+    run.child.kill('SIGKILL');
+  }
+  await run.done;
+  return tracedWrites(trace);
+}
+
+/** The complete lines of a write trace so far (the run may be appending the next one). */
+function tracedWrites(trace: string): TracedWrite[] {
+  if (!existsSync(trace)) return [];
+  const lines = readFileSync(trace, 'utf8').split('\n');
+  return lines.slice(0, -1).map((l) => JSON.parse(l) as TracedWrite);
 }

@@ -135,3 +135,35 @@ describe('config path patterns (gates.protect, idle_watch)', () => {
     expect(m('keep.log')).toBe(false);
   });
 });
+
+describe('pathMatcher with parentsCleared (a pruning walk)', () => {
+  const patterns = ['**/.git', '**/node_modules/', '.ralph/logs/', '.ralph/state.json*', 'src/*.ts'];
+  const segment = fc.constantFrom(
+    'a',
+    'src',
+    '.git',
+    'node_modules',
+    '.ralph',
+    'logs',
+    'state.json.1',
+    'x.ts',
+  );
+
+  it('decides as the full matcher for every path whose parents the full matcher leaves unmatched', () => {
+    const full = pathMatcher(patterns);
+    const cleared = pathMatcher(patterns, { parentsCleared: true });
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), fc.boolean(), (parts, isDir) => {
+        const parents = parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
+        fc.pre(parents.every((p) => !full(p, true)));
+        expect(cleared(parts.join('/'), isDir)).toBe(full(parts.join('/'), isDir));
+      }),
+    );
+  });
+
+  it('still looks at the parents when a pattern is negated (a parent may be unselected by it)', () => {
+    const cleared = pathMatcher(['logs/', '!logs/keep/'], { parentsCleared: true });
+    expect(cleared('logs/a/b.txt')).toBe(true);
+    expect(cleared('logs/keep/b.txt')).toBe(false);
+  });
+});

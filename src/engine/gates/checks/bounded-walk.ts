@@ -16,10 +16,14 @@ export const MAX_WALK = 50_000;
  * iteration). Compiled at the first walk, not when the module loads (every command that imports
  * this module would pay for picomatch's parse).
  */
-let neverWalkedMatcher: PathMatcher | undefined;
-function neverWalked(path: string, isDir?: boolean): boolean {
-  neverWalkedMatcher ??= pathMatcher(['**/.git', '**/node_modules/', ...RUNTIME_PATHS]);
-  return neverWalkedMatcher(path, isDir);
+let neverWalkedMatchers: Record<'root' | 'below', PathMatcher> | undefined;
+function neverWalked(path: string, isDir: boolean, root: boolean): boolean {
+  // Below a root, a path is asked of only once its parent was walked: its parents need no second look.
+  neverWalkedMatchers ??= ((patterns) => ({
+    root: pathMatcher(patterns),
+    below: pathMatcher(patterns, { parentsCleared: true }),
+  }))(['**/.git', '**/node_modules/', ...RUNTIME_PATHS]);
+  return neverWalkedMatchers[root ? 'root' : 'below'](path, isDir);
 }
 
 /** The setting whose patterns are walked, for the error. */
@@ -52,7 +56,7 @@ export function walkFiles(
       if (++walked > MAX_WALK) throw walkTooBig(root, patterns, setting);
       const st = statOrNone(join(workspace, rel));
       // Most roots (the default CI paths) do not exist: nothing to match against neverWalked.
-      if (st === undefined || (rel !== '' && neverWalked(rel, st.isDirectory()))) continue;
+      if (st === undefined || (rel !== '' && neverWalked(rel, st.isDirectory(), next === 0))) continue;
       const names = st.isDirectory() ? namesIn(join(workspace, rel)) : undefined;
       if (names) for (const name of names) todo.push(rel === '' ? name : `${rel}/${name}`);
       // A directory that cannot be listed is listed itself: what it hides still shows as a change.
