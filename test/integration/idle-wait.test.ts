@@ -39,11 +39,17 @@ function idleWorkspace(): IdleWaitOptions {
 /** The poll's pause on vitest's fake clock (node:timers/promises is not faked). */
 function fakeClockSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    // As node:timers/promises does: the abort listener goes when the pause ends, so a long wait's
+    // many pauses do not pile listeners on the run's one signal.
+    const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
-    });
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
