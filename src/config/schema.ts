@@ -21,6 +21,7 @@ import {
   tasksSchema,
 } from './schema/prompt.ts';
 import { reposSchema } from './schema/repos.ts';
+import { sandboxSchema } from './schema/sandbox.ts';
 import { tddSchema } from './schema/tdd.ts';
 import { positiveInt } from './schema/values.ts';
 import {
@@ -78,6 +79,7 @@ export const configSchema = z.strictObject({
   notify: notifySchema.default(notifySchema.parse({})),
   fleet: fleetSchema.default(fleetSchema.parse({})),
   logs: logsSchema.default(logsSchema.parse({})),
+  sandbox: sandboxSchema.default('off'),
 });
 
 /** The fully resolved configuration (every default filled in). */

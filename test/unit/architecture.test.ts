@@ -30,6 +30,7 @@ const LAYERS: Record<string, number> = {
   observe: 3,
   routing: 2,
   backends: 2,
+  sandbox: 2, // the sandbox policy and its wrappers (bubblewrap, sandbox-exec)
   git: 2,
   forge: 2, // pull requests on GitHub (REST on fetch)
   workflows: 2, // parsers of the workflow files (checklist, TDD state and reports)
