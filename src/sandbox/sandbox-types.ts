@@ -1,5 +1,5 @@
-import type { RalphConfig } from '../config/schema.ts';
 import type { SANDBOX_MODES } from '../config/schema/sandbox.ts';
+import type { RalphConfig } from '../config/schema.ts';
 
 /** `off`, `on` (Ralph's wrapper) or `native` (the backend's own sandbox). */
 export type SandboxMode = (typeof SANDBOX_MODES)[number];

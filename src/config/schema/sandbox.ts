@@ -5,7 +5,7 @@ export const SANDBOX_MODES = ['off', 'on', 'native'] as const;
 
 const modeSchema = z.enum(SANDBOX_MODES).meta({
   description:
-    '`off`: the agent runs as you, with everything you can reach. `on`: Ralph wraps the agent process (bubblewrap on Linux, sandbox-exec on macOS): it can write only its work, sees none of your home but its own CLI config, and cannot touch git hooks/config, `.ralph/` state or protected files. `native`: the backend\'s own sandbox (codex, gemini, claude), refused for a backend that has none.',
+    "`off`: the agent runs as you, with everything you can reach. `on`: Ralph wraps the agent process (bubblewrap on Linux, sandbox-exec on macOS): it can write only its work, sees none of your home but its own CLI config, and cannot touch git hooks/config, `.ralph/` state or protected files. `native`: the backend's own sandbox (codex, gemini, claude), refused for a backend that has none.",
 });
 
 /** `sandbox`: what the agent process may touch (a mode, or the mode with its widenings). */
@@ -32,7 +32,7 @@ export const sandboxSchema = z
         }),
       network: z.enum(['on', 'off']).default('on').meta({
         description:
-          '`on`: the host\'s network (an agent CLI must reach its model). `off`: none at all, for an agent that needs none (a local `custom` command).',
+          "`on`: the host's network (an agent CLI must reach its model). `off`: none at all, for an agent that needs none (a local `custom` command).",
       }),
     }),
   ])
