@@ -2,8 +2,8 @@ import { formatCost } from '../observe/format.ts';
 import { formatSpan } from '../state/io/time-format.ts';
 import type { ParallelModel, SlotInput } from './parallel-model.ts';
 import { totalTasks } from './parallel-model.ts';
-import { clip } from './text-fit.ts';
-import { clean, type TuiLimits, usageParts } from './tui-layout.ts';
+import { clean, clip } from './text-fit.ts';
+import { type TuiLimits, usageParts } from './tui-layout.ts';
 
 /** The header: run, target and tasks; then the shared limits; then what the run is doing. */
 export function parallelHeader(m: ParallelModel, limits: TuiLimits, now: number, width: number): string[] {

@@ -1,6 +1,6 @@
 import { formatCost, formatNumber } from '../observe/format.ts';
 import { formatSpan } from '../state/io/time-format.ts';
-import { breakAtWords, clip } from './text-fit.ts';
+import { breakAtWords, clean, clip } from './text-fit.ts';
 import type { TuiModel } from './tui-model.ts';
 
 /** The limits the header's bars are drawn against (undefined: no bar). */
@@ -34,16 +34,9 @@ export function tuiLimits(l: {
   return { maxCostUsd: l.max_cost_usd, maxTokens: l.max_tokens, maxRuntimeMs: l.max_runtime_seconds * 1000 };
 }
 
-// Escape sequences and control characters an agent prints would break the layout.
-const CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007|[\u0000-\u0008\u000b-\u001f\u007f]/g;
-
-export function clean(text: string): string {
-  return text.replace(CONTROL, '').replace(/\t/g, '  ');
-}
-
 /** Wraps one line into rows of at most `width` columns, at word boundaries where a word fits. */
 export function wrap(line: string, width: number): string[] {
-  return breakAtWords([...clean(line)], width, width);
+  return breakAtWords(clean(line), width, width);
 }
 
 /**

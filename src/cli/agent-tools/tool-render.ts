@@ -1,6 +1,7 @@
 import { Option } from '@commander-js/extra-typings';
 import type { MemoryEntry } from '../../state/memories/memory.ts';
 import type { Task } from '../../state/tasks/task.ts';
+import { clip, columns, padColumns } from '../../tui/text-fit.ts';
 
 // How `ralph tools …` prints tasks and memories: a table for people, JSON for agents.
 
@@ -19,18 +20,15 @@ export const splitList = (value: string | undefined) =>
 /** Pads every column but the last to a common width; cells are kept on one line. */
 export function table(header: string[], rows: string[][]): string {
   const all = [header, ...rows].map((r) => r.map((c) => c.replace(/\s*\n\s*/g, ' ⏎ ')));
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]?.length ?? 0)));
+  const widths = header.map((_, i) => Math.max(...all.map((r) => columns(r[i] ?? ''))));
   return all
-    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '))
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : padColumns(c, widths[i] ?? 0))).join('  '))
     .map((line) => line.trimEnd())
     .join('\n')
     .concat('\n');
 }
 
-const truncate = (text: string, max: number) => {
-  const line = text.replace(/\s*\n\s*/g, ' ⏎ ');
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-};
+const truncate = (text: string, max: number) => clip(text.replace(/\s*\n\s*/g, ' ⏎ '), max);
 
 export const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 

@@ -9,7 +9,7 @@ import {
 import { readHistory } from '../../observe/stats/run-history.ts';
 import { skippedNotice } from '../../state/io/jsonl.ts';
 import { formatSpan } from '../../state/io/time-format.ts';
-import { clip, wrapLines } from '../../tui/text-fit.ts';
+import { clip, columns, wrapLines } from '../../tui/text-fit.ts';
 import { table } from '../agent-tools/tool-render.ts';
 import { type CliIO, unicodeOutput } from '../io.ts';
 import { metricStatsText } from './metric-stats-text.ts';
@@ -24,7 +24,7 @@ export interface StatsFlags {
 const COLUMNS = 80;
 
 const pct = (rate: number) => `${Math.round(rate * 100)}%`;
-const widest = (text: string) => Math.max(...text.split('\n').map((l) => [...l].length));
+const widest = (text: string) => Math.max(...text.split('\n').map(columns));
 
 /** A table per hat, backend or model; names too long for 80 columns are cut with `…`. */
 function groupTable(title: string, groups: GroupStats[]): string {
@@ -45,7 +45,7 @@ function groupTable(title: string, groups: GroupStats[]): string {
   const full = render(Number.POSITIVE_INFINITY);
   const over = widest(full) - COLUMNS;
   if (over <= 0) return full;
-  return render(Math.max(title.length, 8, ...groups.map((g) => [...g.name].length - over)));
+  return render(Math.max(title.length, 8, ...groups.map((g) => columns(g.name) - over)));
 }
 
 /**
