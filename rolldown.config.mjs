@@ -16,6 +16,11 @@ const BUNDLED = new Set([
   'zod',
   'picocolors',
   'picomatch',
+  // Text widths for the TUI, `ralph stats` and the `ralph tools` tables (a few kB, no dependencies of weight).
+  'string-width',
+  'strip-ansi',
+  'ansi-regex',
+  'get-east-asian-width',
 ]);
 const packageOf = (id) =>
   id
@@ -93,7 +98,7 @@ export default defineConfig({
         // The CLI's helpers every command definition uses, and commander with them.
         {
           name: 'cli',
-          test: /^(?!.*[\\/]node_modules[\\/]).*[\\/]dist[\\/]cli[\\/](?:options|signals|command-tree|agent-tools[\\/]tool-render)\.js$/,
+          test: /^(?!.*[\\/]node_modules[\\/]).*[\\/]dist[\\/]cli[\\/](?:options|signals|command-tree|agent-tools[\\/]tool-options)\.js$/,
           priority: 2,
         },
         // The low folders every command uses: their small modules that two chunks share.

@@ -6,7 +6,10 @@ import { openMemoryStore } from '../../state/memories/memory-store.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { numberOption, WHOLE } from '../options.ts';
-import { formatOption, json, renderMemories } from './tool-render.ts';
+import { formatOption, json } from './tool-options.ts';
+
+/** The renderers, loaded when a command prints a table. */
+const render = () => import('./tool-render.ts');
 
 const SCOPES = ['project', 'user'] as const;
 type Scope = (typeof SCOPES)[number];
@@ -63,7 +66,7 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .action(async (opts) => {
       const s = await memoryStore();
       const entries = s.searchMemories(s.readMemories(path(s, opts.scope)), '', { type: opts.type });
-      io.out(renderMemories(entries, opts.format, 'no memories'));
+      io.out((await render()).renderMemories(entries, opts.format, 'no memories'));
       setCode(ExitCode.ok);
     });
 
@@ -81,7 +84,7 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
         type: opts.type,
         tags: opts.tags,
       });
-      io.out(renderMemories(entries, opts.format, 'no matching memories'));
+      io.out((await render()).renderMemories(entries, opts.format, 'no matching memories'));
       setCode(ExitCode.ok);
     });
 

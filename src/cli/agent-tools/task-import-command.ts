@@ -1,7 +1,10 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
 import type { CliIO, SetCode } from '../io.ts';
-import { formatOption, json, renderTasks } from './tool-render.ts';
+import { formatOption, json } from './tool-options.ts';
+
+/** The renderers, loaded when a command prints a table. */
+const render = () => import('./tool-render.ts');
 
 /**
  * `ralph tools task import --from github [--label L] [--milestone M]`: the open issues of the push
@@ -43,7 +46,7 @@ export function registerTaskImport(task: Command, io: CliIO, setCode: SetCode): 
       if (opts.format === 'json') io.out(json(result));
       else {
         io.out(`${describeImport(result)}\n`);
-        if (result.added.length > 0) io.out(renderTasks(result.added, 'table', ''));
+        if (result.added.length > 0) io.out((await render()).renderTasks(result.added, 'table', ''));
       }
       setCode(ExitCode.ok);
     });

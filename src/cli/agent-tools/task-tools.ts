@@ -6,7 +6,10 @@ import { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from
 import { openTaskStore } from '../../state/tasks/task-store.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { registerTaskImport } from './task-import-command.ts';
-import { type Format, formatOption, json, renderTask, renderTasks, splitList } from './tool-render.ts';
+import { type Format, formatOption, json, splitList } from './tool-options.ts';
+
+/** The renderers, loaded when a command prints a table. */
+const render = () => import('./tool-render.ts');
 
 const TASK_ID = 'the task id (see `ralph tools task list`)';
 
@@ -77,7 +80,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
       const { readTasks, unreadableTaskLines } = await taskStore();
       const all = readTasks(paths().tasks);
       const tasks = opts.status ? all.filter((t) => t.status === opts.status) : all;
-      io.out(renderTasks(tasks, opts.format, 'no tasks'));
+      io.out((await render()).renderTasks(tasks, opts.format, 'no tasks'));
       sayUnreadable(unreadableTaskLines(paths().tasks));
       setCode(ExitCode.ok);
     });
@@ -88,7 +91,9 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .addOption(formatOption())
     .action(async (opts) => {
       const { readTasks, unreadableTaskLines } = await taskStore();
-      io.out(renderTasks(readyTasks(readTasks(paths().tasks)), opts.format, 'no ready tasks'));
+      io.out(
+        (await render()).renderTasks(readyTasks(readTasks(paths().tasks)), opts.format, 'no ready tasks'),
+      );
       sayUnreadable(unreadableTaskLines(paths().tasks));
       setCode(ExitCode.ok);
     });
@@ -101,7 +106,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .action(async (id, opts) => {
       const { readTasks } = await taskStore();
       const path = paths().tasks;
-      io.out(renderTask(findTask(readTasks(path), id, path), opts.format));
+      io.out((await render()).renderTask(findTask(readTasks(path), id, path), opts.format));
       setCode(ExitCode.ok);
     });
 

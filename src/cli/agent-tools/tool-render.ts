@@ -1,21 +1,10 @@
-import { Option } from '@commander-js/extra-typings';
 import type { MemoryEntry } from '../../state/memories/memory.ts';
 import type { Task } from '../../state/tasks/task.ts';
 import { clip, columns, padColumns } from '../../tui/text-fit.ts';
+import { type Format, json } from './tool-options.ts';
 
-// How `ralph tools …` prints tasks and memories: a table for people, JSON for agents.
-
-export type Format = 'table' | 'json';
-
-export const formatOption = () =>
-  new Option('--format <format>', 'output format')
-    .choices(['table', 'json'] as const)
-    .default('table' as const);
-export const splitList = (value: string | undefined) =>
-  (value ?? '')
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
+// How `ralph tools …` prints tasks and memories for people (loaded by the commands that print,
+// so `ralph emit` and the run's start never load the text-width code).
 
 /** Pads every column but the last to a common width; cells are kept on one line. */
 export function table(header: string[], rows: string[][]): string {
@@ -29,8 +18,6 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 const truncate = (text: string, max: number) => clip(text.replace(/\s*\n\s*/g, ' ⏎ '), max);
-
-export const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 export function renderTasks(tasks: Task[], format: Format, empty: string): string {
   if (format === 'json') return json(tasks);
