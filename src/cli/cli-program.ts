@@ -20,7 +20,7 @@ import { registerRunCommands } from './run/commands.ts';
 // definitions, not the config schema, YAML, the engine or the doctor (startup memory).
 /**
  * `ralph` → `ralph run`; `ralph 20 …` and `ralph run 20 …` → `ralph run --max-iterations 20 …`
- * (seed 002, DESIGN §1).
+ * (seed 002, DESIGN §1); `ralph -v` alone → `ralph --version`.
  */
 export function normalizeArgv(args: readonly string[]): string[] {
   const [first, ...rest] = args;
@@ -28,6 +28,8 @@ export function normalizeArgv(args: readonly string[]): string[] {
   if (/^\d+$/.test(first)) return ['run', '--max-iterations', first, ...rest];
   if (first === 'run' && rest[0] !== undefined && /^\d+$/.test(rest[0]))
     return ['run', '--max-iterations', rest[0], ...rest.slice(1)];
+  // `ralph -v` alone asks for the version, as with node, npm and most CLIs, not for a verbose run.
+  if (first === '-v' && rest.length === 0) return ['--version'];
   if (first.startsWith('-') && !['-h', '--help', '-V', '--version'].includes(first)) return ['run', ...args];
   return [...args];
 }

@@ -13,7 +13,7 @@ Every \`ralph\` command, its arguments and its options, generated from the comma
 and run \`npm run docs\`; a test fails while the page and the definitions disagree.
 
 \`ralph\` alone is \`ralph run\`; \`ralph 20 …\` (and \`ralph run 20 …\`) is
-\`ralph run --max-iterations 20 …\`; options given without a command (\`ralph -v\`) go to \`ralph run\`.`;
+\`ralph run --max-iterations 20 …\`; options given without a command (\`ralph -q -P TASK.md\`) go to \`ralph run\`, but \`ralph -v\` alone prints the version, as \`-V\` and \`--version\` do.`;
 
 /** Text for a markdown cell or paragraph: `<` outside code spans would read as HTML, `|` ends a cell. */
 function prose(text: string): string {

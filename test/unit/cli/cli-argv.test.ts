@@ -10,7 +10,12 @@ describe('normalizeArgv', () => {
       ['20', '-v'],
       ['run', '--max-iterations', '20', '-v'],
     ],
-    [['-v'], ['run', '-v']],
+    // -v alone is the version (issue 36: it used to start a billed run); with anything else, verbose.
+    [['-v'], ['--version']],
+    [
+      ['-v', '-P', 'TASK.md'],
+      ['run', '-v', '-P', 'TASK.md'],
+    ],
     [
       ['--max-cost', '1', '-q'],
       ['run', '--max-cost', '1', '-q'],
