@@ -32,6 +32,8 @@ export interface SandboxRule {
   reason: string;
   /** The path may not exist (a backend's config dir, an allow-list entry): then the rule is skipped, not an error. */
   optional?: boolean | undefined;
+  /** When the path is missing, an empty read-only directory stands in for it, so nothing can be created there (git's `hooks/`). */
+  placeholder?: boolean | undefined;
 }
 
 /** The policy of `sandbox: on` for one agent process (one definition, shown and enforced alike). */
