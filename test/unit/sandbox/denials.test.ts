@@ -12,7 +12,7 @@ describe('explainDenials', () => {
     const output = [
       "touch: cannot touch '.git/hooks/pre-commit': Read-only file system",
       "Error: EROFS: read-only file system, open '/work/proj/.ralph/state.json'",
-      'error: could not lock config file .git/config: Read-only file system',
+      'error: could not write config file .git/config: Device or resource busy',
       "OSError: [Errno 30] Read-only file system: 'ralph.yml'",
       'sh: 1: cannot create test/a.test.ts: Read-only file system',
       'mkdir: cannot create directory ‘/work/proj/.ralph/x’: Read-only file system',
