@@ -25,7 +25,7 @@ export function mountOrder(rules: readonly SandboxRule[]): SandboxRule[] {
 
 function mountArgs(rule: SandboxRule, exists: (path: string) => boolean): string[] {
   const p = rule.path;
-  // An empty private directory in its place (a tmpfs): the home, /tmp.
+  // An empty private directory in its place (a tmpfs): the home, /tmp. The policy hides only directories.
   if (rule.access === 'hidden') return ['--tmpfs', p];
   // Nothing there to guard yet: an empty read-only directory, so nothing can be planted there either.
   if (rule.placeholder && rule.access === 'read-only' && !exists(p)) return ['--tmpfs', p, '--remount-ro', p];
