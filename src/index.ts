@@ -240,3 +240,21 @@ export { shellCommand } from './process/shell-quote.ts';
 export { closestMatch } from './config/suggest.ts';
 export { renderHatGraph } from './routing/hat-graph.ts';
 export { DEFAULT_HUMAN_ANSWER, REDIS_URL } from './config/schema/operations-values.ts';
+
+// ── The sandbox of `sandbox: on` (docs/guide/sandbox.md): its one policy, shown and enforced alike.
+export { accessOf, describePolicy, sandboxPolicy } from './sandbox/sandbox-policy.ts';
+export { type WrapOptions, wrapCommand } from './sandbox/wrap-command.ts';
+export { probeSandbox, type SandboxProbeDeps } from './sandbox/probe.ts';
+export { explainDenials } from './sandbox/denials.ts';
+export {
+  type SandboxAccess,
+  type SandboxDenial,
+  type SandboxMode,
+  type SandboxPolicy,
+  type SandboxPolicyInput,
+  type SandboxProbe,
+  type SandboxRule,
+  type SandboxSettings,
+  sandboxSettings,
+  type WrappedCommand,
+} from './sandbox/sandbox-types.ts';

@@ -32,6 +32,8 @@ export interface SandboxRule {
   reason: string;
   /** The path may not exist (a backend's config dir, an allow-list entry): then the rule is skipped, not an error. */
   optional?: boolean | undefined;
+  /** When the path is missing, an empty read-only directory stands in for it, so nothing can be created there (git's `hooks/`). */
+  placeholder?: boolean | undefined;
 }
 
 /** The policy of `sandbox: on` for one agent process (one definition, shown and enforced alike). */
@@ -59,9 +61,18 @@ export interface SandboxPolicyInput {
   protectedPaths: readonly string[];
   /** The validate hook and the files the gate commands run. */
   gateFiles: readonly string[];
-  /** The backend's own config and credential locations (read-write; missing ones skipped). */
+  /**
+   * The backend's own config and credential locations (read-write; missing ones skipped). A file is
+   * bound as a file: a CLI that replaces it by rename gets EBUSY, and one missing at start is created
+   * in the throwaway home only; name the directory where there is one.
+   */
   backendHome: readonly string[];
-  /** What the agent writes under `.ralph/` (scratchpad, tasks, memories, the events file, its questions). */
+  /**
+   * What the agent writes under `.ralph/` (scratchpad, tasks, memories, the events file, its
+   * questions), each inside `.ralph/`. Files rewritten atomically (tasks, memories: a temp file
+   * renamed over, beside a lock file) need their directory here (`.ralph/agent`); a file (the
+   * events file, appended) must exist before the agent starts, or it is skipped.
+   */
   agentWritable: readonly string[];
   /** Install locations the agent needs to run at all that may sit under home (node, Ralph, the agent CLI). */
   runtimeReadOnly: readonly string[];

@@ -150,6 +150,15 @@ const RUNTIME_EXPORTS = {
     'DEFAULT_HUMAN_ANSWER',
     'REDIS_URL',
   ],
+  sandbox: [
+    'accessOf',
+    'describePolicy',
+    'explainDenials',
+    'probeSandbox',
+    'sandboxPolicy',
+    'sandboxSettings',
+    'wrapCommand',
+  ],
   errors: [
     'ConfigError',
     'ExitCode',
