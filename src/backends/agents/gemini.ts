@@ -106,7 +106,7 @@ export const gemini: AgentCliDefinition = {
     covers:
       'on Linux the whole CLI runs in a docker or podman container that sees only the workspace (none of your home, its keys or logins); on macOS sandbox-exec keeps its writes to the workspace and its own dirs',
     misses:
-      '.git/hooks, .git/config and .ralph/ inside the workspace, and the network (always on); in the container `ralph emit`/`ralph tools` are not there, so the agent reports with <event> tags',
+      '.git/hooks, .git/config and .ralph/ inside the workspace, and the network (always on); in the container `ralph emit`/`ralph tools` are not there, so the agent reports with `<event>` tags',
   },
   adapter: () => geminiBackend,
   // `-i/--prompt-interactive`: "Execute the provided prompt and continue in interactive mode";

@@ -1,8 +1,10 @@
-import { isAbsolute, relative, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isAgentCli } from '../../../src/backends/definition.ts';
 import { BACKEND_DEFINITIONS, definitionOf, knownBackends } from '../../../src/backends/registry.ts';
+import { ROOT } from '../../helpers/workspace.ts';
 
 const HOME = '/home/u';
 const homeOf = (name: string, env: NodeJS.ProcessEnv = {}) => {
@@ -119,6 +121,14 @@ describe('the registry: every agent CLI says where its own files are', () => {
       expect(d.nativeSandbox?.covers.length, d.name).toBeGreaterThan(20);
       expect(d.nativeSandbox?.misses.length, d.name).toBeGreaterThan(20);
     }
+  });
+
+  it('docs/reference/backends.md says for each native sandbox exactly what its definition says', () => {
+    const page = readFileSync(join(ROOT, 'docs', 'reference', 'backends.md'), 'utf8').replace(/\s+/g, ' ');
+    for (const d of BACKEND_DEFINITIONS.filter((x) => x.nativeSandbox))
+      expect(page, d.name).toContain(
+        `Sandbox: native — ${d.nativeSandbox?.covers}; not covered: ${d.nativeSandbox?.misses}.`,
+      );
   });
 
   const dirVar = fc.constantFrom(
