@@ -105,7 +105,7 @@ export const amp: AgentCliDefinition = {
     env: ['AMP_API_KEY'],
     files: (env, home) => [{ path: join(ampDir('data', env, home), 'secrets.json') }],
   },
-  // ~/.config/amp/settings.json, ~/.local/share/amp/secrets.json, ~/.cache/amp/logs (ampcode.com manual).
+  // ~/.config/amp/settings.json (ampcode.com manual), the login in data, and its cache dir (not verified: no CLI here).
   sandboxHome: (env, home) => (['config', 'data', 'cache'] as const).map((kind) => ampDir(kind, env, home)),
   adapter: () => ampBackend,
 };
