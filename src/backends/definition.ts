@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { AgentCliName, BackendName, RalphConfig } from '../config/schema.ts';
 import type { Backend } from './types.ts';
 
@@ -64,6 +65,10 @@ export interface BackendDefinition {
   readonly modelFlag?: string;
   /** What Ralph does differently on this host for this backend, for `ralph doctor`. */
   hostNotes?(): string[];
+  /** Its config, credential and session locations (absolute), which `sandbox: on` leaves readable and writable; missing ones are skipped. */
+  sandboxHome?(env: NodeJS.ProcessEnv, home: string): string[];
+  /** Its own sandbox (`sandbox: native`): what it covers and what it does not. Absent: `native` is refused for it. */
+  nativeSandbox?: { covers: string; misses: string };
 }
 
 /** An agent CLI Ralph finds on PATH: a definition with the facts to find, install and log in to it. */
@@ -74,6 +79,8 @@ export interface AgentCliDefinition extends BackendDefinition {
   /** How to install it. */
   readonly install: string;
   readonly auth: AuthProbe;
+  /** Required of an agent CLI: without its own files readable and writable it cannot run under `sandbox: on`. */
+  sandboxHome(env: NodeJS.ProcessEnv, home: string): string[];
 }
 
 /** True for the definitions of agent CLIs (not `custom` or `fake`). */
@@ -89,6 +96,18 @@ export const envFileSets =
 
 /** An environment directory variable, or its default when unset or empty. */
 export const dirOr = (value: string | undefined, fallback: string): string => value || fallback;
+
+/** The XDG base directories, by kind, with their defaults under home (specifications.freedesktop.org/basedir-spec). */
+const XDG_DEFAULTS = {
+  config: ['XDG_CONFIG_HOME', '.config'],
+  data: ['XDG_DATA_HOME', '.local/share'],
+  state: ['XDG_STATE_HOME', '.local/state'],
+  cache: ['XDG_CACHE_HOME', '.cache'],
+} as const;
+
+/** `$XDG_<KIND>_HOME`, or its default under home when unset or empty. */
+export const xdgDir = (kind: keyof typeof XDG_DEFAULTS, env: NodeJS.ProcessEnv, home: string): string =>
+  dirOr(env[XDG_DEFAULTS[kind][0]], join(home, XDG_DEFAULTS[kind][1]));
 
 /** True when Ralph runs as root (where Claude Code refuses --dangerously-skip-permissions). */
 export const runningAsRoot = (): boolean => process.getuid?.() === 0;

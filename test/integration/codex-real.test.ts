@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { makeWorkspace, ROOT, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 import { builtBy, PLANNER_BUILDER_HATS, plannerBuilderScript } from '../support/hat-workflow.ts';
 import {
@@ -188,6 +189,38 @@ describe('real codex driven by ralph', () => {
     const r = await runRalph(['run'], dir, codexEnv());
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(viewsSince(from)).toHaveLength(2);
+    expect(readRecords(dir).map((x) => x.verdict)).toEqual(['complete']);
+  }, 120_000);
+
+  it('sandbox: native — codex runs its commands in its own sandbox: the workspace is writable, .git/hooks is not, and the iteration completes', async () => {
+    server.setScript({
+      rules: [
+        {
+          match: 'Sandboxed step',
+          reply: {
+            tools: [
+              {
+                kind: 'shell',
+                command:
+                  'echo ok > inside.txt && { echo "exit 0" > .git/hooks/pre-commit || echo refused > hook-refused.txt; }',
+              },
+            ],
+            text: 'Done inside the sandbox.\nLOOP_COMPLETE',
+          },
+        },
+      ],
+    });
+    const dir = makeGitWorkspace({ 'PROMPT.md': 'Sandboxed step.\n' });
+    writeFileSync(join(dir, 'ralph.yml'), ralphYml('sandbox: native', 'max_iterations: 2'));
+    const env = codexEnv();
+    // codex will not set up its sandbox helper in a CODEX_HOME under the temp dir (a test's home is there).
+    const tmp = join(env.HOME as string, 'tmp');
+    mkdirSync(tmp);
+    const r = await runRalph(['run'], dir, { ...env, TMPDIR: tmp });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'inside.txt'), 'utf8')).toBe('ok\n');
+    expect(readFileSync(join(dir, 'hook-refused.txt'), 'utf8')).toBe('refused\n');
+    expect(existsSync(join(dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(readRecords(dir).map((x) => x.verdict)).toEqual(['complete']);
   }, 120_000);
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { type AgentCliDefinition, xdgDir } from '../definition.ts';
 import { classifyMessage, endedCleanly } from '../parsers/classify-exit.ts';
 import { createJsonLinesParser, type Json, str } from '../parsers/json-lines.ts';
 import { parseStreamJsonObject } from '../parsers/stream-json.ts';
@@ -88,6 +88,10 @@ export const ampBackend: Backend = {
   classifyExit: classifyAmpExit,
 };
 
+/** Amp's directory under one XDG base directory: settings in config, login in data, logs in cache. */
+const ampDir = (kind: 'config' | 'data' | 'cache', env: NodeJS.ProcessEnv, home: string): string =>
+  join(xdgDir(kind, env, home), 'amp');
+
 /** Amp: its adapter, and how it is installed and logged in to. */
 export const amp: AgentCliDefinition = {
   name: 'amp',
@@ -99,9 +103,9 @@ export const amp: AgentCliDefinition = {
   auth: {
     login: 'run `amp login`, or set AMP_API_KEY',
     env: ['AMP_API_KEY'],
-    files: (env, home) => [
-      { path: join(dirOr(env.XDG_DATA_HOME, join(home, '.local', 'share')), 'amp', 'secrets.json') },
-    ],
+    files: (env, home) => [{ path: join(ampDir('data', env, home), 'secrets.json') }],
   },
+  // ~/.config/amp/settings.json (ampcode.com manual), the login in data, and its cache dir (not verified: no CLI here).
+  sandboxHome: (env, home) => (['config', 'data', 'cache'] as const).map((kind) => ampDir(kind, env, home)),
   adapter: () => ampBackend,
 };

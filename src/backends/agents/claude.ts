@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { globOf, isNegated } from '../../config/path-patterns.ts';
-import { type AgentCliDefinition, dirOr, macKeychain, runningAsRoot } from '../definition.ts';
+import { sandboxSettings } from '../../sandbox/sandbox-types.ts';
+import { type AgentCliDefinition, dirOr, macKeychain, runningAsRoot, xdgDir } from '../definition.ts';
 import { lastLine } from '../parsers/json-lines.ts';
 import { parseResetTime } from '../parsers/reset-time.ts';
 import { createStreamJsonParser } from '../parsers/stream-json.ts';
@@ -14,6 +15,9 @@ import type { AgentEvent, Backend, ExitClass, ExitInfo } from '../types.ts';
 export const claudeBackend: Backend = {
   name: 'claude',
   buildInvocation({ prompt, config, extraArgs }) {
+    const user = [...config.cli.args, ...extraArgs];
+    const sandbox = sandboxSettings(config);
+    const native = sandbox.mode === 'native';
     const args = [
       // --print: answer the prompt and exit (non-interactive, skips the workspace trust dialog).
       '-p',
@@ -22,17 +26,20 @@ export const claudeBackend: Backend = {
       'stream-json',
       // Required by --print with --output-format stream-json (the CLI refuses it otherwise).
       '--verbose',
-      // Run every tool without asking: nobody is there to answer a permission prompt.
-      '--dangerously-skip-permissions',
     ];
+    // Run every tool without asking (nobody is there to answer a permission prompt), or, with
+    // `sandbox: native`, its own sandbox; a permission mode chosen in cli.args wins.
+    if (native) args.push(...claudeNativeSandboxArgs(sandbox.network, user));
+    else args.push('--dangerously-skip-permissions');
     // --model: the model for this session (an alias such as `sonnet`, or a full model name).
     if (config.cli.model) args.push('--model', config.cli.model);
-    args.push(...config.cli.args, ...extraArgs);
+    args.push(...user);
     return {
       command: config.cli.command ?? 'claude',
       args,
       stdin: prompt,
-      env: claudeEnv(),
+      // IS_SANDBOX only unlocks the bypass flag for root, which native mode does not pass.
+      env: native ? {} : claudeEnv(),
     };
   },
   // --disallowedTools: these tools are removed from the model's tool list (`Bash`, `Edit`, `Bash(git push:*)`).
@@ -43,6 +50,35 @@ export const claudeBackend: Backend = {
   createParser: createStreamJsonParser,
   classifyExit: classifyClaudeExit,
 };
+
+/** Flags of `claude` that already choose a permission mode: then native mode adds none of its own. */
+const PERMISSION_FLAGS = /^(--permission-mode(=.*)?|--(allow-)?dangerously-skip-permissions)$/;
+
+/**
+ * `sandbox: native`: Claude Code's sandbox settings (2.1.329's schema). Its Bash tool runs in the
+ * sandbox (bubblewrap + socat on Linux, Seatbelt on macOS) without asking, never outside it, and
+ * the CLI refuses to start when the sandbox cannot (instead of running unsandboxed); file edits are
+ * accepted in the workspace only (acceptEdits), and whatever would still ask is refused in --print.
+ * Its network goes through Claude Code's proxy to the domains your settings allow; `sandbox.network:
+ * off` denies every domain. A `--settings` in cli.args replaces these settings.
+ */
+export function claudeNativeSandboxArgs(network: 'on' | 'off', user: readonly string[] = []): string[] {
+  const settings = {
+    sandbox: {
+      enabled: true,
+      failIfUnavailable: true,
+      autoAllowBashIfSandboxed: true,
+      allowUnsandboxedCommands: false,
+      ...(network === 'off' ? { network: { deniedDomains: ['*'] } } : {}),
+    },
+  };
+  const mode = user.some((a) => PERMISSION_FLAGS.test(a)) ? [] : ['--permission-mode', 'acceptEdits'];
+  return [...mode, '--settings', JSON.stringify(settings)];
+}
+
+/** $CLAUDE_CONFIG_DIR, else ~/.claude: settings, login, sessions, todos, shell snapshots. */
+const claudeDir = (env: NodeJS.ProcessEnv, home: string): string =>
+  dirOr(env.CLAUDE_CONFIG_DIR, join(home, '.claude'));
 
 /** Claude Code: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
 export const claude: AgentCliDefinition = {
@@ -61,10 +97,28 @@ export const claude: AgentCliDefinition = {
       'CLAUDE_CODE_USE_BEDROCK',
       'CLAUDE_CODE_USE_VERTEX',
     ],
-    files: (env, home) => [
-      { path: join(dirOr(env.CLAUDE_CONFIG_DIR, join(home, '.claude')), '.credentials.json') },
-    ],
+    files: (env, home) => [{ path: join(claudeDir(env, home), '.credentials.json') }],
     hidden: macKeychain,
+  },
+  // Its global state file sits in $CLAUDE_CONFIG_DIR when set, else beside ~/.claude (with a backup);
+  // its cache under $XDG_CACHE_HOME/claude-cli; the native installer's versions and locks under
+  // ~/.local/share/claude and ~/.local/state/claude (CLI 2.1.329's bundle).
+  sandboxHome: (env, home) => {
+    const config = env.CLAUDE_CONFIG_DIR
+      ? [env.CLAUDE_CONFIG_DIR]
+      : [claudeDir(env, home), join(home, '.claude.json'), join(home, '.claude.json.backup')];
+    return [
+      ...config,
+      join(xdgDir('cache', env, home), 'claude-cli'),
+      join(xdgDir('data', env, home), 'claude'),
+      join(xdgDir('state', env, home), 'claude'),
+    ];
+  },
+  nativeSandbox: {
+    covers:
+      'its Bash commands write only the workspace and the temp dir (never git hooks or git config), reach only the domains your Claude Code settings allow (none with sandbox.network: off) and never run outside it; its file edits stay in the workspace',
+    misses:
+      'reads outside the workspace (your home’s keys included, unless your settings deny them) and .ralph/ inside the workspace; on Linux it needs bubblewrap and socat, and stops at start without them',
   },
   adapter: () => claudeBackend,
   // `claude "query"` starts the REPL with an initial prompt; `-p` would print and exit

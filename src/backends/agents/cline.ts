@@ -226,6 +226,13 @@ export const clineBackend: Backend = {
   classifyExit: classifyClineExit,
 };
 
+/** $CLINE_DIR, else ~/.cline: its data (login, settings, tasks) and logs. */
+const clineDir = (env: NodeJS.ProcessEnv, home: string): string => dirOr(env.CLINE_DIR, join(home, '.cline'));
+
+/** $CLINE_DATA_DIR, else the data/ of its directory. */
+const clineDataDir = (env: NodeJS.ProcessEnv, home: string): string =>
+  dirOr(env.CLINE_DATA_DIR, join(clineDir(env, home), 'data'));
+
 /** Cline CLI: its adapter, and how it is installed and logged in to. */
 export const cline: AgentCliDefinition = {
   name: 'cline',
@@ -238,9 +245,10 @@ export const cline: AgentCliDefinition = {
     login: 'run `cline auth`',
     env: [],
     files: (env, home) => {
-      const data = dirOr(env.CLINE_DATA_DIR, join(dirOr(env.CLINE_DIR, join(home, '.cline')), 'data'));
+      const data = clineDataDir(env, home);
       return [{ path: join(data, 'settings', 'providers.json') }, { path: join(data, 'secrets.json') }];
     },
   },
+  sandboxHome: (env, home) => [...new Set([clineDir(env, home), clineDataDir(env, home)])],
   adapter: () => clineBackend,
 };

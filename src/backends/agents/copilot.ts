@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DURATION_PHRASE, parseDuration } from '../../state/io/time-format.ts';
-import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { type AgentCliDefinition, dirOr, xdgDir } from '../definition.ts';
 import { endedCleanly, finalRateLimit } from '../parsers/classify-exit.ts';
 import { createJsonLinesParser, type Json, num, obj, str } from '../parsers/json-lines.ts';
 import type { AgentEvent, Backend, ExitClass, ExitInfo, OutputParser } from '../types.ts';
@@ -209,6 +209,10 @@ export const copilotBackend: Backend = {
   classifyExit: classifyCopilotExit,
 };
 
+/** $COPILOT_HOME, else ~/.copilot: one directory for its config, login, sessions, logs and database. */
+const copilotHome = (env: NodeJS.ProcessEnv, home: string): string =>
+  dirOr(env.COPILOT_HOME, join(home, '.copilot'));
+
 /** GitHub Copilot CLI: its adapter, and how it is installed and logged in to. */
 export const copilot: AgentCliDefinition = {
   name: 'copilot',
@@ -223,14 +227,16 @@ export const copilot: AgentCliDefinition = {
     env: ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'],
     files: (env, home) => [
       {
-        path: join(dirOr(env.COPILOT_HOME, join(home, '.copilot')), 'config.json'),
+        path: join(copilotHome(env, home), 'config.json'),
         holds: (text) => /"logged_in_users"\s*:\s*\[\s*\{/.test(text),
       },
     ],
     hidden: (env, home) => {
-      const hosts = join(dirOr(env.XDG_CONFIG_HOME, join(home, '.config')), 'gh', 'hosts.yml');
+      const hosts = join(xdgDir('config', env, home), 'gh', 'hosts.yml');
       return existsSync(hosts) ? 'Copilot falls back to the gh CLI login' : undefined;
     },
   },
+  // Not gh's login (~/.config/gh): under the sandbox it logs in with COPILOT_GITHUB_TOKEN or its own /login.
+  sandboxHome: (env, home) => [copilotHome(env, home)],
   adapter: () => copilotBackend,
 };

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type AgentCliDefinition, dirOr, macKeychain } from '../definition.ts';
+import { type AgentCliDefinition, macKeychain, xdgDir } from '../definition.ts';
 import { endedCleanly } from '../parsers/classify-exit.ts';
 import {
   createJsonLinesParser,
@@ -178,6 +178,13 @@ export const cursorBackend: Backend = {
   classifyExit: classifyCursorExit,
 };
 
+/** Where cursor-agent keeps its login on Linux: $XDG_CONFIG_HOME/cursor. */
+const cursorConfigDir = (env: NodeJS.ProcessEnv, home: string): string =>
+  join(xdgDir('config', env, home), 'cursor');
+
+/** ~/.cursor: its CLI config, chats and projects (and, on some systems, its login). */
+const cursorHome = (home: string): string => join(home, '.cursor');
+
 /** Cursor CLI: its adapter, and how it is installed and logged in to. */
 export const cursor: AgentCliDefinition = {
   name: 'cursor',
@@ -191,10 +198,16 @@ export const cursor: AgentCliDefinition = {
     login: 'run `cursor-agent login`, or set CURSOR_API_KEY',
     env: ['CURSOR_API_KEY'],
     files: (env, home) => [
-      { path: join(dirOr(env.XDG_CONFIG_HOME, join(home, '.config')), 'cursor', 'auth.json') },
-      { path: join(home, '.cursor', 'auth.json') },
+      { path: join(cursorConfigDir(env, home), 'auth.json') },
+      { path: join(cursorHome(home), 'auth.json') },
     ],
     hidden: macKeychain,
   },
+  // Its install script puts the versions it updates in ~/.local/share/cursor-agent (not XDG).
+  sandboxHome: (env, home) => [
+    cursorConfigDir(env, home),
+    cursorHome(home),
+    join(home, '.local', 'share', 'cursor-agent'),
+  ],
   adapter: () => cursorBackend,
 };

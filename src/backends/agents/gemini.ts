@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sandboxSettings } from '../../sandbox/sandbox-types.ts';
 import { type AgentCliDefinition, dirOr, envFileSets } from '../definition.ts';
 import { classifyGeminiExit } from '../parsers/gemini-errors.ts';
 import { createGeminiParser } from '../parsers/gemini-stream.ts';
@@ -16,6 +17,12 @@ export const GEMINI_ARG_PROMPT_MAX_BYTES = 100_000;
 
 /** Flags of `gemini` that already choose an approval mode: then Ralph adds no `--yolo`. */
 const APPROVAL_FLAGS = /^(-y|--yolo(=.*)?|--approval-mode(=.*)?)$/;
+/** Flags of `gemini` that already choose whether it runs in its sandbox: then Ralph adds no `--sandbox`. */
+const SANDBOX_FLAGS = /^(-s|--sandbox(=.*)?|--no-sandbox)$/;
+
+/** $GEMINI_CLI_HOME (else home)/.gemini: its settings, login, sessions and temp files. */
+const geminiDir = (env: NodeJS.ProcessEnv, home: string): string =>
+  join(dirOr(env.GEMINI_CLI_HOME, home), '.gemini');
 
 /**
  * Google Gemini CLI, headless: `gemini -o stream-json --yolo --skip-trust --prompt=<prompt>`, or the
@@ -34,6 +41,10 @@ export const geminiBackend: Backend = {
     // --skip-trust: trust the workspace for this session; headless gemini exits 55 in a folder it
     // has not been told to trust (and would downgrade --yolo to asking).
     args.push('--skip-trust');
+    // --sandbox (`sandbox: native`): the whole CLI runs again inside docker/podman (Linux) or
+    // sandbox-exec (macOS); still --yolo, since nobody is there to approve.
+    if (sandboxSettings(config).mode === 'native' && !user.some((a) => SANDBOX_FLAGS.test(a)))
+      args.push('--sandbox');
     if (config.cli.model) args.push('-m', config.cli.model); // -m: the model (else gemini's `auto` routing)
     args.push(...user);
     // A prompt starting with "/" would run as a gemini slash command: a leading newline keeps it text.
@@ -80,13 +91,22 @@ export const gemini: AgentCliDefinition = {
     login: 'run `gemini` and sign in with Google, or set GEMINI_API_KEY',
     env: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI'],
     files: (env, home) => {
-      const base = join(dirOr(env.GEMINI_CLI_HOME, home), '.gemini');
+      const base = geminiDir(env, home);
       return [
         { path: join(base, 'oauth_creds.json') },
         { path: join(base, 'gemini-credentials.json') },
         { path: join(base, '.env'), holds: envFileSets(['GEMINI_API_KEY', 'GOOGLE_API_KEY']) },
       ];
     },
+  },
+  sandboxHome: (env, home) => [geminiDir(env, home)],
+  // Its container mounts the workspace and a cleaned copy of settings.json, and passes on only its
+  // own variables (the API keys, base URLs, the model): not PATH or RALPH_*.
+  nativeSandbox: {
+    covers:
+      'on Linux the whole CLI runs in a docker or podman container that sees only the workspace (none of your home, its keys or logins); on macOS sandbox-exec keeps its writes to the workspace and its own dirs',
+    misses:
+      '.git/hooks, .git/config and .ralph/ inside the workspace, and the network (always on); in the container `ralph emit`/`ralph tools` are not there, so the agent reports with `<event>` tags',
   },
   adapter: () => geminiBackend,
   // `-i/--prompt-interactive`: "Execute the provided prompt and continue in interactive mode";

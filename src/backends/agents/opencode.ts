@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AgentCliDefinition, dirOr } from '../definition.ts';
+import { type AgentCliDefinition, xdgDir } from '../definition.ts';
 import { classifyOpencodeExit } from '../parsers/opencode-errors.ts';
 import { createOpencodeParser } from '../parsers/opencode-stream.ts';
 import type { Backend } from '../types.ts';
@@ -57,6 +57,10 @@ export function createOpencodeBackend(options: OpencodeBackendOptions = {}): Bac
   };
 }
 
+/** opencode's directory under one XDG base directory (config, data with its login, state, cache). */
+const opencodeDir = (kind: 'config' | 'data' | 'state' | 'cache', env: NodeJS.ProcessEnv, home: string) =>
+  join(xdgDir(kind, env, home), 'opencode');
+
 /** The opencode adapter with the model left to opencode's own config. */
 export const opencodeBackend: Backend = createOpencodeBackend();
 
@@ -78,16 +82,17 @@ export const opencode: AgentCliDefinition = {
       'GOOGLE_GENERATIVE_AI_API_KEY',
       'OPENROUTER_API_KEY',
     ],
-    files: (env, home) => [
-      { path: join(dirOr(env.XDG_DATA_HOME, join(home, '.local', 'share')), 'opencode', 'auth.json') },
-    ],
+    files: (env, home) => [{ path: join(opencodeDir('data', env, home), 'auth.json') }],
     hidden: (env, home) => {
       if (env.OPENCODE_CONFIG_CONTENT) return 'OPENCODE_CONFIG_CONTENT may carry a provider key';
-      const config = join(dirOr(env.XDG_CONFIG_HOME, join(home, '.config')), 'opencode');
+      const config = opencodeDir('config', env, home);
       const file = ['opencode.json', 'opencode.jsonc'].map((f) => join(config, f)).find(existsSync);
       return file ? `${file} may carry a provider key` : undefined;
     },
   },
+  // Sessions and its log in data, its plugin install (node_modules) in config and cache.
+  sandboxHome: (env, home) =>
+    (['config', 'data', 'state', 'cache'] as const).map((kind) => opencodeDir(kind, env, home)),
   adapter: (config) => createOpencodeBackend({ model: config.cli.model }),
   // `opencode [project]` starts the TUI; `--prompt` is its "Prompt to use" (opencode.ai/docs/cli).
   // Model names there are provider/model.

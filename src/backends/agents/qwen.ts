@@ -171,6 +171,9 @@ export const qwenBackend: Backend = {
   classifyExit: classifyQwenExit,
 };
 
+/** ~/.qwen: its settings, login, `.env`, sessions, logs and temp files (it reads no variable for it). */
+const qwenDir = (home: string): string => join(home, '.qwen');
+
 /** Qwen Code: its adapter, and how it is installed and logged in to. */
 export const qwen: AgentCliDefinition = {
   name: 'qwen',
@@ -183,13 +186,14 @@ export const qwen: AgentCliDefinition = {
     login: 'run `qwen auth`, or set OPENAI_API_KEY',
     env: ['OPENAI_API_KEY'],
     files: (_env, home) => [
-      { path: join(home, '.qwen', 'oauth_creds.json') },
-      { path: join(home, '.qwen', '.env'), holds: envFileSets(['OPENAI_API_KEY']) },
+      { path: join(qwenDir(home), 'oauth_creds.json') },
+      { path: join(qwenDir(home), '.env'), holds: envFileSets(['OPENAI_API_KEY']) },
     ],
     hidden: (_env, home) => {
-      const settings = join(home, '.qwen', 'settings.json');
+      const settings = join(qwenDir(home), 'settings.json');
       return existsSync(settings) ? `${settings} may configure a provider key` : undefined;
     },
   },
+  sandboxHome: (_env, home) => [qwenDir(home)],
   adapter: () => qwenBackend,
 };
