@@ -13,7 +13,10 @@ Every \`ralph\` command, its arguments and its options, generated from the comma
 and run \`npm run docs\`; a test fails while the page and the definitions disagree.
 
 \`ralph\` alone is \`ralph run\`; \`ralph 20 …\` (and \`ralph run 20 …\`) is
-\`ralph run --max-iterations 20 …\`; options given without a command (\`ralph -q -P TASK.md\`) go to \`ralph run\`, but \`ralph -v\` alone prints the version, as \`-V\` and \`--version\` do.`;
+\`ralph run --max-iterations 20 …\`; options given without a command (\`ralph -q -P TASK.md\`) go to \`ralph run\`, but \`ralph -v\` alone prints the version, as \`-V\` and \`--version\` do.
+
+\`ralph run\` prints its progress and its end on stdout; warnings, and the end of a run that failed
+(exit code 1: why it stopped and what to do next), go to stderr.`;
 
 /** Text for a markdown cell or paragraph: `<` outside code spans would read as HTML, `|` ends a cell. */
 function prose(text: string): string {

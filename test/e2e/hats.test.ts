@@ -125,7 +125,7 @@ describe('hat routing and events', () => {
     const state = readState(dir);
     expect(state.stop_reason).toBe('no_events');
     expect(state.stop_message).toContain('never published an event');
-    expect(r.stdout).toContain('never published an event');
+    expect(r.stderr).toContain('never published an event'); // a failed run says why on stderr
     expect(state.iterations).toBe(4);
     expect((await events(dir, '--topic', 'task.resume')).map((e) => e.source)).toEqual([
       'recovery',

@@ -8,7 +8,7 @@ import type { Reporter } from '../reporter.ts';
 /** How much the console reporter prints: `quiet` (-q), `normal`, or `verbose` (-v, the agent's output too). */
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
 
-/** Where {@link createConsoleReporter} writes (`out` for progress, `err` for warnings), how much, in colour or not. */
+/** Where {@link createConsoleReporter} writes (`out` for progress, `err` for warnings and a failed run's end), how much, in colour or not. */
 export interface ConsoleReporterOptions {
   out: (text: string) => void;
   err: (text: string) => void;
@@ -114,7 +114,8 @@ export function createConsoleReporter(o: ConsoleReporterOptions): Reporter {
     'loop.finished': (e) => {
       const color = e.exitCode === 0 ? c.green : e.exitCode === 2 ? c.yellow : c.red;
       const end = describeRunEnd(e);
-      line(
+      // A run that failed (exit 1) says why on stderr, as a fatal error of any command does.
+      (e.exitCode === 1 ? (text: string) => o.err(`${text}\n`) : line)(
         `${color(c.bold(`ralph: ${end.stop}`))}\n` +
           end.facts.map((fact) => `  ${fact}\n`).join('') +
           c.dim(`  log ${e.logFile}`) +
