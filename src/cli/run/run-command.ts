@@ -160,6 +160,7 @@ export async function runCommand(
       prompt: resolved.prompt,
       backend,
       mode: chosenMode,
+      configWarnings: resolved.configWarnings,
       extraArgs,
       signal: controller.signal,
       forceSignal: forceController.signal,
