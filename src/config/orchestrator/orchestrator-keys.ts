@@ -86,6 +86,11 @@ export const IGNORED_KEYS: readonly IgnoredKey[] = [
       'Ralph runs parallel loops with `ralph run --parallel N` (merge: for merging) and always runs its preflight (`ralph doctor`); ignored',
   },
   {
+    path: ['backpressure'],
+    instead:
+      'ralph-orchestrator does not read this key either (its own ralph.yml has it); Ralph runs gate commands from gates.validate and gates.tests; ignored',
+  },
+  {
     path: ['_suppress_warnings'],
     instead: 'Ralph prints each warning (`ralph config validate --strict` makes them errors); ignored',
   },
