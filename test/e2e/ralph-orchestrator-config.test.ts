@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentStub, ranLog, stubBin } from '../helpers/agent-stubs.ts';
 import { initGitRepo, subjects } from '../helpers/git-workspace.ts';
+import { addTasks, makeParallelWorkspace } from '../helpers/parallel-workspace.ts';
 import { makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
 // The built CLI on configs written in ralph-orchestrator's documented format: they validate with
@@ -97,6 +98,20 @@ describe('a ralph-orchestrator config through the built CLI', () => {
     // A second start reads the config again (a config with warnings is not cached): it warns again.
     const again = await runRalph(['run', '--fresh'], dir, env);
     expect(again.stderr).toContain(': cli.pty_mode: ralph-orchestrator key:');
+  });
+});
+
+describe('a ralph-orchestrator config run with --parallel', { timeout: 120_000 }, () => {
+  it('says its warnings once, before the workers start', async () => {
+    const turn =
+      '  - do:\n      - write: { path: alpha.txt, content: "a\\n" }\n      - print: LOOP_COMPLETE\n';
+    const dir = makeParallelWorkspace(`turns:\n${turn}`, 'verbose: true\n');
+    await addTasks(dir, ['Alpha']);
+    const r = await runRalph(['run', '--parallel', '1', '--no-tui'], dir);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(
+      r.stderr.match(/ralph: warning: ralph\.yml:\d+:1: verbose: ralph-orchestrator key: .*; ignored/g),
+    ).toHaveLength(1);
   });
 });
 
