@@ -82,7 +82,13 @@ export function adaptOrchestratorLayer(input: Record<string, unknown>): AdaptedL
       }
       const mapped = mapHatBackend(hat);
       if (mapped) {
-        hats[id] = mapped.hat;
+        // Defined, not assigned: a hat named `__proto__` stays a key of the mapping.
+        Object.defineProperty(hats, id, {
+          value: mapped.hat,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         notes.push({ path: ['hats', id, 'backend'], message: mapped.note });
       }
     }
