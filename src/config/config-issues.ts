@@ -1,6 +1,7 @@
 import { isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
 import { z } from 'zod';
 import type { ConfigIssue } from '../errors.ts';
+import { ignoredKeysAt, PLANNED_KEYS } from './orchestrator/orchestrator-keys.ts';
 import type { ConfigOverride } from './overrides.ts';
 import { configSchema } from './schema.ts';
 import { closestMatch } from './suggest.ts';
@@ -78,11 +79,15 @@ export function issuesFromZod(
       const fileLabel = doc?.label ?? '(defaults)';
       const override = overrideFor(fullPath, overrides);
       let message = issue.message;
-      const retired = key === undefined ? undefined : RETIRED_KEYS[dotted(fullPath)];
+      const retired = key === undefined ? undefined : plannedKeyMessage(fullPath);
       if (retired !== undefined) {
         message = retired;
       } else if (key !== undefined) {
-        const suggestion = closestMatch(key, knownKeysAt(configSchema, issue.path));
+        // A misspelt ralph-orchestrator key is suggested too: the warning then says what Ralph does with it.
+        const suggestion = closestMatch(key, [
+          ...knownKeysAt(configSchema, issue.path),
+          ...ignoredKeysAt(issue.path),
+        ]);
         message = `unknown key "${key}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}`;
       }
       if (override) {
@@ -145,16 +150,9 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
   return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
 }
 
-/**
- * ralph-orchestrator keys Ralph does not implement: rejected with what to do instead, never
- * silently accepted (the schema does not know them, so they are reported as unknown keys).
- */
-export const RETIRED_KEYS: Readonly<Record<string, string>> = {
-  'event_loop.enforce_hat_scope':
-    "ralph-orchestrator's enforce_hat_scope is not supported: Ralph routes every published event by the hats' triggers; remove the key",
-  'event_loop.checkpoint_interval':
-    'checkpoint_interval is not supported: with git.commit: true Ralph commits after every successful iteration; remove the key',
-  'event_loop.mutation_score_warn_threshold':
-    'mutation_score_warn_threshold is not supported: Ralph runs no mutation testing (use gates.tests for your test command); remove the key',
-  'cli.idle_timeout_secs': 'use event_loop.idle_timeout_seconds (kill an agent that is silent this long)',
-};
+/** The planned-feature message of a key zod reports as unknown (`hats.<id>.…` matched as `hats.*.…`), if any. */
+export function plannedKeyMessage(path: readonly PropertyKey[]): string | undefined {
+  const exact = PLANNED_KEYS[dotted(path)];
+  if (exact !== undefined || path[0] !== 'hats') return exact;
+  return PLANNED_KEYS[dotted(['hats', '*', ...path.slice(2)])];
+}

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { ConfigError, RalphError, whyUnreadable } from '../errors.ts';
-import { issuesFromZod, locatedIssue, type SourceDoc } from './config-issues.ts';
+import { ConfigError, type ConfigIssue, RalphError, whyUnreadable } from '../errors.ts';
+import { issuesFromZod, locate, locatedIssue, type SourceDoc } from './config-issues.ts';
 import { type ConfigLayer, mergeLayer, topmostWith } from './config-layers.ts';
 import { hatConfigIssues } from './hat-checks.ts';
 import { humanConfigIssues } from './human-checks.ts';
+import { adaptOrchestratorLayer, type KeyNote } from './orchestrator/adapt-layer.ts';
 import { applyOverrides, type ConfigOverride } from './overrides.ts';
 import { configSchema, type RalphConfig } from './schema.ts';
 
@@ -20,6 +21,10 @@ export interface LoadedLayer extends ConfigLayer {
   label: string;
   doc: SourceDoc;
   raw: Record<string, unknown>;
+  /** ralph-orchestrator keys of this file that Ralph ignores, located (`config validate --strict` fails on them). */
+  warnings: ConfigIssue[];
+  /** ralph-orchestrator keys of this file read as Ralph's keys (v1 flat keys, a hat's object backend), located. */
+  notes: ConfigIssue[];
 }
 
 /** Where a config came from, for `ralph config show`/`explain` and error messages. */
@@ -32,6 +37,10 @@ export interface LoadedConfig {
   overrides: readonly ConfigOverride[];
   /** Keys a layer sets that the run does not use (a file's `cli.command` when `RALPH_AGENT` or `-b` picks another backend). */
   dropped?: readonly (readonly string[])[];
+  /** Every layer's ignored ralph-orchestrator keys, one warning each, lowest layer first. */
+  warnings: readonly ConfigIssue[];
+  /** Every layer's ralph-orchestrator keys read as Ralph's keys, one note each. */
+  notes: readonly ConfigIssue[];
 }
 
 /** Parses YAML text into a plain object, reporting syntax errors as `file:line:col`. */
@@ -116,7 +125,14 @@ export function loadConfig(options: {
     );
     throw new ConfigError(issues);
   }
-  const loaded: LoadedConfig = { config: result.data, file: project?.file, layers, overrides };
+  const loaded: LoadedConfig = {
+    config: result.data,
+    file: project?.file,
+    layers,
+    overrides,
+    warnings: layers.flatMap((l) => l.warnings),
+    notes: layers.flatMap((l) => l.notes),
+  };
   const hatIssues = [
     ...hatConfigIssues(result.data),
     ...humanConfigIssues(result.data),
@@ -148,6 +164,16 @@ function readLayer(layer: ConfigLayer, cwd: string): LoadedLayer {
   }
   const rel = relative(cwd, layer.file);
   const label = rel.startsWith('..') ? layer.file : rel;
-  const { raw, ...doc } = parseConfigText(text, label);
-  return { ...layer, label, doc, raw };
+  const { raw: written, ...doc } = parseConfigText(text, label);
+  // ralph-orchestrator's keys are read its way before the schema sees the layer (the warned ones removed).
+  const { raw, warnings, notes } = adaptOrchestratorLayer(written);
+  const at = (notes: KeyNote[]) =>
+    notes.map((n) => keyIssue(doc, n)).sort((a, b) => a.line - b.line || a.col - b.col);
+  return { ...layer, label, doc, raw, warnings: at(warnings), notes: at(notes) };
+}
+
+/** A note about a key, located at the key itself in its file. */
+function keyIssue(doc: SourceDoc, note: KeyNote): ConfigIssue {
+  const pos = locate(doc, note.path.slice(0, -1), note.path.at(-1));
+  return { file: doc.label, line: pos.line, col: pos.col, path: note.path.join('.'), message: note.message };
 }

@@ -144,28 +144,8 @@ describe('keys that shape the prompt', () => {
   });
 });
 
-describe('ralph-orchestrator keys Ralph does not implement are rejected by name', () => {
+describe('config values Ralph cannot act on are rejected by name', () => {
   const cases: [string, string, RegExp][] = [
-    [
-      'enforce_hat_scope',
-      'event_loop:\n  enforce_hat_scope: true\n',
-      /event_loop\.enforce_hat_scope: ralph-orchestrator's enforce_hat_scope is not supported/,
-    ],
-    [
-      'checkpoint_interval',
-      'event_loop:\n  checkpoint_interval: 5\n',
-      /event_loop\.checkpoint_interval: checkpoint_interval is not supported: with git\.commit: true/,
-    ],
-    [
-      'mutation_score_warn_threshold',
-      'event_loop:\n  mutation_score_warn_threshold: 80\n',
-      /mutation_score_warn_threshold is not supported/,
-    ],
-    [
-      'idle_timeout_secs',
-      'cli:\n  idle_timeout_secs: 30\n',
-      /cli\.idle_timeout_secs: use event_loop\.idle_timeout_seconds/,
-    ],
     [
       'default_mode interactive',
       'cli:\n  default_mode: interactive\n',
@@ -180,6 +160,11 @@ describe('ralph-orchestrator keys Ralph does not implement are rejected by name'
       'backend kiro',
       'cli:\n  backend: kiro\n',
       /cli\.backend: backend "kiro" is not supported: Ralph has no headless driver for kiro-cli/,
+    ],
+    [
+      'backend roo (ralph-orchestrator names it)',
+      'cli:\n  backend: roo\n',
+      /cli\.backend: backend "roo" is not supported: .*cli\.backend: custom and cli\.command: roo/,
     ],
     [
       'an unknown backend',

@@ -44,7 +44,7 @@ describe('flags in the docs', () => {
       '# Title', // 1
       'Run `ralph run --max-iteration 3` or `ralph stauts`.', // 2
       '```bash', // 3
-      'ralph config validate --strict \\', // 4
+      'ralph config validate --strictly \\', // 4
       '    --set a=1', // 5
       'cd x && ralph tools task add "t" -x', // 6
       'eval "$(ralph completion bash --zsh)"', // 7
@@ -60,7 +60,7 @@ describe('flags in the docs', () => {
     expect(wrongCommands(cliProgram(), 'doc.md', markdown).map((p) => p.split(' (in ')[0])).toEqual([
       'doc.md:2: ralph run has no option --max-iteration (did you mean --max-iterations?)',
       'doc.md:2: ralph has no command stauts (did you mean status?)',
-      'doc.md:4: ralph config validate has no option --strict',
+      'doc.md:4: ralph config validate has no option --strictly (did you mean --strict?)',
       'doc.md:6: ralph tools task add has no option -x',
       'doc.md:7: ralph completion has no option --zsh',
       'doc.md:14: ralph doctor has no option --prob (did you mean --probe?)',

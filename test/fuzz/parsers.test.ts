@@ -13,6 +13,7 @@ import { createStreamJsonParser, createTextParser } from '../../src/backends/par
 import type { OutputParser } from '../../src/backends/types.ts';
 import { hatConfigIssues } from '../../src/config/hat-checks.ts';
 import { parseConfigText } from '../../src/config/load-config.ts';
+import { adaptOrchestratorLayer } from '../../src/config/orchestrator/adapt-layer.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { parseEventLine, parseEventTags } from '../../src/state/events-log.ts';
@@ -283,7 +284,7 @@ describe('file parsers never throw and stay bounded', () => {
   );
 
   it(
-    'ralph.yml: any text is a config or a ConfigError, never a crash',
+    'ralph.yml: any text is a config or a ConfigError, never a crash (ralph-orchestrator keys read its way first)',
     () => {
       const yamlish = fc.oneof(
         { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => stringify(v)) },
@@ -303,6 +304,11 @@ describe('file parsers never throw and stay bounded', () => {
                 'events',
                 'RObot',
                 'x',
+                // ralph-orchestrator's v1 and ignored keys: read its way before the schema.
+                'agent',
+                'max_iterations',
+                'features',
+                'adapters',
               ),
               fc.oneof(fc.jsonValue({ maxDepth: 3 }), eventObject),
               { maxKeys: 5 },
@@ -315,7 +321,7 @@ describe('file parsers never throw and stay bounded', () => {
         fc.property(yamlish, (text) => {
           try {
             const { raw } = parseConfigText(text, 'ralph.yml');
-            const parsed = configSchema.safeParse(raw);
+            const parsed = configSchema.safeParse(adaptOrchestratorLayer(raw).raw);
             if (parsed.success) hatConfigIssues(parsed.data);
           } catch (error) {
             expect(error).toBeInstanceOf(ConfigError);

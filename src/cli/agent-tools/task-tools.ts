@@ -1,5 +1,5 @@
 import { type Command, Option } from '@commander-js/extra-typings';
-import { ExitCode } from '../../errors.ts';
+import { ExitCode, UsageError } from '../../errors.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from '../../state/tasks/task.ts';
@@ -15,6 +15,29 @@ const TASK_ID = 'the task id (see `ralph tools task list`)';
 
 /** The task file's reads and changes: loaded when a task command runs, not to define one. */
 const taskStore = openTaskStore;
+
+/**
+ * `task ensure`'s two signatures: Ralph's `ensure KEY TITLE` and ralph-orchestrator's
+ * `ensure TITLE --key KEY`. Both at once cannot say which argument is the key: refused.
+ */
+export function ensureArguments(
+  first: string,
+  second: string | undefined,
+  keyOption: string | undefined,
+): { key: string; title: string } {
+  if (keyOption !== undefined) {
+    if (second !== undefined)
+      throw new UsageError(
+        `task ensure got a key twice ("${first}" and --key ${keyOption}): use \`ensure KEY TITLE\` or \`ensure TITLE --key KEY\``,
+      );
+    return { key: keyOption, title: first };
+  }
+  if (second === undefined)
+    throw new UsageError(
+      'task ensure needs a key and a title: `ralph tools task ensure KEY TITLE` or `ralph tools task ensure TITLE --key KEY`',
+    );
+  return { key: first, title: second };
+}
 
 /** `ralph tools task …`: the runtime tasks agents add, claim and close. */
 export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): void {
@@ -49,14 +72,18 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
 
   task
     .command('ensure')
-    .description('add the task with this key unless it exists (in any status); prints its id')
-    .argument('<key>', 'idempotency key: a second ensure with the same key adds nothing')
-    .argument('<title>', 'what the task is, in a line')
+    .description(
+      "add the task with this key unless it exists (in any status); prints its id. `ensure KEY TITLE`, or ralph-orchestrator's `ensure TITLE --key KEY`",
+    )
+    .argument('<key-or-title>', 'the idempotency key, then the title; with --key: the title')
+    .argument('[title]', 'what the task is, in a line (without --key)')
+    .option('--key <key>', 'idempotency key: a second ensure with the same key adds nothing')
     .option('-d, --description <text>', 'longer description')
     .option('-p, --priority <n>', '1 (most urgent) … 5', '3')
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
     .addOption(formatOption())
-    .action(async (key, title, opts) => {
+    .action(async (first, second, opts) => {
+      const { key, title } = ensureArguments(first, second, opts.key);
       const text = { title: redacted(title), description: redacted(opts.description) };
       const input = { ...opts, ...text, blocked_by: splitList(opts.blockedBy) };
       const found = (await taskStore()).ensureTask(paths().tasks, key, input, options());

@@ -16,6 +16,7 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     .addOption(setOption())
     .addOption(presetOption())
     .option('--schema-only', 'check only the file itself, not this machine and workspace')
+    .option('--strict', 'warnings about the file (ralph-orchestrator keys Ralph ignores) are errors')
     .action(async (opts) =>
       setCode(await (await import('./config-command.ts')).configValidateCommand(opts, io)),
     );

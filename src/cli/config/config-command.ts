@@ -5,7 +5,7 @@ import { configJsonSchema } from '../../config/reference/json-schema.ts';
 import { closestMatch } from '../../config/suggest.ts';
 import { preflight } from '../../engine/readiness/preflight.ts';
 import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
-import { ExitCode, UsageError } from '../../errors.ts';
+import { ConfigError, type ConfigIssue, ExitCode, UsageError } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
 import type { CliIO } from '../io.ts';
 import { shownConfig, shownExplain } from './shown-config.ts';
@@ -16,6 +16,8 @@ interface ConfigFlags {
   set?: string[] | undefined;
   /** `config validate --schema-only`: the file, not the machine. */
   schemaOnly?: boolean | undefined;
+  /** `config validate --strict`: a warning about the file is an error. */
+  strict?: boolean | undefined;
 }
 
 /** The config as `ralph run` resolves it: the same layers, RALPH_AGENT and `--set`, one door. */
@@ -32,10 +34,14 @@ function load(flags: ConfigFlags, io: CliIO) {
 /** `ralph config validate`: every problem as file:line:col (thrown as ConfigError), or a one-line OK. */
 export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
   const { loaded, config } = load(flags, io);
+  // --strict: the ignored ralph-orchestrator keys fail as invalid keys do (same exit code, same form).
+  if (flags.strict && loaded.warnings.length > 0) throw new ConfigError([...loaded.warnings]);
   const hats = Object.keys(config.hats).length;
   io.out(
     `${loaded.file ?? '(no ralph.yml; defaults)'}: valid (backend ${loaded.config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
   );
+  for (const line of issueLines(loaded.notes)) io.out(`  · ${line}\n`);
+  for (const line of issueLines(loaded.warnings)) io.out(`  ! ${line}\n`);
   if (flags.schemaOnly) return ExitCode.ok;
   // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
   const problems = (await preflight(io.cwd, config, io.env)).filter((r) => r.level !== 'ok');
@@ -47,6 +53,11 @@ export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Prom
         .join('\n')}\n`,
     );
   return fatal ? ExitCode.failure : ExitCode.ok;
+}
+
+/** Located issues as `file:line:col: key: message` lines, formatted as the config errors are. */
+function issueLines(issues: readonly ConfigIssue[]): string[] {
+  return issues.length === 0 ? [] : new ConfigError([...issues]).message.split('\n');
 }
 
 /** `ralph config show`: the resolved configuration with every default filled in, secrets masked. */

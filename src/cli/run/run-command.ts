@@ -107,6 +107,8 @@ export async function runCommand(
       throw new UsageError(
         '--parallel makes a worktree per task itself: pass either --parallel or --worktree',
       );
+    // The workers' loops start from a spec without them: the config's warnings are said here, once.
+    for (const warning of resolved.configWarnings) io.err(`ralph: warning: ${warning}\n`);
     const { parallelCommand } = await import('./parallel-command.ts');
     return parallelCommand(resolved, workers, mode, extraArgs, io, {
       quiet: flags.quiet === true,
@@ -160,6 +162,7 @@ export async function runCommand(
       prompt: resolved.prompt,
       backend,
       mode: chosenMode,
+      configWarnings: resolved.configWarnings,
       extraArgs,
       signal: controller.signal,
       forceSignal: forceController.signal,

@@ -112,7 +112,7 @@ export const eventLoopSchema = z
   })
   .meta({
     description:
-      "The loop: prompt, completion promise and limits. ralph-orchestrator's `enforce_hat_scope`, `checkpoint_interval` and `mutation_score_warn_threshold` are rejected by name with what to do instead.",
+      "The loop: prompt, completion promise and limits. ralph-orchestrator's keys Ralph has no use for (`checkpoint_interval`, `idle_timeout_secs`, `enforce_hat_scope` …) are ignored with a warning (docs/reference/ralph-orchestrator.md).",
   });
 
 /** `cli`: which agent CLI runs and how it is invoked. */
@@ -121,7 +121,7 @@ export const cliSchema = z
     backend: backendName.default('auto').meta({
       description:
         // The names from the one list (AGENT_CLI_NAMES), in its order: `auto`'s order.
-        `The agent CLI (docs/reference/backends.md): ${AGENT_CLI_NAMES.map((n) => `\`${n}\``).join(', ')}, \`custom\` (any command, see \`command\`) or \`fake\` (scripted agent). \`auto\`: the first agent CLI found on PATH, in that order. \`RALPH_AGENT\` overrides it for every command that reads the config (\`ralph run\`, \`config show\`, \`validate\`, \`explain\`, \`doctor\` …), \`-b\` for a run or a plan. \`kiro\` is rejected (no headless driver: use \`custom\`).`,
+        `The agent CLI (docs/reference/backends.md): ${AGENT_CLI_NAMES.map((n) => `\`${n}\``).join(', ')}, \`custom\` (any command, see \`command\`) or \`fake\` (scripted agent). \`auto\`: the first agent CLI found on PATH, in that order. \`RALPH_AGENT\` overrides it for every command that reads the config (\`ralph run\`, \`config show\`, \`validate\`, \`explain\`, \`doctor\` …), \`-b\` for a run or a plan. ralph-orchestrator's \`kiro\`, \`kiro-acp\`, \`roo\` and \`forge\` are rejected, the error giving the \`custom\` command that runs that CLI.`,
       examples: ['claude'],
     }),
     command: z
@@ -210,5 +210,5 @@ export const cliSchema = z
   })
   .meta({
     description:
-      "The agent CLI and how it is invoked. ralph-orchestrator's `cli.idle_timeout_secs` is rejected: use `event_loop.idle_timeout_seconds`.",
+      "The agent CLI and how it is invoked. ralph-orchestrator's `cli.idle_timeout_secs`, `pty_mode` and `pty_interactive` are ignored with a warning (docs/reference/ralph-orchestrator.md).",
   });

@@ -4,8 +4,14 @@ import { BACKEND_NAMES } from './backend-names.ts';
 export { AGENT_CLI_NAMES, type AgentCliName, BACKEND_NAMES, type BackendName } from './backend-names.ts';
 
 /** Names people try that Ralph cannot drive, with what to do instead. */
+// ralph-orchestrator's backends Ralph has no driver for, each with the custom command that runs that CLI.
 const UNSUPPORTED_BACKENDS: Record<string, string> = {
-  kiro: 'Ralph has no headless driver for kiro-cli; run it with cli.backend: custom and cli.command: kiro-cli',
+  kiro: 'Ralph has no headless driver for kiro-cli; run it with cli.backend: custom and cli.command: kiro-cli (cli.args: [chat, --no-interactive, --trust-all-tools], cli.prompt_mode: arg)',
+  'kiro-acp':
+    "Ralph has no driver for kiro-cli's ACP mode; run kiro-cli with cli.backend: custom and cli.command: kiro-cli (cli.args: [chat, --no-interactive, --trust-all-tools], cli.prompt_mode: arg)",
+  roo: 'Ralph has no driver for the roo CLI; run it with cli.backend: custom and cli.command: roo (cli.args: [--print, --ephemeral], cli.prompt_mode: arg)',
+  forge:
+    'Ralph has no driver for the forge CLI; run it with cli.backend: custom and cli.command: forge (cli.prompt_mode: arg, cli.prompt_flag: -p)',
 };
 
 /** A backend name, with an error that lists the valid names (and says why a known-unsupported one is refused). */

@@ -28,6 +28,8 @@ export interface RunLoopOptions {
    */
   backend: Backend;
   mode?: StartMode | undefined;
+  /** Warnings about the config (`ResolvedRun.configWarnings`), announced at the start as warn notices. */
+  configWarnings?: readonly string[] | undefined;
   /** Arguments given after `--`, passed to the agent. */
   extraArgs?: readonly string[] | undefined;
   /**

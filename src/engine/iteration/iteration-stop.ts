@@ -4,9 +4,11 @@ import type { RunContext } from '../context/run-context.ts';
 import { promiseFulfilled } from '../decide/completion.ts';
 import { type EventDecision, eventSignature, STALE_REPEATS } from '../decide/event-decisions.ts';
 import { type Stop, stop } from '../decide/limits.ts';
+import { nextStaleCount } from '../decide/stale-loop.ts';
 import type { GateResult } from '../gates/checks/run-gate.ts';
 import { markerReached } from '../gates/completion-marker.ts';
 import { workspacePart } from '../gates/rollback.ts';
+import type { IterationProgress } from '../gates/work-progress.ts';
 import type { TddStepResult } from '../workflow-steps/tdd-loop.ts';
 import type { AgentPhase } from './iteration-agent.ts';
 import { commandKeys } from './iteration-prompt.ts';
@@ -27,6 +29,8 @@ export interface StopInput {
   commitError?: string | undefined;
   /** gates.on_failure: rollback set the iteration aside (done before the stop is announced). */
   rollback: PendingRollback | undefined;
+  /** What the iteration moved: work (files, a commit) starts the stale-loop count over. */
+  progress: IterationProgress;
 }
 
 /** Why the loop ends after a finished iteration, first reason first; undefined when it goes on. */
@@ -63,7 +67,7 @@ export function stopAfterIteration(ctx: RunContext, s: StopInput): Stop | undefi
       'error',
       `agent command not found: ${invocation.command} — install it or fix ${commandKeys(s.phase.route)}`,
     );
-  return staleLoopStop(ctx, s.phase.route.hatId, s.phase.collected.published, decision.idle);
+  return staleLoopStop(ctx, s.phase.route.hatId, s.phase.collected.published, decision.idle, s.progress);
 }
 
 /**
@@ -105,26 +109,23 @@ export function completedMessage(ctx: RunContext, markerHit: boolean): string {
   return `${config.completion.checklist}: ${ctx.condition === 'milestone' ? `milestone "${ctx.state.start_milestone}" is complete` : 'every task is checked'}`;
 }
 
-/** Stale-loop detection: the same event signature from the same hat too many times in a row. */
+/** Stale-loop detection (nextStaleCount): the same events from the same hat, in a row, without work. */
 function staleLoopStop(
   ctx: RunContext,
   hatId: string | null,
   published: readonly PendingEvent[],
   idle: boolean,
+  progress: IterationProgress,
 ): Stop | undefined {
   const { state } = ctx;
-  if (published.length > 0 && !idle) {
-    const signature = eventSignature(hatId, published);
-    state.signature_repeats = signature === state.last_signature ? state.signature_repeats + 1 : 1;
-    state.last_signature = signature;
-    if (state.signature_repeats >= STALE_REPEATS)
-      return stop(
-        'stale_loop',
-        `stale loop: ${hatId ?? 'the agent'} published the same events ${STALE_REPEATS} times in a row (${signature.split('|')[1]})`,
-      );
-  } else if (idle) {
-    state.last_signature = null;
-    state.signature_repeats = 0;
-  }
-  return undefined;
+  const signature = published.length > 0 ? eventSignature(hatId, published) : null;
+  const worked = progress.files === true || progress.commit;
+  const next = nextStaleCount(state, { signature, idle, worked });
+  state.last_signature = next.last_signature;
+  state.signature_repeats = next.signature_repeats;
+  if (!next.stale || signature === null) return undefined;
+  return stop(
+    'stale_loop',
+    `stale loop: ${hatId ?? 'the agent'} published the same events ${STALE_REPEATS} times in a row without changing a file or committing (${signature.split('|')[1]})`,
+  );
 }

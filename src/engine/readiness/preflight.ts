@@ -6,6 +6,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { readGitHead } from '../../git/head.ts';
 import { hasRemote } from '../../git/push.ts';
 import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
+import { telegramSettings } from '../../human/telegram/settings.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../commit/workspace-git.ts';
 import { gateChecks } from './gate-programs.ts';
@@ -25,6 +26,16 @@ function promptChecks(workspace: string, config: RalphConfig): HealthResult[] {
       message: `event_loop.prompt_file ${file} does not exist: create it, or point prompt_file at your prompt`,
     },
   ];
+}
+
+/** The run's own Telegram check (telegramSettings): what `ralph run` refuses, `RObot.enabled` without a token. */
+function telegramChecks(config: RalphConfig, env: NodeJS.ProcessEnv): HealthResult[] {
+  try {
+    telegramSettings(config, env);
+    return [];
+  } catch (error) {
+    return [{ check: 'telegram', level: 'fatal', message: (error as Error).message }];
+  }
 }
 
 /** What git would refuse when the loop starts or pushes: not a repository, a rebase, a dirty tree, no remote. */
@@ -131,6 +142,7 @@ export async function preflight(
     ...runHealthChecks({ workspace, config, env }),
     ...hatAgentChecks(workspace, config, env),
     ...promptChecks(workspace, config),
+    ...telegramChecks(config, env),
     ...gateChecks(workspace, config, env),
     ...(await gitChecks(workspace, config).catch((error: Error): HealthResult[] => [
       { check: 'git', level: 'fatal', message: error.message },

@@ -38,7 +38,9 @@ export async function resolveRunCached(options: ResolveRunOptions): Promise<Reso
   const resolved = resolveRunConfig(options);
   const { config } = resolved.loaded;
   // The files read may have changed since the key was taken: then the key may not name this config.
-  if (key !== undefined && cacheable(config, inputs.env) && configCacheKey(cacheInputs) === key)
+  // A config with warnings is read each start, so each start says them (the cache holds none).
+  const quiet = resolved.configWarnings.length === 0;
+  if (key !== undefined && quiet && cacheable(config, inputs.env) && configCacheKey(cacheInputs) === key)
     writeConfigCache(inputs.env, inputs.cwd, key, config);
   return finishRun(options, resolved);
 }

@@ -4,6 +4,7 @@ import { type LoadedConfig, loadConfig } from '../../config/load-config.ts';
 import type { ConfigOverride } from '../../config/overrides.ts';
 import { withoutOtherBackendSettings } from '../../config/run-config.ts';
 import type { BackendName, RalphConfig } from '../../config/schema.ts';
+import { ConfigError } from '../../errors.ts';
 import {
   autoPicker,
   finishRun,
@@ -71,6 +72,8 @@ export interface RunConfig {
   configFile: string | undefined;
   /** Where each value came from; its `config` is the run's before `auto` is resolved. */
   loaded: LoadedConfig;
+  /** `loaded.warnings` as lines (`file:line:col: key: …`), for the run's start. */
+  configWarnings: string[];
 }
 
 /**
@@ -89,6 +92,8 @@ export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): Ru
     config: withAutoBackend(config, inputs.cwd, inputs.env, pick),
     configFile: inputs.configFile,
     loaded,
+    configWarnings:
+      loaded.warnings.length === 0 ? [] : new ConfigError([...loaded.warnings]).message.split('\n'),
   };
 }
 

@@ -45,6 +45,8 @@ export interface ResolvedRun {
   /** Where the prompt came from (`-p`, `PROMPT.md`, `event_loop.prompt_file` …). */
   promptSource: string;
   backend: Backend;
+  /** The config's warnings (ralph-orchestrator keys Ralph ignores) as `file:line:col: key: …` lines: `runLoop`'s `configWarnings`. */
+  configWarnings: string[];
 }
 
 /** What a run's config is resolved from: its layer files, in order, and every override. */
@@ -108,7 +110,7 @@ export function withAutoBackend(
 /** The rest of a run once its config is resolved: the prompt and the backend. */
 export function finishRun(
   options: ResolveRunOptions,
-  resolved: { config: RalphConfig; configFile: string | undefined },
+  resolved: { config: RalphConfig; configFile: string | undefined; configWarnings?: string[] },
 ): ResolvedRun {
   const { config, configFile } = resolved;
   const prompt = choosePrompt(options.cwd, options.prompt, config, options.preset);
@@ -118,5 +120,6 @@ export function finishRun(
     prompt: prompt.text,
     promptSource: prompt.source,
     backend: resolveBackend(config.cli.backend, config),
+    configWarnings: resolved.configWarnings ?? [],
   };
 }

@@ -133,6 +133,7 @@ export function startRun(ctx: RunContext, prepared: PreparedRun, logFile: string
     logFile,
     at: ctx.now(),
   });
+  for (const message of ctx.options.configWarnings ?? []) emit({ type: 'notice', level: 'warn', message });
   for (const message of prepared.notices) emit({ type: 'notice', level: 'info', message });
   // Guidance sent before the run started goes to its first prompt; older stops and pauses do not apply.
   consumeControl(ctx, { atStart: true });

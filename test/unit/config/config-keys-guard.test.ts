@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RETIRED_KEYS } from '../../../src/config/config-issues.ts';
 import { loadConfig } from '../../../src/config/load-config.ts';
+import { IGNORED_KEYS, PLANNED_KEYS } from '../../../src/config/orchestrator/orchestrator-keys.ts';
 import { configSchema } from '../../../src/config/schema.ts';
 import { ConfigError } from '../../../src/errors.ts';
 import { makeWorkspace, ROOT } from '../../helpers/workspace.ts';
@@ -86,7 +86,7 @@ describe('every ralph.yml key does something or is rejected', () => {
       .map((p) => p.join('.'));
     expect(
       unread,
-      'implement these keys, or remove them from the schema and add them to RETIRED_KEYS',
+      'implement these keys, or remove them from the schema (a ralph-orchestrator key Ralph ignores goes to IGNORED_KEYS)',
     ).toEqual([]);
   });
 
@@ -108,17 +108,45 @@ describe('every ralph.yml key does something or is rejected', () => {
     expect(isRead('disallowed_tools')).toBe(true);
   });
 
-  it.each(Object.entries(RETIRED_KEYS))('%s is rejected by name with what to do', (path, message) => {
-    const [section, key] = path.split('.') as [string, string];
-    const dir = makeWorkspace({ 'ralph.yml': `${section}:\n  ${key}: 1\n` });
-    let error: unknown;
-    try {
-      loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues).toEqual([expect.objectContaining({ path, line: 2, message })]);
-    expect(paths.map((p) => p.join('.'))).not.toContain(path);
-  });
+  /** A one-key YAML document setting `path` (a hat id for `*`). */
+  const yamlAt = (path: readonly string[], value: string) =>
+    path
+      .map((k, i) => `${'  '.repeat(i)}${k === '*' ? 'h' : k}:${i === path.length - 1 ? ` ${value}` : ''}`)
+      .join('\n');
+
+  it.each(Object.entries(PLANNED_KEYS))(
+    '%s (planned) is rejected by name with what to do',
+    (path, message) => {
+      const keys = path.split('.');
+      const dir = makeWorkspace({ 'ralph.yml': `${yamlAt(keys, '1')}\n` });
+      let error: unknown;
+      try {
+        loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).issues).toEqual([
+        expect.objectContaining({ path: path.replace('*', 'h'), line: keys.length, message }),
+      ]);
+    },
+  );
+
+  it.each(IGNORED_KEYS.map((k) => [k.path.join('.'), k] as const))(
+    '%s (ignored) is no schema key, is warned once and is not in the resolved config',
+    (dotted, { path, instead }) => {
+      expect(paths.map((p) => p.join('.').replace('<id>', '*'))).not.toContain(dotted);
+      const dir = makeWorkspace({ 'ralph.yml': `${yamlAt(path, '1')}\n` });
+      const loaded = loadConfig({ file: join(dir, 'ralph.yml'), cwd: dir });
+      expect(loaded.warnings).toEqual([
+        expect.objectContaining({
+          path: dotted,
+          line: path.length,
+          message: expect.stringContaining(instead),
+        }),
+      ]);
+      expect(instead).toMatch(/; ignored$/);
+      expect(JSON.stringify(loaded.config)).not.toContain(`"${path.at(-1)}"`);
+    },
+  );
 });

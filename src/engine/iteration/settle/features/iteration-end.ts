@@ -7,7 +7,7 @@ import type { SettlementFeature } from '../settlement-types.ts';
  */
 export const iterationEnd: SettlementFeature = {
   name: 'iteration-end',
-  stop: (ctx, { facts, plan, decision, work, rollback }) =>
+  stop: (ctx, { facts, plan, decision, work, rollback, progress }) =>
     stopAfterIteration(ctx, {
       phase: facts.phase,
       decision,
@@ -15,5 +15,6 @@ export const iterationEnd: SettlementFeature = {
       tddStep: facts.checks.tddStep,
       ...work,
       rollback,
+      progress,
     }),
 };
