@@ -93,6 +93,9 @@ function refuseSecretOpenings(sourced: SourcedRule[], home: string, configFile: 
  * test) but where it is meant to (the agent's files in `.ralph/`, a worktree's own git files): an
  * allow_write entry there is the user's to fix; a guard holding the workspace is Ralph's input.
  */
+/** The guards that come from a list of the input (what the user protects), not from Ralph's layout. */
+const LISTED_GUARDS = new Set(['config', 'prompt', 'protected', 'gate']);
+
 function refuseGuardOpenings(
   sourced: SourcedRule[],
   workspace: string,
@@ -103,7 +106,11 @@ function refuseGuardOpenings(
   for (const w of sourced.filter((s) => s.rule.access === 'read-write')) {
     if (w.source === 'agent file' && !isWithin(w.rule.path, ralphDir))
       throw refusal(w, `is not inside ${ralphDir}, where the agent's own files are`, configFile);
-    const guard = guards.find((g) => isWithin(w.rule.path, g.rule.path) && g.rule.path !== w.within);
+    // The agent's files sit inside `.ralph/`'s own guard on purpose (a worktree's git files inside
+    // worktrees/); a listed guard on the same path (a gates.protect entry naming `.ralph/`, say)
+    // would be opened by them, so it is refused.
+    const meant = (g: SourcedRule) => g.rule.path === w.within && !LISTED_GUARDS.has(g.source);
+    const guard = guards.find((g) => isWithin(w.rule.path, g.rule.path) && !meant(g));
     if (guard === undefined) continue;
     if (w.widening)
       throw refusal(w, `would make ${guard.rule.path} (${guard.rule.reason}) writable`, configFile);

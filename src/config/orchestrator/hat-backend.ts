@@ -1,3 +1,5 @@
+import { COMMAND_BACKEND } from '../schema/backend-names.ts';
+
 // ralph-orchestrator's hat `backend:` in its object forms (its HatBackend enum):
 //   {type: NAME, args: [..]}         a named backend with arguments
 //   {type: kiro, agent: NAME, ..}    a kiro agent (Ralph has no kiro driver: the name's error says so)
@@ -37,7 +39,7 @@ export function mapHatBackend(hat: Plain): { hat: Plain; note: string } | undefi
   }
   if (typeof backend.command === 'string' && backend.type === undefined) {
     return {
-      hat: { ...rest, backend: 'custom', command: backend.command, ...withArgs },
+      hat: { ...rest, backend: COMMAND_BACKEND, command: backend.command, ...withArgs },
       note: `backend {command: ${backend.command}, …} read as backend custom, command ${backend.command}`,
     };
   }

@@ -29,3 +29,6 @@ export type BackendName = (typeof BACKEND_NAMES)[number];
  * here, so that defining `ralph plan -b` does not load every backend's definition and parser.
  */
 export const INTERACTIVE_BACKEND_NAMES = ['claude', 'codex', 'gemini', 'opencode', 'custom', 'fake'] as const;
+
+/** The backend that runs any command (`cli.command`, a hat's `command`). */
+export const COMMAND_BACKEND = 'custom' satisfies BackendName;

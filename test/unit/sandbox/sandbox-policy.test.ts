@@ -156,6 +156,12 @@ describe('sandboxPolicy', () => {
     expect(() => sandboxPolicy(sandboxInput(WS, HOME, { agentWritable: [`${WS}/src`] }))).toThrow(
       /agent file/,
     );
+    // gates.protect naming .ralph/ itself: the agent's files would open it, so it is refused (found by the property below).
+    expect(() =>
+      sandboxPolicy(
+        sandboxInput(WS, HOME, { protectedPaths: [`${WS}/.ralph`], agentWritable: [`${WS}/.ralph/agent`] }),
+      ),
+    ).toThrow(/protected/);
   });
 
   it('describes each rule with ~ for home, then the network and the fresh system mounts', () => {
