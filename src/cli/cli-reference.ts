@@ -16,7 +16,8 @@ and run \`npm run docs\`; a test fails while the page and the definitions disagr
 \`ralph run --max-iterations 20 …\`; options given without a command (\`ralph -q -P TASK.md\`) go to \`ralph run\`, but \`ralph -v\` alone prints the version, as \`-V\` and \`--version\` do.
 
 \`ralph run\` prints its progress and its end on stdout; warnings, and the end of a run that failed
-(exit code 1: why it stopped and what to do next), go to stderr.`;
+(exit code 1: why it stopped and what to do next), go to stderr. Colour: on a terminal; never with
+\`NO_COLOR\` set; into a pipe or file too with \`FORCE_COLOR\` set (but to \`0\` or \`false\`).`;
 
 /** Text for a markdown cell or paragraph: `<` outside code spans would read as HTML, `|` ends a cell. */
 function prose(text: string): string {

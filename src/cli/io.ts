@@ -7,7 +7,7 @@ export interface CliIO {
   err: (text: string) => void;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Colours only on a TTY and when NO_COLOR is unset. */
+  /** Colours: see {@link wantsColor}. */
   color: boolean;
   /** Asks the user a question when stdin and stdout are a terminal; undefined otherwise. */
   ask?: ((question: string) => Promise<string>) | undefined;
@@ -33,6 +33,18 @@ export function inCi(env: NodeJS.ProcessEnv): boolean {
 export function unicodeOutput(io: Pick<CliIO, 'color' | 'env'>): boolean {
   const locale = io.env.LC_ALL || io.env.LC_CTYPE || io.env.LANG || '';
   return io.color && !io.env.NO_COLOR && io.env.TERM !== 'dumb' && !inCi(io.env) && /utf-?8/i.test(locale);
+}
+
+/**
+ * Whether output is coloured: never with NO_COLOR set (no-color.org); with FORCE_COLOR set to
+ * anything but `0` or `false`, also into a pipe or file (`FORCE_COLOR=1 ralph doctor | less -R`);
+ * otherwise only on a terminal.
+ */
+export function wantsColor(env: NodeJS.ProcessEnv, toTerminal: boolean): boolean {
+  if (env.NO_COLOR) return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';
+  return toTerminal;
 }
 
 /** How a command's action hands its exit code to `runCli`. */
@@ -93,7 +105,7 @@ export function processIO(): CliIO {
     err: closableWriter(process.stderr),
     cwd: process.cwd(),
     env: process.env,
-    color: toTerminal && !process.env.NO_COLOR,
+    color: wantsColor(process.env, toTerminal),
     ask: onTerminal ? askOnTerminal : undefined,
     terminal: onTerminal ? { stdin: process.stdin, stdout: process.stdout } : undefined,
   };

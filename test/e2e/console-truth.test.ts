@@ -182,3 +182,16 @@ describe('a stop is said once', () => {
     expect(log).not.toMatch(/interrupted — interrupted/);
   });
 });
+
+describe('colour follows FORCE_COLOR and NO_COLOR, into a pipe too', () => {
+  it('FORCE_COLOR=1 colours piped output; NO_COLOR wins over it', async () => {
+    const dir = makeWorkspace({
+      'ralph.yml':
+        'event_loop:\n  prompt: "go"\n  max_iterations: 1\ncli:\n  backend: custom\n  command: /bin/true\n',
+    });
+    const forced = await runRalph(['run'], dir, { FORCE_COLOR: '1', NO_COLOR: undefined });
+    expect(forced.stdout).toContain('\u001b[');
+    const both = await runRalph(['run', '--fresh'], dir, { FORCE_COLOR: '1', NO_COLOR: '1' });
+    expect(plain(both)).not.toContain('\u001b[');
+  });
+});
