@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { RalphError } from '../errors.ts';
 import { worktreePath } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
@@ -97,7 +98,8 @@ function toRunningLoop(target: string | ControlTarget, kind: InboxKind): Control
 /**
  * Guidance for the loop's next iteration (`ralph tell`): its prompt carries the text once. With no
  * loop running, the next `ralph run` carries it in its first prompt. Throws `usage` for empty or
- * over-long text (over {@link MAX_GUIDANCE_CHARS}).
+ * over-long text (over {@link MAX_GUIDANCE_CHARS}), `not_running` where no Ralph project is (no
+ * ralph.yml, no `.ralph/`).
  */
 export function tell(target: string | ControlTarget, text: string): ControlReceipt {
   const { workspace, source } = targetWorkspace(target);
@@ -107,6 +109,13 @@ export function tell(target: string | ControlTarget, text: string): ControlRecei
     throw new RalphError(
       'usage',
       `the guidance is ${trimmed.length} characters (at most ${MAX_GUIDANCE_CHARS}): put long instructions in a file and tell the agent to read it`,
+    );
+  // Guidance is kept for a later run, so only where one can start: not in a stray directory.
+  const project = typeof target === 'string' ? target : target.workspace;
+  if (!existsSync(ralphPaths(project).dir) && !existsSync(join(project, 'ralph.yml')))
+    throw new RalphError(
+      'not_running',
+      `no Ralph project in ${project} (no ralph.yml, no .ralph/): run \`ralph tell\` in the project's directory`,
     );
   const command = sendCommand(workspace, 'guidance', source, { text: trimmed });
   return { command, workspace, loopPid: loopPid(workspace) };

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -12,7 +12,10 @@ import { notificationOf } from '../../../src/human/notify.ts';
 import { removeWhenDone } from '../../helpers/workspace.ts';
 
 function workspace(): string {
-  return removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-human-')));
+  const dir = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-human-')));
+  // A Ralph project (tell refuses a directory without ralph.yml or .ralph/).
+  mkdirSync(join(dir, '.ralph'));
+  return dir;
 }
 
 /** Settles once `ask` has written its question (its onAsked hook): no sleeping for it. */
