@@ -64,6 +64,10 @@ export interface BackendDefinition {
   readonly modelFlag?: string;
   /** What Ralph does differently on this host for this backend, for `ralph doctor`. */
   hostNotes?(): string[];
+  /** Its config and credential locations (absolute), writable inside `sandbox: on`; the rest of home is hidden. */
+  sandboxHome?(env: NodeJS.ProcessEnv, home: string): string[];
+  /** Its own sandbox (`sandbox: native`): what it covers and what it misses. Absent: `native` is refused. */
+  readonly nativeSandbox?: { covers: string; misses: string };
 }
 
 /** An agent CLI Ralph finds on PATH: a definition with the facts to find, install and log in to it. */

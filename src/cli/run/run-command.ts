@@ -159,6 +159,7 @@ export async function runCommand(
       config,
       prompt: resolved.prompt,
       backend,
+      configFiles: resolved.configFiles,
       mode: chosenMode,
       extraArgs,
       signal: controller.signal,

@@ -42,7 +42,13 @@ export function turnController(ctx: RunContext): { controller: AbortController; 
 /** A turn's events on the run's event stream, as events of `iteration`. */
 export function emitTurnEvent(ctx: RunContext, iteration: number, e: AgentTurnEvent): void {
   if (e.type === 'agent.spawned')
-    ctx.emit({ type: 'agent.spawned', iteration, pid: e.pid, command: e.command });
+    ctx.emit({
+      type: 'agent.spawned',
+      iteration,
+      pid: e.pid,
+      command: e.command,
+      ...(e.sandboxed ? { sandboxed: true as const } : {}),
+    });
   else if (e.type === 'agent.output')
     ctx.emit({ type: 'agent.output', iteration, stream: e.stream, text: e.text });
   else if (e.type === 'agent.event') ctx.emit({ type: 'agent.event', iteration, event: e.event });

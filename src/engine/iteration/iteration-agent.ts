@@ -4,7 +4,7 @@ import type { TokenTotals } from '../../state/iteration-record-shape.ts';
 import { noteAgent } from '../../state/loop-state/in-flight.ts';
 import { emitTurnEvent, judgeTurn, turnController, turnLimits } from '../context/agent-turns.ts';
 import { noteEventsRead, noteTopics } from '../context/event-queue.ts';
-import { type RunContext, ralphEnv } from '../context/run-context.ts';
+import { type RunContext, ralphEnv, turnSandbox } from '../context/run-context.ts';
 import { noteElapsed, recordSpend } from '../context/spend-and-limits.ts';
 import { misplacedPromise, outputPromiseCounts, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
@@ -92,6 +92,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     },
     sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
     redact: ctx.redact,
+    sandbox: turnSandbox(ctx, route.backend.name, invocation.command),
   }).finally(() => turn.release());
 
   const sup = run.supervised;

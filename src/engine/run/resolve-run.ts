@@ -69,6 +69,8 @@ export interface RunConfig {
   config: RalphConfig;
   /** The project file read, if any. */
   configFile: string | undefined;
+  /** Every layer file read (user config, project file, preset). */
+  configFiles: string[];
   /** Where each value came from; its `config` is the run's before `auto` is resolved. */
   loaded: LoadedConfig;
 }
@@ -88,6 +90,7 @@ export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): Ru
   return {
     config: withAutoBackend(config, inputs.cwd, inputs.env, pick),
     configFile: inputs.configFile,
+    configFiles: inputs.layers.map((l) => l.file),
     loaded,
   };
 }

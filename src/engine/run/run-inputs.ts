@@ -45,6 +45,8 @@ export interface ResolvedRun {
   /** Where the prompt came from (`-p`, `PROMPT.md`, `event_loop.prompt_file` …). */
   promptSource: string;
   backend: Backend;
+  /** Every config file the config was layered from (user config, project file, preset): read-only to a sandboxed agent. */
+  configFiles?: readonly string[] | undefined;
 }
 
 /** What a run's config is resolved from: its layer files, in order, and every override. */
@@ -108,9 +110,13 @@ export function withAutoBackend(
 /** The rest of a run once its config is resolved: the prompt and the backend. */
 export function finishRun(
   options: ResolveRunOptions,
-  resolved: { config: RalphConfig; configFile: string | undefined },
+  resolved: {
+    config: RalphConfig;
+    configFile: string | undefined;
+    configFiles?: readonly string[] | undefined;
+  },
 ): ResolvedRun {
-  const { config, configFile } = resolved;
+  const { config, configFile, configFiles } = resolved;
   const prompt = choosePrompt(options.cwd, options.prompt, config, options.preset);
   return {
     config,
@@ -118,5 +124,6 @@ export function finishRun(
     prompt: prompt.text,
     promptSource: prompt.source,
     backend: resolveBackend(config.cli.backend, config),
+    configFiles,
   };
 }
