@@ -1,0 +1,153 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
+import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
+import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
+import { makeWorkspace, pidAlive, readRecords, runRalph } from '../helpers/workspace.ts';
+
+// `sandbox: on` with the built CLI and shell-script agents (`backend: custom`): a normal iteration
+// works inside bubblewrap, the attacks on Ralph's and git's files fail at the operating system and
+// are named in the record, `--no-sandbox` runs the agent unwrapped, and a missing bwrap stops the
+// run before any agent starts.
+
+const used: string[] = [];
+afterEach(() => killLeftovers(used.splice(0)));
+
+/** A committed project whose agent is `script` (sh), under `sandbox: on`; `settings` go into ralph.yml. */
+function project(script: string, loopSettings = ''): string {
+  const dir = makeGitWorkspace({
+    'PROMPT.md': 'work\n',
+    '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
+    'src/app.txt': 'old\n',
+    'agent.sh': `#!/bin/sh\n${script}\n`,
+    'ralph.yml': `event_loop:\n  max_iterations: 1\n${loopSettings}cli:\n  backend: custom\n  command: ./agent.sh\ngit:\n  commit: true\nsandbox: on\n`,
+  });
+  chmodSync(join(dir, 'agent.sh'), 0o755);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'agent');
+  used.push(dir);
+  return dir;
+}
+
+/** A home directory holding a private key the agent must not read. */
+function homeWithKey(): string {
+  const home = makeWorkspace({ '.ssh/id_rsa': 'FAKE-PRIVATE-KEY\n' });
+  return home;
+}
+
+describe('sandbox: on', () => {
+  it('a normal iteration works inside it: edit, commit, ralph emit, tools task and memory', async () => {
+    const dir = project(
+      [
+        'set -e',
+        'echo new > src/app.txt',
+        'git add -A && git commit -qm "agent work"',
+        '"$RALPH_BIN" emit build.done "built"',
+        'id=$("$RALPH_BIN" tools task add x)',
+        '"$RALPH_BIN" tools task close "$id"',
+        '"$RALPH_BIN" tools memory add "the build uses make"',
+        'echo LOOP_COMPLETE',
+      ].join('\n'),
+    );
+    const r = await runRalph(['run', '--no-tui'], dir, { HOME: homeWithKey() });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const [record] = readRecords(dir);
+    expect(record).toMatchObject({
+      verdict: 'complete',
+      events: ['build.done'],
+      sandbox: { mode: 'on', denials: [] },
+    });
+    expect(git(dir, 'log', '--format=%s')).toContain('agent work');
+    expect(readFileSync(join(dir, '.ralph', 'agent', 'tasks.jsonl'), 'utf8')).toContain('"title":"x"');
+    expect(readFileSync(join(dir, '.ralph', 'agent', 'memories.md'), 'utf8')).toContain(
+      'the build uses make',
+    );
+  });
+
+  it('the attacks fail at the operating system, change nothing on disk, and the record names each rule', async () => {
+    const home = homeWithKey();
+    const dir = project(
+      [
+        'echo x > .git/hooks/pre-commit',
+        'echo "[core]" >> .git/config',
+        'echo {} > .ralph/state.json',
+        'echo "sandbox: off" > ralph.yml',
+        'cat "$HOME/.ssh/id_rsa" > stolen.txt',
+        'echo LOOP_COMPLETE',
+      ].join('\n'),
+    );
+    const config = readFileSync(join(dir, '.git', 'config'), 'utf8');
+    const yml = readFileSync(join(dir, 'ralph.yml'), 'utf8');
+    const r = await runRalph(['run', '--no-tui', '-v'], dir, { HOME: home });
+    expect(r.stdout + r.stderr).toContain('cannot create .git/hooks/pre-commit: Read-only file system');
+    expect(existsSync(join(dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(readFileSync(join(dir, '.git', 'config'), 'utf8')).toBe(config);
+    expect(readFileSync(join(dir, 'ralph.yml'), 'utf8')).toBe(yml);
+    expect(readFileSync(join(dir, '.ralph', 'state.json'), 'utf8')).not.toBe('{}\n');
+    expect(readFileSync(join(dir, 'stolen.txt'), 'utf8')).toBe('');
+    const [record] = readRecords(dir);
+    const denied = Object.fromEntries(
+      (record!.sandbox.denials as { path: string; reason: string }[]).map((d) => [d.path, d.reason]),
+    );
+    expect(denied).toMatchObject({
+      [join(dir, '.git', 'hooks', 'pre-commit')]: 'git control file',
+      [join(dir, '.git', 'config')]: 'git control file',
+      [join(dir, '.ralph', 'state.json')]: expect.any(String),
+      [join(dir, 'ralph.yml')]: 'config file',
+    });
+    expect(Object.keys(denied)).toContain(join(home, '.ssh', 'id_rsa'));
+    expect(r.stdout + r.stderr).toMatch(
+      /sandbox refused 5 write\(s\) or read\(s\): \.git\/hooks\/pre-commit \(git control file\)/,
+    );
+    const explained = await runRalph(['explain'], dir);
+    expect(explained.stdout).toContain('.git/hooks/pre-commit (git control file');
+  });
+
+  it('--no-sandbox runs the same config unwrapped', async () => {
+    const dir = project('echo mine > .ralph/agent-wrote && echo LOOP_COMPLETE');
+    const r = await runRalph(['run', '--no-tui', '--no-sandbox'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readFileSync(join(dir, '.ralph', 'agent-wrote'), 'utf8')).toBe('mine\n');
+    expect(readRecords(dir)[0]?.sandbox).toBeUndefined();
+  });
+
+  it('an agent past iteration_timeout is killed with its children, and the sweep finds its daemon', async () => {
+    const dir = project(
+      [
+        'sleep 300 & echo $! > child.pid',
+        'setsid sleep 301 < /dev/null > /dev/null 2>&1 & echo $! > daemon.pid',
+        'sleep 300',
+      ].join('\n'),
+      '  iteration_timeout_seconds: 2\n',
+    );
+    const r = await runRalph(['run', '--no-tui'], dir);
+    const [record] = readRecords(dir);
+    expect(record, r.stdout + r.stderr).toMatchObject({
+      killed_by: 'iteration_timeout',
+      sandbox: { mode: 'on' },
+    });
+    const child = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
+    const daemon = Number(readFileSync(join(dir, 'daemon.pid'), 'utf8'));
+    expect(pidAlive(child)).toBe(false);
+    expect(pidAlive(daemon)).toBe(false);
+    expect(markedProcesses(dir)).toEqual([]);
+  });
+
+  it('without bwrap on PATH the run stops at start with the install line, before any agent', async () => {
+    const dir = project('touch ran && echo LOOP_COMPLETE');
+    const bin = makeWorkspace();
+    mkdirSync(join(bin, 'bin'));
+    const gitPath = (process.env.PATH ?? '')
+      .split(':')
+      .map((d) => join(d, 'git'))
+      .find((p) => existsSync(p));
+    for (const tool of [process.execPath, gitPath!]) symlinkSync(tool, join(bin, 'bin', basename(tool)));
+    const r = await runRalph(['run', '--no-tui'], dir, { PATH: join(bin, 'bin') });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toContain('sandbox: on cannot start here');
+    expect(r.stderr).toMatch(/apt-get install bubblewrap/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
+  });
+});
