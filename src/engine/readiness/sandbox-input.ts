@@ -6,7 +6,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
 import { RALPH_BIN_DIR } from '../../paths-package.ts';
 import { findExecutable } from '../../process/find-executable.ts';
-import { sandboxPolicy } from '../../sandbox/sandbox-policy.ts';
+import { describePolicy, sandboxPolicy } from '../../sandbox/sandbox-policy.ts';
 import type { SandboxPolicy, SandboxPolicyInput } from '../../sandbox/sandbox-types.ts';
 import { sandboxSettings } from '../../sandbox/sandbox-types.ts';
 import { appendText } from '../../state/io/file-writes.ts';
@@ -24,6 +24,7 @@ import {
   protectedDirs,
   runtimeUnderHome,
 } from './sandbox-paths.ts';
+import { runBackends } from './sandbox-readiness.ts';
 
 export interface SandboxGatherOptions {
   workspace: string;
@@ -35,10 +36,13 @@ export interface SandboxGatherOptions {
   /** The layout the run's pre-flight read (saves a git call); asked of git when undefined. */
   layout?: WorkTreeLayout | undefined;
   home?: string | undefined;
+  /** false: make nothing (`ralph run --dry-run` shows the policy and writes nothing). */
+  create?: boolean | undefined;
 }
 
 /** The files the agent writes under `.ralph/`, made now: a bind mount needs its path to exist. */
-function agentWritable(paths: RalphPaths, eventsFile: string): string[] {
+function agentWritable(paths: RalphPaths, eventsFile: string, create: boolean): string[] {
+  if (!create) return [paths.agentDir, eventsFile, paths.questions];
   mkdirSync(paths.agentDir, { recursive: true });
   mkdirSync(paths.control, { recursive: true });
   // `ralph ask` appends its question here; the loop trusts an answer only with its inbox command
@@ -98,7 +102,7 @@ export async function gatherRunSandbox(o: SandboxGatherOptions): Promise<RunSand
       .filter((f) => existsSync(f)),
     protectedPaths: [...protectedPaths(workspace, config), ...reposControlFiles(workspace, config)],
     gateFiles: gateFiles(workspace, paths, config),
-    agentWritable: agentWritable(paths, o.eventsFile),
+    agentWritable: agentWritable(paths, o.eventsFile, o.create ?? true),
     settings: sandboxSettings(config),
   };
   const runtime = [nodePrefix(process.execPath), dirname(RALPH_BIN_DIR), ...pathEntries(env.PATH)];
@@ -137,4 +141,33 @@ export async function runSandboxOf(
     configFiles: options.configFiles,
     layout,
   });
+}
+
+/**
+ * The sandbox of a run as `ralph run --dry-run` shows it (writing nothing): its mode, and for `on`
+ * the policy of the loop's backend, rule by rule; for `native`, what each backend's own covers.
+ */
+export async function describeRunSandbox(o: {
+  workspace: string;
+  config: RalphConfig;
+  env: NodeJS.ProcessEnv;
+  command: string;
+  configFiles?: readonly string[] | undefined;
+}): Promise<string[]> {
+  const settings = sandboxSettings(o.config);
+  if (settings.mode === 'off')
+    return ['off: the agent runs as you (sandbox: on confines it; docs/guide/sandbox.md)'];
+  if (settings.mode === 'native')
+    return runBackends(o.config).map((name) => {
+      const native = definitionOf(name).nativeSandbox;
+      return native
+        ? `native (${name}): covers ${native.covers}; misses ${native.misses}`
+        : `native (${name}): none`;
+    });
+  const sandbox = await gatherRunSandbox({
+    ...o,
+    eventsFile: join(ralphPaths(o.workspace).dir, 'events-<run>.jsonl'),
+    create: false,
+  });
+  return ['on:', ...describePolicy(sandbox.policyFor(o.config.cli.backend, o.command)).map((l) => `  ${l}`)];
 }
