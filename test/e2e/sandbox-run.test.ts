@@ -134,6 +134,17 @@ describe('sandbox: on', () => {
     expect(markedProcesses(dir)).toEqual([]);
   });
 
+  it('ralph doctor --probe runs the agent inside it too', async () => {
+    const dir = project(
+      'if echo x > .git/hooks/probe 2>/dev/null; then echo UNWRAPPED; else echo SANDBOXED; fi',
+    );
+    const r = await runRalph(['doctor', '--probe', '--json'], dir);
+    const report = JSON.parse(r.stdout) as { probe: { message: string }; sandbox: { mode: string } };
+    expect(report.sandbox.mode).toBe('on');
+    expect(report.probe.message, r.stdout + r.stderr).toContain('SANDBOXED');
+    expect(existsSync(join(dir, '.git', 'hooks', 'probe'))).toBe(false);
+  });
+
   it('without bwrap on PATH the run stops at start with the install line, before any agent', async () => {
     const dir = project('touch ran && echo LOOP_COMPLETE');
     const bin = makeWorkspace();
