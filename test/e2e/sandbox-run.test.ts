@@ -134,6 +134,22 @@ describe('sandbox: on', () => {
     expect(markedProcesses(dir)).toEqual([]);
   });
 
+  it('--parallel workers run their agents inside it, in their worktrees', async () => {
+    const dir = project(
+      [
+        'hooks="$(git rev-parse --git-common-dir)/hooks"',
+        'if echo x > "$hooks/pre-commit" 2>/dev/null; then echo UNWRAPPED; else echo SANDBOXED; fi > result.txt',
+        'echo LOOP_COMPLETE',
+      ].join('\n'),
+    );
+    const add = await runRalph(['tools', 'task', 'add', 'one'], dir);
+    expect(add.code, add.stderr).toBe(0);
+    const r = await runRalph(['run', '--parallel', '1', '--no-tui'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'result.txt'), 'utf8')).toBe('SANDBOXED\n');
+    expect(existsSync(join(dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+
   it('ralph doctor --probe runs the agent inside it too', async () => {
     const dir = project(
       'if echo x > .git/hooks/probe 2>/dev/null; then echo UNWRAPPED; else echo SANDBOXED; fi',

@@ -96,7 +96,10 @@ export async function gatherRunSandbox(o: SandboxGatherOptions): Promise<RunSand
     gitDir: layout?.gitDir,
     gitCommonDir: layout?.commonDir,
     home,
-    configFiles: [...(o.configFiles ?? [])],
+    // The workspace's own ralph.yml too: a parallel worker or a fleet job is given no layer list.
+    configFiles: [
+      ...new Set([...(o.configFiles ?? []), ...['ralph.yml', 'ralph.yaml'].map((f) => join(workspace, f))]),
+    ].filter((f) => existsSync(f)),
     promptFiles: [config.event_loop.prompt_file, 'PROMPT.md']
       .flatMap((f) => (f === undefined ? [] : [resolve(workspace, f)]))
       .filter((f) => existsSync(f)),
