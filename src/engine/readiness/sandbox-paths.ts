@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isNegated } from '../../config/path-patterns.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 
@@ -8,7 +8,8 @@ import type { RalphConfig } from '../../config/schema.ts';
 /** True when `path` is `dir` or below it. */
 export function isWithin(dir: string, path: string): boolean {
   const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  // `...` is a name, not a way up: only `..` as the first segment leaves `dir`.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /**
