@@ -63,6 +63,14 @@ describe('sandbox: on', () => {
     expect(readFileSync(join(dir, '.ralph', 'agent', 'memories.md'), 'utf8')).toContain(
       'the build uses make',
     );
+    // The event stream names the agent's own command, marked as sandboxed (the pid is the wrapper's).
+    const stream = readFileSync(join(dir, '.ralph', 'runs', record!.run_id, 'stream.jsonl'), 'utf8');
+    const spawned = stream
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).event)
+      .find((e) => e.type === 'agent.spawned');
+    expect(spawned).toMatchObject({ command: './agent.sh', sandboxed: true });
   });
 
   it('the attacks fail at the operating system, change nothing on disk, and the record names each rule', async () => {
