@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
-import { makeWorkspace, pidAlive, readRecords, runRalph } from '../helpers/workspace.ts';
+import { fakeConfig, makeWorkspace, pidAlive, readRecords, runRalph } from '../helpers/workspace.ts';
 
 // `sandbox: on` with the built CLI and shell-script agents (`backend: custom`): a normal iteration
 // works inside bubblewrap, the attacks on Ralph's and git's files fail at the operating system and
@@ -155,6 +155,28 @@ describe('sandbox: on', () => {
     const r = await runRalph(['run', '--parallel', '1', '--no-tui'], dir);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readFileSync(join(dir, 'result.txt'), 'utf8')).toBe('SANDBOXED\n');
+    expect(existsSync(join(dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+
+  it('the gates.review reviewer runs inside it too', async () => {
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'write the tool\n',
+      'ralph.yml': `${fakeConfig({ max_iterations: 1 })}gates:\n  review:\n    backend: fake\nsandbox: on\n`,
+      'fake-agent.yml': [
+        'turns:',
+        '  - when: { prompt: "second-opinion code reviewer" }',
+        '    do:',
+        '      - run: "if echo x > .git/hooks/pre-commit 2>/dev/null; then echo UNWRAPPED; else echo SANDBOXED; fi > reviewer-saw.txt"',
+        '      - print: APPROVE',
+        '  - do:',
+        '      - write: { path: tool.sh, content: "echo hi\\n" }',
+        '      - print: LOOP_COMPLETE',
+      ].join('\n'),
+    });
+    used.push(dir);
+    const r = await runRalph(['run', '--no-tui'], dir);
+    expect(readRecords(dir)[0]?.review, r.stdout + r.stderr).toMatchObject({ approved: true });
+    expect(readFileSync(join(dir, 'reviewer-saw.txt'), 'utf8')).toBe('SANDBOXED\n');
     expect(existsSync(join(dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
   });
 
