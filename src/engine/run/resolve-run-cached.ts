@@ -90,7 +90,12 @@ export function configCacheKey(inputs: ConfigCacheInputs): string | undefined {
         file: l.file,
         sha256: hash('sha256', readFileSync(l.file), 'hex'),
       })),
-      overrides: inputs.overrides.map((o) => ({ path: o.path, value: o.value, source: o.source })),
+      overrides: inputs.overrides.map((o) => ({
+        path: o.path,
+        value: o.value,
+        source: o.source,
+        into: o.intoObjectKey,
+      })),
     });
   } catch {
     return undefined;
