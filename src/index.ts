@@ -164,6 +164,8 @@ export { checkBackend, setBackend } from './config/preset-init.ts';
 export { findConfigFile } from './config/run-config.ts';
 export { describeAgent, installHint, knownBackends } from './backends/registry.ts';
 export { preflight } from './engine/readiness/preflight.ts';
+export { describeRunSandbox } from './engine/readiness/sandbox-input.ts';
+export { type SandboxReport, sandboxReport } from './engine/readiness/sandbox-report.ts';
 export { refuseChangedGitConfig } from './engine/gates/git-config-gate.ts';
 export { isGitRepo } from './git/repo-state.ts';
 export { describeImport, importGithubIssues } from './engine/workflow-steps/issue-tasks.ts';

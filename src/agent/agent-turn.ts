@@ -2,6 +2,8 @@ import type { AgentEvent, AgentInvocation, Backend } from '../backends/types.ts'
 import { redactDeep } from '../observe/redact.ts';
 import type { KilledProcess, MarkSelector, SweepMarked } from '../process/marked-processes.ts';
 import { type OutputStream, type SuperviseResult, supervise } from '../process/supervisor.ts';
+import type { SandboxPolicy } from '../sandbox/sandbox-types.ts';
+import { wrapCommand } from '../sandbox/wrap-command.ts';
 import { UsageMeter } from './usage-meter.ts';
 
 /** The caps one agent turn runs under; crossing any kills the agent's whole process group. */
@@ -21,7 +23,15 @@ export interface TurnLimits {
 
 /** What a turn reports while it runs (the engine stamps these with its iteration). */
 export type AgentTurnEvent =
-  | { type: 'agent.spawned'; pid: number; startTime: string | undefined; command: string }
+  | {
+      type: 'agent.spawned';
+      pid: number;
+      startTime: string | undefined;
+      /** The agent's own command (not the sandbox wrapper's). */
+      command: string;
+      /** It runs inside `sandbox: on` (the pid is the wrapper's; its group holds the agent). */
+      sandboxed?: true | undefined;
+    }
   | { type: 'agent.output'; stream: OutputStream; text: string }
   | { type: 'agent.event'; event: AgentEvent }
   | { type: 'agent.heartbeat'; runningMs: number; silentMs: number };
@@ -50,6 +60,8 @@ export interface AgentTurnOptions {
    * output is redacted by the reporters (stream-redaction.ts).
    */
   redact: (text: string) => string;
+  /** `sandbox: on`: the agent runs inside this policy's wrapper (bwrap / sandbox-exec), its whole group with it. */
+  sandbox?: { policy: SandboxPolicy } | undefined;
 }
 
 export interface AgentTurnResult {
@@ -132,11 +144,15 @@ export async function runAgentTurn(
     if (limits.tokensLeft !== undefined && meter.totals().total >= limits.tokensLeft) abort('max_tokens');
   };
 
+  // The wrapper execs the agent in the same process group: caps, group kill and the sweep hold as before.
+  const spawned = o.sandbox
+    ? wrapCommand(o.sandbox.policy, { command: invocation.command, args: invocation.args })
+    : { command: invocation.command, args: invocation.args };
   let supervised: SuperviseResult;
   try {
     supervised = await supervise({
-      command: invocation.command,
-      args: invocation.args,
+      command: spawned.command,
+      args: spawned.args,
       cwd: o.cwd,
       env: o.env,
       stdin: invocation.stdin,
@@ -147,7 +163,13 @@ export async function runAgentTurn(
       killGraceMs: limits.killGraceMs,
       signal: controller.signal,
       onSpawn: guard((pid: number, startTime: string | undefined) =>
-        o.onEvent?.({ type: 'agent.spawned', pid, startTime, command: invocation.command }),
+        o.onEvent?.({
+          type: 'agent.spawned',
+          pid,
+          startTime,
+          command: invocation.command,
+          ...(o.sandbox ? { sandboxed: true as const } : {}),
+        }),
       ),
       onChunk: guard((stream: OutputStream, text: string) => {
         lastOutput = Date.now();

@@ -7,6 +7,8 @@ export interface ConfigOverride {
   value: unknown;
   /** What the user typed, for error messages (`--set a.b=c`, `--max-iterations`). */
   source: string;
+  /** When the path holds an object (the long form of a key with a short form, `sandbox:`), the value sets this key of it instead. */
+  intoObjectKey?: string | undefined;
 }
 
 /**
@@ -48,7 +50,7 @@ export function applyOverrides(
   overrides: readonly ConfigOverride[],
 ): Record<string, unknown> {
   const root: Record<string, unknown> = structuredClone(raw);
-  for (const { path, value, source } of overrides) {
+  for (const { path, value, source, intoObjectKey } of overrides) {
     let node: Record<string, unknown> = root;
     for (const segment of path.slice(0, -1)) {
       const next = node[segment];
@@ -62,7 +64,10 @@ export function applyOverrides(
         throw new UsageError(`${source}: "${segment}" is not a section, it holds a value`);
       }
     }
-    node[path.at(-1)!] = value;
+    const last = path.at(-1)!;
+    const held = node[last];
+    if (intoObjectKey !== undefined && isPlainObject(held)) held[intoObjectKey] = value;
+    else node[last] = value;
   }
   return root;
 }

@@ -31,6 +31,12 @@ export interface AskInput {
    * answer given meanwhile is the answer. (Asked twice more after that, it gets the same answer.)
    */
   rejoin?: boolean | undefined;
+  /**
+   * Whether an answer in the questions file is a person's (the loop's: one with its command in the
+   * control inbox, which agents cannot write). An answer it does not trust counts as no answer: a
+   * line an agent appended does not settle the loop's question or approval. Default: every answer.
+   */
+  trusts?: ((record: QuestionRecord) => boolean) | undefined;
   /** Called once the question is written, before the wait. */
   onAsked?: ((q: QuestionRecord) => void) | undefined;
   pollMs?: number | undefined;
@@ -85,7 +91,7 @@ function heldTwin(input: AskInput): QuestionRecord | undefined {
  * now. An answer given meanwhile (`ralph answer`/`approve` while no loop ran) settles it at once.
  */
 export function askAgain(input: AskInput, asked: QuestionRecord): Promise<AskOutcome> {
-  if (asked.answered)
+  if (asked.answered && trusted(input, asked))
     return Promise.resolve({ kind: asked.by === 'timeout' ? 'timeout' : 'answered', record: asked });
   const now = input.now ?? Date.now;
   const timeoutMs = input.timeoutMs ?? 0;
@@ -93,6 +99,11 @@ export function askAgain(input: AskInput, asked: QuestionRecord): Promise<AskOut
   appendJsonLine(input.questionsFile, question);
   input.onAsked?.(question);
   return waitForAnswer(input, question);
+}
+
+/** An answer the wait may take (`trusts`); a timeout is trusted only as this wait writes it. */
+function trusted(input: AskInput, record: QuestionRecord): boolean {
+  return input.trusts?.(record) ?? true;
 }
 
 /** Polls the questions file until the question is answered (first answer wins), times out or is given up. */
@@ -110,7 +121,8 @@ export async function waitForAnswer(input: AskInput, question: QuestionRecord): 
 function settle(input: AskInput, question: QuestionRecord): AskOutcome | undefined {
   const now = input.now ?? Date.now;
   const record = readQuestions(input.questionsFile).get(question.id);
-  if (record?.answered) return { kind: record.by === 'timeout' ? 'timeout' : 'answered', record };
+  if (record?.answered && trusted(input, record))
+    return { kind: record.by === 'timeout' ? 'timeout' : 'answered', record };
   if (input.signal?.aborted || input.giveUp?.()) return abandon(input, question);
   if (question.expires_at == null || now() < question.expires_at) return undefined;
   const settled: QuestionRecord = {
@@ -122,7 +134,8 @@ function settle(input: AskInput, question: QuestionRecord): AskOutcome | undefin
   };
   appendJsonLine(input.questionsFile, settled);
   // A human who answered in the same instant wins: read back what the file settled on.
-  const final = readQuestions(input.questionsFile).get(question.id) ?? settled;
+  const read = readQuestions(input.questionsFile).get(question.id);
+  const final = read && trusted(input, read) ? read : settled;
   return { kind: final.by === 'timeout' ? 'timeout' : 'answered', record: final };
 }
 

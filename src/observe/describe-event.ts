@@ -111,7 +111,7 @@ const LOOP: LoopEventHandlers<string> = {
     `hat ${e.hatId}${e.hatName && e.hatName !== e.hatId ? ` (${e.hatName})` : ''} activated by ${e.triggeredBy.join(', ') || 'nothing'}`,
   'prompt.assembled': (e) =>
     `prompt of iteration ${e.iteration}${e.hat ? ` (${e.hat})` : ''}: ${formatNumber(e.bytes)} bytes, scratchpad ${e.scratchpad === null ? 'none' : `${formatNumber(e.scratchpad.length)} chars`}`,
-  'agent.spawned': (e) => `agent started (pid ${e.pid}): ${e.command}`,
+  'agent.spawned': (e) => `agent started (pid ${e.pid}${e.sandboxed ? ', sandboxed' : ''}): ${e.command}`,
   'event.published': (e) =>
     `event ${e.topic}${e.source === 'agent' ? '' : ` (${e.source})`}${e.payload === null || e.payload === undefined || e.payload === '' ? '' : `: ${short(e.payload)}`}`,
   'event.malformed': (e) => `malformed event line (${e.error}): ${short(e.line)}`,

@@ -104,7 +104,13 @@ function refuseGuardOpenings(
   const ralphDir = `${workspace}/.ralph`;
   const guards = sourced.filter((s) => s.guard);
   for (const w of sourced.filter((s) => s.rule.access === 'read-write')) {
-    if (w.source === 'agent file' && !isWithin(w.rule.path, ralphDir))
+    // In the workspace the agent's own files are under .ralph/ (outside it, e.g. doctor --probe's
+    // events file in a temp dir, they open nothing of the work).
+    if (
+      w.source === 'agent file' &&
+      !isWithin(w.rule.path, ralphDir) &&
+      isWithinOrEqual(w.rule.path, workspace)
+    )
       throw refusal(w, `is not inside ${ralphDir}, where the agent's own files are`, configFile);
     // The agent's files sit inside `.ralph/`'s own guard on purpose (a worktree's git files inside
     // worktrees/); a listed guard on the same path (a gates.protect entry naming `.ralph/`, say)

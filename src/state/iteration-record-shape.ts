@@ -72,6 +72,13 @@ export interface RepoRecord {
   rollback?: { ref: string; to: string };
 }
 
+/** A write or read `sandbox: on` refused: the path, the rule's path, and why the rule is there. */
+export interface SandboxDenialRecord {
+  path: string;
+  rule: string;
+  reason: string;
+}
+
 /** One line of `.ralph/runs/<run-id>/iterations.jsonl`. */
 export interface IterationRecord {
   run_id: string;
@@ -139,6 +146,8 @@ export interface IterationRecord {
   pull_request?: { number: number; url: string; status: string; milestone: string };
   /** repos: the repositories this iteration changed, each with its commit and gate result. */
   repos?: RepoRecord[];
+  /** `sandbox: on`: the writes and reads the sandbox refused, each with the rule that refused it (its path and why). */
+  sandbox?: { mode: string; denials: SandboxDenialRecord[] };
   /** Review points a human settled for this iteration (`gates.approval`). */
   approvals?: { point: string; id: string; answer: string; by: string; reason?: string }[];
 }

@@ -125,6 +125,9 @@ const recordShape: Check = looseObject({
   approvals: optional(
     array(looseObject({ point: str, id: str, answer: str, by: str, reason: optional(str) })),
   ),
+  sandbox: optional(
+    looseObject({ mode: str, denials: array(looseObject({ path: str, rule: str, reason: str })) }),
+  ),
 });
 
 /** A line of iterations.jsonl as a record, or why it is not one. */

@@ -39,6 +39,8 @@ const RUNTIME_EXPORTS = {
     'probeAgent',
     'probeFailure',
     'preflight',
+    'describeRunSandbox',
+    'sandboxReport',
     'refuseChangedGitConfig',
     'isGitRepo',
     'describeImport',

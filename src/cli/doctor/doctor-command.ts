@@ -10,6 +10,7 @@ import {
   type Readiness,
   type ReadinessConfig,
 } from '../../engine/readiness/readiness.ts';
+import { type SandboxReport, sandboxReport } from '../../engine/readiness/sandbox-report.ts';
 import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode } from '../../errors.ts';
 import { formatCost, formatNumber } from '../../observe/format.ts';
@@ -29,6 +30,8 @@ interface DoctorFlags {
 export interface DoctorReport extends Readiness {
   /** Null unless `--probe`. */
   probe: DoctorProbe | null;
+  /** Which sandbox modes work here (`on` probed, each backend's `native`), and the config's mode. */
+  sandbox: SandboxReport;
 }
 
 /** The config `ralph run` would use: RALPH_AGENT over ralph.yml, --set over both, auto resolved. */
@@ -68,7 +71,28 @@ async function gatherDoctor(
         )
       : probeFailure('(config)', 'unavailable', 'the config could not be loaded; fix it first')
     : null;
-  return { report: { ...readiness, probe }, cliEnv: loaded.ok ? loaded.config.cli.env : {} };
+  const sandbox = await sandboxReport(loaded.ok ? loaded.config : undefined);
+  // `sandbox: on` where it cannot work stops `ralph run` at start: doctor says so as a fatal problem.
+  const ok = readiness.ok && !(sandbox.mode === 'on' && !sandbox.on.works);
+  return { report: { ...readiness, ok, probe, sandbox }, cliEnv: loaded.ok ? loaded.config.cli.env : {} };
+}
+
+/** The Sandbox section: whether `on` works here (the fix when not), and each backend's own sandbox. */
+function sandboxLines(s: DoctorReport['sandbox'], mark: Marks): string[] {
+  const configured = s.mode === null ? '' : `  (this config: sandbox: ${s.mode})`;
+  const on = s.on.works
+    ? `  ${mark.ok} on      works here (${s.on.tool})`
+    : `  ${s.mode === 'on' ? mark.fatal : mark.warn} on      not here: ${s.on.detail} — ${s.on.fix}`;
+  const native =
+    s.native.length > 0
+      ? s.native.map((n) => `  ${mark.ok} native  ${n.backend}: covers ${n.covers}; misses ${n.misses}`)
+      : [];
+  return [
+    `sandbox${configured}`,
+    on,
+    ...native,
+    `  ${mark.warn} native  none of its own: ${s.without_native.join(', ')} (docs/guide/sandbox.md)`,
+  ];
 }
 
 function label(path: string, cwd: string): string {
@@ -108,7 +132,9 @@ function renderReport(report: DoctorReport, io: CliIO): string {
   }
   if (report.probe) lines.push(probeLine(report.probe, width, mark));
   lines.push(...backendsTable(report, mark));
-  const fatal = report.checks.filter((r) => r.level === 'fatal').length;
+  lines.push(...sandboxLines(report.sandbox, mark));
+  const sandboxFatal = report.sandbox.mode === 'on' && !report.sandbox.on.works ? 1 : 0;
+  const fatal = report.checks.filter((r) => r.level === 'fatal').length + sandboxFatal;
   const warn = report.checks.filter((r) => r.level === 'warn').length;
   lines.push(
     fatal > 0

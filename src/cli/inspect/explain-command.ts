@@ -95,6 +95,10 @@ export function explainRecord(r: IterationRecord): string[] {
     ...(r.approvals ?? []).map((a) => `${a.point} ${a.answer} by ${a.by}${a.reason ? ` (${a.reason})` : ''}`),
   ];
   if (human.length > 0) lines.push(`  human: ${human.join(', ')}`);
+  if (r.sandbox)
+    lines.push(
+      `  sandbox: ${r.sandbox.mode}${r.sandbox.denials.length > 0 ? ` — refused ${r.sandbox.denials.map((x) => `${x.path} (${x.reason}: ${x.rule})`).join(', ')}` : ', nothing refused'}`,
+    );
   if (d) lines.push(`  limits: ${limitLine(d)}`);
   if (d?.stop) lines.push(`  stop: ${stopText(d.stop.reason, d.stop.message)}`);
   return lines;

@@ -35,6 +35,13 @@ export function registerRunCommands(
       numberOption('--max-cost <usd>', 'stop when the reported cost reaches this (exit 2)', POSITIVE),
     )
     .option('--completion-promise <text>', 'the line that ends the loop (default LOOP_COMPLETE)')
+    .addOption(
+      new Option(
+        '--sandbox <mode>',
+        "the sandbox every agent runs in: off, on (bubblewrap / sandbox-exec) or native (the backend's own); over `sandbox:` in ralph.yml",
+      ).choices(['off', 'on', 'native'] as const),
+    )
+    .option('--no-sandbox', 'run the agents unsandboxed (= --sandbox off)')
     .addOption(setOption())
     .option('--dashboard', 'also serve the web dashboard while the loop runs (its URL is printed once)')
     .option(

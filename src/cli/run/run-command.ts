@@ -61,6 +61,15 @@ async function dryRun(resolved: LoadedRun, mode: StartMode, extraArgs: string[],
   io.out(
     `# agent command (cwd ${io.cwd}; prompt ${inv.stdin === null ? 'as an argument' : 'on stdin'})\n${command}\n`,
   );
+  const { describeRunSandbox } = await import('../../engine/readiness/sandbox-input.ts');
+  const sandbox = await describeRunSandbox({
+    workspace: io.cwd,
+    config: resolved.config,
+    env: io.env,
+    command: inv.command,
+    configFiles: resolved.configFiles,
+  });
+  io.out(`# sandbox\n${sandbox.join('\n')}\n`);
   return ExitCode.ok;
 }
 
@@ -161,6 +170,7 @@ export async function runCommand(
       config,
       prompt: resolved.prompt,
       backend,
+      configFiles: resolved.configFiles,
       mode: chosenMode,
       configWarnings: resolved.configWarnings,
       extraArgs,

@@ -19,14 +19,16 @@ export interface RunFlags {
   maxRuntime?: number | undefined;
   maxCost?: number | undefined;
   completionPromise?: string | undefined;
+  /** `--sandbox MODE` (a string) or `--no-sandbox` (false). */
+  sandbox?: string | boolean | undefined;
   set?: string[] | undefined;
 }
 
 /** The overrides of `--set` (`set`, parsed) and of the dedicated flags, in that order (flags win). */
 function overridesFromFlags(flags: RunFlags, set: readonly ConfigOverride[]): ConfigOverride[] {
   const out = [...set];
-  const add = (path: string, value: unknown, source: string) =>
-    out.push({ path: path.split('.'), value, source });
+  const add = (path: string, value: unknown, source: string, intoObjectKey?: string) =>
+    out.push({ path: path.split('.'), value, source, intoObjectKey });
   if (flags.maxIterations !== undefined)
     add('event_loop.max_iterations', flags.maxIterations, '--max-iterations');
   if (flags.maxRuntime !== undefined)
@@ -34,6 +36,9 @@ function overridesFromFlags(flags: RunFlags, set: readonly ConfigOverride[]): Co
   if (flags.maxCost !== undefined) add('event_loop.max_cost_usd', flags.maxCost, '--max-cost');
   if (flags.completionPromise !== undefined)
     add('event_loop.completion_promise', flags.completionPromise, '--completion-promise');
+  // The mode alone: an object form's allow lists and network in the files stay as written.
+  if (flags.sandbox === false) add('sandbox', 'off', '--no-sandbox', 'mode');
+  else if (typeof flags.sandbox === 'string') add('sandbox', flags.sandbox, '--sandbox', 'mode');
   return out;
 }
 

@@ -1,5 +1,8 @@
 import type { AgentTurnEvent, AgentTurnResult, TurnLimits } from '../../agent/agent-turn.ts';
 import type { KilledProcess } from '../../process/marked-processes.ts';
+import { explainDenials } from '../../sandbox/denials.ts';
+import type { SandboxPolicy } from '../../sandbox/sandbox-types.ts';
+import type { SandboxDenialRecord } from '../../state/iteration-record-shape.ts';
 import { type IterationVerdict, judgeIteration } from '../decide/limits.ts';
 import { type RunContext, runtimeLeftMs } from './run-context.ts';
 
@@ -42,7 +45,13 @@ export function turnController(ctx: RunContext): { controller: AbortController; 
 /** A turn's events on the run's event stream, as events of `iteration`. */
 export function emitTurnEvent(ctx: RunContext, iteration: number, e: AgentTurnEvent): void {
   if (e.type === 'agent.spawned')
-    ctx.emit({ type: 'agent.spawned', iteration, pid: e.pid, command: e.command });
+    ctx.emit({
+      type: 'agent.spawned',
+      iteration,
+      pid: e.pid,
+      command: e.command,
+      ...(e.sandboxed ? { sandboxed: true as const } : {}),
+    });
   else if (e.type === 'agent.output')
     ctx.emit({ type: 'agent.output', iteration, stream: e.stream, text: e.text });
   else if (e.type === 'agent.event') ctx.emit({ type: 'agent.event', iteration, event: e.event });
@@ -95,4 +104,36 @@ export function judgeTurn(ctx: RunContext, run: AgentTurnResult, promiseSeen: bo
     ctx.limits,
     ctx.counters(),
   );
+}
+
+/**
+ * What `sandbox: on` refused during a turn, read from the agent's output tails and its tools'
+ * results (where a CLI reports a failed command), each matched to the rule that refused it.
+ */
+export function turnDenials(run: AgentTurnResult, policy: SandboxPolicy): SandboxDenialRecord[] {
+  const results = run.events.flatMap((e) => (e.type === 'tool_result' ? [e.output] : []));
+  const text = [run.supervised.stdoutTail, run.supervised.stderrTail, ...results].join('\n');
+  return explainDenials(text, policy).map((d) => ({
+    path: d.path,
+    rule: d.rule.path,
+    reason: d.rule.reason,
+  }));
+}
+
+/** The line the run log and the console show for a turn's denials (paths from the workspace). */
+export function denialsNotice(
+  ctx: RunContext,
+  iteration: number,
+  denials: readonly SandboxDenialRecord[],
+): void {
+  if (denials.length === 0) return;
+  const ws = ctx.options.workspace;
+  const named = denials.map(
+    (d) => `${d.path.startsWith(`${ws}/`) ? d.path.slice(ws.length + 1) : d.path} (${d.reason})`,
+  );
+  ctx.emit({
+    type: 'notice',
+    level: 'warn',
+    message: `iteration ${iteration}: sandbox refused ${denials.length} write(s) or read(s): ${named.join(', ')}`,
+  });
 }

@@ -12,6 +12,7 @@ import {
   type SweepMarked,
   sweepMarkedProcesses,
 } from '../../process/marked-processes.ts';
+import type { SandboxPolicy } from '../../sandbox/sandbox-types.ts';
 import { appendEvent } from '../../state/events-log.ts';
 import { inFlightFileOf, setCurrent, writeInFlight } from '../../state/loop-state/in-flight.ts';
 import type { PendingEvent } from '../../state/loop-state.ts';
@@ -22,6 +23,12 @@ import type { WorkspaceLock } from '../../state/workspace-lock.ts';
 import { checklistCondition } from '../decide/completion.ts';
 import type { Counters, Limits } from '../decide/limits.ts';
 import type { RunLoopOptions } from './run-options.ts';
+
+/** What a run's agents are sandboxed by (`sandbox: on`): one policy per backend, its own config dirs writable. */
+export interface RunSandbox {
+  /** The policy for an agent of `backend` whose command is `command`. */
+  policyFor(backend: string, command: string): SandboxPolicy;
+}
 
 /** What every step of one run shares: created once by `runLoop`, after the run's state is prepared. */
 export interface RunContext {
@@ -81,6 +88,8 @@ export interface RunContext {
   counters(): Counters;
   /** forge.pull_requests: the checked connection to GitHub, set by the pre-flight (undefined: off). */
   forge?: ForgeSession | undefined;
+  /** `sandbox: on`: the policy every agent of the run (iterations, the reviewer) runs in. */
+  readonly sandbox?: RunSandbox | undefined;
 }
 
 export interface RunContextInput {
@@ -96,6 +105,8 @@ export interface RunContextInput {
   lock?: WorkspaceLock | undefined;
   /** True after a forced stop: the state on disk is its record, so a step that would save more ends there. */
   forced?: (() => boolean) | undefined;
+  /** `sandbox: on`: the run's sandbox (gatherRunSandbox). */
+  sandbox?: RunSandbox | undefined;
 }
 
 /** Ends the step that would write after a forced stop (runLoop knows why, and ends the run as saved). */
@@ -134,6 +145,7 @@ export function createRunContext(input: RunContextInput): RunContext {
     recordsFile: recordsFileOf(paths, state.run_id),
     inRepo: input.inRepo,
     pendingChanges: input.pendingChanges,
+    sandbox: input.sandbox,
     warned: new Set<string>(),
     now,
     sweep: options.sweep ?? sweepMarkedProcesses,
@@ -232,6 +244,11 @@ export function ralphEnv(
     },
     extra,
   });
+}
+
+/** The sandbox option of an agent turn of `backend` running `command` (undefined: the run is unsandboxed). */
+export function turnSandbox(ctx: RunContext, backend: string, command: string) {
+  return ctx.sandbox ? { policy: ctx.sandbox.policyFor(backend, command) } : undefined;
 }
 
 /** The stop of a run whose workspace another live loop holds now: said once, nothing more written. */

@@ -32,6 +32,8 @@ export interface RunLoopOptions {
   configWarnings?: readonly string[] | undefined;
   /** Arguments given after `--`, passed to the agent. */
   extraArgs?: readonly string[] | undefined;
+  /** The config files the config was layered from (`resolveRun`'s `configFiles`): read-only inside `sandbox: on`. */
+  configFiles?: readonly string[] | undefined;
   /**
    * Abort to stop gracefully (Ctrl-C): a running agent is killed, an iteration whose agent is done
    * is finished and recorded, state saved, exit 130.

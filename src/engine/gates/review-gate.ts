@@ -16,7 +16,7 @@ import {
   turnController,
   turnLimits,
 } from '../context/agent-turns.ts';
-import { type RunContext, ralphEnv } from '../context/run-context.ts';
+import { type RunContext, ralphEnv, turnSandbox } from '../context/run-context.ts';
 import { recordSpend } from '../context/spend-and-limits.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { pollStopNow } from '../steering/control-inbox.ts';
@@ -134,6 +134,7 @@ export async function runReview(ctx: RunContext, iteration: number): Promise<Rev
     onEvent: (e) => emitTurnEvent(ctx, iteration, e),
     sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
     redact: ctx.redact,
+    sandbox: turnSandbox(ctx, review.backend, invocation.command),
   }).finally(() => turn.release());
   announceSwept(ctx, `the review after iteration ${iteration}`, leftBehind(run));
   const sup = run.supervised;

@@ -1,10 +1,17 @@
 import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
 import type { AgentInvocation } from '../../backends/types.ts';
-import type { TokenTotals } from '../../state/iteration-record-shape.ts';
+import type { SandboxDenialRecord, TokenTotals } from '../../state/iteration-record-shape.ts';
 import { noteAgent } from '../../state/loop-state/in-flight.ts';
-import { emitTurnEvent, judgeTurn, turnController, turnLimits } from '../context/agent-turns.ts';
+import {
+  denialsNotice,
+  emitTurnEvent,
+  judgeTurn,
+  turnController,
+  turnDenials,
+  turnLimits,
+} from '../context/agent-turns.ts';
 import { noteEventsRead, noteTopics } from '../context/event-queue.ts';
-import { type RunContext, ralphEnv } from '../context/run-context.ts';
+import { type RunContext, ralphEnv, turnSandbox } from '../context/run-context.ts';
 import { noteElapsed, recordSpend } from '../context/spend-and-limits.ts';
 import { misplacedPromise, outputPromiseCounts, promiseFulfilled } from '../decide/completion.ts';
 import { agentFailureDetail, type FailureDetail } from '../decide/failure-hint.ts';
@@ -53,6 +60,8 @@ export interface AgentPhase extends StartedIteration {
   damaged: string[];
   /** Ids of the questions the agent asked (`ralph ask`). */
   questions: string[];
+  /** `sandbox: on`: what the sandbox refused the agent. */
+  sandbox?: { mode: 'on'; denials: SandboxDenialRecord[] } | undefined;
 }
 
 /** Runs the agent under the iteration's limits, books its usage and judges how it ended. */
@@ -63,6 +72,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const questions = createQuestionWatch(ctx, number);
   const turn = turnController(ctx);
   let ticks = 0;
+  const sandbox = turnSandbox(ctx, route.backend.name, invocation.command);
   const run = await runAgentTurn(route.backend, invocation, {
     cwd: options.workspace,
     env: ralphEnv(ctx, number, route.hatId, [config.cli.env, invocation.env]),
@@ -92,9 +102,12 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     },
     sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
     redact: ctx.redact,
+    sandbox,
   }).finally(() => turn.release());
 
   const sup = run.supervised;
+  const denials = sandbox ? turnDenials(run, sandbox.policy) : [];
+  denialsNotice(ctx, number, denials);
   // The agent is gone: a question it left open waits for nobody, unless the iteration re-runs on
   // --resume (Ctrl-C, `ralph stop --now`): its `ralph ask` then waits for the same question again.
   questions.close(sup.killedBy === 'interrupted' || sup.killedBy === 'stop_requested');
@@ -145,6 +158,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     collected,
     damaged,
     questions: questions.asked(),
+    ...(sandbox ? { sandbox: { mode: 'on' as const, denials } } : {}),
   };
 }
 

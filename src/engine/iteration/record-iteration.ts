@@ -75,6 +75,7 @@ export async function recordIteration(
       ...(phase.guidance.length > 0 ? { guidance: phase.guidance } : {}),
       ...(phase.questions.length > 0 ? { questions: phase.questions } : {}),
       ...(outcome.approvals.length > 0 ? { approvals: outcome.approvals } : {}),
+      ...(phase.sandbox ? { sandbox: phase.sandbox } : {}),
       ...(outcome.pullRequest ? { pull_request: outcome.pullRequest } : {}),
       ...(outcome.repos ? { repos: outcome.repos.records } : {}),
       ...(outcome.progress ? { progress: outcome.progress } : {}),

@@ -9,8 +9,36 @@ import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../../back
 import type { RalphConfig } from '../../config/schema.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
+import { probeSandbox } from '../../sandbox/probe.ts';
+import { type SandboxPolicy, sandboxSettings } from '../../sandbox/sandbox-types.ts';
+import { appendText } from '../../state/io/file-writes.ts';
 import { formatDuration } from '../../state/io/time-format.ts';
 import type { TokenTotals } from '../../state/iteration-record-shape.ts';
+import { gatherRunSandbox } from './sandbox-input.ts';
+import { probeRefusal } from './sandbox-readiness.ts';
+
+/** The probe's sandbox under `sandbox: on` (undefined otherwise), or why `on` cannot run here. */
+async function probeSandboxOption(
+  config: RalphConfig,
+  io: { cwd: string; env: NodeJS.ProcessEnv },
+  backend: string,
+  command: string,
+  eventsFile: string,
+): Promise<{ policy: SandboxPolicy } | string | undefined> {
+  if (sandboxSettings(config).mode !== 'on') return undefined;
+  const refusal = probeRefusal(await probeSandbox(), process.platform);
+  if (refusal) return refusal.message;
+  // A bind mount needs its path: the scratch events file is made; the workspace is left as it is.
+  appendText(eventsFile, '');
+  const sandbox = await gatherRunSandbox({
+    workspace: io.cwd,
+    config,
+    env: io.env,
+    eventsFile,
+    create: false,
+  });
+  return { policy: sandbox.policyFor(backend, command) };
+}
 
 /** `ralph doctor --probe`'s answer: one headless turn of the configured backend through the agent-turn runner. */
 export interface DoctorProbe {
@@ -118,6 +146,15 @@ export async function probeAgent(
   const probeRun = `doctor-probe-${process.pid}-${Date.now()}`;
   const loop = config.event_loop;
   try {
+    // `sandbox: on`: probed as the loop runs it, inside the run's policy (its events file in the scratch dir).
+    const sandbox = await probeSandboxOption(
+      config,
+      io,
+      name,
+      invocation.command,
+      join(scratch, 'events.jsonl'),
+    );
+    if (typeof sandbox === 'string') return probeFailure(name, 'unavailable', sandbox, invocation.command);
     // The agent runs in its own process group: Ctrl-C must kill it rather than orphan it.
     const signal = io.signal;
     const run = await runAgentTurn(backend, invocation, {
@@ -150,6 +187,7 @@ export async function probeAgent(
       sweep: { select: { runId: probeRun }, kill: sweepMarkedProcesses },
       // `ralph doctor` redacts its whole report as it prints it (doctor-command.ts).
       redact: (text) => text,
+      sandbox,
     });
     const { supervised: sup, meter } = run;
     if (sup.spawnError) {

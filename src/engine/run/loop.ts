@@ -12,7 +12,7 @@ import { type PendingEvent, writeLoopState } from '../../state/loop-state.ts';
 import { RUNTIME_PATHS, ralphPaths } from '../../state/paths.ts';
 import { pruneAtStart } from '../../state/run-dirs.ts';
 import { armForceStop } from '../context/force-signal.ts';
-import { createRunContext, type RunContext } from '../context/run-context.ts';
+import { createRunContext, type RunContext, type RunSandbox } from '../context/run-context.ts';
 import type { RunLoopOptions } from '../context/run-options.ts';
 import { runRedactor } from '../context/run-redactor.ts';
 import { ralphScratchpadPaths } from '../context/workspace-context.ts';
@@ -26,6 +26,7 @@ import { rollbackAtStart } from '../gates/rollback.ts';
 import { markProgressAtStart } from '../gates/work-progress.ts';
 import { runIteration } from '../iteration/iteration.ts';
 import { metricAtStart } from '../metric/metric-step.ts';
+import { runSandboxOf } from '../readiness/sandbox-input.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
 import { answerInteractions } from '../steering/human-interact.ts';
 import { enterMilestone } from '../workflow-steps/milestone-prs.ts';
@@ -120,7 +121,10 @@ export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
   const logFile = join(options.workspace, state.log_file);
   const redact = runRedactor(env, config);
   let run: RunReporters;
+  let sandbox: RunSandbox | undefined;
   try {
+    // Before the reporters: the agent's files it creates are in place before anything reads them.
+    sandbox = await runSandboxOf(options, env, join(options.workspace, state.events_file), layout);
     run = await openRunReporters({
       workspace: options.workspace,
       config,
@@ -170,6 +174,7 @@ export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
     emit,
     lock,
     forced: force.forced,
+    sandbox,
   });
 
   let final: Stop | undefined;

@@ -31,7 +31,11 @@ export async function resolveRunCached(options: ResolveRunOptions): Promise<Reso
   const hit =
     key === undefined ? undefined : readConfigCache(configCacheFile(inputs.env, inputs.cwd, key), key);
   if (hit !== undefined)
-    return finishRun(options, { config: hit as unknown as RalphConfig, configFile: inputs.configFile });
+    return finishRun(options, {
+      config: hit as unknown as RalphConfig,
+      configFile: inputs.configFile,
+      configFiles: inputs.layers.map((l) => l.file),
+    });
 
   // A miss goes through the one door, as every command does; the cache holds its config before `auto`.
   const { resolveRunConfig } = await import('./resolve-run.ts');
@@ -88,7 +92,12 @@ export function configCacheKey(inputs: ConfigCacheInputs): string | undefined {
         file: l.file,
         sha256: hash('sha256', readFileSync(l.file), 'hex'),
       })),
-      overrides: inputs.overrides.map((o) => ({ path: o.path, value: o.value, source: o.source })),
+      overrides: inputs.overrides.map((o) => ({
+        path: o.path,
+        value: o.value,
+        source: o.source,
+        into: o.intoObjectKey,
+      })),
     });
   } catch {
     return undefined;

@@ -70,6 +70,8 @@ export interface RunConfig {
   config: RalphConfig;
   /** The project file read, if any. */
   configFile: string | undefined;
+  /** Every layer file read (user config, project file, preset). */
+  configFiles: string[];
   /** Where each value came from; its `config` is the run's before `auto` is resolved. */
   loaded: LoadedConfig;
   /** `loaded.warnings` as lines (`file:line:col: key: …`), for the run's start. */
@@ -91,6 +93,7 @@ export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): Ru
   return {
     config: withAutoBackend(config, inputs.cwd, inputs.env, pick),
     configFile: inputs.configFile,
+    configFiles: inputs.layers.map((l) => l.file),
     loaded,
     configWarnings:
       loaded.warnings.length === 0 ? [] : new ConfigError([...loaded.warnings]).message.split('\n'),

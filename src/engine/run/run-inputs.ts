@@ -47,6 +47,8 @@ export interface ResolvedRun {
   backend: Backend;
   /** The config's warnings (ralph-orchestrator keys Ralph ignores) as `file:line:col: key: …` lines: `runLoop`'s `configWarnings`. */
   configWarnings: string[];
+  /** Every config file the config was layered from (user config, project file, preset): read-only to a sandboxed agent. */
+  configFiles?: readonly string[] | undefined;
 }
 
 /** What a run's config is resolved from: its layer files, in order, and every override. */
@@ -110,9 +112,14 @@ export function withAutoBackend(
 /** The rest of a run once its config is resolved: the prompt and the backend. */
 export function finishRun(
   options: ResolveRunOptions,
-  resolved: { config: RalphConfig; configFile: string | undefined; configWarnings?: string[] },
+  resolved: {
+    config: RalphConfig;
+    configFile: string | undefined;
+    configWarnings?: string[];
+    configFiles?: readonly string[] | undefined;
+  },
 ): ResolvedRun {
-  const { config, configFile } = resolved;
+  const { config, configFile, configFiles } = resolved;
   const prompt = choosePrompt(options.cwd, options.prompt, config, options.preset);
   return {
     config,
@@ -121,5 +128,6 @@ export function finishRun(
     promptSource: prompt.source,
     backend: resolveBackend(config.cli.backend, config),
     configWarnings: resolved.configWarnings ?? [],
+    configFiles,
   };
 }

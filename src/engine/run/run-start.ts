@@ -15,6 +15,7 @@ import { refuseChangedGitConfig } from '../gates/git-config-gate.ts';
 import { refuseChangedControlFiles } from '../gates/git-view.ts';
 import { checkRollbackPossible } from '../gates/rollback.ts';
 import { multiRepoPreflight } from '../readiness/repo-set.ts';
+import { refuseUnusableSandbox } from '../readiness/sandbox-readiness.ts';
 import { consumeControl } from '../steering/control-inbox.ts';
 import { noteChecklistStart, readChecklist } from '../workflow-steps/checklist-view.ts';
 import { checkTddStateAtStart, keepTddBook } from '../workflow-steps/tdd-loop.ts';
@@ -65,6 +66,8 @@ export async function preflightRun(
       workspace,
       extraArgs: [],
     });
+  // `sandbox: on` where bwrap cannot work, or `native` on a backend without one: no agent starts unsandboxed.
+  await refuseUnusableSandbox(config);
   const startProgress = readChecklist(workspace, config, null)?.progress;
   const keepsUncommitted = resumesUncommitted(paths, mode);
   // Before the git status below: an earlier run's config must not have gained a program meanwhile.

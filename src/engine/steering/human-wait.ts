@@ -1,7 +1,7 @@
 import { humanTimeoutSeconds } from '../../config/human-checks.ts';
 import type { ApprovalPointName } from '../../config/schema.ts';
 import { type AskInput, type AskOutcome, ask, askAgain } from '../../human/ask.ts';
-import { type QuestionRecord, readQuestions } from '../../human/control-files.ts';
+import { type QuestionRecord, readInbox, readQuestions } from '../../human/control-files.ts';
 import { setStatus } from '../../state/loop-state/run-status.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import { sweepLeftovers } from '../context/agent-turns.ts';
@@ -49,6 +49,7 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
       ? Math.max(1, timeoutMs > 0 ? Math.min(timeoutMs, runtimeLeft) : runtimeLeft)
       : timeoutMs,
     defaultAnswer: config.human.default_answer,
+    trusts: (record) => settledByPerson(ctx, record),
     signal: ctx.options.signal,
     keepOpen: request.hold,
     now: ctx.now,
@@ -80,6 +81,17 @@ export async function askHuman(ctx: RunContext, request: HumanRequest): Promise<
     ctx.emit({ type: 'loop.resumed', iteration, from: 'waiting_for_human' });
   }
   return outcome;
+}
+
+/**
+ * True when the control inbox holds the command that settled `record` (`ralph answer`/`approve`/
+ * `reject`, the TUI, the dashboard, Telegram all write one): the agent may append to the questions
+ * file (`ralph ask`, and inside `sandbox: on`), but not to the inbox, so an answer it forged there
+ * settles nothing.
+ */
+function settledByPerson(ctx: RunContext, record: QuestionRecord): boolean {
+  const kinds = record.kind === 'approval' ? ['approve', 'reject'] : ['answer'];
+  return readInbox(ctx.paths.inbox, 0).commands.some((c) => c.ref === record.id && kinds.includes(c.kind));
 }
 
 /** The held question this request returns to, as the questions file has it now (undefined: ask anew). */

@@ -39,7 +39,10 @@ export interface AgentSpawnedEvent {
   type: 'agent.spawned';
   iteration: number;
   pid: number;
+  /** The agent's own command, also when it runs inside the sandbox's wrapper. */
   command: string;
+  /** It runs inside `sandbox: on`. */
+  sandboxed?: true | undefined;
 }
 
 /** The agent has been silent a while but is still running (at most once per heartbeat interval). */

@@ -112,7 +112,10 @@ const EVENTS: { [K in LoopEventType]: fc.Arbitrary<Extract<LoopEvent, { type: K 
     bytes: n,
     scratchpad: fc.option(text, { nil: null }),
   }),
-  'agent.spawned': fc.record({ type: fc.constant('agent.spawned'), iteration: n, pid: n, command: text }),
+  'agent.spawned': fc.record(
+    { type: fc.constant('agent.spawned'), iteration: n, pid: n, command: text, sandboxed: fc.constant(true) },
+    { requiredKeys: ['type', 'iteration', 'pid', 'command'] },
+  ),
   'event.published': fc.record({
     type: fc.constant('event.published'),
     iteration: n,
@@ -398,6 +401,9 @@ describe('describeEvent: every event as one line of text', () => {
   );
 
   it('says what happened, in the console wording', () => {
+    expect(
+      describeEvent({ type: 'agent.spawned', iteration: 1, pid: 42, command: 'claude', sandboxed: true }),
+    ).toBe('agent started (pid 42, sandboxed): claude');
     expect(
       describeEvent({ type: 'git.committed', iteration: 1, commit: 'abcdef1234', message: 'Add x\n\nbody' }),
     ).toBe('committed abcdef1 Add x');

@@ -156,6 +156,11 @@ describe('sandboxPolicy', () => {
     expect(() => sandboxPolicy(sandboxInput(WS, HOME, { agentWritable: [`${WS}/src`] }))).toThrow(
       /agent file/,
     );
+    // Outside the workspace (doctor --probe's events file in a temp dir) an agent file opens nothing of the work.
+    const probe = sandboxPolicy(
+      sandboxInput(WS, HOME, { agentWritable: ['/tmp/ralph-probe-1/events.jsonl'] }),
+    );
+    expect(access(probe, '/tmp/ralph-probe-1/events.jsonl')).toBe('read-write');
     // gates.protect naming .ralph/ itself: the agent's files would open it, so it is refused (found by the property below).
     expect(() =>
       sandboxPolicy(

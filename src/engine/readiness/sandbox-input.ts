@@ -1,0 +1,176 @@
+import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { definitionOf } from '../../backends/registry.ts';
+import type { RalphConfig } from '../../config/schema.ts';
+import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
+import { RALPH_BIN_DIR } from '../../paths-package.ts';
+import { findExecutable } from '../../process/find-executable.ts';
+import { isWithinOrEqual } from '../../sandbox/sandbox-paths.ts';
+import { describePolicy, sandboxPolicy } from '../../sandbox/sandbox-policy.ts';
+import type { SandboxPolicy, SandboxPolicyInput } from '../../sandbox/sandbox-types.ts';
+import { sandboxSettings } from '../../sandbox/sandbox-types.ts';
+import { appendText } from '../../state/io/file-writes.ts';
+import { type RalphPaths, ralphPaths } from '../../state/paths.ts';
+import type { RunSandbox } from '../context/run-context.ts';
+import type { RunLoopOptions } from '../context/run-options.ts';
+import { matchProtected, protectedGlobs } from '../gates/checks/protected-files.ts';
+import { repoEntries } from './repo-set.ts';
+import {
+  gateCommandWords,
+  gitControlFiles,
+  nodePrefix,
+  pathEntries,
+  protectedDirs,
+  runtimeUnderHome,
+} from './sandbox-input-paths.ts';
+import { runBackends } from './sandbox-readiness.ts';
+
+export interface SandboxGatherOptions {
+  workspace: string;
+  config: RalphConfig;
+  env: NodeJS.ProcessEnv;
+  /** The run's events file (RALPH_EVENTS_FILE): the agent appends to it through `ralph emit`. */
+  eventsFile: string;
+  configFiles?: readonly string[] | undefined;
+  /** The layout the run's pre-flight read (saves a git call); asked of git when undefined. */
+  layout?: WorkTreeLayout | undefined;
+  home?: string | undefined;
+  /** false: make nothing (`ralph run --dry-run` shows the policy and writes nothing). */
+  create?: boolean | undefined;
+}
+
+/** The files the agent writes under `.ralph/`, made now: a bind mount needs its path to exist. */
+function agentWritable(paths: RalphPaths, eventsFile: string, create: boolean): string[] {
+  if (!create) return [paths.agentDir, eventsFile, paths.questions];
+  mkdirSync(paths.agentDir, { recursive: true });
+  mkdirSync(paths.control, { recursive: true });
+  // `ralph ask` appends its question here; the loop trusts an answer only with its inbox command
+  // (the inbox stays read-only), so a line the agent forges answers nothing (human-wait.ts).
+  for (const file of [eventsFile, paths.questions]) if (!existsSync(file)) appendText(file, '');
+  return [paths.agentDir, eventsFile, paths.questions];
+}
+
+/** Every protected path that exists: the files the protect gate selects and the trees it names whole. */
+function protectedPaths(workspace: string, config: RalphConfig): string[] {
+  const globs = protectedGlobs(config, workspace);
+  const files = matchProtected(workspace, globs).map((rel) => join(workspace, rel));
+  return [...files, ...protectedDirs(workspace, globs).filter((d) => existsSync(d))];
+}
+
+/** The validate hook and the gate commands' own files that exist in the workspace. */
+function gateFiles(workspace: string, paths: RalphPaths, config: RalphConfig): string[] {
+  const words = gateCommandWords(config).map((w) => resolve(workspace, w));
+  return [paths.validateScript, ...words].filter((f) => isWithinOrEqual(f, workspace) && existsSync(f));
+}
+
+/** The package directory of an executable's real file (the nearest parent with a package.json). */
+function packageDirOf(command: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const found = findExecutable(command, env.PATH, cwd);
+  if (!found.found) return undefined;
+  let dir = dirname(realpathSync(found.path));
+  for (let up = 0; up < 6; up++, dir = dirname(dir)) if (existsSync(join(dir, 'package.json'))) return dir;
+  return dirname(realpathSync(found.path));
+}
+
+/** Each repository of `repos:`: its git control files stay read-only like the workspace's own. */
+function reposControlFiles(workspace: string, config: RalphConfig): string[] {
+  if (!config.repos) return [];
+  return repoEntries(workspace, config).flatMap((repo) => {
+    const dotGit = join(repo.root, '.git');
+    return existsSync(dotGit) && statSync(dotGit).isDirectory() ? gitControlFiles(dotGit) : [];
+  });
+}
+
+/**
+ * Gathers once per run what `sandbox: on` needs to know (git's directories, the config layers, the
+ * protected and gate files, the agent's own files) and returns the policy of each backend's agents.
+ */
+export async function gatherRunSandbox(o: SandboxGatherOptions): Promise<RunSandbox> {
+  const { workspace, config, env } = o;
+  const paths = ralphPaths(workspace);
+  const layout = o.layout ?? (config.repos ? undefined : await readWorkTreeLayout(workspace));
+  const home = o.home ?? homedir();
+  const base: Omit<SandboxPolicyInput, 'backendHome' | 'runtimeReadOnly'> = {
+    workspace,
+    gitDir: layout?.gitDir,
+    gitCommonDir: layout?.commonDir,
+    home,
+    // The workspace's own ralph.yml too: a parallel worker or a fleet job is given no layer list.
+    configFiles: [
+      ...new Set([...(o.configFiles ?? []), ...['ralph.yml', 'ralph.yaml'].map((f) => join(workspace, f))]),
+    ].filter((f) => existsSync(f)),
+    promptFiles: [config.event_loop.prompt_file, 'PROMPT.md']
+      .flatMap((f) => (f === undefined ? [] : [resolve(workspace, f)]))
+      .filter((f) => existsSync(f)),
+    protectedPaths: [...protectedPaths(workspace, config), ...reposControlFiles(workspace, config)],
+    gateFiles: gateFiles(workspace, paths, config),
+    agentWritable: agentWritable(paths, o.eventsFile, o.create ?? true),
+    settings: sandboxSettings(config),
+  };
+  const runtime = [nodePrefix(process.execPath), dirname(RALPH_BIN_DIR), ...pathEntries(env.PATH)];
+  const policies = new Map<string, SandboxPolicy>();
+  return {
+    policyFor(backend, command) {
+      const key = `${backend}\0${command}`;
+      let policy = policies.get(key);
+      if (!policy) {
+        const agentPackage = packageDirOf(command, env, workspace);
+        policy = sandboxPolicy({
+          ...base,
+          backendHome: definitionOf(backend).sandboxHome?.(env, home) ?? [],
+          runtimeReadOnly: runtimeUnderHome(home, [...runtime, ...(agentPackage ? [agentPackage] : [])]),
+        });
+        policies.set(key, policy);
+      }
+      return policy;
+    },
+  };
+}
+
+/** The run's sandbox when `sandbox: on` (undefined otherwise: `off`, or `native`, where the backend's flags do it). */
+export async function runSandboxOf(
+  options: RunLoopOptions,
+  env: NodeJS.ProcessEnv,
+  eventsFile: string,
+  layout: WorkTreeLayout | undefined,
+): Promise<RunSandbox | undefined> {
+  if (sandboxSettings(options.config).mode !== 'on') return undefined;
+  return gatherRunSandbox({
+    workspace: options.workspace,
+    config: options.config,
+    env,
+    eventsFile,
+    configFiles: options.configFiles,
+    layout,
+  });
+}
+
+/**
+ * The sandbox of a run as `ralph run --dry-run` shows it (writing nothing): its mode, and for `on`
+ * the policy of the loop's backend, rule by rule; for `native`, what each backend's own covers.
+ */
+export async function describeRunSandbox(o: {
+  workspace: string;
+  config: RalphConfig;
+  env: NodeJS.ProcessEnv;
+  command: string;
+  configFiles?: readonly string[] | undefined;
+}): Promise<string[]> {
+  const settings = sandboxSettings(o.config);
+  if (settings.mode === 'off')
+    return ['off: the agent runs as you (sandbox: on confines it; docs/guide/sandbox.md)'];
+  if (settings.mode === 'native')
+    return runBackends(o.config).map((name) => {
+      const native = definitionOf(name).nativeSandbox;
+      return native
+        ? `native (${name}): covers ${native.covers}; misses ${native.misses}`
+        : `native (${name}): none`;
+    });
+  const sandbox = await gatherRunSandbox({
+    ...o,
+    eventsFile: join(ralphPaths(o.workspace).dir, 'events-<run>.jsonl'),
+    create: false,
+  });
+  return ['on:', ...describePolicy(sandbox.policyFor(o.config.cli.backend, o.command)).map((l) => `  ${l}`)];
+}
