@@ -38,6 +38,6 @@ export const sandboxSchema = z
   ])
   .meta({
     description:
-      'The sandbox every agent runs in (docs/guide/sandbox.md): `off`, `on` or `native`, or `{mode, allow_read, allow_write, network}`.',
+      'The sandbox every agent runs in (docs/guide/sandbox.md): `off`, `on` or `native`, or `{mode, allow_read, allow_write, network}`. `ralph run --sandbox MODE` / `--no-sandbox` override it for one run.',
     examples: ['on', { mode: 'on', allow_read: ['~/.cargo'], network: 'on' }],
   });
