@@ -11,18 +11,34 @@ interface Node {
   options: { flags: string[]; description: string; takesValue: boolean }[];
 }
 
-/** The completable commands, read from the CLI's own command tree so completion never drifts. */
+/** The completable commands, read from the CLI's own command tree so completion never drifts (hidden ones left out). */
 function nodes(root: CommandUnknownOpts): Node[] {
-  return commandTree(root).map(({ path, command }) => ({
-    path: path.join(' '),
-    description: command.description(),
-    subcommands: command.commands.map((c) => c.name()),
-    options: command.options.map((o) => ({
-      flags: optionFlags(o),
-      description: o.description,
-      takesValue: o.required || o.optional,
-    })),
-  }));
+  const help = root.createHelp();
+  const hidden = (path: string[]) =>
+    path.some((_, i) => {
+      const parent =
+        i === 0
+          ? root
+          : commandTree(root).find((e) => e.path.join(' ') === path.slice(0, i).join(' '))?.command;
+      return parent !== undefined && !help.visibleCommands(parent).some((c) => c.name() === path[i]);
+    });
+  return commandTree(root)
+    .filter(({ path }) => !hidden(path))
+    .map(({ path, command }) => ({
+      path: path.join(' '),
+      description: command.description(),
+      subcommands: help
+        .visibleCommands(command)
+        .map((c) => c.name())
+        .filter((name) => name !== 'help'),
+      options: command.options
+        .filter((o) => !o.hidden)
+        .map((o) => ({
+          flags: optionFlags(o),
+          description: o.description,
+          takesValue: o.required || o.optional,
+        })),
+    }));
 }
 
 function bash(tree: Node[]): string {
@@ -53,10 +69,55 @@ complete -o default -F _ralph ralph
 `;
 }
 
+/** A zsh word list entry: `name:description` (a colon in the name escaped), single-quoted. */
+function zshItem(name: string, description: string): string {
+  const item = `${name.replace(/:/g, '\\:')}:${description}`;
+  return `'${item.replace(/'/g, "'\\''")}'`;
+}
+
+/** Native zsh completion: each command and flag with its description (`_describe`), files elsewhere. */
 function zsh(tree: Node[]): string {
-  return `# ralph completion for zsh: eval "$(ralph completion zsh)" in ~/.zshrc
-autoload -U +X bashcompinit && bashcompinit
-${bash(tree).split('\n').slice(1).join('\n')}`;
+  const paths = tree.map((n) => n.path).filter(Boolean);
+  const cases = tree
+    .map((n) => {
+      const subs = n.subcommands.map((name) => {
+        const sub = tree.find((t) => t.path === (n.path ? `${n.path} ${name}` : name));
+        return zshItem(name, sub?.description ?? '');
+      });
+      const opts = [
+        ...n.options.flatMap((o) => o.flags.map((f) => zshItem(f, o.description))),
+        zshItem('--help', 'display help for command'),
+      ];
+      return `    ('${n.path}') subs=(${subs.join(' ')}); opts=(${opts.join(' ')}) ;;`;
+    })
+    .join('\n');
+  return `#compdef ralph
+# ralph completion for zsh: eval "$(ralph completion zsh)" in ~/.zshrc
+(( $+functions[compdef] )) || { autoload -U compinit && compinit; }
+_ralph() {
+  local p="" next w i
+  local -a subs opts
+  for ((i = 2; i < CURRENT; i++)); do
+    w=\${words[i]}
+    [[ $w == -* ]] && continue
+    next="\${p:+$p }$w"
+    case "$next" in
+      (${paths.map((x) => `'${x}'`).join('|')}) p=$next ;;
+    esac
+  done
+  case "$p" in
+${cases}
+  esac
+  if [[ \${words[CURRENT]} == -* ]]; then
+    _describe -t options 'option' opts
+  elif (( \${#subs} )); then
+    _describe -t commands 'command' subs
+  else
+    _files
+  fi
+}
+compdef _ralph ralph
+`;
 }
 
 function fish(tree: Node[]): string {
