@@ -41,7 +41,8 @@ async function filesLoaded(
   const r = await startProcess(process.execPath, [...moduleList(dir), RALPH, ...args], dir, env).done;
   expect(r.stderr).toBe(expected.stderr ?? '');
   expect(r.code).toBe(expected.code);
-  const files = readFileSync(join(dir, 'loaded.txt'), 'utf8').trim().split('\n');
+  // Once each: with --import, Node loads a CommonJS main (bin/ralph) through its ES loader too.
+  const files = [...new Set(readFileSync(join(dir, 'loaded.txt'), 'utf8').trim().split('\n'))];
   return files.filter((url) => url.startsWith(pathToFileURL(ROOT).href));
 }
 
@@ -103,7 +104,7 @@ describe('ralph run start-up', () => {
     ).done;
     expect(r.stderr).toBe('');
     expect(r.code).toBe(2); // max_iterations: the agent ran
-    const loaded = readFileSync(list, 'utf8').trim().split('\n');
+    const loaded = [...new Set(readFileSync(list, 'utf8').trim().split('\n'))];
     const ours = loaded.filter((url) => url.startsWith(pathToFileURL(ROOT).href));
     expect(ours.filter((url) => url.includes('/node_modules/'))).toEqual([]);
     expect(ours.filter((url) => url.includes('/dist/')).length).toBeGreaterThan(0);
