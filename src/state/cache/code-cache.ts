@@ -12,8 +12,13 @@ import { makeOwnerOnlyDir, readOwnerOnly, userCacheDir } from './user-cache.ts';
 const MAGIC = 'ralph-code-cache 1';
 const HEADER_BYTES = MAGIC.length + 1 + 64 + 1 + 64 + 1;
 
-const { hash } = process.getBuiltinModule('node:crypto');
-const sha256 = (data: string | Buffer) => hash('sha256', data, 'hex');
+// node:crypto loads at the first hash, not with this module: `ralph emit` (inside agent tool calls)
+// compiles nothing through the cache and should not pay for it.
+let hash: typeof import('node:crypto').hash | undefined;
+const sha256 = (data: string | Buffer) => {
+  hash ??= process.getBuiltinModule('node:crypto').hash;
+  return hash('sha256', data, 'hex');
+};
 
 /**
  * The key of one bundle file's cache: its source, and the Node build and flags it runs under (V8
