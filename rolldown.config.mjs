@@ -69,9 +69,13 @@ export default defineConfig({
     // Beside the tsc output, one level under the package root: paths-package.ts finds bin/,
     // presets/ and package.json relative to the module it ends up in.
     dir: 'dist',
-    format: 'esm',
-    entryFileNames: '[name].js',
-    chunkFileNames: 'ralph-cli-[name]-[hash].js',
+    // CommonJS, so that bin/ralph's loader can compile each file with V8's code cache
+    // (src/state/cache/code-cache.ts): Node 20 has none for ES modules. `.cjs` in this "type": "module"
+    // package; ink (an ES module with top-level await) and the other externals the lazy commands
+    // use are loaded with import() or are CommonJS themselves.
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: 'ralph-cli-[name]-[hash].cjs',
     // Stack traces name the bundle's lines; the map leads from them to the tsc output beside it.
     sourcemap: true,
     sourcemapExcludeSources: true,
@@ -92,7 +96,7 @@ export default defineConfig({
         // neither the chunks below nor the built-in modules they import (crypto, child_process…).
         {
           name: 'base',
-          test: /^(?!.*[\\/]node_modules[\\/]).*[\\/]dist[\\/](?:errors|paths-package|process[\\/]platform|cli[\\/](?:io|agent-tools[\\/]emit-command)|state[\\/](?:paths|events-log|io[\\/](?:append-line|jsonl|atomic-write|write-faults)|tasks[\\/]task|memories[\\/]memory)|config[\\/]schema[\\/]backend-names)\.js$/,
+          test: /^(?!.*[\\/]node_modules[\\/]).*[\\/]dist[\\/](?:errors|paths-package|process[\\/]platform|cli[\\/](?:io|agent-tools[\\/]emit-command)|state[\\/](?:paths|events-log|cache[\\/](?:code-cache|user-cache)|io[\\/](?:append-line|jsonl|atomic-write|write-faults)|tasks[\\/]task|memories[\\/]memory)|config[\\/]schema[\\/]backend-names)\.js$/,
           priority: 3,
         },
         // The CLI's helpers every command definition uses, and commander with them.

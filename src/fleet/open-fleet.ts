@@ -48,10 +48,15 @@ export class FleetDepsMissingError extends RalphError {
   }
 }
 
-/** Whether `error` is Node's "Cannot find package 'x'" (not a missing file of Ralph's own). */
-function isMissingPackage(error: unknown): boolean {
+/**
+ * Whether `error` is Node's "cannot find package x" (not a missing file of Ralph's own): an ES
+ * module's import says "Cannot find package 'x'", require() in the CommonJS CLI bundle "Cannot
+ * find module 'x'" with a bare name.
+ */
+export function isMissingPackage(error: unknown): boolean {
   const e = error as NodeJS.ErrnoException | undefined;
-  return e?.code === 'ERR_MODULE_NOT_FOUND' && /Cannot find package '/.test(e.message);
+  if (e?.code === 'ERR_MODULE_NOT_FOUND') return /Cannot find package '/.test(e.message);
+  return e?.code === 'MODULE_NOT_FOUND' && /^Cannot find module '[^./]/.test(e.message);
 }
 
 /**

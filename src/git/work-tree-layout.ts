@@ -36,7 +36,7 @@ export async function readWorkTreeLayout(root: string): Promise<WorkTreeLayout |
  * only so (the variables that point it elsewhere are removed for every git call), so outside one
  * no git process is started, each a fork of Ralph's whole process. True means git must tell.
  */
-function mayBeInRepository(root: string): boolean {
+export function mayBeInRepository(root: string): boolean {
   for (let dir = resolve(root); ; dir = dirname(dir)) {
     if (existsSync(join(dir, '.git'))) return true;
     if (existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects'))) return true;

@@ -1,4 +1,3 @@
-import { Box, Text, useInput } from 'ink';
 import { createElement as h, type ReactElement, useState } from 'react';
 import {
   MIN_COLUMN,
@@ -9,7 +8,7 @@ import {
   slotRow,
 } from './parallel-layout.ts';
 import type { ParallelModel } from './parallel-model.ts';
-import { type FrameProps, useFrames } from './screen.ts';
+import { type FrameProps, ink, useFrames } from './screen.ts';
 import { clip } from './text-fit.ts';
 import type { TuiLimits } from './tui-layout.ts';
 
@@ -22,6 +21,7 @@ export interface ParallelAppProps extends FrameProps {
 
 /** A titled pane of plain lines, cut to its box. */
 function pane(title: string, lines: string[], width: number, height: number): ReactElement {
+  const { Box, Text } = ink();
   return h(
     Box,
     { flexDirection: 'column', width, height: height + 1 },
@@ -32,6 +32,7 @@ function pane(title: string, lines: string[], width: number, height: number): Re
 
 /** The parallel run's terminal UI: header, the workers side by side, the merge queue, events. */
 export function ParallelApp(props: ParallelAppProps): ReactElement {
+  const { Box, Text, useInput } = ink();
   const { model: m, limits } = props;
   const size = useFrames(props);
   const [flash, setFlash] = useState('');

@@ -1,5 +1,16 @@
-import { useStdout } from 'ink';
+import type * as Ink from 'ink';
 import { createElement, type FunctionComponent, useEffect, useState } from 'react';
+
+// ink is an ES module with top-level await (its layout engine's WebAssembly), which CommonJS — the
+// bundle bin/ralph runs, for V8's code cache — cannot require: openScreen imports it once, before
+// any view renders, and the views take it from here.
+let loadedInk: typeof Ink | undefined;
+
+/** ink's exports, for the views openScreen renders. */
+export function ink(): typeof Ink {
+  if (loadedInk === undefined) throw new Error('a TUI view rendered before openScreen loaded ink');
+  return loadedInk;
+}
 
 const ALT_SCREEN_ON = '\u001b[?1049h\u001b[?25l';
 const ALT_SCREEN_OFF = '\u001b[?25h\u001b[?1049l';
@@ -17,7 +28,7 @@ export interface FrameProps {
  * clocks); follows terminal resizes. Returns the terminal's size.
  */
 export function useFrames(props: FrameProps): { cols: number; rows: number } {
-  const { stdout } = useStdout();
+  const { stdout } = ink().useStdout();
   const [, setFrame] = useState(0);
   const [size, setSize] = useState({ cols: stdout.columns || 80, rows: stdout.rows || 24 });
   useEffect(() => {
@@ -51,7 +62,8 @@ export async function openScreen<P extends FrameProps>(
   props: Omit<P, keyof FrameProps>,
   o: { stdout: NodeJS.WriteStream; stdin: NodeJS.ReadStream; fps?: number | undefined },
 ): Promise<{ bump: () => void; stop: () => void }> {
-  const { render } = await import('ink');
+  loadedInk ??= await import('ink');
+  const { render } = loadedInk;
   let version = 0;
   const fps = o.fps ?? 10;
   o.stdout.write(ALT_SCREEN_ON);

@@ -1,7 +1,6 @@
-import { Box, Text, useInput } from 'ink';
 import { createElement as h, useState } from 'react';
 import { formatSpan } from '../state/io/time-format.ts';
-import { type FrameProps, useFrames } from './screen.ts';
+import { type FrameProps, ink, useFrames } from './screen.ts';
 import { clip, wrapLines } from './text-fit.ts';
 import { headerLines, iterationRow, outputRows, type TuiLimits } from './tui-layout.ts';
 import type { TuiModel } from './tui-model.ts';
@@ -39,6 +38,7 @@ const HELP = [
 
 /** The terminal UI: header, output, events, iterations, and a key line (or the line being typed). */
 export function TuiApp(props: TuiAppProps) {
+  const { Box, Text, useInput } = ink();
   const { model: m, limits, actions } = props;
   const size = useFrames(props);
   const [input, setInput] = useState<Input>(null);

@@ -120,6 +120,10 @@ export const CLI_ALLOWED_INTERNALS: readonly AllowEntry[] = [
     'the fault layer’s in-place write: `ralph init` writes ralph.yml as the preset gives it',
   ],
   [
+    'state/cache/code-cache.ts',
+    'the `ralph` executable’s own start: V8’s code cache for the CLI bundle, which no embedder loads',
+  ],
+  [
     'state/loop-state.ts',
     'state.json’s reader, being split into owned parts (issue 33 item 2); readStatus is the public read',
   ],

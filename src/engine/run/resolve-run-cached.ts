@@ -7,7 +7,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { secretPaths } from '../../observe/config-secrets.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { packageVersion } from '../../paths-package.ts';
-import { configCacheFile, readConfigCache, writeConfigCache } from '../../state/config-cache.ts';
+import { configCacheFile, readConfigCache, writeConfigCache } from '../../state/cache/config-cache.ts';
 import { statKey } from '../../state/io/stat-cache.ts';
 import {
   finishRun,
@@ -19,7 +19,7 @@ import {
 
 /**
  * `resolveRun` for `ralph run`'s start: the same run, the config from the user's config cache
- * (state/config-cache.ts: outside the workspace, owner-only) when nothing it was resolved from
+ * (state/cache/config-cache.ts: outside the workspace, owner-only) when nothing it was resolved from
  * changed (configCacheKey below). On a miss the YAML parser and the schema load (a separate chunk
  * of the bundle) and the result is saved for the next start. Not cached: a config leaving a
  * backend to `auto` (PATH decides it) and one holding a secret (the cache holds none).

@@ -1,8 +1,13 @@
 import { resolveBackend } from '../../backends/registry.ts';
 import type { ExitCodeValue } from '../../errors.ts';
 import { readGitHead } from '../../git/head.ts';
-import { readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
-import { type ConfigMark, configFiles, readConfigMark } from '../../git/workspace-guard/program-config.ts';
+import { mayBeInRepository, readWorkTreeLayout, type WorkTreeLayout } from '../../git/work-tree-layout.ts';
+import {
+  type ConfigMark,
+  configFiles,
+  configMarkOf,
+  readRepositoryConfig,
+} from '../../git/workspace-guard/program-config.ts';
 import type { ChecklistProgress, StopReason } from '../../observe/events.ts';
 import { type LoopState, readLoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
@@ -49,6 +54,11 @@ export async function preflightRun(
   // repository is checked instead of the workspace, which git leaves alone).
   const layoutAsked = config.repos ? undefined : readWorkTreeLayout(workspace);
   layoutAsked?.catch(() => undefined); // a failure surfaces where it is awaited
+  // The program-running config as the run starts (read by git, which runs nothing for it), asked
+  // beside rev-parse: `git config` needs no layout, only the files it watches do. Not outside git.
+  const ownConfigAsked =
+    layoutAsked && mayBeInRepository(workspace) ? readRepositoryConfig(workspace) : undefined;
+  ownConfigAsked?.catch(() => undefined);
   // A checklist's earlier run is resumed or restarted only when the caller says which.
   refuseUnaskedChecklistRestart(paths, config.completion.checklist, mode);
   // Fail on an unusable backend, or a repository Ralph must not touch, before touching any state.
@@ -78,9 +88,10 @@ export async function preflightRun(
     await refuseChangedGitConfig(workspace, earlierState(paths));
   }
   const multiRepo = await multiRepoPreflight(workspace, config, keepsUncommitted);
-  // The program-running config as the run starts (read by git, which runs nothing for it), beside
-  // the status: taken before any agent runs, saved in the run's first state.json.
-  const configAsked = layoutAsked?.then((l) => (l ? readConfigMark(workspace, configFiles(l)) : undefined));
+  // Its mark, beside the status: taken before any agent runs, saved in the run's first state.json.
+  const configAsked = layoutAsked?.then(async (l) =>
+    l && ownConfigAsked ? configMarkOf(await ownConfigAsked, configFiles(l)) : undefined,
+  );
   configAsked?.catch(() => undefined);
   const [, layout, gitConfig] = multiRepo
     ? []

@@ -158,7 +158,11 @@ export function sameBytes(mark: ConfigMark): boolean {
 
 /** The mark of the repository's config now (one `git config --list`), watching `also` too. */
 export async function readConfigMark(root: string, also: readonly string[]): Promise<ConfigMark> {
-  const config = await readRepositoryConfig(root);
+  return configMarkOf(await readRepositoryConfig(root), also);
+}
+
+/** The mark of `config` as read, its files and `also` hashed now. */
+export function configMarkOf(config: RepositoryConfig, also: readonly string[]): ConfigMark {
   return { settings: config.settings, files: fileHashes([...new Set([...also, ...config.files])]) };
 }
 

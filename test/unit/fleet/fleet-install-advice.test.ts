@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fleetInstallAdvice, installKind } from '../../../src/fleet/open-fleet.ts';
+import { fleetInstallAdvice, installKind, isMissingPackage } from '../../../src/fleet/open-fleet.ts';
 
 const RANGES = { bullmq: '^6.7.0', ioredis: '^6.0.0' };
 const WHAT = 'ralph fleet needs bullmq and ioredis, optional packages that are not installed';
@@ -38,5 +38,29 @@ describe('fleetInstallAdvice', () => {
     const advice = fleetInstallAdvice('global', '/g/node_modules/ralph-harness', {});
     expect(advice).toBe(`${WHAT}: run \`npm install -g bullmq ioredis\``);
     expect(advice).not.toContain('\n');
+  });
+});
+
+describe('isMissingPackage', () => {
+  const error = (code: string, message: string) => Object.assign(new Error(message), { code });
+  it('is a package that cannot be found, from an import or from require() (the CLI bundle is CommonJS)', () => {
+    expect(
+      isMissingPackage(error('ERR_MODULE_NOT_FOUND', "Cannot find package 'bullmq' imported from /x.js")),
+    ).toBe(true);
+    expect(
+      isMissingPackage(error('MODULE_NOT_FOUND', "Cannot find module 'msgpackr'\nRequire stack:\n- /x.cjs")),
+    ).toBe(true);
+  });
+  it('is not a missing file of Ralph’s own, nor another error', () => {
+    expect(
+      isMissingPackage(
+        error('ERR_MODULE_NOT_FOUND', "Cannot find module '/r/dist/x.js' imported from /y.js"),
+      ),
+    ).toBe(false);
+    expect(isMissingPackage(error('MODULE_NOT_FOUND', "Cannot find module './ralph-cli-x.cjs'"))).toBe(false);
+    expect(isMissingPackage(error('MODULE_NOT_FOUND', "Cannot find module '/r/dist/ralph-cli-x.cjs'"))).toBe(
+      false,
+    );
+    expect(isMissingPackage(new Error('boom'))).toBe(false);
   });
 });

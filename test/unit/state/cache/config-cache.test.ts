@@ -15,24 +15,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { initPreset } from '../../../src/config/preset-init.ts';
-import { PRESETS } from '../../../src/config/presets.ts';
-import { configCacheKey, resolveRunCached } from '../../../src/engine/run/resolve-run-cached.ts';
+import { initPreset } from '../../../../src/config/preset-init.ts';
+import { PRESETS } from '../../../../src/config/presets.ts';
+import { configCacheKey, resolveRunCached } from '../../../../src/engine/run/resolve-run-cached.ts';
 import {
   type ResolvedRun,
   type ResolveRunOptions,
   runConfigInputs,
-} from '../../../src/engine/run/run-inputs.ts';
-import { parseSetOverride, resolveRun } from '../../../src/index.ts';
+} from '../../../../src/engine/run/run-inputs.ts';
+import { parseSetOverride, resolveRun } from '../../../../src/index.ts';
 import {
   configCacheDir,
   configCacheFile,
   encodeEntry,
   readConfigCache,
-} from '../../../src/state/config-cache.ts';
-import { removeWhenDone } from '../../helpers/workspace.ts';
+} from '../../../../src/state/cache/config-cache.ts';
+import { removeWhenDone } from '../../../helpers/workspace.ts';
 
-const seedDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures/seed-000');
+const seedDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/seed-000');
 /** The user's cache directory of these tests (the cache lives outside the workspace). */
 const cacheHome = removeWhenDone(mkdtempSync(join(tmpdir(), 'ralph-config-cache-home-')));
 const env = { PATH: '/usr/bin:/bin', HOME: '/nonexistent', XDG_CACHE_HOME: cacheHome };

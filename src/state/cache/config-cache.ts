@@ -1,17 +1,8 @@
 import { hash } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-} from 'node:fs';
-import { homedir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { replaceFileSync } from './io/atomic-write.ts';
+import { replaceFileSync } from '../io/atomic-write.ts';
+import { makeOwnerOnlyDir, readOwnerOnly, userCacheDir } from './user-cache.ts';
 
 // The store of `ralph run`'s config cache (the key and what is cached: engine/run/resolve-run-cached.ts).
 // It lives in the user's cache directory, never in the workspace the agent edits, owner-only.
@@ -22,8 +13,7 @@ const { isDeepStrictEqual } = process.getBuiltinModule('node:util');
 
 /** `$XDG_CACHE_HOME/ralph/config` (default `~/.cache/ralph/config`): one file per workspace. */
 export function configCacheDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CACHE_HOME?.trim() || join(env.HOME?.trim() || homedir(), '.cache');
-  return join(base, 'ralph', 'config');
+  return userCacheDir(env, 'config');
 }
 
 const sha256 = (text: string) => hash('sha256', text, 'hex');
@@ -66,28 +56,12 @@ export function encodeEntry(key: string, value: unknown): string | undefined {
 }
 
 /**
- * The file's text if it is a regular file of this user that no one else can read or write (a
- * file another user planted or could change is no cache), else undefined.
- */
-function ownerOnlyText(file: string): string | undefined {
-  const fd = openSync(file, 'r');
-  try {
-    const st = fstatSync(fd);
-    const uid = process.getuid?.();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) return undefined;
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
  * The cached value for `key`, or undefined when there is none or it is not exactly what Ralph
  * wrote for that key (another key's, truncated, edited, `{}`, not JSON, not a map, not owner-only).
  */
 export function readConfigCache(file: string, key: string): Record<string, unknown> | undefined {
   try {
-    const text = ownerOnlyText(file);
+    const text = readOwnerOnly(file)?.toString('utf8');
     const newline = text?.indexOf('\n') ?? -1;
     if (text === undefined || newline < 0 || !text.endsWith('\n')) return undefined;
     const header = JSON.parse(text.slice(0, newline)) as { key?: unknown; digest?: unknown } | null;
@@ -117,8 +91,7 @@ export function writeConfigCache(
     const text = encodeEntry(key, value);
     if (text === undefined) return false;
     const dir = configCacheDir(env);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
+    makeOwnerOnlyDir(dir);
     const file = configCacheFile(env, workspace, key);
     replaceFileSync(file, text, false, 0o600);
     const prefix = workspacePrefix(workspace);
