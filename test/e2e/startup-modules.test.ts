@@ -134,7 +134,7 @@ describe('ralph run start-up', () => {
   });
 
   it('ralph tell, run inside agent tool calls, loads no zod (the config schema stays unloaded)', async () => {
-    const dir = makeWorkspace({});
+    const dir = makeWorkspace({ 'ralph.yml': 'event_loop:\n  prompt: go\n' }); // tell needs a Ralph project
     const tell = await filesLoaded(dir, ['tell', 'keep the tests green'], { code: 0 });
     expect(readFileSync(join(dir, '.ralph', 'control', 'inbox.jsonl'), 'utf8')).toContain(
       'keep the tests green',
