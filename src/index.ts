@@ -143,7 +143,13 @@ export { applyRescue, listRescues, RESCUE_PREFIX, type RescueEntry, showRescue }
 export { cleanWorktrees, DEFAULT_WORKTREE, listWorktrees, repoRoot } from './parallel/worktrees.ts';
 export { ask } from './human/ask.ts';
 export { damagedQuestionLines, openQuestions } from './human/control-files.ts';
-export { DEFAULT_PLAN_PROMPT, type RalphPaths, ralphPaths, RUNTIME_PATHS } from './state/paths.ts';
+export {
+  DEFAULT_PLAN_PROMPT,
+  projectRootOf,
+  type RalphPaths,
+  ralphPaths,
+  RUNTIME_PATHS,
+} from './state/paths.ts';
 export { humanStatus } from './human/status-lines.ts';
 export {
   coordinatorPid,

@@ -1,6 +1,8 @@
+import { isAbsolute, resolve } from 'node:path';
 import { Command, CommanderError } from '@commander-js/extra-typings';
 import { ConfigError, ExitCode, fileSystemError, RalphError } from '../errors.ts';
 import { packageVersion } from '../paths-package.ts';
+import { projectRootOf } from '../state/paths.ts';
 import { registerAgentToolCommands } from './agent-tools/commands.ts';
 import { emitCommand } from './agent-tools/emit-command.ts';
 import { subcommand } from './command-tree.ts';
@@ -105,6 +107,40 @@ export function cliProgram(): Command {
   return buildProgram(DEFINITIONS_ONLY, () => {}, []);
 }
 
+/** Commands that do not act on a project's workspace: they never look for one above the current directory. */
+const NO_PROJECT = new Set([
+  'init',
+  'new',
+  'demo',
+  'completion',
+  'dashboard',
+  'runs',
+  'fleet',
+  'help',
+  'parallel-worker',
+]);
+
+/**
+ * Run from a subdirectory of a project (no ralph.yml or .ralph/ here, one above, up to the
+ * repository's top), a command acts on that project, as git and npm do: the workspace is the
+ * project's directory, a relative `-P` file stays the one the user meant, and stderr says so once.
+ * Not for `-c` (the user named the config) nor inside an agent (RALPH_WORKSPACE_ROOT says where).
+ */
+function inProject(argv: string[], io: CliIO): { argv: string[]; io: CliIO } {
+  const [word = ''] = argv;
+  const own = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+  if (NO_PROJECT.has(word) || word.startsWith('-') || io.env.RALPH_WORKSPACE_ROOT) return { argv, io };
+  if (own.some((a) => a === '-c' || a === '--config' || a.startsWith('--config='))) return { argv, io };
+  const root = projectRootOf(io.cwd);
+  if (root === undefined || root === resolve(io.cwd)) return { argv, io };
+  io.err(`ralph: in the project at ${root} (found above ${io.cwd})\n`);
+  const file = (i: number) => own[i - 1] === '-P' || own[i - 1] === '--prompt-file';
+  return {
+    argv: argv.map((a, i) => (i < own.length && file(i) && !isAbsolute(a) ? resolve(io.cwd, a) : a)),
+    io: { ...io, cwd: root },
+  };
+}
+
 /** Runs the CLI in-process and returns the exit code; only `bin/ralph` exits the process. */
 export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
   // Fast path: `ralph emit` runs inside agent tool calls, possibly many times per iteration.
@@ -117,7 +153,9 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
     }
   }
   let code: number = ExitCode.ok;
-  const argv = normalizeArgv(args);
+  const found = inProject(normalizeArgv(args), io);
+  const argv = found.argv;
+  io = found.io;
   const program = buildProgram(
     io,
     (c) => {

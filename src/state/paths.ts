@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 /** The `.ralph/` layout of a workspace (DESIGN.md §1 "Files"). */
 /** Ralph's directory in a workspace; every path under it comes from `ralphPaths`. */
@@ -106,3 +107,18 @@ export const RUNTIME_PATHS = [
   // Where the config cache was before it moved to the user's cache directory: a leftover stays ignored.
   '.ralph/cache/',
 ] as const;
+
+/**
+ * The Ralph project `dir` belongs to, as git finds its repository: `dir` itself when it has a
+ * `ralph.yml` or a `.ralph/`, else the nearest parent that has one, looking no higher than the
+ * repository's top (the first directory with a `.git`); undefined when there is none.
+ */
+export function projectRootOf(
+  dir: string,
+  exists: (path: string) => boolean = existsSync,
+): string | undefined {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (exists(join(at, 'ralph.yml')) || exists(join(at, RALPH_DIR))) return at;
+    if (exists(join(at, '.git')) || dirname(at) === at) return undefined;
+  }
+}

@@ -89,6 +89,7 @@ const RUNTIME_EXPORTS = {
     'parseSince',
     'PRESETS',
     'ralphPaths',
+    'projectRootOf',
     'readHistory',
     'readRecords',
     'readyTasks',
