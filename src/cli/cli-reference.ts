@@ -15,8 +15,8 @@ and run \`npm run docs\`; a test fails while the page and the definitions disagr
 \`ralph\` alone is \`ralph run\`; \`ralph 20 …\` (and \`ralph run 20 …\`) is
 \`ralph run --max-iterations 20 …\`; options given without a command (\`ralph -q -P TASK.md\`) go to \`ralph run\`, but \`ralph -v\` alone prints the version, as \`-V\` and \`--version\` do.
 
-Run from a subdirectory of a project (no \`ralph.yml\` or \`.ralph/\` there, one in a parent directory, no higher
-than the repository's top), a command acts on that project, as git does, and says so on stderr; a relative
+Run from a subdirectory of a project (no \`ralph.yml\` or \`.ralph/\` there, one in a parent directory of the same git
+repository, no higher than its top), a command acts on that project, as git does, and says so on stderr; a relative
 \`-P\` file stays relative to where you are. \`init\`, \`new\`, \`demo\`, \`completion\`, \`dashboard\`, \`runs\`,
 \`fleet\` and any command given \`-c\` do not look upward.
 

@@ -110,15 +110,21 @@ export const RUNTIME_PATHS = [
 
 /**
  * The Ralph project `dir` belongs to, as git finds its repository: `dir` itself when it has a
- * `ralph.yml` or a `.ralph/`, else the nearest parent that has one, looking no higher than the
- * repository's top (the first directory with a `.git`); undefined when there is none.
+ * `ralph.yml` or a `.ralph/`, else the nearest parent that has one inside the same git repository
+ * (looking no higher than its top, the first directory with a `.git`); undefined when there is
+ * none. Outside a repository nothing above `dir` counts (a stray `~/.ralph` claims nothing).
  */
 export function projectRootOf(
   dir: string,
   exists: (path: string) => boolean = existsSync,
 ): string | undefined {
-  for (let at = resolve(dir); ; at = dirname(at)) {
-    if (exists(join(at, 'ralph.yml')) || exists(join(at, RALPH_DIR))) return at;
-    if (exists(join(at, '.git')) || dirname(at) === at) return undefined;
+  const isProject = (at: string) => exists(join(at, 'ralph.yml')) || exists(join(at, RALPH_DIR));
+  const start = resolve(dir);
+  if (isProject(start)) return start;
+  let nearest: string | undefined;
+  for (let at = start; ; at = dirname(at)) {
+    nearest ??= isProject(at) ? at : undefined;
+    if (exists(join(at, '.git'))) return nearest;
+    if (dirname(at) === at) return undefined;
   }
 }

@@ -23,5 +23,8 @@ describe('projectRootOf', () => {
       projectRootOf('/home/me/repo/src', fs('/home/me/ralph.yml', '/home/me/repo/.git')),
     ).toBeUndefined();
     expect(projectRootOf('/a/b', fs())).toBeUndefined();
+    // Outside any repository a project above does not count (a stray ~/.ralph claims nothing).
+    expect(projectRootOf('/home/me/notes', fs('/home/me/.ralph'))).toBeUndefined();
+    expect(projectRootOf('/home/me', fs('/home/me/.ralph'))).toBe('/home/me');
   });
 });
