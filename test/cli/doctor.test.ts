@@ -144,6 +144,18 @@ describe('ralph doctor: backends', () => {
     const json = await runCliInMemory(['doctor', '--json'], { cwd: dir, env: env });
     expect(json.stdout).not.toContain(SECRET);
     const report = JSON.parse(json.stdout);
+    // One naming for scripts: every key snake_case (issue 36: `authDetail` sat beside `auto_pick`).
+    const keys: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v !== null && typeof v === 'object')
+        for (const [k, inner] of Object.entries(v)) {
+          keys.push(k);
+          walk(inner);
+        }
+    };
+    walk(report);
+    expect(keys.filter((k) => /[A-Z]/.test(k))).toEqual([]);
     expect(report.auto_backend).toBe('claude');
     expect(report.running_as_root).toBe(isRoot);
     expect(report.notes).toHaveLength(isRoot ? 1 : 0);
@@ -166,7 +178,7 @@ describe('ralph doctor: backends', () => {
       path: join(env.PATH!, 'codex'),
       version: 'codex-cli 0.169.0',
       auth: 'configured',
-      authDetail: '~/.codex/auth.json',
+      auth_detail: '~/.codex/auth.json',
       implemented: true,
       configured: true,
       auto_pick: false,

@@ -201,7 +201,7 @@ function backendsTable(report: DoctorReport, mark: Marks): string[] {
     ].filter(Boolean);
     lines.push(
       `  ${b.installed ? mark.ok : mark.fatal} ${b.name.padEnd(nameWidth)}  ${version(b).padEnd(versionWidth)}  ` +
-        `auth ${`${b.auth}:`.padEnd(11)} ${b.authDetail}${tags.length > 0 ? `  ${tags.join('  ')}` : ''}`,
+        `auth ${`${b.auth}:`.padEnd(11)} ${b.auth_detail}${tags.length > 0 ? `  ${tags.join('  ')}` : ''}`,
     );
   }
   return lines;

@@ -19,7 +19,7 @@ export interface BackendInspection {
   version?: string | undefined;
   auth: AuthState;
   /** Which variable or file holds the credentials (names and paths only), or what to do. */
-  authDetail: string;
+  auth_detail: string;
   /** False while `resolveBackend` has no adapter for it. */
   implemented: boolean;
   install: string;
@@ -46,16 +46,16 @@ function fileHolds(file: CredentialFile): boolean {
 export function checkAuth(
   backend: AgentCliDefinition,
   env: NodeJS.ProcessEnv,
-): { auth: AuthState; authDetail: string } {
+): { auth: AuthState; auth_detail: string } {
   const home = env.HOME || homedir();
   const { auth } = backend;
   const set = auth.env.filter((name) => (env[name] ?? '') !== '');
-  if (set.length > 0) return { auth: 'configured', authDetail: `${set.join(', ')} set` };
+  if (set.length > 0) return { auth: 'configured', auth_detail: `${set.join(', ')} set` };
   const file = auth.files(env, home).find(fileHolds);
-  if (file) return { auth: 'configured', authDetail: tilde(file.path, home) };
+  if (file) return { auth: 'configured', auth_detail: tilde(file.path, home) };
   const hidden = auth.hidden?.(env, home);
-  if (hidden) return { auth: 'unknown', authDetail: tilde(hidden, home) };
-  return { auth: 'missing', authDetail: auth.login };
+  if (hidden) return { auth: 'unknown', auth_detail: tilde(hidden, home) };
+  return { auth: 'missing', auth_detail: auth.login };
 }
 
 function firstLine(text: string): string | undefined {

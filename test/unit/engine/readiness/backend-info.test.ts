@@ -136,7 +136,7 @@ describe('inspectBackend auth (presence only, never the value)', () => {
     const { env, home } = cleanEnv({ [variable]: SECRET });
     const info = await inspectBackend(name, env, home);
     expect(info.auth).toBe('configured');
-    expect(info.authDetail).toBe(`${variable} set`);
+    expect(info.auth_detail).toBe(`${variable} set`);
     expect(JSON.stringify(info)).not.toContain(SECRET);
   });
 
@@ -165,7 +165,7 @@ describe('inspectBackend auth (presence only, never the value)', () => {
     write(home, path, content);
     const info = await inspectBackend(name, env, home);
     expect(info.auth).toBe('configured');
-    expect(info.authDetail).toBe(`~/${path}`);
+    expect(info.auth_detail).toBe(`~/${path}`);
     expect(JSON.stringify(info)).not.toContain(SECRET);
   });
 
@@ -189,7 +189,7 @@ describe('inspectBackend auth (presence only, never the value)', () => {
     for (const name of ['claude', 'codex', 'opencode', 'amp', 'gemini', 'copilot', 'cline'] as const) {
       const info = await inspectBackend(name, env, home);
       expect(info.auth, name).toBe('configured');
-      expect(info.authDetail.startsWith(elsewhere), name).toBe(true);
+      expect(info.auth_detail.startsWith(elsewhere), name).toBe(true);
     }
   });
 
@@ -206,16 +206,16 @@ describe('inspectBackend auth (presence only, never the value)', () => {
   it('says unknown where credentials may live out of sight, and missing with what to do otherwise', async () => {
     const { env, home } = cleanEnv();
     const missing = await inspectBackend('codex', env, home);
-    expect(missing).toMatchObject({ auth: 'missing', authDetail: 'run `codex login`, or set CODEX_API_KEY' });
+    expect(missing).toMatchObject({ auth: 'missing', auth_detail: 'run `codex login`, or set CODEX_API_KEY' });
     write(home, '.config/gh/hosts.yml', 'github.com:\n  user: me\n');
     expect(await inspectBackend('copilot', env, home)).toMatchObject({
       auth: 'unknown',
-      authDetail: 'Copilot falls back to the gh CLI login',
+      auth_detail: 'Copilot falls back to the gh CLI login',
     });
     write(home, '.qwen/settings.json', '{"security":{"auth":{"selectedType":"openai"}}}');
     expect(await inspectBackend('qwen', env, home)).toMatchObject({
       auth: 'unknown',
-      authDetail: '~/.qwen/settings.json may configure a provider key',
+      auth_detail: '~/.qwen/settings.json may configure a provider key',
     });
     expect((await inspectBackend('opencode', { ...env, OPENCODE_CONFIG_CONTENT: '{}' }, home)).auth).toBe(
       'unknown',
