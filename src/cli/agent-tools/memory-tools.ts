@@ -6,7 +6,7 @@ import { openMemoryStore } from '../../state/memories/memory-store.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { numberOption, WHOLE } from '../options.ts';
-import { formatOption, json } from './tool-options.ts';
+import { formatOption, json, jsonFormatOption } from './tool-options.ts';
 
 /** The renderers, loaded when a command prints a table. */
 const render = () => import('./tool-render.ts');
@@ -43,6 +43,7 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .option('--tags <tags>', 'comma-separated tags')
     .addOption(scopeOption())
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (content, opts) => {
       const s = await memoryStore();
       // Written redacted, as every text an agent hands Ralph (emit-command.ts says why).
@@ -63,6 +64,7 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .addOption(new Option('-t, --type <type>', 'only this kind').choices(MEMORY_TYPES))
     .addOption(scopeOption())
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (opts) => {
       const s = await memoryStore();
       const entries = s.searchMemories(s.readMemories(path(s, opts.scope)), '', { type: opts.type });
@@ -78,6 +80,7 @@ export function registerMemoryTools(tools: Command, io: CliIO, setCode: SetCode)
     .option('--tags <tags>', 'only memories with any of these comma-separated tags')
     .addOption(scopeOption())
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (query, opts) => {
       const s = await memoryStore();
       const entries = s.searchMemories(s.readMemories(path(s, opts.scope)), query, {

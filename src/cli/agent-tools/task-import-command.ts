@@ -1,7 +1,7 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
 import type { CliIO, SetCode } from '../io.ts';
-import { formatOption, json } from './tool-options.ts';
+import { formatOption, json, jsonFormatOption } from './tool-options.ts';
 
 /** The renderers, loaded when a command prints a table. */
 const render = () => import('./tool-render.ts');
@@ -28,6 +28,7 @@ export function registerTaskImport(task: Command, io: CliIO, setCode: SetCode): 
       'the ralph.yml to read git.remote and forge.host from (default: discovered)',
     )
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (opts) => {
       // Loaded by the action: the config schema and the forge client stay off every other command's start.
       const { resolveRunConfig } = await import('../../engine/run/resolve-run.ts');

@@ -6,7 +6,7 @@ import { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from
 import { openTaskStore } from '../../state/tasks/task-store.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { registerTaskImport } from './task-import-command.ts';
-import { type Format, formatOption, json, splitList } from './tool-options.ts';
+import { type Format, formatOption, json, jsonFormatOption, splitList } from './tool-options.ts';
 
 /** The renderers, loaded when a command prints a table. */
 const render = () => import('./tool-render.ts');
@@ -63,6 +63,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .option('--key <key>', 'idempotency key (see `ensure`)')
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (title, opts) => {
       const text = { title: redacted(title), description: redacted(opts.description) };
       const input = { ...opts, ...text, blocked_by: splitList(opts.blockedBy) };
@@ -82,6 +83,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .option('-p, --priority <n>', '1 (most urgent) … 5', '3')
     .option('--blocked-by <ids>', 'comma-separated ids of tasks that must be closed first')
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (first, second, opts) => {
       const { key, title } = ensureArguments(first, second, opts.key);
       const text = { title: redacted(title), description: redacted(opts.description) };
@@ -103,6 +105,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .description('list tasks in creation order')
     .addOption(new Option('--status <status>', 'only tasks in this status').choices(TASK_STATUSES))
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (opts) => {
       const { readTasks, unreadableTaskLines } = await taskStore();
       const all = readTasks(paths().tasks);
@@ -116,6 +119,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .command('ready')
     .description('open tasks whose blockers are all closed, most urgent first')
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (opts) => {
       const { readTasks, unreadableTaskLines } = await taskStore();
       io.out(
@@ -130,6 +134,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .description('show one task')
     .argument('<id>', TASK_ID)
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (id, opts) => {
       const { readTasks } = await taskStore();
       const path = paths().tasks;
@@ -153,6 +158,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
       .description(description)
       .argument('<id>', TASK_ID)
       .addOption(formatOption())
+      .addOption(jsonFormatOption())
       .action(async (id, opts) => {
         const changed = apply(await taskStore(), paths().tasks, id);
         done(changed, opts.format, `${changed.id} ${changed.status}`);
@@ -167,6 +173,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .argument('<id>', TASK_ID)
     .option('--reason <text>', 'why it failed')
     .addOption(formatOption())
+    .addOption(jsonFormatOption())
     .action(async (id, opts) => {
       const failed = (await taskStore()).failTask(paths().tasks, id, redacted(opts.reason));
       done(failed, opts.format, `${failed.id} failed`);

@@ -8,6 +8,9 @@ export const formatOption = () =>
   new Option('--format <format>', 'output format')
     .choices(['table', 'json'] as const)
     .default('table' as const);
+/** `--json`, the flag every other command takes: the same as `--format json`. */
+export const jsonFormatOption = () =>
+  new Option('--json', 'same as --format json').implies({ format: 'json' });
 export const splitList = (value: string | undefined) =>
   (value ?? '')
     .split(',')

@@ -17,6 +17,7 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     .addOption(presetOption())
     .option('--schema-only', 'check only the file itself, not this machine and workspace')
     .option('--strict', 'warnings about the file (ralph-orchestrator keys Ralph ignores) are errors')
+    .addOption(jsonOption('the verdict, every problem, note and warning as one JSON object'))
     .action(async (opts) =>
       setCode(await (await import('./config-command.ts')).configValidateCommand(opts, io)),
     );
@@ -74,7 +75,8 @@ function registerInitCommands(program: Command, io: CliIO, setCode: SetCode): vo
   program
     .command('presets')
     .description('list the workflow presets')
-    .action(async () => setCode((await import('./init-command.ts')).presetsCommand(io)));
+    .addOption(jsonOption('one JSON array of {name, description}'))
+    .action(async (opts) => setCode((await import('./init-command.ts')).presetsCommand(io, opts)));
 }
 
 /** `ralph hats validate|graph`. */

@@ -32,20 +32,46 @@ function load(flags: ConfigFlags, io: CliIO) {
 }
 
 /** `ralph config validate`: every problem as file:line:col (thrown as ConfigError), or a one-line OK. */
-export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Promise<number> {
-  const { loaded, config } = load(flags, io);
-  // --strict: the ignored ralph-orchestrator keys fail as invalid keys do (same exit code, same form).
-  if (flags.strict && loaded.warnings.length > 0) throw new ConfigError([...loaded.warnings]);
+export async function configValidateCommand(
+  flags: ConfigFlags & { json?: boolean | undefined },
+  io: CliIO,
+): Promise<number> {
+  let result: { loaded: ReturnType<typeof load>['loaded']; config: ReturnType<typeof load>['config'] };
+  try {
+    result = load(flags, io);
+    // --strict: the ignored ralph-orchestrator keys fail as invalid keys do (same exit code, same form).
+    if (flags.strict && result.loaded.warnings.length > 0) throw new ConfigError([...result.loaded.warnings]);
+  } catch (error) {
+    if (!flags.json || !(error instanceof ConfigError)) throw error;
+    io.out(`${JSON.stringify({ valid: false, errors: error.issues.map(issueJson) }, null, 2)}\n`);
+    return error.exitCode;
+  }
+  const { loaded, config } = result;
   const hats = Object.keys(config.hats).length;
+  // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
+  const problems = flags.schemaOnly
+    ? []
+    : (await preflight(io.cwd, config, io.env)).filter((r) => r.level !== 'ok');
+  const fatal = problems.some((r) => r.level === 'fatal');
+  if (flags.json) {
+    const report = {
+      valid: true,
+      file: loaded.file ?? null,
+      backend: loaded.config.cli.backend,
+      hats,
+      notes: loaded.notes.map(issueJson),
+      warnings: loaded.warnings.map(issueJson),
+      run_would_stop: fatal,
+      problems: problems.map((r) => ({ level: r.level, check: r.check, message: r.message })),
+    };
+    io.out(`${JSON.stringify(report, null, 2)}\n`);
+    return fatal ? ExitCode.failure : ExitCode.ok;
+  }
   io.out(
     `${loaded.file ?? '(no ralph.yml; defaults)'}: valid (backend ${loaded.config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
   );
   for (const line of issueLines(loaded.notes)) io.out(`  · ${line}\n`);
   for (const line of issueLines(loaded.warnings)) io.out(`  ! ${line}\n`);
-  if (flags.schemaOnly) return ExitCode.ok;
-  // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
-  const problems = (await preflight(io.cwd, config, io.env)).filter((r) => r.level !== 'ok');
-  const fatal = problems.some((r) => r.level === 'fatal');
   if (problems.length > 0)
     io.out(
       `${fatal ? 'but `ralph run` would stop before its first iteration:' : 'warnings:'}\n${problems
@@ -53,6 +79,17 @@ export async function configValidateCommand(flags: ConfigFlags, io: CliIO): Prom
         .join('\n')}\n`,
     );
   return fatal ? ExitCode.failure : ExitCode.ok;
+}
+
+/** A located issue for `--json`: where (file, line, col), the key, what is wrong. */
+function issueJson(issue: ConfigIssue): {
+  file: string;
+  line: number;
+  col: number;
+  key: string;
+  message: string;
+} {
+  return { file: issue.file, line: issue.line, col: issue.col, key: issue.path, message: issue.message };
 }
 
 /** Located issues as `file:line:col: key: message` lines, formatted as the config errors are. */

@@ -51,7 +51,17 @@ export function initCommand(
 }
 
 /** `ralph presets`: one line per preset. */
-export function presetsCommand(io: CliIO): number {
+export function presetsCommand(io: CliIO, flags: { json?: boolean | undefined } = {}): number {
+  if (flags.json) {
+    io.out(
+      `${JSON.stringify(
+        PRESETS.map((p) => ({ name: p.name, description: p.description })),
+        null,
+        2,
+      )}\n`,
+    );
+    return ExitCode.ok;
+  }
   for (const p of PRESETS) io.out(`${p.name.padEnd(10)} ${p.description}\n`);
   return ExitCode.ok;
 }

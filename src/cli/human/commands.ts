@@ -1,7 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import { worktreeOrHere } from '../inspect/commands.ts';
 import type { CliIO, SetCode } from '../io.ts';
-import { NON_NEGATIVE, numberOption } from '../options.ts';
+import { jsonOption, NON_NEGATIVE, numberOption } from '../options.ts';
 
 // Definitions only: the control functions load when a command runs.
 
@@ -39,7 +39,8 @@ export function registerHumanCommands(program: Command, io: CliIO, setCode: SetC
     .command('answer')
     .description('answer a question an agent asked (without arguments: list the open ones)')
     .argument('[id-and-text...]', '[ID] TEXT: the id can be left out when one question is open')
-    .action(async (args) => setCode((await human()).answerCommand(args, io)));
+    .addOption(jsonOption('the open questions (or the answer given) as JSON'))
+    .action(async (args, opts) => setCode((await human()).answerCommand(args, io, opts)));
   program
     .command('approve')
     .description('approve what the loop waits for at a review point (gates.approval)')

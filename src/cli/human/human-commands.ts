@@ -59,13 +59,17 @@ export function tellCommand(words: string[], io: CliIO): number {
 }
 
 /** `ralph answer [ID] TEXT`; without arguments, the open questions and approvals. */
-export function answerCommand(args: string[], io: CliIO): number {
+export function answerCommand(args: string[], io: CliIO, flags: { json?: boolean | undefined } = {}): number {
   const ws = workspaceOf(io);
   if (args.length === 0) {
     const file = ralphPaths(ws).questions;
     const open = openQuestions(file);
     const damaged = damagedQuestionLines(file);
     if (damaged.length > 0) io.err(`ralph: ${skippedNotice(file, damaged)}\n`);
+    if (flags.json) {
+      io.out(`${JSON.stringify(open, null, 2)}\n`);
+      return ExitCode.ok;
+    }
     if (open.length === 0) io.out('no question or approval is waiting\n');
     for (const q of open)
       io.out(
@@ -75,6 +79,10 @@ export function answerCommand(args: string[], io: CliIO): number {
   }
   const { id, text } = idAndText(args);
   const r = answer(personTarget(io), text, { id });
+  if (flags.json) {
+    io.out(`${JSON.stringify({ answered: r.question, loop_running: r.loopPid !== undefined }, null, 2)}\n`);
+    return ExitCode.ok;
+  }
   io.out(`answered ${r.question.id}: ${r.question.answer}${whenStopped(r)}\n`);
   return ExitCode.ok;
 }

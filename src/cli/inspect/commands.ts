@@ -1,4 +1,4 @@
-import type { Command } from '@commander-js/extra-typings';
+import { type Command, Option } from '@commander-js/extra-typings';
 import type { CliIO, SetCode } from '../io.ts';
 import {
   COUNT,
@@ -38,6 +38,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
     .option('--topic <topic>', 'only this topic')
     .addOption(numberOption('--iteration <n>', 'only events of this iteration', COUNT))
     .option('--format <format>', 'table or json (a JSON array)', 'table')
+    .addOption(new Option('--json', 'same as --format json').implies({ format: 'json' }))
     .option('-f, --follow', 'keep printing new events')
     .action(async (opts) => {
       const { eventsCommand } = await import('./events-command.ts');
