@@ -206,7 +206,10 @@ describe('inspectBackend auth (presence only, never the value)', () => {
   it('says unknown where credentials may live out of sight, and missing with what to do otherwise', async () => {
     const { env, home } = cleanEnv();
     const missing = await inspectBackend('codex', env, home);
-    expect(missing).toMatchObject({ auth: 'missing', auth_detail: 'run `codex login`, or set CODEX_API_KEY' });
+    expect(missing).toMatchObject({
+      auth: 'missing',
+      auth_detail: 'run `codex login`, or set CODEX_API_KEY',
+    });
     write(home, '.config/gh/hosts.yml', 'github.com:\n  user: me\n');
     expect(await inspectBackend('copilot', env, home)).toMatchObject({
       auth: 'unknown',
