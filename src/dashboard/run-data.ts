@@ -99,7 +99,7 @@ export function summarize(entry: RegistryEntry, now: number): RunSummary {
   return { ...base, group: 'stopped', detail: stopText(state.stop_reason, state.stop_message, ': ') };
 }
 
-/** Every run of the per-user registry (`RALPH_STATE_DIR` or the user state dir of `env`), summarized. */
+/** Every run of the per-user registry (`$XDG_STATE_HOME/ralph/runs.jsonl` of `env`), summarized. */
 export function listRuns(env: NodeJS.ProcessEnv, now = Date.now()): RunSummary[] {
   return readRegistry(env).map((e) => summarize(e, now));
 }
