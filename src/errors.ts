@@ -86,6 +86,8 @@ export const RALPH_ERROR_CODES = [
   'forge_unsupported',
   'forge_no_token',
   'forge_denied',
+  /** GitHub's rate limit is used up (a 429, or a 403 that says so): not a token problem. */
+  'forge_rate_limited',
   'forge_failed',
   'forge_secret',
 ] as const;

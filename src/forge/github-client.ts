@@ -38,13 +38,29 @@ export interface GithubClient {
 /** An API answer that is not a success, with GitHub's message. */
 export class GithubApiError extends RalphError {
   readonly status: number;
-  constructor(status: number, what: string, message: string) {
+  /**
+   * A rate limit (a 429, or a 403 that says so) is `forge_rate_limited`, not `forge_denied`: the
+   * token is fine, the quota is used up; `resetMs` is how long until GitHub said it resets.
+   */
+  constructor(status: number, what: string, message: string, rateLimit?: { resetMs: number | undefined }) {
+    const answered = `GitHub API: ${what} answered ${status}${message ? ` (${message})` : ''}`;
     super(
-      status === 401 || status === 403 || status === 404 ? 'forge_denied' : 'forge_failed',
-      `GitHub API: ${what} answered ${status}${message ? ` (${message})` : ''}`,
+      rateLimit
+        ? 'forge_rate_limited'
+        : status === 401 || status === 403 || status === 404
+          ? 'forge_denied'
+          : 'forge_failed',
+      rateLimit ? `${answered}: the rate limit is used up${resetText(rateLimit.resetMs)}` : answered,
     );
     this.status = status;
   }
+}
+
+/** When a rate limit resets, as a person reads it. */
+function resetText(ms: number | undefined): string {
+  if (ms === undefined) return '; try again later';
+  const at = new Date(Date.now() + ms);
+  return `; it resets at ${at.toISOString().slice(11, 16)} UTC (in ${Math.ceil(ms / 60_000)} min), then \`ralph run --resume\``;
 }
 
 /** What GITHUB_API_URL must be, for an answer that is not the API's. */
@@ -149,7 +165,12 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
       try {
         message = String((JSON.parse(error.text) as { message?: unknown }).message ?? '');
       } catch {}
-      throw new GithubApiError(error.status, what, message.replaceAll(o.token, '***'));
+      throw new GithubApiError(
+        error.status,
+        what,
+        message.replaceAll(o.token, '***'),
+        error.kind === 'rate_limited' ? { resetMs: error.retryAfterMs } : undefined,
+      );
     }
     return { data: jsonOf<T>(res, url, method, o.token), headers: res.headers };
   };
