@@ -16,6 +16,8 @@ export interface PrdStory {
   acceptanceCriteria: string[];
   priority: number;
   passes: boolean;
+  /** ralph-tui's `dependsOn`: ids of stories that must pass first. */
+  dependsOn: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -58,6 +60,9 @@ function storyOf(raw: unknown, n: number, file: string): PrdStory {
     acceptanceCriteria: criteria,
     priority: priority ?? DEFAULT_PRIORITY,
     passes: raw.passes === true,
+    dependsOn: Array.isArray(raw.dependsOn)
+      ? raw.dependsOn.filter((d): d is string => typeof d === 'string')
+      : [],
   };
 }
 
@@ -84,7 +89,7 @@ export function storyTask(story: PrdStory): Task {
     ...(description ? { description } : {}),
     status: story.passes ? 'closed' : 'open',
     priority: story.priority,
-    blocked_by: [],
+    blocked_by: story.dependsOn,
     // No creation time in a PRD: the stories keep their priority order, then their ids.
     created: '',
   };

@@ -53,6 +53,17 @@ describe('parsePrd and storyTask', () => {
     );
   });
 
+  it("ralph-tui's dependsOn blocks a story until those pass", () => {
+    const text = JSON.stringify({
+      userStories: [
+        { id: 'A', title: 'a', passes: false, priority: 2 },
+        { id: 'B', title: 'b', passes: false, priority: 1, dependsOn: ['A'] },
+      ],
+    });
+    const tasks = parsePrd(text, 'prd.json').map(storyTask);
+    expect(readyTasks(tasks).map((t) => t.id)).toEqual(['A']);
+  });
+
   it.each([
     ['not JSON', '{', /prd\.json: not JSON/],
     ['no userStories', '{"stories": []}', /no "userStories" list/],
