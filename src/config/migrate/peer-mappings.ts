@@ -203,7 +203,7 @@ export function fromFrankbria(files: PeerFiles): Migration {
   if (prompt?.startsWith('.ralph/') || plan?.startsWith('.ralph/'))
     b.none(
       '.ralph/',
-      "is also Ralph's state directory: edits there are not counted as the agent's work, and a rollback leaves them",
+      "is also Ralph's state directory: edits there do not count as the agent's work, a rollback leaves them and sandbox: on makes it read-only; move the files out and re-point ralph.yml for those",
     );
   return b.m;
 }
