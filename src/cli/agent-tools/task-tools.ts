@@ -53,7 +53,11 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     setCode(ExitCode.ok);
   };
   type Store = Awaited<ReturnType<typeof taskStore>>;
-  const task = tools.command('task').description('runtime tasks in .ralph/agent/tasks.jsonl');
+  const task = tools
+    .command('task')
+    .description(
+      'runtime tasks in .ralph/agent/tasks.jsonl (and the stories of prd.json with tasks.source: prd.json)',
+    );
   // Where the tasks are read: the tasks file, and the prd.json of `tasks.source: prd.json`, from the
   // config found as `ralph run` finds it (loaded by the action, so defining the commands loads none).
   const files = async (store: Store, configPath?: string) => {
