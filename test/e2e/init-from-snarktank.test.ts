@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
@@ -76,5 +76,26 @@ describe('a snarktank/ralph project after ralph init --from snarktank', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readRecords(dir)).toHaveLength(2);
     expect(passes(dir)).toEqual([true, true]);
+  });
+
+  it('with completion.condition: all_tasks the last story passing completes the run without the promise', async () => {
+    const dir = project(false);
+    writeFileSync(join(dir, 'agent.sh'), agent(false).replace(/<promise>COMPLETE<\/promise>/, 'done'));
+    expect((await runRalph(['init', '--from', 'snarktank', '--backend', 'custom'], dir)).code).toBe(0);
+    const r = await runRalph(
+      [
+        'run',
+        '-q',
+        '--set',
+        'cli.command=./agent.sh',
+        '--set',
+        'completion.condition=all_tasks',
+        '--max-iterations',
+        '5',
+      ],
+      dir,
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readRecords(dir).map((x) => x.verdict)).toEqual(['success', 'complete']);
   });
 });
