@@ -151,6 +151,14 @@ describe('ralph init --from', () => {
     expect(readFileSync(join(dir, 'ralph.yml'), 'utf8')).toBe(config);
   });
 
+  it('ralph-orchestrator: a ralph.yml Ralph cannot read is refused with the key named', async () => {
+    const dir = makeWorkspace({ 'ralph.yml': 'event_loop:\n  prompt_file: PROMPT.md\n  max_iteratons: 3\n' });
+    const r = await init(dir, '--from', 'ralph-orchestrator');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('max_iteratons');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('a directory without the project, or an unknown kind: one line saying what was expected', async () => {
     const dir = makeWorkspace({});
     const none = await init(dir, '--from', 'snarktank');
