@@ -122,6 +122,14 @@ export { type EventLine, type ReadEventsOptions, readEvents } from './state/even
 // `estimate`, `explain`, `runs`, `rescue`, `worktrees` and `ask` do, as functions.
 export { findPreset, PRESETS } from './config/presets.ts';
 export { initPreset } from './config/preset-init.ts';
+export { detectPeerProject, type InitFromResult, initFrom } from './config/migrate/init-from.ts';
+export {
+  describeLine,
+  type Migration,
+  type MigrationLine,
+  PEERS,
+  type Peer,
+} from './config/migrate/peer-mappings.ts';
 export { findTemplate, type ProjectTemplate, templateList, writeTemplate } from './config/templates.ts';
 export { type DoctorProbe, probeAgent, probeFailure } from './engine/readiness/agent-probe.ts';
 export {

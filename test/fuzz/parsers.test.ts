@@ -13,11 +13,13 @@ import { createStreamJsonParser, createTextParser } from '../../src/backends/par
 import type { OutputParser } from '../../src/backends/types.ts';
 import { hatConfigIssues } from '../../src/config/hat-checks.ts';
 import { parseConfigText } from '../../src/config/load-config.ts';
+import { parseRalphrc, parseTomlScalars } from '../../src/config/migrate/peer-files.ts';
 import { adaptOrchestratorLayer } from '../../src/config/orchestrator/adapt-layer.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { ConfigError } from '../../src/errors.ts';
+import { ConfigError, RalphError } from '../../src/errors.ts';
 import { parseEventLine, parseEventTags } from '../../src/state/events-log.ts';
 import { parseMemories } from '../../src/state/memories/memories-text.ts';
+import { parsePrd } from '../../src/state/tasks/prd-stories.ts';
 import { parseTasksText } from '../../src/state/tasks/task-line.ts';
 import { parseChecklist } from '../../src/workflows/checklist-parse.ts';
 import { parseReport } from '../../src/workflows/tdd-report.ts';
@@ -212,6 +214,66 @@ describe('file parsers never throw and stay bounded', () => {
           const text = input.join('\n');
           expect(parseTasksText(text).length).toBeLessThanOrEqual(input.length);
         }),
+        params,
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'prd.json (snarktank/ralph-tui): stories or a RalphError naming the file, nothing else',
+    () => {
+      const story = fc.dictionary(
+        fc.constantFrom(
+          'id',
+          'title',
+          'description',
+          'acceptanceCriteria',
+          'priority',
+          'passes',
+          'dependsOn',
+        ),
+        fc.jsonValue({ maxDepth: 2 }),
+      );
+      const doc = fc.record({
+        userStories: fc.array(fc.oneof(story, fc.jsonValue({ maxDepth: 1 })), { maxLength: 6 }),
+      });
+      fc.assert(
+        fc.property(
+          doc.chain((d) => mutated(JSON.stringify(d))),
+          (text) => {
+            try {
+              expect(parsePrd(text, 'prd.json').length).toBeLessThanOrEqual(text.length);
+            } catch (error) {
+              expect(error).toBeInstanceOf(RalphError);
+              expect((error as Error).message).toMatch(/^prd\.json: /);
+            }
+          },
+        ),
+        params,
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "the other loops' settings files (.ralphrc, ralph-tui config.toml)",
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.oneof(
+              fc.string({ maxLength: 80 }),
+              fc.constantFrom('[trackerOptions]', '[[agents]]', 'A="${A:-x}"', 'k = "v"'),
+            ),
+            { maxLength: 12 },
+          ),
+          (ls) => {
+            const text = ls.join('\n');
+            expect(parseRalphrc(text).size).toBeLessThanOrEqual(ls.length);
+            expect(parseTomlScalars(text).size).toBeLessThanOrEqual(ls.length);
+          },
+        ),
         params,
       );
     },

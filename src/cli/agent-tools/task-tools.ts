@@ -1,5 +1,5 @@
 import { type Command, Option } from '@commander-js/extra-typings';
-import { ExitCode, UsageError } from '../../errors.ts';
+import { ExitCode, RalphError, UsageError } from '../../errors.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from '../../state/tasks/task.ts';
@@ -52,7 +52,22 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     else io.out(`${text}\n`);
     setCode(ExitCode.ok);
   };
-  const task = tools.command('task').description('runtime tasks in .ralph/agent/tasks.jsonl');
+  type Store = Awaited<ReturnType<typeof taskStore>>;
+  const task = tools
+    .command('task')
+    .description(
+      'runtime tasks in .ralph/agent/tasks.jsonl (and the stories of prd.json with tasks.source: prd.json)',
+    );
+  // Where the tasks are read: the tasks file, and the prd.json of `tasks.source: prd.json`, from the
+  // config found as `ralph run` finds it (loaded by the action, so defining the commands loads none).
+  const files = async (store: Store, configPath?: string) => {
+    const root = io.env.RALPH_WORKSPACE_ROOT ?? io.cwd;
+    const { resolveRunConfig } = await import('../../engine/run/resolve-run.ts');
+    const { config } = resolveRunConfig({ cwd: root, configPath, env: io.env });
+    return { tasks: paths().tasks, prd: store.prdFileOf(config.tasks, root) };
+  };
+  const configOption = () =>
+    new Option('-c, --config <file>', 'the ralph.yml that says where the tasks are (default: discovered)');
 
   task
     .command('add')
@@ -104,11 +119,13 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .command('list')
     .description('list tasks in creation order')
     .addOption(new Option('--status <status>', 'only tasks in this status').choices(TASK_STATUSES))
+    .addOption(configOption())
     .addOption(formatOption())
     .addOption(jsonFormatOption())
     .action(async (opts) => {
-      const { readTasks, unreadableTaskLines } = await taskStore();
-      const all = readTasks(paths().tasks);
+      const store = await taskStore();
+      const { readAllTasks, unreadableTaskLines } = store;
+      const all = readAllTasks(await files(store, opts.config));
       const tasks = opts.status ? all.filter((t) => t.status === opts.status) : all;
       io.out((await render()).renderTasks(tasks, opts.format, 'no tasks'));
       sayUnreadable(unreadableTaskLines(paths().tasks));
@@ -118,13 +135,14 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
   task
     .command('ready')
     .description('open tasks whose blockers are all closed, most urgent first')
+    .addOption(configOption())
     .addOption(formatOption())
     .addOption(jsonFormatOption())
     .action(async (opts) => {
-      const { readTasks, unreadableTaskLines } = await taskStore();
-      io.out(
-        (await render()).renderTasks(readyTasks(readTasks(paths().tasks)), opts.format, 'no ready tasks'),
-      );
+      const store = await taskStore();
+      const all = store.readAllTasks(await files(store, opts.config));
+      io.out((await render()).renderTasks(readyTasks(all), opts.format, 'no ready tasks'));
+      const { unreadableTaskLines } = store;
       sayUnreadable(unreadableTaskLines(paths().tasks));
       setCode(ExitCode.ok);
     });
@@ -133,16 +151,28 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .command('show')
     .description('show one task')
     .argument('<id>', TASK_ID)
+    .addOption(configOption())
     .addOption(formatOption())
     .addOption(jsonFormatOption())
     .action(async (id, opts) => {
-      const { readTasks } = await taskStore();
-      const path = paths().tasks;
-      io.out((await render()).renderTask(findTask(readTasks(path), id, path), opts.format));
+      const store = await taskStore();
+      const where = await files(store, opts.config);
+      const found = findTask(store.readAllTasks(where), id, where.prd ?? where.tasks);
+      io.out((await render()).renderTask(found, opts.format));
       setCode(ExitCode.ok);
     });
 
-  type Store = Awaited<ReturnType<typeof taskStore>>;
+  // A prd.json story is open or passes: close and reopen set `passes`; start and fail have no place.
+  const story = async (store: Store, id: string, configPath: string | undefined, passes?: boolean) => {
+    const where = await files(store, configPath);
+    if (!store.isStory(where, id)) return undefined;
+    if (passes === undefined)
+      throw new RalphError(
+        'task_invalid',
+        `${id} is a story of ${where.prd}: it either passes or not; work on it, then \`ralph tools task close ${id}\``,
+      );
+    return store.setStoryPasses(where.prd, id, passes);
+  };
   const transitions = [
     ['start', 'mark a task in progress', (s: Store, p: string, id: string) => s.startTask(p, id)],
     ['close', 'mark a task done', (s: Store, p: string, id: string) => s.closeTask(p, id)],
@@ -157,10 +187,13 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
       .command(name)
       .description(description)
       .argument('<id>', TASK_ID)
+      .addOption(configOption())
       .addOption(formatOption())
       .addOption(jsonFormatOption())
       .action(async (id, opts) => {
-        const changed = apply(await taskStore(), paths().tasks, id);
+        const store = await taskStore();
+        const passes = name === 'close' ? true : name === 'reopen' ? false : undefined;
+        const changed = (await story(store, id, opts.config, passes)) ?? apply(store, paths().tasks, id);
         done(changed, opts.format, `${changed.id} ${changed.status}`);
       });
   }
@@ -172,10 +205,13 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .description('mark a task failed')
     .argument('<id>', TASK_ID)
     .option('--reason <text>', 'why it failed')
+    .addOption(configOption())
     .addOption(formatOption())
     .addOption(jsonFormatOption())
     .action(async (id, opts) => {
-      const failed = (await taskStore()).failTask(paths().tasks, id, redacted(opts.reason));
+      const store = await taskStore();
+      await story(store, id, opts.config);
+      const failed = store.failTask(paths().tasks, id, redacted(opts.reason));
       done(failed, opts.format, `${failed.id} failed`);
     });
 }

@@ -57,6 +57,10 @@ function registerInitCommands(program: Command, io: CliIO, setCode: SetCode): vo
     .addOption(presetOption('preset to write (see `ralph presets`)').default('solo'))
     .option('--backend <name>', 'set cli.backend in the written ralph.yml')
     .option('--force', 'overwrite existing files')
+    .option(
+      '--from <kind>',
+      "write the ralph.yml equivalent to another loop's project here: snarktank, ralph-tui, frankbria or ralph-orchestrator (docs/guide/migrating.md)",
+    )
     .action(async (opts) => setCode((await import('./init-command.ts')).initCommand(opts, io)));
   program
     .command('new')

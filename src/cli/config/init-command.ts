@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { initPreset } from '../../config/preset-init.ts';
+import { detectPeerProject, initFrom } from '../../config/migrate/init-from.ts';
+import { describeLine } from '../../config/migrate/peer-mappings.ts';
+import { checkBackend, initPreset, setBackend } from '../../config/preset-init.ts';
 import { findPreset, PRESETS } from '../../config/presets.ts';
 import {
   configJsonSchema,
   WORKSPACE_SCHEMA_PATH,
   withSchemaModeline,
 } from '../../config/reference/json-schema.ts';
+import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
@@ -41,12 +44,43 @@ export function writeWorkspaceSupport(dir: string): string[] {
 
 /** `ralph init`: writes the preset, the editor schema and the runtime .gitignore; prints what it wrote. */
 export function initCommand(
-  opts: { preset: string; backend?: string | undefined; force?: boolean | undefined },
+  opts: {
+    preset: string;
+    backend?: string | undefined;
+    force?: boolean | undefined;
+    from?: string | undefined;
+  },
   io: CliIO,
 ): number {
+  if (opts.from !== undefined) return initFromCommand(opts.from, opts, io);
+  const peer = detectPeerProject(io.cwd);
   const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
   written.push(...writeWorkspaceSupport(io.cwd));
   io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
+  if (peer)
+    io.out(`note: this looks like a ${peer} project: \`ralph init --from ${peer} --force\` maps its files\n`);
+  return ExitCode.ok;
+}
+
+/**
+ * `ralph init --from <kind>`: the equivalent ralph.yml written (ralph-orchestrator's read as it is),
+ * one line per file or setting of theirs, then the config validated as `ralph run` will read it.
+ */
+function initFromCommand(
+  from: string,
+  opts: { backend?: string | undefined; force?: boolean | undefined },
+  io: CliIO,
+): number {
+  if (opts.backend !== undefined) checkBackend(opts.backend);
+  const result = initFrom(io.cwd, from, { force: Boolean(opts.force) });
+  if (result.written && opts.backend !== undefined)
+    setBackend(join(io.cwd, result.written), opts.backend as Parameters<typeof setBackend>[1]);
+  const support = result.written ? writeWorkspaceSupport(io.cwd) : [];
+  for (const line of result.migration.lines) io.out(`${describeLine(line)}\n`);
+  const { configWarnings } = resolveRunConfig({ cwd: io.cwd, env: io.env });
+  for (const warning of configWarnings) io.out(`warning: ${warning}\n`);
+  if (result.written) io.out(`wrote ${[result.written, ...support].join(', ')}\n`);
+  io.out('next: ralph config validate, then ralph run\n');
   return ExitCode.ok;
 }
 

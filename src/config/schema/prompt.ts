@@ -9,12 +9,21 @@ export const tasksSchema = z
         'Open tasks block completion and ready tasks go into the prompt. `false`: tasks are ignored.',
     }),
     source: z
-      .enum(['file', 'github'])
+      .enum(['file', 'github', 'prd.json'])
       .default('file')
       .meta({
         description:
-          "`file`: the tasks are what `ralph tools task` keeps in `.ralph/agent/tasks.jsonl`. `github`: also the open issues of the push remote's GitHub repository (pull requests excluded), imported into that file at the start of every run and of every `--parallel` run, as `ralph tools task import --from github` does; when such a task is done, Ralph comments with the commit on its issue and closes it.",
-        examples: ['github'],
+          "`file`: the tasks are what `ralph tools task` keeps in `.ralph/agent/tasks.jsonl`. `github`: also the open issues of the push remote's GitHub repository (pull requests excluded), imported into that file at the start of every run and of every `--parallel` run, as `ralph tools task import --from github` does; when such a task is done, Ralph comments with the commit on its issue and closes it. `prd.json`: also the `userStories` of a snarktank/ralph or ralph-tui `prd.json` (`tasks.prd`), read fresh every iteration: a story with `passes: true` is closed, any other open; `ralph tools task close ID` sets its `passes: true` (the agent may edit the file itself too).",
+        examples: ['github', 'prd.json'],
+      }),
+    prd: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          'The prd.json of `tasks.source: prd.json`, relative to the workspace. Absent: `prd.json`.',
+        examples: ['scripts/ralph/prd.json'],
       }),
     github: z
       .strictObject({
@@ -35,6 +44,11 @@ export const tasksSchema = z
     message:
       'tasks.github filters the issues of tasks.source: github; set tasks.source: github or remove tasks.github',
     path: ['github'],
+  })
+  .refine((t) => t.prd === undefined || t.source === 'prd.json', {
+    message:
+      'tasks.prd names the file of tasks.source: prd.json; set tasks.source: prd.json or remove tasks.prd',
+    path: ['prd'],
   })
   .meta({
     description: 'The task list the agent keeps with `ralph tools task` (`.ralph/agent/tasks.jsonl`).',

@@ -29,7 +29,7 @@ export const completionSchema = z
       }),
     condition: z.enum(['all_tasks', 'milestone', 'promise']).optional().meta({
       description:
-        "With a checklist: `all_tasks` (every task checked), `milestone` (the current one), or `promise` (the agent's last line). Absent: `all_tasks`.",
+        "With a checklist: `all_tasks` (every task checked), `milestone` (the current one), or `promise` (the agent's last line). Absent: `all_tasks`. With `tasks.source: prd.json` and no checklist, `all_tasks` also completes the run once every story passes and no task is open, without the promise.",
     }),
     promise: z.string().min(1).optional().meta({
       description: 'The promise for `condition: promise`. Absent: `event_loop.completion_promise`.',

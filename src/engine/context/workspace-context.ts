@@ -7,7 +7,7 @@ import { type MemoryEntry, normalizeTags } from '../../state/memories/memory.ts'
 import { newestFirst, renderMemoriesForPrompt } from '../../state/memories/memory-prompt.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { compareTasks, openTasks, readyTasks } from '../../state/tasks/task.ts';
-import { readTasks } from '../../state/tasks/task-file.ts';
+import { prdFileOf, readAllTasks } from '../../state/tasks/task-list.ts';
 
 /** What an iteration's prompt and completion check read from disk, fresh every iteration. */
 export interface WorkspaceContext {
@@ -100,7 +100,7 @@ export function readWorkspaceContext(
           filterMemories(readMemories(userMemories), config.memories.filter),
         )
       : '';
-  const tasks = config.tasks.enabled ? readTasks(paths.tasks) : [];
+  const tasks = config.tasks.enabled ? readAllTasks(taskFiles(config, paths)) : [];
   return {
     scratchpad: scratchpadEnabled ? readOptional(file) : null,
     scratchpadLabel: relative(paths.root, file),
@@ -116,5 +116,10 @@ export function readWorkspaceContext(
 
 /** Open or in-progress tasks right now (0 when tasks are disabled). */
 export function countOpenTasks(config: RalphConfig, paths: RalphPaths): number {
-  return config.tasks.enabled ? openTasks(readTasks(paths.tasks)).length : 0;
+  return config.tasks.enabled ? openTasks(readAllTasks(taskFiles(config, paths))).length : 0;
+}
+
+/** The files a workspace's tasks are read from: the tasks file, and a prd.json when it is a source. */
+export function taskFiles(config: RalphConfig, paths: RalphPaths) {
+  return { tasks: paths.tasks, prd: prdFileOf(config.tasks, paths.root) };
 }

@@ -36,16 +36,35 @@ export function withoutPromptEcho(output: string, prompt: string): string {
   return text;
 }
 
+/** The text of a `<promise>…</promise>` tag that ends `line` (snarktank/ralph's form), or undefined. */
+export function trailingPromiseTag(line: string): string | undefined {
+  const tag = /<promise>([^<>]*)<\/promise>\s*$/i.exec(line);
+  return tag ? tag[1]!.trim() : undefined;
+}
+
 /**
- * Solo completion: the promise counts only as the last non-empty line of the agent's final output.
- * Text that merely repeats the prompt (an echo) is removed first, so a prompt that mentions or ends
- * with the promise never completes the loop by being echoed; prose mentioning it is not a match.
+ * Whether one line states the promise: the whole line (decoration aside), or a `<promise>` tag at
+ * its end holding exactly the promise (`All stories pass. <promise>COMPLETE</promise>`). A promise
+ * configured with its tags (`<promise>COMPLETE</promise>`) is matched by its text inside them too.
+ */
+export function linePromises(line: string, promise: string): boolean {
+  if (line.trim() === promise.trim() || normalizeLine(line) === normalizeLine(promise)) return true;
+  const said = trailingPromiseTag(line);
+  if (said === undefined || said.length === 0) return false;
+  return said === (trailingPromiseTag(promise.trim()) ?? promise.trim());
+}
+
+/**
+ * Solo completion: the promise counts only as the last non-empty line of the agent's final output,
+ * or as a `<promise>` tag at that line's end. Text that merely repeats the prompt (an echo) is
+ * removed first, so a prompt that mentions or ends with the promise never completes the loop by
+ * being echoed; prose mentioning it is not a match.
  */
 export function promiseFulfilled(finalOutput: string, promise: string, prompt: string): boolean {
   if (promise.trim().length === 0) return false;
   const last = lastNonEmptyLine(withoutPromptEcho(finalOutput, prompt));
   if (last === undefined) return false;
-  return last.trim() === promise.trim() || normalizeLine(last) === normalizeLine(promise);
+  return linePromises(last, promise);
 }
 
 /**
@@ -61,9 +80,7 @@ export function misplacedPromise(
   const lines = withoutPromptEcho(finalOutput, prompt)
     .split('\n')
     .filter((l) => l.trim().length > 0);
-  const at = lines.findLastIndex(
-    (l) => l.trim() === promise.trim() || normalizeLine(l) === normalizeLine(promise),
-  );
+  const at = lines.findLastIndex((l) => linePromises(l, promise));
   if (at < 0 || at === lines.length - 1) return undefined;
   return { line: at + 1, lines: lines.length };
 }

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
 import { statKey } from '../../state/io/stat-cache.ts';
 import { RALPH_DIR } from '../../state/paths.ts';
+import { prdFileOf } from '../../state/tasks/task-list.ts';
 import { uncommittedFiles } from '../commit/workspace-git.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
@@ -88,14 +89,16 @@ export async function treeFingerprint(ctx: RunContext): Promise<string | null> {
     .join('|')}`;
 }
 
-/** What the tasks and the checklist stand at (tasks.jsonl's size and time, the checklist counts). */
+/** What the tasks and the checklist stand at (tasks.jsonl's and a prd.json's size and time, the checklist counts). */
 export function taskFingerprint(ctx: RunContext): string {
   const progress = readChecklist(
     ctx.options.workspace,
     ctx.config,
     ctx.state.start_milestone ?? null,
   )?.progress;
-  return `${statKey(ctx.paths.tasks)}|${progress ? `${progress.tasksDone}/${progress.tasksTotal}` : ''}`;
+  const prd = prdFileOf(ctx.config.tasks, ctx.paths.root);
+  const stories = prd === undefined ? '' : `|${statKey(prd)}`;
+  return `${statKey(ctx.paths.tasks)}${stories}|${progress ? `${progress.tasksDone}/${progress.tasksTotal}` : ''}`;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type EventDecisionInput,
 } from '../decide/event-decisions.ts';
 import type { GateResult } from '../gates/checks/run-gate.ts';
-import { markerReached } from '../gates/completion-marker.ts';
+import { allStoriesPass, markerReached } from '../gates/completion-marker.ts';
 import { runTestsGate } from '../gates/gate-commands.ts';
 import { readChecklist } from '../workflow-steps/checklist-view.ts';
 import {
@@ -46,6 +46,7 @@ export async function checkAfterAgent(ctx: RunContext, phase: AgentPhase): Promi
   const markerHit =
     agentOk &&
     ((marker !== undefined && markerReached(options.workspace, marker)) ||
+      allStoriesPass(config, ctx.paths) ||
       readChecklist(options.workspace, config, state.start_milestone ?? null)?.complete === true);
   // With affected tests, the full suite runs before any completion: the (pure) decision says
   // whether this iteration asks to complete, before the tests' verdict is known.

@@ -3,10 +3,16 @@
 
 /**
  * The reads and changes of a runtime task file (`.ralph/agent/tasks.jsonl`): add, ensure, start,
- * close, fail and reopen a task; read them all; the line numbers that are not tasks.
+ * close, fail and reopen a task; read them all; the line numbers that are not tasks; with
+ * `tasks.source: prd.json`, the prd.json's stories among them and their `passes` set.
  */
 export async function openTaskStore() {
-  const [changes, file] = await Promise.all([import('./task-changes.ts'), import('./task-file.ts')]);
+  const [changes, file, list, prd] = await Promise.all([
+    import('./task-changes.ts'),
+    import('./task-file.ts'),
+    import('./task-list.ts'),
+    import('./prd-stories.ts'),
+  ]);
   return {
     addTask: changes.addTask,
     ensureTask: changes.ensureTask,
@@ -16,6 +22,10 @@ export async function openTaskStore() {
     reopenTask: changes.reopenTask,
     readTasks: file.readTasks,
     unreadableTaskLines: file.unreadableTaskLines,
+    readAllTasks: list.readAllTasks,
+    prdFileOf: list.prdFileOf,
+    isStory: list.isStory,
+    setStoryPasses: prd.setStoryPasses,
   };
 }
 

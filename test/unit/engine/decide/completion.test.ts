@@ -219,3 +219,68 @@ describe('withoutPromptEcho', () => {
     expect(withoutPromptEcho('<event topic="a">x</event>', 'Do it.')).toBe('<event topic="a">x</event>');
   });
 });
+
+describe('a <promise> tag at the end of the last line (snarktank/ralph)', () => {
+  it.each([
+    ['after prose', 'All stories pass. <promise>COMPLETE</promise>'],
+    ['with trailing blanks', 'Done here. <promise>COMPLETE</promise>  \n\n'],
+    ['spaces inside the tag', 'ok <promise> COMPLETE </promise>'],
+    ['upper-case tag', 'ok <PROMISE>COMPLETE</PROMISE>'],
+  ])('%s → true for promise COMPLETE', (_name, output) => {
+    expect(promiseFulfilled(`Worked.\n${output}`, 'COMPLETE', PROMPT)).toBe(true);
+  });
+
+  it('a promise configured with its tags is matched by the tag at the end of a line', () => {
+    const promise = '<promise>COMPLETE</promise>';
+    expect(promiseFulfilled('All stories pass. <promise>COMPLETE</promise>', promise, PROMPT)).toBe(true);
+  });
+
+  it.each([
+    ['another promise inside', 'All pass. <promise>COMPLETE</promise>', PROMISE],
+    ['text after the tag', 'All pass. <promise>COMPLETE</promise> not yet', 'COMPLETE'],
+    ['the tag on an earlier line', '<promise>COMPLETE</promise>\nOne more story left.', 'COMPLETE'],
+    ['an empty tag', 'All pass. <promise></promise>', 'COMPLETE'],
+    ['a different case inside', 'All pass. <promise>complete</promise>', 'COMPLETE'],
+  ])('%s → false', (_name, output, promise) => {
+    expect(promiseFulfilled(output, promise, PROMPT)).toBe(false);
+  });
+
+  it('a prompt that ends with the tag, echoed, does not complete', () => {
+    const prompt = 'When all stories pass, reply with <promise>COMPLETE</promise>';
+    expect(promiseFulfilled(`${prompt}\n`, 'COMPLETE', prompt)).toBe(false);
+  });
+
+  it('property: any prose line ending in the tag of the configured promise completes', () => {
+    fc.assert(
+      fc.property(fc.array(textLine, { maxLength: 6 }), textLine, (before, prose) => {
+        fc.pre(!prose.includes('<') && !prose.includes('>'));
+        const output = `${before.join('\n')}\n${prose} <promise>${PROMISE}</promise>\n`;
+        expect(promiseFulfilled(output, PROMISE, PROMPT)).toBe(true);
+      }),
+    );
+  });
+
+  it('property: the tag holding anything but the promise never completes', () => {
+    fc.assert(
+      fc.property(textLine, textLine, (prose, inner) => {
+        fc.pre(!inner.includes('<') && !inner.includes('>') && inner.trim() !== PROMISE);
+        fc.pre(prose.trim() !== PROMISE);
+        expect(promiseFulfilled(`${prose} <promise>${inner}</promise>`, PROMISE, PROMPT)).toBe(false);
+      }),
+    );
+  });
+
+  it('property: the tag followed by any other non-empty line never completes', () => {
+    fc.assert(
+      fc.property(
+        textLine,
+        textLine.filter((l) => l.trim().length > 0 && !/<promise>/i.test(l)),
+        (prose, after) => {
+          expect(promiseFulfilled(`${prose} <promise>${PROMISE}</promise>\n${after}`, PROMISE, PROMPT)).toBe(
+            false,
+          );
+        },
+      ),
+    );
+  });
+});
