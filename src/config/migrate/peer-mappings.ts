@@ -1,4 +1,4 @@
-import { AGENT_CLI_NAMES } from '../schema/backend-names.ts';
+import { AGENT_CLI_NAMES, BACKEND_ALIASES } from '../schema/backend-names.ts';
 import { parseRalphrc, parseTomlScalars } from './peer-files.ts';
 
 // `ralph init --from <peer>` as pure functions: the peer project's files in, the equivalent
@@ -118,7 +118,7 @@ export function fromRalphTui(files: PeerFiles): Migration {
   b.set('<promise>COMPLETE</promise>', 'event_loop.completion_promise', 'COMPLETE');
   const agent = toml.get('agent');
   if (typeof agent === 'string') {
-    const name = agent === 'github-copilot' ? 'copilot' : agent;
+    const name = BACKEND_ALIASES[agent] ?? agent;
     if (isAgentCli(name)) b.set(at(`agent = "${agent}"`), 'cli.backend', name);
     else b.none(at(`agent = "${agent}"`), 'not a Ralph backend: set cli.backend: custom and cli.command');
   }
@@ -177,7 +177,7 @@ export function fromFrankbria(files: PeerFiles): Migration {
       plan,
       `completion.checklist: ${plan} (done when every - [ ] is checked)`,
     );
-  b.set('ralph_loop.sh (it runs Claude Code)', 'cli.backend', 'claude');
+  b.set('ralph_loop.sh (it runs Claude Code)', 'cli.backend', BACKEND_ALIASES['claude-code'] as string);
   const agent = first(files, ['.ralph/AGENT.md', '.ralph/@AGENT.md', '@AGENT.md']);
   if (agent)
     b.none(

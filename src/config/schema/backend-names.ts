@@ -32,3 +32,9 @@ export const INTERACTIVE_BACKEND_NAMES = ['claude', 'codex', 'gemini', 'opencode
 
 /** The backend that runs any command (`cli.command`, a hat's `command`). */
 export const COMMAND_BACKEND = 'custom' satisfies BackendName;
+
+/** Names other loops give Ralph's agent CLIs (ralph-tui's `agent`, frankbria's Claude Code loop). */
+export const BACKEND_ALIASES: Readonly<Record<string, AgentCliName>> = {
+  'github-copilot': 'copilot',
+  'claude-code': 'claude',
+};
