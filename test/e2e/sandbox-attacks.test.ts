@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers } from '../helpers/marked-processes.ts';
+import { attemptLines, attemptPrelude, expectRefused } from '../helpers/sandbox-attack-log.ts';
 import {
   makeWorkspace,
   readRecords,
@@ -39,26 +40,13 @@ function secretEnv(): NodeJS.ProcessEnv {
   return { HOME: home, XDG_CACHE_HOME: makeWorkspace(), XDG_STATE_HOME: makeWorkspace() };
 }
 
-/**
- * The agent's shell prelude: `attempt NAME 'command'` runs the command, appends
- * "NAME<TAB>status<TAB>stderr" to attack-log.txt and repeats the stderr (Ralph reads refusals there).
- */
-const PRELUDE = [
-  'attempt() {',
-  '  sh -c "$2" > /dev/null 2> attack-err.tmp; st=$?',
-  '  printf "%s\\t%s\\t%s\\n" "$1" "$st" "$(tr "\\n" " " < attack-err.tmp)" >> attack-log.txt',
-  '  cat attack-err.tmp >&2; rm -f attack-err.tmp',
-  '}',
-].join('\n');
-
 /** A committed project under `sandbox: on` whose agent runs `attacks`, then says LOOP_COMPLETE. */
 function project(attacks: [string, string][], settings = '', files: Record<string, string> = {}): string {
-  const lines = attacks.map(([name, cmd]) => `attempt ${name} '${cmd.replaceAll("'", "'\\''")}'`);
   const dir = makeGitWorkspace({
     'PROMPT.md': 'work\n',
     '.ralph/.gitignore': `${runtimeIgnoreLines().join('\n')}\n`,
     'src/app.txt': 'old\n',
-    'agent.sh': `#!/bin/sh\n${PRELUDE}\n${lines.join('\n')}\necho LOOP_COMPLETE\n`,
+    'agent.sh': `#!/bin/sh\n${attemptPrelude()}\n${attemptLines(attacks)}\necho LOOP_COMPLETE\n`,
     'ralph.yml': `event_loop:\n  max_iterations: 1\ncli:\n  backend: custom\n  command: ./agent.sh\ngit:\n  commit: true\nsandbox: on\n${settings}`,
     ...files,
   });
@@ -67,31 +55,6 @@ function project(attacks: [string, string][], settings = '', files: Record<strin
   git(dir, 'commit', '-qm', 'agent');
   used.push(dir);
   return dir;
-}
-
-/** attack-log.txt as name → [status, stderr]. */
-function attackLog(dir: string): Record<string, [number, string]> {
-  const lines = readFileSync(join(dir, 'attack-log.txt'), 'utf8').split('\n').filter(Boolean);
-  return Object.fromEntries(
-    lines.map((l) => {
-      const [name, status, err] = l.split('\t');
-      return [name, [Number(status), err ?? '']];
-    }),
-  );
-}
-
-const OS_REFUSAL =
-  /Read-only file system|Permission denied|No such file or directory|Device or resource busy/;
-
-/** Every attack of `names` failed, with the operating system's error. */
-function expectRefused(dir: string, names: string[]): void {
-  const log = attackLog(dir);
-  for (const name of names) {
-    expect(log[name], `attack ${name} ran`).toBeDefined();
-    const [status, err] = log[name]!;
-    expect(status, `${name}: ${err}`).not.toBe(0);
-    expect(err, name).toMatch(OS_REFUSAL);
-  }
 }
 
 /** The record's sandbox denials as path (relative to `dir` where inside it) → rule. */
