@@ -146,7 +146,14 @@ export async function runAgentTurn(
 
   // The wrapper execs the agent in the same process group: caps, group kill and the sweep hold as before.
   const spawned = o.sandbox
-    ? wrapCommand(o.sandbox.policy, { command: invocation.command, args: invocation.args })
+    ? wrapCommand(
+        o.sandbox.policy,
+        { command: invocation.command, args: invocation.args },
+        process.platform,
+        {
+          env: o.env,
+        },
+      )
     : { command: invocation.command, args: invocation.args };
   let supervised: SuperviseResult;
   try {

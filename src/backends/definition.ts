@@ -65,8 +65,14 @@ export interface BackendDefinition {
   readonly modelFlag?: string;
   /** What Ralph does differently on this host for this backend, for `ralph doctor`. */
   hostNotes?(): string[];
-  /** Its config, credential and session locations (absolute), which `sandbox: on` leaves readable and writable; missing ones are skipped. */
+  /**
+   * Its config, credential and session locations (absolute), which `sandbox: on` leaves readable and
+   * writable; a missing directory among them is made at run start (else the CLI's writes there would
+   * land in the sandbox's throwaway home), a missing file is skipped.
+   */
   sandboxHome?(env: NodeJS.ProcessEnv, home: string): string[];
+  /** Which entries of sandboxHome are files (never made); the rest are directories. */
+  sandboxHomeFiles?(env: NodeJS.ProcessEnv, home: string): string[];
   /** Its own sandbox (`sandbox: native`): what it covers and what it does not. Absent: `native` is refused for it. */
   nativeSandbox?: { covers: string; misses: string };
 }

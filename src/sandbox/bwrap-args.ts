@@ -1,4 +1,5 @@
 import { depthOf } from './sandbox-paths.ts';
+import { accessOf } from './sandbox-policy.ts';
 import type { SandboxPolicy, SandboxRule, WrappedCommand } from './sandbox-types.ts';
 
 /** How the wrapper is built beyond the policy. */
@@ -9,6 +10,24 @@ export interface BwrapOptions {
   cwd?: string | undefined;
   /** Whether a path exists now: a missing placeholder rule gets an empty read-only directory. Default: every path exists. */
   exists?: ((path: string) => boolean) | undefined;
+  /** The agent's environment: a temp dir variable naming a place it cannot write is pointed at its /tmp. */
+  env?: NodeJS.ProcessEnv | undefined;
+}
+
+/** The variables programs take their temp directory from (mkstemp, node's os.tmpdir, python). */
+const TEMP_VARS = ['TMPDIR', 'TMP', 'TEMP'] as const;
+
+/**
+ * `--setenv NAME /tmp` for each temp variable naming a directory the agent cannot write (under the
+ * hidden home, the host's /tmp, a read-only path): there every temp file would fail; /tmp is its own.
+ */
+function tempEnvArgs(policy: SandboxPolicy, env: NodeJS.ProcessEnv): string[] {
+  return TEMP_VARS.flatMap((name) => {
+    const value = env[name];
+    if (!value?.startsWith('/') || value === '/tmp' || accessOf(policy, value).access === 'read-write')
+      return [];
+    return ['--setenv', name, '/tmp'];
+  });
 }
 
 /**
@@ -49,6 +68,7 @@ export function bwrapArgs(
   const exists = opts.exists ?? (() => true);
   const args = ['--die-with-parent', '--unshare-pid'];
   if (policy.network === 'off') args.push('--unshare-net');
+  args.push(...tempEnvArgs(policy, opts.env ?? {}));
   for (const rule of mountOrder(policy.rules)) args.push(...mountArgs(rule, exists));
   args.push('--chdir', opts.cwd ?? policy.workspace, '--', command.command, ...command.args);
   return { command: opts.bwrap ?? 'bwrap', args };

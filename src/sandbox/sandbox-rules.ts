@@ -39,11 +39,24 @@ function controlRules(gitDir: string, common: boolean): SourcedRule[] {
 }
 
 /** The git directories' rules: their control files read-only, a worktree's common dir writable. */
-export function gitRules(input: SandboxPolicyInput, workspace: string): SourcedRule[] {
+export function gitRules(input: SandboxPolicyInput, workspace: string, home: string): SourcedRule[] {
   if (input.gitDir === undefined) return [];
   const gitDir = normalPath(input.gitDir);
   const common = normalPath(input.gitCommonDir ?? gitDir);
   const rules: SourcedRule[] = [];
+  // A worktree's main working tree (its other worktrees inside) read-only: under the hidden home or
+  // the private /tmp it would be the sandbox's throwaway directory, where a write seems to work.
+  const main = posix.dirname(common);
+  if (
+    gitDir !== common &&
+    posix.basename(common) === '.git' &&
+    !isWithinOrEqual(workspace, common) &&
+    !isWithinOrEqual(home, main)
+  )
+    rules.push({
+      rule: { path: main, access: 'read-only', reason: 'the main working tree (and its other worktrees)' },
+      source: 'main working tree',
+    });
   if (!isWithinOrEqual(common, workspace))
     rules.push({
       rule: { path: common, access: 'read-write', reason: 'git objects and refs (shared by worktrees)' },
@@ -139,7 +152,7 @@ export function policyRules(input: SandboxPolicyInput): SourcedRule[] {
       },
     ),
     { rule: { path: workspace, access: 'read-write', reason: 'your work' }, source: 'workspace' },
-    ...gitRules(input, workspace),
+    ...gitRules(input, workspace, home),
     {
       rule: { path: ralphDir, access: 'read-only', reason: "Ralph's state", placeholder: true },
       source: '.ralph',

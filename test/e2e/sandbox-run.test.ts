@@ -175,8 +175,17 @@ describe('sandbox: on', () => {
     });
     used.push(dir);
     const r = await runRalph(['run', '--no-tui'], dir);
-    expect(readRecords(dir)[0]?.review, r.stdout + r.stderr).toMatchObject({ approved: true });
+    const [record] = readRecords(dir);
+    expect(record?.review, r.stdout + r.stderr).toMatchObject({ approved: true });
     expect(readFileSync(join(dir, 'reviewer-saw.txt'), 'utf8')).toBe('SANDBOXED\n');
+    // The event stream: the agent's start and the reviewer's, each marked sandboxed.
+    const stream = readFileSync(join(dir, '.ralph', 'runs', record!.run_id, 'stream.jsonl'), 'utf8');
+    const spawned = stream
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).event)
+      .filter((e) => e.type === 'agent.spawned');
+    expect(spawned.map((e) => e.sandboxed)).toEqual([true, true]);
     expect(existsSync(join(dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
   });
 

@@ -134,62 +134,83 @@ function agentOutput(dir: string): AgentEvent[] {
 const USAGE = { input: 2000, output: 100 };
 
 describe('real claude driven by ralph', () => {
-  it('solo loop: two iterations of real tool use (Bash, Write), then the promise completes it', async () => {
-    server = await startModelServer([anthropicMessages], {
-      rules: [
-        // Iteration 1: a Bash tool call, then an answer without the promise.
-        {
-          match: 'SOLO-TASK',
-          turn: 1,
-          times: 1,
-          reply: {
-            tools: [{ kind: 'shell', command: 'echo one > step1.txt && echo wrote step1' }],
-            usage: USAGE,
+  // Once as is, once inside `sandbox: on` (issue 34): Claude Code starts, reaches the server on
+  // loopback and keeps its session in its own config dir, the one part of the home it sees.
+  it.each([
+    ['', false],
+    [' (sandbox: on)', true],
+  ])(
+    'solo loop: two iterations of real tool use (Bash, Write), then the promise completes it%s',
+    async (_, sandbox) => {
+      server = await startModelServer([anthropicMessages], {
+        rules: [
+          // Iteration 1: a Bash tool call, then an answer without the promise.
+          {
+            match: 'SOLO-TASK',
+            turn: 1,
+            times: 1,
+            reply: {
+              tools: [{ kind: 'shell', command: 'echo one > step1.txt && echo wrote step1' }],
+              usage: USAGE,
+            },
           },
-        },
-        {
-          match: 'SOLO-TASK',
-          turn: 2,
-          times: 1,
-          reply: { text: 'Step 1 written; step 2 next.', usage: USAGE },
-        },
-        // Iteration 2: the Write tool (a new file, absolute path), then the promise as the last line.
-        {
-          match: 'SOLO-TASK',
-          turn: 1,
-          reply: { tools: [{ kind: 'write_file', path: 'step2.txt', content: 'two\n' }], usage: USAGE },
-        },
-        { match: 'SOLO-TASK', turn: 2, reply: { text: 'Both steps written.\nLOOP_COMPLETE', usage: USAGE } },
-      ],
-    });
-    const dir = makeWorkspace({
-      'PROMPT.md': 'Write step1.txt, then step2.txt. SOLO-TASK\n',
-      'ralph.yml': ralphYml(),
-    });
-    const r = await ralph(dir, []);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'step1.txt'), 'utf8')).toBe('one\n');
-    expect(readFileSync(join(dir, 'step2.txt'), 'utf8')).toBe('two\n');
-    expect(messageCalls()).toHaveLength(4);
+          {
+            match: 'SOLO-TASK',
+            turn: 2,
+            times: 1,
+            reply: { text: 'Step 1 written; step 2 next.', usage: USAGE },
+          },
+          // Iteration 2: the Write tool (a new file, absolute path), then the promise as the last line.
+          {
+            match: 'SOLO-TASK',
+            turn: 1,
+            reply: { tools: [{ kind: 'write_file', path: 'step2.txt', content: 'two\n' }], usage: USAGE },
+          },
+          {
+            match: 'SOLO-TASK',
+            turn: 2,
+            reply: { text: 'Both steps written.\nLOOP_COMPLETE', usage: USAGE },
+          },
+        ],
+      });
+      const dir = makeWorkspace({
+        'PROMPT.md': 'Write step1.txt, then step2.txt. SOLO-TASK\n',
+        'ralph.yml': ralphYml({}, sandbox ? 'sandbox: on\n' : ''),
+      });
+      const home = makeWorkspace();
+      const r = await ralph(dir, [], { HOME: home });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(readFileSync(join(dir, 'step1.txt'), 'utf8')).toBe('one\n');
+      expect(readFileSync(join(dir, 'step2.txt'), 'utf8')).toBe('two\n');
+      expect(messageCalls()).toHaveLength(4);
 
-    const state = readState(dir);
-    expect(state.stop_reason).toBe('completed');
-    expect(state.iterations).toBe(2);
-    const records = readRecords(dir);
-    expect(records.map((x) => x.backend)).toEqual(['claude', 'claude']);
-    for (const rec of records) {
-      expect(rec.tokens.input).toBe(2 * USAGE.input);
-      expect(rec.tokens.output).toBe(2 * USAGE.output);
-      expect(rec.tokens.total).toBeGreaterThan(0);
-      expect(typeof rec.cost_usd).toBe('number');
-      expect(rec.cost_usd).toBeGreaterThan(0);
-      expect(rec.model).toMatch(/^claude-/);
-    }
-    expect(state.tokens.total).toBe(records[0]!.tokens.total + records[1]!.tokens.total);
-    expect(state.cost_usd).toBeCloseTo(records[0]!.cost_usd + records[1]!.cost_usd, 10);
-    // The summary shows tokens and cost.
-    expect(r.stdout).toMatch(/\$\d/);
-  }, 60_000);
+      const state = readState(dir);
+      expect(state.stop_reason).toBe('completed');
+      expect(state.iterations).toBe(2);
+      const records = readRecords(dir);
+      expect(records.map((x) => x.backend)).toEqual(['claude', 'claude']);
+      for (const rec of records) {
+        expect(rec.tokens.input).toBe(2 * USAGE.input);
+        expect(rec.tokens.output).toBe(2 * USAGE.output);
+        expect(rec.tokens.total).toBeGreaterThan(0);
+        expect(typeof rec.cost_usd).toBe('number');
+        expect(rec.cost_usd).toBeGreaterThan(0);
+        expect(rec.model).toMatch(/^claude-/);
+      }
+      expect(state.tokens.total).toBe(records[0]!.tokens.total + records[1]!.tokens.total);
+      expect(state.cost_usd).toBeCloseTo(records[0]!.cost_usd + records[1]!.cost_usd, 10);
+      // The summary shows tokens and cost.
+      expect(r.stdout).toMatch(/\$\d/);
+      expect(records.map((x) => x.sandbox?.mode)).toEqual(sandbox ? ['on', 'on'] : [undefined, undefined]);
+      // Its session transcripts are in ~/.claude, kept on disk (not in the sandbox's throwaway home).
+      expect(
+        readdirSync(join(home, '.claude', 'projects'), { recursive: true }).some((f) =>
+          String(f).endsWith('.jsonl'),
+        ),
+      ).toBe(true);
+    },
+    60_000,
+  );
 
   it('hats: planner → builder → planner, handing off with `ralph emit` from the Bash tool, completes', async () => {
     server = await startModelServer([anthropicMessages], {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGitWorkspace } from '../helpers/git-workspace.ts';
@@ -92,51 +92,67 @@ function viewsSince(from: number) {
 }
 
 describe('real codex driven by ralph', () => {
-  it('a solo loop: codex runs shell commands over two iterations, then completes with the promise', async () => {
-    const script: Script = {
-      rules: [
-        {
-          // Iteration 2: the scratchpad (in the prompt) says step one is done.
-          match: 'step-1-done',
-          reply: {
-            tools: [{ kind: 'shell', command: 'echo two >> progress.txt' }],
-            text: 'Wrote step two; both steps are in progress.txt.\nLOOP_COMPLETE',
-            usage: { input: 900, output: 30 },
+  // Once as is, once inside `sandbox: on` (issue 34): codex starts, reaches the server on loopback
+  // and keeps its sessions in CODEX_HOME, the one part of the home it sees.
+  it.each([
+    ['', false],
+    [' (sandbox: on)', true],
+  ])(
+    'a solo loop: codex runs shell commands over two iterations, then completes with the promise%s',
+    async (_, sandbox) => {
+      const script: Script = {
+        rules: [
+          {
+            // Iteration 2: the scratchpad (in the prompt) says step one is done.
+            match: 'step-1-done',
+            reply: {
+              tools: [{ kind: 'shell', command: 'echo two >> progress.txt' }],
+              text: 'Wrote step two; both steps are in progress.txt.\nLOOP_COMPLETE',
+              usage: { input: 900, output: 30 },
+            },
           },
-        },
-        {
-          match: 'Append the steps',
-          reply: {
-            tools: [
-              {
-                kind: 'shell',
-                command: 'echo one >> progress.txt && echo step-1-done >> .ralph/agent/scratchpad.md',
-              },
-            ],
-            text: 'Wrote step one. Step two is next.',
-            usage: { input: 800, output: 20 },
+          {
+            match: 'Append the steps',
+            reply: {
+              tools: [
+                {
+                  kind: 'shell',
+                  command: 'echo one >> progress.txt && echo step-1-done >> .ralph/agent/scratchpad.md',
+                },
+              ],
+              text: 'Wrote step one. Step two is next.',
+              usage: { input: 800, output: 20 },
+            },
           },
-        },
-      ],
-    };
-    server.setScript(script);
-    const from = server.requests.length;
-    const dir = makeWorkspace({ 'PROMPT.md': 'Append the steps to progress.txt, one per iteration.\n' });
-    writeFileSync(join(dir, 'ralph.yml'), ralphYml());
-    mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
-    const r = await runRalph(['run'], dir, codexEnv());
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'progress.txt'), 'utf8')).toBe('one\ntwo\n');
-    expect(readState(dir).stop_reason).toBe('completed');
-    const records = readRecords(dir);
-    expect(records).toHaveLength(2);
-    // Two model calls per iteration (tool call, then the answer), each reporting its usage.
-    expect(records.map((x) => x.tokens.total)).toEqual([2 * 820, 2 * 930]);
-    expect(records.every((x) => x.backend === 'codex')).toBe(true);
-    const views = viewsSince(from);
-    expect(views.map((v) => v.path)).toEqual(Array(4).fill('/v1/responses'));
-    expect(views.map((v) => v.toolRounds)).toEqual([0, 1, 0, 1]);
-  }, 120_000);
+        ],
+      };
+      server.setScript(script);
+      const from = server.requests.length;
+      const dir = makeWorkspace({ 'PROMPT.md': 'Append the steps to progress.txt, one per iteration.\n' });
+      writeFileSync(join(dir, 'ralph.yml'), ralphYml(sandbox ? 'sandbox: on' : ''));
+      mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
+      const env = codexEnv();
+      const r = await runRalph(['run'], dir, env);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(readFileSync(join(dir, 'progress.txt'), 'utf8')).toBe('one\ntwo\n');
+      // Its session rollouts are in CODEX_HOME, kept on disk (not in the sandbox's throwaway home).
+      const sessions = join(env.CODEX_HOME as string, 'sessions');
+      expect(readdirSync(sessions, { recursive: true }).some((f) => String(f).endsWith('.jsonl'))).toBe(true);
+      expect(readRecords(dir).map((x) => x.sandbox?.mode)).toEqual(
+        sandbox ? ['on', 'on'] : [undefined, undefined],
+      );
+      expect(readState(dir).stop_reason).toBe('completed');
+      const records = readRecords(dir);
+      expect(records).toHaveLength(2);
+      // Two model calls per iteration (tool call, then the answer), each reporting its usage.
+      expect(records.map((x) => x.tokens.total)).toEqual([2 * 820, 2 * 930]);
+      expect(records.every((x) => x.backend === 'codex')).toBe(true);
+      const views = viewsSince(from);
+      expect(views.map((v) => v.path)).toEqual(Array(4).fill('/v1/responses'));
+      expect(views.map((v) => v.toolRounds)).toEqual([0, 1, 0, 1]);
+    },
+    120_000,
+  );
 
   it('a model ladder: the server sees the model change after two failed tests gates (cli.models → -m)', async () => {
     server.setScript(ladderScript(2));

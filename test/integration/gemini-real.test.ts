@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveGroupMembers } from '../../src/process/pids.ts';
@@ -113,58 +113,80 @@ function turnsSince(from: number) {
 }
 
 describe('real gemini driven by ralph', () => {
-  it('a solo loop: gemini runs a shell command, then writes a file, then completes with the promise', async () => {
-    const script: Script = {
-      rules: [
-        {
-          // Iteration 2: the scratchpad (in the prompt) says step one is done.
-          match: 'step-1-done',
-          reply: {
-            tools: [{ kind: 'write_file', path: 'step2.txt', content: 'two\n' }],
-            text: 'Wrote step two.\nLOOP_COMPLETE',
-            usage: { input: 900, output: 30 },
+  // Once as is, once inside `sandbox: on` (issue 34): gemini starts, reaches the server on loopback
+  // and keeps its chats in ~/.gemini, the one part of the home it sees.
+  it.each([
+    ['', false],
+    [' (sandbox: on)', true],
+  ])(
+    'a solo loop: gemini runs a shell command, then writes a file, then completes with the promise%s',
+    async (_, sandbox) => {
+      const script: Script = {
+        rules: [
+          {
+            // Iteration 2: the scratchpad (in the prompt) says step one is done.
+            match: 'step-1-done',
+            reply: {
+              tools: [{ kind: 'write_file', path: 'step2.txt', content: 'two\n' }],
+              text: 'Wrote step two.\nLOOP_COMPLETE',
+              usage: { input: 900, output: 30 },
+            },
           },
-        },
-        {
-          match: 'Write the steps',
-          reply: {
-            tools: [
-              {
-                kind: 'shell',
-                command: 'echo one > step1.txt && echo step-1-done >> .ralph/agent/scratchpad.md',
-              },
-            ],
-            text: 'Wrote step one. Step two is next.',
-            usage: { input: 800, output: 20 },
+          {
+            match: 'Write the steps',
+            reply: {
+              tools: [
+                {
+                  kind: 'shell',
+                  command: 'echo one > step1.txt && echo step-1-done >> .ralph/agent/scratchpad.md',
+                },
+              ],
+              text: 'Wrote step one. Step two is next.',
+              usage: { input: 800, output: 20 },
+            },
           },
-        },
-      ],
-    };
-    server.setScript(script);
-    const from = server.requests.length;
-    const dir = makeWorkspace({ 'PROMPT.md': 'Write the steps, one per iteration.\n' });
-    writeFileSync(join(dir, 'ralph.yml'), ralphYml('', 'max_iterations: 6', '  model: gemini-2.5-pro'));
-    mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
-    const r = await runRalph(['run'], dir, geminiEnv());
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'step1.txt'), 'utf8')).toBe('one\n');
-    expect(readFileSync(join(dir, 'step2.txt'), 'utf8')).toBe('two\n');
-    const state = readState(dir);
-    expect(state.stop_reason).toBe('completed');
-    const records = readRecords(dir);
-    expect(records.map((x) => x.backend)).toEqual(['gemini', 'gemini']);
-    // Two model calls per iteration (the tool call, then the answer), reported as session totals.
-    expect(records.map((x) => x.tokens.total)).toEqual([2 * 820, 2 * 930]);
-    expect(records.map((x) => x.tokens.input)).toEqual([1600, 1800]);
-    expect(records.every((x) => x.model === 'gemini-2.5-pro')).toBe(true);
-    expect(state.tokens.total).toBe(2 * 820 + 2 * 930);
-    const turns = turnsSince(from);
-    // With -m there is no routing call: every request is an agent turn.
-    expect(server.requests.slice(from).map((q) => q.path)).toEqual(
-      Array(4).fill('/v1beta/models/gemini-2.5-pro:streamGenerateContent'),
-    );
-    expect(turns.map((t) => t.toolRounds)).toEqual([0, 1, 0, 1]);
-  }, 120_000);
+        ],
+      };
+      server.setScript(script);
+      const from = server.requests.length;
+      const dir = makeWorkspace({ 'PROMPT.md': 'Write the steps, one per iteration.\n' });
+      writeFileSync(
+        join(dir, 'ralph.yml'),
+        ralphYml(sandbox ? 'sandbox: on' : '', 'max_iterations: 6', '  model: gemini-2.5-pro'),
+      );
+      mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
+      const env = geminiEnv();
+      const r = await runRalph(['run'], dir, env);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(readRecords(dir).map((x) => x.sandbox?.mode)).toEqual(
+        sandbox ? ['on', 'on'] : [undefined, undefined],
+      );
+      // Its chats are in ~/.gemini, kept on disk (not in the sandbox's throwaway home).
+      const chats = readdirSync(join(env.HOME as string, '.gemini'), { recursive: true }).map(String);
+      expect(
+        chats.some((f) => /chats\/.+\.json/.test(f)),
+        chats.join(' '),
+      ).toBe(true);
+      expect(readFileSync(join(dir, 'step1.txt'), 'utf8')).toBe('one\n');
+      expect(readFileSync(join(dir, 'step2.txt'), 'utf8')).toBe('two\n');
+      const state = readState(dir);
+      expect(state.stop_reason).toBe('completed');
+      const records = readRecords(dir);
+      expect(records.map((x) => x.backend)).toEqual(['gemini', 'gemini']);
+      // Two model calls per iteration (the tool call, then the answer), reported as session totals.
+      expect(records.map((x) => x.tokens.total)).toEqual([2 * 820, 2 * 930]);
+      expect(records.map((x) => x.tokens.input)).toEqual([1600, 1800]);
+      expect(records.every((x) => x.model === 'gemini-2.5-pro')).toBe(true);
+      expect(state.tokens.total).toBe(2 * 820 + 2 * 930);
+      const turns = turnsSince(from);
+      // With -m there is no routing call: every request is an agent turn.
+      expect(server.requests.slice(from).map((q) => q.path)).toEqual(
+        Array(4).fill('/v1beta/models/gemini-2.5-pro:streamGenerateContent'),
+      );
+      expect(turns.map((t) => t.toolRounds)).toEqual([0, 1, 0, 1]);
+    },
+    120_000,
+  );
 
   it('a two-hat workflow: `ralph emit` from gemini’s shell tool, with RALPH_* stripped by strict sanitization', async () => {
     server.setScript(

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -145,62 +145,83 @@ const costOf = (calls: number, usage: { input: number; output: number }) =>
   (calls * (usage.input * PRICE.input + usage.output * PRICE.output)) / 1_000_000;
 
 describe('real opencode driven by ralph', () => {
-  it('a solo loop: opencode writes a file and runs bash over two iterations, then completes with the promise', async () => {
-    const first = { input: 800, output: 20 };
-    const second = { input: 900, output: 30 };
-    const script: Script = {
-      rules: [
-        {
-          // Iteration 2: the scratchpad (in the prompt) says step one is done.
-          match: 'step-1-done',
-          reply: {
-            tools: [{ kind: 'shell', command: 'echo two >> progress.txt' }],
-            text: 'Wrote step two; both steps are in progress.txt.\nLOOP_COMPLETE',
-            usage: second,
+  // Once as is, once inside `sandbox: on` (issue 34): opencode starts, reaches the server on
+  // loopback and keeps its sessions in its data dir, the part of the home it sees.
+  it.each([
+    ['', false],
+    [' (sandbox: on)', true],
+  ])(
+    'a solo loop: opencode writes a file and runs bash over two iterations, then completes with the promise%s',
+    async (_, sandbox) => {
+      const first = { input: 800, output: 20 };
+      const second = { input: 900, output: 30 };
+      const script: Script = {
+        rules: [
+          {
+            // Iteration 2: the scratchpad (in the prompt) says step one is done.
+            match: 'step-1-done',
+            reply: {
+              tools: [{ kind: 'shell', command: 'echo two >> progress.txt' }],
+              text: 'Wrote step two; both steps are in progress.txt.\nLOOP_COMPLETE',
+              usage: second,
+            },
           },
-        },
-        {
-          match: 'Append the steps',
-          reply: {
-            tools: [
-              { kind: 'write_file', path: 'progress.txt', content: 'one\n' },
-              { kind: 'shell', command: 'echo step-1-done >> .ralph/agent/scratchpad.md' },
-            ],
-            text: 'Wrote step one. Step two is next.',
-            usage: first,
+          {
+            match: 'Append the steps',
+            reply: {
+              tools: [
+                { kind: 'write_file', path: 'progress.txt', content: 'one\n' },
+                { kind: 'shell', command: 'echo step-1-done >> .ralph/agent/scratchpad.md' },
+              ],
+              text: 'Wrote step one. Step two is next.',
+              usage: first,
+            },
           },
-        },
-      ],
-    };
-    server.setScript(script);
-    const from = server.requests.length;
-    const dir = makeWorkspace({ 'PROMPT.md': 'Append the steps to progress.txt, one per iteration.\n' });
-    writeFileSync(join(dir, 'ralph.yml'), ralphYml());
-    mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
-    // opencode prefers $PWD over its working directory: a stale one must not move it.
-    const elsewhere = makeWorkspace();
-    const r = await runRalph(['run'], dir, opencodeEnv(undefined, { PWD: elsewhere }));
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'progress.txt'), 'utf8')).toBe('one\ntwo\n');
-    expect(existsSync(join(elsewhere, 'progress.txt'))).toBe(false);
-    expect(readState(dir).stop_reason).toBe('completed');
-    const records = readRecords(dir);
-    expect(records).toHaveLength(2);
-    expect(records.every((x) => x.backend === 'opencode')).toBe(true);
-    // Iteration 1: three model calls (write, bash, answer); iteration 2: two (bash, answer).
-    expect(records.map((x) => x.tokens.total)).toEqual([3 * 820, 2 * 930]);
-    expect(records[0]!.tokens).toMatchObject({ input: 2400, output: 60 });
-    // The cost opencode reported, not an estimate.
-    expect(records[0]!.cost_usd).toBeCloseTo(costOf(3, first), 10);
-    expect(records[1]!.cost_usd).toBeCloseTo(costOf(2, second), 10);
-    expect(records.some((x) => x.cost_estimated === true)).toBe(false);
-    expect(readState(dir).cost_usd).toBeCloseTo(costOf(3, first) + costOf(2, second), 10);
-    const views = viewsSince(from);
-    // No session-title call: Ralph sets the title.
-    expect(views.some((v) => v.title)).toBe(false);
-    expect(views.map((v) => v.path)).toEqual(Array(5).fill('/v1/chat/completions'));
-    expect(views.map((v) => v.toolRounds)).toEqual([0, 1, 2, 0, 1]);
-  }, 180_000);
+        ],
+      };
+      server.setScript(script);
+      const from = server.requests.length;
+      const dir = makeWorkspace({ 'PROMPT.md': 'Append the steps to progress.txt, one per iteration.\n' });
+      writeFileSync(join(dir, 'ralph.yml'), ralphYml(sandbox ? 'sandbox: on' : ''));
+      mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
+      // opencode prefers $PWD over its working directory: a stale one must not move it.
+      const elsewhere = makeWorkspace();
+      const env = opencodeEnv(undefined, { PWD: elsewhere });
+      const r = await runRalph(['run'], dir, env);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(readRecords(dir).map((x) => x.sandbox?.mode)).toEqual(
+        sandbox ? ['on', 'on'] : [undefined, undefined],
+      );
+      // Its sessions are in its data dir, kept on disk (not in the sandbox's throwaway home).
+      const data = readdirSync(join(env.XDG_DATA_HOME as string, 'opencode'), { recursive: true }).map(
+        String,
+      );
+      expect(
+        data.some((f) => /^storage\/session\//.test(f) || /opencode\.db$/.test(f)),
+        data.join(' '),
+      ).toBe(true);
+      expect(readFileSync(join(dir, 'progress.txt'), 'utf8')).toBe('one\ntwo\n');
+      expect(existsSync(join(elsewhere, 'progress.txt'))).toBe(false);
+      expect(readState(dir).stop_reason).toBe('completed');
+      const records = readRecords(dir);
+      expect(records).toHaveLength(2);
+      expect(records.every((x) => x.backend === 'opencode')).toBe(true);
+      // Iteration 1: three model calls (write, bash, answer); iteration 2: two (bash, answer).
+      expect(records.map((x) => x.tokens.total)).toEqual([3 * 820, 2 * 930]);
+      expect(records[0]!.tokens).toMatchObject({ input: 2400, output: 60 });
+      // The cost opencode reported, not an estimate.
+      expect(records[0]!.cost_usd).toBeCloseTo(costOf(3, first), 10);
+      expect(records[1]!.cost_usd).toBeCloseTo(costOf(2, second), 10);
+      expect(records.some((x) => x.cost_estimated === true)).toBe(false);
+      expect(readState(dir).cost_usd).toBeCloseTo(costOf(3, first) + costOf(2, second), 10);
+      const views = viewsSince(from);
+      // No session-title call: Ralph sets the title.
+      expect(views.some((v) => v.title)).toBe(false);
+      expect(views.map((v) => v.path)).toEqual(Array(5).fill('/v1/chat/completions'));
+      expect(views.map((v) => v.toolRounds)).toEqual([0, 1, 2, 0, 1]);
+    },
+    180_000,
+  );
 
   it('a two-hat workflow: the agent publishes with `ralph emit` through opencode’s bash tool', async () => {
     server.setScript(plannerBuilderScript('opencode'));

@@ -80,6 +80,10 @@ export function claudeNativeSandboxArgs(network: 'on' | 'off', user: readonly st
 const claudeDir = (env: NodeJS.ProcessEnv, home: string): string =>
   dirOr(env.CLAUDE_CONFIG_DIR, join(home, '.claude'));
 
+/** Its global state file beside ~/.claude, and the backup it keeps (none with $CLAUDE_CONFIG_DIR set). */
+const claudeStateFiles = (env: NodeJS.ProcessEnv, home: string): string[] =>
+  env.CLAUDE_CONFIG_DIR ? [] : [join(home, '.claude.json'), join(home, '.claude.json.backup')];
+
 /** Claude Code: its adapter, how it is installed and logged in to, and how `ralph plan` opens it. */
 export const claude: AgentCliDefinition = {
   name: 'claude',
@@ -104,16 +108,15 @@ export const claude: AgentCliDefinition = {
   // its cache under $XDG_CACHE_HOME/claude-cli; the native installer's versions and locks under
   // ~/.local/share/claude and ~/.local/state/claude (CLI 2.1.329's bundle).
   sandboxHome: (env, home) => {
-    const config = env.CLAUDE_CONFIG_DIR
-      ? [env.CLAUDE_CONFIG_DIR]
-      : [claudeDir(env, home), join(home, '.claude.json'), join(home, '.claude.json.backup')];
     return [
-      ...config,
+      claudeDir(env, home),
+      ...claudeStateFiles(env, home),
       join(xdgDir('cache', env, home), 'claude-cli'),
       join(xdgDir('data', env, home), 'claude'),
       join(xdgDir('state', env, home), 'claude'),
     ];
   },
+  sandboxHomeFiles: claudeStateFiles,
   nativeSandbox: {
     covers:
       'its Bash commands write only the workspace and the temp dir (never git hooks or git config), reach only the domains your Claude Code settings allow (none with sandbox.network: off) and never run outside it; its file edits stay in the workspace',

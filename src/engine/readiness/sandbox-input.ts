@@ -51,6 +51,21 @@ function agentWritable(paths: RalphPaths, eventsFile: string, create: boolean): 
   return [paths.agentDir, eventsFile, paths.questions];
 }
 
+/**
+ * The agent CLI's own directories, made when missing: a bind mount needs its path, and without one
+ * the CLI's sessions and login would go to the sandbox's throwaway home. One that cannot be made
+ * stays out of the sandbox (its rule is optional).
+ */
+function makeBackendDirs(entries: readonly string[], files: readonly string[]): void {
+  for (const dir of entries.filter((e) => !files.includes(e) && !existsSync(e))) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch {
+      // not ours to fix here: the CLI runs with that location hidden, as before
+    }
+  }
+}
+
 /** Every protected path that exists: the files the protect gate selects and the trees it names whole. */
 function protectedPaths(workspace: string, config: RalphConfig): string[] {
   const globs = protectedGlobs(config, workspace);
@@ -116,9 +131,12 @@ export async function gatherRunSandbox(o: SandboxGatherOptions): Promise<RunSand
       let policy = policies.get(key);
       if (!policy) {
         const agentPackage = packageDirOf(command, env, workspace);
+        const definition = definitionOf(backend);
+        const backendHome = definition.sandboxHome?.(env, home) ?? [];
+        if (o.create ?? true) makeBackendDirs(backendHome, definition.sandboxHomeFiles?.(env, home) ?? []);
         policy = sandboxPolicy({
           ...base,
-          backendHome: definitionOf(backend).sandboxHome?.(env, home) ?? [],
+          backendHome,
           runtimeReadOnly: runtimeUnderHome(home, [...runtime, ...(agentPackage ? [agentPackage] : [])]),
         });
         policies.set(key, policy);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { claude } from '../../../src/backends/agents/claude.ts';
 import { isAgentCli } from '../../../src/backends/definition.ts';
 import { BACKEND_DEFINITIONS, definitionOf, knownBackends } from '../../../src/backends/registry.ts';
 import { ROOT } from '../../helpers/workspace.ts';
@@ -112,6 +113,20 @@ describe('the registry: every agent CLI says where its own files are', () => {
       if (isAgentCli(d)) expect(typeof d.sandboxHome, d.name).toBe('function');
       else expect(d.sandboxHome, d.name).toBeUndefined();
     }
+  });
+
+  it('the files among them (never made at run start) are entries of sandboxHome: only claude names any', () => {
+    for (const d of BACKEND_DEFINITIONS.filter(isAgentCli)) {
+      for (const env of [{}, { CLAUDE_CONFIG_DIR: '/cfg/claude' }]) {
+        const files = d.sandboxHomeFiles?.(env, HOME) ?? [];
+        expect(d.sandboxHome(env, HOME), d.name).toEqual(expect.arrayContaining(files));
+      }
+    }
+    expect(claude.sandboxHomeFiles?.({}, HOME)).toEqual([
+      `${HOME}/.claude.json`,
+      `${HOME}/.claude.json.backup`,
+    ]);
+    expect(claude.sandboxHomeFiles?.({ CLAUDE_CONFIG_DIR: '/cfg/claude' }, HOME)).toEqual([]);
   });
 
   it('only codex, gemini and claude have a native sandbox, each saying what it covers and misses', () => {

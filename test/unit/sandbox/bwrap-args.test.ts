@@ -37,6 +37,23 @@ function mountedAccess(args: string[], path: string): SandboxAccess {
 }
 
 describe('bwrapArgs', () => {
+  it('points a temp dir variable the agent cannot write at its private /tmp, and keeps a writable one', () => {
+    const env = {
+      TMPDIR: '/home/dev/tmp',
+      TMP: '/tmp/user-1000',
+      TEMP: `${WS}/.cache/tmp`,
+      HOME: '/home/dev',
+    };
+    const { args } = bwrapArgs(policy, cmd, { env });
+    const setenv = args.flatMap((a, i) => (a === '--setenv' ? [args.slice(i + 1, i + 3)] : []));
+    expect(setenv).toEqual([
+      ['TMPDIR', '/tmp'],
+      ['TMP', '/tmp'],
+    ]);
+    expect(bwrapArgs(policy, cmd, { env: { TMPDIR: '/tmp' } }).args).not.toContain('--setenv');
+    expect(bwrapArgs(policy, cmd).args).not.toContain('--setenv');
+  });
+
   it('starts with the process flags, ends with the directory and the command, keeps --new-session out', () => {
     const { command, args } = bwrapArgs(policy, cmd);
     expect(command).toBe('bwrap');

@@ -95,6 +95,31 @@ describe('sandboxPolicy', () => {
     expect(access(p, '/repo/src/main.ts')).toBe('read-only');
   });
 
+  it("shows a worktree's main working tree read-only, also under the private /tmp, but never the home it holds", () => {
+    const worker = (main: string, home = HOME) =>
+      sandboxPolicy(
+        sandboxInput(`${main}/.ralph/worktrees/w1`, home, {
+          gitDir: `${main}/.git/worktrees/w1`,
+          gitCommonDir: `${main}/.git`,
+          agentWritable: [],
+        }),
+      );
+    for (const main of ['/repo', '/tmp/repo', `${HOME}/repo`]) {
+      const p = worker(main);
+      for (const f of ['src/main.ts', 'ralph.yml', '.ralph/worktrees/w2/src/a.ts'])
+        expect(accessOf(p, `${main}/${f}`), `${main}/${f}`).toMatchObject({
+          access: 'read-only',
+          rule: { reason: 'the main working tree (and its other worktrees)' },
+        });
+      expect(access(p, `${main}/.ralph/worktrees/w1/src/a.ts`)).toBe('read-write');
+      expect(access(p, `${main}/.git/objects/ab`)).toBe('read-write');
+    }
+    // A repository at the home's root: the home stays hidden, its main tree with it.
+    const atHome = worker(HOME);
+    expect(access(atHome, `${HOME}/.ssh/id_rsa`)).toBe('hidden');
+    expect(access(atHome, `${HOME}/src/main.ts`)).toBe('hidden');
+  });
+
   it('expands ~ in the allow lists, and takes the network setting', () => {
     const p = sandboxPolicy(
       sandboxInput(WS, HOME, {
