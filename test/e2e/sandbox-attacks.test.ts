@@ -150,8 +150,9 @@ describe('sandbox: on against the attacks of issue 32', () => {
     expect(readFileSync(join(dir, 'PROMPT.md'), 'utf8')).toBe('work\n');
     const inbox = join(dir, '.ralph', 'control', 'inbox.jsonl');
     expect(existsSync(inbox) ? readFileSync(inbox, 'utf8') : '').not.toContain('c-forged');
-    // The cache Ralph wrote for this workspace is there, and holds nothing of the agent's.
-    const cache = filesUnder(join(env.XDG_CACHE_HOME as string, 'ralph'));
+    // The config cache Ralph wrote for this workspace is there, and holds nothing of the agent's
+    // (ralph/code/ beside it is V8's cache of Ralph's own code, whose strings name `sandbox: off`).
+    const cache = filesUnder(join(env.XDG_CACHE_HOME as string, 'ralph', 'config'));
     expect(cache.size).toBeGreaterThan(0);
     for (const bytes of cache.values()) expect(bytes).not.toContain('sandbox: off');
     expect(readRecords(dir)).toHaveLength(1);
