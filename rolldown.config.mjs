@@ -61,7 +61,7 @@ const STEERING = new Set(
 );
 const RUN_PATH = new Set([...RUN_GRAPH].filter((id) => !STEERING.has(id)));
 
-export default defineConfig({
+const cli = {
   input: { 'ralph-cli': 'dist/cli/bin.js' },
   platform: 'node',
   external: (id) => id.startsWith('node:') || (/^[^./]/.test(id) && !BUNDLED.has(packageOf(id))),
@@ -118,4 +118,21 @@ export default defineConfig({
       ],
     },
   },
-});
+};
+
+// The scripted agent starts once per iteration of every loop it plays (the tests, `ralph demo`):
+// one file in place of tsc's main.js, yaml and zod inside it, instead of resolving and linking them
+// module by module from node_modules (about 0.1 s of CPU less per start, 0.15 s instead of 0.26 s).
+const fakeAgent = {
+  input: { main: 'dist/fake-agent/main.js' },
+  platform: 'node',
+  external: (id) => id.startsWith('node:'),
+  output: {
+    dir: 'dist/fake-agent',
+    format: 'esm',
+    entryFileNames: '[name].js',
+    comments: { legal: true, annotation: false, jsdoc: false },
+  },
+};
+
+export default defineConfig([cli, fakeAgent]);

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { IN_PROCESS_TIERS, LongestFirst } from './test/setup/longest-first.ts';
 
 /**
  * The supervision and crash suite (agent groups killed, marked leftovers swept, kill -9 and
@@ -20,9 +21,6 @@ const processTableSuite = [
   'test/e2e/resume-and-control.test.ts',
 ];
 
-/** The in-process tiers (pure functions, commands through runCli): no process of their own. */
-const inProcessTiers = ['test/unit', 'test/cli'];
-
 /** Test files under `dir` (any depth) whose text matches `pattern`. */
 function filesMatching(dir: string, pattern: RegExp): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -36,7 +34,7 @@ function filesMatching(dir: string, pattern: RegExp): string[] {
  * run isolated; the rest of the in-process tiers share one module graph per worker (importing the
  * sources once per worker instead of once per file was most of test:fast's time).
  */
-const mocksModules = inProcessTiers.flatMap((dir) => filesMatching(dir, /\bvi\.(do)?mock\(/));
+const mocksModules = IN_PROCESS_TIERS.flatMap((dir) => filesMatching(dir, /\bvi\.(do)?mock\(/));
 
 export default defineConfig({
   test: {
@@ -46,20 +44,21 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Integration and e2e tests spawn real process groups; 2 cores here.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: inProcessTiers.map((dir) => `${dir}/**`),
+          exclude: IN_PROCESS_TIERS.map((dir) => `${dir}/**`),
         },
       },
       {
         extends: true,
         test: {
           name: 'in-process',
-          include: inProcessTiers.map((dir) => `${dir}/**/*.test.ts`),
+          include: IN_PROCESS_TIERS.map((dir) => `${dir}/**/*.test.ts`),
           exclude: mocksModules,
           isolate: false,
         },

@@ -10,19 +10,26 @@ import { makeWorkspace, readState, runRalph } from '../helpers/workspace.ts';
  * resumed. Every completed iteration is recorded once, no agent runs past completion, nothing is
  * left behind — for every write point of a two-iteration run, enumerated until a run gets through.
  */
-const SCRIPT = [
-  'turns:',
-  '  - when: { iteration: 1 }',
-  '    do: [{ run: "echo $RALPH_ITERATION >> calls.log" }, { print: "step one done" }]',
-  '  - do: [{ run: "echo $RALPH_ITERATION >> calls.log" }, { print: "LOOP_COMPLETE" }]',
-].join('\n');
+/**
+ * The agent: a shell command (a node start per iteration would be most of each run's time), which
+ * logs its call and prints a line; iteration 1's says step one is done, the next one completes.
+ * Ralph's writes are the same, one for one, as with the scripted fake agent printing the same lines.
+ */
+const AGENT =
+  'echo $RALPH_ITERATION >> calls.log; if [ "$RALPH_ITERATION" = 1 ]; then echo "step one done"; else echo LOOP_COMPLETE; fi';
 
 function workspace(): string {
   return makeWorkspace({
     'PROMPT.md': 'Do the two steps.\n',
-    'ralph.yml':
-      'event_loop:\n  prompt_file: PROMPT.md\n  max_iterations: 5\ncli:\n  backend: fake\n  fake_script: agent.yml\n',
-    'agent.yml': SCRIPT,
+    'ralph.yml': [
+      'event_loop:',
+      '  prompt_file: PROMPT.md',
+      '  max_iterations: 5',
+      'cli:',
+      '  backend: custom',
+      '  command: sh',
+      `  args: ["-c", ${JSON.stringify(AGENT)}]`,
+    ].join('\n'),
   });
 }
 

@@ -23,13 +23,33 @@ import { type ModelServer, startModelServer } from '../support/model-server/serv
 const GEMINI = join(ROOT, 'node_modules', '.bin', 'gemini');
 
 let server: ModelServer;
+/** Model servers of the runs that wait out a limit, one each: they run alongside the other tests. */
+const ownServers: ModelServer[] = [];
+
+async function ownServer(script: Script): Promise<ModelServer> {
+  const own = await startModelServer([geminiApi], script);
+  ownServers.push(own);
+  return own;
+}
+
+/**
+ * The two runs that wait out a 15 s limit (the quota's runtime limit, the iteration timeout) start
+ * with the file and wait while the tests before theirs run; their tests read their results.
+ */
+let quota: ReturnType<typeof quotaRun>;
+let timedOut: ReturnType<typeof timedOutRun>;
 
 beforeAll(async () => {
   server = await startModelServer([geminiApi], { rules: [] });
+  timedOut = timedOutRun();
+  quota = quotaRun();
+  // Awaited by their tests; a rejection before then is theirs to report, not an unhandled one.
+  for (const run of [timedOut, quota]) run.catch(() => {});
 });
 
 afterAll(async () => {
-  await server?.close();
+  await Promise.allSettled([timedOut, quota]);
+  await Promise.all([server, ...ownServers].map((s) => s?.close()));
 });
 
 /** Variables of the outer environment that would change gemini's auth, model, config or prompt. */
@@ -110,6 +130,85 @@ function turnsSince(from: number) {
     .slice(from)
     .filter((r) => r.path.endsWith(':streamGenerateContent'))
     .map((r) => ({ path: r.path, body: r.body as Record<string, any>, ...geminiView(r.body as never) }));
+}
+
+// Live (non-zombie) members only: a killed process reparented to a PID 1 that does not reap
+// stays a zombie, which kill(-pgid, 0) would still report.
+const groupAlive = (pgid: number): boolean => liveGroupMembers(pgid).length > 0;
+
+/** A quota with a retry delay of an hour, until a 15 s runtime limit ends the run (against its own server). */
+async function quotaRun() {
+  const own = await ownServer({
+    rules: [
+      {
+        match: 'Use the quota',
+        reply: {
+          status: 429,
+          errorBody: {
+            error: {
+              code: 429,
+              message: 'You exceeded your current quota. Please retry in 3600s.',
+              status: 'RESOURCE_EXHAUSTED',
+              details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3600s' }],
+            },
+          },
+        },
+      },
+    ],
+  });
+  const dir = makeWorkspace({ 'PROMPT.md': 'Use the quota.\n' });
+  writeFileSync(
+    join(dir, 'ralph.yml'),
+    ralphYml('', 'max_iterations: 3\n  max_runtime_seconds: 15', '  model: gemini-2.5-pro'),
+  );
+  const started = Date.now();
+  const r = await runRalph(['run'], dir, geminiEnv({ GOOGLE_GEMINI_BASE_URL: own.url }));
+  const turns = own.requests.filter((q) => q.path.endsWith(':streamGenerateContent')).length;
+  return { r, state: readState(dir), started, turns };
+}
+
+/**
+ * A solo run whose shell tool sleeps past the iteration timeout; the tool's shell writes its pid.
+ * The timeout leaves gemini ample time to start the tool even on a loaded machine (a 4 s one once
+ * fired before the tool ran, and tool.pid was missing).
+ */
+async function timedOutRun() {
+  const own = await ownServer({
+    rules: [
+      {
+        match: 'Sleep now',
+        reply: {
+          // `$$` (allowed; `$(…)` is not): the pid of gemini's wrapper shell, which leads its own group.
+          tools: [{ kind: 'shell', command: 'echo $$ > tool.pid; sleep 90; echo late > late.txt' }],
+          text: 'Slept.',
+        },
+      },
+    ],
+  });
+  const dir = makeWorkspace({ 'PROMPT.md': 'Sleep now.\n' });
+  writeFileSync(
+    join(dir, 'ralph.yml'),
+    [
+      'event_loop:',
+      '  max_iterations: 1',
+      '  iteration_timeout_seconds: 15',
+      '  kill_grace_seconds: 1',
+      'cli:',
+      '  backend: gemini',
+      `  command: ${JSON.stringify(GEMINI)}`,
+      '  model: gemini-2.5-pro',
+    ].join('\n'),
+  );
+  const started = Date.now();
+  const r = await runRalph(['run'], dir, geminiEnv({ GOOGLE_GEMINI_BASE_URL: own.url }));
+  const ms = Date.now() - started;
+  const pidFile = join(dir, 'tool.pid');
+  if (!existsSync(pidFile)) return { r, ms, toolStarted: false, toolAlive: false };
+  // Whether the tool's group outlived the run, read as the run ends; then it goes either way.
+  const toolGroup = Number(readFileSync(pidFile, 'utf8'));
+  const toolAlive = groupAlive(toolGroup);
+  if (toolAlive) process.kill(-toolGroup, 'SIGKILL');
+  return { r, ms, toolStarted: true, toolAlive };
 }
 
 describe('real gemini driven by ralph', () => {
@@ -299,95 +398,19 @@ describe('real gemini driven by ralph', () => {
   }, 120_000);
 
   it('a quota with a retry delay parks the loop (not a failure) until the runtime limit ends it', async () => {
-    server.setScript({
-      rules: [
-        {
-          match: 'Use the quota',
-          reply: {
-            status: 429,
-            errorBody: {
-              error: {
-                code: 429,
-                message: 'You exceeded your current quota. Please retry in 3600s.',
-                status: 'RESOURCE_EXHAUSTED',
-                details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3600s' }],
-              },
-            },
-          },
-        },
-      ],
-    });
-    const from = server.requests.length;
-    const dir = makeWorkspace({ 'PROMPT.md': 'Use the quota.\n' });
-    writeFileSync(
-      join(dir, 'ralph.yml'),
-      ralphYml('', 'max_iterations: 3\n  max_runtime_seconds: 15', '  model: gemini-2.5-pro'),
-    );
-    const started = Date.now();
-    const r = await runRalph(['run'], dir, geminiEnv());
+    const { r, state, started, turns } = await quota;
     expect(r.code, r.stdout + r.stderr).toBe(2);
-    const state = readState(dir);
     expect(state.stop_reason).toBe('max_runtime');
     expect(state.consecutive_failures).toBe(0);
     // Parked until the reset time gemini reported, with the same iteration still to run.
     expect(state.parked?.until).toBeGreaterThanOrEqual(started + 3_600_000);
     expect(r.stderr).toMatch(/ralph: parked — \[API Error: You exceeded your current quota/);
     // A terminal quota: gemini itself does not retry it.
-    expect(turnsSince(from)).toHaveLength(1);
+    expect(turns).toBe(1);
   }, 120_000);
 
-  /**
-   * A solo run whose shell tool sleeps past the iteration timeout; the tool's shell writes its pid.
-   * The timeout leaves gemini ample time to start the tool even on a loaded machine (a 4 s one once
-   * fired before the tool ran, and tool.pid was missing).
-   */
-  async function timedOutRun() {
-    server.setScript({
-      rules: [
-        {
-          match: 'Sleep now',
-          reply: {
-            // `$$` (allowed; `$(…)` is not): the pid of gemini's wrapper shell, which leads its own group.
-            tools: [{ kind: 'shell', command: 'echo $$ > tool.pid; sleep 90; echo late > late.txt' }],
-            text: 'Slept.',
-          },
-        },
-      ],
-    });
-    const dir = makeWorkspace({ 'PROMPT.md': 'Sleep now.\n' });
-    writeFileSync(
-      join(dir, 'ralph.yml'),
-      [
-        'event_loop:',
-        '  max_iterations: 1',
-        '  iteration_timeout_seconds: 15',
-        '  kill_grace_seconds: 1',
-        'cli:',
-        '  backend: gemini',
-        `  command: ${JSON.stringify(GEMINI)}`,
-        '  model: gemini-2.5-pro',
-      ].join('\n'),
-    );
-    const started = Date.now();
-    const r = await runRalph(['run'], dir, geminiEnv());
-    const ms = Date.now() - started;
-    const pidFile = join(dir, 'tool.pid');
-    if (!existsSync(pidFile)) return { r, ms, toolStarted: false, toolAlive: false };
-    // Whether the tool's group outlived the run, read as the run ends; then it goes either way.
-    const toolGroup = Number(readFileSync(pidFile, 'utf8'));
-    const toolAlive = groupAlive(toolGroup);
-    if (toolAlive) process.kill(-toolGroup, 'SIGKILL');
-    return { r, ms, toolStarted: true, toolAlive };
-  }
-
-  // Live (non-zombie) members only: a killed process reparented to a PID 1 that does not reap
-  // stays a zombie, which kill(-pgid, 0) would still report.
-  const groupAlive = (pgid: number): boolean => liveGroupMembers(pgid).length > 0;
-
-  // One timed-out run for the two tests below (each is 15 s of gemini at least).
-  let timedOut: ReturnType<typeof timedOutRun> | undefined;
+  // One timed-out run for the two tests below (started with the file: 15 s of gemini at least).
   const theTimedOutRun = async () => {
-    timedOut ??= timedOutRun();
     const run = await timedOut;
     expect(
       run.toolStarted,
