@@ -51,5 +51,5 @@ export function bwrapArgs(
   if (policy.network === 'off') args.push('--unshare-net');
   for (const rule of mountOrder(policy.rules)) args.push(...mountArgs(rule, exists));
   args.push('--chdir', opts.cwd ?? policy.workspace, '--', command.command, ...command.args);
-  return { command: opts.bwrap ?? 'bwrap', args };
+  return { command: opts.bwrap ?? 'bwrap', args, contained: true };
 }
