@@ -79,6 +79,7 @@ const RUNTIME_EXPORTS = {
     'findTask',
     'findTemplate',
     'initPreset',
+    'enableSandbox',
     'listRescues',
     'listRuns',
     'listWorktrees',

@@ -56,7 +56,7 @@ function registerInitCommands(program: Command, io: CliIO, setCode: SetCode): vo
     .addOption(presetOption('preset to write (see `ralph presets`)').default('solo'))
     .option('--backend <name>', 'set cli.backend in the written ralph.yml')
     .option('--force', 'overwrite existing files')
-    .action(async (opts) => setCode((await import('./init-command.ts')).initCommand(opts, io)));
+    .action(async (opts) => setCode(await (await import('./init-command.ts')).initCommand(opts, io)));
   program
     .command('new')
     .description(

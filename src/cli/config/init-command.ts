@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { initPreset } from '../../config/preset-init.ts';
+import { enableSandbox, initPreset } from '../../config/preset-init.ts';
 import { findPreset, PRESETS } from '../../config/presets.ts';
 import {
   configJsonSchema,
@@ -9,6 +9,7 @@ import {
 } from '../../config/reference/json-schema.ts';
 import { ExitCode } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
+import { probeSandbox } from '../../sandbox/probe.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { writeFileInPlace } from '../../state/io/file-writes.ts';
 import { ralphPaths } from '../../state/paths.ts';
@@ -39,14 +40,29 @@ export function writeWorkspaceSupport(dir: string): string[] {
   return written;
 }
 
+/**
+ * The sandbox of a new ralph.yml: `on` where it works here (the default stays `off`, so a project
+ * made before it, or on a machine without bubblewrap, runs as it did). The line saying which.
+ */
+async function initSandbox(dir: string): Promise<string> {
+  const probe = await probeSandbox();
+  if (!probe.ok)
+    return `sandbox: left off (${probe.detail}); to confine the agent: ${probe.fix}, then set sandbox: on — docs/guide/sandbox.md`;
+  if (!enableSandbox(join(dir, 'ralph.yml'))) return '';
+  return `sandbox: on (${probe.tool} works here; the agent can touch only this project) — docs/guide/sandbox.md`;
+}
+
 /** `ralph init`: writes the preset, the editor schema and the runtime .gitignore; prints what it wrote. */
-export function initCommand(
+export async function initCommand(
   opts: { preset: string; backend?: string | undefined; force?: boolean | undefined },
   io: CliIO,
-): number {
+): Promise<number> {
   const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
+  const sandbox = await initSandbox(io.cwd);
   written.push(...writeWorkspaceSupport(io.cwd));
-  io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
+  io.out(
+    `wrote preset ${opts.preset}: ${written.join(', ')}\n${sandbox ? `${sandbox}\n` : ''}next: ${findPreset(opts.preset).next}\n`,
+  );
   return ExitCode.ok;
 }
 
