@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import * as thisBuild from '../dist/index.js';
-import { loadConfig } from '../dist/index.js';
+import { loadConfig, probeSandbox, sandboxPolicy, wrapCommand } from '../dist/index.js';
 // An internal of the package (not exported from its root): the prompt the loop assembles.
 import { assemblePrompt } from '../dist/routing/assemble-prompt.js';
 
@@ -54,6 +54,10 @@ const PROMPT = 'Benchmark prompt: do nothing and exit.';
 const TARGET_OVERHEAD_MS = 3;
 /** Ralph's ms/iteration over the minimal durable Node loop's (issue 33, item 8; was 1.5×). */
 const TARGET_DURABLE_RATIO = 1.35;
+/** Ralph's ms/iteration with `sandbox: on` over the minimal durable loop's (issue 34). */
+const TARGET_SANDBOX_RATIO = 1.5;
+/** The sandbox section's two run lengths: per iteration is (T(N2) − T(N1)) / (N2 − N1), start-up cancelled. */
+const SANDBOX_SIZES = [40, 140];
 /** Peak RSS of the CLI at 400 iterations (issue 33, item 8), and at 1,600 (issue 22). */
 const TARGET_RSS_400_MB = 70;
 const TARGET_RSS_1600_MB = 80;
@@ -99,7 +103,7 @@ function shQuote(s) {
   return `'${s.replaceAll("'", "'\\''")}'`;
 }
 
-function writeWorkspace(agent, iterations) {
+function writeWorkspace(agent, iterations, extra = []) {
   const ws = tempDir('ws');
   writeFileSync(
     join(ws, 'ralph.yml'),
@@ -114,6 +118,7 @@ function writeWorkspace(agent, iterations) {
       '  backend: custom',
       `  command: ${JSON.stringify(agent)}`,
       '  prompt_mode: stdin',
+      ...extra,
       '',
     ].join('\n'),
   );
@@ -159,8 +164,14 @@ const out = (s = '') => process.stdout.write(`${s}\n`);
  * Runs the loop in-process via runLoop; times from the first `iteration.started` to `loop.finished`
  * (performance.now() in the event listener). Returns ms per iteration and per-iteration start stamps.
  */
-async function ralphInProcess(agent, iterations, { loadConfig, resolveBackend, runLoop } = thisBuild) {
-  const ws = writeWorkspace(agent, iterations);
+async function ralphInProcess(
+  agent,
+  iterations,
+  { loadConfig, resolveBackend, runLoop } = thisBuild,
+  extraConfig = [],
+) {
+  const ws = writeWorkspace(agent, iterations, extraConfig);
+  const t0 = performance.now();
   const { config } = loadConfig({ file: join(ws, 'ralph.yml'), cwd: ws });
   const backend = resolveBackend(config.cli.backend, config);
   const starts = [];
@@ -190,7 +201,8 @@ async function ralphInProcess(agent, iterations, { loadConfig, resolveBackend, r
   const totalMs = finishedAt - starts[0];
   const cpu = cpuMs(process.cpuUsage(cpu0)) / iterations;
   rmSync(ws, { recursive: true, force: true });
-  return { msPerIter: totalMs / iterations, cpuPerIter: cpu, starts, finishedAt };
+  // wallMs: the whole call, start-up (config, the sandbox's policy and probe) included.
+  return { msPerIter: totalMs / iterations, cpuPerIter: cpu, starts, finishedAt, wallMs: finishedAt - t0 };
 }
 
 /** The same agent, N times, from a bare shell `while` loop; ms per iteration. */
@@ -204,9 +216,9 @@ function bareLoop(agent, iterations) {
 }
 
 /** Spawns the agent like Ralph does (own process group, piped stdio, prompt on stdin); resolves at exit + close. */
-function spawnOnce(agent) {
+function spawnOnce(agent, wrapped = { command: agent, args: [] }) {
   return new Promise((done, fail) => {
-    const child = spawn(agent, [], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(wrapped.command, wrapped.args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     let pending = 3;
     const step = () => --pending === 0 && done(child.exitCode);
     child.on('error', fail);
@@ -235,7 +247,7 @@ async function nodeSpawnFloor(agent, iterations) {
  * iteration it spawns the same agent, writes its state atomically (temp file, fsync, rename) and
  * appends one fsync'd JSON line. Wall ms and this process's CPU ms, per iteration.
  */
-async function durableNodeLoop(agent, iterations) {
+async function durableNodeLoop(agent, iterations, wrapped = undefined) {
   const dir = tempDir('durable');
   const statePath = join(dir, 'state.json');
   const logPath = join(dir, 'iterations.jsonl');
@@ -244,7 +256,7 @@ async function durableNodeLoop(agent, iterations) {
   const t0 = performance.now();
   for (let i = 1; i <= iterations; i++) {
     const at = new Date().toISOString();
-    const code = await spawnOnce(agent);
+    const code = await spawnOnce(agent, wrapped);
     const state = { version: 1, status: 'running', started_at: started, updated_at: at, iterations: i };
     const tmp = `${statePath}.tmp`;
     const fd = openSync(tmp, 'w');
@@ -360,6 +372,81 @@ function timeSpawns(cmd, args, runs, options) {
   return samples;
 }
 
+/**
+ * §6: the sandbox's cost per iteration. In the same reps: the minimal durable loop, the same loop
+ * with its spawn wrapped in bwrap under a bare policy (what bubblewrap itself costs), and `runLoop`
+ * with `sandbox: off` and `sandbox: on`, each Ralph figure (T(N2) − T(N1)) / (N2 − N1) of whole
+ * runLoop calls so the once-per-run work (the policy gathering, the probe) cancels.
+ */
+async function sandboxSection(agent) {
+  const probe = await probeSandbox();
+  if (!probe.ok) {
+    out(`6. Sandbox cost per iteration: skipped, sandbox: on cannot run here (${probe.detail})`);
+    out();
+    return;
+  }
+  const [n1, n2] = SANDBOX_SIZES;
+  const ws = tempDir('bwrap-floor');
+  const policy = sandboxPolicy({
+    workspace: ws,
+    home: tempDir('home'),
+    configFiles: [],
+    promptFiles: [],
+    protectedPaths: [],
+    gateFiles: [],
+    backendHome: [],
+    agentWritable: [],
+    runtimeReadOnly: [],
+    settings: { mode: 'on', allowRead: [], allowWrite: [], network: 'on' },
+  });
+  const wrapped = wrapCommand(policy, { command: agent, args: [] }, process.platform, { bwrap: probe.path });
+  const on = ['sandbox: on'];
+  const perIter = async (extra) => {
+    const a = await ralphInProcess(agent, n1, thisBuild, extra);
+    const b = await ralphInProcess(agent, n2, thisBuild, extra);
+    return (b.wallMs - a.wallMs) / (n2 - n1);
+  };
+  await perIter(on); // warm-up: bwrap's pages, the sandbox modules
+  const s = { durable: [], bwrap: [], off: [], on: [] };
+  for (let rep = 0; rep < REPS; rep++) {
+    s.durable.push((await durableNodeLoop(agent, n2)).ms);
+    s.bwrap.push((await durableNodeLoop(agent, n2, wrapped)).ms);
+    s.off.push(await perIter([]));
+    s.on.push(await perIter(on));
+  }
+  const best = (k) => Math.min(...s[k]);
+  const rows = [
+    ['minimal durable loop', 'durable'],
+    ['durable loop, agent through bwrap', 'bwrap'],
+    ['ralph, sandbox: off', 'off'],
+    ['ralph, sandbox: on', 'on'],
+  ].map(([label, k]) => [
+    label,
+    f(best(k)),
+    f(median(s[k])),
+    `${f(ratio(best(k), best('durable')))}x`,
+    `${f(ratio(median(s[k]), median(s.durable)))}x`,
+  ]);
+  out(
+    `6. Sandbox cost per iteration (${probe.tool} ${probe.version ?? ''} at ${probe.path}; ralph: ` +
+      `(T(${n2}) − T(${n1})) / ${n2 - n1} of whole runLoop calls; best of ${REPS} reps, and the median)`,
+  );
+  out(table(['loop', 'ms/it', 'median', 'over durable', 'median ratio'], rows));
+  const r = ratio(best('on'), best('durable'));
+  const rm = ratio(median(s.on), median(s.durable));
+  const within = (x) => (x <= TARGET_SANDBOX_RATIO ? 'within' : 'ABOVE');
+  out(
+    `  sandbox: on over the durable loop: ${f(r)}x (${within(r)}), median ${f(rm)}x (${within(rm)})` +
+      ` — target ≤ ${TARGET_SANDBOX_RATIO}x`,
+  );
+  out(
+    `  what the sandbox adds per iteration: ${f(median(s.on) - median(s.off))} ms (medians; on over off ` +
+      `${f(ratio(median(s.on), median(s.off)))}x), of which bwrap itself ${f(median(s.bwrap) - median(s.durable))} ms` +
+      ` (${wrapped.args.length} arguments)`,
+  );
+  out();
+}
+
 // ---------------------------------------------------------------------------------------------
 // main
 
@@ -369,6 +456,13 @@ async function main() {
   out(`Ralph loop-overhead bench · node ${process.version} · ${process.platform}/${process.arch}`);
   out(`agent: ${agent} (prompt on stdin) · cooldown 0 · best of ${REPS} rep(s) per timing`);
   out();
+
+  if (process.env.BENCH_ONLY === 'sandbox') {
+    await ralphInProcess(agent, 20);
+    await sandboxSection(agent);
+    out(`bench wall time: ${f((performance.now() - wall0) / 1000, 1)} s`);
+    return;
+  }
 
   // Warm-up: JIT, module graph, page cache. Not reported.
   await ralphInProcess(agent, 20);
@@ -472,6 +566,8 @@ async function main() {
   out();
 
   if (process.env.BENCH_ONLY === 'loop') return;
+
+  await sandboxSection(agent);
 
   // 3: peak RSS of the CLI process at 100, 400 and 1600 iterations (V8 sizes its heap during the
   // first few hundred iterations; after that a leak-free loop stays flat).

@@ -121,7 +121,7 @@ export { type EventLine, type ReadEventsOptions, readEvents } from './state/even
 // ── Tier 4, set up and look back: what `ralph init`, `new`, `doctor`, `config explain`, `stats`,
 // `estimate`, `explain`, `runs`, `rescue`, `worktrees` and `ask` do, as functions.
 export { findPreset, PRESETS } from './config/presets.ts';
-export { initPreset } from './config/preset-init.ts';
+export { enableSandbox, initPreset } from './config/preset-init.ts';
 export { detectPeerProject, type InitFromResult, initFrom } from './config/migrate/init-from.ts';
 export {
   describeLine,

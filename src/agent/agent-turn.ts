@@ -160,6 +160,7 @@ export async function runAgentTurn(
     supervised = await supervise({
       command: spawned.command,
       args: spawned.args,
+      contained: spawned.contained,
       cwd: o.cwd,
       env: o.env,
       stdin: invocation.stdin,

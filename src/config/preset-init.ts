@@ -48,6 +48,25 @@ export function checkBackend(backend: string): BackendName {
   return backend as BackendName;
 }
 
+/** The line each preset carries, commented, under its words on the sandbox (docs/guide/sandbox.md). */
+const SANDBOX_LINE = /^# sandbox: on$/m;
+
+/** A preset's ralph.yml text with its `# sandbox: on` line uncommented; undefined when it has none. Pure. */
+export function sandboxOnText(text: string): string | undefined {
+  return SANDBOX_LINE.test(text) ? text.replace(SANDBOX_LINE, 'sandbox: on') : undefined;
+}
+
+/**
+ * `ralph init` where the sandbox works: turns on the preset's commented `sandbox: on` line, keeping
+ * every other line as written. Returns whether it did (a file without the line is left alone).
+ */
+export function enableSandbox(file: string): boolean {
+  const text = sandboxOnText(readFileSync(file, 'utf8'));
+  if (text === undefined) return false;
+  writeFileInPlace(file, text);
+  return true;
+}
+
 /** Sets cli.backend in a ralph.yml, keeping its comments and layout. */
 export function setBackend(file: string, backend: BackendName): void {
   const doc = parseDocument(readFileSync(file, 'utf8'));

@@ -24,6 +24,11 @@ export interface SuperviseOptions {
   /** While this says true the idle clock stands still (the agent waits for a human, silently). */
   idleSuspended?: (() => boolean) | undefined;
   killGraceMs: number;
+  /**
+   * The command's processes all die with it (a PID namespace's, `bwrap --unshare-pid`): after it
+   * exits there is nothing of it to look for, only the wrapper's zombies, so no /proc scan.
+   */
+  contained?: boolean | undefined;
   /** Aborting kills the group; `signal.reason` (a string) becomes `killedBy`. */
   signal?: AbortSignal | undefined;
   /** Characters of each stream kept in memory. */
@@ -161,7 +166,7 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
       // must not outlive the iteration.
       void (async () => {
         if (killing) killed = (await killing).killed;
-        else if (pid !== undefined) {
+        else if (pid !== undefined && !options.contained) {
           const group = await killGroup(pid, Math.min(options.killGraceMs, 1000));
           leftoverKilled = group.forced.length;
           killed = group.killed;

@@ -71,5 +71,5 @@ export function bwrapArgs(
   args.push(...tempEnvArgs(policy, opts.env ?? {}));
   for (const rule of mountOrder(policy.rules)) args.push(...mountArgs(rule, exists));
   args.push('--chdir', opts.cwd ?? policy.workspace, '--', command.command, ...command.args);
-  return { command: opts.bwrap ?? 'bwrap', args };
+  return { command: opts.bwrap ?? 'bwrap', args, contained: true };
 }

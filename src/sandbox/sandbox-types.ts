@@ -83,6 +83,8 @@ export interface SandboxPolicyInput {
 export interface WrappedCommand {
   command: string;
   args: string[];
+  /** Every process it starts lives in a PID namespace the kernel empties when the wrapper exits (bwrap). */
+  contained?: boolean | undefined;
 }
 
 /** Whether `sandbox: on` can work here, and if not, what to do. */

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sandboxOnText } from '../../src/config/preset-init.ts';
+import { probeSandbox } from '../../src/sandbox/probe.ts';
 import { runCliInMemory } from '../helpers/cli-in-memory.ts';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
 
@@ -9,10 +11,14 @@ describe('ralph init and presets', () => {
     const dir = makeWorkspace({});
     const r = await runCliInMemory(['init', '--preset', 'board'], { cwd: dir });
     expect(r.code).toBe(0);
-    // Seed 000's file as written, below the editor-schema line `ralph init` adds.
+    // The preset's file as written, below the editor-schema line `ralph init` adds; its commented
+    // `sandbox: on` line turned on where bubblewrap works here, and nothing else changed.
+    const preset = readFileSync(join(ROOT, 'presets', 'board', 'ralph.yml'), 'utf8');
+    const sandboxWorks = (await probeSandbox()).ok;
     expect(readFileSync(join(dir, 'ralph.yml'), 'utf8')).toBe(
-      `# yaml-language-server: $schema=.ralph/ralph.schema.json\n${readFileSync(join(ROOT, 'presets', 'board', 'ralph.yml'), 'utf8')}`,
+      `# yaml-language-server: $schema=.ralph/ralph.schema.json\n${sandboxWorks ? sandboxOnText(preset) : preset}`,
     );
+    expect(r.stdout).toContain(sandboxWorks ? 'sandbox: on (bwrap works here' : 'sandbox: left off (');
     expect(readFileSync(join(dir, 'PROMPT.md'), 'utf8')).toBe(
       readFileSync(join(ROOT, 'test', 'fixtures', 'seed-000', 'PROMPT.md'), 'utf8'),
     );

@@ -82,7 +82,13 @@ describe('ralph doctor: sandbox', () => {
     const report = JSON.parse(json.stdout) as { sandbox: Record<string, any> };
     expect(report.sandbox).toMatchObject({ mode: 'on', on: { works: true, tool: 'bwrap' } });
     expect(report.sandbox.without_native).toContain('custom');
+    expect(Object.keys(report.sandbox.on).every((k) => /^[a-z]+(_[a-z]+)*$/.test(k))).toBe(true);
     const text = await runCliInMemory(['doctor'], { cwd: dir });
-    expect(text.stdout).toMatch(/sandbox {2}\(this config: sandbox: on\)\n {2}✓ on {6}works here \(bwrap\)/);
+    expect(text.stdout).toMatch(
+      /sandbox {2}\(this config: sandbox: on\)\n {2}✓ on {6}works here \(bwrap [\d.]+, \/\S*bwrap\)\n/,
+    );
+    expect(report.sandbox.on.path).toMatch(/bwrap$/);
+    expect(text.stdout).toMatch(/✓ native {2}codex covers: .+; misses: /);
+    expect(text.stdout).toMatch(/! native {2}no sandbox of their own: .*custom/);
   });
 });

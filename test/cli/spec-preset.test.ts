@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sandboxOnText } from '../../src/config/preset-init.ts';
 import { PRESETS, presetFile } from '../../src/config/presets.ts';
+import { probeSandbox } from '../../src/sandbox/probe.ts';
 import { runCliInMemory } from '../helpers/cli-in-memory.ts';
 import { noAgentClis } from '../helpers/doctor-workspace.ts';
 import { runFile, specWorkspace } from '../helpers/spec-workspace.ts';
@@ -23,15 +25,17 @@ describe('ralph init --preset spec (seed 002)', () => {
     dir = await specWorkspace();
   });
 
-  it('writes every file verbatim, ./ralph and validate.sh executable', () => {
+  it('writes every file verbatim, ./ralph and validate.sh executable', async () => {
     const preset = PRESETS.find((p) => p.name === 'spec');
     expect(preset?.files.slice().sort()).toEqual(FILES.slice().sort());
+    const sandboxWorks = (await probeSandbox()).ok;
     for (const file of FILES) {
       const modeline =
         file === 'ralph.yml' ? '# yaml-language-server: $schema=.ralph/ralph.schema.json\n' : '';
-      expect(readFileSync(join(dir, file), 'utf8'), file).toBe(
-        modeline + readFileSync(presetFile('spec', file), 'utf8'),
-      );
+      const text = readFileSync(presetFile('spec', file), 'utf8');
+      // ralph.yml's commented `sandbox: on` line is turned on where bubblewrap works.
+      const written = file === 'ralph.yml' && sandboxWorks ? sandboxOnText(text) : text;
+      expect(readFileSync(join(dir, file), 'utf8'), file).toBe(modeline + written);
     }
     for (const file of ['ralph', '.ralph/validate.sh']) {
       expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o755);

@@ -83,6 +83,7 @@ const RUNTIME_EXPORTS = {
     'detectPeerProject',
     'describeLine',
     'PEERS',
+    'enableSandbox',
     'listRescues',
     'listRuns',
     'listWorktrees',

@@ -61,7 +61,7 @@ function registerInitCommands(program: Command, io: CliIO, setCode: SetCode): vo
       '--from <kind>',
       "write the ralph.yml equivalent to another loop's project here: snarktank, ralph-tui, frankbria or ralph-orchestrator (docs/guide/migrating.md)",
     )
-    .action(async (opts) => setCode((await import('./init-command.ts')).initCommand(opts, io)));
+    .action(async (opts) => setCode(await (await import('./init-command.ts')).initCommand(opts, io)));
   program
     .command('new')
     .description(

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { detectPeerProject, initFrom } from '../../config/migrate/init-from.ts';
 import { describeLine } from '../../config/migrate/peer-mappings.ts';
-import { checkBackend, initPreset, setBackend } from '../../config/preset-init.ts';
+import { checkBackend, enableSandbox, initPreset, setBackend } from '../../config/preset-init.ts';
 import { findPreset, PRESETS } from '../../config/presets.ts';
 import {
   configJsonSchema,
@@ -12,6 +12,7 @@ import {
 import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ExitCode } from '../../errors.ts';
 import { packageVersion } from '../../paths-package.ts';
+import { probeSandbox } from '../../sandbox/probe.ts';
 import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
 import { writeFileInPlace } from '../../state/io/file-writes.ts';
 import { ralphPaths } from '../../state/paths.ts';
@@ -42,8 +43,20 @@ export function writeWorkspaceSupport(dir: string): string[] {
   return written;
 }
 
+/**
+ * The sandbox of a new ralph.yml: `on` where it works here (the default stays `off`, so a project
+ * made before it, or on a machine without bubblewrap, runs as it did). The line saying which.
+ */
+async function initSandbox(dir: string): Promise<string> {
+  const probe = await probeSandbox();
+  if (!probe.ok)
+    return `sandbox: left off (${probe.detail}); to confine the agent: ${probe.fix}, then set sandbox: on — docs/guide/sandbox.md`;
+  if (!enableSandbox(join(dir, 'ralph.yml'))) return '';
+  return `sandbox: on (${probe.tool} works here; the agent can touch only this project) — docs/guide/sandbox.md`;
+}
+
 /** `ralph init`: writes the preset, the editor schema and the runtime .gitignore; prints what it wrote. */
-export function initCommand(
+export async function initCommand(
   opts: {
     preset: string;
     backend?: string | undefined;
@@ -51,12 +64,15 @@ export function initCommand(
     from?: string | undefined;
   },
   io: CliIO,
-): number {
+): Promise<number> {
   if (opts.from !== undefined) return initFromCommand(opts.from, opts, io);
   const peer = detectPeerProject(io.cwd);
   const written = initPreset(io.cwd, opts.preset, { force: Boolean(opts.force), backend: opts.backend });
+  const sandbox = await initSandbox(io.cwd);
   written.push(...writeWorkspaceSupport(io.cwd));
-  io.out(`wrote preset ${opts.preset}: ${written.join(', ')}\nnext: ${findPreset(opts.preset).next}\n`);
+  io.out(
+    `wrote preset ${opts.preset}: ${written.join(', ')}\n${sandbox ? `${sandbox}\n` : ''}next: ${findPreset(opts.preset).next}\n`,
+  );
   if (peer)
     io.out(`note: this looks like a ${peer} project: \`ralph init --from ${peer} --force\` maps its files\n`);
   return ExitCode.ok;

@@ -80,18 +80,20 @@ async function gatherDoctor(
 /** The Sandbox section: whether `on` works here (the fix when not), and each backend's own sandbox. */
 function sandboxLines(s: DoctorReport['sandbox'], mark: Marks): string[] {
   const configured = s.mode === null ? '' : `  (this config: sandbox: ${s.mode})`;
+  const tool = s.on.works ? [s.on.tool, s.on.version].filter(Boolean).join(' ') : '';
+  // Recommended where it works: a config still at off is told the one line that turns it on.
+  const suggest = s.on.works && s.mode === 'off' ? '; set sandbox: on in ralph.yml to use it' : '';
   const on = s.on.works
-    ? `  ${mark.ok} on      works here (${s.on.tool})`
-    : `  ${s.mode === 'on' ? mark.fatal : mark.warn} on      not here: ${s.on.detail} — ${s.on.fix}`;
-  const native =
-    s.native.length > 0
-      ? s.native.map((n) => `  ${mark.ok} native  ${n.backend}: covers ${n.covers}; misses ${n.misses}`)
-      : [];
+    ? `  ${mark.ok} on      works here (${tool}, ${s.on.path})${suggest}`
+    : `  ${s.mode === 'on' ? mark.fatal : mark.warn} on      does not work here: ${s.on.detail}; fix: ${s.on.fix}`;
+  const native = s.native.map(
+    (n) => `  ${mark.ok} native  ${n.backend} covers: ${n.covers}; misses: ${n.misses}`,
+  );
   return [
     `sandbox${configured}`,
     on,
     ...native,
-    `  ${mark.warn} native  none of its own: ${s.without_native.join(', ')} (docs/guide/sandbox.md)`,
+    `  ${mark.warn} native  no sandbox of their own: ${s.without_native.join(', ')} (docs/guide/sandbox.md)`,
   ];
 }
 

@@ -8,7 +8,9 @@ export interface SandboxReport {
   /** The config's `sandbox` mode (null: no config could be loaded). */
   mode: string | null;
   /** `sandbox: on`: works here, or why not and what to do. */
-  on: { works: true; tool: string } | { works: false; reason: string; detail: string; fix: string };
+  on:
+    | { works: true; tool: string; path: string; version: string | null }
+    | { works: false; reason: string; detail: string; fix: string };
   /** Per backend: its own sandbox (`sandbox: native`), or null when it has none. */
   native: { backend: string; covers: string; misses: string }[];
   /** The backends without a sandbox of their own (`native` refused for them). */
@@ -22,7 +24,7 @@ export async function sandboxReport(
 ): Promise<SandboxReport> {
   const p = await probe();
   const on: SandboxReport['on'] = p.ok
-    ? { works: true, tool: p.tool }
+    ? { works: true, tool: p.tool, path: p.path, version: p.version ?? null }
     : { works: false, reason: p.reason, detail: p.detail, fix: p.fix };
   const native = BACKEND_DEFINITIONS.flatMap((d) =>
     d.nativeSandbox
