@@ -28,16 +28,14 @@ export function gateCommandWords(config: RalphConfig): string[] {
 }
 
 /**
- * Install locations under `home` the agent needs read-only to run at all (home is hidden): node's
- * prefix, Ralph's package, the agent CLI's package, and the PATH entries under home. Outside home
- * the whole system is read-only already, so only those under it are named.
+ * Install locations the agent needs read-only to run at all that the sandbox would hide: under
+ * `home` (hidden) or under /tmp (private): node's prefix, Ralph's package, the agent CLI's package,
+ * and the PATH entries there. Elsewhere the whole system is read-only already, so only these are named.
  */
 export function runtimeUnderHome(home: string, candidates: readonly string[]): string[] {
-  return [
-    ...new Set(
-      candidates.filter((p) => p !== '' && isAbsolute(p) && isWithinOrEqual(resolve(p), home) && p !== home),
-    ),
-  ];
+  const hidden = (p: string) =>
+    [home, '/tmp'].some((dir) => isWithinOrEqual(resolve(p), dir) && resolve(p) !== dir);
+  return [...new Set(candidates.filter((p) => p !== '' && isAbsolute(p) && hidden(p)))];
 }
 
 /** PATH's entries (absolute ones only: a relative entry means nothing inside the sandbox). */
