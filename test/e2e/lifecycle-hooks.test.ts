@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { waitForValue } from '../helpers/wait.ts';
 import {
   makeWorkspace,
   pidAlive,
@@ -51,9 +52,78 @@ function hookEvents(dir: string): Record<string, any>[] {
     .filter((e) => e.type === 'hook.finished');
 }
 
+/** Every phase-event with a hook that appends its name (and the iteration) to `order`. */
+const EVERY_PHASE = [
+  'pre.loop.start',
+  'post.loop.start',
+  'pre.iteration.start',
+  'post.iteration.start',
+  'pre.plan.created',
+  'post.plan.created',
+  'pre.human.interact',
+  'post.human.interact',
+  'pre.loop.complete',
+  'post.loop.complete',
+  'pre.loop.error',
+  'post.loop.error',
+]
+  .map(
+    (p) =>
+      `    ${p}: [{name: log, command: [sh, -c, 'cat >/dev/null; echo ${p} $RALPH_ITERATION >> order'], on_error: warn}]`,
+  )
+  .join('\n');
+
 const FAILING = '#!/bin/sh\ncat >/dev/null\necho "API_KEY is not set" >&2\nexit 3\n';
 
 describe('lifecycle hooks (ralph-orchestrator format) in a run', () => {
+  it('every phase-event fires where docs/operations/hooks.md says, in order (plan.*, human.interact included)', async () => {
+    const agent = [
+      '#!/bin/sh',
+      'cat >/dev/null',
+      'case "$RALPH_ITERATION" in',
+      '1) "$RALPH_BIN" emit plan.ready "the plan" ;;',
+      '2) "$RALPH_BIN" emit human.interact "which db?" ;;',
+      '*) echo LOOP_COMPLETE ;;',
+      'esac',
+      '',
+    ].join('\n');
+    const dir = hooked(EVERY_PHASE, { 'agent.sh': agent });
+    const p = stopWhenDone(startRalph(['run'], dir));
+    const id = await waitForValue(
+      () => /question (\S+): which db\?/.exec(p.stderr())?.[1],
+      20_000,
+      'the question',
+    );
+    expect((await runRalph(['answer', id, 'postgres'], dir)).code).toBe(0);
+    expect((await p.done).code).toBe(0);
+    expect(readFileSync(join(dir, 'order'), 'utf8').trim().split('\n')).toEqual([
+      'pre.loop.start 0',
+      'post.loop.start 0',
+      'pre.iteration.start 1',
+      'post.iteration.start 1',
+      'pre.plan.created 1',
+      'post.plan.created 1',
+      'pre.iteration.start 2',
+      'post.iteration.start 2',
+      'pre.human.interact 2',
+      'post.human.interact 2',
+      'pre.iteration.start 3',
+      'post.iteration.start 3',
+      'pre.loop.complete 3',
+      'post.loop.complete 3',
+    ]);
+  });
+
+  it('a run that does not complete fires the loop.error pair', async () => {
+    const dir = hooked(EVERY_PHASE, { 'agent.sh': '#!/bin/sh\ncat >/dev/null\n' }, '');
+    const r = await runRalph(['run', '--max-iterations', '1'], dir);
+    expect(r.code).toBe(2);
+    expect(readFileSync(join(dir, 'order'), 'utf8').trim().split('\n').slice(-2)).toEqual([
+      'pre.loop.error 1',
+      'post.loop.error 1',
+    ]);
+  });
+
   it('on_error: warn — a warning names the hook and its output; the run goes on and completes', async () => {
     const dir = hooked(
       '    pre.loop.start:\n      - name: env-guard\n        command: ["./guard.sh"]\n        on_error: warn\n',
