@@ -226,6 +226,23 @@ describe('lifecycle hooks (ralph-orchestrator format) in a run', () => {
     ]);
   });
 
+  it('on_error: suspend (retry_backoff) — retried after short waits; the first pass goes on without a pause', async () => {
+    // Fails on its first two runs, passes on the third.
+    const flaky = '#!/bin/sh\ncat >/dev/null\necho x >> tries\n[ "$(wc -l < tries)" -ge 3 ]\n';
+    const dir = hooked(
+      '    pre.loop.start:\n      - name: flaky\n        command: ["./flaky.sh"]\n        on_error: suspend\n        suspend_mode: retry_backoff\n',
+      { 'flaky.sh': flaky },
+    );
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(0);
+    expect(hookEvents(dir).map((e) => [e.attempt, e.disposition])).toEqual([
+      [1, 'suspend'],
+      [2, 'suspend'],
+      [3, 'pass'],
+    ]);
+    expect(r.stdout + r.stderr).not.toContain('suspended the loop');
+  });
+
   it('mutate — a hook’s {"metadata": …} reaches the later hooks’ stdin payload, under its name', async () => {
     const dir = hooked(
       [
@@ -293,5 +310,34 @@ describe('lifecycle hooks (ralph-orchestrator format) in a run', () => {
       }),
     ]);
     expect(r.stderr).toContain('hook slow (post.loop.start) failed (timed out; on_error: warn)');
+  });
+  it('Ctrl-C kills a running hook with its group: the run ends interrupted (130), nothing left running', async () => {
+    const slow = '#!/bin/sh\ncat >/dev/null\nsleep 300 &\necho $! > child.pid\nwait\n';
+    const dir = hooked(
+      '    pre.iteration.start:\n      - name: slow\n        command: ["./slow.sh"]\n        timeout_seconds: 600\n        on_error: block\n',
+      { 'slow.sh': slow },
+    );
+    const p = stopWhenDone(startRalph(['run'], dir));
+    await waitFor(() => existsSync(join(dir, 'child.pid')), 15_000, 'the hook to start');
+    const child = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
+    p.child.kill('SIGINT');
+    const r = await p.done;
+    expect(r.code).toBe(130);
+    await waitFor(() => !pidAlive(child), 5000, `the hook's child ${child} to be gone`);
+    expect(existsSync(join(dir, 'agent-ran'))).toBe(false);
+  });
+
+  it('a hook’s output is redacted like every log line: a key it prints stays off the disk', async () => {
+    const key = 'sk-ant-api03-hookhookhookhookhookhookhookhook';
+    const dir = hooked(
+      '    pre.loop.start:\n      - name: leaky\n        command: ["sh", "-c", "cat >/dev/null; echo key=$ANTHROPIC_API_KEY; exit 1"]\n        on_error: warn\n',
+    );
+    const r = await runRalph(['run'], dir, { ANTHROPIC_API_KEY: key });
+    expect(r.code).toBe(0);
+    expect(hookEvents(dir)[0].output).not.toContain(key);
+    expect(r.stdout + r.stderr).not.toContain(key);
+    const runDir = join(dir, '.ralph', 'runs', readState(dir).run_id);
+    expect(readFileSync(join(runDir, 'stream.jsonl'), 'utf8')).not.toContain(key);
+    expect(readFileSync(join(dir, readState(dir).log_file), 'utf8')).not.toContain(key);
   });
 });
