@@ -101,6 +101,14 @@ describe('ralph hooks validate', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('a misspelt phase-event is an unknown key with the phase-event meant', async () => {
+    const r = await validate(workspace(MINIMAL.replace('pre.loop.start:', 'pre.loop.strat:')));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'ralph.yml:8:5: hooks.events.pre.loop.strat: unknown key "pre.loop.strat" — did you mean "pre.loop.start"?',
+    );
+  });
+
   it('--json: snake_case keys, every problem located; a schema problem too', async () => {
     const r = await validate(workspace(MINIMAL, false), '--json');
     expect(r.code).toBe(1);

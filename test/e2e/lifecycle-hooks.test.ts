@@ -334,7 +334,7 @@ describe('lifecycle hooks (ralph-orchestrator format) in a run', () => {
     );
     const r = await runRalph(['run'], dir, { ANTHROPIC_API_KEY: key });
     expect(r.code).toBe(0);
-    expect(hookEvents(dir)[0].output).not.toContain(key);
+    expect(hookEvents(dir)[0]?.output).not.toContain(key);
     expect(r.stdout + r.stderr).not.toContain(key);
     const runDir = join(dir, '.ralph', 'runs', readState(dir).run_id);
     expect(readFileSync(join(runDir, 'stream.jsonl'), 'utf8')).not.toContain(key);
