@@ -145,6 +145,21 @@ describe('ralph hooks validate', () => {
   });
 });
 
+describe('the pre-flight of config validate and ralph run', () => {
+  it('warns about each enabled hook that cannot run, and is not stopped by it', async () => {
+    const yml = `cli:\n  backend: custom\n  command: /bin/true\nevent_loop:\n  prompt: x\n${MINIMAL}`;
+    const r = await runCliInMemory(['config', 'validate'], { cwd: workspace(yml, false) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /! hooks: hooks\.events\.pre\.loop\.start: hook env-guard: command "\.\/scripts\/env-guard\.sh" cannot run/,
+    );
+    const off = await runCliInMemory(['config', 'validate'], {
+      cwd: workspace(yml.replace('enabled: true', 'enabled: false'), false),
+    });
+    expect(off.stdout).not.toContain('hooks');
+  });
+});
+
 function makeExecutable(file: string): void {
   writeFileSync(file, '#!/bin/sh\n');
   chmodSync(file, 0o755);

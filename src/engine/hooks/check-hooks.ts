@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { locatedIssue } from '../../config/config-issues.ts';
 import type { LoadedConfig } from '../../config/load-config.ts';
 import { HOOK_PHASE_EVENTS } from '../../config/schema/hooks.ts';
+import type { RalphConfig } from '../../config/schema.ts';
 import type { ConfigIssue } from '../../errors.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 
@@ -29,20 +30,37 @@ export interface HooksCheck {
  * names are unique per phase-event, and no timeout is longer than the run may last.
  */
 export function checkHooks(loaded: LoadedConfig, workspace: string, env: NodeJS.ProcessEnv): HooksCheck {
-  const { hooks, event_loop } = loaded.config;
   const doc = loaded.layers.filter((l) => l.raw.hooks !== undefined).at(-1)?.doc;
-  const problems: HookProblem[] = [];
-  let count = 0;
-  const at = (path: (string | number)[], code: string, message: string, more: Partial<HookProblem>) =>
-    problems.push({
-      ...locatedIssue(['hooks', 'events', ...path], message, () => doc, loaded.overrides),
-      code,
-      ...more,
-    });
+  const found = hookProblems(loaded.config, workspace, env);
+  const problems = found.map(({ path, message, ...more }) => ({
+    ...locatedIssue(['hooks', 'events', ...path], message, () => doc, loaded.overrides),
+    ...more,
+  }));
+  const hooks = Object.values(loaded.config.hooks.events).reduce((n, list) => n + (list?.length ?? 0), 0);
+  return { enabled: loaded.config.hooks.enabled, hooks, problems };
+}
+
+/** Which hook a problem is about. */
+type HookWho = Pick<HookProblem, 'phaseEvent' | 'hook' | 'command'>;
+
+/** A problem of {@link hookProblems}: its path under `hooks.events`, not yet located in a file. */
+export interface UnlocatedHookProblem extends Omit<HookProblem, 'file' | 'line' | 'col' | 'path'> {
+  path: (string | number)[];
+}
+
+/** The machine checks of every hook of `config` (the core of {@link checkHooks}, also the pre-flight's). */
+export function hookProblems(
+  config: RalphConfig,
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+): UnlocatedHookProblem[] {
+  const { hooks, event_loop } = config;
+  const problems: UnlocatedHookProblem[] = [];
+  const at = (path: (string | number)[], code: string, message: string, more: HookWho) =>
+    problems.push({ ...more, path, code, message });
   for (const phaseEvent of HOOK_PHASE_EVENTS) {
     const seen = new Map<string, number>();
     for (const [i, hook] of (hooks.events[phaseEvent] ?? []).entries()) {
-      count++;
       const who = { phaseEvent, hook: hook.name, command: hook.command[0] };
       const first = seen.get(hook.name);
       if (first !== undefined)
@@ -81,7 +99,7 @@ export function checkHooks(loaded: LoadedConfig, workspace: string, env: NodeJS.
         );
     }
   }
-  return { enabled: hooks.enabled, hooks: count, problems };
+  return problems;
 }
 
 function isDirectory(path: string): boolean {
