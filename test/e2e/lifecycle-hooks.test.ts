@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitForValue } from '../helpers/wait.ts';
@@ -224,6 +224,21 @@ describe('lifecycle hooks (ralph-orchestrator format) in a run', () => {
       [1, 'suspend'],
       [2, 'suspend'],
     ]);
+  });
+
+  it('killed while suspended: --resume runs the hook at its phase again, and goes on once it passes', async () => {
+    const dir = hooked(
+      '    pre.iteration.start:\n      - name: ready\n        command: ["sh", "-c", "cat >/dev/null; test -f ready"]\n        on_error: suspend\n',
+    );
+    const first = startRalph(['run'], dir);
+    await waitFor(() => readStatus(dir) === 'paused', 15_000, 'the suspend');
+    first.child.kill('SIGKILL');
+    await first.done;
+    writeFileSync(join(dir, 'ready'), '');
+    const r = await runRalph(['run', '--resume'], dir);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, 'agent-ran'), 'utf8')).toBe('1\n');
+    expect(hookEvents(dir).map((e) => e.disposition)).toContain('pass');
   });
 
   it('on_error: suspend (retry_backoff) — retried after short waits; the first pass goes on without a pause', async () => {
