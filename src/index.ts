@@ -178,6 +178,7 @@ export { checkBackend, setBackend } from './config/preset-init.ts';
 export { findConfigFile } from './config/run-config.ts';
 export { describeAgent, installHint, knownBackends } from './backends/registry.ts';
 export { preflight } from './engine/readiness/preflight.ts';
+export { checkHooks, type HookProblem, type HooksCheck } from './engine/hooks/check-hooks.ts';
 export { describeRunSandbox } from './engine/readiness/sandbox-input.ts';
 export { type SandboxReport, sandboxReport } from './engine/readiness/sandbox-report.ts';
 export { refuseChangedGitConfig } from './engine/gates/git-config-gate.ts';

@@ -131,7 +131,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
   }
 }
 
-/** The keys an object at `path` inside `schema` accepts (records are traversed by their value type). */
+/** The keys an object (or an enum-keyed record) at `path` inside `schema` accepts (records are traversed by their value type). */
 export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let current = unwrap(schema);
   for (const segment of path) {
@@ -147,7 +147,10 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
       return [];
     }
   }
-  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
+  if (current instanceof z.ZodObject) return Object.keys(current.shape);
+  // A record keyed by an enum (hooks.events' phase-events) knows its keys too.
+  const keyType = current instanceof z.ZodRecord ? (current.keyType as z.ZodType) : undefined;
+  return keyType instanceof z.ZodEnum ? (keyType.options as string[]) : [];
 }
 
 /** The planned-feature message of a key zod reports as unknown (`hats.<id>.…` matched as `hats.*.…`), if any. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cliSchema, eventLoopSchema } from './schema/event-loop.ts';
 import { forgeSchema } from './schema/forge.ts';
 import { hatSchema } from './schema/hats.ts';
+import { hooksSchema } from './schema/hooks.ts';
 import { metricSchema } from './schema/metric.ts';
 import {
   fleetSchema,
@@ -80,6 +81,7 @@ export const configSchema = z.strictObject({
   fleet: fleetSchema.default(fleetSchema.parse({})),
   logs: logsSchema.default(logsSchema.parse({})),
   sandbox: sandboxSchema.default('off'),
+  hooks: hooksSchema.default(hooksSchema.parse({})),
 });
 
 /** The fully resolved configuration (every default filled in). */

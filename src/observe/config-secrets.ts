@@ -13,7 +13,8 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 /**
  * A setting secret by what it is, whatever its value: the Telegram bot token, the notification
  * webhook (whoever holds its URL can post: Slack's and Discord's carry the credential in the path,
- * others in the query), and every variable given to the agent (`cli.env`, a hat's `env`), whose
+ * others in the query), and every variable given to the agent or a hook (`cli.env`, a hat's `env`, a
+ * hook's `env`), whose
  * values are API keys and tokens more often than not.
  */
 function secretByPlace(path: readonly string[]): boolean {
@@ -21,6 +22,8 @@ function secretByPlace(path: readonly string[]): boolean {
     return true;
   if (path.length === 2 && path[0] === 'notify' && path[1] === 'webhook') return true;
   if (path.length === 3 && path[0] === 'cli' && path[1] === 'env') return true;
+  // A lifecycle hook's env (hooks.events.<phase-event>.<i>.env.<NAME>) is given to a command too.
+  if (path.length === 6 && path[0] === 'hooks' && path[1] === 'events' && path[4] === 'env') return true;
   return path.length === 4 && path[0] === 'hats' && path[2] === 'env';
 }
 

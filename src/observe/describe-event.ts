@@ -123,6 +123,12 @@ const LOOP: LoopEventHandlers<string> = {
     g.passed
       ? `${gate} passed (${g.command})`
       : `${gate} failed (${g.timed_out ? 'timed out' : `exit ${g.exit_code}`}): ${g.command}`,
+  'hook.started': (e) =>
+    `hook ${e.name} (${e.phaseEvent}) started${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}: ${e.command}`,
+  'hook.finished': (e) =>
+    e.disposition === 'pass'
+      ? `hook ${e.name} (${e.phaseEvent}) passed in ${formatDuration(e.durationMs)}`
+      : `hook ${e.name} (${e.phaseEvent}) failed (${e.failure ?? 'failed'}; on_error: ${e.disposition})${e.output.trim() ? `: ${short(e.output.trim())}` : ''}`,
   'git.committed': (e) => `${inRepo(e.repo)}committed ${e.commit.slice(0, 7)} ${e.message.split('\n')[0]}`,
   'git.pushed': (e) => `${inRepo(e.repo)}pushed to ${e.remote}/${e.branch}`,
   'forge.pull_request': (e) => describePullRequest(e),

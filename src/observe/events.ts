@@ -1,11 +1,13 @@
 // The named event types live by family in events/; this module is the union every sink imports.
 import type { ControlEvent } from './events/control-events.ts';
 import type { GateEvent } from './events/gate-events.ts';
+import type { HookEvent } from './events/hook-events.ts';
 import type { IterationEvent } from './events/iteration-events.ts';
 import type { RunEvent } from './events/run-events.ts';
 
 export type * from './events/control-events.ts';
 export type * from './events/gate-events.ts';
+export type * from './events/hook-events.ts';
 export type * from './events/iteration-events.ts';
 export type * from './events/run-events.ts';
 
@@ -13,7 +15,7 @@ export type * from './events/run-events.ts';
  * The one typed event stream of the engine; every reporter, log and sink consumes it. Each event
  * is one JSON line of `.ralph/runs/<run-id>/stream.jsonl` (`{at, event}`): the shapes are a contract.
  */
-export type LoopEvent = RunEvent | IterationEvent | GateEvent | ControlEvent;
+export type LoopEvent = RunEvent | IterationEvent | GateEvent | ControlEvent | HookEvent;
 
 /** The kinds of loop events (`loop.started`, `iteration.finished` …). */
 export type LoopEventType = LoopEvent['type'];

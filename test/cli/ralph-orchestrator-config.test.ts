@@ -152,12 +152,29 @@ describe('config validate on ralph-orchestrator configs', () => {
     );
   });
 
-  it('a planned feature (hooks) is an error that says so', async () => {
-    const r = await validate(makeWorkspace({ 'ralph.yml': 'hooks:\n  enabled: true\n' }));
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(
-      /ralph\.yml:1:1: hooks: ralph-orchestrator's lifecycle hooks are not supported yet/,
-    );
+  it('its lifecycle hooks (once planned, issue 35) load as its minimal example writes them', async () => {
+    const yml = [
+      'hooks:',
+      '  enabled: true',
+      '  defaults:',
+      '    timeout_seconds: 30',
+      '    max_output_bytes: 8192',
+      '    suspend_mode: wait_for_resume',
+      '  events:',
+      '    pre.loop.start:',
+      '      - name: env-guard',
+      '        command: ["./scripts/env-guard.sh"]',
+      '        on_error: block',
+      '    post.loop.complete:',
+      '      - name: notify',
+      '        command: ["./scripts/notify.sh"]',
+      '        on_error: warn',
+      '',
+    ].join('\n');
+    const r = await validate(makeWorkspace({ 'ralph.yml': yml }));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('ralph.yml: valid');
+    expect(r.stdout).not.toContain('hooks');
   });
 });
 

@@ -145,6 +145,7 @@ const ENGINE_DOMAINS: Record<string, number> = {
   steering: 3,
   readiness: 3,
   commit: 2,
+  hooks: 2, // lifecycle hooks: the run, an iteration and human.interact fire them
   'workflow-steps': 2,
   context: 1,
   'gates/checks': 1,

@@ -39,6 +39,7 @@ const RUNTIME_EXPORTS = {
     'probeAgent',
     'probeFailure',
     'preflight',
+    'checkHooks',
     'describeRunSandbox',
     'sandboxReport',
     'refuseChangedGitConfig',

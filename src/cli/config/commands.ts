@@ -105,11 +105,26 @@ export function registerHatsCommand(program: Command, io: CliIO, setCode: SetCod
     .action(async (opts) => setCode((await import('./hats-command.ts')).hatsGraphCommand(opts, io)));
 }
 
-/** Setting Ralph up: config, init, presets, hats, shell completion. */
+/** `ralph hooks validate`: ralph-orchestrator's lifecycle hooks, checked without running them. */
+function registerHooksCommand(program: Command, io: CliIO, setCode: SetCode): void {
+  const hooks = program.command('hooks').description('check the lifecycle hooks of ralph.yml');
+  hooks
+    .command('validate')
+    .description(
+      'check hooks: (schema, commands that exist and are executable, cwds, unique names, timeouts) as file:line:col; exit 1 on a problem',
+    )
+    .addOption(configOption())
+    .addOption(setOption())
+    .addOption(jsonOption())
+    .action(async (opts) => setCode((await import('./hooks-command.ts')).hooksValidateCommand(opts, io)));
+}
+
+/** Setting Ralph up: config, init, presets, hats, hooks, shell completion. */
 export function registerConfigCommands(program: Command, io: CliIO, setCode: SetCode): void {
   registerConfigCommand(program, io, setCode);
   registerInitCommands(program, io, setCode);
   registerHatsCommand(program, io, setCode);
+  registerHooksCommand(program, io, setCode);
   program
     .command('completion')
     .description('print a shell completion script: eval "$(ralph completion bash)" (bash, zsh, fish)')

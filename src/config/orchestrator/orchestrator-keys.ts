@@ -124,8 +124,6 @@ export const V1_HAT_KEYS: Readonly<Record<string, string>> = {
  * guards the user relies on), with what is planned.
  */
 export const PLANNED_KEYS: Readonly<Record<string, string>> = {
-  hooks:
-    "ralph-orchestrator's lifecycle hooks are not supported yet (planned: issue 35); remove the key, or run the check as gates.validate",
   skills:
     "ralph-orchestrator's skills are not supported yet (planned: issue 35); remove the key, or put the guidance in the prompt or core.guardrails",
   'hats.*.concurrency':

@@ -51,6 +51,7 @@ export const EXIT_FOR_REASON: Record<StopReason, ExitCodeValue> = {
   gate_tampered: ExitCode.failure,
   review_unresolved: ExitCode.failure,
   pr_closed: ExitCode.failure,
+  hook_blocked: ExitCode.failure,
   error: ExitCode.failure,
   interrupted: ExitCode.interrupted,
 };

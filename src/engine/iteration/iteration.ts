@@ -10,6 +10,7 @@ import type { Stop } from '../decide/limits.ts';
 import { filesAtStart, forgetUnreachableStart } from '../gates/changed-files.ts';
 import { rulesAtStart } from '../gates/rules-start.ts';
 import { rememberTree } from '../gates/work-progress.ts';
+import { iterationStartedHooks } from '../hooks/loop-hooks.ts';
 import { writeIterationMarker } from '../workflow-steps/checklist-view.ts';
 import { activeFallback } from './backend-fallback.ts';
 import { cleanAgentFiles } from './clean-agent-files.ts';
@@ -39,6 +40,9 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
 
   await archiveOldProgress(ctx);
   const plan = planFor(ctx, number);
+  // Before the iteration is marked current: a hook that blocks leaves nothing half-started.
+  const refused = await iterationStartedHooks(ctx, number, plan.route.hatId);
+  if (refused) return refused;
   await forgetUnreachableStart(ctx, number);
   const started = startIteration(ctx, number, plan);
   // What the agent detached is swept at its end: it must not touch the workspace while Ralph

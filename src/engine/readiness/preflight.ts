@@ -9,6 +9,7 @@ import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import { telegramSettings } from '../../human/telegram/settings.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../commit/workspace-git.ts';
+import { hookProblems } from '../hooks/check-hooks.ts';
 import { gateChecks } from './gate-programs.ts';
 import { runHealthChecks } from './health.ts';
 import { type HealthResult, resolveAgentCommand } from './health-checks.ts';
@@ -128,6 +129,19 @@ function hatAgentChecks(workspace: string, config: RalphConfig, env: NodeJS.Proc
 }
 
 /**
+ * hooks: a hook that cannot run fails at its phase by its on_error; said before the run, not fatal
+ * (a `warn` hook's missing program must not stop it).
+ */
+function hookChecks(workspace: string, config: RalphConfig, env: NodeJS.ProcessEnv): HealthResult[] {
+  if (!config.hooks.enabled) return [];
+  return hookProblems(config, workspace, env).map((p) => ({
+    check: 'hooks',
+    level: 'warn',
+    message: `hooks.events.${p.phaseEvent}: hook ${p.hook}: ${p.message} (\`ralph hooks validate\` checks them all)`,
+  }));
+}
+
+/**
  * One preflight for `ralph config validate`, `ralph doctor` and `ralph run`: everything a run would
  * fail on a minute later — the health checks (disk, agent binary, specs), the backend, the prompt
  * file, the gate commands, and git (repository state, a dirty tree with require_clean, a push remote).
@@ -144,6 +158,7 @@ export async function preflight(
     ...promptChecks(workspace, config),
     ...telegramChecks(config, env),
     ...gateChecks(workspace, config, env),
+    ...hookChecks(workspace, config, env),
     ...(await gitChecks(workspace, config).catch((error: Error): HealthResult[] => [
       { check: 'git', level: 'fatal', message: error.message },
     ])),
@@ -170,6 +185,7 @@ export async function startChecks(
     ...runHealthChecks({ workspace, config, env }),
     ...hatAgentChecks(workspace, config, env),
     ...gateChecks(workspace, config, env),
+    ...hookChecks(workspace, config, env),
     ...(await push),
     // repos: multiRepoPreflight refused what is wrong; each repository gets its line.
     ...(config.repos ? await repoStatusChecks(workspace, config) : []),

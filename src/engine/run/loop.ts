@@ -24,10 +24,13 @@ import { protectAtStart } from '../gates/protect-gate.ts';
 import { reviewAtStart } from '../gates/review-gate.ts';
 import { rollbackAtStart } from '../gates/rollback.ts';
 import { markProgressAtStart } from '../gates/work-progress.ts';
+import { iterationHooks, loopStartHooks, planHooks } from '../hooks/loop-hooks.ts';
+import { armHooks } from '../hooks/run-hooks.ts';
 import { runIteration } from '../iteration/iteration.ts';
 import { metricAtStart } from '../metric/metric-step.ts';
 import { runSandboxOf } from '../readiness/sandbox-input.ts';
 import { reposAtStart } from '../repos/repo-iteration.ts';
+import { pauseForHook } from '../steering/control-inbox.ts';
 import { answerInteractions } from '../steering/human-interact.ts';
 import { enterMilestone } from '../workflow-steps/milestone-prs.ts';
 import {
@@ -176,6 +179,13 @@ export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
     forced: force.forced,
     sandbox,
   });
+  armHooks(ctx, {
+    suspend: (c) => {
+      pauseForHook(c.state);
+      return waitWhilePaused(c);
+    },
+    sleep: sleepUnlessStopped,
+  });
 
   let final: Stop | undefined;
   let failed: { error: unknown } | undefined;
@@ -236,11 +246,15 @@ function anyAbort(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
 /** The main loop: boundary checks, the idle wait, one iteration, the solo-mode cooldown. */
 async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
   const { state } = ctx;
+  const preStart = await loopStartHooks(ctx, 'pre.loop.start');
+  if (preStart) return preStart;
   // gates.protect: what the protected files hold now is what the gates check against.
   protectAtStart(ctx);
   // Where the no-progress rule measures the first iteration from (kept across --resume).
   await markProgressAtStart(ctx);
   reviewAtStart(ctx, ctx.inRepo ? (readGitHead(ctx.options.workspace).commit ?? null) : null);
+  const postStart = await loopStartHooks(ctx, 'post.loop.start');
+  if (postStart) return postStart;
   let first = true;
   for (;;) {
     // A review point held by the last stop (--resume) is settled before the limits are looked at:
@@ -266,7 +280,10 @@ async function iterateUntilStop(ctx: RunContext): Promise<Stop> {
     const merge = await waitForMerge(ctx);
     if (merge) return merge;
     await enterMilestone(ctx);
-    const decided = (await runIteration(ctx)) ?? limitReached(ctx.counters(), ctx.limits);
+    const refused = await iterationHooks(ctx);
+    if (refused) return refused;
+    const decided =
+      (await runIteration(ctx)) ?? (await planHooks(ctx)) ?? limitReached(ctx.counters(), ctx.limits);
     const requested = await ctx.options.afterIteration?.({ state });
     const after = stopAfterFinishing(
       ctx,

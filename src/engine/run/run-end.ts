@@ -7,6 +7,7 @@ import type { WorkspaceLock } from '../../state/workspace-lock.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { noteElapsed } from '../context/spend-and-limits.ts';
 import { nextStep, type Stop, stop } from '../decide/limits.ts';
+import { postEndHooks, preEndHooks } from '../hooks/loop-hooks.ts';
 import { readChecklist } from '../workflow-steps/checklist-view.ts';
 import { type LoopSummary, laddered, summaryOf } from './loop-summary.ts';
 
@@ -66,13 +67,20 @@ export async function endRun(
   const stillUnfinished =
     (ending.resumedUnfinished && state.iterations === ending.startIterations) ||
     failed?.error instanceof FileSystemError;
-  const end = final ?? stop('error', 'the loop ended unexpectedly');
+  let end = final ?? stop('error', 'the loop ended unexpectedly');
+  // Hooks of the end: not after Ctrl-C or a forced stop (the run must end now) nor for a lost lock.
+  const hooks = !ending.lock.lostTo && !ending.forced && !ctx.options.signal?.aborted;
+  if (hooks)
+    await attempt(async () => {
+      end = await preEndHooks(ctx, end);
+    });
   // Another live loop holds the workspace now: state.json is its file, not this run's to write.
   if (!ending.lock.lostTo && !ending.forced)
     await attempt(() => {
       saveEnd(ctx, end, stillUnfinished);
       saved = true;
     });
+  if (hooks && saved) await attempt(() => postEndHooks(ctx, end));
   await attempt(() => announceEnd(ctx, end, logFile, ending.startProgress));
   // The registry hears the end, the `stopped` notification is delivered (bounded: never hangs the
   // exit), the files are closed, then the caller's reporters.

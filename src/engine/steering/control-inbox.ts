@@ -82,6 +82,11 @@ function apply(ctx: RunContext, c: InboxCommand): boolean {
   }
 }
 
+/** A hook's `on_error: suspend`: the loop pauses as `ralph pause` pauses it, until `ralph resume`. */
+export function pauseForHook(state: LoopState): void {
+  state.paused = true;
+}
+
 /** A `ralph tell` as the prompt carries it; undefined for another command or an empty text. */
 function guidanceOf(c: InboxCommand): QueuedGuidance | undefined {
   return c.kind === 'guidance' && c.text

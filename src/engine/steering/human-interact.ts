@@ -3,6 +3,7 @@ import type { PendingEvent } from '../../state/loop-state.ts';
 import { queueEvents, setQueue } from '../context/event-queue.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
+import { runHookPhase } from '../hooks/run-hooks.ts';
 import { queueGuidance } from './control-inbox.ts';
 import { abandonedWaitStop, askHuman, humanTimeoutMessage } from './human-wait.ts';
 
@@ -44,6 +45,14 @@ export async function answerInteractions(ctx: RunContext): Promise<Stop | undefi
   );
   for (const [i, event] of asks.entries()) {
     const { text, options } = interactQuestion(event.payload);
+    const point = { iteration: event.iteration ?? state.iterations, humanInteract: { question: text } };
+    const refused = await runHookPhase(ctx, 'pre.human.interact', point);
+    if (refused) {
+      // Asked again when the run goes on (--resume).
+      queueEvents(state, asks.slice(i));
+      ctx.persist();
+      return refused;
+    }
     const outcome = await askHuman(ctx, { kind: 'question', text, options, hold: true });
     if (outcome.kind === 'abandoned') {
       // Waited for again (the same question id) when the run goes on.
@@ -60,6 +69,11 @@ export async function answerInteractions(ctx: RunContext): Promise<Stop | undefi
     });
     if (ctx.hatsMode) queueEvents(state, [responseEvent(ctx, text, answer, event)]);
     ctx.persist();
+    const after = await runHookPhase(ctx, 'post.human.interact', {
+      ...point,
+      humanInteract: { question: text, answer, by: outcome.record.by ?? 'timeout' },
+    });
+    if (after) return after;
     if (outcome.kind === 'timeout' && config.human.on_timeout === 'stop')
       return stop('human_timeout', humanTimeoutMessage(ctx, `question ${outcome.record.id}`));
   }

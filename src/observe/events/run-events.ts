@@ -36,6 +36,8 @@ export type StopReason =
   | 'metric_target'
   /** metric: metric.patience attempts in a row were not kept. */
   | 'metric_patience'
+  /** A lifecycle hook with `on_error: block` failed (hooks.events). */
+  | 'hook_blocked'
   | 'error';
 
 /** Checklist progress (seed 003) shown in banners and the end summary. */

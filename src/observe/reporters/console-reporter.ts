@@ -73,6 +73,9 @@ export function createConsoleReporter(o: ConsoleReporterOptions): Reporter {
     'human.answered': (e) => say(c.dim(`  ${d(e)}`)),
     'review.finished': (e) => (e.approved ? line(c.dim(`  ${d(e)}`)) : warn(d(e))),
     'limit.warning': (e) => warn(d(e)),
+    'hook.started': (e) => say(c.dim(`  ${d(e)}`)),
+    // A failed hook is always shown: it warned, blocked or suspended the loop.
+    'hook.finished': (e) => (e.disposition === 'pass' ? say(c.dim(`  ${d(e)}`)) : warn(d(e))),
     'agent.heartbeat': (e) => say(c.dim(`  ${d(e)}`)),
     'gate.output': (e) => {
       if (verbose) o.out(e.text);

@@ -65,6 +65,23 @@ export function diagnosticsHandlers(w: DiagnosticsWriters): LoopEventHandlers {
         reasons: e.reasons,
         persistent: e.persistent,
       }),
+    'hook.started': (e) =>
+      w.orchestration(e, 'hook.started', { phase_event: e.phaseEvent, name: e.name, attempt: e.attempt }),
+    'hook.finished': (e) => {
+      const fields = {
+        phase_event: e.phaseEvent,
+        name: e.name,
+        attempt: e.attempt,
+        disposition: e.disposition,
+        exit_code: e.exitCode,
+        timed_out: e.timedOut,
+        duration_ms: e.durationMs,
+        failure: e.failure,
+      };
+      w.orchestration(e, 'hook.finished', fields);
+      if (e.disposition !== 'pass')
+        w.record('errors', { event: 'hook.finished', ...fields, output: e.output }, TRACE_MAX_STRING);
+    },
     'loop.idle': (e) => w.orchestration(e, 'loop.idle', { watch: e.watch, cooldown_ms: e.cooldownMs }),
     'loop.woke': (e) => w.orchestration(e, 'loop.woke', { reason: e.reason }),
     'gate.finished': (e) => {

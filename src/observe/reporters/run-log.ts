@@ -54,6 +54,8 @@ export function createRunLogSink(file: string): Reporter & { close(): void } {
           needsNewline = !e.text.endsWith('\n');
           break;
         case 'gate.started':
+        case 'hook.started':
+        case 'hook.finished':
           write(`${needsNewline ? '\n' : ''}[ralph] ${describeEvent(e)}\n`);
           needsNewline = false;
           break;

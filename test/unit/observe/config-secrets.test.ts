@@ -40,6 +40,15 @@ describe('secretPaths and maskSecrets (config output and the config cache)', () 
     ]);
   });
 
+  it('takes every value of a lifecycle hook’s env as secret too, and nothing else of the hook', () => {
+    const hooked = {
+      hooks: { events: { 'pre.loop.start': [{ name: 'n', command: ['./x'], env: { DEPLOY: 'abc' } }] } },
+    };
+    expect(secretPaths(hooked, redact).map((p) => p.join('.'))).toEqual([
+      'hooks.events.pre.loop.start.0.env.DEPLOY',
+    ]);
+  });
+
   it('masks each with where it came from, in a copy, leaving the rest as it was', () => {
     const before = JSON.stringify(config);
     const out = maskSecrets(config, redact, where);

@@ -55,6 +55,7 @@ describe('EXIT_FOR_REASON', () => {
       gate_tampered: 1,
       review_unresolved: 1,
       pr_closed: 1,
+      hook_blocked: 1,
       dirty_tree: 1,
       stuck: 1,
       tdd_state: 1,
