@@ -2,7 +2,7 @@
 // (`npm run docs`), and a test fails when the source names a variable this list does not.
 
 /** Who sets a variable, and who reads it. */
-export type EnvAudience = 'you' | 'agent' | 'notify' | 'internal' | 'testing';
+export type EnvAudience = 'you' | 'agent' | 'notify' | 'hook' | 'internal' | 'testing';
 
 export interface EnvVariable {
   name: string;
@@ -116,6 +116,13 @@ export const ENVIRONMENT: readonly EnvVariable[] = [
   { name: 'RALPH_NOTIFY_RUN_ID', audience: 'notify', meaning: 'The run id.' },
   { name: 'RALPH_NOTIFY_MESSAGE', audience: 'notify', meaning: 'The notification, one line.' },
   { name: 'RALPH_NOTIFY_WORKSPACE', audience: 'notify', meaning: 'The workspace.' },
+  // Set by Ralph for each lifecycle hook (with the agent's RALPH_* variables).
+  { name: 'RALPH_HOOK_NAME', audience: 'hook', meaning: "The hook's `name`." },
+  {
+    name: 'RALPH_HOOK_PHASE_EVENT',
+    audience: 'hook',
+    meaning: 'The phase-event it runs at (`pre.loop.start`, `post.iteration.start`, …).',
+  },
   // Between Ralph's own processes.
   { name: 'RALPH_PARALLEL_WORKER', audience: 'internal', meaning: 'In a `--parallel` worker: its name.' },
   { name: 'RALPH_PARALLEL_TASK', audience: 'internal', meaning: "In a `--parallel` worker: its task's id." },
