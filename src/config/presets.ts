@@ -31,7 +31,7 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'board',
     description:
-      'seed 000: persistent board scanner + proposal writer + finisher over work/ → proposed/ → done/',
+      'the hat board: a persistent board scanner + proposal writer + finisher over work/ → proposed/ → done/',
     files: ['ralph.yml', 'PROMPT.md', 'work/item-1.txt', 'work/item-2.txt', 'work/item-3.txt'],
     dirs: ['proposed', 'done'],
     next: 'check cli.backend in ralph.yml, then run `ralph run -v --no-tui -P PROMPT.md` (`ralph hats graph` shows the flow); when the board is empty the loop waits for changes in work/ and proposed/ without calling the agent — add an item to work/ and it scans again',
@@ -39,7 +39,7 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'spec',
     description:
-      'seed 002: specs/ → IMPLEMENTATION_PLAN.md → one task per iteration, PROGRESS.md, git commits; ./ralph plan NAME',
+      'the spec workflow: specs/ → IMPLEMENTATION_PLAN.md → one task per iteration, PROGRESS.md, git commits; ./ralph plan NAME',
     files: [
       'ralph.yml',
       'ralph',
@@ -55,7 +55,7 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'checklist',
     description:
-      'seed 003: DESIGN.md milestones with `- [ ]` tasks, one task per iteration, JOURNAL.md; done when every task is checked',
+      'the checklist loop: DESIGN.md milestones with `- [ ]` tasks, one task per iteration, JOURNAL.md; done when every task is checked',
     files: ['ralph.yml', 'PROMPT.md', 'DESIGN.md', 'JOURNAL.md'],
     dirs: [],
     next: 'replace the example DESIGN.md with your own milestones and `- [ ]` tasks, check cli.backend and completion.condition in ralph.yml, then `ralph run` (`ralph run --dry-run` shows the first prompt)',
@@ -72,7 +72,7 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'tdd',
     description:
-      'seed 004: loop/state.md + a report per iteration; Ralph runs the tests and routes red → engineering, green → creative',
+      'the TDD state loop: loop/state.md + a report per iteration; Ralph runs the tests and routes red → engineering, green → creative',
     files: ['ralph.yml', 'loop/state.md', 'loop/agent-prompt.md', 'loop/last_output.md'],
     dirs: [],
     next: 'fill in Goal, Current task and Constraints (and any Creative tasks) in loop/state.md, set gates.tests.command and cli.backend in ralph.yml, then `ralph run` (`ralph hats graph` shows the flow)',

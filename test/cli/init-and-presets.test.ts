@@ -38,7 +38,7 @@ describe('ralph init and presets', () => {
     });
     expect(forced.code).toBe(0);
     expect(readFileSync(join(dir, 'ralph.yml'), 'utf8')).toMatch(/backend: fake/);
-    expect((await runCliInMemory(['presets'], { cwd: dir })).stdout).toMatch(/board\s+seed 000/);
+    expect((await runCliInMemory(['presets'], { cwd: dir })).stdout).toMatch(/board\s+the hat board/);
     expect((await runCliInMemory(['init', '--preset', 'nope'], { cwd: dir })).stderr).toContain(
       'unknown preset "nope"',
     );

@@ -43,7 +43,7 @@ describe('ralph init --preset spec (seed 002)', () => {
   });
 
   it('lists spec in `ralph presets`, and ralph.yml validates', async () => {
-    expect((await runCliInMemory(['presets'], { cwd: dir })).stdout).toMatch(/^spec\s+seed 002/m);
+    expect((await runCliInMemory(['presets'], { cwd: dir })).stdout).toMatch(/^spec\s+the spec workflow/m);
     const v = await runCliInMemory(['config', 'validate', '--schema-only'], { cwd: dir });
     expect(v.stderr).toBe('');
     expect(v.code).toBe(0);

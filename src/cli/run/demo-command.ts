@@ -12,7 +12,7 @@ export async function demoCommand(
 ): Promise<number> {
   const root = createDemoWorkspace(flags.dir, flags.force === true);
   io.out(
-    `ralph demo: seed 000's board (work/ → proposed/ → done/) with the scripted agent\nworkspace ${root}\n\n`,
+    `ralph demo: the hat board (work/ → proposed/ → done/) with the scripted agent\nworkspace ${root}\n\n`,
   );
   const code = await runCommand(
     { verbose: !flags.quiet, quiet: flags.quiet, promptFile: 'PROMPT.md', set: [...DEMO_OVERRIDES] },

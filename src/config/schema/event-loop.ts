@@ -107,7 +107,7 @@ export const eventLoopSchema = z
     }),
     on_iteration_timeout: z.enum(['retry', 'stop']).default('retry').meta({
       description:
-        '`retry`: a timed-out iteration counts as a failed iteration; `stop`: it ends the loop (exit 1; seed 002).',
+        '`retry`: a timed-out iteration counts as a failed iteration; `stop`: it ends the loop (exit 1; the `spec` preset uses it).',
     }),
   })
   .meta({

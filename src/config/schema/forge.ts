@@ -27,5 +27,5 @@ export const forgeSchema = z
   })
   .meta({
     description:
-      'Pull requests on GitHub or GitHub Enterprise for the checklist workflow (seed 003): one per milestone (docs/operations/forge.md).',
+      'Pull requests on GitHub or GitHub Enterprise for the checklist workflow (preset `checklist`): one per milestone (docs/operations/forge.md).',
   });

@@ -50,5 +50,5 @@ export const tddSchema = z
   })
   .meta({
     description:
-      'The TDD state loop (seed 004, preset `tdd`): a state file, a checked report per iteration, stuck detection. Present only in configs that use it.',
+      'The TDD state loop (preset `tdd`): a state file, a checked report per iteration, stuck detection. Present only in configs that use it.',
   });

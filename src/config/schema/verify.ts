@@ -24,7 +24,7 @@ export const completionSchema = z
       .optional()
       .meta({
         description:
-          'A design document with `## Milestone N: …` sections and `- [ ]` tasks, parsed by Ralph (seed 003).',
+          'A design document with `## Milestone N: …` sections and `- [ ]` tasks, parsed by Ralph (the `checklist` preset).',
         examples: ['DESIGN.md'],
       }),
     condition: z.enum(['all_tasks', 'milestone', 'promise']).optional().meta({
@@ -185,7 +185,7 @@ export const healthSchema = z
         'A directory that must be readable before each iteration (e.g. specs). Absent: not checked.',
     }),
   })
-  .meta({ description: 'Health checks before each iteration (seed 002): disk space, git, specs.' });
+  .meta({ description: 'Health checks before each iteration: disk space, git, specs.' });
 
 /** `git`: commit and push. */
 export const gitSchema = z
