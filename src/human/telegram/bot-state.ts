@@ -14,7 +14,8 @@ import {
 import { checkedLine, looseObject, number, optional, string } from '../../state/loop-state/checks.ts';
 
 // The files one bot shares between the loops of a machine (`$XDG_STATE_HOME/ralph/telegram/<bot>/`):
-//   bot.json        {chat_id, offset}: the chat it talks to and the next getUpdates offset (poller only)
+//   bot.json        {chat_id, offset, offset_at}: the chat it talks to, the next getUpdates offset and
+//                   when an update last moved it (poller only; update-offset.ts says when it is trusted)
 //   poller.lock     the one loop that calls getUpdates (Telegram allows one caller at a time)
 //   loops/<run>.json the loops it serves now: run id, workspace, name, pid
 //   messages.jsonl  {message_id, run_id, question_id?}: what a reply or a button press is about
@@ -25,6 +26,8 @@ export interface BotFile {
   chat_id?: number | undefined;
   /** The next getUpdates offset: updates before it were handled (a restart does not replay them). */
   offset: number;
+  /** When the offset was last moved by an update (ISO time); an offset a day old is not trusted. */
+  offset_at?: string | undefined;
 }
 
 /** A loop the bot serves (`loops/<run>.json`). */
@@ -66,6 +69,7 @@ export function readBotFile(dir: string): BotFile {
     return {
       chat_id: typeof v.chat_id === 'number' ? v.chat_id : undefined,
       offset: typeof v.offset === 'number' ? v.offset : 0,
+      offset_at: typeof v.offset_at === 'string' ? v.offset_at : undefined,
     };
   } catch {
     return { offset: 0 };
