@@ -4,16 +4,17 @@ import { readQuestions } from '../control-files.ts';
 import { type Applied, applyUpdate } from './apply-update.ts';
 import { type BotApi, TelegramApiError } from './bot-api.ts';
 import {
+  alreadyHandled,
   findSent,
   readBotFile,
   servedLoops,
   stopLeading,
+  trustedOffset,
   tryLeadPolling,
   writeBotFile,
 } from './bot-state.ts';
 import { routeUpdate, type TelegramUpdate } from './route-update.ts';
 import { pause } from './send-queue.ts';
-import { alreadyHandled, trustedOffset } from './update-offset.ts';
 
 export interface PollerOptions {
   api: BotApi;
@@ -45,7 +46,8 @@ function conflictOf(error: unknown): 'webhook' | 'other_poller' | undefined {
  * Long-polls getUpdates while this process is the bot's poller (Telegram answers one getUpdates
  * caller at a time, so of the loops sharing a bot on this machine, the one holding `poller.lock`
  * polls for all of them; when it ends, another takes over). Each update's offset is saved before
- * it is applied, so a restart never applies it twice. Messages from any chat but the bot's one are
+ * it is applied, so a restart never applies it twice (a day-old offset is not sent: trustedOffset).
+ * A 409 because a webhook is set removes the webhook once; one because another program polls backs off. Messages from any chat but the bot's one are
  * ignored: the first private chat that writes to the bot is its chat.
  */
 export async function runPoller(o: PollerOptions): Promise<void> {

@@ -78,7 +78,10 @@ export function createSendQueue(o: SendQueueOptions): SendQueue {
           error.retryAfterMs ?? o.mustDeliverPauseMs ?? MUST_DELIVER_PAUSE_MS,
           MAX_FLOOD_WAIT_MS,
         );
-        if (!(await pause(wait, stopping.signal))) return;
+        if (!(await pause(wait, stopping.signal))) {
+          o.onProblem(`Telegram: ${m.what} was not sent before the run ended`);
+          return;
+        }
       }
     }
   };

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import type { LoopEvent } from '../../observe/events.ts';
 import type { Reporter } from '../../observe/reporter.ts';
 import { thisHolder } from '../../state/io/lock.ts';
-import { telegramText } from '../chat-text.ts';
+import { splitMessage, telegramText } from '../chat-text.ts';
 import { notificationOf, notificationSummary } from '../notify.ts';
 import { statusOf } from './apply-update.ts';
 import { type BotApi, createBotApi } from './bot-api.ts';
@@ -11,7 +11,6 @@ import { runPoller } from './poller.ts';
 import { buttonData } from './route-update.ts';
 import { createSendQueue } from './send-queue.ts';
 import type { TelegramSettings } from './settings.ts';
-import { splitMessage } from './split-message.ts';
 
 export interface TelegramReporterOptions {
   settings: TelegramSettings;

@@ -1,10 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  alreadyHandled,
-  trustedOffset,
-  UPDATE_KEPT_MS,
-} from '../../../../src/human/telegram/update-offset.ts';
+import { alreadyHandled, trustedOffset, UPDATE_KEPT_MS } from '../../../../src/human/telegram/bot-state.ts';
 
 const NOW = Date.parse('2026-11-29T04:00:00Z');
 const at = (agoMs: number) => new Date(NOW - agoMs).toISOString();
