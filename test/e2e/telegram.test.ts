@@ -100,9 +100,9 @@ describe('the human on Telegram (RObot)', () => {
     });
     expect(server.requests.every((q) => q.token === TOKEN)).toBe(true);
     expect(server.conflicts).toBe(0);
-    // The offset is kept: the next poller starts after the last update handled.
+    // The offset is kept, with when it moved: the next poller (within a day) starts after the last update handled.
     const botFile = JSON.parse(readFileSync(join(state, 'ralph', 'telegram', '123456', 'bot.json'), 'utf8'));
-    expect(botFile).toEqual({ chat_id: CHAT_ID, offset: 6 });
+    expect(botFile).toEqual({ chat_id: CHAT_ID, offset: 6, offset_at: expect.any(String) });
     // The token is in no file Ralph wrote, nor its output.
     for (const text of [r.stdout, r.stderr, allText(join(dir, '.ralph')), allText(state)])
       expect(text).not.toContain('secret-telegram-token');

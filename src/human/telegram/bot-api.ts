@@ -9,11 +9,19 @@ export class TelegramApiError extends Error {
   readonly status: number | undefined;
   /** Telegram's flood control: wait this long before trying again (ms). */
   readonly retryAfterMs: number | undefined;
-  constructor(message: string, status?: number, retryAfterMs?: number) {
+  /** Telegram's own words (`description`), e.g. why a getUpdates was refused with 409. */
+  readonly description: string | undefined;
+  constructor(message: string, status?: number, retryAfterMs?: number, description?: string) {
     super(message);
     this.name = 'TelegramApiError';
     this.status = status;
     this.retryAfterMs = retryAfterMs;
+    this.description = description;
+  }
+
+  /** Worth another try later: no answer, flood control (429) or a server error (5xx). */
+  get transient(): boolean {
+    return this.status === undefined || this.status === 429 || this.status >= 500;
   }
 }
 
@@ -56,7 +64,13 @@ function floodWaitMs(answer: HttpAnswer): number | undefined {
  * A Bot API client on the HTTP core. The URL carries the token (`<api>/bot<token>/<method>`), so
  * every error message is built here from the method name and Telegram's description, redacted again.
  */
-export function createBotApi(o: { apiUrl: string; token: string; fetchImpl?: typeof fetch }): BotApi {
+export function createBotApi(o: {
+  apiUrl: string;
+  token: string;
+  fetchImpl?: typeof fetch;
+  /** The wait between tries (tests replace it to see a long `retry_after` without waiting it). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<boolean>;
+}): BotApi {
   return {
     async call<T>(method: string, params: object, c: CallOptions = {}) {
       let res: HttpAnswer;
@@ -76,6 +90,7 @@ export function createBotApi(o: { apiUrl: string; token: string; fetchImpl?: typ
             ...(c.retry ? { retry: c.retry } : {}),
             ...(c.signal ? { signal: c.signal } : {}),
             ...(o.fetchImpl ? { fetch: o.fetchImpl } : {}),
+            ...(o.sleep ? { sleep: o.sleep } : {}),
           },
         );
       } catch (error) {
@@ -93,6 +108,7 @@ export function createBotApi(o: { apiUrl: string; token: string; fetchImpl?: typ
           ),
           error.status,
           error.retryAfterMs,
+          reply.description,
         );
       }
       const reply = replyOf(res.text);
@@ -115,6 +131,7 @@ export function createBotApi(o: { apiUrl: string; token: string; fetchImpl?: typ
         ),
         res.status,
         floodWaitMs(res),
+        reply?.description,
       );
     },
   };

@@ -14,7 +14,8 @@ import {
 import { checkedLine, looseObject, number, optional, string } from '../../state/loop-state/checks.ts';
 
 // The files one bot shares between the loops of a machine (`$XDG_STATE_HOME/ralph/telegram/<bot>/`):
-//   bot.json        {chat_id, offset}: the chat it talks to and the next getUpdates offset (poller only)
+//   bot.json        {chat_id, offset, offset_at}: the chat it talks to, the next getUpdates offset and
+//                   when an update last moved it (poller only; trustedOffset says when it is trusted)
 //   poller.lock     the one loop that calls getUpdates (Telegram allows one caller at a time)
 //   loops/<run>.json the loops it serves now: run id, workspace, name, pid
 //   messages.jsonl  {message_id, run_id, question_id?}: what a reply or a button press is about
@@ -25,6 +26,8 @@ export interface BotFile {
   chat_id?: number | undefined;
   /** The next getUpdates offset: updates before it were handled (a restart does not replay them). */
   offset: number;
+  /** When the offset was last moved by an update (ISO time); an offset a day old is not trusted. */
+  offset_at?: string | undefined;
 }
 
 /** A loop the bot serves (`loops/<run>.json`). */
@@ -66,6 +69,7 @@ export function readBotFile(dir: string): BotFile {
     return {
       chat_id: typeof v.chat_id === 'number' ? v.chat_id : undefined,
       offset: typeof v.offset === 'number' ? v.offset : 0,
+      offset_at: typeof v.offset_at === 'string' ? v.offset_at : undefined,
     };
   } catch {
     return { offset: 0 };
@@ -133,4 +137,40 @@ export function tryLeadPolling(dir: string, me: LockHolder & { started_at: strin
 
 export function stopLeading(dir: string, me: LockHolder & { started_at: string }): void {
   releaseLockFile<LockHolder>(paths(dir).lock, (h) => h.pid === me.pid && h.started_at === me.started_at);
+}
+
+// Telegram's rules this rests on (Bot API, getUpdates and Update):
+// - an update is confirmed, and forgotten, once getUpdates is called with an offset above its id;
+//   without an offset, getUpdates returns the earliest unconfirmed update onwards;
+// - an unconfirmed update is kept at most 24 hours;
+// - after a week without updates, the next update id is chosen at random, so it may be below an
+//   offset remembered from before: polling with that offset would confirm (drop) every new message.
+
+/** How long Telegram keeps an update nobody confirmed. */
+export const UPDATE_KEPT_MS = 24 * 60 * 60_000;
+
+/** What bot.json remembers of the updates: the next offset, and when an update last moved it. */
+export interface OffsetState {
+  offset: number;
+  offset_at?: string | undefined;
+}
+
+/**
+ * The offset to poll with, or undefined to poll without one. A remembered offset is trusted only
+ * while it is under 24 hours old: then an update came that recently, so ids cannot have restarted
+ * (that takes a week of quiet). Older, it is dropped: every update we applied before then is either
+ * confirmed or expired at Telegram, so what getUpdates returns without an offset is new — nothing
+ * is applied twice, and no restarted id falls below a stale offset and is lost.
+ */
+export function trustedOffset(state: OffsetState, nowMs: number): number | undefined {
+  if (state.offset <= 0 || state.offset_at === undefined) return undefined;
+  const at = Date.parse(state.offset_at);
+  if (!Number.isFinite(at) || nowMs - at >= UPDATE_KEPT_MS || at - nowMs > UPDATE_KEPT_MS) return undefined;
+  return state.offset;
+}
+
+/** Whether an update polled for was handled already (below the trusted offset). */
+export function alreadyHandled(updateId: number, state: OffsetState, nowMs: number): boolean {
+  const offset = trustedOffset(state, nowMs);
+  return offset !== undefined && updateId < offset;
 }

@@ -2,14 +2,14 @@ import { basename } from 'node:path';
 import type { LoopEvent } from '../../observe/events.ts';
 import type { Reporter } from '../../observe/reporter.ts';
 import { thisHolder } from '../../state/io/lock.ts';
-import { telegramText } from '../chat-text.ts';
+import { splitMessage, telegramText } from '../chat-text.ts';
 import { notificationOf, notificationSummary } from '../notify.ts';
 import { statusOf } from './apply-update.ts';
 import { type BotApi, createBotApi } from './bot-api.ts';
 import { readBotFile, recordSent, registerLoop, type ServedLoop } from './bot-state.ts';
 import { runPoller } from './poller.ts';
 import { buttonData } from './route-update.ts';
-import { createSendQueue, type Outgoing } from './send-queue.ts';
+import { createSendQueue } from './send-queue.ts';
 import type { TelegramSettings } from './settings.ts';
 
 export interface TelegramReporterOptions {
@@ -48,21 +48,32 @@ export function createTelegramReporter(o: TelegramReporterOptions): Reporter & {
   let poller: Promise<void> | undefined;
   let checkins: NodeJS.Timeout | undefined;
 
+  // A text over Telegram's limit goes as several messages (the buttons on the last); each part is
+  // recorded as the question's, so a reply to any of them answers it.
   const send = (text: string, what: string, extra: object = {}, questionId?: string) => {
     const runId = loop?.run_id ?? '';
-    const message: Outgoing = {
-      method: 'sendMessage',
-      what,
-      // Plain text (no parse_mode), and no preview fetched for a link the agent wrote.
-      params: (chat_id) => ({ chat_id, text, link_preview_options: { is_disabled: true }, ...extra }),
-      onSent: (result) => {
-        const id = (result as { message_id?: number } | undefined)?.message_id;
-        if (typeof id !== 'number') return;
-        if (questionId) questionMessages.set(questionId, id);
-        recordSent(dir, { message_id: id, run_id: runId, workspace: o.workspace, question_id: questionId });
-      },
-    };
-    queue.push(message);
+    const parts = splitMessage(text).filter((p) => p.trim() !== '');
+    parts.forEach((part, i) => {
+      const last = i === parts.length - 1;
+      queue.push({
+        method: 'sendMessage',
+        what: parts.length > 1 ? `${what} (part ${i + 1} of ${parts.length})` : what,
+        mustDeliver: questionId !== undefined,
+        // Plain text (no parse_mode), and no preview fetched for a link the agent wrote.
+        params: (chat_id) => ({
+          chat_id,
+          text: part,
+          link_preview_options: { is_disabled: true },
+          ...(last ? extra : {}),
+        }),
+        onSent: (result) => {
+          const id = (result as { message_id?: number } | undefined)?.message_id;
+          if (typeof id !== 'number') return;
+          if (questionId && last) questionMessages.set(questionId, id);
+          recordSent(dir, { message_id: id, run_id: runId, workspace: o.workspace, question_id: questionId });
+        },
+      });
+    });
   };
 
   const start = (runId: string) => {

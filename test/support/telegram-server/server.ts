@@ -28,7 +28,9 @@ export interface BotMessage {
  * A scripted Telegram Bot API on 127.0.0.1 (a free port): getUpdates long-polls (held until the test
  * injects an update or the poll's `timeout` runs out), sendMessage, answerCallbackQuery and
  * editMessageReplyMarkup (a 400, as Telegram's, when it changes nothing); every request is recorded.
- * Like Telegram, a second getUpdates while one is held is refused with 409 (counted in `conflicts`).
+ * Like Telegram, a second getUpdates while one is held is refused with 409 (counted in `conflicts`),
+ * a getUpdates with an `offset` confirms (forgets) every update below it, one without returns the
+ * earliest unconfirmed onwards, and a webhook set blocks getUpdates until deleteWebhook.
  */
 export interface TelegramServer {
   /** The API base for RALPH_TELEGRAM_API_URL. */
@@ -41,8 +43,17 @@ export interface TelegramServer {
   userMessage(text: string, o?: { replyTo?: number; chatId?: number }): number;
   /** The human presses an inline button of bot message `messageId`. */
   pressButton(messageId: number, data: string): number;
-  /** The next `n` calls of `method` fail with HTTP `status`. */
-  failNext(method: string, n: number, status?: number): void;
+  /** The next `n` calls of `method` fail with HTTP `status` (with Telegram's `description` and `parameters`, e.g. `{ retry_after: 45 }`). */
+  failNext(
+    method: string,
+    n: number,
+    status?: number,
+    reply?: { description?: string; parameters?: Record<string, unknown> },
+  ): void;
+  /** A webhook is set on the bot: getUpdates answers 409 (Telegram's words) until deleteWebhook. */
+  setWebhook(url: string): void;
+  /** The webhook set now, or undefined. */
+  readonly webhook: string | undefined;
   /** The inline keyboard bot message `messageId` shows now (after edits); undefined for no such message. */
   buttons(messageId: number): Keyboard | undefined;
   /** Resolves with the first bot message matching `test` (waits for it). */
@@ -52,14 +63,19 @@ export interface TelegramServer {
 
 export const CHAT_ID = 4242;
 
-export async function startTelegramServer(): Promise<TelegramServer> {
+/** `firstUpdateId`: where update ids start (Telegram picks a random one after a week of quiet). */
+export async function startTelegramServer(o: { firstUpdateId?: number } = {}): Promise<TelegramServer> {
   const requests: BotRequest[] = [];
   const messages: BotMessage[] = [];
   const keyboards = new Map<number, Keyboard>();
   const updates: Record<string, unknown>[] = [];
-  const failures = new Map<string, { n: number; status: number }>();
+  const failures = new Map<
+    string,
+    { n: number; status: number; reply: { description?: string; parameters?: Record<string, unknown> } }
+  >();
+  let webhook: string | undefined;
   let waiting: (() => void) | undefined;
-  let nextUpdate = 1;
+  let nextUpdate = o.firstUpdateId ?? 1;
   let nextMessage = 100;
   let polling = false;
   let conflicts = 0;
@@ -79,22 +95,41 @@ export async function startTelegramServer(): Promise<TelegramServer> {
     if (fail && fail.n > 0) {
       fail.n--;
       record.status = fail.status;
-      return reply(res, fail.status, { ok: false, error_code: fail.status, description: 'Scripted failure' });
+      return reply(res, fail.status, {
+        ok: false,
+        error_code: fail.status,
+        description: 'Scripted failure',
+        ...fail.reply,
+      });
     }
     switch (method) {
       case 'getUpdates': {
+        if (webhook !== undefined) {
+          record.status = 409;
+          return reply(res, 409, {
+            ok: false,
+            error_code: 409,
+            description:
+              "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+          });
+        }
         if (polling) {
           conflicts++;
           record.status = 409;
           return reply(res, 409, {
             ok: false,
             error_code: 409,
-            description: 'Conflict: terminated by other getUpdates request',
+            description:
+              'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
           });
         }
         polling = true;
-        const offset = Number(body.offset ?? 0);
-        const due = () => updates.filter((u) => (u.update_id as number) >= offset);
+        // Telegram: an offset confirms every update below it; they are never returned again.
+        if (body.offset !== undefined) {
+          const offset = Number(body.offset);
+          updates.splice(0, updates.length, ...updates.filter((u) => (u.update_id as number) >= offset));
+        }
+        const due = () => [...updates];
         if (due().length === 0) {
           await new Promise<void>((r) => {
             const timer = setTimeout(r, Math.min(Number(body.timeout ?? 0), 30) * 1000);
@@ -121,6 +156,9 @@ export async function startTelegramServer(): Promise<TelegramServer> {
         for (const w of watchers) w();
         return reply(res, 200, { ok: true, result: { ...msg, chat: { id: msg.chat_id, type: 'private' } } });
       }
+      case 'deleteWebhook':
+        webhook = undefined;
+        return reply(res, 200, { ok: true, result: true, description: 'Webhook was deleted' });
       case 'answerCallbackQuery':
         return reply(res, 200, { ok: true, result: true });
       case 'editMessageReplyMarkup': {
@@ -199,8 +237,14 @@ export async function startTelegramServer(): Promise<TelegramServer> {
       if (!messages.some((m) => m.message_id === messageId)) return undefined;
       return keyboards.get(messageId) ?? [];
     },
-    failNext(method, n, status = 500) {
-      failures.set(method, { n, status });
+    failNext(method, n, status = 500, failReply = {}) {
+      failures.set(method, { n, status, reply: failReply });
+    },
+    setWebhook(url) {
+      webhook = url;
+    },
+    get webhook() {
+      return webhook;
     },
     waitForMessage(test, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
