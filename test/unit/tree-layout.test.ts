@@ -51,6 +51,7 @@ const TOP_LEVEL_TESTS = [
   'architecture-doors.test.ts',
   'architecture-state-owners.test.ts',
   'architecture.test.ts',
+  'docs-jargon.test.ts',
   'docs-links.test.ts',
   'error-codes.test.ts',
   'exit-codes-page.test.ts',
