@@ -24,7 +24,10 @@ export interface StaleInput {
  * leaves the count as it is.
  */
 export function nextStaleCount(count: StaleCount, it: StaleInput): StaleCount & { stale: boolean } {
-  if (it.idle || it.worked) return { last_signature: null, signature_repeats: 0, stale: false };
+  if (it.idle) return { last_signature: null, signature_repeats: 0, stale: false };
+  // The signature is kept (state.json shows what the hat last said), its count starts over: the
+  // next iteration saying the same without work is the first of a run of repeats.
+  if (it.worked) return { last_signature: it.signature, signature_repeats: 0, stale: false };
   if (it.signature === null) return { ...count, stale: false };
   const repeats = it.signature === count.last_signature ? count.signature_repeats + 1 : 1;
   return { last_signature: it.signature, signature_repeats: repeats, stale: repeats >= STALE_REPEATS };
