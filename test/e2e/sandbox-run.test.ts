@@ -1,10 +1,10 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
-import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
-import { fakeConfig, makeWorkspace, pidAlive, readRecords, runRalph } from '../helpers/workspace.ts';
+import { killLeftovers, markedProcesses, processesRunning } from '../helpers/marked-processes.ts';
+import { fakeConfig, makeWorkspace, readRecords, runRalph } from '../helpers/workspace.ts';
 
 // `sandbox: on` with the built CLI and shell-script agents (`backend: custom`): a normal iteration
 // works inside bubblewrap, the attacks on Ralph's and git's files fail at the operating system and
@@ -217,18 +217,3 @@ describe('sandbox: on', () => {
     expect(existsSync(join(dir, 'ran'))).toBe(false);
   });
 });
-
-/** Host pids whose command line contains `text` (arguments joined by NUL). */
-function processesRunning(text: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(text) && pidAlive(pid)) found.push(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}

@@ -1,18 +1,10 @@
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
-import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
-import {
-  pidAlive,
-  readRecords,
-  readState,
-  runRalph,
-  startRalph,
-  stopWhenDone,
-  waitFor,
-} from '../helpers/workspace.ts';
+import { killLeftovers, markedProcesses, processesRunning } from '../helpers/marked-processes.ts';
+import { readRecords, readState, runRalph, startRalph, stopWhenDone, waitFor } from '../helpers/workspace.ts';
 
 // Ralph's supervision through the bubblewrap wrapper (issue 34): kill -9 of Ralph mid-iteration
 // leaves nothing of the sandboxed agent running (not even a setsid daemon), and `--resume` re-runs
@@ -20,21 +12,6 @@ import {
 
 const used: string[] = [];
 afterEach(() => killLeftovers(used.splice(0)));
-
-/** Host pids whose command line contains `text` (arguments joined by NUL). */
-function processesRunning(text: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(text) && pidAlive(pid)) found.push(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
 
 describe('sandbox: on under kill -9 and --resume', () => {
   it('kill -9 of Ralph mid-iteration takes the sandboxed agent and its daemon down; --resume re-runs that iteration once', async () => {

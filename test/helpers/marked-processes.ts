@@ -34,3 +34,28 @@ export function killLeftovers(workspaces: string[], pids: number[] = []): void {
     }
   }
 }
+
+/** Host pids whose command line contains `text` (arguments joined by NUL). */
+export function processesRunning(text: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(text) && !zombie(pid)) found.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** A process that has exited but not been reaped (state Z): it runs nothing. */
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z';
+  } catch {
+    return true;
+  }
+}
