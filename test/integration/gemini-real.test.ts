@@ -138,6 +138,11 @@ const groupAlive = (pgid: number): boolean => liveGroupMembers(pgid).length > 0;
 
 /** A quota with a retry delay of an hour, until a 15 s runtime limit ends the run (against its own server). */
 async function quotaRun() {
+  // The workspace and the home are made before the first await: inside beforeAll, so the file's
+  // cleanup owns them, not the test that happens to run once the server is up (which removed
+  // them mid-run: ENOENT under .ralph/runs/).
+  const dir = makeWorkspace({ 'PROMPT.md': 'Use the quota.\n' });
+  const env = geminiEnv();
   const own = await ownServer({
     rules: [
       {
@@ -156,13 +161,12 @@ async function quotaRun() {
       },
     ],
   });
-  const dir = makeWorkspace({ 'PROMPT.md': 'Use the quota.\n' });
   writeFileSync(
     join(dir, 'ralph.yml'),
     ralphYml('', 'max_iterations: 3\n  max_runtime_seconds: 15', '  model: gemini-2.5-pro'),
   );
   const started = Date.now();
-  const r = await runRalph(['run'], dir, geminiEnv({ GOOGLE_GEMINI_BASE_URL: own.url }));
+  const r = await runRalph(['run'], dir, { ...env, GOOGLE_GEMINI_BASE_URL: own.url });
   const turns = own.requests.filter((q) => q.path.endsWith(':streamGenerateContent')).length;
   return { r, state: readState(dir), started, turns };
 }
@@ -173,6 +177,9 @@ async function quotaRun() {
  * fired before the tool ran, and tool.pid was missing).
  */
 async function timedOutRun() {
+  // Made before the first await (see quotaRun).
+  const dir = makeWorkspace({ 'PROMPT.md': 'Sleep now.\n' });
+  const env = geminiEnv();
   const own = await ownServer({
     rules: [
       {
@@ -185,7 +192,6 @@ async function timedOutRun() {
       },
     ],
   });
-  const dir = makeWorkspace({ 'PROMPT.md': 'Sleep now.\n' });
   writeFileSync(
     join(dir, 'ralph.yml'),
     [
@@ -200,7 +206,7 @@ async function timedOutRun() {
     ].join('\n'),
   );
   const started = Date.now();
-  const r = await runRalph(['run'], dir, geminiEnv({ GOOGLE_GEMINI_BASE_URL: own.url }));
+  const r = await runRalph(['run'], dir, { ...env, GOOGLE_GEMINI_BASE_URL: own.url });
   const ms = Date.now() - started;
   const pidFile = join(dir, 'tool.pid');
   if (!existsSync(pidFile)) return { r, ms, toolStarted: false, toolAlive: false };
