@@ -155,7 +155,10 @@ describe('seed 002 failure modes', () => {
     const r = await runRalph(['run'], dir, { RALPH_DIAGNOSTICS: '1' });
     expect(r.code).toBe(1);
     expect(readState(dir)).toMatchObject({ stop_reason: 'iteration_timeout' });
-    expect(r.stdout).toContain('iteration timeout: the agent ran longer than 1s and was killed');
+    expect(r.stderr).toContain(
+      // a failed run says why on stderr
+      'iteration timeout: the agent ran longer than 1s and was killed',
+    );
     expect(readRecords(dir)[0]).toMatchObject({ killed_by: 'iteration_timeout', commit: null });
     expect(subjects(dir)[0]).toBe('timeout config');
     expect(pidAlive(spawnedAgentPid(dir))).toBe(false);
