@@ -84,9 +84,11 @@ describe('ralph run start-up', () => {
     expect(hit.length).toBeLessThanOrEqual(12);
     // 740 kB before the agent-proof checks of issue 32 (git config and index guards, the lock's twin,
     // redaction of agent files) joined the run's chunk: ~770 kB with them; ~855 kB as CommonJS (each
-    // use of another chunk's export is spelled `require_shared.name`), compiled from V8's code cache.
-    // The budget still catches zod, yaml or commander (100 kB and more each) coming back on this path.
-    expect(bytesOf(hit)).toBeLessThan(900_000);
+    // use of another chunk's export is spelled `require_shared.name`), compiled from V8's code cache;
+    // ~920 kB once the sandbox (policy, bwrap arguments, the input gathered at start), lifecycle hooks
+    // and prd.json tasks joined it (issues 34, 35). The budget still catches zod, yaml or commander
+    // (100 kB and more each) coming back on this path, which the line above also names.
+    expect(bytesOf(hit)).toBeLessThan(960_000);
     appendFileSync(join(dir, 'ralph.yml'), '# edited\n');
     expect(await configModulesLoaded(dir)).not.toEqual([]); // changed: read and validated again
   });

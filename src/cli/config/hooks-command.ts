@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { parseSetOverride } from '../../config/overrides.ts';
-import { checkHooks, type HookProblem } from '../../engine/hooks/check-hooks.ts';
+import type { HookProblem } from '../../engine/hooks/check-hooks.ts';
+import { checkHooks } from '../../engine/hooks/validate-hooks.ts';
 import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
 import { ConfigError, ExitCode } from '../../errors.ts';
 import type { CliIO } from '../io.ts';

@@ -1,26 +1,8 @@
 import { z } from 'zod';
+import { HOOK_ON_ERROR, HOOK_PHASE_EVENTS, HOOK_SUSPEND_MODES } from './operations-values.ts';
 import { positiveInt } from './values.ts';
 
-/** ralph-orchestrator's twelve lifecycle phase-events (docs/operations/hooks.md says where each fires). */
-export const HOOK_PHASE_EVENTS = [
-  'pre.loop.start',
-  'post.loop.start',
-  'pre.iteration.start',
-  'post.iteration.start',
-  'pre.plan.created',
-  'post.plan.created',
-  'pre.human.interact',
-  'post.human.interact',
-  'pre.loop.complete',
-  'post.loop.complete',
-  'pre.loop.error',
-  'post.loop.error',
-] as const;
-
-/** What a failed hook does to the loop. */
-export const HOOK_ON_ERROR = ['warn', 'block', 'suspend'] as const;
-/** How `on_error: suspend` waits and retries. */
-export const HOOK_SUSPEND_MODES = ['wait_for_resume', 'retry_backoff', 'wait_then_retry'] as const;
+export { HOOK_ON_ERROR, HOOK_PHASE_EVENTS, HOOK_SUSPEND_MODES };
 
 const suspendMode = z.enum(HOOK_SUSPEND_MODES).meta({
   description:

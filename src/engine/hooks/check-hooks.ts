@@ -1,8 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { locatedIssue } from '../../config/config-issues.ts';
-import type { LoadedConfig } from '../../config/load-config.ts';
-import { HOOK_PHASE_EVENTS } from '../../config/schema/hooks.ts';
+import { HOOK_PHASE_EVENTS } from '../../config/schema/operations-values.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import type { ConfigIssue } from '../../errors.ts';
 import { findExecutable } from '../../process/find-executable.ts';
@@ -24,22 +22,6 @@ export interface HooksCheck {
   problems: HookProblem[];
 }
 
-/**
- * The checks of `hooks:` that need the machine (ralph-orchestrator's `ralph hooks validate`): each
- * command resolves to an executable from its cwd (and its env's PATH), each cwd is a directory,
- * names are unique per phase-event, and no timeout is longer than the run may last.
- */
-export function checkHooks(loaded: LoadedConfig, workspace: string, env: NodeJS.ProcessEnv): HooksCheck {
-  const doc = loaded.layers.filter((l) => l.raw.hooks !== undefined).at(-1)?.doc;
-  const found = hookProblems(loaded.config, workspace, env);
-  const problems = found.map(({ path, message, ...more }) => ({
-    ...locatedIssue(['hooks', 'events', ...path], message, () => doc, loaded.overrides),
-    ...more,
-  }));
-  const hooks = Object.values(loaded.config.hooks.events).reduce((n, list) => n + (list?.length ?? 0), 0);
-  return { enabled: loaded.config.hooks.enabled, hooks, problems };
-}
-
 /** Which hook a problem is about. */
 type HookWho = Pick<HookProblem, 'phaseEvent' | 'hook' | 'command'>;
 
@@ -48,7 +30,7 @@ export interface UnlocatedHookProblem extends Omit<HookProblem, 'file' | 'line' 
   path: (string | number)[];
 }
 
-/** The machine checks of every hook of `config` (the core of {@link checkHooks}, also the pre-flight's). */
+/** The machine checks of every hook of `config` (the core of `checkHooks` in validate-hooks.ts, also the pre-flight's). */
 export function hookProblems(
   config: RalphConfig,
   workspace: string,
