@@ -8,9 +8,11 @@ import { runGit, runGitRaw } from '../git/run-git.ts';
 import { writeFileAtomicSync } from '../state/io/atomic-write.ts';
 import type { ParallelState } from '../state/parallel-files.ts';
 import { ralphPaths } from '../state/paths.ts';
+import { closeExternal, externalFile, startExternal } from '../state/tasks/external-tasks.ts';
 import { readyTasks } from '../state/tasks/task.ts';
 import { closeTask, failTask, startTask } from '../state/tasks/task-changes.ts';
 import { readTasks } from '../state/tasks/task-file.ts';
+import { readAllTasks, sourceFileOf, type TaskFiles, taskFilesOf } from '../state/tasks/task-list.ts';
 import { parseChecklist } from '../workflows/checklist-parse.ts';
 
 /** Where a parallel run's tasks come from (DESIGN.md §5). */
@@ -35,11 +37,16 @@ export function taskSourceOf(root: string, config: RalphConfig): TaskSourceKind 
   return 'tasks';
 }
 
+/** Where the tasks of kind `tasks` are read: the tasks file, and the prd.json or beads export of `tasks.source`. */
+const filesOf = (root: string, config: RalphConfig): TaskFiles =>
+  taskFilesOf(config.tasks, root, ralphPaths(root).tasks);
+
 /** The file a file-backed source lives in (workspace-relative), for prompts and errors. */
 export function sourceFile(kind: TaskSourceKind, config: RalphConfig): string {
   if (kind === 'checklist') return config.completion.checklist ?? '';
   if (kind === 'plan') return PLAN_FILE;
-  return '.ralph/agent/tasks.jsonl';
+  const external = sourceFileOf(taskFilesOf(config.tasks, '', ''));
+  return external === undefined ? '.ralph/agent/tasks.jsonl' : `.ralph/agent/tasks.jsonl and ${external}`;
 }
 
 // Stable across edits of other lines: the text and how many equal texts came before it.
@@ -86,7 +93,7 @@ function planItems(text: string): { text: string; index: number }[] {
  */
 export function readyFromSource(root: string, config: RalphConfig, kind: TaskSourceKind): SourceTask[] {
   if (kind === 'tasks')
-    return readyTasks(readTasks(ralphPaths(root).tasks)).map((t) => ({
+    return readyTasks(readAllTasks(filesOf(root, config))).map((t) => ({
       id: t.id,
       title: t.title,
       body: t.description ?? '',
@@ -110,8 +117,8 @@ export function readyFromSource(root: string, config: RalphConfig, kind: TaskSou
 }
 
 /** Marks a `ralph tools task` task in progress while a worker has it (other loops then skip it). */
-export function markStarted(root: string, kind: TaskSourceKind, id: string): void {
-  if (kind !== 'tasks') return;
+export function markStarted(root: string, config: RalphConfig, kind: TaskSourceKind, id: string): void {
+  if (kind !== 'tasks' || startExternal(filesOf(root, config), id)) return;
   const task = readTasks(ralphPaths(root).tasks).find((t) => t.id === id);
   if (task?.status === 'open') startTask(ralphPaths(root).tasks, id);
 }
@@ -136,6 +143,12 @@ export async function markDone(
   task: { id: string; title: string },
   mergedCommit: string,
 ): Promise<string | null> {
+  if (kind === 'tasks' && externalFile(filesOf(root, config), root, task.id) !== undefined) {
+    // A story of the prd.json or an issue of the beads export: closed in its file, committed as a box is.
+    const file = closeExternal(filesOf(root, config), root, task.id);
+    if (file === undefined) return null;
+    return commitSourceFiles(root, [file], task, mergedCommit);
+  }
   if (kind === 'tasks') {
     const t = readTasks(ralphPaths(root).tasks).find((x) => x.id === task.id);
     if (t && t.status !== 'closed') closeTask(ralphPaths(root).tasks, task.id);
@@ -173,6 +186,16 @@ export async function markDone(
     files.push(PROGRESS_FILE);
   }
   writeFileAtomicSync(join(root, file), lines.join('\n'));
+  return commitSourceFiles(root, files, task, mergedCommit);
+}
+
+/** Commits `files` (workspace-relative) alone on the target: the source's record that `task` is done. */
+async function commitSourceFiles(
+  root: string,
+  files: string[],
+  task: { title: string },
+  mergedCommit: string,
+): Promise<string> {
   await runGit(root, ['add', '--', ...files]);
   const message = `ralph: done — ${task.title}\n\nMerged in ${mergedCommit}; marked done by the parallel run.`;
   await runGit(root, ['commit', '-q', '-F', '-', '--', ...files], { input: message });

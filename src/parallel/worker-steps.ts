@@ -130,7 +130,7 @@ export async function startNext(c: Coordination): Promise<void> {
     state.tasks[work.task.id] = work.task;
     work.task.state = 'working';
     work.task.worker = work.worker;
-    markStarted(c.o.workspace, c.kind, work.task.id);
+    markStarted(c.o.workspace, c.o.config, c.kind, work.task.id);
     c.persist();
     c.watch(a);
     pruneWorkerLogs(c);

@@ -133,11 +133,20 @@ describe('ralph init --from', () => {
     expect(r.stdout).toMatch(/^does not map: \.ralph-tui\/config\.toml prompt_template — /m);
   });
 
-  it('ralph-tui with beads says beads does not map', async () => {
-    const dir = makeWorkspace({ '.ralph-tui/config.toml': 'tracker = "beads"\n', 'PROMPT.md': 'Work.\n' });
+  it('ralph-tui with beads maps to tasks.source: beads, its --epic flag said', async () => {
+    const issue = '{"id":"p-1","title":"Add login","status":"open","priority":1,"issue_type":"task"}\n';
+    const dir = makeWorkspace({
+      '.ralph-tui/config.toml': 'tracker = "beads"\n',
+      'PROMPT.md': 'Work.\n',
+      '.beads/issues.jsonl': issue,
+    });
     const r = await init(dir, '--from', 'ralph-tui');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^does not map: .*tracker = "beads" — beads is not a Ralph task source yet/m);
+    expect(r.stdout).toMatch(/^maps: .*tracker = "beads" → tasks\.source: beads/m);
+    expect(r.stdout).toMatch(/^does not map: ralph-tui run --epic ID — .*tasks\.beads\.epic/m);
+    expect(written(dir).tasks).toEqual({ source: 'beads' });
+    const list = await runCliInMemory(['tools', 'task', 'list'], { cwd: dir });
+    expect(list.stdout).toMatch(/p-1\s+open\s+2\s+Add login/);
   });
 
   it('ralph-orchestrator: its ralph.yml is validated as it is, warnings printed, nothing written', async () => {

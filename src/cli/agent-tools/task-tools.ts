@@ -56,15 +56,24 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
   const task = tools
     .command('task')
     .description(
-      'runtime tasks in .ralph/agent/tasks.jsonl (and the stories of prd.json with tasks.source: prd.json)',
+      'runtime tasks in .ralph/agent/tasks.jsonl (and the stories of prd.json with tasks.source: prd.json, the issues of a beads tracker with tasks.source: beads)',
     );
-  // Where the tasks are read: the tasks file, and the prd.json of `tasks.source: prd.json`, from the
-  // config found as `ralph run` finds it (loaded by the action, so defining the commands loads none).
+  // Where the tasks are read: the tasks file, and the prd.json or beads export of `tasks.source`, from
+  // the config found as `ralph run` finds it (loaded by the action, so defining the commands loads
+  // none). A config that cannot be read leaves the tasks file: the agent's own list keeps working.
   const files = async (store: Store, configPath?: string) => {
     const root = io.env.RALPH_WORKSPACE_ROOT ?? io.cwd;
     const { resolveRunConfig } = await import('../../engine/run/resolve-run.ts');
-    const { config } = resolveRunConfig({ cwd: root, configPath, env: io.env });
-    return { tasks: paths().tasks, prd: store.prdFileOf(config.tasks, root) };
+    try {
+      const { config } = resolveRunConfig({ cwd: root, configPath, env: io.env });
+      return store.taskFilesOf(config.tasks, root, paths().tasks);
+    } catch (error) {
+      if (!(error instanceof RalphError) || configPath !== undefined) throw error;
+      io.err(
+        `ralph: only ${paths().tasks} is read: the config could not be (${error.message.split('\n')[0]}); fix it to see its task source too\n`,
+      );
+      return { tasks: paths().tasks };
+    }
   };
   const configOption = () =>
     new Option('-c, --config <file>', 'the ralph.yml that says where the tasks are (default: discovered)');
@@ -157,21 +166,35 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .action(async (id, opts) => {
       const store = await taskStore();
       const where = await files(store, opts.config);
-      const found = findTask(store.readAllTasks(where), id, where.prd ?? where.tasks);
+      const found = findTask(store.readAllTasks(where), id, store.sourceFileOf(where) ?? where.tasks);
       io.out((await render()).renderTask(found, opts.format));
       setCode(ExitCode.ok);
     });
 
-  // A prd.json story is open or passes: close and reopen set `passes`; start and fail have no place.
-  const story = async (store: Store, id: string, configPath: string | undefined, passes?: boolean) => {
+  // A prd.json story is open or passes: close and reopen set `passes`, start and fail have no place.
+  // A beads issue is open, in progress or closed: start, close and reopen set it, fail has no place.
+  const external = async (
+    store: Store,
+    id: string,
+    configPath: string | undefined,
+    to: (typeof TASK_STATUSES)[number],
+  ) => {
     const where = await files(store, configPath);
-    if (!store.isStory(where, id)) return undefined;
-    if (passes === undefined)
+    if (store.isStory(where, id)) {
+      if (to === 'closed' || to === 'open') return store.setStoryPasses(where.prd, id, to === 'closed');
       throw new RalphError(
         'task_invalid',
         `${id} is a story of ${where.prd}: it either passes or not; work on it, then \`ralph tools task close ${id}\``,
       );
-    return store.setStoryPasses(where.prd, id, passes);
+    }
+    if (store.isBeadsIssue(where, id)) {
+      if (to !== 'failed') return store.setBeadsStatus(where.beads, id, to);
+      throw new RalphError(
+        'task_invalid',
+        `${id} is an issue of ${where.beads.file}, and beads has no failed status: say why with \`bd comments add ${id} …\` and leave it open, or \`bd update ${id} --status blocked\``,
+      );
+    }
+    return undefined;
   };
   const transitions = [
     ['start', 'mark a task in progress', (s: Store, p: string, id: string) => s.startTask(p, id)],
@@ -192,8 +215,8 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
       .addOption(jsonFormatOption())
       .action(async (id, opts) => {
         const store = await taskStore();
-        const passes = name === 'close' ? true : name === 'reopen' ? false : undefined;
-        const changed = (await story(store, id, opts.config, passes)) ?? apply(store, paths().tasks, id);
+        const to = name === 'close' ? 'closed' : name === 'reopen' ? 'open' : 'in_progress';
+        const changed = (await external(store, id, opts.config, to)) ?? apply(store, paths().tasks, id);
         done(changed, opts.format, `${changed.id} ${changed.status}`);
       });
   }
@@ -210,7 +233,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     .addOption(jsonFormatOption())
     .action(async (id, opts) => {
       const store = await taskStore();
-      await story(store, id, opts.config);
+      await external(store, id, opts.config, 'failed');
       const failed = store.failTask(paths().tasks, id, redacted(opts.reason));
       done(failed, opts.format, `${failed.id} failed`);
     });

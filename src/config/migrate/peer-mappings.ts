@@ -108,13 +108,22 @@ export function fromRalphTui(files: PeerFiles): Migration {
   if (tracker === 'json') {
     b.set(at('tracker = "json"'), 'tasks.source', 'prd.json', 'tasks.source: prd.json');
     if (prd !== 'prd.json') b.set(prd, 'tasks.prd', prd);
-  } else if (tracker.startsWith('beads'))
+  } else if (tracker.startsWith('beads')) {
+    b.set(
+      at(`tracker = "${tracker}"`),
+      'tasks.source',
+      'beads',
+      'tasks.source: beads (reads .beads/issues.jsonl)',
+    );
+    b.none(
+      'ralph-tui run --epic ID',
+      'its epic is a run flag there: set tasks.beads.epic to work on one epic',
+    );
+  } else if (tracker)
     b.none(
       at(`tracker = "${tracker}"`),
-      'beads is not a Ralph task source yet: `ralph tools task import` or tell the agent to use `bd` in the prompt',
+      'no such Ralph task source (Ralph has file, github, prd.json, beads)',
     );
-  else if (tracker)
-    b.none(at(`tracker = "${tracker}"`), 'no such Ralph task source (Ralph has file, github, prd.json)');
   b.set('<promise>COMPLETE</promise>', 'event_loop.completion_promise', 'COMPLETE');
   const agent = toml.get('agent');
   if (typeof agent === 'string') {
@@ -193,8 +202,15 @@ export function fromFrankbria(files: PeerFiles): Migration {
     const label = rc.get('GITHUB_TASK_LABEL');
     if (label) b.set('.ralphrc GITHUB_TASK_LABEL', 'tasks.github.label', label);
   }
-  if (sources.includes('beads'))
-    b.none('.ralphrc TASK_SOURCES=beads', 'beads is not a Ralph task source yet');
+  if (sources.includes('beads') && !sources.includes('github'))
+    b.set(
+      '.ralphrc TASK_SOURCES=beads',
+      'tasks.source',
+      'beads',
+      'tasks.source: beads (reads .beads/issues.jsonl)',
+    );
+  else if (sources.includes('beads'))
+    b.none('.ralphrc TASK_SOURCES=beads', 'Ralph reads one task source beside its own: github was taken');
   for (const [key, why] of Object.entries(RALPHRC_UNMAPPED)) if (rc.has(key)) b.none(`.ralphrc ${key}`, why);
   b.none(
     'RALPH_STATUS / EXIT_SIGNAL',

@@ -9,12 +9,12 @@ export const tasksSchema = z
         'Open tasks block completion and ready tasks go into the prompt. `false`: tasks are ignored.',
     }),
     source: z
-      .enum(['file', 'github', 'prd.json'])
+      .enum(['file', 'github', 'prd.json', 'beads'])
       .default('file')
       .meta({
         description:
-          "`file`: the tasks are what `ralph tools task` keeps in `.ralph/agent/tasks.jsonl`. `github`: also the open issues of the push remote's GitHub repository (pull requests excluded), imported into that file at the start of every run and of every `--parallel` run, as `ralph tools task import --from github` does; when such a task is done, Ralph comments with the commit on its issue and closes it. `prd.json`: also the `userStories` of a snarktank/ralph or ralph-tui `prd.json` (`tasks.prd`), read fresh every iteration: a story with `passes: true` is closed, any other open; `ralph tools task close ID` sets its `passes: true` (the agent may edit the file itself too).",
-        examples: ['github', 'prd.json'],
+          "`file`: the tasks are what `ralph tools task` keeps in `.ralph/agent/tasks.jsonl`. `github`: also the open issues of the push remote's GitHub repository (pull requests excluded), imported into that file at the start of every run and of every `--parallel` run, as `ralph tools task import --from github` does; when such a task is done, Ralph comments with the commit on its issue and closes it. `prd.json`: also the `userStories` of a snarktank/ralph or ralph-tui `prd.json` (`tasks.prd`), read fresh every iteration: a story with `passes: true` is closed, any other open; `ralph tools task close ID` sets its `passes: true` (the agent may edit the file itself too). `beads`: also the issues of a beads tracker (`bd` or beads-rust's `br`), read fresh every iteration from the JSONL export it keeps in git (`tasks.beads.file`): epics and deleted issues left out, `closed` is closed, `in_progress` in progress, any other status open, `blocks` dependencies block; `ralph tools task start/close/reopen ID` write its status there (bd imports the file again when it is newer than its database).",
+        examples: ['github', 'prd.json', 'beads'],
       }),
     prd: z
       .string()
@@ -24,6 +24,32 @@ export const tasksSchema = z
         description:
           'The prd.json of `tasks.source: prd.json`, relative to the workspace. Absent: `prd.json`.',
         examples: ['scripts/ralph/prd.json'],
+      }),
+    beads: z
+      .strictObject({
+        file: z
+          .string()
+          .min(1)
+          .optional()
+          .meta({
+            description: 'The beads JSONL export, relative to the workspace. Absent: `.beads/issues.jsonl`.',
+            examples: ['.beads/beads.jsonl'],
+          }),
+        epic: z
+          .string()
+          .min(1)
+          .optional()
+          .meta({
+            description:
+              "Only this epic's children (a `parent-child` dependency on it, or an id `<epic>.N`), as ralph-tui's `--epic`. Absent: every issue.",
+            examples: ['proj-a3f8'],
+          }),
+      })
+      .optional()
+      .meta({
+        description:
+          'Where `tasks.source: beads` reads the issues and which of them. Absent: every issue of `.beads/issues.jsonl`.',
+        examples: [{ epic: 'proj-a3f8' }],
       }),
     github: z
       .strictObject({
@@ -44,6 +70,11 @@ export const tasksSchema = z
     message:
       'tasks.github filters the issues of tasks.source: github; set tasks.source: github or remove tasks.github',
     path: ['github'],
+  })
+  .refine((t) => t.beads === undefined || t.source === 'beads', {
+    message:
+      'tasks.beads says where the issues of tasks.source: beads are; set tasks.source: beads or remove tasks.beads',
+    path: ['beads'],
   })
   .refine((t) => t.prd === undefined || t.source === 'prd.json', {
     message:

@@ -7,7 +7,7 @@ import { type MemoryEntry, normalizeTags } from '../../state/memories/memory.ts'
 import { newestFirst, renderMemoriesForPrompt } from '../../state/memories/memory-prompt.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { compareTasks, openTasks, readyTasks } from '../../state/tasks/task.ts';
-import { prdFileOf, readAllTasks } from '../../state/tasks/task-list.ts';
+import { readAllTasks, taskFilesOf } from '../../state/tasks/task-list.ts';
 
 /** What an iteration's prompt and completion check read from disk, fresh every iteration. */
 export interface WorkspaceContext {
@@ -119,7 +119,7 @@ export function countOpenTasks(config: RalphConfig, paths: RalphPaths): number {
   return config.tasks.enabled ? openTasks(readAllTasks(taskFiles(config, paths))).length : 0;
 }
 
-/** The files a workspace's tasks are read from: the tasks file, and a prd.json when it is a source. */
+/** The files a workspace's tasks are read from: the tasks file, and a prd.json or beads export when one is a source. */
 export function taskFiles(config: RalphConfig, paths: RalphPaths) {
-  return { tasks: paths.tasks, prd: prdFileOf(config.tasks, paths.root) };
+  return taskFilesOf(config.tasks, paths.root, paths.tasks);
 }

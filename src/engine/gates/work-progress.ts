@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
 import { statKey } from '../../state/io/stat-cache.ts';
 import { RALPH_DIR } from '../../state/paths.ts';
-import { prdFileOf } from '../../state/tasks/task-list.ts';
+import { sourceFileOf, taskFilesOf } from '../../state/tasks/task-list.ts';
 import { uncommittedFiles } from '../commit/workspace-git.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
@@ -89,15 +89,15 @@ export async function treeFingerprint(ctx: RunContext): Promise<string | null> {
     .join('|')}`;
 }
 
-/** What the tasks and the checklist stand at (tasks.jsonl's and a prd.json's size and time, the checklist counts). */
+/** What the tasks and the checklist stand at (tasks.jsonl's and a prd.json's or beads export's size and time, the checklist counts). */
 export function taskFingerprint(ctx: RunContext): string {
   const progress = readChecklist(
     ctx.options.workspace,
     ctx.config,
     ctx.state.start_milestone ?? null,
   )?.progress;
-  const prd = prdFileOf(ctx.config.tasks, ctx.paths.root);
-  const stories = prd === undefined ? '' : `|${statKey(prd)}`;
+  const source = sourceFileOf(taskFilesOf(ctx.config.tasks, ctx.paths.root, ctx.paths.tasks));
+  const stories = source === undefined ? '' : `|${statKey(source)}`;
   return `${statKey(ctx.paths.tasks)}${stories}|${progress ? `${progress.tasksDone}/${progress.tasksTotal}` : ''}`;
 }
 

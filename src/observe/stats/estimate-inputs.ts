@@ -1,11 +1,11 @@
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { priceOf } from '../../backends/pricing.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import { readRegistryLines } from '../../state/run-registry.ts';
 import { openTasks } from '../../state/tasks/task.ts';
-import { readTasks } from '../../state/tasks/task-file.ts';
+import { readAllTasks, sourceFileOf, taskFilesOf } from '../../state/tasks/task-list.ts';
 import { parseChecklist, progress } from '../../workflows/checklist.ts';
 import { type Estimate, estimateFromHistory, estimateFromSize, type SizeInput } from './estimate-run.ts';
 import { type DamagedFile, damagedRecordFiles, type RunHistory, readWorkspaceRuns } from './run-history.ts';
@@ -56,8 +56,11 @@ function openItems(plan: RunPlan): { items: number; from: string } {
     if (p.tasksTotal > 0) return { items: p.tasksTotal - p.tasksDone, from: checklist };
   }
   try {
-    const open = openTasks(readTasks(ralphPaths(workspace).tasks)).length;
-    if (open > 0) return { items: open, from: '.ralph/agent/tasks.jsonl' };
+    const files = taskFilesOf(config.tasks, workspace, ralphPaths(workspace).tasks);
+    const open = openTasks(readAllTasks(files)).length;
+    const external = sourceFileOf(files);
+    const from = external === undefined ? '.ralph/agent/tasks.jsonl' : relative(workspace, external);
+    if (open > 0) return { items: open, from };
   } catch {
     // A damaged tasks file: the other sources.
   }

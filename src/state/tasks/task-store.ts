@@ -4,14 +4,16 @@
 /**
  * The reads and changes of a runtime task file (`.ralph/agent/tasks.jsonl`): add, ensure, start,
  * close, fail and reopen a task; read them all; the line numbers that are not tasks; with
- * `tasks.source: prd.json`, the prd.json's stories among them and their `passes` set.
+ * `tasks.source: prd.json`, the prd.json's stories among them and their `passes` set; with
+ * `tasks.source: beads`, the beads issues among them and their status set.
  */
 export async function openTaskStore() {
-  const [changes, file, list, prd] = await Promise.all([
+  const [changes, file, list, prd, beads] = await Promise.all([
     import('./task-changes.ts'),
     import('./task-file.ts'),
     import('./task-list.ts'),
     import('./prd-stories.ts'),
+    import('./beads-issues.ts'),
   ]);
   return {
     addTask: changes.addTask,
@@ -24,8 +26,12 @@ export async function openTaskStore() {
     unreadableTaskLines: file.unreadableTaskLines,
     readAllTasks: list.readAllTasks,
     prdFileOf: list.prdFileOf,
+    taskFilesOf: list.taskFilesOf,
+    sourceFileOf: list.sourceFileOf,
     isStory: list.isStory,
+    isBeadsIssue: list.isBeadsIssue,
     setStoryPasses: prd.setStoryPasses,
+    setBeadsStatus: beads.setBeadsStatus,
   };
 }
 
