@@ -157,14 +157,14 @@ describe('config values Ralph cannot act on are rejected by name', () => {
       /RObot\.telegram\.api_url: must be an http:\/\/ or https:\/\/ URL/,
     ],
     [
-      'backend kiro',
-      'cli:\n  backend: kiro\n',
+      'backend kiro with a command of its own (ralph-orchestrator runs kiro-cli as it is)',
+      'cli:\n  backend: kiro\n  command: ./kiro.sh\n',
       /cli\.backend: backend "kiro" is not supported: Ralph has no headless driver for kiro-cli/,
     ],
     [
-      'backend roo (ralph-orchestrator names it)',
-      'cli:\n  backend: roo\n',
-      /cli\.backend: backend "roo" is not supported: .*cli\.backend: custom and cli\.command: roo/,
+      "backend roo as a hat's (ralph-orchestrator names it)",
+      'hats:\n  builder:\n    triggers: [build.start]\n    backend: roo\n',
+      /hats\.builder\.backend: backend "roo" is not supported: .*cli\.backend: custom and cli\.command: roo/,
     ],
     [
       'an unknown backend',

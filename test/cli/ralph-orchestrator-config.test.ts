@@ -144,11 +144,39 @@ describe('config validate on ralph-orchestrator configs', () => {
     expect(explain.stdout).not.toContain('[object Object]');
   });
 
-  it('names roo with the custom command that runs it, as kiro', async () => {
-    const r = await validate(makeWorkspace({ 'ralph.yml': 'cli:\n  backend: roo\n' }));
+  it('runs kiro, kiro-acp, roo and forge as ralph-orchestrator does: the command, the prompt last, text out', async () => {
+    const cases = [
+      ['kiro', 'kiro-cli', ['chat', '--no-interactive', '--trust-all-tools'], undefined],
+      ['kiro-acp', 'kiro-cli', ['chat', '--no-interactive', '--trust-all-tools'], undefined],
+      ['roo', 'roo', ['--print', '--ephemeral'], undefined],
+      ['forge', 'forge', [], '-p'],
+    ] as const;
+    for (const [name, command, args, flag] of cases) {
+      const dir = makeWorkspace({ 'ralph.yml': `cli:\n  backend: ${name}\n` });
+      const r = await validate(dir);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('valid (backend custom)');
+      expect(r.stdout).toContain(`cli.backend: backend ${name} read as backend custom: \``);
+      const value = async (key: string) =>
+        JSON.parse((await runCliInMemory(['config', 'explain', key, '--json'], { cwd: dir })).stdout).keys[0]
+          ?.value;
+      expect(await value('cli.command')).toBe(command);
+      expect(await value('cli.args')).toEqual(args);
+      expect(await value('cli.prompt_mode')).toBe('arg');
+      if (flag) expect(await value('cli.prompt_flag')).toBe(flag);
+    }
+    // Its own arguments come after the backend's.
+    const dir = makeWorkspace({ 'ralph.yml': 'cli:\n  backend: roo\n  args: [--model, x]\n' });
+    const explain = await runCliInMemory(['config', 'explain', 'cli.args', '--json'], { cwd: dir });
+    expect(JSON.parse(explain.stdout).keys[0].value).toEqual(['--print', '--ephemeral', '--model', 'x']);
+  });
+
+  it("names roo with the custom command that runs it when it is a hat's backend", async () => {
+    const yml = 'hats:\n  builder:\n    triggers: [build.start]\n    backend: roo\n';
+    const r = await validate(makeWorkspace({ 'ralph.yml': yml }));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(
-      'cli.backend: backend "roo" is not supported: Ralph has no driver for the roo CLI; run it with cli.backend: custom and cli.command: roo',
+      'hats.builder.backend: backend "roo" is not supported: Ralph has no driver for the roo CLI; run it with cli.backend: custom and cli.command: roo',
     );
   });
 

@@ -1,3 +1,4 @@
+import { mapCommandBackend } from './command-backends.ts';
 import { mapHatBackend } from './hat-backend.ts';
 import { IGNORED_KEYS, type KeyPattern, V1_HAT_KEYS, V1_KEYS } from './orchestrator-keys.ts';
 
@@ -49,7 +50,8 @@ function parentOf(raw: Plain, path: readonly string[]): Plain {
 /**
  * One config layer read as ralph-orchestrator reads it (pure): its ignored keys removed (a warning
  * each), its v1 flat keys and hat keys moved to the keys Ralph reads (a note each; v1 wins over the
- * nested key, as in ralph-orchestrator), a hat's `backend: {type, …}` made Ralph's hat keys.
+ * nested key, as in ralph-orchestrator), a hat's `backend: {type, …}` made Ralph's hat keys, and
+ * `cli.backend: kiro|kiro-acp|roo|forge` the command it runs (`backend: custom`).
  */
 export function adaptOrchestratorLayer(input: Record<string, unknown>): AdaptedLayer {
   const raw = cloneDeep(input) as Plain;
@@ -69,6 +71,11 @@ export function adaptOrchestratorLayer(input: Record<string, unknown>): AdaptedL
     raw[section] = { ...(nested ?? {}), [key]: raw[v1] };
     delete raw[v1];
     notes.push({ path: [v1], message: `v1 key ${v1} read as ${target.join('.')}` });
+  }
+  const command = mapCommandBackend(raw.cli);
+  if (command) {
+    raw.cli = command.cli;
+    notes.push({ path: ['cli', 'backend'], message: command.note });
   }
   const hats = raw.hats;
   if (isPlain(hats))

@@ -121,7 +121,7 @@ export const cliSchema = z
     backend: backendName.default('auto').meta({
       description:
         // The names from the one list (AGENT_CLI_NAMES), in its order: `auto`'s order.
-        `The agent CLI (docs/reference/backends.md): ${AGENT_CLI_NAMES.map((n) => `\`${n}\``).join(', ')}, \`custom\` (any command, see \`command\`) or \`fake\` (scripted agent). \`auto\`: the first agent CLI found on PATH, in that order. \`RALPH_AGENT\` overrides it for every command that reads the config (\`ralph run\`, \`config show\`, \`validate\`, \`explain\`, \`doctor\` …), \`-b\` for a run or a plan. ralph-orchestrator's \`kiro\`, \`kiro-acp\`, \`roo\` and \`forge\` are rejected, the error giving the \`custom\` command that runs that CLI.`,
+        `The agent CLI (docs/reference/backends.md): ${AGENT_CLI_NAMES.map((n) => `\`${n}\``).join(', ')}, \`custom\` (any command, see \`command\`) or \`fake\` (scripted agent). \`auto\`: the first agent CLI found on PATH, in that order. \`RALPH_AGENT\` overrides it for every command that reads the config (\`ralph run\`, \`config show\`, \`validate\`, \`explain\`, \`doctor\` …), \`-b\` for a run or a plan. ralph-orchestrator's \`kiro\`, \`kiro-acp\`, \`roo\` and \`forge\` run as \`custom\` with the command ralph-orchestrator gives them (\`kiro-cli chat --no-interactive --trust-all-tools\`, \`roo --print --ephemeral\`, \`forge -p\`; the prompt last, the output read as text) unless \`cli.command\` is set; as a hat's backend they are rejected, the error giving that \`custom\` command.`,
       examples: ['claude'],
     }),
     command: z
