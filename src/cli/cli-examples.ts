@@ -95,7 +95,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
   ],
   approve: [
     ['ralph approve', 'let the step waiting at a review point happen'],
-    ['ralph approve q-1a2b3c4d', 'one of several, by its id'],
+    ['ralph approve a-1a2b3c4d', 'one of several, by its id'],
   ],
   reject: [
     [
@@ -202,7 +202,10 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
   ],
   emit: [
     ['ralph emit work.propose item-1.txt', 'from an agent: an event with a text payload'],
-    ['ralph emit tests.failed \'{"count":2}\' --json', 'with a JSON payload'],
+    [
+      'ralph emit build.blocked \'{"reason":"no API key for the payment sandbox"}\' --json',
+      'with a JSON payload',
+    ],
   ],
   tools: [
     ['ralph tools task ready', 'from an agent: the tasks to work on'],
