@@ -164,6 +164,8 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
     afterDoubleDash(argv),
     argv[0],
   );
+  // The examples are text for people: loaded only when help is asked for, never on a run's start.
+  if (asksForHelp(argv)) (await import('./example-help.ts')).addExamplesToHelp(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;
@@ -174,6 +176,12 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
     }
     return reportError(error, io);
   }
+}
+
+/** `ralph help …`, or `-h`/`--help` before any `--` (after it, the words are the agent's). */
+function asksForHelp(argv: readonly string[]): boolean {
+  const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  return own[0] === 'help' || own.includes('-h') || own.includes('--help');
 }
 
 function reportError(error: unknown, io: CliIO): number {

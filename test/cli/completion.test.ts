@@ -51,9 +51,9 @@ describe('ralph completion', () => {
     const r = await runCliInMemory(['completion', 'bash'], { cwd: ROOT });
     expect(r.code).toBe(0);
     const help = await runCliInMemory(['--help'], { cwd: ROOT });
-    const commands = [...help.stdout.matchAll(/^ {2}([a-z]+)\b/gm)]
-      .map((m) => m[1])
-      .filter((c) => c !== 'help');
+    // The Commands: section only (the Examples: under it hold `ralph …` lines too).
+    const listed = help.stdout.split('\nCommands:\n')[1]?.split('\n\n')[0] ?? '';
+    const commands = [...listed.matchAll(/^ {2}([a-z]+)\b/gm)].map((m) => m[1]).filter((c) => c !== 'help');
     expect(commands.length).toBeGreaterThan(10);
     const top = bashComplete(r.stdout, 'ralph ');
     for (const c of commands) expect(top).toContain(c);
