@@ -4,11 +4,17 @@ import { MARK_VAR, markFor } from '../process/marked-processes.ts';
 
 /**
  * Removed from every agent's environment: variables that make agent CLIs refuse to start inside
- * another agent session (each backend's definition names its own), and Ralph's own fault injection
- * (`RALPH_FAULT_*`, state/io/write-faults.ts: meant for this Ralph, not a nested one).
+ * another agent session (each backend's definition names its own), Ralph's own fault injection
+ * (`RALPH_FAULT_*`, state/io/write-faults.ts: meant for this Ralph, not a nested one), and empty
+ * directory variables (below).
  */
 const NESTING_GUARDS = new Set(nestingGuards());
-const removed = (name: string) => name.startsWith('RALPH_FAULT_') || NESTING_GUARDS.has(name);
+// An empty directory variable (`CLAUDE_CONFIG_DIR=`, `CODEX_HOME=`, `XDG_CONFIG_HOME=`) is unset to
+// Ralph (the backends' dirOr) but the current directory to an agent CLI, which then writes its
+// config, sessions and logs into the workspace, where a commit picks them up: removed, so both agree.
+const emptyDirectory = (name: string, value: string | undefined) => value === '' && /_(HOME|DIR)$/.test(name);
+const removed = (name: string, value: string | undefined) =>
+  name.startsWith('RALPH_FAULT_') || NESTING_GUARDS.has(name) || emptyDirectory(name, value);
 
 /** What every agent process gets, in a run or not (`ralph plan`). */
 export interface BaseAgentEnvInput {
@@ -38,7 +44,7 @@ export interface AgentEnvInput extends BaseAgentEnvInput {
  */
 export function agentEnvBase(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...env };
-  for (const name of Object.keys(base)) if (removed(name)) delete base[name];
+  for (const name of Object.keys(base)) if (removed(name, base[name])) delete base[name];
   return base;
 }
 
