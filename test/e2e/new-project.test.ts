@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { probeSandbox } from '../../src/sandbox/probe.ts';
 import { makeWorkspace, ROOT, runRalph } from '../helpers/workspace.ts';
 
 const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
@@ -63,6 +64,11 @@ describe('ralph new <template> DIR', () => {
     ]);
     expect(readFileSync(join(dir, 'tests/test_words.py'), 'utf8')).toContain('from my_words.words import');
     expect(readFileSync(join(dir, 'ralph.yml'), 'utf8')).toMatch(/backend: codex/);
+    // The template's sandbox line, as `ralph init` treats a preset's: on where bwrap works, else said why not.
+    if ((await probeSandbox()).ok) {
+      expect(r.stdout).toContain('sandbox: on (bwrap works here; the agent can touch only this project)');
+      expect(readFileSync(join(dir, 'ralph.yml'), 'utf8')).toMatch(/^sandbox: on$/m);
+    } else expect(r.stdout).toMatch(/^sandbox: left off \(/m);
     // The affected command with {tests} as Ralph expands it for a changed src/my_words/words.py.
     const affected = spawnSync('sh', ['-c', 'PYTHONPATH=src python3 -m unittest tests/test_words.py'], {
       cwd: dir,

@@ -44,10 +44,11 @@ export function writeWorkspaceSupport(dir: string): string[] {
 }
 
 /**
- * The sandbox of a new ralph.yml: `on` where it works here (the default stays `off`, so a project
- * made before it, or on a machine without bubblewrap, runs as it did). The line saying which.
+ * The sandbox of a new ralph.yml (`ralph init`, `ralph new`): `on` where it works here (the default
+ * stays `off`, so a project made before it, or on a machine without bubblewrap, runs as it did).
+ * The line saying which.
  */
-async function initSandbox(dir: string): Promise<string> {
+export async function initSandbox(dir: string): Promise<string> {
   const probe = await probeSandbox();
   if (!probe.ok)
     return `sandbox: left off (${probe.detail}); to confine the agent: ${probe.fix}, then set sandbox: on — docs/guide/sandbox.md`;

@@ -11,7 +11,7 @@ import { runGit } from '../../git/run-git.ts';
 import { findExecutable } from '../../process/find-executable.ts';
 import { formatDuration } from '../../state/io/time-format.ts';
 import type { CliIO } from '../io.ts';
-import { writeWorkspaceSupport } from './init-command.ts';
+import { initSandbox, writeWorkspaceSupport } from './init-command.ts';
 
 /** How long the project's check may take before it counts as failed. */
 const CHECK_TIMEOUT_MS = 300_000;
@@ -41,7 +41,9 @@ export async function newCommand(
   const { written, kept } = writeTemplate(target, chosen.name, { force: Boolean(opts.force) });
   written.push(...writeWorkspaceSupport(target));
   if (opts.backend !== undefined) setBackend(join(target, 'ralph.yml'), checkBackend(opts.backend));
-  io.out(`wrote ${chosen.name} in ${shown}: ${written.join(', ')}\n`);
+  // A ralph.yml that was there already is the user's: its sandbox line is left as it is.
+  const sandbox = kept.includes('ralph.yml') ? '' : await initSandbox(target);
+  io.out(`wrote ${chosen.name} in ${shown}: ${written.join(', ')}\n${sandbox ? `${sandbox}\n` : ''}`);
   if (kept.length > 0) io.out(`kept (already there, not overwritten): ${kept.join(', ')}\n`);
 
   io.out(`${await commitProject(target, chosen.name)}\n`);
