@@ -2,6 +2,8 @@ import { resolveBackend } from '../../backends/registry.ts';
 import type { AgentInvocation, Backend } from '../../backends/types.ts';
 import type { BackendName, HatConfig, RalphConfig } from '../../config/schema.ts';
 import { assemblePrompt, type PromptInput } from '../../routing/assemble-prompt.ts';
+import type { PromptSkill } from '../../routing/skills-section.ts';
+import { discoverSkills, type Skill, visibleSkills } from '../../skills/skill-registry.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { readWorkspaceContext, type WorkspaceContext } from '../context/workspace-context.ts';
@@ -62,6 +64,8 @@ export interface WorkspaceReads {
   checklist(startMilestone: string | null): ChecklistView | undefined;
   /** The context block that starts a checklist run's prompt (it reads the journal). */
   checklistBlock(view: ChecklistView, number: number, maxIterations: number, promise: string | null): string;
+  /** The skills of `skills.dirs` (none when `skills:` is absent), read fresh: the agent may edit them. */
+  skills(): Skill[];
 }
 
 /** What an iteration receives: its route (hat, backend), its prompt and its agent command. */
@@ -82,6 +86,7 @@ export function workspaceReads(
     checklist: (startMilestone) => readChecklist(workspace, config, startMilestone),
     checklistBlock: (view, number, maxIterations, promise) =>
       checklistContextBlock(workspace, config, view, number, maxIterations, promise),
+    skills: () => discoverSkills(config.skills, workspace),
   };
 }
 
@@ -130,6 +135,7 @@ export function planIteration(
     scratchpadBudget: SCRATCHPAD_BUDGET,
     memories: context.memories,
     readyTasks: context.readyTasks,
+    skills: visibleSkills(reads.skills(), route.hatId, route.backend.name).map(promptSkill),
   });
   const invocation = agentInvocation(route, {
     prompt,
@@ -163,6 +169,15 @@ function onLadder(
   if (!step) return route;
   const name = route.backend.name as BackendName;
   return { ...route, backend: resolveBackend(name, config, route.hat?.command, step.model), ladder: step };
+}
+
+/** A skill as the prompt lists it: its text too when the config injects it whole. */
+function promptSkill(skill: Skill): PromptSkill {
+  return {
+    name: skill.name,
+    description: skill.description,
+    text: skill.autoInject ? skill.body : undefined,
+  };
 }
 
 /** What a human said for this iteration (`ralph tell`, answers, rejected approvals), or ''. */
