@@ -170,22 +170,24 @@ export const progressSchema = z
 const names = (what: string) => z.array(z.string().min(1)).default([]).meta({ description: what });
 
 /** `skills.overrides.<name>`: one discovered skill changed by the config (ralph-orchestrator's SkillOverride). */
-const skillOverrideSchema = z.strictObject({
-  enabled: z.boolean().optional().meta({
-    description: '`false`: the skill is dropped: neither listed in the prompt nor loadable.',
-  }),
-  hats: names(
-    "Only these hats' prompts list the skill (replaces the skill file's `hats`). Empty: the file's own.",
-  ),
-  backends: names(
-    "Only iterations on these backends list the skill (replaces the file's `backends`). Empty: the file's own.",
-  ),
-  tags: names("The skill's tags, shown by `ralph tools skill list` (replaces the file's `tags`)."),
-  auto_inject: z.boolean().optional().meta({
-    description:
-      "`true`: the skill's whole text goes into every prompt that lists it (within 8 KB), not just its line in the list.",
-  }),
-});
+const skillOverrideSchema = z
+  .strictObject({
+    enabled: z.boolean().optional().meta({
+      description: '`false`: the skill is dropped: neither listed in the prompt nor loadable.',
+    }),
+    hats: names(
+      "Only these hats' prompts list the skill (replaces the skill file's `hats`). Empty: the file's own.",
+    ),
+    backends: names(
+      "Only iterations on these backends list the skill (replaces the file's `backends`). Empty: the file's own.",
+    ),
+    tags: names("The skill's tags, shown by `ralph tools skill list` (replaces the file's `tags`)."),
+    auto_inject: z.boolean().optional().meta({
+      description:
+        "`true`: the skill's whole text goes into every prompt that lists it (within 8 KB), not just its line in the list.",
+    }),
+  })
+  .meta({ description: 'What the config changes of the skill of this name (a name no skill has: nothing).' });
 
 /** `skills`: SKILL.md files listed in the prompt and loaded on demand (`ralph tools skill load NAME`). */
 export const skillsSchema = z
