@@ -157,4 +157,15 @@ describe('ralph tools skill', () => {
     expect(dry2.stdout).toContain('# first prompt');
     expect(dry2.stdout).not.toContain('Skills');
   });
+
+  it('config validate warns of a skills dir that is not there, naming it (not an error)', async () => {
+    const base = 'cli:\n  backend: custom\n  command: /bin/true\nskills:\n  dirs: [skills, .claude/skills]\n';
+    const dir = makeWorkspace({ 'ralph.yml': base, 'PROMPT.md': 'x\n', 'skills/a.md': ARCHITECT });
+    const r = await ralph(dir, 'config', 'validate');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'skills.dirs: .claude/skills is not a directory (in the workspace or a parent): it adds no skills',
+    );
+    expect(r.stdout).not.toContain('skills.dirs: skills ');
+  });
 });
