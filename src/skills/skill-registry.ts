@@ -3,7 +3,10 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SkillsConfig } from '../config/schema/prompt.ts';
 import { RalphError } from '../errors.ts';
 import { statCached } from '../state/io/stat-cache.ts';
-import { parseSkillFile, type SkillFile } from './skill-file.ts';
+import type { parseSkillFile, SkillFile } from './skill-file.ts';
+
+/** parseSkillFile, passed in: the YAML parser is loaded only where skills are configured (loadSkills). */
+export type SkillParser = typeof parseSkillFile;
 
 /** A skill as the loop and `ralph tools skill` see it: its file, after the config's overrides. */
 export interface Skill extends SkillFile {
@@ -54,10 +57,7 @@ const fallbackName = (path: string) =>
   basename(path) === 'SKILL.md' ? basename(dirname(path)) : basename(path, '.md');
 
 // Read again only when the file changed: the loop lists the skills in every iteration's prompt.
-const readSkill = statCached((path: string) => {
-  const read = readBounded(path);
-  return read && { file: parseSkillFile(read.text, fallbackName(path)), truncated: read.truncated };
-});
+const readSkill = statCached(readBounded);
 
 /** A configured directory: absolute, else under the workspace, else under the nearest parent that has it. */
 export function resolveSkillDir(workspace: string, dir: string): string {
@@ -98,13 +98,18 @@ export function skillDirs(skills: SkillsConfig | undefined, workspace: string): 
  * `skills.overrides`: dropped, its hats, backends and tags replaced, injected whole. Read fresh
  * each call (unchanged files from a stat-keyed cache). Absent or disabled skills: none.
  */
-export function discoverSkills(skills: SkillsConfig | undefined, workspace: string): Skill[] {
+export function discoverSkills(
+  skills: SkillsConfig | undefined,
+  workspace: string,
+  parse: SkillParser,
+): Skill[] {
   const found = new Map<string, Skill>();
   for (const dir of skillDirs(skills, workspace)) {
     for (const path of skillFilesIn(dir)) {
       const read = readSkill(path);
-      if (read)
-        found.set(read.file.name, { ...read.file, path, autoInject: false, truncated: read.truncated });
+      if (!read) continue;
+      const file = parse(read.text, fallbackName(path));
+      found.set(file.name, { ...file, path, autoInject: false, truncated: read.truncated });
     }
   }
   for (const [name, o] of Object.entries(skills?.overrides ?? {})) {
@@ -123,6 +128,16 @@ export function discoverSkills(skills: SkillsConfig | undefined, workspace: stri
     });
   }
   return [...found.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * discoverSkills with its parser: none, and nothing loaded, when `skills:` is absent, disabled or has
+ * no dirs (a run's start stays without the YAML parser); else the parser's module is loaded once.
+ */
+export async function loadSkills(skills: SkillsConfig | undefined, workspace: string): Promise<Skill[]> {
+  if (!skills?.enabled || skills.dirs.length === 0) return [];
+  const { parseSkillFile } = await import('./skill-file.ts');
+  return discoverSkills(skills, workspace, parseSkillFile);
 }
 
 /**

@@ -19,10 +19,10 @@ const rootOption = () =>
 async function workspaceSkills(io: CliIO, opts: { config?: string | undefined; root?: string | undefined }) {
   // Loaded by the action: the config schema stays off every other command's start.
   const { resolveRunConfig } = await import('../../engine/run/resolve-run.ts');
-  const { discoverSkills, skillDirs } = await import('../../skills/skill-registry.ts');
+  const { loadSkills, skillDirs } = await import('../../skills/skill-registry.ts');
   const workspace = opts.root ?? io.env.RALPH_WORKSPACE_ROOT ?? io.cwd;
   const { config } = resolveRunConfig({ cwd: workspace, configPath: opts.config, env: io.env });
-  return { skills: discoverSkills(config.skills, workspace), dirs: skillDirs(config.skills, workspace) };
+  return { skills: await loadSkills(config.skills, workspace), dirs: skillDirs(config.skills, workspace) };
 }
 
 /** `ralph tools skill load|list`: the skills of `skills.dirs`, as ralph-orchestrator's commands of that name. */

@@ -3,7 +3,7 @@ import type { AgentInvocation, Backend } from '../../backends/types.ts';
 import type { BackendName, HatConfig, RalphConfig } from '../../config/schema.ts';
 import { assemblePrompt, type PromptInput } from '../../routing/assemble-prompt.ts';
 import type { PromptSkill } from '../../routing/skills-section.ts';
-import { discoverSkills, type Skill, visibleSkills } from '../../skills/skill-registry.ts';
+import { type Skill, visibleSkills } from '../../skills/skill-registry.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { readWorkspaceContext, type WorkspaceContext } from '../context/workspace-context.ts';
@@ -54,6 +54,8 @@ export interface IterationPlanInput {
   fallback?: BackendName | undefined;
   /** The user's memories file (`scope: user`, userMemoriesFile of the run's environment). */
   userMemories: string;
+  /** The skills of `skills.dirs` as loadSkills read them for this iteration; absent: none. */
+  skills?: readonly Skill[] | undefined;
 }
 
 /** What an iteration reads from the workspace (files change between iterations): the injected effects. */
@@ -64,8 +66,6 @@ export interface WorkspaceReads {
   checklist(startMilestone: string | null): ChecklistView | undefined;
   /** The context block that starts a checklist run's prompt (it reads the journal). */
   checklistBlock(view: ChecklistView, number: number, maxIterations: number, promise: string | null): string;
-  /** The skills of `skills.dirs` (none when `skills:` is absent), read fresh: the agent may edit them. */
-  skills(): Skill[];
 }
 
 /** What an iteration receives: its route (hat, backend), its prompt and its agent command. */
@@ -86,7 +86,6 @@ export function workspaceReads(
     checklist: (startMilestone) => readChecklist(workspace, config, startMilestone),
     checklistBlock: (view, number, maxIterations, promise) =>
       checklistContextBlock(workspace, config, view, number, maxIterations, promise),
-    skills: () => discoverSkills(config.skills, workspace),
   };
 }
 
@@ -135,7 +134,7 @@ export function planIteration(
     scratchpadBudget: SCRATCHPAD_BUDGET,
     memories: context.memories,
     readyTasks: context.readyTasks,
-    skills: visibleSkills(reads.skills(), route.hatId, route.backend.name).map(promptSkill),
+    skills: visibleSkills(input.skills ?? [], route.hatId, route.backend.name).map(promptSkill),
   });
   const invocation = agentInvocation(route, {
     prompt,

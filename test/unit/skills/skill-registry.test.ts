@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SkillsConfig } from '../../../src/config/schema/prompt.ts';
 import { RalphError } from '../../../src/errors.ts';
+import { parseSkillFile } from '../../../src/skills/skill-file.ts';
 import {
   discoverSkills,
   findSkill,
+  loadSkills,
   MAX_SKILL_BYTES,
   skillDirs,
   skillText,
@@ -20,6 +22,8 @@ const skills = (over: Partial<SkillsConfig> = {}): SkillsConfig => ({
   overrides: {},
   ...over,
 });
+const discover = (config: SkillsConfig | undefined, workspace: string) =>
+  discoverSkills(config, workspace, parseSkillFile);
 const skill = (name: string, description: string, extra = '') =>
   `---\nname: ${name}\ndescription: ${description}\n${extra}---\n\n# ${name}\n\nBody of ${name}.\n`;
 
@@ -32,7 +36,7 @@ describe('discoverSkills', () => {
       '.claude/skills/empty-dir/other.md': 'not a skill: SKILL.md only, one level down\n',
       '.claude/skills/readme.txt': 'not markdown\n',
     });
-    const found = discoverSkills(skills(), ws);
+    const found = discover(skills(), ws);
     expect(found.map((s) => [s.name, s.description])).toEqual([
       ['notes', 'Loose notes'],
       ['pdd', ''],
@@ -46,11 +50,18 @@ describe('discoverSkills', () => {
     });
   });
 
+  it('loadSkills: the same skills, with the parser loaded on demand; none without dirs', async () => {
+    const ws = makeWorkspace({ '.claude/skills/a.md': skill('a', 'A') });
+    expect(await loadSkills(skills(), ws)).toEqual(discover(skills(), ws));
+    expect(await loadSkills(skills({ dirs: [] }), ws)).toEqual([]);
+    expect(await loadSkills(undefined, ws)).toEqual([]);
+  });
+
   it('absent, disabled or with no dirs: none, and no directory is read', () => {
     const ws = makeWorkspace({ '.claude/skills/a.md': skill('a', 'A') });
-    expect(discoverSkills(undefined, ws)).toEqual([]);
-    expect(discoverSkills(skills({ enabled: false }), ws)).toEqual([]);
-    expect(discoverSkills(skills({ dirs: [] }), ws)).toEqual([]);
+    expect(discover(undefined, ws)).toEqual([]);
+    expect(discover(skills({ enabled: false }), ws)).toEqual([]);
+    expect(discover(skills({ dirs: [] }), ws)).toEqual([]);
     expect(skillDirs(skills({ enabled: false }), ws)).toEqual([]);
   });
 
@@ -59,7 +70,7 @@ describe('discoverSkills', () => {
       'one/x.md': skill('x', 'from one'),
       'two/x/SKILL.md': skill('x', 'from two'),
     });
-    const found = discoverSkills(skills({ dirs: ['one', 'missing', 'two'] }), ws);
+    const found = discover(skills({ dirs: ['one', 'missing', 'two'] }), ws);
     expect(found.map((s) => s.description)).toEqual(['from two']);
   });
 
@@ -68,7 +79,7 @@ describe('discoverSkills', () => {
     const ws = join(top, 'project', 'sub');
     mkdirSync(ws, { recursive: true });
     expect(skillDirs(skills({ dirs: ['shared/skills'] }), ws)).toEqual([join(top, 'shared/skills')]);
-    expect(discoverSkills(skills({ dirs: ['shared/skills'] }), ws).map((s) => s.name)).toEqual(['up']);
+    expect(discover(skills({ dirs: ['shared/skills'] }), ws).map((s) => s.name)).toEqual(['up']);
     expect(skillDirs(skills({ dirs: ['nowhere-at-all'] }), ws)).toEqual([join(ws, 'nowhere-at-all')]);
   });
 
@@ -77,7 +88,7 @@ describe('discoverSkills', () => {
       '.claude/skills/a.md': skill('a', 'A', 'hats: [builder]\ntags: [x]\n'),
       '.claude/skills/b.md': skill('b', 'B'),
     });
-    const found = discoverSkills(
+    const found = discover(
       skills({
         overrides: {
           a: { hats: ['reviewer'], backends: ['claude'], tags: [], auto_inject: true },
@@ -102,7 +113,7 @@ describe('discoverSkills', () => {
     const ws = makeWorkspace({
       '.claude/skills/huge.md': `---\nname: huge\n---\n${'0123456789abcdef\n'.repeat((MAX_SKILL_BYTES / 17) * 2)}`,
     });
-    const [huge] = discoverSkills(skills(), ws);
+    const [huge] = discover(skills(), ws);
     expect(huge?.truncated).toBe(true);
     expect(Buffer.byteLength(huge?.body ?? '')).toBeLessThanOrEqual(MAX_SKILL_BYTES);
     expect(huge?.body.endsWith('0123456789abcdef\n')).toBe(true);
@@ -116,14 +127,14 @@ describe('discoverSkills', () => {
     execFileSync('mkfifo', [join(ws, '.claude/skills/fifo.md')]);
     mkdirSync(join(ws, '.claude/skills/pipe'));
     execFileSync('mkfifo', [join(ws, '.claude/skills/pipe/SKILL.md')]);
-    expect(discoverSkills(skills(), ws).map((s) => s.name)).toEqual(['ok']);
+    expect(discover(skills(), ws).map((s) => s.name)).toEqual(['ok']);
   });
 
   it('reads a changed file again', () => {
     const ws = makeWorkspace({ '.claude/skills/a.md': skill('a', 'first') });
-    expect(discoverSkills(skills(), ws)[0]?.description).toBe('first');
+    expect(discover(skills(), ws)[0]?.description).toBe('first');
     writeFileSync(join(ws, '.claude/skills/a.md'), skill('a', 'second, longer'));
-    expect(discoverSkills(skills(), ws)[0]?.description).toBe('second, longer');
+    expect(discover(skills(), ws)[0]?.description).toBe('second, longer');
   });
 });
 
@@ -133,7 +144,7 @@ describe('visibleSkills', () => {
     's/built.md': skill('built', 'builder only', 'hats: [builder]\n'),
     's/codex.md': skill('codex', 'codex only', 'backends: [codex]\n'),
   });
-  const all = discoverSkills(skills({ dirs: ['s'] }), ws);
+  const all = discover(skills({ dirs: ['s'] }), ws);
   const names = (hat: string | null, backend: string) => visibleSkills(all, hat, backend).map((s) => s.name);
 
   it("lists a hat's skills to that hat, every skill in solo mode, a backend's to that backend", () => {
@@ -146,7 +157,7 @@ describe('visibleSkills', () => {
 
 describe('findSkill and skillText', () => {
   const ws = makeWorkspace({ 's/a.md': skill('a', 'A'), 's/b.md': skill('b', 'B') });
-  const all = discoverSkills(skills({ dirs: ['s'] }), ws);
+  const all = discover(skills({ dirs: ['s'] }), ws);
 
   it('prints the body in <NAME-skill> tags', () => {
     expect(skillText(findSkill(all, 'a', [join(ws, 's')]))).toBe(
