@@ -1,5 +1,5 @@
 import { copyFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runCliInMemory } from '../helpers/cli-in-memory.ts';
@@ -123,6 +123,17 @@ describe('ralph tools skill', () => {
     expect(inside.stdout).toBe('<architect-skill>\nKeep modules small.\n</architect-skill>\n');
     const rooted = await ralph(none, 'tools', 'skill', 'list', '--format', 'quiet', '--root', ws);
     expect(rooted.stdout).toBe('architect\n');
+    const relative = await ralph(
+      join(ws, '..'),
+      'tools',
+      'skill',
+      'list',
+      '--format',
+      'quiet',
+      '--root',
+      basename(ws),
+    );
+    expect(relative.stdout).toBe('architect\n');
   });
 
   it('skills.enabled: false and an override enabled: false hide skills from list and load', async () => {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
 import type { Skill } from '../../skills/skill-registry.ts';
@@ -20,7 +21,7 @@ async function workspaceSkills(io: CliIO, opts: { config?: string | undefined; r
   // Loaded by the action: the config schema stays off every other command's start.
   const { resolveRunConfig } = await import('../../engine/run/resolve-run.ts');
   const { loadSkills, skillDirs } = await import('../../skills/skill-registry.ts');
-  const workspace = opts.root ?? io.env.RALPH_WORKSPACE_ROOT ?? io.cwd;
+  const workspace = resolve(io.cwd, opts.root ?? io.env.RALPH_WORKSPACE_ROOT ?? '.');
   const { config } = resolveRunConfig({ cwd: workspace, configPath: opts.config, env: io.env });
   return { skills: await loadSkills(config.skills, workspace), dirs: skillDirs(config.skills, workspace) };
 }
