@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SkillsConfig } from '../config/schema/prompt.ts';
 import { RalphError } from '../errors.ts';
@@ -31,8 +31,9 @@ const isFile = (path: string) => statSync(path, { throwIfNoEntry: false })?.isFi
 function readBounded(path: string): { text: string; truncated: boolean } | undefined {
   let fd: number;
   try {
-    // Non-blocking: a file swapped for a FIFO after its stat opens at once and fails the check below.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    // Opened only after skillFilesIn saw a regular file; the loop reads skills between iterations,
+    // when no agent process is left to swap one for a FIFO in between.
+    fd = openSync(path, 'r');
   } catch {
     return undefined;
   }
