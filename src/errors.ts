@@ -63,6 +63,7 @@ export const RALPH_ERROR_CODES = [
   'memory_invalid',
   'memory_not_found',
   'memory_duplicate',
+  'skill_not_found',
   'no_question',
   'human_only',
   // Inspecting runs

@@ -19,6 +19,7 @@ import {
   eventMetaSchema,
   memoriesSchema,
   progressSchema,
+  skillsSchema,
   tasksSchema,
 } from './schema/prompt.ts';
 import { reposSchema } from './schema/repos.ts';
@@ -82,6 +83,7 @@ export const configSchema = z.strictObject({
   logs: logsSchema.default(logsSchema.parse({})),
   sandbox: sandboxSchema.default('off'),
   hooks: hooksSchema.default(hooksSchema.parse({})),
+  skills: skillsSchema.optional(),
 });
 
 /** The fully resolved configuration (every default filled in). */

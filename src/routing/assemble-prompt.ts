@@ -1,3 +1,5 @@
+import { type PromptSkill, skillsSection } from './skills-section.ts';
+
 /** `events.<topic>` of ralph.yml (ralph-orchestrator's event metadata). */
 export interface EventMeta {
   description: string;
@@ -30,6 +32,8 @@ export interface PromptInput {
   } | null;
   /** `core.guardrails`: rules every iteration sees, as a numbered list. */
   guardrails?: readonly string[] | undefined;
+  /** The skills this iteration lists (`skills:`); none adds nothing to the prompt. */
+  skills?: readonly PromptSkill[] | undefined;
   /** `events.<topic>`: what a topic means, what to do when it arrives, when to publish it. */
   eventMeta?: Readonly<Record<string, EventMeta>> | undefined;
   /** The config has hats: tell the agent how to publish events. */
@@ -73,6 +77,8 @@ export function assemblePrompt(input: PromptInput): string {
   const guardrails = (input.guardrails ?? []).filter((g) => g.trim() !== '');
   if (guardrails.length > 0)
     parts.push(`## Guardrails\n${guardrails.map((g, i) => `${i + 1}. ${g.trim()}`).join('\n')}`);
+  const skills = skillsSection(input.skills ?? []);
+  if (skills) parts.push(skills);
   const meta = input.eventMeta ?? {};
   if (input.events.length > 0) {
     const lines = input.events.map((e) => {

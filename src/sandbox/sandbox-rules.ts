@@ -133,6 +133,10 @@ export function policyRules(input: SandboxPolicyInput): SourcedRule[] {
     ...listRules(input.backendHome, { ...rw, reason: 'agent CLI config' }, 'backend home', abs, {
       widening: true,
     }),
+    // Read-only where home hides them (a parent's .claude/skills); in the workspace they stay as it is.
+    ...listRules(input.skillDirs ?? [], { ...ro, reason: 'skills.dirs' }, 'skills.dirs', abs, {
+      widening: true,
+    }),
     ...listRules(
       input.settings.allowRead,
       { ...ro, reason: 'sandbox.allow_read' },

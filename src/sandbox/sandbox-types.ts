@@ -76,6 +76,8 @@ export interface SandboxPolicyInput {
   agentWritable: readonly string[];
   /** Install locations the agent needs to run at all that may sit under home (node, Ralph, the agent CLI). */
   runtimeReadOnly: readonly string[];
+  /** The directories of `skills.dirs` (`ralph tools skill load` reads them inside the sandbox); absent: none. */
+  skillDirs?: readonly string[] | undefined;
   settings: SandboxSettings;
 }
 

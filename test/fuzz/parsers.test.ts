@@ -17,6 +17,7 @@ import { parseRalphrc, parseTomlScalars } from '../../src/config/migrate/peer-fi
 import { adaptOrchestratorLayer } from '../../src/config/orchestrator/adapt-layer.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { ConfigError, RalphError } from '../../src/errors.ts';
+import { parseSkillFile } from '../../src/skills/skill-file.ts';
 import { parseEventLine, parseEventTags } from '../../src/state/events-log.ts';
 import { parseMemories } from '../../src/state/memories/memories-text.ts';
 import { parsePrd } from '../../src/state/tasks/prd-stories.ts';
@@ -338,6 +339,38 @@ describe('file parsers never throw and stay bounded', () => {
           expect(c.milestones.length).toBeLessThanOrEqual(text.split('\n').length + 1);
           parseTddState(text);
           parseReport(text, ['Status', 'Tests', 'Next']);
+        }),
+        params,
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'skill files (SKILL.md): front matter and markdown',
+    () => {
+      const md = markdown([
+        '---',
+        'name: tdd',
+        'description: >',
+        '  two lines',
+        'hats: [builder]',
+        'backends: claude',
+        'tags:',
+        '  - x',
+        ': [[',
+        '# Skill',
+        '',
+      ]);
+      fc.assert(
+        fc.property(md, (text) => {
+          const skill = parseSkillFile(text, 'fallback');
+          expect(skill.name).not.toMatch(/\n/);
+          expect(skill.description).not.toMatch(/\n/);
+          expect(skill.body.length).toBeLessThanOrEqual(text.length);
+          expect(skill.hats.length + skill.backends.length + skill.tags.length).toBeLessThanOrEqual(
+            text.length,
+          );
         }),
         params,
       );

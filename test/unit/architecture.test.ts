@@ -33,6 +33,7 @@ const LAYERS: Record<string, number> = {
   sandbox: 2, // the sandbox policy and its wrappers (bubblewrap, sandbox-exec)
   git: 2,
   forge: 2, // pull requests on GitHub (REST on fetch)
+  skills: 2, // the skill files of `skills.dirs`: discovered, listed in the prompt, loaded by `ralph tools skill`
   workflows: 2, // parsers of the workflow files (checklist, TDD state and reports)
   process: 1,
   http: 1, // the one HTTP core under GitHub, Telegram and webhooks

@@ -4,9 +4,10 @@ import type { CliIO, SetCode } from '../io.ts';
 import { jsonOption } from '../options.ts';
 import { emitCommand } from './emit-command.ts';
 import { registerMemoryTools } from './memory-tools.ts';
+import { registerSkillTools } from './skill-tools.ts';
 import { registerTaskTools } from './task-tools.ts';
 
-/** What agents call inside a loop: `ralph emit` and `ralph tools task|memory …`. */
+/** What agents call inside a loop: `ralph emit` and `ralph tools task|memory|skill …`. */
 export function registerAgentToolCommands(program: Command, io: CliIO, setCode: SetCode): void {
   program
     .command('emit')
@@ -22,7 +23,8 @@ export function registerAgentToolCommands(program: Command, io: CliIO, setCode: 
       );
       setCode(ExitCode.ok);
     });
-  const tools = program.command('tools').description('task and memory tools for agents inside a loop');
+  const tools = program.command('tools').description('task, memory and skill tools for agents inside a loop');
   registerTaskTools(tools, io, setCode);
   registerMemoryTools(tools, io, setCode);
+  registerSkillTools(tools, io, setCode);
 }

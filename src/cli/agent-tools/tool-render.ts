@@ -1,3 +1,4 @@
+import type { Skill } from '../../skills/skill-registry.ts';
 import type { MemoryEntry } from '../../state/memories/memory.ts';
 import type { Task } from '../../state/tasks/task.ts';
 import { clip, columns, padColumns } from '../../tui/text-fit.ts';
@@ -62,5 +63,17 @@ export function renderMemories(entries: MemoryEntry[], format: Format, empty: st
   return table(
     ['ID', 'TYPE', 'TAGS', 'CREATED', 'CONTENT'],
     entries.map((e) => [e.id, e.type, e.tags.join(','), e.created.slice(0, 10), truncate(e.content, 70)]),
+  );
+}
+
+/** The skills as a table; none: where they were looked for, or how to configure them. */
+export function renderSkills(skills: readonly Skill[], dirs: readonly string[]): string {
+  if (skills.length === 0)
+    return dirs.length === 0
+      ? 'no skills: add `skills: {dirs: [DIR]}` to ralph.yml\n'
+      : `no skills in ${dirs.join(', ')}\n`;
+  return table(
+    ['NAME', 'FILE', 'DESCRIPTION'],
+    skills.map((s) => [s.name, s.path, truncate(s.description || '(no description)', 70)]),
   );
 }

@@ -42,6 +42,7 @@ function startMode(flags: RunCommandFlags): StartMode {
  * for byte the same.
  */
 async function dryRun(resolved: LoadedRun, mode: StartMode, extraArgs: string[], io: CliIO): Promise<number> {
+  const { loadSkills } = await import('../../skills/skill-registry.ts');
   const { prompt, invocation: inv } = planFirstIteration({
     workspace: io.cwd,
     config: resolved.config,
@@ -50,6 +51,7 @@ async function dryRun(resolved: LoadedRun, mode: StartMode, extraArgs: string[],
     mode,
     extraArgs,
     env: io.env,
+    skills: await loadSkills(resolved.config.skills, io.cwd),
   });
   const { stringify } = await import('yaml');
   const { shownConfig } = await import('../config/shown-config.ts');

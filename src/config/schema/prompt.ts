@@ -197,3 +197,55 @@ export const progressSchema = z
     description:
       'The progress log the agent keeps (PROGRESS.md) and the archiving that keeps it short (docs/guide/spec.md).',
   });
+
+const names = (what: string) => z.array(z.string().min(1)).default([]).meta({ description: what });
+
+/** `skills.overrides.<name>`: one discovered skill changed by the config (ralph-orchestrator's SkillOverride). */
+const skillOverrideSchema = z
+  .strictObject({
+    enabled: z.boolean().optional().meta({
+      description: '`false`: the skill is dropped: neither listed in the prompt nor loadable.',
+    }),
+    hats: names(
+      "Only these hats' prompts list the skill (replaces the skill file's `hats`). Empty: the file's own.",
+    ),
+    backends: names(
+      "Only iterations on these backends list the skill (replaces the file's `backends`). Empty: the file's own.",
+    ),
+    tags: names("The skill's tags, shown by `ralph tools skill list` (replaces the file's `tags`)."),
+    auto_inject: z.boolean().optional().meta({
+      description:
+        "`true`: the skill's whole text goes into every prompt that lists it (within 8 KB), not just its line in the list.",
+    }),
+  })
+  .meta({ description: 'What the config changes of the skill of this name (a name no skill has: nothing).' });
+
+/** `skills`: SKILL.md files listed in the prompt and loaded on demand (`ralph tools skill load NAME`). */
+export const skillsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).meta({
+      description: '`false`: no skill is listed in the prompt, and `ralph tools skill` finds none.',
+    }),
+    dirs: z
+      .array(z.string().min(1))
+      .default([])
+      .meta({
+        description:
+          'Directories of skills: each `NAME.md` in one, and each `NAME/SKILL.md`, is a skill (its front matter `name` and `description`). Relative to the workspace, else to the nearest parent directory that has it. A later directory’s skill replaces an earlier one of the same name.',
+        examples: [['.claude/skills'], ['.ralph/skills', '../shared/skills']],
+      }),
+    overrides: z
+      .record(z.string().min(1).meta({ title: 'skill' }), skillOverrideSchema)
+      .default({})
+      .meta({
+        description: 'Per skill, by name: drop it, restrict it to hats or backends, or inject it whole.',
+        examples: [{ pdd: { enabled: false }, 'test-driven-development': { hats: ['builder'] } }],
+      }),
+  })
+  .meta({
+    description:
+      "Skills (ralph-orchestrator's `skills:`): markdown files the prompt lists by name and one-line description, which the agent prints with `ralph tools skill load NAME` when one applies. Absent: no skills, and the prompt has no skills section.",
+    examples: [{ dirs: ['.claude/skills'] }],
+  });
+
+export type SkillsConfig = z.output<typeof skillsSchema>;

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
+import { loadSkills, type Skill } from '../../skills/skill-registry.ts';
 import { setCurrent } from '../../state/loop-state/in-flight.ts';
 import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { archiveProgress } from '../../workflows/progress-archive.ts';
@@ -39,7 +40,8 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
   cleanAgentFiles(ctx);
 
   await archiveOldProgress(ctx);
-  const plan = planFor(ctx, number);
+  // Read fresh each iteration: the agent may have added or edited a skill.
+  const plan = planFor(ctx, number, await loadSkills(ctx.config.skills, ctx.options.workspace));
   // Before the iteration is marked current: a hook that blocks leaves nothing half-started.
   const refused = await iterationStartedHooks(ctx, number, plan.route.hatId);
   if (refused) return refused;
@@ -81,7 +83,7 @@ async function archiveOldProgress(ctx: RunContext): Promise<void> {
  * The iteration's route, prompt and agent command (planIteration), with the loop's effects: the
  * fallback's end said, exhausted hats published, the journal's iteration marker written.
  */
-function planFor(ctx: RunContext, number: number): IterationPlan {
+function planFor(ctx: RunContext, number: number, skills: readonly Skill[]): IterationPlan {
   const { options, config, state } = ctx;
   const fallback = activeFallback(ctx);
   const plan = planIteration({
@@ -96,6 +98,7 @@ function planFor(ctx: RunContext, number: number): IterationPlan {
     extraArgs: ctx.options.extraArgs ?? [],
     fallback,
     userMemories: userMemoriesFile(options.env ?? process.env),
+    skills,
   });
   announceRoute(ctx, number, plan.route.selection);
   // After the journal was read: the marker heads what this iteration appends, not its prompt.

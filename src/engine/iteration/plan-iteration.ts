@@ -2,6 +2,8 @@ import { resolveBackend } from '../../backends/registry.ts';
 import type { AgentInvocation, Backend } from '../../backends/types.ts';
 import type { BackendName, HatConfig, RalphConfig } from '../../config/schema.ts';
 import { assemblePrompt, type PromptInput } from '../../routing/assemble-prompt.ts';
+import type { PromptSkill } from '../../routing/skills-section.ts';
+import { type Skill, visibleSkills } from '../../skills/skill-registry.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import type { RalphPaths } from '../../state/paths.ts';
 import { readWorkspaceContext, type WorkspaceContext } from '../context/workspace-context.ts';
@@ -52,6 +54,8 @@ export interface IterationPlanInput {
   fallback?: BackendName | undefined;
   /** The user's memories file (`scope: user`, userMemoriesFile of the run's environment). */
   userMemories: string;
+  /** The skills of `skills.dirs` as loadSkills read them for this iteration; absent: none. */
+  skills?: readonly Skill[] | undefined;
 }
 
 /** What an iteration reads from the workspace (files change between iterations): the injected effects. */
@@ -130,6 +134,7 @@ export function planIteration(
     scratchpadBudget: SCRATCHPAD_BUDGET,
     memories: context.memories,
     readyTasks: context.readyTasks,
+    skills: visibleSkills(input.skills ?? [], route.hatId, route.backend.name).map(promptSkill),
   });
   const invocation = agentInvocation(route, {
     prompt,
@@ -163,6 +168,15 @@ function onLadder(
   if (!step) return route;
   const name = route.backend.name as BackendName;
   return { ...route, backend: resolveBackend(name, config, route.hat?.command, step.model), ladder: step };
+}
+
+/** A skill as the prompt lists it: its text too when the config injects it whole. */
+function promptSkill(skill: Skill): PromptSkill {
+  return {
+    name: skill.name,
+    description: skill.description,
+    text: skill.autoInject ? skill.body : undefined,
+  };
 }
 
 /** What a human said for this iteration (`ralph tell`, answers, rejected approvals), or ''. */

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usesLoopSettings } from '../../backends/backend-settings.ts';
 import { installHint, resolveBackend } from '../../backends/registry.ts';
@@ -8,6 +8,7 @@ import { hasRemote } from '../../git/push.ts';
 import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import { telegramSettings } from '../../human/telegram/settings.ts';
 import { findExecutable } from '../../process/find-executable.ts';
+import { resolveSkillDir } from '../../skills/skill-registry.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../commit/workspace-git.ts';
 import { hookProblems } from '../hooks/check-hooks.ts';
 import { gateChecks } from './gate-programs.ts';
@@ -141,6 +142,20 @@ function hookChecks(workspace: string, config: RalphConfig, env: NodeJS.ProcessE
   }));
 }
 
+/** skills.dirs: a directory that is not there lists no skills; said, not fatal (ralph-orchestrator warns too). */
+function skillChecks(workspace: string, config: RalphConfig): HealthResult[] {
+  if (!config.skills?.enabled) return [];
+  return config.skills.dirs
+    .filter((dir) => !isDirectory(resolveSkillDir(workspace, dir)))
+    .map((dir) => ({
+      check: 'skills',
+      level: 'warn',
+      message: `skills.dirs: ${dir} is not a directory (in the workspace or a parent): it adds no skills`,
+    }));
+}
+
+const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+
 /**
  * One preflight for `ralph config validate`, `ralph doctor` and `ralph run`: everything a run would
  * fail on a minute later — the health checks (disk, agent binary, specs), the backend, the prompt
@@ -159,6 +174,7 @@ export async function preflight(
     ...telegramChecks(config, env),
     ...gateChecks(workspace, config, env),
     ...hookChecks(workspace, config, env),
+    ...skillChecks(workspace, config),
     ...(await gitChecks(workspace, config).catch((error: Error): HealthResult[] => [
       { check: 'git', level: 'fatal', message: error.message },
     ])),
@@ -186,6 +202,7 @@ export async function startChecks(
     ...hatAgentChecks(workspace, config, env),
     ...gateChecks(workspace, config, env),
     ...hookChecks(workspace, config, env),
+    ...skillChecks(workspace, config),
     ...(await push),
     // repos: multiRepoPreflight refused what is wrong; each repository gets its line.
     ...(config.repos ? await repoStatusChecks(workspace, config) : []),

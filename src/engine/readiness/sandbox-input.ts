@@ -10,6 +10,7 @@ import { isWithinOrEqual } from '../../sandbox/sandbox-paths.ts';
 import { describePolicy, sandboxPolicy } from '../../sandbox/sandbox-policy.ts';
 import type { SandboxPolicy, SandboxPolicyInput } from '../../sandbox/sandbox-types.ts';
 import { sandboxSettings } from '../../sandbox/sandbox-types.ts';
+import { skillDirs } from '../../skills/skill-registry.ts';
 import { appendText } from '../../state/io/file-writes.ts';
 import { type RalphPaths, ralphPaths } from '../../state/paths.ts';
 import type { RunSandbox } from '../context/run-context.ts';
@@ -122,6 +123,7 @@ export async function gatherRunSandbox(o: SandboxGatherOptions): Promise<RunSand
     gateFiles: gateFiles(workspace, paths, config),
     agentWritable: agentWritable(paths, o.eventsFile, o.create ?? true),
     settings: sandboxSettings(config),
+    skillDirs: skillDirs(config.skills, workspace),
   };
   const runtime = [nodePrefix(process.execPath), dirname(RALPH_BIN_DIR), ...pathEntries(env.PATH)];
   const policies = new Map<string, SandboxPolicy>();

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { Backend } from '../../backends/types.ts';
 import type { RalphConfig } from '../../config/schema.ts';
+import type { Skill } from '../../skills/skill-registry.ts';
 import { readOptional } from '../../state/io/read-optional.ts';
 import type { LoopState } from '../../state/loop-state.ts';
 import { userMemoriesFile } from '../../state/memories/user-memories.ts';
@@ -39,6 +40,8 @@ export interface FirstIterationInput {
   now?: number | undefined;
   /** The environment the loop would run in (where the user's memories are). */
   env: NodeJS.ProcessEnv;
+  /** The skills the prompt lists, as `loadSkills(config.skills, workspace)` reads them; absent: none. */
+  skills?: readonly Skill[] | undefined;
 }
 
 /**
@@ -78,6 +81,7 @@ export function planFirstIteration(input: FirstIterationInput): IterationPlan {
       extraArgs: input.extraArgs,
       fallback: resumed ? fallbackInForce(resumed, config, input.now ?? Date.now()) : undefined,
       userMemories,
+      skills: input.skills,
     },
     resumed
       ? reads

@@ -283,3 +283,24 @@ describe('sandboxPolicy, for any input', () => {
     expect(built).toBeGreaterThan(80);
   });
 });
+
+describe('sandboxPolicy: skills.dirs', () => {
+  it('opens a skills directory under the hidden home read-only; one in the workspace stays as the workspace is', () => {
+    const policy = sandboxPolicy(
+      sandboxInput(WS, HOME, {
+        skillDirs: [`${HOME}/shared/skills`, `${WS}/.claude/skills`, `${WS}/.ralph/skills`],
+      }),
+    );
+    expect(access(policy, `${HOME}/shared/skills/tdd/SKILL.md`)).toBe('read-only');
+    expect(reason(policy, `${HOME}/shared/skills/tdd/SKILL.md`)).toBe('skills.dirs');
+    expect(access(policy, `${HOME}/shared/other.txt`)).toBe('hidden');
+    expect(access(policy, `${WS}/.claude/skills/tdd/SKILL.md`)).toBe('read-write');
+    expect(access(policy, `${WS}/.ralph/skills/a.md`)).toBe('read-only');
+  });
+
+  it('refuses a skills directory that would show a credential store', () => {
+    expect(() => sandboxPolicy(sandboxInput(WS, HOME, { skillDirs: [HOME] }))).toThrow(
+      `sandbox: the skills.dirs ${HOME} would show ~/.ssh to the agent`,
+    );
+  });
+});
