@@ -211,6 +211,15 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ['ralph tools task ready', 'from an agent: the tasks to work on'],
     ['ralph tools memory search parser', 'from an agent: what earlier iterations learnt'],
   ],
+  'tools skill': [
+    ['ralph tools skill list', 'the skills this project configures'],
+    ['ralph tools skill load code-review', 'from an agent: read one'],
+  ],
+  'tools skill list': [
+    ['ralph tools skill list', 'name, description and where each skill is'],
+    ['ralph tools skill list --json', 'as JSON'],
+  ],
+  'tools skill load': [['ralph tools skill load code-review', "print the skill's instructions"]],
   'tools task': [
     ['ralph tools task add "Parse dates in ISO 8601"', 'add a task'],
     ['ralph tools task list', 'every task and its status'],
