@@ -13,6 +13,8 @@ import { shownConfig, shownExplain } from './shown-config.ts';
 interface ConfigFlags {
   config?: string | undefined;
   preset?: string | undefined;
+  /** `-H SOURCE`: the hats source over the config's hats. */
+  hats?: string | undefined;
   set?: string[] | undefined;
   /** `config validate --schema-only`: the file, not the machine. */
   schemaOnly?: boolean | undefined;
@@ -26,6 +28,7 @@ function load(flags: ConfigFlags, io: CliIO) {
     cwd: io.cwd,
     configPath: flags.config,
     preset: flags.preset,
+    hats: flags.hats,
     overrides: (flags.set ?? []).map(parseSetOverride),
     env: io.env,
   });

@@ -7,6 +7,8 @@ import type { CliIO } from '../io.ts';
 
 interface HatsFlags {
   config?: string | undefined;
+  /** `-H SOURCE`: the hats source over the config's hats. */
+  hats?: string | undefined;
   set?: string[] | undefined;
 }
 
@@ -15,6 +17,7 @@ function load(flags: HatsFlags, io: CliIO) {
   const { loaded } = resolveRunConfig({
     cwd: io.cwd,
     configPath: flags.config,
+    hats: flags.hats,
     overrides: (flags.set ?? []).map(parseSetOverride),
     env: io.env,
   });
