@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCliInMemory } from '../helpers/cli-in-memory.ts';
@@ -149,6 +149,36 @@ describe('-H <hats source>', () => {
       /core\.yml:1:1: cli: a hats source \(-H\) holds hats:, events: .*pass a whole config with -c/,
     );
     for (const r of [missing, core]) expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('-H on hooks validate and doctor', () => {
+  it('reads the hats source as the other commands do', async () => {
+    const dir = workspace();
+    const hooks = await runCliInMemory(['hooks', 'validate', '-H', 'hats/review.yml'], { cwd: dir });
+    expect(hooks.code, hooks.stderr).toBe(0);
+    const missing = await runCliInMemory(['hooks', 'validate', '-H', 'hats/nope.yml'], { cwd: dir });
+    expect(missing.stderr).toContain('hats file not found: hats/nope.yml');
+    const doctor = await runCliInMemory(['doctor', '--json', '-H', 'hats/nope.yml'], { cwd: dir });
+    expect(doctor.stdout).toContain('hats file not found: hats/nope.yml');
+  });
+});
+
+describe('-H from a subdirectory of the project', () => {
+  it('a relative hats file is the one next to the user; builtin: is left as it is', async () => {
+    const root = workspace();
+    mkdirSync(join(root, '.git'));
+    const sub = join(root, 'src');
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'local.yml'), 'hats:\n  local:\n    triggers: [build.start]\n');
+    const r = await runCliInMemory(['hats', 'graph', '-H', 'local.yml'], { cwd: sub });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`in the project at ${root}`);
+    expect(r.stdout).toContain('local');
+    const builtin = await runCliInMemory(['config', 'validate', '--schema-only', '-H', 'builtin:board'], {
+      cwd: sub,
+    });
+    expect(builtin.code, builtin.stderr).toBe(0);
   });
 });
 

@@ -119,6 +119,7 @@ function registerHooksCommand(program: Command, io: CliIO, setCode: SetCode): vo
       'check hooks: (schema, commands that exist and are executable, cwds, unique names, timeouts) as file:line:col; exit 1 on a problem',
     )
     .addOption(configOption())
+    .addOption(hatsOption())
     .addOption(setOption())
     .addOption(jsonOption())
     .action(async (opts) => setCode((await import('./hooks-command.ts')).hooksValidateCommand(opts, io)));
