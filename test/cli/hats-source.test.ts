@@ -60,13 +60,20 @@ describe('-H <hats source>', () => {
       },
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('ralph.yml: valid (backend custom, 1 hats)');
+    expect(r.stdout).toContain('ralph.yml + hats hats/review.yml: valid (backend custom, 1 hats)');
     expect(r.stdout).toContain(
       '  · ralph.yml:8:1: hats: replaced by the hats of the hats source hats/review.yml (-H)',
     );
     expect(r.stdout).toContain(
       '  ! hats/review.yml:6:3: event_loop.max_iterations: a hats source (-H) sets no event_loop.max_iterations; ignored (put it in ralph.yml or -c)',
     );
+    const json = await runCliInMemory(
+      ['config', 'validate', '--schema-only', '--json', '-H', 'hats/review.yml'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: true, hats_source: 'hats/review.yml', hats: 1 });
     const strict = await runCliInMemory(
       ['config', 'validate', '--schema-only', '--strict', '-H', 'hats/review.yml'],
       {
@@ -105,7 +112,7 @@ describe('-H <hats source>', () => {
   it('hats validate and graph, and run --dry-run, run the hats of the source', async () => {
     const dir = workspace();
     const valid = await runCliInMemory(['hats', 'validate', '-H', 'hats/review.yml'], { cwd: dir });
-    expect(valid.stdout).toBe('ralph.yml: 1 hat valid\n');
+    expect(valid.stdout).toBe('ralph.yml + hats hats/review.yml: 1 hat valid\n');
     const graph = await runCliInMemory(['hats', 'graph', '-H', 'hats/review.yml'], { cwd: dir });
     expect(graph.stdout).toContain('reviewer');
     expect(graph.stdout).not.toContain('builder');

@@ -69,7 +69,7 @@ describe('ralph run -H <hats source> through the built CLI', () => {
     });
     const v = await runRalph(['config', 'validate', '-c', 'ralph.yml', '-H', 'hats/feature.yml'], dir);
     expect(v.code, v.stdout + v.stderr).toBe(0);
-    expect(v.stdout).toContain('ralph.yml: valid (backend custom, 2 hats)');
+    expect(v.stdout).toContain('ralph.yml + hats hats/feature.yml: valid (backend custom, 2 hats)');
     expect(v.stdout).toContain(
       '  · ralph.yml:7:1: hats: replaced by the hats of the hats source hats/feature.yml (-H)',
     );

@@ -51,6 +51,7 @@ export async function configValidateCommand(
   }
   const { loaded, config } = result;
   const hats = Object.keys(config.hats).length;
+  const hatsSource = loaded.layers.find((l) => l.kind === 'hats')?.label;
   // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
   const problems = flags.schemaOnly
     ? []
@@ -60,6 +61,7 @@ export async function configValidateCommand(
     const report = {
       valid: true,
       file: loaded.file ?? null,
+      hats_source: hatsSource ?? null,
       backend: loaded.config.cli.backend,
       hats,
       notes: loaded.notes.map(issueJson),
@@ -71,7 +73,7 @@ export async function configValidateCommand(
     return fatal ? ExitCode.failure : ExitCode.ok;
   }
   io.out(
-    `${loaded.file ?? '(no ralph.yml; defaults)'}: valid (backend ${loaded.config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
+    `${loaded.file ?? '(no ralph.yml; defaults)'}${hatsSource ? ` + hats ${hatsSource}` : ''}: valid (backend ${loaded.config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
   );
   for (const line of issueLines(loaded.notes)) io.out(`  · ${line}\n`);
   for (const line of issueLines(loaded.warnings)) io.out(`  ! ${line}\n`);
