@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Pair, Scalar, YAMLMap } from 'yaml';
 import { ConfigError, whyUnreadable } from '../../errors.ts';
@@ -75,6 +75,8 @@ export function resolveHatImports(
     const path = isAbsolute(target) ? target : resolve(dirname(file), target);
     let text: string;
     try {
+      // A device or a pipe (/dev/zero, /dev/stdin) would never end: only a regular file is read.
+      if (!statSync(path).isFile()) throw new Error('not a regular file');
       text = readFileSync(path, 'utf8');
     } catch (cause) {
       fail(
@@ -105,10 +107,8 @@ export function resolveHatImports(
         'events',
         `an imported hat file cannot hold events: (${doc.label} hat "${id}" imports this file): put the topics' events: in ${doc.label}`,
       );
-    const { import: _import, ...own } = hat;
-    const keys = Object.keys(imported.raw).filter((k) => !Object.hasOwn(own, k));
+    const { hat: merged, keys } = mergeImportedHat(imported.raw, hat);
     imports.push({ hat: id, file: path, doc: rooted, keys });
-    const merged = { ...structuredClone(imported.raw), ...own };
     Object.defineProperty(resolved, id, {
       value: merged,
       enumerable: true,
@@ -117,6 +117,17 @@ export function resolveHatImports(
     });
   }
   return { raw: { ...raw, hats: resolved }, imports };
+}
+
+/**
+ * A hat with `import:` over its imported keys (pure; copies): each key the hat sets replaces the
+ * file's whole (a list is not merged), `import` itself dropped; `keys` are the ones from the file.
+ */
+export function mergeImportedHat(imported: Plain, own: Plain): { hat: Plain; keys: string[] } {
+  const { import: _own, ...local } = own;
+  const { import: _imported, ...from } = imported;
+  const keys = Object.keys(from).filter((k) => !Object.hasOwn(local, k));
+  return { hat: { ...structuredClone(from), ...local }, keys };
 }
 
 /** The imported file that sets `path` (`hats.<id>.<key>…`) in a layer with `imports`, if one does. */

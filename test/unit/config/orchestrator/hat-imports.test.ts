@@ -1,8 +1,10 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/config/load-config.ts';
+import { mergeImportedHat } from '../../../../src/config/orchestrator/hat-imports.ts';
 import { ConfigError } from '../../../../src/errors.ts';
 import { removeWhenDone } from '../../../helpers/workspace.ts';
 
@@ -88,6 +90,15 @@ describe('hat imports', () => {
     );
   });
 
+  it('a device or a directory is not read: an error at the import line', () => {
+    for (const target of ['/dev/zero', '.']) {
+      const dir = workspace({ 'ralph.yml': `hats:\n  b:\n    import: ${target}\n` });
+      expect(problem(() => load(dir))).toMatch(
+        /^ralph\.yml:3:13: hats\.b\.import: hat "b" imports .*: not a regular file/,
+      );
+    }
+  });
+
   it('an import in the imported file is an error at its line there: no chains, so no cycles', () => {
     const dir = workspace({
       'ralph.yml': 'hats:\n  builder:\n    import: a.yml\n',
@@ -136,5 +147,39 @@ describe('hat imports', () => {
       'b.yml': 'triggers: [a]\n',
     });
     expect(problem(() => load(own))).toMatch(/^ralph\.yml:4:5: hats\.b\.publishs: unknown key "publishs"/);
+  });
+});
+
+describe('mergeImportedHat: the decision of which file sets each key', () => {
+  const hatKey = fc.constantFrom(
+    'name',
+    'triggers',
+    'publishes',
+    'instructions',
+    'import',
+    'max_activations',
+  );
+  const value = fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 3 }), fc.integer());
+  const hat = fc.dictionary(hatKey, value, { maxKeys: 6 });
+
+  it("the hat's own keys win whole, the file gives the rest, import is dropped, and keys names the file's", () => {
+    fc.assert(
+      fc.property(hat, hat, (imported, own) => {
+        const before = structuredClone([imported, own]);
+        const { hat: merged, keys } = mergeImportedHat(imported, own);
+        expect([imported, own]).toEqual(before);
+        expect(merged).not.toHaveProperty('import');
+        for (const [k, v] of Object.entries(merged))
+          expect(v).toEqual(Object.hasOwn(own, k) ? own[k] : imported[k]);
+        expect(new Set(Object.keys(merged))).toEqual(
+          new Set([...Object.keys(imported), ...Object.keys(own)].filter((k) => k !== 'import')),
+        );
+        expect(keys.sort()).toEqual(
+          Object.keys(imported)
+            .filter((k) => k !== 'import' && !Object.hasOwn(own, k))
+            .sort(),
+        );
+      }),
+    );
   });
 });
