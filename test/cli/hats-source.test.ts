@@ -159,6 +159,25 @@ describe('-H <hats source>', () => {
   });
 });
 
+describe('-H over a core that starts at a hat (starting_hat)', () => {
+  it("the source's starting_event wins, as in ralph-orchestrator; without one the old hat is not found", async () => {
+    const dir = workspace();
+    writeFileSync(
+      join(dir, 'ralph.yml'),
+      core.replace('  starting_event: build.start', '  starting_hat: builder'),
+    );
+    const r = await runCliInMemory(['config', 'show', '-H', 'hats/review.yml'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('starting_event: review.start');
+    expect(r.stdout).not.toContain('starting_hat');
+    writeFileSync(join(dir, 'bare.yml'), 'hats:\n  reviewer:\n    triggers: [review.start]\n');
+    const bare = await runCliInMemory(['config', 'validate', '-H', 'bare.yml'], { cwd: dir });
+    expect(bare.stderr).toContain(
+      'ralph.yml:7:17: event_loop.starting_hat: starting_hat "builder" is not a hat of this config (hats: reviewer)',
+    );
+  });
+});
+
 describe('-H on hooks validate and doctor', () => {
   it('reads the hats source as the other commands do', async () => {
     const dir = workspace();

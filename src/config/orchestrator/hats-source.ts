@@ -100,16 +100,21 @@ export function hatsSourceLayer(
 
 /**
  * A hats source's layer over the config below (copies): its `hats` and `events` replace the
- * config's whole (no hat of the config stays beside them), its `event_loop` keys override key by key.
+ * config's whole (no hat of the config stays beside them), its `event_loop` keys override key by
+ * key; its `starting_event` replaces the config's `starting_hat` too (the older form of the same
+ * key, naming a hat of the config's), as `starting_event` wins in ralph-orchestrator.
  */
 export function overlayHatsSource(base: Plain, over: Plain): Plain {
   const out: Plain = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const below = out[key];
-    out[key] =
-      key === 'event_loop' && isPlain(below) && isPlain(value)
-        ? { ...below, ...structuredClone(value) }
-        : structuredClone(value);
+    if (key !== 'event_loop' || !isPlain(below) || !isPlain(value)) {
+      out[key] = structuredClone(value);
+      continue;
+    }
+    const { starting_hat, ...rest } = below;
+    const kept = Object.hasOwn(value, 'starting_event') || starting_hat === undefined ? rest : below;
+    out[key] = { ...kept, ...structuredClone(value) };
   }
   return out;
 }

@@ -16,9 +16,13 @@ import { removeWhenDone } from '../../../helpers/workspace.ts';
 
 const key = fc.constantFrom('hats', 'events', 'event_loop', 'cli', 'gates', 'tasks');
 const leaf = fc.oneof(fc.integer(), fc.string(), fc.array(fc.string(), { maxLength: 2 }));
-const section = fc.dictionary(fc.constantFrom('a', 'b', 'starting_event', 'max_iterations'), leaf, {
-  maxKeys: 3,
-});
+const section = fc.dictionary(
+  fc.constantFrom('a', 'starting_hat', 'starting_event', 'max_iterations'),
+  leaf,
+  {
+    maxKeys: 3,
+  },
+);
 const layer = fc.dictionary(key, section, { maxKeys: 5 });
 
 describe('overlayHatsSource: a hats source over the config below', () => {
@@ -30,8 +34,11 @@ describe('overlayHatsSource: a hats source over the config below', () => {
         expect(base).toEqual(before); // the config below is not changed
         for (const k of ['hats', 'events'])
           expect(out[k]).toEqual(Object.hasOwn(over, k) ? over[k] : base[k]);
-        if (Object.hasOwn(over, 'event_loop'))
-          expect(out.event_loop).toEqual({ ...(base.event_loop ?? {}), ...over.event_loop });
+        if (Object.hasOwn(over, 'event_loop')) {
+          const { starting_hat, ...rest } = (base.event_loop ?? {}) as Record<string, unknown>;
+          const below = over.event_loop && 'starting_event' in over.event_loop ? rest : base.event_loop;
+          expect(out.event_loop).toEqual({ ...(below ?? {}), ...over.event_loop });
+        }
         for (const k of Object.keys(base).filter((k) => !Object.hasOwn(over, k)))
           expect(out[k]).toEqual(base[k]);
       }),
