@@ -45,6 +45,8 @@ export interface LoadedConfig {
   warnings: readonly ConfigIssue[];
   /** Every layer's ralph-orchestrator keys read as Ralph's keys, one note each. */
   notes: readonly ConfigIssue[];
+  /** How errors name the hats source (`-H`), when one was read. */
+  hatsSource?: string | undefined;
 }
 
 /**
@@ -150,6 +152,7 @@ export function loadConfig(options: {
     overrides,
     warnings: layers.flatMap((l) => l.warnings),
     notes: [...layers.flatMap((l) => l.notes), ...replacedByHatsSource(layers)],
+    hatsSource: layers.find((l) => l.kind === 'hats')?.label,
   };
   const hatIssues = [
     ...hatConfigIssues(result.data),

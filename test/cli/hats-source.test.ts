@@ -88,6 +88,7 @@ describe('-H <hats source>', () => {
     const dir = workspace();
     const shown = await runCliInMemory(['config', 'show', '--hats', 'hats/review.yml'], { cwd: dir });
     expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^# resolved from \S*ralph\.yml \+ hats hats\/review\.yml\n/);
     expect(shown.stdout).toContain('  reviewer:\n');
     expect(shown.stdout).not.toContain('builder');
     expect(shown.stdout).toContain('max_iterations: 7');

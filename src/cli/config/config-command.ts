@@ -51,7 +51,7 @@ export async function configValidateCommand(
   }
   const { loaded, config } = result;
   const hats = Object.keys(config.hats).length;
-  const hatsSource = loaded.layers.find((l) => l.kind === 'hats')?.label;
+  const { hatsSource } = loaded;
   // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
   const problems = flags.schemaOnly
     ? []
@@ -105,8 +105,9 @@ function issueLines(issues: readonly ConfigIssue[]): string[] {
 /** `ralph config show`: the resolved configuration with every default filled in, secrets masked. */
 export function configShowCommand(flags: ConfigFlags, io: CliIO): number {
   const { loaded } = load(flags, io);
+  const { hatsSource } = loaded;
   io.out(
-    `# resolved from ${loaded.file ?? 'defaults'}\n${stringify(shownConfig(loaded, io.env, loaded.config))}`,
+    `# resolved from ${loaded.file ?? 'defaults'}${hatsSource ? ` + hats ${hatsSource}` : ''}\n${stringify(shownConfig(loaded, io.env, loaded.config))}`,
   );
   return ExitCode.ok;
 }

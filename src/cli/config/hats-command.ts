@@ -24,8 +24,7 @@ function load(flags: HatsFlags, io: CliIO) {
   const { file } = loaded;
   const rel = file === undefined ? undefined : relative(io.cwd, file);
   const label = rel === undefined ? '(no ralph.yml; defaults)' : rel.startsWith('..') ? file : rel;
-  const hatsSource = loaded.layers.find((l) => l.kind === 'hats')?.label;
-  return { ...loaded, label: hatsSource ? `${label} + hats ${hatsSource}` : label };
+  return { ...loaded, label: loaded.hatsSource ? `${label} + hats ${loaded.hatsSource}` : label };
 }
 
 /** `ralph hats validate`: a one-line OK, or the ConfigError propagates to the CLI's error report. */
