@@ -1,7 +1,8 @@
-import { chmodSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentStub } from '../helpers/agent-stubs.ts';
+import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
 // ralph-orchestrator's split config through the built CLI: `ralph run -c ralph.yml -H hats.yml`
@@ -103,5 +104,35 @@ describe('ralph run -H <hats source> through the built CLI', () => {
       'maker',
       'planner',
     ]);
+  });
+
+  it('under sandbox: on the agent cannot rewrite the hats file or the hat file it imports', async () => {
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'work\n',
+      'agent.sh':
+        '#!/bin/sh\necho "hats: {}" > hats.yml\necho "triggers: [x]" > parts/worker.yml\necho LOOP_COMPLETE\n',
+      'ralph.yml':
+        'event_loop:\n  max_iterations: 1\ncli:\n  backend: custom\n  command: ./agent.sh\nsandbox: on\n',
+      'hats.yml': 'hats:\n  worker:\n    import: parts/worker.yml\n',
+      'parts/worker.yml': 'triggers: [task.start]\ninstructions: Work.\n',
+    });
+    chmodSync(join(dir, 'agent.sh'), 0o755);
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'agent');
+    const before = ['hats.yml', 'parts/worker.yml'].map((f) => readFileSync(join(dir, f), 'utf8'));
+    const r = await runRalph(['run', '--no-tui', '-H', 'hats.yml'], dir);
+    expect(r.stderr).toContain(
+      'sandbox refused 2 write(s) or read(s): hats.yml (config), parts/worker.yml (config)',
+    );
+    expect(['hats.yml', 'parts/worker.yml'].map((f) => readFileSync(join(dir, f), 'utf8'))).toEqual(before);
+    const [record] = readRecords(dir);
+    expect(record!.hat).toBe('worker');
+    const denied = Object.fromEntries(
+      (record!.sandbox.denials as { path: string; reason: string }[]).map((d) => [d.path, d.reason]),
+    );
+    expect(denied).toMatchObject({
+      [join(dir, 'hats.yml')]: 'config',
+      [join(dir, 'parts', 'worker.yml')]: 'config',
+    });
   });
 });
