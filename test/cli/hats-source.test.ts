@@ -210,6 +210,17 @@ describe('-H from a subdirectory of the project', () => {
 });
 
 describe('hat imports in ralph.yml', () => {
+  it('--set cannot import a hat (an import is resolved as its file is read): an error naming the flag', async () => {
+    const dir = makeWorkspace({ 'ralph.yml': 'hats:\n  b:\n    triggers: [a]\n' });
+    const r = await runCliInMemory(['config', 'validate', '--schema-only', '--set', 'hats.b.import=b.yml'], {
+      cwd: dir,
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      '--set hats.b.import=b.yml: hats.b.import: import is read from a config file: write hats.b.import in ralph.yml (or the -H file), not with --set',
+    );
+  });
+
   it('a missing import is an error at its line; config validate names the file', async () => {
     const dir = makeWorkspace({ 'ralph.yml': 'hats:\n  builder:\n    import: hats/builder.yml\n' });
     const r = await runCliInMemory(['config', 'validate', '--schema-only'], { cwd: dir });
