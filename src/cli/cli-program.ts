@@ -134,7 +134,11 @@ function inProject(argv: string[], io: CliIO): { argv: string[]; io: CliIO } {
   const root = projectRootOf(io.cwd);
   if (root === undefined || root === resolve(io.cwd)) return { argv, io };
   io.err(`ralph: in the project at ${root} (found above ${io.cwd})\n`);
-  const file = (i: number) => own[i - 1] === '-P' || own[i - 1] === '--prompt-file';
+  // A relative -P or -H file is the one next to the user, not in the project's directory.
+  const file = (i: number) =>
+    own[i - 1] === '-P' ||
+    own[i - 1] === '--prompt-file' ||
+    ((own[i - 1] === '-H' || own[i - 1] === '--hats') && !own[i]!.startsWith('builtin:'));
   return {
     argv: argv.map((a, i) => (i < own.length && file(i) && !isAbsolute(a) ? resolve(io.cwd, a) : a)),
     io: { ...io, cwd: root },

@@ -21,6 +21,13 @@ export const presetOption = (
   description = 'a preset’s ralph.yml as a layer over yours, without `ralph init` (see `ralph presets`)',
 ) => new Option('--preset <name>', description);
 
+/** `-H, --hats SOURCE`: ralph-orchestrator's hats source over the config's hats. */
+export const hatsOption = () =>
+  new Option(
+    '-H, --hats <source>',
+    "a hats file (or builtin:PRESET) whose hats and events replace the config's, and whose event_loop completion_promise, starting_event and cancellation_promise override it",
+  );
+
 /** `--json`; `description` says the shape where it is not the command's usual output as JSON. */
 export const jsonOption = (description = 'machine-readable output') => new Option('--json', description);
 

@@ -1,6 +1,7 @@
 import { locate, overrideFor } from './config-issues.ts';
 import { topmostWith } from './config-layers.ts';
 import type { LoadedConfig } from './load-config.ts';
+import { importedDoc } from './orchestrator/hat-imports.ts';
 
 /** One resolved key: its value and the layer it came from (`default` when no layer sets it). */
 export interface ExplainedKey {
@@ -36,7 +37,10 @@ export function sourceOf(
   if (override) return override.source;
   const layer = topmostWith(loaded.layers, path);
   if (!layer) return 'default';
-  const where = `${layer.kind} ${layer.label}:${locate(layer.doc, path).line}`;
+  const imported = importedDoc(layer.imports, path);
+  const where = imported
+    ? `${layer.kind} ${layer.label}, imported from ${imported.label}:${locate(imported, path).line}`
+    : `${layer.kind} ${layer.label}:${locate(layer.doc, path).line}`;
   if (!loaded.dropped?.some((d) => d.join('.') === path.join('.'))) return where;
   // A file's cli.command, args or model belong to its backend: another one picked drops them.
   const by = overrideFor(['cli', 'backend'], loaded.overrides)?.source ?? 'the backend chosen';

@@ -4,13 +4,16 @@ import { join } from 'node:path';
 
 /**
  * Config layers (DESIGN §1), lowest first: built-in defaults → user config → project file →
- * preset → `--set`/flags. A later layer wins key by key; sections merge, lists and values replace.
+ * preset → hats source (`-H`) → `--set`/flags. A later layer wins key by key; sections merge,
+ * lists and values replace; a hats source's `hats` and `events` replace the sections whole.
  */
-export type LayerKind = 'user' | 'project' | 'preset';
+export type LayerKind = 'user' | 'project' | 'preset' | 'hats';
 
 export interface ConfigLayer {
   kind: LayerKind;
   file: string;
+  /** A hats source that is a built-in collection (a preset's whole ralph.yml: its other keys are not warned). */
+  builtin?: boolean | undefined;
 }
 
 /** `$XDG_CONFIG_HOME/ralph/config.yml` (default `~/.config/ralph/config.yml`) when it exists. */

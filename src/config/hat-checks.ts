@@ -89,6 +89,12 @@ export function hatConfigIssues(config: RalphConfig): HatIssue[] {
   const hats = Object.entries(config.hats);
 
   hats.forEach(([id, hat], h) => {
+    // A file's import is resolved as the file is read; one left here came from --set, after that.
+    if (hat.import !== undefined)
+      issues.push({
+        path: ['hats', id, 'import'],
+        message: `import is read from a config file: write hats.${id}.import in ralph.yml (or the -H file), not with --set`,
+      });
     if (hat.triggers.length === 0) {
       issues.push({
         path: ['hats', id, 'triggers'],

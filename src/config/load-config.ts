@@ -3,10 +3,12 @@ import { relative } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError, type ConfigIssue, RalphError, whyUnreadable } from '../errors.ts';
 import { issuesFromZod, locate, locatedIssue, type SourceDoc } from './config-issues.ts';
-import { type ConfigLayer, mergeLayer, topmostWith } from './config-layers.ts';
+import { type ConfigLayer, hasPath, mergeLayer, topmostWith } from './config-layers.ts';
 import { hatConfigIssues } from './hat-checks.ts';
 import { humanConfigIssues } from './human-checks.ts';
 import { adaptOrchestratorLayer, type KeyNote } from './orchestrator/adapt-layer.ts';
+import { type HatImport, importedDoc, resolveHatImports } from './orchestrator/hat-imports.ts';
+import { hatsSourceLayer, overlayHatsSource } from './orchestrator/hats-source.ts';
 import { applyOverrides, type ConfigOverride } from './overrides.ts';
 import { configSchema, type RalphConfig } from './schema.ts';
 
@@ -25,6 +27,8 @@ export interface LoadedLayer extends ConfigLayer {
   warnings: ConfigIssue[];
   /** ralph-orchestrator keys of this file read as Ralph's keys (v1 flat keys, a hat's object backend), located. */
   notes: ConfigIssue[];
+  /** The hats of this file that import another file's keys (`hats.<id>.import`). */
+  imports: HatImport[];
 }
 
 /** Where a config came from, for `ralph config show`/`explain` and error messages. */
@@ -41,10 +45,19 @@ export interface LoadedConfig {
   warnings: readonly ConfigIssue[];
   /** Every layer's ralph-orchestrator keys read as Ralph's keys, one note each. */
   notes: readonly ConfigIssue[];
+  /** How errors name the hats source (`-H`), when one was read. */
+  hatsSource?: string | undefined;
 }
 
-/** Parses YAML text into a plain object, reporting syntax errors as `file:line:col`. */
-export function parseConfigText(text: string, label: string): SourceDoc & { raw: Record<string, unknown> } {
+/**
+ * Parses YAML text into a plain object, reporting syntax errors as `file:line:col`; `notMapping`
+ * says what the file must be when it is not a mapping.
+ */
+export function parseConfigText(
+  text: string,
+  label: string,
+  notMapping = 'the config must be a YAML mapping of sections (event_loop:, cli:, …)',
+): SourceDoc & { raw: Record<string, unknown> } {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (document.errors.length > 0) {
@@ -79,7 +92,7 @@ export function parseConfigText(text: string, label: string): SourceDoc & { raw:
         line: 1,
         col: 1,
         path: '',
-        message: 'the config must be a YAML mapping of sections (event_loop:, cli:, …)',
+        message: notMapping,
       },
     ]);
   }
@@ -110,12 +123,19 @@ export function loadConfig(options: {
   const specs =
     options.layers ?? (options.file === undefined ? [] : [{ kind: 'project' as const, file: options.file }]);
   const layers = specs.map((layer) => readLayer(layer, options.cwd));
-  // A problem is located in the topmost layer that sets the key (else the project file).
+  // A problem is located in the topmost layer that sets the key (else the project file), in the
+  // file a hat imported the key from when it did.
   const project = layers.find((l) => l.kind === 'project');
-  const docFor = (path: readonly PropertyKey[]) =>
-    (topmostWith(layers, path) ?? topmostWith(layers, path.slice(0, -1)) ?? project ?? layers.at(-1))?.doc;
+  const docFor = (path: readonly PropertyKey[]) => {
+    const layer =
+      topmostWith(layers, path) ?? topmostWith(layers, path.slice(0, -1)) ?? project ?? layers.at(-1);
+    return importedDoc(layer?.imports, path) ?? layer?.doc;
+  };
   const merged = applyOverrides(
-    layers.reduce<Record<string, unknown>>((acc, l) => mergeLayer(acc, l.raw), {}),
+    layers.reduce<Record<string, unknown>>(
+      (acc, l) => (l.kind === 'hats' ? overlayHatsSource(acc, l.raw) : mergeLayer(acc, l.raw)),
+      {},
+    ),
     overrides,
   );
   const result = configSchema.safeParse(merged);
@@ -131,7 +151,8 @@ export function loadConfig(options: {
     layers,
     overrides,
     warnings: layers.flatMap((l) => l.warnings),
-    notes: layers.flatMap((l) => l.notes),
+    notes: [...layers.flatMap((l) => l.notes), ...replacedByHatsSource(layers)],
+    hatsSource: layers.find((l) => l.kind === 'hats')?.label,
   };
   const hatIssues = [
     ...hatConfigIssues(result.data),
@@ -148,6 +169,23 @@ export function loadConfig(options: {
   return loaded;
 }
 
+/** The `hats:`/`events:` of the layers below a hats source (`-H`) that it replaces: a note each. */
+function replacedByHatsSource(layers: readonly LoadedLayer[]): ConfigIssue[] {
+  const at = layers.findIndex((l) => l.kind === 'hats');
+  if (at < 0) return [];
+  const source = layers[at]!;
+  return layers.slice(0, at).flatMap((layer) =>
+    (['hats', 'events'] as const)
+      .filter((key) => hasPath(layer.raw, [key]) && hasPath(source.raw, [key]))
+      .map((key) =>
+        keyIssue(layer.doc, {
+          path: [key],
+          message: `replaced by the ${key} of the hats source ${source.label} (-H)`,
+        }),
+      ),
+  );
+}
+
 /** Reads and parses one layer file; an unreadable file is an error naming it. */
 function readLayer(layer: ConfigLayer, cwd: string): LoadedLayer {
   let text: string;
@@ -162,14 +200,35 @@ function readLayer(layer: ConfigLayer, cwd: string): LoadedLayer {
       },
     );
   }
-  const rel = relative(cwd, layer.file);
-  const label = rel.startsWith('..') ? layer.file : rel;
+  const labelOf = (file: string) => {
+    const rel = relative(cwd, file);
+    return rel.startsWith('..') ? file : rel;
+  };
+  const label = labelOf(layer.file);
   const { raw: written, ...doc } = parseConfigText(text, label);
+  const imported = resolveHatImports(written, doc, layer.file, parseConfigText, labelOf);
+  // A hats source keeps only what it may set; the rest is warned about (hats-source.ts).
+  const source =
+    layer.kind === 'hats'
+      ? hatsSourceLayer(imported.raw, {
+          label,
+          builtin: layer.builtin === true,
+          locateKey: (key) => locate(doc, [], key),
+        })
+      : undefined;
   // ralph-orchestrator's keys are read its way before the schema sees the layer (the warned ones removed).
-  const { raw, warnings, notes } = adaptOrchestratorLayer(written);
+  const { raw, warnings, notes } = adaptOrchestratorLayer(source?.raw ?? imported.raw);
   const at = (notes: KeyNote[]) =>
     notes.map((n) => keyIssue(doc, n)).sort((a, b) => a.line - b.line || a.col - b.col);
-  return { ...layer, label, doc, raw, warnings: at(warnings), notes: at(notes) };
+  return {
+    ...layer,
+    label,
+    doc,
+    raw,
+    warnings: at([...(source?.warnings ?? []), ...warnings]),
+    notes: at(notes),
+    imports: imported.imports,
+  };
 }
 
 /** A note about a key, located at the key itself in its file. */

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { linkToNowhere, RalphError, UsageError, whyUnreadable } from '../errors.ts';
 import { type ConfigLayer, userConfigFile } from './config-layers.ts';
 import type { LoadedConfig } from './load-config.ts';
+import { hatsSourceFile } from './orchestrator/hats-source.ts';
 import type { ConfigOverride } from './overrides.ts';
 import { findPreset, presetFile } from './presets.ts';
 import type { RalphConfig } from './schema.ts';
@@ -35,21 +36,23 @@ export function findConfigFile(cwd: string, configPath: string | undefined): str
 
 /**
  * The config files of a command, lowest first: the user config, the project file (`-c` or
- * ralph.yml), and the preset of `--preset`.
+ * ralph.yml), the preset of `--preset` and the hats source of `-H`.
  */
 export function configLayers(
   cwd: string,
   env: NodeJS.ProcessEnv,
-  files: { config?: string | undefined; preset?: string | undefined },
+  files: { config?: string | undefined; preset?: string | undefined; hats?: string | undefined },
 ): ConfigLayer[] {
   const user = userConfigFile(env);
   const project = findConfigFile(cwd, files.config);
   const preset =
     files.preset === undefined ? undefined : presetFile(findPreset(files.preset).name, 'ralph.yml');
+  const hats = files.hats === undefined ? undefined : hatsSourceFile(cwd, files.hats);
   return [
     ...(user ? [{ kind: 'user' as const, file: user }] : []),
     ...(project ? [{ kind: 'project' as const, file: project }] : []),
     ...(preset ? [{ kind: 'preset' as const, file: preset }] : []),
+    ...(hats ? [{ kind: 'hats' as const, file: hats.file, builtin: hats.builtin }] : []),
   ];
 }
 

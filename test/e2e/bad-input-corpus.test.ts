@@ -261,6 +261,7 @@ describe('file-path flags pointing at links to nowhere, link loops and directori
     ['-c', (p) => ['run', '--dry-run', '-c', p]],
     ['config validate -c', (p) => ['config', 'validate', '-c', p]],
     ['-P', (p) => ['run', '--dry-run', '-P', p]],
+    ['-H', (p) => ['run', '--dry-run', '-H', p]],
     ['dashboard --token-file', (p) => ['dashboard', '--token-file', p]],
   ];
   it.each(flags)(

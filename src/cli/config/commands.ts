@@ -1,6 +1,6 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import type { CliIO, SetCode } from '../io.ts';
-import { configOption, jsonOption, presetOption, setOption } from '../options.ts';
+import { configOption, hatsOption, jsonOption, presetOption, setOption } from '../options.ts';
 
 // Definitions only: the config schema, YAML and the presets load when a command runs.
 
@@ -15,6 +15,7 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     .addOption(configOption())
     .addOption(setOption())
     .addOption(presetOption())
+    .addOption(hatsOption())
     .option('--schema-only', 'check only the file itself, not this machine and workspace')
     .option('--strict', 'warnings about the file (ralph-orchestrator keys Ralph ignores) are errors')
     .addOption(jsonOption('the verdict, every problem, note and warning as one JSON object'))
@@ -29,6 +30,7 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     .argument('[key]', 'a key or section, e.g. event_loop.max_iterations or cli')
     .addOption(configOption())
     .addOption(presetOption())
+    .addOption(hatsOption())
     .addOption(setOption())
     .addOption(jsonOption())
     .action(async (key, opts) =>
@@ -41,6 +43,7 @@ function registerConfigCommand(program: Command, io: CliIO, setCode: SetCode): v
     )
     .addOption(configOption())
     .addOption(presetOption())
+    .addOption(hatsOption())
     .addOption(setOption())
     .action(async (opts) => setCode((await import('./config-command.ts')).configShowCommand(opts, io)));
   config
@@ -90,12 +93,14 @@ export function registerHatsCommand(program: Command, io: CliIO, setCode: SetCod
     .command('validate')
     .description('check the hats (ambiguous triggers, default_publishes, starting_event) as file:line:col')
     .addOption(configOption())
+    .addOption(hatsOption())
     .addOption(setOption())
     .action(async (opts) => setCode((await import('./hats-command.ts')).hatsValidateCommand(opts, io)));
   hats
     .command('graph')
     .description('print the hat topology: triggers, publishes and hand-offs')
     .addOption(configOption())
+    .addOption(hatsOption())
     .addOption(setOption())
     .addOption(
       new Option('--format <format>', 'text, or a Mermaid graph')
@@ -114,6 +119,7 @@ function registerHooksCommand(program: Command, io: CliIO, setCode: SetCode): vo
       'check hooks: (schema, commands that exist and are executable, cwds, unique names, timeouts) as file:line:col; exit 1 on a problem',
     )
     .addOption(configOption())
+    .addOption(hatsOption())
     .addOption(setOption())
     .addOption(jsonOption())
     .action(async (opts) => setCode((await import('./hooks-command.ts')).hooksValidateCommand(opts, io)));

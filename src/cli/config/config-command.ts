@@ -13,6 +13,8 @@ import { shownConfig, shownExplain } from './shown-config.ts';
 interface ConfigFlags {
   config?: string | undefined;
   preset?: string | undefined;
+  /** `-H SOURCE`: the hats source over the config's hats. */
+  hats?: string | undefined;
   set?: string[] | undefined;
   /** `config validate --schema-only`: the file, not the machine. */
   schemaOnly?: boolean | undefined;
@@ -26,6 +28,7 @@ function load(flags: ConfigFlags, io: CliIO) {
     cwd: io.cwd,
     configPath: flags.config,
     preset: flags.preset,
+    hats: flags.hats,
     overrides: (flags.set ?? []).map(parseSetOverride),
     env: io.env,
   });
@@ -48,6 +51,7 @@ export async function configValidateCommand(
   }
   const { loaded, config } = result;
   const hats = Object.keys(config.hats).length;
+  const { hatsSource } = loaded;
   // The same preflight `ralph run` makes: what it would fail on a minute later, said now.
   const problems = flags.schemaOnly
     ? []
@@ -57,6 +61,7 @@ export async function configValidateCommand(
     const report = {
       valid: true,
       file: loaded.file ?? null,
+      hats_source: hatsSource ?? null,
       backend: loaded.config.cli.backend,
       hats,
       notes: loaded.notes.map(issueJson),
@@ -68,7 +73,7 @@ export async function configValidateCommand(
     return fatal ? ExitCode.failure : ExitCode.ok;
   }
   io.out(
-    `${loaded.file ?? '(no ralph.yml; defaults)'}: valid (backend ${loaded.config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
+    `${loaded.file ?? '(no ralph.yml; defaults)'}${hatsSource ? ` + hats ${hatsSource}` : ''}: valid (backend ${loaded.config.cli.backend}${hats ? `, ${hats} hats` : ''})\n`,
   );
   for (const line of issueLines(loaded.notes)) io.out(`  · ${line}\n`);
   for (const line of issueLines(loaded.warnings)) io.out(`  ! ${line}\n`);
@@ -100,8 +105,9 @@ function issueLines(issues: readonly ConfigIssue[]): string[] {
 /** `ralph config show`: the resolved configuration with every default filled in, secrets masked. */
 export function configShowCommand(flags: ConfigFlags, io: CliIO): number {
   const { loaded } = load(flags, io);
+  const { hatsSource } = loaded;
   io.out(
-    `# resolved from ${loaded.file ?? 'defaults'}\n${stringify(shownConfig(loaded, io.env, loaded.config))}`,
+    `# resolved from ${loaded.file ?? 'defaults'}${hatsSource ? ` + hats ${hatsSource}` : ''}\n${stringify(shownConfig(loaded, io.env, loaded.config))}`,
   );
   return ExitCode.ok;
 }

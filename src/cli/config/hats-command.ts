@@ -7,6 +7,8 @@ import type { CliIO } from '../io.ts';
 
 interface HatsFlags {
   config?: string | undefined;
+  /** `-H SOURCE`: the hats source over the config's hats. */
+  hats?: string | undefined;
   set?: string[] | undefined;
 }
 
@@ -15,13 +17,14 @@ function load(flags: HatsFlags, io: CliIO) {
   const { loaded } = resolveRunConfig({
     cwd: io.cwd,
     configPath: flags.config,
+    hats: flags.hats,
     overrides: (flags.set ?? []).map(parseSetOverride),
     env: io.env,
   });
   const { file } = loaded;
   const rel = file === undefined ? undefined : relative(io.cwd, file);
   const label = rel === undefined ? '(no ralph.yml; defaults)' : rel.startsWith('..') ? file : rel;
-  return { ...loaded, label };
+  return { ...loaded, label: loaded.hatsSource ? `${label} + hats ${loaded.hatsSource}` : label };
 }
 
 /** `ralph hats validate`: a one-line OK, or the ConfigError propagates to the CLI's error report. */

@@ -8,6 +8,8 @@ import type { CliIO } from '../io.ts';
 
 interface HooksFlags {
   config?: string | undefined;
+  /** `-H SOURCE`: the hats source over the config's hats. */
+  hats?: string | undefined;
   set?: string[] | undefined;
   json?: boolean | undefined;
 }
@@ -22,6 +24,7 @@ export function hooksValidateCommand(flags: HooksFlags, io: CliIO): number {
     const { loaded } = resolveRunConfig({
       cwd: io.cwd,
       configPath: flags.config,
+      hats: flags.hats,
       overrides: (flags.set ?? []).map(parseSetOverride),
       env: io.env,
     });

@@ -21,6 +21,8 @@ import { untilInterrupted } from '../signals.ts';
 
 interface DoctorFlags {
   config?: string | undefined;
+  /** `-H SOURCE`: the hats source over the config's hats. */
+  hats?: string | undefined;
   set?: string[] | undefined;
   json?: boolean | undefined;
   probe?: boolean | undefined;
@@ -42,6 +44,7 @@ function loadForDoctor(flags: DoctorFlags, io: CliIO): ReadinessConfig {
     const { config } = resolveRunConfig({
       cwd: io.cwd,
       configPath: flags.config,
+      hats: flags.hats,
       overrides: (flags.set ?? []).map(parseSetOverride),
       env: io.env,
     });

@@ -3,6 +3,7 @@ import type { CliIO, SetCode } from '../io.ts';
 import {
   COUNT,
   configOption,
+  hatsOption,
   jsonOption,
   numberOption,
   POSITIVE,
@@ -94,6 +95,7 @@ export function registerInspectCommands(program: Command, io: CliIO, setCode: Se
     )
     .addOption(configOption())
     .addOption(presetOption())
+    .addOption(hatsOption())
     .option('-P, --prompt-file <file>', 'prompt file (default: event_loop.prompt_file, then PROMPT.md)')
     .option('-p, --prompt <text>', 'inline prompt text')
     .option('-b, --backend <name>', 'agent backend (custom, fake, …)')

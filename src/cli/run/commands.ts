@@ -3,7 +3,15 @@ import { INTERACTIVE_BACKEND_NAMES } from '../../config/schema/backend-names.ts'
 import { UsageError } from '../../errors.ts';
 import { DEFAULT_PLAN_PROMPT } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
-import { COUNT, configOption, numberOption, POSITIVE, presetOption, setOption } from '../options.ts';
+import {
+  COUNT,
+  configOption,
+  hatsOption,
+  numberOption,
+  POSITIVE,
+  presetOption,
+  setOption,
+} from '../options.ts';
 
 // Definitions only: each action loads its module when it runs, so starting `ralph run` loads the
 // engine but not the doctor, the dashboard or the fleet.
@@ -20,6 +28,7 @@ export function registerRunCommands(
     .description('run the loop (default command)')
     .addOption(configOption())
     .addOption(presetOption())
+    .addOption(hatsOption())
     .option('-P, --prompt-file <file>', 'prompt file (default: event_loop.prompt_file, then PROMPT.md)')
     .option('-p, --prompt <text>', 'inline prompt text')
     .option('-b, --backend <name>', 'agent backend (custom, fake, …)')

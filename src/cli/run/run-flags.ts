@@ -12,6 +12,8 @@ export interface RunFlags {
   config?: string | undefined;
   /** `--preset NAME`: the preset's ralph.yml as a layer over the project file, without `ralph init`. */
   preset?: string | undefined;
+  /** `-H SOURCE`: a hats file or `builtin:NAME` whose hats and events replace the config's. */
+  hats?: string | undefined;
   promptFile?: string | undefined;
   prompt?: string | undefined;
   backend?: string | undefined;
@@ -55,6 +57,7 @@ export function runOptions(
     cwd,
     configPath: flags.config,
     preset: flags.preset,
+    hats: flags.hats,
     overrides: overridesFromFlags(flags, set),
     backend: flags.backend,
     prompt:

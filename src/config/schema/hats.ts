@@ -11,6 +11,15 @@ import {
 /** One hat of `hats:`: what activates it, what it publishes, its instructions and its backend. */
 export const hatSchema = z
   .strictObject({
+    import: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          "A YAML file of one hat's keys (relative to the file that says it) that this hat takes; the keys the hat sets itself win, key by key. The file may hold neither `import` nor `events`. Resolved when the config is read.",
+        examples: ['hats/builder.yml'],
+      }),
     name: z.string().min(1).optional().meta({
       description:
         "Display name of the hat (in the prompt's hat heading and `ralph explain`). Absent: the hat's id.",

@@ -26,7 +26,12 @@ import {
  */
 export async function resolveRunCached(options: ResolveRunOptions): Promise<ResolvedRun> {
   const inputs = runConfigInputs(options);
-  const cacheInputs = { ...inputs, configPath: options.configPath, preset: options.preset };
+  const cacheInputs = {
+    ...inputs,
+    configPath: options.configPath,
+    preset: options.preset,
+    hats: options.hats,
+  };
   const key = configCacheKey(cacheInputs);
   const hit =
     key === undefined ? undefined : readConfigCache(configCacheFile(inputs.env, inputs.cwd, key), key);
@@ -44,7 +49,15 @@ export async function resolveRunCached(options: ResolveRunOptions): Promise<Reso
   // The files read may have changed since the key was taken: then the key may not name this config.
   // A config with warnings is read each start, so each start says them (the cache holds none).
   const quiet = resolved.configWarnings.length === 0;
-  if (key !== undefined && quiet && cacheable(config, inputs.env) && configCacheKey(cacheInputs) === key)
+  // The key hashes the layer files, not the hat files they import: a config importing one is read each start.
+  const imports = resolved.loaded.layers.some((l) => l.imports.length > 0);
+  if (
+    key !== undefined &&
+    quiet &&
+    !imports &&
+    cacheable(config, inputs.env) &&
+    configCacheKey(cacheInputs) === key
+  )
     writeConfigCache(inputs.env, inputs.cwd, key, config);
   return finishRun(options, resolved);
 }
@@ -62,6 +75,8 @@ export interface ConfigCacheInputs {
   cwd: string;
   configPath: string | undefined;
   preset: string | undefined;
+  /** The hats source as given (`-H`); its file is among `layers`. */
+  hats?: string | undefined;
   layers: readonly ConfigLayer[];
   /** Every override in order: RALPH_AGENT's, `--set`, the flags, `-b`. */
   overrides: readonly ConfigOverride[];
@@ -81,11 +96,12 @@ function buildStamp(): { version: string; stat: string } {
 export function configCacheKey(inputs: ConfigCacheInputs): string | undefined {
   try {
     return JSON.stringify({
-      format: 2,
+      format: 3,
       build: buildStamp(),
       cwd: inputs.cwd,
       configPath: inputs.configPath ?? null,
       preset: inputs.preset ?? null,
+      hats: inputs.hats ?? null,
       ralphAgent: inputs.env.RALPH_AGENT ?? null,
       layers: inputs.layers.map((l) => ({
         kind: l.kind,

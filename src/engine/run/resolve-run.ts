@@ -70,7 +70,7 @@ export interface RunConfig {
   config: RalphConfig;
   /** The project file read, if any. */
   configFile: string | undefined;
-  /** Every layer file read (user config, project file, preset). */
+  /** Every file read (user config, project file, preset, hats source, the hat files they import). */
   configFiles: string[];
   /** Where each value came from; its `config` is the run's before `auto` is resolved. */
   loaded: LoadedConfig;
@@ -93,7 +93,10 @@ export function resolveRunConfig(options: Omit<ResolveRunOptions, 'prompt'>): Ru
   return {
     config: withAutoBackend(config, inputs.cwd, inputs.env, pick),
     configFile: inputs.configFile,
-    configFiles: inputs.layers.map((l) => l.file),
+    configFiles: [
+      ...inputs.layers.map((l) => l.file),
+      ...loaded.layers.flatMap((l) => l.imports.map((i) => i.file)),
+    ],
     loaded,
     configWarnings:
       loaded.warnings.length === 0 ? [] : new ConfigError([...loaded.warnings]).message.split('\n'),

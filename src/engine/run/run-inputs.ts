@@ -24,6 +24,11 @@ export interface ResolveRunOptions {
   /** A preset's ralph.yml as a layer over the project file (`--preset NAME`), without `ralph init`. */
   preset?: string | undefined;
   /**
+   * A hats source (`-H`): a YAML file of hats, or `builtin:NAME` (a preset's hats), whose `hats`
+   * and `events` replace the config's and whose `event_loop` workflow keys override it.
+   */
+  hats?: string | undefined;
+  /**
    * Config values over every file and `RALPH_AGENT`, applied in order (`--set`, `--max-iterations` …);
    * each names its source for error messages. Parse `key=value` text with `parseSetOverride`.
    */
@@ -47,7 +52,7 @@ export interface ResolvedRun {
   backend: Backend;
   /** The config's warnings (ralph-orchestrator keys Ralph ignores) as `file:line:col: key: …` lines: `runLoop`'s `configWarnings`. */
   configWarnings: string[];
-  /** Every config file the config was layered from (user config, project file, preset): read-only to a sandboxed agent. */
+  /** Every config file the config was layered from (user config, project file, preset, hats source, imported hats): read-only to a sandboxed agent. */
   configFiles?: readonly string[] | undefined;
 }
 
@@ -68,7 +73,11 @@ export interface RunConfigInputs {
 export function runConfigInputs(options: Omit<ResolveRunOptions, 'prompt'>): RunConfigInputs {
   const { cwd } = options;
   const env = options.env ?? process.env;
-  const layers = configLayers(cwd, env, { config: options.configPath, preset: options.preset });
+  const layers = configLayers(cwd, env, {
+    config: options.configPath,
+    preset: options.preset,
+    hats: options.hats,
+  });
   const given = [...(options.overrides ?? []), ...backendOverrides(options.backend)];
   return {
     cwd,

@@ -69,6 +69,9 @@ const EXEMPT: Record<string, { why: string; rejects?: string }> = {
   'event_loop.starting_hat': {
     why: 'read by startingTopic (config/hat-checks.ts), which makes the first event',
   },
+  'hats.<id>.import': {
+    why: 'resolved by resolveHatImports (config/orchestrator/hat-imports.ts) as each layer is read, before the schema: the resolved config never holds it (test/unit/config/orchestrator/hat-imports.test.ts)',
+  },
 };
 
 const paths = [...new Map(keyPaths(configSchema).map((p) => [p.join('.'), p])).values()];

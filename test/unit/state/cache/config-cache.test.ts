@@ -51,7 +51,12 @@ const comparable = (run: ResolvedRun) => ({ ...run, backend: run.backend.name })
 /** The key and the cache file of a resolution (as resolveRunCached computes them). */
 function cacheOf(options: ResolveRunOptions): { key: string; file: string } {
   const inputs = runConfigInputs(options);
-  const key = configCacheKey({ ...inputs, configPath: options.configPath, preset: options.preset })!;
+  const key = configCacheKey({
+    ...inputs,
+    configPath: options.configPath,
+    preset: options.preset,
+    hats: options.hats,
+  })!;
   return { key, file: configCacheFile(inputs.env, options.cwd, key) };
 }
 const cacheFile = (options: ResolveRunOptions) => cacheOf(options).file;
@@ -207,6 +212,11 @@ describe('the config cache of ralph run (resolveRunCached)', () => {
       return { ...o, configPath: 'other.yml' };
     },
     '--preset': (_cwd, o) => ({ ...o, preset: 'solo' }),
+    '-H a hats file': (cwd, o) => {
+      writeFileSync(join(cwd, 'hats.yml'), 'hats:\n  b:\n    triggers: [x]\n');
+      return { ...o, hats: 'hats.yml' };
+    },
+    '-H builtin:board': (_cwd, o) => ({ ...o, hats: 'builtin:board' }),
     '--set': (_cwd, o) => ({ ...o, overrides: [parseSetOverride('event_loop.max_iterations=4')] }),
     '--set with the same value from another flag': (_cwd, o) => ({
       ...o,
@@ -235,5 +245,36 @@ describe('the config cache of ralph run (resolveRunCached)', () => {
     expect(fromCache(await resolveRunCached(options))).toBe(true);
     const changed = changes[change]!(cwd, options);
     expect(fromCache(await resolveRunCached(changed))).toBe(false);
+  });
+
+  it('-H: the hats file is keyed by its bytes; a config importing a hat file is read each start', async () => {
+    const cwd = workspace({
+      'ralph.yml': 'cli:\n  backend: custom\n  command: ./a.sh\n',
+      'hats.yml': 'hats:\n  b:\n    triggers: [x]\n',
+      'PROMPT.md': 'x\n',
+    });
+    utimesSync(join(cwd, 'hats.yml'), ROUND_TIME, ROUND_TIME);
+    const options: ResolveRunOptions = { cwd, env, hats: 'hats.yml' };
+    await resolveRunCached(options);
+    markCache(options);
+    expect(fromCache(await resolveRunCached(options))).toBe(true);
+    // The same size and times, other bytes: a miss that reads the new hats.
+    writeFileSync(join(cwd, 'hats.yml'), 'hats:\n  b:\n    triggers: [y]\n');
+    utimesSync(join(cwd, 'hats.yml'), ROUND_TIME, ROUND_TIME);
+    const run = await resolveRunCached(options);
+    expect(fromCache(run)).toBe(false);
+    expect(run.config.hats.b!.triggers).toEqual(['y']);
+
+    const importing = workspace({
+      'ralph.yml': 'cli:\n  backend: custom\n  command: ./a.sh\nhats:\n  b:\n    import: b.yml\n',
+      'b.yml': 'triggers: [x]\n',
+      'PROMPT.md': 'x\n',
+    });
+    expect((await resolveRunCached({ cwd: importing, env })).config.hats.b!.triggers).toEqual(['x']);
+    expect(existsSync(cacheFile({ cwd: importing, env }))).toBe(false);
+    writeFileSync(join(importing, 'b.yml'), 'triggers: [z]\n');
+    const edited = await resolveRunCached({ cwd: importing, env });
+    expect(edited.config.hats.b!.triggers).toEqual(['z']);
+    expect(edited.configFiles).toContain(join(importing, 'b.yml'));
   });
 });
