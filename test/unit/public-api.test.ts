@@ -91,6 +91,8 @@ const RUNTIME_EXPORTS = {
     'MEMORY_TYPES',
     'openMemoryStore',
     'openQuestions',
+    'sendProgressNote',
+    'MAX_PROGRESS_CHARS',
     'openTaskStore',
     'parseSince',
     'PRESETS',

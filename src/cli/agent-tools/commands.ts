@@ -3,10 +3,11 @@ import { ExitCode } from '../../errors.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { jsonOption } from '../options.ts';
 import { emitCommand } from './emit-command.ts';
+import { registerInteractTools } from './interact-tools.ts';
 import { registerMemoryTools } from './memory-tools.ts';
 import { registerTaskTools } from './task-tools.ts';
 
-/** What agents call inside a loop: `ralph emit` and `ralph tools task|memory …`. */
+/** What agents call inside a loop: `ralph emit` and `ralph tools task|memory|interact …`. */
 export function registerAgentToolCommands(program: Command, io: CliIO, setCode: SetCode): void {
   program
     .command('emit')
@@ -22,7 +23,10 @@ export function registerAgentToolCommands(program: Command, io: CliIO, setCode: 
       );
       setCode(ExitCode.ok);
     });
-  const tools = program.command('tools').description('task and memory tools for agents inside a loop');
+  const tools = program
+    .command('tools')
+    .description('task, memory and interact tools for agents inside a loop');
   registerTaskTools(tools, io, setCode);
   registerMemoryTools(tools, io, setCode);
+  registerInteractTools(tools, io, setCode);
 }
