@@ -159,6 +159,40 @@ describe('real pi driven by ralph', () => {
     180_000,
   );
 
+  it('ralph doctor --probe: one real turn of pi counts its tokens; a 401 is an auth error for the probe and the loop, read from pi’s events (it exits 0)', async () => {
+    const dir = makeWorkspace({ 'PROMPT.md': 'x\n' });
+    const yml = ['cli:', '  backend: pi', `  command: ${JSON.stringify(PI)}`, `  model: ${MODEL}`, ''].join(
+      '\n',
+    );
+    writeFileSync(join(dir, 'ralph.yml'), yml);
+    const env = piEnv();
+    server.setScript({ rules: [{ reply: { text: 'OK', usage: { input: 100, output: 2 } } }] });
+    const ok = await runRalph(['doctor', '--probe'], dir, env);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    // 100 in / 2 out at $3 / $15 per million tokens: the cost pi computed.
+    expect(ok.stdout).toMatch(/^✓ probe +pi answered: OK \(tokens 100 in \/ 2 out, \$0\.0003, /m);
+    server.setScript({
+      rules: [
+        {
+          reply: {
+            status: 401,
+            errorBody: { error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } },
+          },
+        },
+      ],
+    });
+    const denied = await runRalph(['doctor', '--probe'], dir, env);
+    expect(denied.code).toBe(1);
+    expect(denied.stdout).toMatch(
+      /^✗ probe +pi: auth error: 401 Incorrect API key provided — run `pi` and `\/login`, or set a provider key/m,
+    );
+    // The loop reads it the same way: the run stops on the auth error, exit 1.
+    const run = await runRalph(['run', '--max-iterations', '3'], dir, env);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(readState(dir).stop_reason).toBe('auth_error');
+    expect(readRecords(dir)).toHaveLength(1);
+  }, 120_000);
+
   // Their ralph.pi.yml as shipped has a hat with no triggers, which Ralph refuses on its own
   // grounds (no event could activate it); with `triggers` it is this config.
   it('ralph-orchestrator’s ralph.pi.yml (cli.backend: pi, a hat backend {type: pi, args}) validates and runs', async () => {

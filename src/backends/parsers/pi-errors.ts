@@ -19,17 +19,19 @@ export const isPiLimitMessage = (message: string): boolean => PATTERNS.rateLimit
 
 /**
  * Classifies the end of a pi run from its structured events: pi exits 0 when the model call
- * failed, so the last `error` (a failed assistant message) not followed by a `result` (a prompt
- * that completed, after pi's own retries) decides, never the assistant's text or a tool's output.
+ * failed, so the last `result` decides — an error result (its last prompt failed and no retry
+ * followed) by the provider's message — never the assistant's text or a tool's output.
  * stderr is read only when pi printed no event at all (a bad flag, an unknown model, no key).
  */
 export function classifyPiExit(info: ExitInfo): ExitClass {
   if (info.killedBy) return { kind: 'killed', reason: info.killedBy };
-  const lastError = info.events.findLastIndex((e) => e.type === 'error');
-  const lastResult = info.events.findLastIndex((e) => e.type === 'result');
-  if (lastResult > lastError && info.exitCode === 0 && info.signal === null) return { kind: 'success' };
-  const failure = info.events[lastError];
-  if (failure?.type === 'error') return classifyMessage(failure.message, PATTERNS);
+  const result = info.events.findLast((e) => e.type === 'result');
+  if (result?.type === 'result') {
+    if (result.isError) return classifyMessage(result.text, PATTERNS);
+    if (info.exitCode === 0 && info.signal === null) return { kind: 'success' };
+  }
+  const failure = info.events.findLast((e) => e.type === 'error');
+  if (failure?.type === 'error' && !result) return classifyMessage(failure.message, PATTERNS);
   if (info.signal) return { kind: 'agent_error', message: `pi was killed by ${info.signal}` };
   // Its first line says what failed; the lines after it point at its docs.
   const stderr = stripAnsi(info.stderrTail)

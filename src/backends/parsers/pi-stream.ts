@@ -30,7 +30,8 @@ const textOf = (content: unknown): string =>
  * `tool_execution_*`, `auto_retry_*`, `compaction_*`). Each assistant `message_end` is one model
  * call, with its usage and cost, or `stopReason: "error"` and the provider's `errorMessage`; pi
  * exits 0 either way, so the answer and the failure are read here. An `agent_end` closes a prompt
- * (pi's own retries start another): the result, with the totals so far.
+ * (pi's own retries start another): the result, with the totals so far; a prompt that failed and
+ * was not retried is an error result once the output is over (`flush`).
  */
 export function createPiParser(): OutputParser {
   let finalText = '';
@@ -100,5 +101,13 @@ export function createPiParser(): OutputParser {
     }
   };
 
-  return createJsonLinesParser({ parseObject, finalText: () => finalText });
+  const parser = createJsonLinesParser({ parseObject, finalText: () => finalText });
+  return {
+    ...parser,
+    // pi exits 0 when its last prompt failed; only the end of the output says no retry followed.
+    flush: (): AgentEvent[] =>
+      failure === undefined
+        ? []
+        : [{ type: 'result', text: failure, isError: true, usage: { ...total }, costUsd, model }],
+  };
 }

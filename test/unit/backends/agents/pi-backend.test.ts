@@ -18,9 +18,10 @@ const fixtureLines = (name: string): string[] =>
     .split('\n')
     .filter(Boolean);
 
+/** Every line parsed, then the end of the output (`flush`), as the agent-turn runner does. */
 function parse(lines: string[]): { events: AgentEvent[]; finalText: string } {
   const parser = createPiBackend().createParser();
-  const events = lines.flatMap((l) => parser.parseLine(l));
+  const events = [...lines.flatMap((l) => parser.parseLine(l)), ...(parser.flush?.() ?? [])];
   return { events, finalText: parser.finalText() };
 }
 
@@ -161,7 +162,12 @@ describe('how a pi run ended (recorded): pi exits 0 when the model call failed',
     const limits = events.filter((e) => e.type === 'rate_limit');
     expect(limits).toHaveLength(3);
     expect(limits.every((e) => e.type === 'rate_limit' && e.retrying === true)).toBe(true);
-    expect(events.some((e) => e.type === 'result')).toBe(false);
+    // pi gave up: the end of its output is an error result (the runner's judgement of the turn).
+    expect(events.at(-1)).toMatchObject({
+      type: 'result',
+      isError: true,
+      text: '429 Rate limit reached for requests',
+    });
     expect(classifyFixture('rate-limit-exhausted', 0)).toEqual({
       kind: 'rate_limit',
       message: '429 Rate limit reached for requests',
@@ -172,7 +178,8 @@ describe('how a pi run ended (recorded): pi exits 0 when the model call failed',
     expect(classifyFixture('insufficient-quota', 0)).toMatchObject({ kind: 'rate_limit' });
   });
 
-  it('401: an auth error', () => {
+  it('401: an error result at the end of the output, classified as an auth error', () => {
+    expect(parse(fixtureLines('auth-401')).events.at(-1)).toMatchObject({ type: 'result', isError: true });
     expect(classifyFixture('auth-401', 0)).toEqual({
       kind: 'auth_error',
       message: '401 Incorrect API key provided: test-key.',
@@ -205,7 +212,7 @@ describe('how a pi run ended (recorded): pi exits 0 when the model call failed',
     expect(classifyPiExit(exitInfo([], null, { signal: 'SIGKILL' }))).toMatchObject({ kind: 'agent_error' });
   });
 
-  it('property: any line, JSON or not, parses without throwing, and only structured events can fail a run', () => {
+  it('property: any line, JSON or not, parses without throwing; a run exiting 0 succeeds exactly when its last result is no error', () => {
     const line = fc.oneof(
       fc.string(),
       fc.json(),
@@ -214,10 +221,9 @@ describe('how a pi run ended (recorded): pi exits 0 when the model call failed',
     fc.assert(
       fc.property(fc.array(line, { maxLength: 30 }), (lines) => {
         const { events } = parse(lines);
-        const failed = classifyPiExit(exitInfo(events, 0)).kind !== 'success';
-        const success =
-          events.findLastIndex((e) => e.type === 'result') > events.findLastIndex((e) => e.type === 'error');
-        expect(failed).toBe(!success);
+        const last = events.findLast((e) => e.type === 'result');
+        const succeeded = classifyPiExit(exitInfo(events, 0)).kind === 'success';
+        expect(succeeded).toBe(last?.type === 'result' && !last.isError);
       }),
     );
   });
