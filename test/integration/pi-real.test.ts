@@ -193,6 +193,45 @@ describe('real pi driven by ralph', () => {
     expect(readRecords(dir)).toHaveLength(1);
   }, 120_000);
 
+  it('ralph-orchestrator’s ralph.m.yml cli block (backend "pi", prompt_mode "arg", --provider/--model/--thinking in args) runs: the prompt still goes on stdin', async () => {
+    server.setScript({
+      rules: [
+        {
+          match: 'Improve one thing',
+          reply: { text: 'Improved.\nLOOP_COMPLETE', usage: { input: 200, output: 4 } },
+        },
+      ],
+    });
+    const from = server.requests.length;
+    const dir = makeWorkspace({ 'PROMPT.md': 'Improve one thing.\n' });
+    const yml = [
+      'event_loop:',
+      '  prompt_file: "PROMPT.md"',
+      '  max_iterations: 2',
+      'cli:',
+      '  backend: "pi"',
+      `  command: ${JSON.stringify(PI)}`,
+      '  prompt_mode: "arg"',
+      '  args: ["--provider", "ralphtest", "--model", "ralph-model", "--thinking", "high"]',
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, 'ralph.yml'), yml);
+    const env = piEnv();
+    const v = await runRalph(['config', 'validate', '--strict'], dir, env);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const dry = await runRalph(['run', '--dry-run'], dir, env);
+    expect(dry.stdout).toContain(
+      '-p --mode json --no-session --provider ralphtest --model ralph-model --thinking high',
+    );
+    const r = await runRalph(['run'], dir, env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readState(dir).stop_reason).toBe('completed');
+    const calls = server.requests.slice(from);
+    expect(calls).toHaveLength(1);
+    // The prompt reached the model whole (as pi's user message, from stdin).
+    expect(JSON.stringify(calls[0]?.body)).toContain('Improve one thing.');
+  }, 120_000);
+
   // Their ralph.pi.yml as shipped has a hat with no triggers, which Ralph refuses on its own
   // grounds (no event could activate it); with `triggers` it is this config.
   it('ralph-orchestrator’s ralph.pi.yml (cli.backend: pi, a hat backend {type: pi, args}) validates and runs', async () => {
