@@ -32,6 +32,7 @@ export type { LoopEvent, LoopEventType } from './observe/events.ts';
 export type {
   ControlReceivedEvent,
   HumanAnsweredEvent,
+  HumanProgressEvent,
   HumanQuestionEvent,
   LoopIdleEvent,
   LoopParkedEvent,
@@ -150,6 +151,12 @@ export { listRuns, type RunSummary } from './dashboard/run-data.ts';
 export { applyRescue, listRescues, RESCUE_PREFIX, type RescueEntry, showRescue } from './git/rescue-refs.ts';
 export { cleanWorktrees, DEFAULT_WORKTREE, listWorktrees, repoRoot } from './parallel/worktrees.ts';
 export { ask } from './human/ask.ts';
+export {
+  MAX_PROGRESS_CHARS,
+  type ProgressNote,
+  type ProgressReceipt,
+  sendProgressNote,
+} from './human/progress-notes.ts';
 export { damagedQuestionLines, openQuestions } from './human/control-files.ts';
 export {
   DEFAULT_PLAN_PROMPT,

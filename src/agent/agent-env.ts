@@ -33,8 +33,11 @@ export interface AgentEnvInput extends BaseAgentEnvInput {
   iteration: number;
   hat: string | null;
   runId: string;
-  /** `human.timeout_seconds` and `human.default_answer`, for `ralph ask`. */
-  human: { timeoutSeconds: number; defaultAnswer: string };
+  /**
+   * `human.timeout_seconds` and `human.default_answer`, for `ralph ask`; the human channel
+   * (`telegram` with `RObot` on, else `none`), for what `ralph tools interact progress` says.
+   */
+  human: { timeoutSeconds: number; defaultAnswer: string; channel: 'telegram' | 'none' };
 }
 
 /**
@@ -72,6 +75,7 @@ export function buildAgentEnv(input: AgentEnvInput): NodeJS.ProcessEnv {
   env.RALPH_RUN_ID = input.runId;
   env.RALPH_HUMAN_TIMEOUT_SECONDS = String(input.human.timeoutSeconds);
   env.RALPH_HUMAN_DEFAULT_ANSWER = input.human.defaultAnswer;
+  env.RALPH_HUMAN_CHANNEL = input.human.channel;
   // Found in /proc at the iteration's end, however far a process detached (setsid, daemons).
   env[MARK_VAR] = markFor(input.runId, input.iteration);
   return env;

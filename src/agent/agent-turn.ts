@@ -190,7 +190,8 @@ export async function runAgentTurn(
             if (stream === 'stdout') parsed(parser.parseLine(line));
           }),
     });
-    if (byChunk && !failed) guard(() => parsed(parser.flush?.() ?? []))();
+    // What only the end of the output tells: a chunk parser's last line, a last prompt that failed.
+    if (!failed) guard(() => parsed(parser.flush?.() ?? []))();
   } finally {
     clearInterval(tick);
     o.signal?.removeEventListener('abort', onOuterAbort);

@@ -19,6 +19,7 @@ import { custom } from './agents/custom.ts';
 import { fake } from './agents/fake.ts';
 import { gemini } from './agents/gemini.ts';
 import { opencode } from './agents/opencode.ts';
+import { pi } from './agents/pi.ts';
 import { qwen } from './agents/qwen.ts';
 import { configForBackend } from './backend-settings.ts';
 import {
@@ -42,6 +43,7 @@ export const BACKEND_DEFINITIONS: readonly BackendDefinition[] = [
   copilot,
   cline,
   cursor,
+  pi,
   amp,
   custom,
   fake,

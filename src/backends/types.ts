@@ -43,7 +43,8 @@ export interface OutputParser {
   /**
    * A parser of plain text may read the output a chunk at a time instead of a line at a time: one
    * `text` event for the chunk's complete lines (a chatty agent prints millions of lines). Then
-   * `flush` gives the last, unterminated line once the output is over.
+   * `flush` gives the last, unterminated line once the output is over. Any parser may have `flush`:
+   * the events only the end of the output decides (a CLI that exits 0 when its last prompt failed).
    */
   parseChunk?(chunk: string): AgentEvent[];
   flush?(): AgentEvent[];

@@ -211,6 +211,15 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ['ralph tools task ready', 'from an agent: the tasks to work on'],
     ['ralph tools memory search parser', 'from an agent: what earlier iterations learnt'],
   ],
+  'tools interact': [
+    ['ralph tools interact progress "Parser done; starting on the CLI"', 'from an agent: tell the human'],
+  ],
+  'tools interact progress': [
+    [
+      'ralph tools interact progress "Tests green; 3 of 5 tasks done"',
+      'a note the loop sends on Telegram (or records)',
+    ],
+  ],
   'tools skill': [
     ['ralph tools skill list', 'the skills this project configures'],
     ['ralph tools skill load code-review', 'from an agent: read one'],

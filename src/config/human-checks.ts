@@ -46,3 +46,8 @@ export function humanTimeoutSeconds(config: Pick<RalphConfig, 'human' | 'RObot'>
     ? robot.timeout_seconds
     : config.human.timeout_seconds;
 }
+
+/** The channel a progress note reaches a human on: Telegram with `RObot` on, else none (recorded only). */
+export function humanChannel(config: Pick<RalphConfig, 'RObot'>): 'telegram' | 'none' {
+  return config.RObot.enabled ? 'telegram' : 'none';
+}

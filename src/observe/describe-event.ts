@@ -138,6 +138,8 @@ const LOOP: LoopEventHandlers<string> = {
   'loop.paused': () => 'paused — `ralph resume` goes on, `ralph stop` ends the loop',
   'loop.resumed': (e) => `resumed (was ${e.from.replace(/_/g, ' ')})`,
   'human.question': (e) => `waiting for a human — ${e.kind} ${e.id}: ${e.text}`,
+  'human.progress': (e) =>
+    `progress note ${e.id}${e.channel === 'none' ? ' (no human channel: recorded only)' : ` → ${e.channel}`}: ${e.text}`,
   'human.answered': (e) =>
     `${e.id} ${e.by === 'timeout' ? 'timed out' : `answered by ${e.by}`}: ${e.answer}${e.reason ? ` — ${e.reason}` : ''}`,
   'review.finished': (e) =>

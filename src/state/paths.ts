@@ -30,6 +30,8 @@ export interface RalphPaths {
   inbox: string;
   /** Open and answered questions and approvals (append-only; the newest line per id wins). */
   questions: string;
+  /** The agent's progress notes to the human (`ralph tools interact progress`), append-only. */
+  progressNotes: string;
   currentEvents: string;
   logs: string;
   runs: string;
@@ -67,6 +69,7 @@ function pathsOf(workspaceRoot: string): RalphPaths {
     protectedStore: join(dir, 'protected'),
     inbox: join(dir, 'control', 'inbox.jsonl'),
     questions: join(dir, 'control', 'questions.jsonl'),
+    progressNotes: join(dir, 'control', 'progress.jsonl'),
     currentEvents: join(dir, 'current-events'),
     logs: join(dir, 'logs'),
     runs: join(dir, 'runs'),

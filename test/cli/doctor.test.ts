@@ -127,7 +127,7 @@ describe('ralph doctor: backends', () => {
       /^ {2}✗ gemini +not installed +auth .*install: npm install -g @google\/gemini-cli/m,
     );
     expect(r.stdout).toMatch(/^ {2}✗ cursor +not installed .*install: curl https:\/\/cursor\.com\/install/m);
-    for (const name of ['opencode', 'copilot', 'cline', 'amp', 'qwen'])
+    for (const name of ['opencode', 'copilot', 'cline', 'pi', 'amp', 'qwen'])
       expect(r.stdout).toMatch(new RegExp(`^  ✗ ${name} +not installed `, 'm'));
     expect(r.stdout).not.toContain(SECRET);
     const root =
@@ -169,6 +169,7 @@ describe('ralph doctor: backends', () => {
       'copilot',
       'cline',
       'cursor',
+      'pi',
       'amp',
     ]);
     expect(report.backends[1]).toMatchObject({

@@ -9,6 +9,7 @@ import { createQwenParser } from '../../src/backends/agents/qwen.ts';
 import { createCodexParser } from '../../src/backends/parsers/codex-stream.ts';
 import { createGeminiParser } from '../../src/backends/parsers/gemini-stream.ts';
 import { createOpencodeParser } from '../../src/backends/parsers/opencode-stream.ts';
+import { createPiParser } from '../../src/backends/parsers/pi-stream.ts';
 import { createStreamJsonParser, createTextParser } from '../../src/backends/parsers/stream-json.ts';
 import type { OutputParser } from '../../src/backends/types.ts';
 import { hatConfigIssues } from '../../src/config/hat-checks.ts';
@@ -75,6 +76,13 @@ const KEYS = [
   'properties',
   'info',
   'parts',
+  'stopReason',
+  'errorMessage',
+  'toolCallId',
+  'toolName',
+  'args',
+  'isError',
+  'responseId',
 ];
 const TYPES = [
   'system',
@@ -105,6 +113,12 @@ const TYPES = [
   'say',
   'completion_result',
   'api_req_started',
+  'session',
+  'message_end',
+  'tool_execution_start',
+  'tool_execution_end',
+  'auto_retry_start',
+  'agent_end',
 ];
 
 /** JSON objects shaped like agent CLI events (known keys and types, arbitrary values, nesting). */
@@ -148,6 +162,7 @@ const PARSERS: [string, () => OutputParser][] = [
   ['cline', createClineParser],
   ['amp', createAmpParser],
   ['cursor', createCursorParser],
+  ['pi', createPiParser],
 ];
 
 describe('agent stream parsers never throw on any line', () => {

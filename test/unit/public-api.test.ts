@@ -95,6 +95,8 @@ const RUNTIME_EXPORTS = {
     'skillDirs',
     'skillText',
     'openQuestions',
+    'sendProgressNote',
+    'MAX_PROGRESS_CHARS',
     'openTaskStore',
     'parseSince',
     'PRESETS',

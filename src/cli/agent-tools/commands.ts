@@ -3,11 +3,12 @@ import { ExitCode } from '../../errors.ts';
 import type { CliIO, SetCode } from '../io.ts';
 import { jsonOption } from '../options.ts';
 import { emitCommand } from './emit-command.ts';
+import { registerInteractTools } from './interact-tools.ts';
 import { registerMemoryTools } from './memory-tools.ts';
 import { registerSkillTools } from './skill-tools.ts';
 import { registerTaskTools } from './task-tools.ts';
 
-/** What agents call inside a loop: `ralph emit` and `ralph tools task|memory|skill …`. */
+/** What agents call inside a loop: `ralph emit` and `ralph tools task|memory|skill|interact …`. */
 export function registerAgentToolCommands(program: Command, io: CliIO, setCode: SetCode): void {
   program
     .command('emit')
@@ -23,8 +24,11 @@ export function registerAgentToolCommands(program: Command, io: CliIO, setCode: 
       );
       setCode(ExitCode.ok);
     });
-  const tools = program.command('tools').description('task, memory and skill tools for agents inside a loop');
+  const tools = program
+    .command('tools')
+    .description('task, memory, skill and interact tools for agents inside a loop');
   registerTaskTools(tools, io, setCode);
   registerMemoryTools(tools, io, setCode);
   registerSkillTools(tools, io, setCode);
+  registerInteractTools(tools, io, setCode);
 }

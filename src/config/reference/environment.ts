@@ -93,6 +93,12 @@ export const ENVIRONMENT: readonly EnvVariable[] = [
     meaning: 'How long `ralph ask` waits for an answer (from `human.timeout_seconds`).',
   },
   {
+    name: 'RALPH_HUMAN_CHANNEL',
+    audience: 'agent',
+    meaning:
+      'Where `ralph tools interact progress` notes go: `telegram` (with `RObot.enabled`) or `none` (recorded in the run log and event stream only).',
+  },
+  {
     name: 'RALPH_HUMAN_DEFAULT_ANSWER',
     audience: 'agent',
     meaning: 'What `ralph ask` prints when nobody answered in time (from `human.default_answer`).',

@@ -14,6 +14,7 @@ export const AGENT_CLI_NAMES = [
   'copilot',
   'cline',
   'cursor',
+  'pi',
   'amp',
 ] as const;
 export type AgentCliName = (typeof AGENT_CLI_NAMES)[number];
@@ -28,7 +29,15 @@ export type BackendName = (typeof BACKEND_NAMES)[number];
  * the registry's order (test/unit/backends/backend-definitions.test.ts holds the two together). A name list
  * here, so that defining `ralph plan -b` does not load every backend's definition and parser.
  */
-export const INTERACTIVE_BACKEND_NAMES = ['claude', 'codex', 'gemini', 'opencode', 'custom', 'fake'] as const;
+export const INTERACTIVE_BACKEND_NAMES = [
+  'claude',
+  'codex',
+  'gemini',
+  'opencode',
+  'pi',
+  'custom',
+  'fake',
+] as const;
 
 /** The backend that runs any command (`cli.command`, a hat's `command`). */
 export const COMMAND_BACKEND = 'custom' satisfies BackendName;

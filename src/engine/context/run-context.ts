@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { agentEnvBase, buildAgentEnv } from '../../agent/agent-env.ts';
-import { humanTimeoutSeconds } from '../../config/human-checks.ts';
+import { humanChannel, humanTimeoutSeconds } from '../../config/human-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { RalphError } from '../../errors.ts';
 import type { ForgeSession } from '../../forge/open-forge.ts';
@@ -241,6 +241,7 @@ export function ralphEnv(
     human: {
       timeoutSeconds: humanTimeoutSeconds(ctx.config),
       defaultAnswer: ctx.config.human.default_answer,
+      channel: humanChannel(ctx.config),
     },
     extra,
   });

@@ -19,6 +19,7 @@ import { type IterationVerdict, verdictFromExitClass } from '../decide/limits.ts
 import type { RulesSnapshot } from '../gates/checks/path-rules.ts';
 import { setAsideDamagedFiles } from '../gates/own-files.ts';
 import { pollStopNow } from '../steering/control-inbox.ts';
+import { createProgressWatch } from '../steering/progress-watch.ts';
 import { createQuestionWatch } from '../steering/question-watch.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
@@ -70,6 +71,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const { number, route, invocation } = it;
   const iterationMs = (route.hat?.timeout ?? config.event_loop.iteration_timeout_seconds) * 1000;
   const questions = createQuestionWatch(ctx, number);
+  const progress = createProgressWatch(ctx, number);
   const turn = turnController(ctx);
   let ticks = 0;
   const sandbox = turnSandbox(ctx, route.backend.name, invocation.command);
@@ -82,6 +84,7 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     idleSuspended: () => questions.waiting(),
     onTick: () => {
       questions.poll();
+      progress.poll();
       // The control channel: `ralph stop --now` kills the agent.
       pollStopNow(ctx, turn.controller);
       // The state heartbeat: 2.5 s into the agent's run (state.json then shows its pid to a reader of
@@ -111,6 +114,8 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   // The agent is gone: a question it left open waits for nobody, unless the iteration re-runs on
   // --resume (Ctrl-C, `ralph stop --now`): its `ralph ask` then waits for the same question again.
   questions.close(sup.killedBy === 'interrupted' || sup.killedBy === 'stop_requested');
+  // A note sent just before the agent exited.
+  progress.poll();
   const tokens = run.meter.totals();
   recordSpend(state, tokens, run.meter.spentUsd() ?? 0);
   bookModelSpend(state, route.ladder?.model ?? run.meter.model, run.meter.spentUsd());

@@ -6,6 +6,7 @@ import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
 import { lastLine } from '../../backends/parsers/json-lines.ts';
 import { installHint, resolveBackend } from '../../backends/registry.ts';
 import type { AgentEvent, AgentInvocation, Backend, ExitClass } from '../../backends/types.ts';
+import { humanChannel } from '../../config/human-checks.ts';
 import type { RalphConfig } from '../../config/schema.ts';
 import { RALPH_BIN, RALPH_BIN_DIR } from '../../paths-package.ts';
 import { sweepMarkedProcesses } from '../../process/marked-processes.ts';
@@ -171,6 +172,7 @@ export async function probeAgent(
         human: {
           timeoutSeconds: config.human.timeout_seconds,
           defaultAnswer: config.human.default_answer,
+          channel: humanChannel(config),
         },
         extra: [config.cli.env, invocation.env],
       }),

@@ -43,13 +43,15 @@ export interface SandboxGatherOptions {
 
 /** The files the agent writes under `.ralph/`, made now: a bind mount needs its path to exist. */
 function agentWritable(paths: RalphPaths, eventsFile: string, create: boolean): string[] {
-  if (!create) return [paths.agentDir, eventsFile, paths.questions];
+  if (!create) return [paths.agentDir, eventsFile, paths.questions, paths.progressNotes];
   mkdirSync(paths.agentDir, { recursive: true });
   mkdirSync(paths.control, { recursive: true });
   // `ralph ask` appends its question here; the loop trusts an answer only with its inbox command
   // (the inbox stays read-only), so a line the agent forges answers nothing (human-wait.ts).
-  for (const file of [eventsFile, paths.questions]) if (!existsSync(file)) appendText(file, '');
-  return [paths.agentDir, eventsFile, paths.questions];
+  // `ralph tools interact progress` appends its notes to the progress file (progress-watch.ts).
+  const files = [eventsFile, paths.questions, paths.progressNotes];
+  for (const file of files) if (!existsSync(file)) appendText(file, '');
+  return [paths.agentDir, ...files];
 }
 
 /**

@@ -157,6 +157,13 @@ export function createTelegramReporter(o: TelegramReporterOptions): Reporter & {
       );
       return;
     }
+    if (event.type === 'human.progress') {
+      send(
+        `@${name} progress (iteration ${event.iteration}):\n${telegramText(event.text)}`,
+        `the progress note ${event.id}`,
+      );
+      return;
+    }
     if (event.type === 'human.answered' && event.by !== 'telegram') {
       const messageId = questionMessages.get(event.id);
       if (messageId !== undefined)

@@ -72,6 +72,18 @@ export interface HumanAnsweredEvent {
   reason?: string | undefined;
 }
 
+/**
+ * A progress note from the agent to the human (`ralph tools interact progress`): sent on the human
+ * channel (`channel`: `telegram`, or `none` when none is set up) and recorded; nothing waits for it.
+ */
+export interface HumanProgressEvent {
+  type: 'human.progress';
+  iteration: number;
+  id: string;
+  text: string;
+  channel: 'telegram' | 'none';
+}
+
 /** The events of a loop that waits or is steered: the control inbox, pauses, parks, idle waits, humans. */
 export type ControlEvent =
   | ControlReceivedEvent
@@ -81,4 +93,5 @@ export type ControlEvent =
   | LoopIdleEvent
   | LoopWokeEvent
   | HumanQuestionEvent
-  | HumanAnsweredEvent;
+  | HumanAnsweredEvent
+  | HumanProgressEvent;

@@ -71,6 +71,7 @@ export function createConsoleReporter(o: ConsoleReporterOptions): Reporter {
       warn(d(e), `\n  → ${how}${until}`);
     },
     'human.answered': (e) => say(c.dim(`  ${d(e)}`)),
+    'human.progress': (e) => say(c.cyan(`  ${d(e)}`)),
     'review.finished': (e) => (e.approved ? line(c.dim(`  ${d(e)}`)) : warn(d(e))),
     'limit.warning': (e) => warn(d(e)),
     'hook.started': (e) => say(c.dim(`  ${d(e)}`)),

@@ -161,6 +161,7 @@ export function diagnosticsHandlers(w: DiagnosticsWriters): LoopEventHandlers {
     'loop.resumed': nothing,
     'human.question': nothing,
     'human.answered': nothing,
+    'human.progress': nothing,
     'review.finished': nothing,
     'limit.warning': nothing,
     'agent.heartbeat': nothing,

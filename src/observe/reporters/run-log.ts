@@ -56,6 +56,8 @@ export function createRunLogSink(file: string): Reporter & { close(): void } {
         case 'gate.started':
         case 'hook.started':
         case 'hook.finished':
+        // The agent's note to the human: the run log is where it is kept when no channel is set up.
+        case 'human.progress':
           write(`${needsNewline ? '\n' : ''}[ralph] ${describeEvent(e)}\n`);
           needsNewline = false;
           break;

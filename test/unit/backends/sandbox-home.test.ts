@@ -49,6 +49,7 @@ describe('each agent CLI’s own locations (sandboxHome), with the defaults', ()
     ['cline', ['/home/u/.cline', '/home/u/.cline/data']],
     ['amp', ['/home/u/.config/amp', '/home/u/.local/share/amp', '/home/u/.cache/amp']],
     ['cursor', ['/home/u/.config/cursor', '/home/u/.cursor', '/home/u/.local/share/cursor-agent']],
+    ['pi', ['/home/u/.pi/agent']],
   ])('%s', (name, expected) => {
     expect(homeOf(name)).toEqual(expected);
   });
@@ -86,6 +87,12 @@ describe('each agent CLI’s own locations follow the variables that move them',
       { XDG_CONFIG_HOME: '/xg' },
       ['/xg/cursor', '/home/u/.cursor', '/home/u/.local/share/cursor-agent'],
     ],
+    [
+      'pi',
+      { PI_CODING_AGENT_DIR: '/p/agent', PI_CODING_AGENT_SESSION_DIR: '/p/sessions' },
+      ['/p/agent', '/p/sessions'],
+    ],
+    ['pi', { PI_CODING_AGENT_DIR: '~/pi' }, ['/home/u/pi']],
   ])('%s with %o', (name, env, expected) => {
     expect(homeOf(name, env)).toEqual(expected);
   });
@@ -100,6 +107,8 @@ describe('each agent CLI’s own locations follow the variables that move them',
           'COPILOT_HOME',
           'CLINE_DIR',
           'XDG_CONFIG_HOME',
+          'PI_CODING_AGENT_DIR',
+          'PI_CODING_AGENT_SESSION_DIR',
         ].map((v) => [v, '']),
       );
       expect(d.sandboxHome(empty, HOME), d.name).toEqual(d.sandboxHome({}, HOME));
@@ -153,6 +162,8 @@ describe('the registry: every agent CLI says where its own files are', () => {
     'COPILOT_HOME',
     'CLINE_DIR',
     'CLINE_DATA_DIR',
+    'PI_CODING_AGENT_DIR',
+    'PI_CODING_AGENT_SESSION_DIR',
     'XDG_CONFIG_HOME',
     'XDG_DATA_HOME',
     'XDG_STATE_HOME',

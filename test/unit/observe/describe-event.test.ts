@@ -225,6 +225,13 @@ const EVENTS: { [K in LoopEventType]: fc.Arbitrary<Extract<LoopEvent, { type: K 
     point: maybe(text),
     expiresAt: fc.option(n, { nil: null }),
   }),
+  'human.progress': fc.record({
+    type: fc.constant('human.progress'),
+    iteration: n,
+    id: text,
+    text,
+    channel: fc.constantFrom('telegram' as const, 'none' as const),
+  }),
   'human.answered': fc.record({
     type: fc.constant('human.answered'),
     iteration: n,

@@ -31,7 +31,7 @@ function cleanEnv(extra: NodeJS.ProcessEnv = {}): { env: NodeJS.ProcessEnv; home
 }
 
 describe('knownBackends', () => {
-  it('lists the nine agent CLIs with their executables and install hints', () => {
+  it('lists the ten agent CLIs with their executables and install hints', () => {
     const table = knownBackends();
     expect(table.map((b) => b.name)).toEqual([...AGENT_CLI_NAMES]);
     expect(Object.fromEntries(table.map((b) => [b.name, b.executable]))).toEqual({
@@ -44,6 +44,7 @@ describe('knownBackends', () => {
       amp: 'amp',
       cursor: 'cursor-agent',
       qwen: 'qwen',
+      pi: 'pi',
     });
     const install = Object.fromEntries(table.map((b) => [b.name, b.install]));
     expect(install.claude).toBe('npm install -g @anthropic-ai/claude-code');
@@ -55,6 +56,7 @@ describe('knownBackends', () => {
     expect(install.amp).toBe('npm install -g @ampcode/cli');
     expect(install.cursor).toContain('cursor.com/install');
     expect(install.qwen).toBe('npm install -g @qwen-code/qwen-code');
+    expect(install.pi).toBe('npm install -g @mariozechner/pi-coding-agent');
   });
 });
 
@@ -131,6 +133,8 @@ describe('inspectBackend auth (presence only, never the value)', () => {
     ['amp', 'AMP_API_KEY'],
     ['cursor', 'CURSOR_API_KEY'],
     ['qwen', 'OPENAI_API_KEY'],
+    ['pi', 'ANTHROPIC_API_KEY'],
+    ['pi', 'OPENROUTER_API_KEY'],
   ];
   it.each(envCases)('%s: %s set → configured, naming the variable only', async (name, variable) => {
     const { env, home } = cleanEnv({ [variable]: SECRET });
@@ -158,6 +162,7 @@ describe('inspectBackend auth (presence only, never the value)', () => {
     ['cursor', '.cursor/auth.json', `{"accessToken":"${SECRET}"}`],
     ['qwen', '.qwen/oauth_creds.json', `{"access_token":"${SECRET}"}`],
     ['qwen', '.qwen/.env', `OPENAI_API_KEY=${SECRET}\n`],
+    ['pi', '.pi/agent/auth.json', `{"anthropic":{"type":"api_key","key":"${SECRET}"}}`],
   ];
   it.each(fileCases)('%s: ~/%s → configured, naming the file only', async (name, path, content) => {
     const { env, home } = cleanEnv();
@@ -198,6 +203,9 @@ describe('inspectBackend auth (presence only, never the value)', () => {
     write(home, '.gemini/.env', 'GEMINI_API_KEY=\nGEMINI_MODEL=gemini-2.5-pro\n# GOOGLE_API_KEY=x\n');
     write(home, '.copilot/config.json', '{"logged_in_users":[],"trusted_folders":[]}');
     write(home, '.qwen/.env', 'OPENAI_MODEL=qwen3-coder\n');
+    // pi writes an empty auth.json on its first start.
+    write(home, '.pi/agent/auth.json', '{}');
+    expect((await inspectBackend('pi', env, home)).auth).toBe('missing');
     expect((await inspectBackend('gemini', env, home)).auth).toBe('missing');
     expect((await inspectBackend('copilot', env, home)).auth).toBe('missing');
     expect((await inspectBackend('qwen', env, home)).auth).toBe('missing');
