@@ -255,6 +255,8 @@ export { packageVersion, RALPH_BIN, RALPH_BIN_DIR } from './paths-package.ts';
 export { unsupportedPlatform } from './process/platform.ts';
 export { findExecutable } from './process/find-executable.ts';
 export { shellCommand } from './process/shell-quote.ts';
+export type { DebugEvent, DebugSink } from './process/debug-trace.ts';
+export { setDebugSink } from './process/debug-trace.ts';
 export { closestMatch } from './config/suggest.ts';
 export { renderHatGraph } from './routing/hat-graph.ts';
 export { DEFAULT_HUMAN_ANSWER, REDIS_URL } from './config/schema/operations-values.ts';

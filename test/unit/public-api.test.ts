@@ -154,6 +154,7 @@ const RUNTIME_EXPORTS = {
     'unsupportedPlatform',
     'findExecutable',
     'shellCommand',
+    'setDebugSink',
     'closestMatch',
     'renderHatGraph',
     'DEFAULT_HUMAN_ANSWER',

@@ -14,7 +14,7 @@ import { pruneAtStart } from '../../state/run-dirs.ts';
 import { armForceStop } from '../context/force-signal.ts';
 import { createRunContext, type RunContext, type RunSandbox } from '../context/run-context.ts';
 import type { RunLoopOptions } from '../context/run-options.ts';
-import { runRedactor } from '../context/run-redactor.ts';
+import { redactDebugTrace, runRedactor } from '../context/run-redactor.ts';
 import { ralphScratchpadPaths } from '../context/workspace-context.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { confirmDoneAtStart } from '../gates/done-at-start.ts';
@@ -80,6 +80,15 @@ export function initialEvents(config: RalphConfig): PendingEvent[] {
  * file-system failure) once the state is saved as far as it can be.
  */
 export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
+  const restore = redactDebugTrace(() => runRedactor(given.env ?? process.env, given.config));
+  try {
+    return await runLoopRedacted(given);
+  } finally {
+    restore();
+  }
+}
+
+async function runLoopRedacted(given: RunLoopOptions): Promise<LoopSummary> {
   // Before anything: process groups, signals and the process table are POSIX's.
   assertSupportedPlatform();
   // A forced stop stops the run too: every wait and agent turn hears it as they hear `signal`.
