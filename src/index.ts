@@ -180,7 +180,8 @@ export { describeAgent, installHint, knownBackends } from './backends/registry.t
 export { preflight } from './engine/readiness/preflight.ts';
 export type { HookProblem, HooksCheck } from './engine/hooks/check-hooks.ts';
 export { checkHooks } from './engine/hooks/validate-hooks.ts';
-export { describeRunSandbox } from './engine/readiness/sandbox-input.ts';
+export type { RunSandboxFacts } from './engine/readiness/sandbox-input.ts';
+export { describeRunSandbox, runSandboxFacts } from './engine/readiness/sandbox-input.ts';
 export { type SandboxReport, sandboxReport } from './engine/readiness/sandbox-report.ts';
 export { refuseChangedGitConfig } from './engine/gates/git-config-gate.ts';
 export { isGitRepo } from './git/repo-state.ts';

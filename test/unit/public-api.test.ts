@@ -41,6 +41,7 @@ const RUNTIME_EXPORTS = {
     'preflight',
     'checkHooks',
     'describeRunSandbox',
+    'runSandboxFacts',
     'sandboxReport',
     'refuseChangedGitConfig',
     'isGitRepo',

@@ -3,7 +3,15 @@ import { INTERACTIVE_BACKEND_NAMES } from '../../config/schema/backend-names.ts'
 import { UsageError } from '../../errors.ts';
 import { DEFAULT_PLAN_PROMPT } from '../../state/paths.ts';
 import type { CliIO, SetCode } from '../io.ts';
-import { COUNT, configOption, numberOption, POSITIVE, presetOption, setOption } from '../options.ts';
+import {
+  COUNT,
+  configOption,
+  jsonOption,
+  numberOption,
+  POSITIVE,
+  presetOption,
+  setOption,
+} from '../options.ts';
 
 // Definitions only: each action loads its module when it runs, so starting `ralph run` loads the
 // engine but not the doctor, the dashboard or the fleet.
@@ -70,6 +78,11 @@ export function registerRunCommands(
     .option(
       '--dry-run',
       'print the resolved config (secrets as ***), the first prompt and the agent command; run nothing',
+    )
+    .addOption(
+      jsonOption(
+        'with --dry-run: its facts as one JSON object (docs/concepts/configuration.md#dry-run); with --estimate: the estimate',
+      ),
     )
     .option(
       '--estimate',
