@@ -24,6 +24,8 @@ export interface RetryPolicy {
   delaysMs: readonly number[];
   /** A `retry-after` or rate-limit reset longer than this is waited only this long. */
   maxWaitMs: number;
+  /** A retryable failure this says no to is thrown at once: its caller waits it out its own way. */
+  retryIf?: (failure: HttpFailure) => boolean;
 }
 
 /** How a request is made; every effect can be replaced in tests. */
@@ -131,6 +133,7 @@ export async function httpRequest(req: HttpRequest, o: HttpOptions): Promise<Htt
       failure = new HttpFailure(kind, `HTTP ${got.status}`, { ...got, retryAfterMs: asked });
     }
     if (!failure.retryable || retry >= delays.length || o.signal?.aborted) throw failure;
+    if (o.retry?.retryIf && !o.retry.retryIf(failure)) throw failure;
     const wait = retryPause(delays, retry, failure.retryAfterMs, o.retry?.maxWaitMs ?? 0);
     if (!(await sleep(wait, o.signal))) throw failure;
   }

@@ -44,7 +44,7 @@ import {
 } from './between-iterations.ts';
 import { settleHeldReview } from './held-review.ts';
 import type { LoopSummary } from './loop-summary.ts';
-import { waitForMerge } from './merge-wait.ts';
+import { forgeQuotaWaiter, StopWhileParked, waitForMerge } from './merge-wait.ts';
 import { endRun, userError } from './run-end.ts';
 import { afterFirstAgent, openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun } from './run-setup.ts';
@@ -188,6 +188,7 @@ async function runLoopRedacted(given: RunLoopOptions): Promise<LoopSummary> {
     forced: force.forced,
     sandbox,
   });
+  ctx.forgeQuotaWait = forgeQuotaWaiter(ctx);
   armHooks(ctx, {
     suspend: (c) => {
       pauseForHook(c.state);
@@ -216,7 +217,11 @@ async function runLoopRedacted(given: RunLoopOptions): Promise<LoopSummary> {
   } catch (error) {
     // After a forced stop the step that tried to save more ended here: the forced record stands.
     if (force.forced()) final = undefined;
-    else {
+    else if (error instanceof StopWhileParked) {
+      // Stopped while waiting for GitHub's quota: a half-settled iteration runs again on --resume.
+      if (ctx.cutShort()) ctx.restoreSaved();
+      final = error.stop;
+    } else {
       const user = userError(error);
       // A full or read-only disk mid-step, or any error while an iteration settles: the state goes
       // back to what was last saved (as a kill at that instant would leave it), so --resume neither
