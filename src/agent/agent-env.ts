@@ -5,10 +5,12 @@ import { MARK_VAR, markFor } from '../process/marked-processes.ts';
 /**
  * Removed from every agent's environment: variables that make agent CLIs refuse to start inside
  * another agent session (each backend's definition names its own), and Ralph's own fault injection
- * (`RALPH_FAULT_*`, state/io/write-faults.ts: meant for this Ralph, not a nested one).
+ * (`RALPH_FAULT_*`, state/io/write-faults.ts) and debug trace (`RALPH_DEBUG`): meant for this
+ * Ralph, not the `ralph` tool calls of its agent, whose output the model would read.
  */
 const NESTING_GUARDS = new Set(nestingGuards());
-const removed = (name: string) => name.startsWith('RALPH_FAULT_') || NESTING_GUARDS.has(name);
+const removed = (name: string) =>
+  name.startsWith('RALPH_FAULT_') || name === 'RALPH_DEBUG' || NESTING_GUARDS.has(name);
 
 /** What every agent process gets, in a run or not (`ralph plan`). */
 export interface BaseAgentEnvInput {

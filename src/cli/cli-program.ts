@@ -169,7 +169,7 @@ export async function runCli(args: readonly string[], io: CliIO): Promise<number
   const { startDebugTrace } = await import('./debug-lines.ts');
   const stop = startDebugTrace(io);
   try {
-    return await runCommandLine(debug.args, io);
+    return await runCommandLine(debug.args, { ...io, debug: true });
   } finally {
     stop();
   }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { initGitRepo } from '../helpers/git-workspace.ts';
 import { makeWorkspace, runRalph } from '../helpers/workspace.ts';
@@ -53,6 +55,24 @@ describe('ralph --debug', () => {
     for (const secret of [ENV_SECRET, CONFIG_SECRET, TOKEN]) expect(r.stderr).not.toContain(secret);
     // Nothing of the trace on stdout, where a script reads results.
     expect(r.stdout).not.toContain('ralph[debug]');
+  });
+
+  it("stays out of the agent's environment: its own ralph calls do not trace into what the model reads", async () => {
+    const dir = makeWorkspace({
+      'ralph.yml': [
+        'event_loop:',
+        '  prompt: "no-op"',
+        'cli:',
+        '  backend: custom',
+        '  command: /bin/sh',
+        '  args: ["-c", "echo \\"debug=${RALPH_DEBUG:-unset}\\" > seen.txt"]',
+        '  prompt_mode: stdin',
+      ].join('\n'),
+    });
+    const r = await runRalph(['run', '-q', '--max-iterations', '1'], dir, { RALPH_DEBUG: '1' });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('ralph[debug] agent: backend custom');
+    expect(readFileSync(join(dir, 'seen.txt'), 'utf8')).toBe('debug=unset\n');
   });
 
   it('RALPH_DEBUG=1 turns it on for any command; without either, no trace', async () => {

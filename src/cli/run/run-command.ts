@@ -169,7 +169,7 @@ export async function runCommand(
 
 /** The TUI runs when stdin and stdout are a terminal, unless --no-tui, -q, TERM=dumb or CI. */
 function wantsTui(flags: RunCommandFlags, io: CliIO): boolean {
-  if (flags.tui === false || flags.quiet || !io.terminal) return false;
+  if (flags.tui === false || flags.quiet || !io.terminal || io.debug) return false;
   return io.env.TERM !== 'dumb' && !inCi(io.env);
 }
 
