@@ -82,6 +82,21 @@ describe('forge: the GitHub hourly quota', () => {
     expect(new Set(iterations).size).toBe(iterations.length); // each recorded once
   }, 60_000);
 
+  it('ralph stop ends the wait at once, as cancelled: no request goes again before the reset', async () => {
+    project = await forgeProject('wait_for_merge: false');
+    const p = project;
+    const resetAt = spendQuota(p, 60);
+    const run = startRalph(['run'], p.dir, p.env);
+    await waitFor(() => parkedUntil(p.dir) > resetAt, 20_000, 'state.json parked');
+    const stopped = await runRalph(['stop'], p.dir);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    const r = await run.done;
+    expect(Date.now()).toBeLessThan(resetAt);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readState(p.dir).stop_reason).toBe('cancelled');
+    expect(pullPosts(p)).toHaveLength(1);
+  }, 60_000);
+
   it('a reset after max_runtime stops the run at once, saying when the quota resets', async () => {
     project = await forgeProject('wait_for_merge: false');
     const p = project;
