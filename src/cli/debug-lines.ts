@@ -27,8 +27,8 @@ export function debugLine(event: DebugEvent, redact: Redact): string {
   switch (event.kind) {
     case 'config.read':
       return `config: read ${event.path}`;
-    case 'config.cache':
-      return `config: cache ${event.hit ? 'hit' : 'miss'} for ${event.files.join(', ') || '(no file)'}`;
+    case 'cache':
+      return `cache: ${event.name} ${event.hit ? 'hit' : 'miss'} for ${event.of}`;
     case 'agent.spawn':
       return `agent: backend ${event.backend ?? '?'}${event.sandboxed ? ' (sandboxed)' : ''} in ${event.cwd}: ${commandLine(event.command, event.args)}`;
     case 'process.ended': {

@@ -9,7 +9,8 @@
 /** One thing Ralph did, as the debug trace shows it; the sink redacts it (see DebugSink). */
 export type DebugEvent =
   | { kind: 'config.read'; path: string }
-  | { kind: 'config.cache'; hit: boolean; files: readonly string[] }
+  /** A cache answered (`hit`) or Ralph did the work (the config cache; the watched `git status`). */
+  | { kind: 'cache'; name: string; hit: boolean; of: string }
   | {
       kind: 'agent.spawn';
       backend: string | undefined;

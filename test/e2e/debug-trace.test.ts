@@ -46,6 +46,7 @@ describe('ralph --debug', () => {
         `${re} in\n${trace.join('\n')}`,
       ).toBe(true);
     has(/^ralph\[debug\] config: read .*ralph\.yml$/);
+    has(/^ralph\[debug\] cache: config miss for .*ralph\.yml$/);
     has(/^ralph\[debug\] agent: backend custom in .*: \/bin\/sh -c 'exit 0' /);
     has(/^ralph\[debug\] exec: git -C .* rev-parse .*→ exit 0 in \d+ ms$/);
     has(/^ralph\[debug\] exec: \/bin\/sh -c 'exit 0' .* \(cwd .*\) → exit 0 in \d+ ms$/);

@@ -32,7 +32,12 @@ export async function resolveRunCached(options: ResolveRunOptions): Promise<Reso
   const hit =
     key === undefined ? undefined : readConfigCache(configCacheFile(inputs.env, inputs.cwd, key), key);
   if (tracing())
-    trace({ kind: 'config.cache', hit: hit !== undefined, files: inputs.layers.map((l) => l.file) });
+    trace({
+      kind: 'cache',
+      name: 'config',
+      hit: hit !== undefined,
+      of: inputs.layers.map((l) => l.file).join(', ') || '(no file)',
+    });
   if (hit !== undefined)
     return finishRun(options, {
       config: hit as unknown as RalphConfig,

@@ -53,8 +53,8 @@ describe('debug lines', () => {
         same,
       ),
     ).toBe('http: GET https://api.github.com/repos/o/r → 403 in 5 ms');
-    expect(debugLine({ kind: 'config.cache', hit: false, files: ['/w/ralph.yml'] }, same)).toBe(
-      'config: cache miss for /w/ralph.yml',
+    expect(debugLine({ kind: 'cache', name: 'config', hit: false, of: '/w/ralph.yml' }, same)).toBe(
+      'cache: config miss for /w/ralph.yml',
     );
     expect(debugLine({ kind: 'lock', path: '/w/.ralph/loop.lock', outcome: 'held' }, same)).toContain('held');
   });
