@@ -187,7 +187,8 @@ export { describeAgent, installHint, knownBackends } from './backends/registry.t
 export { preflight } from './engine/readiness/preflight.ts';
 export type { HookProblem, HooksCheck } from './engine/hooks/check-hooks.ts';
 export { checkHooks } from './engine/hooks/validate-hooks.ts';
-export { describeRunSandbox } from './engine/readiness/sandbox-input.ts';
+export type { RunSandboxFacts } from './engine/readiness/sandbox-input.ts';
+export { describeRunSandbox, runSandboxFacts } from './engine/readiness/sandbox-input.ts';
 export { type SandboxReport, sandboxReport } from './engine/readiness/sandbox-report.ts';
 export { refuseChangedGitConfig } from './engine/gates/git-config-gate.ts';
 export { isGitRepo } from './git/repo-state.ts';
@@ -263,6 +264,8 @@ export { packageVersion, RALPH_BIN, RALPH_BIN_DIR } from './paths-package.ts';
 export { unsupportedPlatform } from './process/platform.ts';
 export { findExecutable } from './process/find-executable.ts';
 export { shellCommand } from './process/shell-quote.ts';
+export type { DebugEvent, DebugSink } from './process/debug-trace.ts';
+export { setDebugSink } from './process/debug-trace.ts';
 export { closestMatch } from './config/suggest.ts';
 export { renderHatGraph } from './routing/hat-graph.ts';
 export { DEFAULT_HUMAN_ANSWER, REDIS_URL } from './config/schema/operations-values.ts';

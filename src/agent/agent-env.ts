@@ -5,7 +5,8 @@ import { MARK_VAR, markFor } from '../process/marked-processes.ts';
 /**
  * Removed from every agent's environment: variables that make agent CLIs refuse to start inside
  * another agent session (each backend's definition names its own), Ralph's own fault injection
- * (`RALPH_FAULT_*`, state/io/write-faults.ts: meant for this Ralph, not a nested one), and empty
+ * (`RALPH_FAULT_*`, state/io/write-faults.ts) and debug trace (`RALPH_DEBUG`): meant for this
+ * Ralph, not the `ralph` tool calls of its agent, whose output the model would read; and empty
  * directory variables (below).
  */
 const NESTING_GUARDS = new Set(nestingGuards());
@@ -14,7 +15,10 @@ const NESTING_GUARDS = new Set(nestingGuards());
 // config, sessions and logs into the workspace, where a commit picks them up: removed, so both agree.
 const emptyDirectory = (name: string, value: string | undefined) => value === '' && /_(HOME|DIR)$/.test(name);
 const removed = (name: string, value: string | undefined) =>
-  name.startsWith('RALPH_FAULT_') || NESTING_GUARDS.has(name) || emptyDirectory(name, value);
+  name.startsWith('RALPH_FAULT_') ||
+  name === 'RALPH_DEBUG' ||
+  NESTING_GUARDS.has(name) ||
+  emptyDirectory(name, value);
 
 /** What every agent process gets, in a run or not (`ralph plan`). */
 export interface BaseAgentEnvInput {

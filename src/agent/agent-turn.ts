@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentInvocation, Backend } from '../backends/types.ts';
 import { redactDeep } from '../observe/redact.ts';
+import { trace, tracing } from '../process/debug-trace.ts';
 import type { KilledProcess, MarkSelector, SweepMarked } from '../process/marked-processes.ts';
 import { type OutputStream, type SuperviseResult, supervise } from '../process/supervisor.ts';
 import type { SandboxPolicy } from '../sandbox/sandbox-types.ts';
@@ -82,7 +83,7 @@ export interface AgentTurnResult {
  * Every agent process Ralph starts headless runs through here.
  */
 export async function runAgentTurn(
-  backend: Pick<Backend, 'createParser'>,
+  backend: Pick<Backend, 'name' | 'createParser'>,
   invocation: AgentInvocation,
   o: AgentTurnOptions,
 ): Promise<AgentTurnResult> {
@@ -155,6 +156,15 @@ export async function runAgentTurn(
         },
       )
     : { command: invocation.command, args: invocation.args };
+  if (tracing())
+    trace({
+      kind: 'agent.spawn',
+      backend: backend.name,
+      command: spawned.command,
+      args: spawned.args,
+      cwd: o.cwd,
+      sandboxed: o.sandbox !== undefined,
+    });
   let supervised: SuperviseResult;
   try {
     supervised = await supervise({

@@ -77,6 +77,10 @@ function buildProgram(
       'Run an AI coding agent CLI in a loop: a fresh process per iteration, the harness owns limits and done.',
     )
     .version(packageVersion())
+    .option(
+      '--debug',
+      'trace what Ralph does to stderr: config read, processes, HTTP calls, locks, writes (also RALPH_DEBUG=1)',
+    )
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showSuggestionAfterError()
@@ -145,8 +149,37 @@ function inProject(argv: string[], io: CliIO): { argv: string[]; io: CliIO } {
   };
 }
 
+/**
+ * `--debug` anywhere before `--` (a global option: `ralph --debug run`, `ralph run --debug`) or
+ * RALPH_DEBUG set to anything but empty, `0` or `false`: the arguments without the flag, and whether to trace.
+ */
+export function debugRequest(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { args: string[]; on: boolean } {
+  const end = args.includes('--') ? args.indexOf('--') : args.length;
+  const own = args.slice(0, end);
+  const flag = own.includes('--debug');
+  const value = env.RALPH_DEBUG?.trim().toLowerCase();
+  const fromEnv = value !== undefined && value !== '' && value !== '0' && value !== 'false';
+  return { args: [...own.filter((a) => a !== '--debug'), ...args.slice(end)], on: flag || fromEnv };
+}
+
 /** Runs the CLI in-process and returns the exit code; only `bin/ralph` exits the process. */
 export async function runCli(args: readonly string[], io: CliIO): Promise<number> {
+  const debug = debugRequest(args, io.env);
+  if (!debug.on) return runCommandLine(args, io);
+  // Loaded only when asked for: an ordinary start reads none of the trace's formatting.
+  const { startDebugTrace } = await import('./debug-lines.ts');
+  const stop = startDebugTrace(io);
+  try {
+    return await runCommandLine(debug.args, { ...io, debug: true });
+  } finally {
+    stop();
+  }
+}
+
+async function runCommandLine(args: readonly string[], io: CliIO): Promise<number> {
   // Fast path: `ralph emit` runs inside agent tool calls, possibly many times per iteration.
   if (args[0] === 'emit' && !args.includes('-h') && !args.includes('--help')) {
     try {

@@ -13,6 +13,8 @@ export interface CliIO {
   ask?: ((question: string) => Promise<string>) | undefined;
   /** Both ends of the terminal, when stdin and stdout are one (the TUI needs both). */
   terminal?: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream } | undefined;
+  /** `--debug` / RALPH_DEBUG: the trace writes to stderr, so the terminal UI steps aside for plain lines. */
+  debug?: boolean | undefined;
   /** Ends the process at once (a second Ctrl-C): bin.ts gives it; in-process callers may not. */
   exit?: ((code: number) => void) | undefined;
 }

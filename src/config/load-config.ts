@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError, type ConfigIssue, RalphError, whyUnreadable } from '../errors.ts';
+import { trace, tracing } from '../process/debug-trace.ts';
 import { issuesFromZod, locate, locatedIssue, type SourceDoc } from './config-issues.ts';
 import { type ConfigLayer, hasPath, mergeLayer, topmostWith } from './config-layers.ts';
 import { hatConfigIssues } from './hat-checks.ts';
@@ -189,6 +190,7 @@ function replacedByHatsSource(layers: readonly LoadedLayer[]): ConfigIssue[] {
 /** Reads and parses one layer file; an unreadable file is an error naming it. */
 function readLayer(layer: ConfigLayer, cwd: string): LoadedLayer {
   let text: string;
+  if (tracing()) trace({ kind: 'config.read', path: layer.file });
   try {
     text = readFileSync(layer.file, 'utf8');
   } catch (cause) {

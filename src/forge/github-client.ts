@@ -1,6 +1,7 @@
 import { notJsonAnswer, RalphError } from '../errors.ts';
 import { HttpFailure } from '../http/http-failure.ts';
 import { type HttpAnswer, type HttpOptions, httpRequest } from '../http/http-request.ts';
+import { GithubApiError, quotaSpent } from './github-errors.ts';
 
 /** How a {@link GithubClient} talks to the API; every effect can be replaced in tests. */
 export interface GithubClientOptions {
@@ -20,6 +21,12 @@ export interface GithubClientOptions {
   backoffMs?: number;
   /** Sleeps between tries (the HTTP core's own by default). */
   sleep?: HttpOptions['sleep'];
+  /**
+   * The primary rate limit is used up (`x-ratelimit-remaining: 0`): the run waits for its reset
+   * `resetMs` from now (it parks) and resolves true to try again, or false to fail with
+   * `forge_rate_limited`. Absent: such an answer is retried as any rate limit (waits capped at a minute).
+   */
+  waitForReset?: (resetMs: number, message: string) => Promise<boolean>;
 }
 
 /** The REST client Ralph's forge uses: JSON in, JSON out, the token only in the Authorization header. */
@@ -33,34 +40,6 @@ export interface GithubClient {
   list<T>(path: string, max: number): Promise<{ items: T[]; truncated: boolean }>;
   /** A GraphQL call (`<api>/graphql`, or `/api/graphql` for GitHub Enterprise's `/api/v3`). */
   graphql<T>(query: string, variables: Record<string, unknown>): Promise<T>;
-}
-
-/** An API answer that is not a success, with GitHub's message. */
-export class GithubApiError extends RalphError {
-  readonly status: number;
-  /**
-   * A rate limit (a 429, or a 403 that says so) is `forge_rate_limited`, not `forge_denied`: the
-   * token is fine, the quota is used up; `resetMs` is how long until GitHub said it resets.
-   */
-  constructor(status: number, what: string, message: string, rateLimit?: { resetMs: number | undefined }) {
-    const answered = `GitHub API: ${what} answered ${status}${message ? ` (${message})` : ''}`;
-    super(
-      rateLimit
-        ? 'forge_rate_limited'
-        : status === 401 || status === 403 || status === 404
-          ? 'forge_denied'
-          : 'forge_failed',
-      rateLimit ? `${answered}: the rate limit is used up${resetText(rateLimit.resetMs)}` : answered,
-    );
-    this.status = status;
-  }
-}
-
-/** When a rate limit resets, as a person reads it. */
-function resetText(ms: number | undefined): string {
-  if (ms === undefined) return '; try again later';
-  const at = new Date(Date.now() + ms);
-  return `; it resets at ${at.toISOString().slice(11, 16)} UTC (in ${Math.ceil(ms / 60_000)} min), then \`ralph run --resume\``;
 }
 
 /** What GITHUB_API_URL must be, for an answer that is not the API's. */
@@ -109,15 +88,17 @@ function safeDecode(url: string): string {
 /** A small REST client on the HTTP core: timeouts, bounded bodies, retries with backoff. */
 export function createGithubClient(o: GithubClientOptions): GithubClient {
   const backoff = o.backoffMs ?? 1000;
-  // Doubled each retry unless the API says when (a wait it asks for is capped at a minute).
+  // Doubled each retry unless the API says when (a wait it asks for is capped at a minute); a spent
+  // hourly quota goes to the run's wait instead, when it has one.
   const retry = {
     delaysMs: Array.from({ length: Math.max(0, (o.attempts ?? 4) - 1) }, (_, i) => backoff * 2 ** i),
     maxWaitMs: 60_000,
+    ...(o.waitForReset ? { retryIf: (f: HttpFailure) => !quotaSpent(f) } : {}),
   };
   const apiUrl = o.apiUrl.replace(/\/+$/, '');
   const graphqlUrl = apiUrl.endsWith('/api/v3') ? `${apiUrl.slice(0, -3)}graphql` : `${apiUrl}/graphql`;
 
-  const call = async <T>(
+  const callOnce = async <T>(
     method: string,
     url: string,
     what: string,
@@ -169,10 +150,29 @@ export function createGithubClient(o: GithubClientOptions): GithubClient {
         error.status,
         what,
         message.replaceAll(o.token, '***'),
-        error.kind === 'rate_limited' ? { resetMs: error.retryAfterMs } : undefined,
+        error.kind === 'rate_limited'
+          ? { resetMs: error.retryAfterMs, quotaSpent: quotaSpent(error) }
+          : undefined,
       );
     }
     return { data: jsonOf<T>(res, url, method, o.token), headers: res.headers };
+  };
+
+  // A spent hourly quota: the run waits for its reset (parked), then the same request goes again.
+  const call = async <T>(
+    method: string,
+    url: string,
+    what: string,
+    body?: unknown,
+  ): Promise<{ data: T; headers: Headers }> => {
+    for (;;) {
+      try {
+        return await callOnce<T>(method, url, what, body);
+      } catch (error) {
+        if (!(error instanceof GithubApiError) || !error.quotaSpent || !o.waitForReset) throw error;
+        if (!(await o.waitForReset(error.resetMs ?? 0, error.message))) throw error;
+      }
+    }
   };
 
   return {

@@ -2,7 +2,7 @@ import { RalphError } from '../errors.ts';
 import { runCommand, succeeded } from '../process/command-runner.ts';
 import { findExecutable } from '../process/find-executable.ts';
 import { type ForgePurpose, type ForgeTarget, forgeTarget, PURPOSE } from './forge-remote.ts';
-import { createGithubClient } from './github-client.ts';
+import { createGithubClient, type GithubClientOptions } from './github-client.ts';
 import { type RepoIssues, repoIssues } from './issues.ts';
 import { type RepoPulls, readRepo, repoPulls } from './pull-requests.ts';
 
@@ -32,6 +32,8 @@ export interface OpenForgeOptions {
   redact: (text: string) => string;
   fetch?: typeof fetch;
   readGhToken?: GhTokenReader;
+  /** The run's wait for a spent hourly quota (the client's `waitForReset`); absent: none. */
+  waitForReset?: GithubClientOptions['waitForReset'];
 }
 
 /**
@@ -47,6 +49,7 @@ export async function openForge(o: OpenForgeOptions): Promise<ForgeSession> {
     token: token.token,
     redact: o.redact,
     fetch: o.fetch,
+    waitForReset: o.waitForReset,
   });
   const pulls = repoPulls(client, target.owner, target.repo);
   const { defaultBranch } = await pulls.checkPush();
@@ -71,6 +74,7 @@ export async function openIssueForge(o: OpenForgeOptions): Promise<IssueForge> {
     token: token.token,
     redact: o.redact,
     fetch: o.fetch,
+    waitForReset: o.waitForReset,
   });
   await readRepo(client, target.owner, target.repo);
   return { target, issues: repoIssues(client, target.owner, target.repo) };

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { RalphError } from '../errors.ts';
+import { trace, tracing } from '../process/debug-trace.ts';
 import { statKey } from '../state/io/stat-cache.ts';
 import { readGitHead } from './head.ts';
 import { isExcludedPath, type WorkingTreeChange } from './porcelain.ts';
@@ -200,8 +201,9 @@ export function createWorkingTreeCache(
       // delivers it before the counts are compared.
       await new Promise((done) => setImmediate(() => setImmediate(done)));
       const key = await stateKey(l);
-      if (last !== undefined && last.changes === tree.changes && last.key === key && tree.complete)
-        return withoutExcluded(last.entries, l.prefix, exclude);
+      const hit = last !== undefined && last.changes === tree.changes && last.key === key && tree.complete;
+      if (tracing()) trace({ kind: 'cache', name: 'git status', hit, of: root });
+      if (hit && last !== undefined) return withoutExcluded(last.entries, l.prefix, exclude);
       const changes = tree.changes;
       // A change may have been to what git ignores (a .gitignore edited): the watch must leave out
       // exactly the directories git ignores, so it is made again when they differ. Both read the

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { trace, traceableUrl, tracing } from '../process/debug-trace.ts';
 import { askedWaitMs, classifyStatus, HttpFailure, retryPause, thrownFailure } from './http-failure.ts';
 
 /** One request: the client builds its URL, headers and body (and redacts what it sends). */
@@ -7,6 +8,8 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  /** What the debug trace shows for the URL when its path holds a credential (Telegram's token). */
+  traceUrl?: string;
 }
 
 /** A success: its status, headers and body (bounded). */
@@ -21,6 +24,8 @@ export interface RetryPolicy {
   delaysMs: readonly number[];
   /** A `retry-after` or rate-limit reset longer than this is waited only this long. */
   maxWaitMs: number;
+  /** A retryable failure this says no to is thrown at once: its caller waits it out its own way. */
+  retryIf?: (failure: HttpFailure) => boolean;
 }
 
 /** How a request is made; every effect can be replaced in tests. */
@@ -71,8 +76,23 @@ async function readBounded(res: Response, max: number): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max));
 }
 
-/** One try: the answer, or the failure a thrown fetch or body read is. */
+/** One try, in the debug trace when it is on: method, URL without its credentials, outcome, time. */
 async function attempt(req: HttpRequest, o: HttpOptions): Promise<HttpAnswer | HttpFailure> {
+  if (!tracing()) return attemptOnce(req, o);
+  const started = Date.now();
+  const got = await attemptOnce(req, o);
+  trace({
+    kind: 'http',
+    method: req.method,
+    url: traceableUrl(req.traceUrl ?? req.url),
+    status: got instanceof HttpFailure ? got.kind : got.status,
+    durationMs: Date.now() - started,
+  });
+  return got;
+}
+
+/** One try: the answer, or the failure a thrown fetch or body read is. */
+async function attemptOnce(req: HttpRequest, o: HttpOptions): Promise<HttpAnswer | HttpFailure> {
   const timeout = AbortSignal.timeout(o.timeoutMs);
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
   try {
@@ -113,6 +133,7 @@ export async function httpRequest(req: HttpRequest, o: HttpOptions): Promise<Htt
       failure = new HttpFailure(kind, `HTTP ${got.status}`, { ...got, retryAfterMs: asked });
     }
     if (!failure.retryable || retry >= delays.length || o.signal?.aborted) throw failure;
+    if (o.retry?.retryIf && !o.retry.retryIf(failure)) throw failure;
     const wait = retryPause(delays, retry, failure.retryAfterMs, o.retry?.maxWaitMs ?? 0);
     if (!(await sleep(wait, o.signal))) throw failure;
   }

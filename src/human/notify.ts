@@ -194,6 +194,8 @@ async function postWebhook(o: NotifierOptions, url: string, n: Notification): Pr
       {
         method: 'POST',
         url,
+        // The whole webhook URL is a credential (Slack's and Discord's path): the trace shows its host.
+        traceUrl: url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#]*).*$/is, '$1/[redacted]'),
         headers: { 'content-type': 'application/json', 'user-agent': 'ralph-notify' },
         body: JSON.stringify(webhookBody(o.notify.webhook_format, n)),
       },

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { BoundedTail, LineSplitter } from './bounded-tail.ts';
+import { trace, tracing } from './debug-trace.ts';
 import { killGroup } from './kill-group.ts';
 import type { KilledProcess } from './marked-processes.ts';
 import { processInfo } from './pids.ts';
@@ -189,6 +190,7 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
       for (const t of timers) clearTimeout(t);
       if (streamCap) clearTimeout(streamCap);
       options.signal?.removeEventListener('abort', abortListener);
+      if (tracing()) traceExit(options, exit, killedBy, spawnError, Date.now() - started);
       void Promise.resolve(killing).then(() =>
         resolve({
           pid,
@@ -205,5 +207,26 @@ export function supervise(options: SuperviseOptions): Promise<SuperviseResult> {
         }),
       );
     }
+  });
+}
+
+/** The debug record of a finished child: what ran, where, how it ended and how long it took. */
+function traceExit(
+  o: SuperviseOptions,
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
+  killedBy: string | null,
+  spawnError: Error | undefined,
+  durationMs: number,
+): void {
+  trace({
+    kind: 'process.ended',
+    command: o.command,
+    args: o.args,
+    cwd: o.cwd,
+    exitCode: exit?.code ?? null,
+    signal: exit?.signal ?? null,
+    killedBy,
+    spawnError: spawnError?.message,
+    durationMs,
   });
 }

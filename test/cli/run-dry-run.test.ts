@@ -116,3 +116,92 @@ describe('choosing the agent', () => {
     expect(none.stderr).toContain('cli.backend is auto but none of claude, codex');
   });
 });
+
+describe('ralph run --dry-run --json (issue 36)', () => {
+  const CONFIG = [
+    'event_loop:',
+    '  max_iterations: 7',
+    '  checkpoint_interval: 3', // a ralph-orchestrator key Ralph warns about
+    'cli:',
+    '  backend: custom',
+    '  command: ./agent.sh',
+    '  args: [--key, sk-ant-api03-abcdefghijklmnopqrstuv]',
+    '  prompt_mode: stdin',
+    '  env:',
+    '    SERVICE: plain-but-secret',
+    'hats:',
+    '  builder:',
+    '    triggers: [build.start]',
+    '    publishes: [build.done]',
+    '    instructions: build it',
+    'gates:',
+    '  validate: "true"',
+  ].join('\n');
+
+  it('prints the facts of the text form as one object with snake_case keys, secrets masked', async () => {
+    const dir = makeWorkspace({ 'PROMPT.md': PROMPT, 'agent.sh': '#!/bin/sh\ncat\n', 'ralph.yml': CONFIG });
+    const r = await runCliInMemory(['run', '--dry-run', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/sk-ant-api03-abcdefghijklmnopqrstuv|plain-but-secret/);
+    const facts = JSON.parse(r.stdout);
+    expect(Object.keys(facts)).toEqual([
+      'config_file',
+      'config_files',
+      'backend',
+      'agent',
+      'prompt',
+      'hats',
+      'limits',
+      'gates',
+      'sandbox',
+      'warnings',
+      'config',
+    ]);
+    expect(facts.config_file).toBe(join(dir, 'ralph.yml'));
+    expect(facts.backend).toBe('custom');
+    expect(facts.agent).toEqual({
+      command: './agent.sh',
+      args: ['--key', '[redacted]'],
+      command_line: './agent.sh --key [redacted]',
+      cwd: dir,
+      prompt_via: 'stdin',
+    });
+    expect(facts.hats.builder).toMatchObject({ triggers: ['build.start'], publishes: ['build.done'] });
+    expect(facts.limits).toMatchObject({
+      max_iterations: 7,
+      max_cost_usd: null,
+      max_consecutive_failures: 3,
+    });
+    expect(facts.gates.validate).toBe('true');
+    expect(facts.sandbox).toEqual({ mode: 'off' });
+    expect(facts.warnings).toEqual([
+      expect.stringMatching(/ralph\.yml:3:3: event_loop\.checkpoint_interval: /),
+    ]);
+    expect(facts.config.cli.env.SERVICE).toMatch(/^\*\*\* \(from /);
+    // The prompt is the text form's, byte for byte (the loop's own plan of iteration 1).
+    const text = await runCliInMemory(['run', '--dry-run'], { cwd: dir });
+    const prompt = /# first prompt \([^)]*\)\n([\s\S]*)\n# agent command/.exec(text.stdout)?.[1];
+    expect(facts.prompt).toMatchObject({ text: prompt, bytes: Buffer.byteLength(prompt ?? '') });
+    // The text form says the warning too, on stderr.
+    expect(text.stderr).toContain('ralph: warning: ralph.yml:3:3: event_loop.checkpoint_interval');
+  });
+
+  it('gives the policy of sandbox: on rule by rule, and refuses --json on a run that starts', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': PROMPT,
+      'agent.sh': '#!/bin/sh\ncat\n',
+      'ralph.yml': 'cli:\n  backend: custom\n  command: ./agent.sh\nsandbox: on\n',
+    });
+    const r = await runCliInMemory(['run', '--dry-run', '--json'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const { sandbox } = JSON.parse(r.stdout);
+    expect(sandbox).toMatchObject({ mode: 'on', network: 'on', workspace: expect.any(String) });
+    expect(sandbox.rules).toContainEqual(
+      expect.objectContaining({ access: 'read-only', reason: expect.stringContaining('config') }),
+    );
+    const refused = await runCliInMemory(['run', '--json', '--max-iterations', '1'], { cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--json goes with --dry-run or --estimate');
+    expect(readdirSync(dir)).not.toContain('.ralph');
+  });
+});

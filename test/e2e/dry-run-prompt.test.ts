@@ -158,3 +158,21 @@ describe('ralph run --dry-run prints the prompt iteration 1 receives', () => {
     expect(got).toContain('## Review findings (second opinion, round 1 of 3)');
   });
 });
+
+describe('ralph run --dry-run --json (the built CLI, issue 36)', () => {
+  it('names the argv the run spawns and the prompt its agent receives, byte for byte', async () => {
+    const dir = makeGitWorkspace({
+      'PROMPT.md': 'Write the parser.\n',
+      'agent.sh': '#!/bin/sh\ncat > got-1.md\n',
+      'ralph.yml': 'cli:\n  backend: custom\n  command: sh\n  args: [agent.sh]\n  prompt_mode: stdin\n',
+    });
+    const dry = await runRalph(['run', '--dry-run', '--json'], dir);
+    expect(dry.code, dry.stderr).toBe(0);
+    const facts = JSON.parse(dry.stdout);
+    expect(facts.agent).toMatchObject({ command: 'sh', args: ['agent.sh'], prompt_via: 'stdin', cwd: dir });
+    expect(facts.limits.max_iterations).toBe(100);
+    const r = await runRalph(['run', '-q', '--max-iterations', '1'], dir);
+    expect(r.code, r.stderr).toBe(2);
+    expect(readFileSync(join(dir, 'got-1.md'), 'utf8')).toBe(facts.prompt.text);
+  });
+});

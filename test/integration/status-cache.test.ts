@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkingTreeCache, type WorkingTreeCache } from '../../src/git/status-cache.ts';
 import { workingTreeChanges } from '../../src/git/working-tree.ts';
+import { type DebugEvent, setDebugSink } from '../../src/process/debug-trace.ts';
 import { RUNTIME_PATHS } from '../../src/state/paths.ts';
 import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 
@@ -203,5 +204,26 @@ describe('the cached git status of a loop', () => {
     appendFileSync(join(dir, 'a.txt'), 'more\n');
     await expectSameAsStatus(cache, dir);
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('a\nmore\n');
+  });
+});
+
+describe('the cached git status in the debug trace (issue 36)', () => {
+  afterEach(() => {
+    setDebugSink(undefined);
+  });
+
+  it('says each answer from the cache as a hit, and an answer git had to give as a miss', async () => {
+    const dir = makeGitWorkspace({ 'a.txt': 'a\n' });
+    const cache = cacheFor(dir);
+    await cache.changes(); // sets the watch up: no cached answer yet
+    const seen: DebugEvent[] = [];
+    setDebugSink((e) => seen.push(e));
+    await cache.changes();
+    await cache.changes();
+    appendFileSync(join(dir, 'a.txt'), 'more\n');
+    await cache.changes();
+    const answers = seen.flatMap((e) => (e.kind === 'cache' ? [`${e.name} ${e.hit ? 'hit' : 'miss'}`] : []));
+    expect(answers.slice(-2)).toEqual(['git status hit', 'git status miss']);
+    expect(seen.some((e) => e.kind === 'process.ended' && e.args.includes('status'))).toBe(true);
   });
 });

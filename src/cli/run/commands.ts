@@ -7,6 +7,7 @@ import {
   COUNT,
   configOption,
   hatsOption,
+  jsonOption,
   numberOption,
   POSITIVE,
   presetOption,
@@ -79,6 +80,11 @@ export function registerRunCommands(
     .option(
       '--dry-run',
       'print the resolved config (secrets as ***), the first prompt and the agent command; run nothing',
+    )
+    .addOption(
+      jsonOption(
+        'with --dry-run: its facts as one JSON object (docs/concepts/configuration.md#dry-run); with --estimate: the estimate',
+      ),
     )
     .option(
       '--estimate',

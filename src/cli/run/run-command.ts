@@ -1,14 +1,10 @@
 import type { Dashboard } from '../../dashboard/server.ts';
 import type { StartMode } from '../../engine/context/run-options.ts';
 import { refuseUnsupportedWithRepos } from '../../engine/readiness/repo-set.ts';
-import { planFirstIteration } from '../../engine/run/first-iteration.ts';
 import { runLoop } from '../../engine/run/loop.ts';
-import type { LoadedRun } from '../../engine/run/resolve-run.ts';
 import { earlierChecklistRun, refuseUnaskedChecklistRestart } from '../../engine/run/start-mode.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
-import { createRedactor } from '../../observe/redact.ts';
 import { createConsoleReporter, type Verbosity } from '../../observe/reporters/console-reporter.ts';
-import { shellCommand } from '../../process/shell-quote.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { TuiHandle } from '../../tui/start-tui.ts';
 import { type CliIO, inCi } from '../io.ts';
@@ -27,6 +23,8 @@ export interface RunCommandFlags extends RunFlags {
   resume?: boolean | undefined;
   fresh?: boolean | undefined;
   dryRun?: boolean | undefined;
+  /** `--json` with `--dry-run`: its facts as one JSON object. */
+  json?: boolean | undefined;
   /** `--estimate`: print the estimate (as `ralph estimate`) and start nothing. */
   estimate?: boolean | undefined;
 }
@@ -36,45 +34,6 @@ function startMode(flags: RunCommandFlags): StartMode {
   return flags.resume ? 'resume' : flags.fresh ? 'fresh' : 'auto';
 }
 
-/**
- * `ralph run --dry-run`: the resolved config (secrets masked), the first prompt and the agent
- * command, from the loop's own plan of its first iteration (planIteration), so the prompt is byte
- * for byte the same.
- */
-async function dryRun(resolved: LoadedRun, mode: StartMode, extraArgs: string[], io: CliIO): Promise<number> {
-  const { loadSkills } = await import('../../skills/skill-registry.ts');
-  const { prompt, invocation: inv } = planFirstIteration({
-    workspace: io.cwd,
-    config: resolved.config,
-    prompt: resolved.prompt,
-    backend: resolved.backend,
-    mode,
-    extraArgs,
-    env: io.env,
-    skills: await loadSkills(resolved.config.skills, io.cwd),
-  });
-  const { stringify } = await import('yaml');
-  const { shownConfig } = await import('../config/shown-config.ts');
-  const shown = shownConfig(resolved.loaded, io.env, resolved.config);
-  io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(shown)}\n`);
-  io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
-  // A key in cli.args is masked above: the command line built from it gets the logs' redaction.
-  const command = createRedactor(io.env)(shellCommand(inv.command, inv.args));
-  io.out(
-    `# agent command (cwd ${io.cwd}; prompt ${inv.stdin === null ? 'as an argument' : 'on stdin'})\n${command}\n`,
-  );
-  const { describeRunSandbox } = await import('../../engine/readiness/sandbox-input.ts');
-  const sandbox = await describeRunSandbox({
-    workspace: io.cwd,
-    config: resolved.config,
-    env: io.env,
-    command: inv.command,
-    configFiles: resolved.configFiles,
-  });
-  io.out(`# sandbox\n${sandbox.join('\n')}\n`);
-  return ExitCode.ok;
-}
-
 /** `ralph run`: resolve everything, then run the loop with a console reporter and Ctrl-C handling. */
 export async function runCommand(
   flags: RunCommandFlags,
@@ -82,6 +41,10 @@ export async function runCommand(
   outerIo: CliIO,
 ): Promise<number> {
   if (flags.verbose && flags.quiet) throw new UsageError('pass either -v or -q, not both');
+  if (flags.json && !flags.dryRun && !flags.estimate)
+    throw new UsageError(
+      '--json goes with --dry-run or --estimate (`ralph run --dry-run --json`); a run itself reports in `ralph status --json` and `ralph events --json`',
+    );
   // Before the worktree is made: the refusal must leave nothing behind.
   if (flags.parallel !== undefined && flags.worktree !== undefined)
     throw new UsageError('--parallel makes a worktree per task itself: pass either --parallel or --worktree');
@@ -100,15 +63,18 @@ export async function runCommand(
   // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
-  if (flags.dryRun && !flags.estimate)
-    return dryRun(await resolveRunFlags(io.cwd, flags, io.env, { cache: false }), mode, extraArgs, io);
+  if (flags.dryRun && !flags.estimate) {
+    const { dryRun } = await import('./dry-run.ts');
+    const resolved = await resolveRunFlags(io.cwd, flags, io.env, { cache: false });
+    return dryRun(resolved, mode, extraArgs, io, flags.json === true);
+  }
   // A run that starts its loop reads and refreshes the config cache; an estimate writes nothing.
   const resolved = await resolveRunFlags(io.cwd, flags, io.env, { cache: !flags.estimate });
   const { config, backend } = resolved;
 
   if (flags.estimate) {
     const { printEstimate } = await import('../inspect/estimate-command.ts');
-    return printEstimate(resolved, false, io);
+    return printEstimate(resolved, flags.json === true, io);
   }
 
   const workers = flags.parallel ?? config.parallel;
@@ -203,7 +169,7 @@ export async function runCommand(
 
 /** The TUI runs when stdin and stdout are a terminal, unless --no-tui, -q, TERM=dumb or CI. */
 function wantsTui(flags: RunCommandFlags, io: CliIO): boolean {
-  if (flags.tui === false || flags.quiet || !io.terminal) return false;
+  if (flags.tui === false || flags.quiet || !io.terminal || io.debug) return false;
   return io.env.TERM !== 'dumb' && !inCi(io.env);
 }
 

@@ -25,6 +25,12 @@ export const ENVIRONMENT: readonly EnvVariable[] = [
       '`1`: write `.ralph/diagnostics/<ts>/` (agent output, orchestration, performance, trace, errors, the prompts).',
   },
   {
+    name: 'RALPH_DEBUG',
+    audience: 'you',
+    meaning:
+      'Set (anything but `0` or `false`): the `--debug` trace on stderr for every command: config files read, cache hits and misses, the agent backend and argv, each child process (argv, cwd, exit, duration), HTTP calls (method, URL without query, status, duration), locks, state files written. Secrets redacted; the terminal UI gives way to plain lines; not passed on to agents.',
+  },
+  {
     name: 'RALPH_TELEGRAM_BOT_TOKEN',
     audience: 'you',
     meaning:

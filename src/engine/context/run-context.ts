@@ -23,6 +23,7 @@ import type { WorkspaceLock } from '../../state/workspace-lock.ts';
 import { checklistCondition } from '../decide/completion.ts';
 import type { Counters, Limits } from '../decide/limits.ts';
 import type { RunLoopOptions } from './run-options.ts';
+import { parkUntil } from './spend-and-limits.ts';
 
 /** What a run's agents are sandboxed by (`sandbox: on`): one policy per backend, its own config dirs writable. */
 export interface RunSandbox {
@@ -75,6 +76,12 @@ export interface RunContext {
    */
   persistInFlight(): void;
   /**
+   * Saves a park (null: its end) where `ralph status` reads it. Between iterations it is the run's
+   * state; within one (a pull request step) only the park joins what state.json last held, the
+   * half-settled iteration staying in memory: a kill -9 then resumes by waiting and re-running it.
+   */
+  persistPark(parked: LoopState['parked']): void;
+  /**
    * Puts the in-memory state back to what was last saved: after a failure mid-step (a full disk),
    * the run ends as a kill at that instant would have left it, never half-settled.
    */
@@ -88,6 +95,8 @@ export interface RunContext {
   counters(): Counters;
   /** forge.pull_requests: the checked connection to GitHub, set by the pre-flight (undefined: off). */
   forge?: ForgeSession | undefined;
+  /** The wait for a spent GitHub quota the forge client calls (run/forge-quota.ts); set by the loop. */
+  forgeQuotaWait?: ((resetMs: number, message: string) => Promise<boolean>) | undefined;
   /** `sandbox: on`: the policy every agent of the run (iterations, the reviewer) runs in. */
   readonly sandbox?: RunSandbox | undefined;
 }
@@ -178,6 +187,13 @@ export function createRunContext(input: RunContextInput): RunContext {
         ...state.current,
         at: new Date().toISOString(),
       });
+    },
+    persistPark: (parked) => {
+      refuseAfterForce(input.forced);
+      if (flying === null) {
+        parkUntil(state, parked);
+        saved = writeLoopState(paths.state, state);
+      } else writeLoopState(paths.state, { ...(JSON.parse(saved) as LoopState), current: flying, parked });
     },
     restoreSaved: () => {
       const back = JSON.parse(saved) as LoopState;

@@ -168,31 +168,54 @@ export async function runSandboxOf(
   });
 }
 
-/**
- * The sandbox of a run as `ralph run --dry-run` shows it (writing nothing): its mode, and for `on`
- * the policy of the loop's backend, rule by rule; for `native`, what each backend's own covers.
- */
-export async function describeRunSandbox(o: {
+/** The sandbox of a run, writing nothing: `on` with the loop backend's policy, `native` per backend, or `off`. */
+export type RunSandboxFacts =
+  | { mode: 'off' }
+  | { mode: 'native'; backends: { backend: string; covers: string | null; misses: string | null }[] }
+  | { mode: 'on'; policy: SandboxPolicy };
+
+/** What {@link runSandboxFacts} and {@link describeRunSandbox} read. */
+export interface RunSandboxQuery {
   workspace: string;
   config: RalphConfig;
   env: NodeJS.ProcessEnv;
   command: string;
   configFiles?: readonly string[] | undefined;
-}): Promise<string[]> {
+}
+
+/** The run's sandbox as data (`ralph run --dry-run --json`): the facts {@link describeRunSandbox} words. */
+export async function runSandboxFacts(o: RunSandboxQuery): Promise<RunSandboxFacts> {
   const settings = sandboxSettings(o.config);
-  if (settings.mode === 'off')
-    return ['off: the agent runs as you (sandbox: on confines it; docs/guide/sandbox.md)'];
+  if (settings.mode === 'off') return { mode: 'off' };
   if (settings.mode === 'native')
-    return runBackends(o.config).map((name) => {
-      const native = definitionOf(name).nativeSandbox;
-      return native
-        ? `native (${name}): covers ${native.covers}; misses ${native.misses}`
-        : `native (${name}): none`;
-    });
+    return {
+      mode: 'native',
+      backends: runBackends(o.config).map((backend) => {
+        const native = definitionOf(backend).nativeSandbox;
+        return { backend, covers: native?.covers ?? null, misses: native?.misses ?? null };
+      }),
+    };
   const sandbox = await gatherRunSandbox({
     ...o,
     eventsFile: join(ralphPaths(o.workspace).dir, 'events-<run>.jsonl'),
     create: false,
   });
-  return ['on:', ...describePolicy(sandbox.policyFor(o.config.cli.backend, o.command)).map((l) => `  ${l}`)];
+  return { mode: 'on', policy: sandbox.policyFor(o.config.cli.backend, o.command) };
+}
+
+/**
+ * The sandbox of a run as `ralph run --dry-run` shows it (writing nothing): its mode, and for `on`
+ * the policy of the loop's backend, rule by rule; for `native`, what each backend's own covers.
+ */
+export async function describeRunSandbox(o: RunSandboxQuery): Promise<string[]> {
+  const facts = await runSandboxFacts(o);
+  if (facts.mode === 'off')
+    return ['off: the agent runs as you (sandbox: on confines it; docs/guide/sandbox.md)'];
+  if (facts.mode === 'native')
+    return facts.backends.map(({ backend, covers, misses }) =>
+      covers === null
+        ? `native (${backend}): none`
+        : `native (${backend}): covers ${covers}; misses ${misses}`,
+    );
+  return ['on:', ...describePolicy(facts.policy).map((l) => `  ${l}`)];
 }

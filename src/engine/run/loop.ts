@@ -14,7 +14,7 @@ import { pruneAtStart } from '../../state/run-dirs.ts';
 import { armForceStop } from '../context/force-signal.ts';
 import { createRunContext, type RunContext, type RunSandbox } from '../context/run-context.ts';
 import type { RunLoopOptions } from '../context/run-options.ts';
-import { runRedactor } from '../context/run-redactor.ts';
+import { redactDebugTrace, runRedactor } from '../context/run-redactor.ts';
 import { ralphScratchpadPaths } from '../context/workspace-context.ts';
 import { type Limits, limitReached, type Stop, stop } from '../decide/limits.ts';
 import { confirmDoneAtStart } from '../gates/done-at-start.ts';
@@ -44,7 +44,7 @@ import {
 } from './between-iterations.ts';
 import { settleHeldReview } from './held-review.ts';
 import type { LoopSummary } from './loop-summary.ts';
-import { waitForMerge } from './merge-wait.ts';
+import { forgeQuotaWaiter, StopWhileParked, waitForMerge } from './merge-wait.ts';
 import { endRun, userError } from './run-end.ts';
 import { afterFirstAgent, openRunReporters, type RunReporters } from './run-reporters.ts';
 import { prepareRun } from './run-setup.ts';
@@ -80,6 +80,15 @@ export function initialEvents(config: RalphConfig): PendingEvent[] {
  * file-system failure) once the state is saved as far as it can be.
  */
 export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
+  const restore = redactDebugTrace(() => runRedactor(given.env ?? process.env, given.config));
+  try {
+    return await runLoopRedacted(given);
+  } finally {
+    restore();
+  }
+}
+
+async function runLoopRedacted(given: RunLoopOptions): Promise<LoopSummary> {
   // Before anything: process groups, signals and the process table are POSIX's.
   assertSupportedPlatform();
   // A forced stop stops the run too: every wait and agent turn hears it as they hear `signal`.
@@ -179,6 +188,7 @@ export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
     forced: force.forced,
     sandbox,
   });
+  ctx.forgeQuotaWait = forgeQuotaWaiter(ctx);
   armHooks(ctx, {
     suspend: (c) => {
       pauseForHook(c.state);
@@ -207,7 +217,11 @@ export async function runLoop(given: RunLoopOptions): Promise<LoopSummary> {
   } catch (error) {
     // After a forced stop the step that tried to save more ended here: the forced record stands.
     if (force.forced()) final = undefined;
-    else {
+    else if (error instanceof StopWhileParked) {
+      // Stopped while waiting for GitHub's quota: a half-settled iteration runs again on --resume.
+      if (ctx.cutShort()) ctx.restoreSaved();
+      final = error.stop;
+    } else {
       const user = userError(error);
       // A full or read-only disk mid-step, or any error while an iteration settles: the state goes
       // back to what was last saved (as a kill at that instant would leave it), so --resume neither

@@ -1,8 +1,10 @@
+import { RalphError } from '../../errors.ts';
 import { pullRequestPollMs } from '../../forge/forge-remote.ts';
 import { setStatus } from '../../state/loop-state/run-status.ts';
-import type { RunContext } from '../context/run-context.ts';
+import { type RunContext, runtimeLeftMs } from '../context/run-context.ts';
 import { noteElapsed } from '../context/spend-and-limits.ts';
 import { type Stop, stop } from '../decide/limits.ts';
+import { quotaWait } from '../decide/quota-wait.ts';
 import { endMergeWait } from '../workflow-steps/milestone-prs.ts';
 import { boundaryStop, sleepUnlessStopped } from './between-iterations.ts';
 
@@ -41,6 +43,7 @@ export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
     try {
       now = await forge.pulls.get(pr.number);
     } catch (error) {
+      if (error instanceof StopWhileParked) throw error;
       // The forge being away is no reason to stop waiting: the next poll asks again.
       const message = `could not read PR #${pr.number}: ${(error as Error).message}`;
       if (!ctx.warned.has(message)) ctx.emit({ type: 'notice', level: 'warn', message });
@@ -78,4 +81,58 @@ export async function waitForMerge(ctx: RunContext): Promise<Stop | undefined> {
       return end;
     }
   }
+}
+
+// The other wait on GitHub: its hourly quota.
+
+/** `ralph stop`, Ctrl-C or a limit while the run waited for GitHub's quota: the run ends with that stop. */
+export class StopWhileParked extends Error {
+  readonly stop: Stop;
+  constructor(stop: Stop) {
+    super(stop.message);
+    this.name = 'StopWhileParked';
+    this.stop = stop;
+  }
+}
+
+const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`;
+
+/**
+ * The run's wait for a spent GitHub hourly quota (the forge client's `waitForReset`): parked until
+ * the reset — in `ralph status`, the TUI and the events as `loop.parked`, a countdown each minute —
+ * then true, for the same request to go again. A reset after `max_runtime` ends is a
+ * `forge_rate_limited` error saying when it resets; a stop while waiting ends the run with it.
+ */
+export function forgeQuotaWaiter(ctx: RunContext): (resetMs: number, message: string) => Promise<boolean> {
+  return async (resetMs, message) => {
+    const left = runtimeLeftMs(ctx);
+    const plan = quotaWait(ctx.now(), resetMs, left);
+    if (plan.kind === 'stop')
+      throw new RalphError(
+        'forge_rate_limited',
+        `${message}; the quota resets at ${clock(plan.resetAt)}, after this run's max_runtime ends (${clock(plan.deadline)}), so the run stops here: \`ralph run --resume\` after the reset`,
+      );
+    const parked = { until: plan.until, message: `GitHub API quota used up: ${message}`, transient: false };
+    ctx.persistPark(parked);
+    try {
+      for (let first = true; ; first = false) {
+        const remainingMs = parked.until - ctx.now();
+        if (remainingMs <= 0) return true;
+        const { state } = ctx;
+        ctx.emit({
+          type: 'loop.parked',
+          iteration: state.current?.number ?? state.iterations + 1,
+          until: parked.until,
+          remainingMs,
+          message: parked.message,
+          first,
+        });
+        await sleepUnlessStopped(ctx, Math.min(remainingMs, 60_000));
+        const end = boundaryStop(ctx);
+        if (end) throw new StopWhileParked(end);
+      }
+    } finally {
+      ctx.persistPark(null);
+    }
+  };
 }

@@ -7,6 +7,7 @@ import type { RalphConfig } from '../../config/schema.ts';
 import { secretPaths } from '../../observe/config-secrets.ts';
 import { createRedactor } from '../../observe/redact.ts';
 import { packageVersion } from '../../paths-package.ts';
+import { trace, tracing } from '../../process/debug-trace.ts';
 import { configCacheFile, readConfigCache, writeConfigCache } from '../../state/cache/config-cache.ts';
 import { statKey } from '../../state/io/stat-cache.ts';
 import {
@@ -35,6 +36,13 @@ export async function resolveRunCached(options: ResolveRunOptions): Promise<Reso
   const key = configCacheKey(cacheInputs);
   const hit =
     key === undefined ? undefined : readConfigCache(configCacheFile(inputs.env, inputs.cwd, key), key);
+  if (tracing())
+    trace({
+      kind: 'cache',
+      name: 'config',
+      hit: hit !== undefined,
+      of: inputs.layers.map((l) => l.file).join(', ') || '(no file)',
+    });
   if (hit !== undefined)
     return finishRun(options, {
       config: hit as unknown as RalphConfig,

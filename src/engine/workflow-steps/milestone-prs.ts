@@ -55,6 +55,8 @@ export async function forgePreflight(ctx: RunContext): Promise<HealthResult[]> {
       env: options.env ?? process.env,
       workspace,
       redact: ctx.redact,
+      // A spent hourly quota parks the run until its reset (run/forge-quota.ts).
+      waitForReset: ctx.forgeQuotaWait,
     });
   } catch (error) {
     if (!(error instanceof RalphError)) throw error;

@@ -79,6 +79,7 @@ export function createBotApi(o: {
           {
             method: 'POST',
             url: `${o.apiUrl}/bot${o.token}/${method}`,
+            traceUrl: `${o.apiUrl}/bot[redacted]/${method}`,
             headers: { 'content-type': 'application/json', 'user-agent': 'ralph-telegram' },
             body: JSON.stringify(params),
           },

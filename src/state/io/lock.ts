@@ -1,5 +1,6 @@
 import { rmSync, statSync } from 'node:fs';
 import { LockHeldError, RalphError } from '../../errors.ts';
+import { trace, tracing } from '../../process/debug-trace.ts';
 import {
   createLockFile,
   type LockHolder,
@@ -124,9 +125,9 @@ export function acquireLockFile<T extends LockHolder>(path: string, o: AcquireOp
   let retries = 0;
   let delay = 2;
   for (;;) {
-    if (createLockFile(path, o.content, o.what)) return { held: true, created: true, tookOver };
+    if (createLockFile(path, o.content, o.what)) return traced(path, { held: true, created: true, tookOver });
     const seen = judge<T>(path, o.stale);
-    if (seen.holder && o.ours?.(seen.holder)) return { held: true, created: false, tookOver };
+    if (seen.holder && o.ours?.(seen.holder)) return traced(path, { held: true, created: false, tookOver });
     if (seen.kind !== 'held') {
       const removed = seen.kind === 'gone' || removeStaleLock(path, o.stale, o.hooks);
       if (removed && seen.kind === 'stale') tookOver = seen.holder;
@@ -137,11 +138,18 @@ export function acquireLockFile<T extends LockHolder>(path: string, o: AcquireOp
       onWait(seen.holder);
       onWait = undefined;
     }
-    if (Date.now() >= deadline) return { held: false, busy: seen.kind === 'held', holder: seen.holder };
+    if (Date.now() >= deadline)
+      return traced(path, { held: false, busy: seen.kind === 'held', holder: seen.holder });
     // Jitter keeps a crowd of waiters from retrying in lockstep.
     sleepSync(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 50);
   }
+}
+
+/** The outcome of an acquire, in the debug trace when it is on. */
+function traced<T extends LockHolder>(path: string, got: Acquired<T>): Acquired<T> {
+  if (tracing()) trace({ kind: 'lock', path, outcome: got.held ? 'acquired' : 'held' });
+  return got;
 }
 
 /**

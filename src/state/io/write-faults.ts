@@ -1,5 +1,6 @@
 import { appendFileSync, openSync, writeSync } from 'node:fs';
 import { fileSystemError } from '../../errors.ts';
+import { trace as debugTrace, tracing } from '../../process/debug-trace.ts';
 
 /**
  * The one place Ralph's writes go through: durable writes (every atomic file write and JSON-lines
@@ -57,6 +58,8 @@ function named<T>(path: string, write: () => T): T {
 export function durableWrite<T>(path: string, write: () => T): T {
   const n = ++counts.durable;
   trace('durable', path);
+  // Output writes (the run log, the stream, per chunk of agent output) would drown the trace.
+  if (tracing()) debugTrace({ kind: 'state.write', path });
   if (target('RALPH_FAULT_KILL_BEFORE_WRITE') === n) process.kill(process.pid, 'SIGKILL');
   signalAt('RALPH_FAULT_SIGNAL_BEFORE_WRITE', n);
   const result = named(path, () => {

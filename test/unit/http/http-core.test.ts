@@ -10,6 +10,8 @@ import {
   retryPause,
 } from '../../../src/http/http-failure.ts';
 import { type HttpOptions, httpRequest } from '../../../src/http/http-request.ts';
+import { createBotApi } from '../../../src/human/telegram/bot-api.ts';
+import { type DebugEvent, setDebugSink } from '../../../src/process/debug-trace.ts';
 
 /** A loopback server answering each request with the next handler of its script (the last one repeats). */
 async function serve(...script: ((req: IncomingMessage, res: ServerResponse) => void)[]) {
@@ -255,5 +257,42 @@ describe('retry waits and classification (properties)', () => {
         if (status >= 500) expect(kind).toBe('server');
       }),
     );
+  });
+});
+
+describe('the debug trace of the HTTP core (issue 36)', () => {
+  afterEach(() => {
+    setDebugSink(undefined);
+  });
+
+  it('records each try: method, URL without query or fragment, status, time', async () => {
+    const { url } = await serve(answer(503), answer(200, {}, 'ok'));
+    const seen: DebugEvent[] = [];
+    setDebugSink((e) => seen.push(e));
+    const withSecrets = `${url}?access_token=abc123secret#frag`;
+    await httpRequest(
+      { method: 'GET', url: withSecrets },
+      recorded({ retry: { delaysMs: [1], maxWaitMs: 0 } }).options,
+    );
+    expect(seen.map((e) => (e.kind === 'http' ? `${e.method} ${e.url} ${e.status}` : e.kind))).toEqual([
+      `GET ${url} 503`,
+      `GET ${url} 200`,
+    ]);
+    expect(JSON.stringify(seen)).not.toMatch(/abc123secret|frag/);
+  });
+
+  it("shows a client's traceUrl instead when the path holds a credential (Telegram's token)", async () => {
+    const seen: DebugEvent[] = [];
+    setDebugSink((e) => seen.push(e));
+    const api = createBotApi({
+      apiUrl: 'https://api.telegram.org',
+      token: '123456789:AAFakeTokenFakeTokenFakeTokenFake00',
+      fetchImpl: async () => new Response('{"ok":true,"result":[]}', { status: 200 }),
+    });
+    await api.call('getUpdates', {});
+    expect(seen).toMatchObject([
+      { kind: 'http', url: 'https://api.telegram.org/bot[redacted]/getUpdates', status: 200 },
+    ]);
+    expect(JSON.stringify(seen)).not.toContain('AAFakeToken');
   });
 });
