@@ -126,7 +126,4 @@ export const V1_HAT_KEYS: Readonly<Record<string, string>> = {
 export const PLANNED_KEYS: Readonly<Record<string, string>> = {
   skills:
     "ralph-orchestrator's skills are not supported yet (planned: issue 35); remove the key, or put the guidance in the prompt or core.guardrails",
-  'hats.*.concurrency':
-    'agent waves (concurrency) are not supported yet (planned: issue 35); remove the key: the hat runs one agent at a time',
-  'hats.*.aggregate': 'agent waves (aggregate) are not supported yet (planned: issue 35); remove the key',
 };

@@ -107,7 +107,7 @@ function planFor(ctx: RunContext, number: number): IterationPlan {
 function startIteration(
   ctx: RunContext,
   number: number,
-  { route, prompt, invocation, view, scratchpad, guidance }: IterationPlan,
+  { route, prompt, invocation, view, scratchpad, guidance, wave }: IterationPlan,
 ): StartedIteration {
   const { options, state, emit } = ctx;
   const { hatId, hat, backend } = route;
@@ -165,5 +165,6 @@ function startIteration(
     filesBefore: filesAtStart(ctx),
     rulesBefore,
     guidance,
+    ...(wave ? { wave } : {}),
   };
 }
