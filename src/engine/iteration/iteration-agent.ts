@@ -25,8 +25,8 @@ import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
 import { bookModelSpend } from './model-rung.ts';
 import type { PlannedWave } from './plan-iteration.ts';
-import { collectWaveResults } from './wave-results.ts';
-import { runWave, type WaveRun } from './wave-run.ts';
+import { collectWaveResults } from './wave/wave-results.ts';
+import { runWave, type WaveRun } from './wave/wave-run.ts';
 
 /** An iteration whose prompt is built and whose start is announced. */
 export interface StartedIteration {

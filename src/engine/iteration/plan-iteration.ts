@@ -16,7 +16,7 @@ import {
 } from '../workflow-steps/checklist-view.ts';
 import { agentInvocation, type IterationPrompt, type IterationRoute, routeFor } from './iteration-prompt.ts';
 import { ladderScope, ladderStep } from './model-rung.ts';
-import { planWave, type WaveMember, type WavePlan, waveBlock } from './wave-plan.ts';
+import { planWave, type WaveMember, type WavePlan, waveBlock } from './wave/wave-plan.ts';
 
 /** Characters of the scratchpad's newest part put in the prompt. */
 export const SCRATCHPAD_BUDGET = 6000;

@@ -1,6 +1,6 @@
-import type { HatConfig, RalphConfig } from '../../config/schema.ts';
-import { routeTopic } from '../../routing/select-hat.ts';
-import type { PendingEvent } from '../../state/loop-state.ts';
+import type { HatConfig, RalphConfig } from '../../../config/schema.ts';
+import { routeTopic } from '../../../routing/select-hat.ts';
+import type { PendingEvent } from '../../../state/loop-state.ts';
 
 // Agent waves (docs/guide/agent-waves.md), the pure part: which iteration is a wave, its members,
 // how many run at once, its deadlines, and how the members' results join into one batch.

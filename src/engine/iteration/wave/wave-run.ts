@@ -1,13 +1,12 @@
 import { join } from 'node:path';
-import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
-import { SummedMeter, UsageMeter } from '../../agent/usage-meter.ts';
-import type { Backend } from '../../backends/types.ts';
-import type { SuperviseResult } from '../../process/supervisor.ts';
-import { writeFileAtomicSync } from '../../state/io/atomic-write.ts';
-import { noteAgent } from '../../state/loop-state/in-flight.ts';
-import { emitTurnEvent, judgeTurn, turnLimits } from '../context/agent-turns.ts';
-import { type RunContext, ralphEnv, turnSandbox } from '../context/run-context.ts';
-import type { PlannedWave } from './plan-iteration.ts';
+import { type AgentTurnResult, runAgentTurn } from '../../../agent/agent-turn.ts';
+import { SummedMeter, UsageMeter } from '../../../agent/usage-meter.ts';
+import type { Backend } from '../../../backends/types.ts';
+import { writeFileAtomicSync } from '../../../state/io/atomic-write.ts';
+import { noteAgent } from '../../../state/loop-state/in-flight.ts';
+import { emitTurnEvent, judgeTurn, turnLimits } from '../../context/agent-turns.ts';
+import { type RunContext, ralphEnv, turnSandbox } from '../../context/run-context.ts';
+import type { PlannedWave } from '../plan-iteration.ts';
 import { runBounded } from './wave-plan.ts';
 
 // Agent waves (docs/guide/agent-waves.md): the members of one iteration, each a supervised agent
@@ -30,6 +29,8 @@ export interface WaveRun {
   run: AgentTurnResult;
   members: WaveMemberRun[];
 }
+
+type Supervised = AgentTurnResult['supervised'];
 
 /** Kills that stop the run, not just a member: the whole wave ends with them. */
 const RUN_STOPS = new Set(['interrupted', 'stop_requested', 'max_runtime', 'max_cost', 'max_tokens']);
@@ -164,7 +165,7 @@ function combine(
   const byStop = ran.find((r) => r.supervised.killedBy !== null && RUN_STOPS.has(r.supervised.killedBy));
   const ok = members.find((m) => m.run && m.failure === undefined)?.run;
   const rep = stop !== null ? byStop : (ok ?? ran[0]);
-  const supervised: SuperviseResult = {
+  const supervised: Supervised = {
     ...(rep?.supervised ?? idle()),
     ...(stop !== null && rep?.supervised.killedBy !== stop ? { killedBy: stop } : {}),
     killed: ran.flatMap((r) => r.supervised.killed),
@@ -184,7 +185,7 @@ function combine(
 }
 
 /** The end of a wave none of whose members started. */
-function idle(): SuperviseResult {
+function idle(): Supervised {
   return {
     pid: undefined,
     exitCode: null,

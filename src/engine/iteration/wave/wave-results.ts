@@ -1,8 +1,8 @@
-import { appendEvents } from '../../state/events-log.ts';
-import type { WaveRecord } from '../../state/iteration-record-shape.ts';
-import type { PendingEvent } from '../../state/loop-state.ts';
-import type { RunContext } from '../context/run-context.ts';
-import { collectEvents } from './collect-events.ts';
+import { appendEvents } from '../../../state/events-log.ts';
+import type { WaveRecord } from '../../../state/iteration-record-shape.ts';
+import type { PendingEvent } from '../../../state/loop-state.ts';
+import type { RunContext } from '../../context/run-context.ts';
+import { collectEvents } from '../collect-events.ts';
 import { joinWaveResults } from './wave-plan.ts';
 import type { WaveMemberRun } from './wave-run.ts';
 
