@@ -25,7 +25,7 @@ import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
 import { bookModelSpend } from './model-rung.ts';
 import type { PlannedWave } from './plan-iteration.ts';
-import { collectWaveResults } from './wave/wave-results.ts';
+import { collectWaveResults, waveRecord } from './wave/wave-results.ts';
 import { runWave, type WaveRun } from './wave/wave-run.ts';
 
 /** An iteration whose prompt is built and whose start is announced. */
@@ -191,7 +191,9 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     damaged,
     questions: questions.asked(),
     ...(sandbox ? { sandbox: { mode: 'on' as const, denials } } : {}),
-    ...(waveResults ? { waveRecord: waveResults.record } : {}),
+    ...(wave && it.wave
+      ? { waveRecord: waveResults?.record ?? waveRecord(wave.members, it.wave.concurrency, []) }
+      : {}),
   };
 }
 

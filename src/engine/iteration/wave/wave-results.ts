@@ -3,7 +3,7 @@ import type { WaveRecord } from '../../../state/iteration-record-shape.ts';
 import type { PendingEvent } from '../../../state/loop-state.ts';
 import type { RunContext } from '../../context/run-context.ts';
 import { collectEvents } from '../collect-events.ts';
-import { joinWaveResults } from './wave-plan.ts';
+import { joinWaveResults, type MemberEvent } from './wave-plan.ts';
 import type { WaveMemberRun } from './wave-run.ts';
 
 /** What a finished wave hands on: its members' results as one batch, and its record. */
@@ -59,20 +59,29 @@ export function collectWaveResults(
   );
   return {
     published: joined.map(({ member: _, ...e }) => e),
-    record: {
-      concurrency,
-      members: members.map((m) => ({
-        index: m.index,
-        topic: m.topic,
-        verdict: m.failure === undefined ? 'success' : 'failure',
-        reason: m.failure ?? null,
-        exit_code: m.run?.supervised.exitCode ?? null,
-        killed_by: m.run?.supervised.killedBy ?? null,
-        duration_ms: m.run?.supervised.durationMs ?? 0,
-        tokens: m.run?.meter.totals().total ?? 0,
-        cost_usd: m.run?.meter.spentUsd() ?? null,
-        events: joined.filter((e) => e.member === m.index).map((e) => e.topic),
-      })),
-    },
+    record: waveRecord(members, concurrency, joined),
+  };
+}
+
+/** The wave as its iteration's record shows it: each member's end and what it handed on (`joined`). */
+export function waveRecord(
+  members: readonly WaveMemberRun[],
+  concurrency: number,
+  joined: readonly MemberEvent[],
+): WaveRecord {
+  return {
+    concurrency,
+    members: members.map((m) => ({
+      index: m.index,
+      topic: m.topic,
+      verdict: m.failure === undefined ? 'success' : 'failure',
+      reason: m.failure ?? null,
+      exit_code: m.run?.supervised.exitCode ?? null,
+      killed_by: m.run?.supervised.killedBy ?? null,
+      duration_ms: m.run?.supervised.durationMs ?? 0,
+      tokens: m.run?.meter.totals().total ?? 0,
+      cost_usd: m.run?.meter.spentUsd() ?? null,
+      events: joined.filter((e) => e.member === m.index).map((e) => e.topic),
+    })),
   };
 }
