@@ -2,6 +2,7 @@ import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WaveMemberRecord } from '../../src/state/iteration-record-shape.ts';
+import { stubBin } from '../helpers/agent-stubs.ts';
 import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { makeWorkspace, readRecords, readState, runRalph, startRalph } from '../helpers/workspace.ts';
@@ -219,5 +220,43 @@ describe('agent waves through the built CLI', () => {
     const records = readRecords(dir);
     expect(records.map((x) => x.hat)).toEqual(['coordinator', 'reviewer', 'synthesizer']);
     expect(records[1]!.events).toEqual(['review.done', 'review.done', 'review.done']);
+  });
+
+  it('max_tokens counts every member together: the wave is stopped though no member alone reached it', async () => {
+    // Each reviewer reports 600 tokens, then holds: alone under the cap of 1000, two together over it.
+    const claude = [
+      '#!/bin/sh',
+      'cat > /dev/null',
+      'case "$RALPH_HAT" in',
+      '  coordinator) ralph wave emit review.perspective --payloads a b c ;;',
+      '  reviewer)',
+      '    echo "start $RALPH_WAVE_INDEX" >> wave.log',
+      `    printf '%s\\n' '{"type":"result","subtype":"success","is_error":false,"result":"x","usage":{"input_tokens":600,"output_tokens":0}}'`,
+      '    while [ -f hold ]; do sleep 0.05; done ;;',
+      'esac',
+      `printf '%s\\n' '{"type":"result","subtype":"success","is_error":false,"result":"done"}'`,
+      '',
+    ].join('\n');
+    const dir = waveWorkspace({
+      hold: '',
+      'ralph.yml': WAVE_YML.replace('  max_iterations: 6', '  max_iterations: 6\n  max_tokens: 1000').replace(
+        '  backend: custom\n  command: ./agent.sh',
+        '  backend: claude',
+      ),
+    });
+    workspaces.push(dir);
+    const r = await runRalph(['run'], dir, { PATH: `${stubBin({ claude })}:${process.env.PATH}` });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(readState(dir).stop_reason).toBe('max_tokens');
+    const wave = readRecords(dir)[1]!;
+    expect(wave.killed_by).toBe('max_tokens');
+    expect(wave.tokens.total).toBe(1200);
+    expect(wave.wave.members.map((m: WaveMemberRecord) => m.killed_by)).toEqual([
+      'max_tokens',
+      'max_tokens',
+      null,
+    ]);
+    expect(wave.wave.members[2].reason).toMatch(/^not started/);
+    expect(markedProcesses(dir)).toEqual([]);
   });
 });
