@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WaveMemberRecord } from '../../src/state/iteration-record-shape.ts';
-import { stubBin } from '../helpers/agent-stubs.ts';
+import { agentStub, ranLog, stubBin } from '../helpers/agent-stubs.ts';
 import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { makeWorkspace, readRecords, readState, runRalph, startRalph } from '../helpers/workspace.ts';
@@ -258,5 +258,74 @@ describe('agent waves through the built CLI', () => {
     ]);
     expect(wave.wave.members[2].reason).toMatch(/^not started/);
     expect(markedProcesses(dir)).toEqual([]);
+  });
+
+  it('a config laid out as ralph-orchestrator ships its wave review (claude, guardrails, disallowed_tools, default_publishes) runs unchanged', async () => {
+    const yml = [
+      'event_loop:',
+      '  prompt_file: PROMPT.md',
+      '  completion_promise: review.complete',
+      '  starting_event: review.start',
+      '  max_iterations: 20',
+      '  max_runtime_seconds: 3600',
+      'cli:',
+      '  backend: claude',
+      'core:',
+      '  guardrails:',
+      '    - Stay in your specialty.',
+      'hats:',
+      '  coordinator:',
+      '    name: "📋 Coordinator"',
+      '    description: Dispatches the reviewers as a wave.',
+      '    triggers: [review.start]',
+      '    publishes: [review.perspective]',
+      '    instructions: Dispatch with ralph wave emit.',
+      '  reviewer:',
+      '    name: "🔍 Reviewer"',
+      '    description: One specialist perspective.',
+      '    triggers: [review.perspective]',
+      '    publishes: [review.done]',
+      '    concurrency: 3',
+      '    timeout: 600',
+      '    instructions: Review from your perspective.',
+      '  synthesizer:',
+      '    name: "📊 Synthesizer"',
+      '    description: Merges the findings.',
+      '    triggers: [review.done]',
+      '    publishes: [review.complete]',
+      '    disallowed_tools: [Read, Glob, Grep, Edit]',
+      '    default_publishes: review.complete',
+      '    aggregate:',
+      '      mode: wait_for_all',
+      '      timeout: 300',
+      '    instructions: Merge the review.done events.',
+      '',
+    ].join('\n');
+    const claude = agentStub(
+      'claude',
+      [
+        'case "$RALPH_HAT" in',
+        '  coordinator) ralph wave emit review.perspective --payloads "ROLE: Rust" "ROLE: Frontend" "ROLE: Docs" ;;',
+        '  reviewer) ralph emit review.done "findings $RALPH_WAVE_INDEX of $RALPH_WAVE_TOTAL" ;;',
+        'esac',
+      ].join('\n'),
+    );
+    const dir = makeWorkspace({ 'PROMPT.md': 'Review the auth module\n', 'ralph.yml': yml });
+    workspaces.push(dir);
+    const env = { PATH: `${stubBin({ claude })}:${process.env.PATH}` };
+    const v = await runRalph(['config', 'validate', '--strict'], dir, env);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const r = await runRalph(['run'], dir, env);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const records = readRecords(dir);
+    expect(records.map((x) => [x.hat, x.verdict])).toEqual([
+      ['coordinator', 'success'],
+      ['reviewer', 'success'],
+      ['synthesizer', 'complete'],
+    ]);
+    expect(records[1]!.wave.concurrency).toBe(3);
+    expect(records[2]!.decision.route.triggered_by).toEqual(['review.done', 'review.done', 'review.done']);
+    // The synthesizer's disallowed tools reached claude.
+    expect(ranLog(dir).at(-1)).toContain('--disallowedTools');
   });
 });
