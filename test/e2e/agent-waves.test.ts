@@ -177,6 +177,14 @@ describe('agent waves through the built CLI', () => {
       null,
     ]);
 
+    // The dry run of the resume shows each member's prompt, with its one event.
+    const dry = await runRalph(['run', '--resume', '--dry-run'], dir);
+    expect(dry.stdout.match(/^# first prompt \(wave member \d of 3, 2 at once, \d+ bytes\)$/gm)).toHaveLength(
+      3,
+    );
+    expect(dry.stdout).toContain('## Wave member 2 of 3');
+    expect(dry.stdout.match(/^- review\.perspective: ROLE: Frontend$/gm)).toHaveLength(1);
+
     writeFileSync(join(dir, 'wave.log'), '');
     rmSync(join(dir, 'hold'));
     const resumed = await runRalph(['run', '--resume'], dir);

@@ -1,14 +1,10 @@
 import type { Dashboard } from '../../dashboard/server.ts';
 import type { StartMode } from '../../engine/context/run-options.ts';
 import { refuseUnsupportedWithRepos } from '../../engine/readiness/repo-set.ts';
-import { planFirstIteration } from '../../engine/run/first-iteration.ts';
 import { runLoop } from '../../engine/run/loop.ts';
-import type { LoadedRun } from '../../engine/run/resolve-run.ts';
 import { earlierChecklistRun, refuseUnaskedChecklistRestart } from '../../engine/run/start-mode.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
-import { createRedactor } from '../../observe/redact.ts';
 import { createConsoleReporter, type Verbosity } from '../../observe/reporters/console-reporter.ts';
-import { shellCommand } from '../../process/shell-quote.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { TuiHandle } from '../../tui/start-tui.ts';
 import { type CliIO, inCi } from '../io.ts';
@@ -34,43 +30,6 @@ export interface RunCommandFlags extends RunFlags {
 function startMode(flags: RunCommandFlags): StartMode {
   if (flags.resume && flags.fresh) throw new UsageError('pass either --resume or --fresh, not both');
   return flags.resume ? 'resume' : flags.fresh ? 'fresh' : 'auto';
-}
-
-/**
- * `ralph run --dry-run`: the resolved config (secrets masked), the first prompt and the agent
- * command, from the loop's own plan of its first iteration (planIteration), so the prompt is byte
- * for byte the same.
- */
-async function dryRun(resolved: LoadedRun, mode: StartMode, extraArgs: string[], io: CliIO): Promise<number> {
-  const { prompt, invocation: inv } = planFirstIteration({
-    workspace: io.cwd,
-    config: resolved.config,
-    prompt: resolved.prompt,
-    backend: resolved.backend,
-    mode,
-    extraArgs,
-    env: io.env,
-  });
-  const { stringify } = await import('yaml');
-  const { shownConfig } = await import('../config/shown-config.ts');
-  const shown = shownConfig(resolved.loaded, io.env, resolved.config);
-  io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(shown)}\n`);
-  io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
-  // A key in cli.args is masked above: the command line built from it gets the logs' redaction.
-  const command = createRedactor(io.env)(shellCommand(inv.command, inv.args));
-  io.out(
-    `# agent command (cwd ${io.cwd}; prompt ${inv.stdin === null ? 'as an argument' : 'on stdin'})\n${command}\n`,
-  );
-  const { describeRunSandbox } = await import('../../engine/readiness/sandbox-input.ts');
-  const sandbox = await describeRunSandbox({
-    workspace: io.cwd,
-    config: resolved.config,
-    env: io.env,
-    command: inv.command,
-    configFiles: resolved.configFiles,
-  });
-  io.out(`# sandbox\n${sandbox.join('\n')}\n`);
-  return ExitCode.ok;
 }
 
 /** `ralph run`: resolve everything, then run the loop with a console reporter and Ctrl-C handling. */
@@ -99,7 +58,12 @@ export async function runCommand(
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
   if (flags.dryRun && !flags.estimate)
-    return dryRun(await resolveRunFlags(io.cwd, flags, io.env, { cache: false }), mode, extraArgs, io);
+    return (await import('./dry-run.ts')).dryRun(
+      await resolveRunFlags(io.cwd, flags, io.env, { cache: false }),
+      mode,
+      extraArgs,
+      io,
+    );
   // A run that starts its loop reads and refreshes the config cache; an estimate writes nothing.
   const resolved = await resolveRunFlags(io.cwd, flags, io.env, { cache: !flags.estimate });
   const { config, backend } = resolved;
