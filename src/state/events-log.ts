@@ -90,6 +90,14 @@ export function appendEvent(file: string, event: EventLine): void {
   appendLine(file, JSON.stringify(event));
 }
 
+/**
+ * The directory of an agent wave's member events files, beside the run's events file (so the
+ * runtime ignore of `.ralph/events-*` and the sandbox's agent-writable files cover it).
+ */
+export function waveDirOf(eventsFile: string): string {
+  return `${eventsFile.replace(/\.jsonl$/, '')}.waves`;
+}
+
 /** Appends event lines in one write: a crash leaves all of them or none. */
 export function appendEvents(file: string, events: readonly EventLine[]): void {
   if (events.length > 0) appendLine(file, events.map((e) => JSON.stringify(e)).join('\n'));

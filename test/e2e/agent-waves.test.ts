@@ -336,4 +336,18 @@ describe('agent waves through the built CLI', () => {
     // The synthesizer's disallowed tools reached claude.
     expect(ranLog(dir).at(-1)).toContain('--disallowedTools');
   });
+
+  it('sandbox: on: each member runs sandboxed and publishes into its own file', async () => {
+    const dir = waveWorkspace({ 'ralph.yml': `sandbox: on\n${WAVE_YML}` });
+    workspaces.push(dir);
+    const r = await runRalph(['run'], dir);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(resultsSeen(dir)).toHaveLength(3);
+    // Their files sit beside the events file, which the sandbox lets an agent write.
+    expect(readRecords(dir)[1]!.wave.members.map((m: WaveMemberRecord) => m.verdict)).toEqual([
+      'success',
+      'success',
+      'success',
+    ]);
+  });
 });

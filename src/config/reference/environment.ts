@@ -77,7 +77,7 @@ export const ENVIRONMENT: readonly EnvVariable[] = [
     name: 'RALPH_EVENTS_FILE',
     audience: 'agent',
     meaning:
-      "The run's events file, absolute: `ralph emit` appends to it. A wave member gets its own file (under `.ralph/runs/<run-id>/waves/`).",
+      "The run's events file, absolute: `ralph emit` appends to it. A wave member gets its own file (`.ralph/events-<YYYYMMDD-HHMMSS>.waves/<iteration>-<index>.jsonl`).",
   },
   {
     name: 'RALPH_WAVE_WORKER',

@@ -10,6 +10,7 @@ import { isWithinOrEqual } from '../../sandbox/sandbox-paths.ts';
 import { describePolicy, sandboxPolicy } from '../../sandbox/sandbox-policy.ts';
 import type { SandboxPolicy, SandboxPolicyInput } from '../../sandbox/sandbox-types.ts';
 import { sandboxSettings } from '../../sandbox/sandbox-types.ts';
+import { waveDirOf } from '../../state/events-log.ts';
 import { appendText } from '../../state/io/file-writes.ts';
 import { type RalphPaths, ralphPaths } from '../../state/paths.ts';
 import type { RunSandbox } from '../context/run-context.ts';
@@ -42,13 +43,16 @@ export interface SandboxGatherOptions {
 
 /** The files the agent writes under `.ralph/`, made now: a bind mount needs its path to exist. */
 function agentWritable(paths: RalphPaths, eventsFile: string, create: boolean): string[] {
-  if (!create) return [paths.agentDir, eventsFile, paths.questions];
+  // An agent wave's members publish into their own files there (iteration/wave/).
+  const waves = waveDirOf(eventsFile);
+  if (!create) return [paths.agentDir, eventsFile, waves, paths.questions];
   mkdirSync(paths.agentDir, { recursive: true });
+  mkdirSync(waves, { recursive: true });
   mkdirSync(paths.control, { recursive: true });
   // `ralph ask` appends its question here; the loop trusts an answer only with its inbox command
   // (the inbox stays read-only), so a line the agent forges answers nothing (human-wait.ts).
   for (const file of [eventsFile, paths.questions]) if (!existsSync(file)) appendText(file, '');
-  return [paths.agentDir, eventsFile, paths.questions];
+  return [paths.agentDir, eventsFile, waves, paths.questions];
 }
 
 /**

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { type AgentTurnResult, runAgentTurn } from '../../../agent/agent-turn.ts';
 import { SummedMeter, UsageMeter } from '../../../agent/usage-meter.ts';
 import type { Backend } from '../../../backends/types.ts';
+import { waveDirOf } from '../../../state/events-log.ts';
 import { writeFileAtomicSync } from '../../../state/io/atomic-write.ts';
 import { noteAgent } from '../../../state/loop-state/in-flight.ts';
 import { emitTurnEvent, judgeTurn, turnLimits } from '../../context/agent-turns.ts';
@@ -35,9 +36,9 @@ type Supervised = AgentTurnResult['supervised'];
 /** Kills that stop the run, not just a member: the whole wave ends with them. */
 const RUN_STOPS = new Set(['interrupted', 'stop_requested', 'max_runtime', 'max_cost', 'max_tokens']);
 
-/** Where member `index` of iteration `number` publishes (under the run's directory). */
+/** Where member `index` of iteration `number` publishes: beside the run's events file. */
 export function memberEventsFile(ctx: RunContext, number: number, index: number): string {
-  return join(ctx.paths.runs, ctx.state.run_id, 'waves', `${number}-${index}.jsonl`);
+  return join(waveDirOf(ctx.eventsFile), `${number}-${index}.jsonl`);
 }
 
 /**
