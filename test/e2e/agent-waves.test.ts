@@ -46,7 +46,8 @@ const WAVE_YML = [
 
 /**
  * The agent. A reviewer logs `start i` / `end i` to wave.log, and holds until two members have
- * started (proving two run at once; one at a time would hold forever) and `hold` is absent; the
+ * started (proving two run at once; one at a time would hold forever) and `hold` is absent (the
+ * member whose role is `$FREE_ROLE` does not wait for that); the
  * member whose role is `$FAIL_ROLE` exits 3 without a result. The synthesizer keeps its prompt.
  */
 const AGENT = `#!/bin/sh
@@ -56,7 +57,7 @@ case "$RALPH_HAT" in
   reviewer)
     role=$(printf '%s' "$prompt" | grep -o 'ROLE: [A-Za-z]*' | head -1 | cut -c7-)
     echo "start $RALPH_WAVE_INDEX $role" >> wave.log
-    while [ "$(grep -c '^start' wave.log)" -lt 2 ] || [ -f hold ]; do sleep 0.05; done
+    while [ "$(grep -c '^start' wave.log)" -lt 2 ] || { [ -f hold ] && [ "$role" != "$FREE_ROLE" ]; }; do sleep 0.05; done
     echo "end $RALPH_WAVE_INDEX $role" >> wave.log
     if [ "$role" = "$FAIL_ROLE" ]; then echo "cannot review $role" >&2; exit 3; fi
     ralph emit review.done "findings of $role" ;;
@@ -349,5 +350,27 @@ describe('agent waves through the built CLI', () => {
       'success',
       'success',
     ]);
+  });
+
+  it("aggregate.timeout ends the wave: members still running are killed as failed, the finished one's result handed on", async () => {
+    const dir = waveWorkspace({
+      hold: '',
+      'ralph.yml': WAVE_YML.replace('      timeout: 120', '      timeout: 2').replace(
+        'concurrency: 2',
+        'concurrency: 3',
+      ),
+    });
+    workspaces.push(dir);
+    const r = await runRalph(['run'], dir, { FREE_ROLE: 'Rust' });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(resultsSeen(dir)).toEqual(['- review.done: findings of Rust']);
+    const record = readRecords(dir)[1]!;
+    expect(record.verdict).toBe('success');
+    expect(record.wave.members.map((m: WaveMemberRecord) => [m.verdict, m.killed_by])).toEqual([
+      ['success', null],
+      ['failure', 'wave_timeout'],
+      ['failure', 'wave_timeout'],
+    ]);
+    expect(markedProcesses(dir)).toEqual([]);
   });
 });
