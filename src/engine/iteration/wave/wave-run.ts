@@ -74,6 +74,8 @@ export async function runWave(
       waveStop.abort('max_tokens');
   };
   const startedAt = Date.now();
+  // A member whose bookkeeping failed (a full disk) stops the wave; the error is thrown once all ended.
+  let failed: { error: unknown } | undefined;
   const members = await runBounded(
     wave.runs,
     wave.concurrency,
@@ -125,9 +127,21 @@ export async function runWave(
         sweep: { select: { runId: '' }, kill: async () => [] },
         redact: ctx.redact,
         sandbox: turnSandbox(ctx, it.backend.name, m.invocation.command),
+      }).catch((error: unknown) => {
+        failed ??= { error };
+        waveStop.abort('write_failed');
+        return undefined;
       });
+      if (!run) return skipped(m, 'write_failed');
       const judged = judgeTurn(ctx, run, false);
-      const failure = judged.kind === 'success' ? undefined : 'why' in judged ? judged.why : judged.kind;
+      const failure =
+        judged.kind === 'success'
+          ? undefined
+          : 'why' in judged
+            ? judged.why
+            : 'stop' in judged
+              ? judged.stop.message
+              : judged.kind;
       ctx.emit({
         type: 'notice',
         level: failure ? 'warn' : 'info',
@@ -135,21 +149,23 @@ export async function runWave(
       });
       return { index: m.index, topic: m.event.topic, prompt: m.prompt, eventsFile, run, failure };
     },
-    {
-      now: () => signal.aborted,
-      result: (m) => ({
-        index: m.index,
-        topic: m.event.topic,
-        prompt: m.prompt,
-        eventsFile: memberEventsFile(ctx, number, m.index),
-        run: undefined,
-        failure: `not started: the wave was stopped (${String(signal.reason)})`,
-      }),
-    },
+    { now: () => signal.aborted, result: (m) => skipped(m, String(signal.reason)) },
   ).finally(() => clearTimeout(deadline));
   const swept = await ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000));
+  if (failed) throw failed.error;
   const stop = typeof signal.reason === 'string' && RUN_STOPS.has(signal.reason) ? signal.reason : null;
   return { run: combine(members, stop, swept, Date.now() - startedAt), members };
+
+  function skipped(m: PlannedWave['runs'][number], why: string): WaveMemberRun {
+    return {
+      index: m.index,
+      topic: m.event.topic,
+      prompt: m.prompt,
+      eventsFile: memberEventsFile(ctx, number, m.index),
+      run: undefined,
+      failure: `not started: the wave was stopped (${why})`,
+    };
+  }
 }
 
 /**
@@ -164,6 +180,8 @@ function combine(
 ): AgentTurnResult {
   const ran = members.flatMap((m) => (m.run ? [m.run] : []));
   const byStop = ran.find((r) => r.supervised.killedBy !== null && RUN_STOPS.has(r.supervised.killedBy));
+  // A member that reached the run's runtime ends the run as a stopped wave would.
+  stop ??= byStop?.supervised.killedBy ?? null;
   const ok = members.find((m) => m.run && m.failure === undefined)?.run;
   const rep = stop !== null ? byStop : (ok ?? ran[0]);
   const supervised: Supervised = {
