@@ -51,17 +51,22 @@ function workspace(): string {
   return dir;
 }
 
-/** The durable writes of the wave's iteration in a clean run: from its members' first events file to the wave's record. */
-async function waveWrites(): Promise<number[]> {
+/** The durable writes of a clean run, in order. */
+async function durableWrites(): Promise<{ n: number; path: string }[]> {
   const dir = workspace();
   const trace = join(dir, 'trace.jsonl');
   const r = await runRalph(['run'], dir, { RALPH_FAULT_TRACE_WRITES: trace });
   expect(r.code, r.stdout + r.stderr).toBe(0);
-  const writes = readFileSync(trace, 'utf8')
+  return readFileSync(trace, 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as { kind: string; n: number; path: string })
     .filter((w) => w.kind === 'durable');
+}
+
+/** The durable writes of the wave's iteration in a clean run: from its members' first events file to the wave's record. */
+async function waveWrites(): Promise<number[]> {
+  const writes = await durableWrites();
   const first = writes.find((w) => w.path.includes('/waves/'))!.n;
   // The second record appended to iterations.jsonl is the wave's.
   const record = writes.filter((w) => w.path.endsWith('iterations.jsonl'))[1]!.n;
@@ -102,4 +107,18 @@ describe('kill -9 at every durable write of a wave, then --resume', () => {
         expect(markedProcesses(dir), where).toEqual([]);
       }
   }, 300_000);
+
+  it('a full disk at a member’s events file: one line naming it, nothing left running; --resume runs the wave', async () => {
+    const at = (await durableWrites()).find((w) => w.path.includes('.waves/'))!;
+    const dir = workspace();
+    workspaces.push(dir);
+    const r = await runRalph(['run'], dir, { RALPH_FAULT_ERRNO_AT_WRITE: `${at.n}:ENOSPC` });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/\.waves\/2-0\.jsonl/);
+    expect(r.stdout + r.stderr).not.toMatch(/^\s+at /m);
+    expect(markedProcesses(dir)).toEqual([]);
+    const resumed = await runRalph(['run', '--resume'], dir);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'seen.txt'), 'utf8').trim().split('\n')).toHaveLength(3);
+  });
 });

@@ -76,79 +76,80 @@ export async function runWave(
   const startedAt = Date.now();
   // A member whose bookkeeping failed (a full disk) stops the wave; the error is thrown once all ended.
   let failed: { error: unknown } | undefined;
+  const runMember = async (m: PlannedWave['runs'][number]): Promise<WaveMemberRun> => {
+    const eventsFile = memberEventsFile(ctx, number, m.index);
+    // A re-run after a crash starts the member afresh: what its first try published is dropped.
+    writeFileAtomicSync(eventsFile, '', { fsync: false });
+    const env = ralphEnv(ctx, number, it.hatId, [...o.env, m.invocation.env]);
+    Object.assign(env, {
+      RALPH_EVENTS_FILE: eventsFile,
+      RALPH_WAVE_WORKER: '1',
+      RALPH_WAVE_ID: `${state.run_id}-${number}`,
+      RALPH_WAVE_INDEX: String(m.index),
+      RALPH_WAVE_TOTAL: String(total),
+    });
+    const meter = new UsageMeter();
+    live.push(meter);
+    const run = await runAgentTurn(it.backend, m.invocation, {
+      cwd: ctx.options.workspace,
+      env,
+      limits: {
+        ...turnLimits(ctx, wave.memberMs, 'iteration_timeout'),
+        costLeftUsd: undefined,
+        tokensLeft: undefined,
+      },
+      signal,
+      idleSuspended: o.idleSuspended,
+      onTick: o.onTick,
+      onEvent: (e) => {
+        if (e.type === 'agent.spawned') {
+          // One group is recorded for a crash's kill; the resume's sweep of the run's mark finds the rest.
+          if (state.current && state.current.agent_pid === null) {
+            noteAgent(state, e.pid, e.startTime ?? null);
+            ctx.persistInFlight();
+          }
+          ctx.emit({
+            type: 'notice',
+            level: 'info',
+            message: `iteration ${number}: wave member ${m.index + 1}/${total} started (${m.event.topic})`,
+          });
+        }
+        if (e.type === 'agent.event') {
+          meter.add(e.event);
+          overBudget();
+        }
+        emitTurnEvent(ctx, number, e);
+      },
+      // A member's sweep would kill its siblings (they share the iteration's mark): the wave sweeps once at its end.
+      sweep: { select: { runId: '' }, kill: async () => [] },
+      redact: ctx.redact,
+      sandbox: turnSandbox(ctx, it.backend.name, m.invocation.command),
+    });
+    const judged = judgeTurn(ctx, run, false);
+    const failure =
+      judged.kind === 'success'
+        ? undefined
+        : 'why' in judged
+          ? judged.why
+          : 'stop' in judged
+            ? judged.stop.message
+            : judged.kind;
+    ctx.emit({
+      type: 'notice',
+      level: failure ? 'warn' : 'info',
+      message: `iteration ${number}: wave member ${m.index + 1}/${total} ${failure ? `failed: ${failure}` : 'done'} (${Math.round(run.supervised.durationMs / 1000)}s)`,
+    });
+    return { index: m.index, topic: m.event.topic, prompt: m.prompt, eventsFile, run, failure };
+  };
   const members = await runBounded(
     wave.runs,
     wave.concurrency,
-    async (m): Promise<WaveMemberRun> => {
-      const eventsFile = memberEventsFile(ctx, number, m.index);
-      // A re-run after a crash starts the member afresh: what its first try published is dropped.
-      writeFileAtomicSync(eventsFile, '', { fsync: false });
-      const env = ralphEnv(ctx, number, it.hatId, [...o.env, m.invocation.env]);
-      Object.assign(env, {
-        RALPH_EVENTS_FILE: eventsFile,
-        RALPH_WAVE_WORKER: '1',
-        RALPH_WAVE_ID: `${state.run_id}-${number}`,
-        RALPH_WAVE_INDEX: String(m.index),
-        RALPH_WAVE_TOTAL: String(total),
-      });
-      const meter = new UsageMeter();
-      live.push(meter);
-      const run = await runAgentTurn(it.backend, m.invocation, {
-        cwd: ctx.options.workspace,
-        env,
-        limits: {
-          ...turnLimits(ctx, wave.memberMs, 'iteration_timeout'),
-          costLeftUsd: undefined,
-          tokensLeft: undefined,
-        },
-        signal,
-        idleSuspended: o.idleSuspended,
-        onTick: o.onTick,
-        onEvent: (e) => {
-          if (e.type === 'agent.spawned') {
-            // One group is recorded for a crash's kill; the resume's sweep of the run's mark finds the rest.
-            if (state.current && state.current.agent_pid === null) {
-              noteAgent(state, e.pid, e.startTime ?? null);
-              ctx.persistInFlight();
-            }
-            ctx.emit({
-              type: 'notice',
-              level: 'info',
-              message: `iteration ${number}: wave member ${m.index + 1}/${total} started (${m.event.topic})`,
-            });
-          }
-          if (e.type === 'agent.event') {
-            meter.add(e.event);
-            overBudget();
-          }
-          emitTurnEvent(ctx, number, e);
-        },
-        // A member's sweep would kill its siblings (they share the iteration's mark): the wave sweeps once at its end.
-        sweep: { select: { runId: '' }, kill: async () => [] },
-        redact: ctx.redact,
-        sandbox: turnSandbox(ctx, it.backend.name, m.invocation.command),
-      }).catch((error: unknown) => {
+    (m) =>
+      runMember(m).catch((error: unknown) => {
         failed ??= { error };
         waveStop.abort('write_failed');
-        return undefined;
-      });
-      if (!run) return skipped(m, 'write_failed');
-      const judged = judgeTurn(ctx, run, false);
-      const failure =
-        judged.kind === 'success'
-          ? undefined
-          : 'why' in judged
-            ? judged.why
-            : 'stop' in judged
-              ? judged.stop.message
-              : judged.kind;
-      ctx.emit({
-        type: 'notice',
-        level: failure ? 'warn' : 'info',
-        message: `iteration ${number}: wave member ${m.index + 1}/${total} ${failure ? `failed: ${failure}` : 'done'} (${Math.round(run.supervised.durationMs / 1000)}s)`,
-      });
-      return { index: m.index, topic: m.event.topic, prompt: m.prompt, eventsFile, run, failure };
-    },
+        return skipped(m, 'write_failed');
+      }),
     { now: () => signal.aborted, result: (m) => skipped(m, String(signal.reason)) },
   ).finally(() => clearTimeout(deadline));
   const swept = await ctx.sweep({ runId: state.run_id }, Math.min(ctx.graceMs, 1000));
