@@ -42,17 +42,17 @@ export interface SandboxGatherOptions {
 }
 
 /** The files the agent writes under `.ralph/`, made now: a bind mount needs its path to exist. */
-function agentWritable(paths: RalphPaths, eventsFile: string, create: boolean): string[] {
+function agentWritable(paths: RalphPaths, eventsFile: string, create: boolean, waves: boolean): string[] {
   // An agent wave's members publish into their own files there (iteration/wave/).
-  const waves = waveDirOf(eventsFile);
-  if (!create) return [paths.agentDir, eventsFile, waves, paths.questions];
+  const own = [paths.agentDir, eventsFile, ...(waves ? [waveDirOf(eventsFile)] : []), paths.questions];
+  if (!create) return own;
   mkdirSync(paths.agentDir, { recursive: true });
-  mkdirSync(waves, { recursive: true });
+  if (waves) mkdirSync(waveDirOf(eventsFile), { recursive: true });
   mkdirSync(paths.control, { recursive: true });
   // `ralph ask` appends its question here; the loop trusts an answer only with its inbox command
   // (the inbox stays read-only), so a line the agent forges answers nothing (human-wait.ts).
   for (const file of [eventsFile, paths.questions]) if (!existsSync(file)) appendText(file, '');
-  return [paths.agentDir, eventsFile, waves, paths.questions];
+  return own;
 }
 
 /**
@@ -124,7 +124,12 @@ export async function gatherRunSandbox(o: SandboxGatherOptions): Promise<RunSand
       .filter((f) => existsSync(f)),
     protectedPaths: [...protectedPaths(workspace, config), ...reposControlFiles(workspace, config)],
     gateFiles: gateFiles(workspace, paths, config),
-    agentWritable: agentWritable(paths, o.eventsFile, o.create ?? true),
+    agentWritable: agentWritable(
+      paths,
+      o.eventsFile,
+      o.create ?? true,
+      Object.values(config.hats).some((h) => (h.concurrency ?? 1) > 1),
+    ),
     settings: sandboxSettings(config),
   };
   const runtime = [nodePrefix(process.execPath), dirname(RALPH_BIN_DIR), ...pathEntries(env.PATH)];
