@@ -67,7 +67,7 @@ async function durableWrites(): Promise<{ n: number; path: string }[]> {
 /** The durable writes of the wave's iteration in a clean run: from its members' first events file to the wave's record. */
 async function waveWrites(): Promise<number[]> {
   const writes = await durableWrites();
-  const first = writes.find((w) => w.path.includes('/waves/'))!.n;
+  const first = writes.find((w) => w.path.includes('.waves/'))!.n;
   // The second record appended to iterations.jsonl is the wave's.
   const record = writes.filter((w) => w.path.endsWith('iterations.jsonl'))[1]!.n;
   return writes.filter((w) => w.n >= first && w.n <= record).map((w) => w.n);
