@@ -98,3 +98,44 @@ export function addTotals(a: TokenTotals, b: TokenTotals): TokenTotals {
     total: a.total + b.total,
   };
 }
+
+/** Several turns' meters read as one (the members of an agent wave): usage and cost summed. */
+export class SummedMeter extends UsageMeter {
+  private readonly parts: readonly UsageMeter[];
+
+  /** `parts` is read live: a caller may add to the array while the turns run. */
+  constructor(parts: readonly UsageMeter[]) {
+    super();
+    this.parts = parts;
+    this.model = parts.find((p) => p.model !== undefined)?.model;
+  }
+
+  override add(): void {
+    // Each part is fed by its own turn.
+  }
+
+  override spentUsd(): number | undefined {
+    const costs = this.parts.map((p) => p.spentUsd()).filter((c): c is number => c !== undefined);
+    return costs.length === 0 ? undefined : costs.reduce((a, b) => a + b, 0);
+  }
+
+  override costIsEstimate(): boolean {
+    return this.parts.some((p) => p.costIsEstimate());
+  }
+
+  override usage(): Usage {
+    const sum = emptyUsage();
+    for (const u of this.parts.map((p) => p.usage())) {
+      sum.inputTokens += u.inputTokens;
+      sum.outputTokens += u.outputTokens;
+      sum.cacheReadTokens += u.cacheReadTokens;
+      sum.cacheWriteTokens += u.cacheWriteTokens;
+    }
+    return sum;
+  }
+
+  override contextPct(): number | null {
+    const pcts = this.parts.map((p) => p.contextPct()).filter((p): p is number => p !== null);
+    return pcts.length === 0 ? null : Math.max(...pcts);
+  }
+}

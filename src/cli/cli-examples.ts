@@ -211,6 +211,18 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ['ralph tools task ready', 'from an agent: the tasks to work on'],
     ['ralph tools memory search parser', 'from an agent: what earlier iterations learnt'],
   ],
+  wave: [
+    [
+      'ralph wave emit review.perspective --payloads security performance',
+      'from an agent: one reviewer per payload',
+    ],
+  ],
+  'wave emit': [
+    [
+      'ralph wave emit review.perspective --payloads security performance tests',
+      'three events, one wave: a hat with concurrency runs an agent for each',
+    ],
+  ],
   'tools interact': [
     ['ralph tools interact progress "Parser done; starting on the CLI"', 'from an agent: tell the human'],
   ],

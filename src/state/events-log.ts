@@ -13,6 +13,8 @@ export interface EventLine {
   iteration?: number;
   hat?: string | null;
   source?: string;
+  /** Agent waves: the member of the iteration's wave that published it. */
+  wave_member?: number;
 }
 
 export interface MalformedLine {
@@ -86,6 +88,19 @@ export const eventLineParser: LineParser<EventLine> = (line) => {
 /** Appends one event line (loop-written events carry iteration, hat and source). */
 export function appendEvent(file: string, event: EventLine): void {
   appendLine(file, JSON.stringify(event));
+}
+
+/**
+ * The directory of an agent wave's member events files, beside the run's events file (so the
+ * runtime ignore of `.ralph/events-*` and the sandbox's agent-writable files cover it).
+ */
+export function waveDirOf(eventsFile: string): string {
+  return `${eventsFile.replace(/\.jsonl$/, '')}.waves`;
+}
+
+/** Appends event lines in one write: a crash leaves all of them or none. */
+export function appendEvents(file: string, events: readonly EventLine[]): void {
+  if (events.length > 0) appendLine(file, events.map((e) => JSON.stringify(e)).join('\n'));
 }
 
 /** `<event topic="t">payload</event>` tags in an agent's final text, in order. */

@@ -72,6 +72,27 @@ export interface RepoRecord {
   rollback?: { ref: string; to: string };
 }
 
+/** An agent wave's iteration: how many members ran at once, and each member's end. */
+export interface WaveRecord {
+  concurrency: number;
+  members: WaveMemberRecord[];
+}
+
+/** One member of a wave: its event, how it ended, what it used and what it published. */
+export interface WaveMemberRecord {
+  index: number;
+  topic: string;
+  /** success | failure */
+  verdict: string;
+  reason: string | null;
+  exit_code: number | null;
+  killed_by: string | null;
+  duration_ms: number;
+  tokens: number;
+  cost_usd: number | null;
+  events: string[];
+}
+
 /** A write or read `sandbox: on` refused: the path, the rule's path, and why the rule is there. */
 export interface SandboxDenialRecord {
   path: string;
@@ -148,6 +169,8 @@ export interface IterationRecord {
   repos?: RepoRecord[];
   /** `sandbox: on`: the writes and reads the sandbox refused, each with the rule that refused it (its path and why). */
   sandbox?: { mode: string; denials: SandboxDenialRecord[] };
+  /** Agent waves: each member of the wave this iteration ran (docs/guide/agent-waves.md). */
+  wave?: WaveRecord;
   /** Review points a human settled for this iteration (`gates.approval`). */
   approvals?: { point: string; id: string; answer: string; by: string; reason?: string }[];
 }

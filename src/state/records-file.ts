@@ -125,6 +125,25 @@ const recordShape: Check = looseObject({
   approvals: optional(
     array(looseObject({ point: str, id: str, answer: str, by: str, reason: optional(str) })),
   ),
+  wave: optional(
+    looseObject({
+      concurrency: num,
+      members: array(
+        looseObject({
+          index: num,
+          topic: str,
+          verdict: str,
+          reason: nullableStr,
+          exit_code: nullable(number({ int: true })),
+          killed_by: nullableStr,
+          duration_ms: num,
+          tokens: num,
+          cost_usd: nullableNum,
+          events: strings,
+        }),
+      ),
+    }),
+  ),
   sandbox: optional(
     looseObject({ mode: str, denials: array(looseObject({ path: str, rule: str, reason: str })) }),
   ),

@@ -150,6 +150,7 @@ describe('ralph run --dry-run --json (issue 36)', () => {
       'backend',
       'agent',
       'prompt',
+      'wave',
       'hats',
       'limits',
       'gates',
@@ -158,6 +159,7 @@ describe('ralph run --dry-run --json (issue 36)', () => {
       'config',
     ]);
     expect(facts.config_file).toBe(join(dir, 'ralph.yml'));
+    expect(facts.wave).toBeNull();
     expect(facts.backend).toBe('custom');
     expect(facts.agent).toEqual({
       command: './agent.sh',

@@ -99,6 +99,14 @@ export function explainRecord(r: IterationRecord): string[] {
     lines.push(
       `  sandbox: ${r.sandbox.mode}${r.sandbox.denials.length > 0 ? ` — refused ${r.sandbox.denials.map((x) => `${x.path} (${x.reason}: ${x.rule})`).join(', ')}` : ', nothing refused'}`,
     );
+  if (r.wave) {
+    // One line per member: the iteration's usage above is the members' sum.
+    lines.push(`  wave: ${r.wave.members.length} members, ${r.wave.concurrency} at once`);
+    for (const m of r.wave.members)
+      lines.push(
+        `    #${m.index + 1} ${m.topic} · ${m.verdict}${m.reason ? ` (${m.reason})` : ''} · ${Math.round(m.duration_ms / 1000)}s · ${m.tokens} tokens${m.events.length > 0 ? ` · published ${m.events.join(', ')}` : ''}`,
+      );
+  }
   if (d) lines.push(`  limits: ${limitLine(d)}`);
   if (d?.stop) lines.push(`  stop: ${stopText(d.stop.reason, d.stop.message)}`);
   return lines;

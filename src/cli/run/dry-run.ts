@@ -54,7 +54,11 @@ export async function dryRun(
   json: boolean,
 ): Promise<number> {
   const { loadSkills } = await import('../../skills/skill-registry.ts');
-  const { prompt, invocation: inv } = planFirstIteration({
+  const {
+    prompt,
+    invocation: inv,
+    wave,
+  } = planFirstIteration({
     workspace: io.cwd,
     config: resolved.config,
     prompt: resolved.prompt,
@@ -91,6 +95,13 @@ export async function dryRun(
         prompt_via: promptVia,
       },
       prompt: { source: resolved.promptSource, bytes: Buffer.byteLength(prompt), text: prompt },
+      // A wave runs one agent per event: each member's prompt, as each receives it.
+      wave: wave
+        ? {
+            concurrency: wave.concurrency,
+            members: wave.runs.map((m) => ({ bytes: Buffer.byteLength(m.prompt), text: m.prompt })),
+          }
+        : null,
       hats: shown.hats ?? {},
       limits: Object.fromEntries(LIMIT_KEYS.map((k) => [k, loop[k] ?? null])),
       gates: shown.gates ?? {},
@@ -104,7 +115,15 @@ export async function dryRun(
   const { stringify } = await import('yaml');
   for (const warning of resolved.configWarnings) io.err(`ralph: warning: ${warning}\n`);
   io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(shown)}\n`);
-  io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
+  // A wave runs one agent per event: each member's prompt, as each receives it.
+  const prompts: [string, string][] = wave
+    ? wave.runs.map((m) => [
+        `wave member ${m.index + 1} of ${wave.runs.length}, ${wave.concurrency} at once`,
+        m.prompt,
+      ])
+    : [[resolved.promptSource, prompt]];
+  for (const [head, text] of prompts)
+    io.out(`# first prompt (${head}, ${Buffer.byteLength(text)} bytes)\n${text}\n`);
   io.out(
     `# agent command (cwd ${io.cwd}; prompt ${promptVia === 'argument' ? 'as an argument' : 'on stdin'})\n${command}\n`,
   );

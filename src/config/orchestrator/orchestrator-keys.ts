@@ -123,8 +123,4 @@ export const V1_HAT_KEYS: Readonly<Record<string, string>> = {
  * ralph-orchestrator features Ralph does not have yet: still errors (ignoring them would drop
  * guards the user relies on), with what is planned.
  */
-export const PLANNED_KEYS: Readonly<Record<string, string>> = {
-  'hats.*.concurrency':
-    'agent waves (concurrency) are not supported yet (planned: issue 35); remove the key: the hat runs one agent at a time',
-  'hats.*.aggregate': 'agent waves (aggregate) are not supported yet (planned: issue 35); remove the key',
-};
+export const PLANNED_KEYS: Readonly<Record<string, string>> = {};

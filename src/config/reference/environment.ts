@@ -82,8 +82,21 @@ export const ENVIRONMENT: readonly EnvVariable[] = [
   {
     name: 'RALPH_EVENTS_FILE',
     audience: 'agent',
-    meaning: "The run's events file, absolute: `ralph emit` appends to it.",
+    meaning:
+      "The run's events file, absolute: `ralph emit` appends to it. A wave member gets its own file (`.ralph/events-<YYYYMMDD-HHMMSS>.waves/<iteration>-<index>.jsonl`).",
   },
+  {
+    name: 'RALPH_WAVE_WORKER',
+    audience: 'agent',
+    meaning: '`1` in a member of an agent wave; `ralph wave emit` refuses to run there (waves do not nest).',
+  },
+  {
+    name: 'RALPH_WAVE_ID',
+    audience: 'agent',
+    meaning: "A wave member's wave: `<run-id>-<iteration>`.",
+  },
+  { name: 'RALPH_WAVE_INDEX', audience: 'agent', meaning: "A wave member's place in its wave, from 0." },
+  { name: 'RALPH_WAVE_TOTAL', audience: 'agent', meaning: "The number of members of a wave member's wave." },
   { name: 'RALPH_ITERATION', audience: 'agent', meaning: 'The iteration number.' },
   { name: 'RALPH_HAT', audience: 'agent', meaning: 'The active hat (empty in solo mode).' },
   { name: 'RALPH_RUN_ID', audience: 'agent', meaning: 'The run id.' },

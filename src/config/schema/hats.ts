@@ -84,6 +84,25 @@ export const hatSchema = z
       description:
         'Iteration timeout of this hat in seconds. Absent: `event_loop.iteration_timeout_seconds`.',
     }),
+    concurrency: positiveInt.optional().meta({
+      description:
+        'Agent waves: when one iteration of this hat consumes several events (a `ralph wave emit` batch), one agent per event runs, at most this many at once. Absent or 1: one agent gets all the events.',
+    }),
+    aggregate: z
+      .strictObject({
+        mode: z.enum(['wait_for_all']).default('wait_for_all').meta({
+          description: 'How a wave ends: `wait_for_all` (the only mode) waits for every member of the wave.',
+        }),
+        timeout: positive.meta({
+          description:
+            "Seconds a wave whose results this hat collects may run; members still running then are killed (failed) and the finished members' results are kept.",
+        }),
+      })
+      .optional()
+      .meta({
+        description:
+          "Agent waves: on the hat that collects a wave's results (a hat whose triggers match a topic the wave's hat publishes), or on the wave's hat itself. The results reach it together, once the whole wave has ended.",
+      }),
     disallowed_tools: z
       .array(z.string())
       .default([])

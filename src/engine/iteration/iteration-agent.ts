@@ -1,7 +1,8 @@
 import { type AgentTurnResult, runAgentTurn } from '../../agent/agent-turn.ts';
 import type { AgentInvocation } from '../../backends/types.ts';
-import type { SandboxDenialRecord, TokenTotals } from '../../state/iteration-record-shape.ts';
+import type { SandboxDenialRecord, TokenTotals, WaveRecord } from '../../state/iteration-record-shape.ts';
 import { noteAgent } from '../../state/loop-state/in-flight.ts';
+import type { PendingEvent } from '../../state/loop-state.ts';
 import {
   denialsNotice,
   emitTurnEvent,
@@ -24,6 +25,9 @@ import { createQuestionWatch } from '../steering/question-watch.ts';
 import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
 import { bookModelSpend } from './model-rung.ts';
+import type { PlannedWave } from './plan-iteration.ts';
+import { collectWaveResults, waveRecord } from './wave/wave-results.ts';
+import { runWave, type WaveRun } from './wave/wave-run.ts';
 
 /** An iteration whose prompt is built and whose start is announced. */
 export interface StartedIteration {
@@ -40,6 +44,8 @@ export interface StartedIteration {
   rulesBefore?: RulesSnapshot | null | undefined;
   /** Ids of the human guidance the prompt carried. */
   guidance: string[];
+  /** `hats.<hat>.concurrency`: the agent wave this iteration runs instead of one agent. */
+  wave?: PlannedWave | undefined;
 }
 
 /** An iteration after its agent run: what the agent did, how it ended, what it published. */
@@ -63,6 +69,8 @@ export interface AgentPhase extends StartedIteration {
   questions: string[];
   /** `sandbox: on`: what the sandbox refused the agent. */
   sandbox?: { mode: 'on'; denials: SandboxDenialRecord[] } | undefined;
+  /** An agent wave's members, for the iteration record. */
+  waveRecord?: WaveRecord | undefined;
 }
 
 /** Runs the agent under the iteration's limits, books its usage and judges how it ended. */
@@ -75,38 +83,55 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const turn = turnController(ctx);
   let ticks = 0;
   const sandbox = turnSandbox(ctx, route.backend.name, invocation.command);
-  const run = await runAgentTurn(route.backend, invocation, {
-    cwd: options.workspace,
-    env: ralphEnv(ctx, number, route.hatId, [config.cli.env, invocation.env]),
-    limits: turnLimits(ctx, iterationMs, 'iteration_timeout'),
-    signal: turn.controller.signal,
-    // `ralph ask` suspends the idle timeout while the agent waits for a human.
-    idleSuspended: () => questions.waiting(),
-    onTick: () => {
-      questions.poll();
-      progress.poll();
-      // The control channel: `ralph stop --now` kills the agent.
-      pollStopNow(ctx, turn.controller);
-      // The state heartbeat: 2.5 s into the agent's run (state.json then shows its pid to a reader of
-      // the raw file; the in-flight file had it from the start), then about every 5 s.
-      if (++ticks === 5 || ticks % 10 === 0) {
-        noteElapsed(state, ctx.elapsed());
-        ctx.persist({ fsync: false });
-      }
-    },
-    onEvent: (e) => {
-      if (e.type === 'agent.spawned') {
-        noteAgent(state, e.pid, e.startTime ?? null);
-        // Bookkeeping: after a crash of Ralph it is on disk; only a power loss could lose it, and then
-        // the agent is gone too. The iteration's commit point below flushes the state.
-        ctx.persistInFlight();
-      }
-      emitTurnEvent(ctx, number, e);
-    },
-    sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
-    redact: ctx.redact,
-    sandbox,
-  }).finally(() => turn.release());
+  // `ralph ask` suspends the idle timeout while the agent waits for a human.
+  const idleSuspended = () => questions.waiting();
+  const onTick = () => {
+    questions.poll();
+    progress.poll();
+    // The control channel: `ralph stop --now` kills the agent.
+    pollStopNow(ctx, turn.controller);
+    // The state heartbeat: 2.5 s into the agent's run (state.json then shows its pid to a reader of
+    // the raw file; the in-flight file had it from the start), then about every 5 s.
+    if (++ticks === 5 || ticks % 10 === 0) {
+      noteElapsed(state, ctx.elapsed());
+      ctx.persist({ fsync: false });
+    }
+  };
+  let wave: WaveRun | undefined;
+  if (it.wave) {
+    ctx.emit({
+      type: 'notice',
+      level: 'info',
+      message: `iteration ${number}: a wave of ${it.wave.runs.length} agents (hat ${route.hatId}), ${it.wave.concurrency} at once`,
+    });
+    wave = await runWave(
+      ctx,
+      { number, hatId: route.hatId, backend: route.backend, wave: it.wave },
+      { signal: turn.controller.signal, env: [config.cli.env], onTick, idleSuspended },
+    ).finally(() => turn.release());
+  }
+  const run = wave
+    ? wave.run
+    : await runAgentTurn(route.backend, invocation, {
+        cwd: options.workspace,
+        env: ralphEnv(ctx, number, route.hatId, [config.cli.env, invocation.env]),
+        limits: turnLimits(ctx, iterationMs, 'iteration_timeout'),
+        signal: turn.controller.signal,
+        idleSuspended,
+        onTick,
+        onEvent: (e) => {
+          if (e.type === 'agent.spawned') {
+            noteAgent(state, e.pid, e.startTime ?? null);
+            // Bookkeeping: after a crash of Ralph it is on disk; only a power loss could lose it, and then
+            // the agent is gone too. The iteration's commit point below flushes the state.
+            ctx.persistInFlight();
+          }
+          emitTurnEvent(ctx, number, e);
+        },
+        sweep: { select: { runId: state.run_id }, kill: ctx.sweep },
+        redact: ctx.redact,
+        sandbox,
+      }).finally(() => turn.release());
 
   const sup = run.supervised;
   const denials = sandbox ? turnDenials(run, sandbox.policy) : [];
@@ -121,7 +146,8 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   bookModelSpend(state, route.ladder?.model ?? run.meter.model, run.meter.spentUsd());
   noteElapsed(state, ctx.elapsed());
   const { finalText } = run;
-  const promiseSeen = promiseFulfilled(finalText, ctx.promise, it.prompt);
+  // A wave's members each work on one event: none of them completes the run.
+  const promiseSeen = !wave && promiseFulfilled(finalText, ctx.promise, it.prompt);
   const promiseMisplaced =
     promiseSeen || !outputPromiseCounts(ctx.condition)
       ? undefined
@@ -142,12 +168,18 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const verdict = verdictFromExitClass(judged, cls, ctx.now(), state.parks ?? { rateLimit: 0, transient: 0 });
   // Before anything reads them: the events file, tasks and memories as plain files again.
   const damaged = setAsideDamagedFiles(ctx, number);
+  // A stopped or parked wave runs again whole: its members' results are not handed on.
+  const waveResults =
+    wave && it.wave && verdict.kind !== 'aborted' && verdict.kind !== 'parked'
+      ? collectWaveResults(ctx, number, route.hatId, wave.members, it.wave.concurrency)
+      : undefined;
   const collected = collectAgentEvents(
     ctx,
     number,
     route.hatId,
-    verdict.kind === 'aborted' ? null : finalText,
+    verdict.kind === 'aborted' || wave ? null : finalText,
     it.prompt,
+    waveResults?.published ?? [],
   );
   const failure = judged.kind === 'failure' ? agentFailureDetail(sup.stderrTail, sup.exitCode) : undefined;
   return {
@@ -164,6 +196,9 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     damaged,
     questions: questions.asked(),
     ...(sandbox ? { sandbox: { mode: 'on' as const, denials } } : {}),
+    ...(wave && it.wave
+      ? { waveRecord: waveResults?.record ?? waveRecord(wave.members, it.wave.concurrency, []) }
+      : {}),
   };
 }
 
@@ -174,6 +209,7 @@ function collectAgentEvents(
   hatId: string | null,
   finalText: string | null,
   prompt: string,
+  waveResults: readonly PendingEvent[],
 ): Collected {
   const { state, emit } = ctx;
   const collected = collectEvents({
@@ -189,6 +225,7 @@ function collectAgentEvents(
     cleanFile: true,
   });
   noteEventsRead(state, collected);
+  collected.published.push(...waveResults);
   for (const m of collected.malformed) {
     emit({ type: 'event.malformed', iteration: number, line: m.line, error: m.error });
     ctx.publish(

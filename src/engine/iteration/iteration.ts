@@ -110,7 +110,7 @@ function planFor(ctx: RunContext, number: number, skills: readonly Skill[]): Ite
 function startIteration(
   ctx: RunContext,
   number: number,
-  { route, prompt, invocation, view, scratchpad, guidance }: IterationPlan,
+  { route, prompt, invocation, view, scratchpad, guidance, wave }: IterationPlan,
 ): StartedIteration {
   const { options, state, emit } = ctx;
   const { hatId, hat, backend } = route;
@@ -168,5 +168,6 @@ function startIteration(
     filesBefore: filesAtStart(ctx),
     rulesBefore,
     guidance,
+    ...(wave ? { wave } : {}),
   };
 }

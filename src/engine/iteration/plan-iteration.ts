@@ -18,6 +18,7 @@ import {
 } from '../workflow-steps/checklist-view.ts';
 import { agentInvocation, type IterationPrompt, type IterationRoute, routeFor } from './iteration-prompt.ts';
 import { ladderScope, ladderStep } from './model-rung.ts';
+import { planWave, type WaveMember, type WavePlan, waveBlock } from './wave/wave-plan.ts';
 
 /** Characters of the scratchpad's newest part put in the prompt. */
 export const SCRATCHPAD_BUDGET = 6000;
@@ -72,6 +73,13 @@ export interface WorkspaceReads {
 export interface IterationPlan extends IterationPrompt {
   route: IterationRoute;
   invocation: AgentInvocation;
+  /** `hats.<hat>.concurrency`: the wave this iteration runs, each member with its own prompt and command. */
+  wave?: PlannedWave | undefined;
+}
+
+/** A wave as planned: its plan, and each member's prompt (its one event) and agent command. */
+export interface PlannedWave extends WavePlan {
+  runs: (WaveMember & { prompt: string; invocation: AgentInvocation })[];
 }
 
 /** The workspace's files as they stand on disk. */
@@ -123,30 +131,43 @@ export function planIteration(
   ]
     .filter((t) => t.length > 0)
     .join('\n\n');
-  const prompt = assemblePrompt({
-    context: contextBlock || null,
-    base: input.prompt,
-    completionPromise: promise,
-    ...configPromptParts(config, route.hatId, route.hat),
-    events: route.selection.consumed,
-    scratchpad: context.scratchpad,
-    scratchpadLabel: context.scratchpadLabel,
-    scratchpadBudget: SCRATCHPAD_BUDGET,
-    memories: context.memories,
-    readyTasks: context.readyTasks,
-    skills: visibleSkills(input.skills ?? [], route.hatId, route.backend.name).map(promptSkill),
-  });
-  const invocation = agentInvocation(route, {
-    prompt,
-    config,
-    workspace: input.workspace,
-    runtimeDir: input.paths.dir,
-    extraArgs: input.extraArgs,
-  });
+  const promptFor = (events: PromptInput['events'], head: string) =>
+    assemblePrompt({
+      context: [head, contextBlock].filter((t) => t.length > 0).join('\n\n') || null,
+      base: input.prompt,
+      completionPromise: promise,
+      ...configPromptParts(config, route.hatId, route.hat),
+      events,
+      scratchpad: context.scratchpad,
+      scratchpadLabel: context.scratchpadLabel,
+      scratchpadBudget: SCRATCHPAD_BUDGET,
+      memories: context.memories,
+      readyTasks: context.readyTasks,
+      skills: visibleSkills(input.skills ?? [], route.hatId, route.backend.name).map(promptSkill),
+    });
+  const invocationFor = (prompt: string) =>
+    agentInvocation(route, {
+      prompt,
+      config,
+      workspace: input.workspace,
+      runtimeDir: input.paths.dir,
+      extraArgs: input.extraArgs,
+    });
+  const prompt = promptFor(route.selection.consumed, '');
+  const invocation = invocationFor(prompt);
+  const wavePlan = planWave(config, route.hatId, route.selection.consumed);
+  const wave = wavePlan && {
+    ...wavePlan,
+    runs: wavePlan.members.map((m) => {
+      const own = promptFor([m.event], waveBlock(m, wavePlan.members.length, route.hat?.publishes ?? []));
+      return { ...m, prompt: own, invocation: invocationFor(own) };
+    }),
+  };
   return {
     route,
     prompt,
     invocation,
+    ...(wave ? { wave } : {}),
     view,
     scratchpad: context.scratchpad,
     guidance: (state.guidance ?? []).map((g) => g.id),

@@ -76,6 +76,7 @@ export async function recordIteration(
       ...(phase.questions.length > 0 ? { questions: phase.questions } : {}),
       ...(outcome.approvals.length > 0 ? { approvals: outcome.approvals } : {}),
       ...(phase.sandbox ? { sandbox: phase.sandbox } : {}),
+      ...(phase.waveRecord ? { wave: phase.waveRecord } : {}),
       ...(outcome.pullRequest ? { pull_request: outcome.pullRequest } : {}),
       ...(outcome.repos ? { repos: outcome.repos.records } : {}),
       ...(outcome.progress ? { progress: outcome.progress } : {}),

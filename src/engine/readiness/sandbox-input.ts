@@ -11,6 +11,7 @@ import { describePolicy, sandboxPolicy } from '../../sandbox/sandbox-policy.ts';
 import type { SandboxPolicy, SandboxPolicyInput } from '../../sandbox/sandbox-types.ts';
 import { sandboxSettings } from '../../sandbox/sandbox-types.ts';
 import { skillDirs } from '../../skills/skill-registry.ts';
+import { waveDirOf } from '../../state/events-log.ts';
 import { appendText } from '../../state/io/file-writes.ts';
 import { type RalphPaths, ralphPaths } from '../../state/paths.ts';
 import type { RunSandbox } from '../context/run-context.ts';
@@ -42,16 +43,25 @@ export interface SandboxGatherOptions {
 }
 
 /** The files the agent writes under `.ralph/`, made now: a bind mount needs its path to exist. */
-function agentWritable(paths: RalphPaths, eventsFile: string, create: boolean): string[] {
-  if (!create) return [paths.agentDir, eventsFile, paths.questions, paths.progressNotes];
+function agentWritable(paths: RalphPaths, eventsFile: string, create: boolean, waves: boolean): string[] {
+  // An agent wave's members publish into their own files there (iteration/wave/); `ralph tools
+  // interact progress` appends its notes to the progress file (progress-watch.ts).
+  const own = [
+    paths.agentDir,
+    eventsFile,
+    ...(waves ? [waveDirOf(eventsFile)] : []),
+    paths.questions,
+    paths.progressNotes,
+  ];
+  if (!create) return own;
   mkdirSync(paths.agentDir, { recursive: true });
+  if (waves) mkdirSync(waveDirOf(eventsFile), { recursive: true });
   mkdirSync(paths.control, { recursive: true });
   // `ralph ask` appends its question here; the loop trusts an answer only with its inbox command
   // (the inbox stays read-only), so a line the agent forges answers nothing (human-wait.ts).
-  // `ralph tools interact progress` appends its notes to the progress file (progress-watch.ts).
-  const files = [eventsFile, paths.questions, paths.progressNotes];
-  for (const file of files) if (!existsSync(file)) appendText(file, '');
-  return [paths.agentDir, ...files];
+  for (const file of [eventsFile, paths.questions, paths.progressNotes])
+    if (!existsSync(file)) appendText(file, '');
+  return own;
 }
 
 /**
@@ -123,7 +133,12 @@ export async function gatherRunSandbox(o: SandboxGatherOptions): Promise<RunSand
       .filter((f) => existsSync(f)),
     protectedPaths: [...protectedPaths(workspace, config), ...reposControlFiles(workspace, config)],
     gateFiles: gateFiles(workspace, paths, config),
-    agentWritable: agentWritable(paths, o.eventsFile, o.create ?? true),
+    agentWritable: agentWritable(
+      paths,
+      o.eventsFile,
+      o.create ?? true,
+      Object.values(config.hats).some((h) => (h.concurrency ?? 1) > 1),
+    ),
     settings: sandboxSettings(config),
     skillDirs: skillDirs(config.skills, workspace),
   };
