@@ -197,7 +197,8 @@ export { openTaskStore, type TaskStore } from './state/tasks/task-store.ts';
 export { findTask, readyTasks, TASK_STATUSES, type Task, type TaskOptions } from './state/tasks/task.ts';
 export { openMemoryStore, type MemoryStore } from './state/memories/memory-store.ts';
 export { MEMORY_TYPES, type MemoryEntry } from './state/memories/memory.ts';
-export { findSkill, loadSkills, type Skill, skillDirs, skillText } from './skills/skill-registry.ts';
+export { skillDirs } from './skills/skill-dirs.ts';
+export { findSkill, loadSkills, type Skill, skillText } from './skills/skill-registry.ts';
 
 // ── Errors: a stable `code` (RalphErrorCode) to switch on, and the exit code `ralph` maps it to.
 export {

@@ -1,8 +1,9 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { SkillsConfig } from '../config/schema/prompt.ts';
 import { RalphError } from '../errors.ts';
 import { statCached } from '../state/io/stat-cache.ts';
+import { skillDirs } from './skill-dirs.ts';
 import type { parseSkillFile, SkillFile } from './skill-file.ts';
 
 /** parseSkillFile, passed in: the YAML parser is loaded only where skills are configured (loadSkills). */
@@ -60,18 +61,6 @@ const fallbackName = (path: string) =>
 // Read again only when the file changed: the loop lists the skills in every iteration's prompt.
 const readSkill = statCached(readBounded);
 
-/** A configured directory: absolute, else under the workspace, else under the nearest parent that has it. */
-export function resolveSkillDir(workspace: string, dir: string): string {
-  if (isAbsolute(dir)) return dir;
-  const own = resolve(workspace, dir);
-  if (isDir(own)) return own;
-  for (let at = dirname(resolve(workspace)); ; at = dirname(at)) {
-    const candidate = join(at, dir);
-    if (isDir(candidate)) return candidate;
-    if (dirname(at) === at) return own;
-  }
-}
-
 /** The skill files of one directory, in name order: `*.md` and `*\/SKILL.md`. */
 function skillFilesIn(dir: string): string[] {
   let names: string[];
@@ -86,12 +75,6 @@ function skillFilesIn(dir: string): string[] {
     const inner = join(path, 'SKILL.md');
     return isDir(path) && isFile(inner) ? [inner] : [];
   });
-}
-
-/** The directories `skills.dirs` names, resolved; none when skills are absent or disabled. */
-export function skillDirs(skills: SkillsConfig | undefined, workspace: string): string[] {
-  if (!skills?.enabled) return [];
-  return skills.dirs.map((d) => resolveSkillDir(workspace, d));
 }
 
 /**
@@ -139,18 +122,6 @@ export async function loadSkills(skills: SkillsConfig | undefined, workspace: st
   if (!skills?.enabled || skills.dirs.length === 0) return [];
   const { parseSkillFile } = await import('./skill-file.ts');
   return discoverSkills(skills, workspace, parseSkillFile);
-}
-
-/**
- * The skills an iteration's prompt lists (pure): those for its hat (a skill with `hats` is listed to
- * those hats, and in solo mode, where no hat runs) and its backend (`backends`).
- */
-export function visibleSkills(skills: readonly Skill[], hatId: string | null, backend: string): Skill[] {
-  return skills.filter(
-    (s) =>
-      (s.hats.length === 0 || hatId === null || s.hats.includes(hatId)) &&
-      (s.backends.length === 0 || s.backends.includes(backend)),
-  );
 }
 
 /** The skill of this name, or a RalphError listing the skills there are and where they were looked for. */

@@ -86,9 +86,12 @@ describe('ralph run start-up', () => {
     // redaction of agent files) joined the run's chunk: ~770 kB with them; ~855 kB as CommonJS (each
     // use of another chunk's export is spelled `require_shared.name`), compiled from V8's code cache;
     // ~920 kB once the sandbox (policy, bwrap arguments, the input gathered at start), lifecycle hooks
-    // and prd.json tasks joined it (issues 34, 35). The budget still catches zod, yaml or commander
-    // (100 kB and more each) coming back on this path, which the line above also names.
-    expect(bytesOf(hit)).toBeLessThan(960_000);
+    // and prd.json tasks joined it (issues 34, 35); ~964 kB with beads tasks, the pi backend's parser,
+    // the wave plan, `-H` hat sources, progress notes, the GitHub quota park and the debug trace's
+    // no-op checks (issues 35, 36; the wave runner and the skill reader load only when configured).
+    // The budget still catches zod, yaml or commander (100 kB and more each) coming back on this
+    // path, which the line above also names.
+    expect(bytesOf(hit)).toBeLessThan(975_000);
     appendFileSync(join(dir, 'ralph.yml'), '# edited\n');
     expect(await configModulesLoaded(dir)).not.toEqual([]); // changed: read and validated again
   });

@@ -20,7 +20,8 @@ const rootOption = () =>
 async function workspaceSkills(io: CliIO, opts: { config?: string | undefined; root?: string | undefined }) {
   // Loaded by the action: the config schema stays off every other command's start.
   const { resolveRunConfig } = await import('../../engine/run/resolve-run.ts');
-  const { loadSkills, skillDirs } = await import('../../skills/skill-registry.ts');
+  const { loadSkills } = await import('../../skills/skill-registry.ts');
+  const { skillDirs } = await import('../../skills/skill-dirs.ts');
   const workspace = resolve(io.cwd, opts.root ?? io.env.RALPH_WORKSPACE_ROOT ?? '.');
   const { config } = resolveRunConfig({ cwd: workspace, configPath: opts.config, env: io.env });
   return { skills: await loadSkills(config.skills, workspace), dirs: skillDirs(config.skills, workspace) };

@@ -26,8 +26,7 @@ import { type Collected, collectEvents } from './collect-events.ts';
 import type { IterationRoute } from './iteration-prompt.ts';
 import { bookModelSpend } from './model-rung.ts';
 import type { PlannedWave } from './plan-iteration.ts';
-import { collectWaveResults, waveRecord } from './wave/wave-results.ts';
-import { runWave, type WaveRun } from './wave/wave-run.ts';
+import type { WaveRun } from './wave/wave-run.ts';
 
 /** An iteration whose prompt is built and whose start is announced. */
 export interface StartedIteration {
@@ -98,17 +97,23 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     }
   };
   let wave: WaveRun | undefined;
-  if (it.wave) {
+  // Loaded only for a wave: the run's start carries none of it (the startup-modules budget).
+  const waveCode = it.wave
+    ? await Promise.all([import('./wave/wave-run.ts'), import('./wave/wave-results.ts')])
+    : undefined;
+  if (it.wave && waveCode) {
     ctx.emit({
       type: 'notice',
       level: 'info',
       message: `iteration ${number}: a wave of ${it.wave.runs.length} agents (hat ${route.hatId}), ${it.wave.concurrency} at once`,
     });
-    wave = await runWave(
-      ctx,
-      { number, hatId: route.hatId, backend: route.backend, wave: it.wave },
-      { signal: turn.controller.signal, env: [config.cli.env], onTick, idleSuspended },
-    ).finally(() => turn.release());
+    wave = await waveCode[0]
+      .runWave(
+        ctx,
+        { number, hatId: route.hatId, backend: route.backend, wave: it.wave },
+        { signal: turn.controller.signal, env: [config.cli.env], onTick, idleSuspended },
+      )
+      .finally(() => turn.release());
   }
   const run = wave
     ? wave.run
@@ -170,8 +175,8 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
   const damaged = setAsideDamagedFiles(ctx, number);
   // A stopped or parked wave runs again whole: its members' results are not handed on.
   const waveResults =
-    wave && it.wave && verdict.kind !== 'aborted' && verdict.kind !== 'parked'
-      ? collectWaveResults(ctx, number, route.hatId, wave.members, it.wave.concurrency)
+    wave && it.wave && waveCode && verdict.kind !== 'aborted' && verdict.kind !== 'parked'
+      ? waveCode[1].collectWaveResults(ctx, number, route.hatId, wave.members, it.wave.concurrency)
       : undefined;
   const collected = collectAgentEvents(
     ctx,
@@ -196,8 +201,8 @@ export async function runIterationAgent(ctx: RunContext, it: StartedIteration): 
     damaged,
     questions: questions.asked(),
     ...(sandbox ? { sandbox: { mode: 'on' as const, denials } } : {}),
-    ...(wave && it.wave
-      ? { waveRecord: waveResults?.record ?? waveRecord(wave.members, it.wave.concurrency, []) }
+    ...(wave && it.wave && waveCode
+      ? { waveRecord: waveResults?.record ?? waveCode[1].waveRecord(wave.members, it.wave.concurrency, []) }
       : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { readGitHead } from '../../git/head.ts';
-import { loadSkills, type Skill } from '../../skills/skill-registry.ts';
+import type { Skill } from '../../skills/skill-registry.ts';
 import { setCurrent } from '../../state/loop-state/in-flight.ts';
 import { userMemoriesFile } from '../../state/memories/user-memories.ts';
 import { archiveProgress } from '../../workflows/progress-archive.ts';
@@ -41,7 +41,7 @@ export async function runIteration(ctx: RunContext): Promise<Stop | undefined> {
 
   await archiveOldProgress(ctx);
   // Read fresh each iteration: the agent may have added or edited a skill.
-  const plan = planFor(ctx, number, await loadSkills(ctx.config.skills, ctx.options.workspace));
+  const plan = planFor(ctx, number, await skillsOf(ctx));
   // Before the iteration is marked current: a hook that blocks leaves nothing half-started.
   const refused = await iterationStartedHooks(ctx, number, plan.route.hatId);
   if (refused) return refused;
@@ -170,4 +170,12 @@ function startIteration(
     guidance,
     ...(wave ? { wave } : {}),
   };
+}
+
+/** This iteration's skills, read fresh; the reader is loaded only when skills are configured. */
+async function skillsOf(ctx: RunContext): Promise<Skill[]> {
+  const { skills } = ctx.config;
+  if (!skills?.enabled || skills.dirs.length === 0) return [];
+  const { loadSkills } = await import('../../skills/skill-registry.ts');
+  return loadSkills(skills, ctx.options.workspace);
 }

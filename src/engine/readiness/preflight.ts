@@ -8,7 +8,7 @@ import { hasRemote } from '../../git/push.ts';
 import { describeRefusal, isGitRepo, repoState } from '../../git/repo-state.ts';
 import { telegramSettings } from '../../human/telegram/settings.ts';
 import { findExecutable } from '../../process/find-executable.ts';
-import { resolveSkillDir } from '../../skills/skill-registry.ts';
+import { resolveSkillDir } from '../../skills/skill-dirs.ts';
 import { dirtyTreeMessage, gitEnabled, requireClean } from '../commit/workspace-git.ts';
 import { hookProblems } from '../hooks/check-hooks.ts';
 import { gateChecks } from './gate-programs.ts';

@@ -10,7 +10,7 @@ import { isWithinOrEqual } from '../../sandbox/sandbox-paths.ts';
 import { describePolicy, sandboxPolicy } from '../../sandbox/sandbox-policy.ts';
 import type { SandboxPolicy, SandboxPolicyInput } from '../../sandbox/sandbox-types.ts';
 import { sandboxSettings } from '../../sandbox/sandbox-types.ts';
-import { skillDirs } from '../../skills/skill-registry.ts';
+import { skillDirs } from '../../skills/skill-dirs.ts';
 import { waveDirOf } from '../../state/events-log.ts';
 import { appendText } from '../../state/io/file-writes.ts';
 import { type RalphPaths, ralphPaths } from '../../state/paths.ts';

@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SkillsConfig } from '../../../src/config/schema/prompt.ts';
 import { RalphError } from '../../../src/errors.ts';
+import { skillDirs, visibleSkills } from '../../../src/skills/skill-dirs.ts';
 import { parseSkillFile } from '../../../src/skills/skill-file.ts';
 import {
   discoverSkills,
   findSkill,
   loadSkills,
   MAX_SKILL_BYTES,
-  skillDirs,
   skillText,
-  visibleSkills,
 } from '../../../src/skills/skill-registry.ts';
 import { makeWorkspace } from '../../helpers/workspace.ts';
 
