@@ -7,7 +7,15 @@ import { git, makeGitWorkspace } from '../helpers/git-workspace.ts';
 import { killLeftovers } from '../helpers/marked-processes.ts';
 import { hasRedisServer, startRedis, type TestRedis } from '../helpers/redis-server.ts';
 import { elapse, waitForValue } from '../helpers/wait.ts';
-import { makeWorkspace, pidAlive, type RalphProcess, runRalph, startRalph } from '../helpers/workspace.ts';
+import {
+  makeWorkspace,
+  pidAlive,
+  type RalphProcess,
+  runRalph,
+  shellAgentConfig,
+  shellResult,
+  startRalph,
+} from '../helpers/workspace.ts';
 
 // Workers are separate `ralph fleet worker` processes with separate workdirs: separate machines
 // as far as the fleet can tell. Everything is on 127.0.0.1. The agent is a shell script speaking
@@ -39,9 +47,8 @@ afterEach(async () => {
   await f.redis.stop();
 });
 
-/** The agent's stream-json result line: `text` (a shell word, expanded) and its cost. */
-const result = (text: string, costUsd = 0.01) =>
-  `printf '{"type":"result","result":"%s","total_cost_usd":${costUsd}}\\n' "${text}"`;
+/** The agent's stream-json result line, costing $0.01. */
+const result = (text: string) => shellResult(text, 0.01);
 
 /** A bare remote holding ralph.yml, PROMPT.md and the agent (agent.sh, the lines of `script`). */
 async function startFleet(script: string[]): Promise<Fleet> {
@@ -51,17 +58,7 @@ async function startFleet(script: string[]): Promise<Fleet> {
   mkdirSync(probe);
   const src = makeGitWorkspace({
     'PROMPT.md': 'work\n',
-    'ralph.yml': [
-      'event_loop:',
-      '  prompt_file: PROMPT.md',
-      '  max_iterations: 10',
-      '  kill_grace_seconds: 0.5',
-      'cli:',
-      '  backend: custom',
-      '  command: sh',
-      '  args: [agent.sh]',
-      '  output_format: stream-json',
-    ].join('\n'),
+    'ralph.yml': shellAgentConfig({ max_iterations: 10, kill_grace_seconds: 0.5 }),
     'agent.sh': `${script.join('\n')}\n`,
   });
   const remote = join(root, 'remote.git');
