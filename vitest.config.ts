@@ -36,6 +36,14 @@ function filesMatching(dir: string, pattern: RegExp): string[] {
  */
 const mocksModules = IN_PROCESS_TIERS.flatMap((dir) => filesMatching(dir, /\bvi\.(do)?mock\(/));
 
+/**
+ * The built CLI's tier: its files drive `ralph` as a process and import only test helpers and a
+ * few pure modules, so they share one module graph per worker too (a fresh one per file cost ~0.5 s
+ * of CPU each, ~100 files). Mocks, env or timer changes there would leak into the next file: the
+ * architecture test keeps them out (test/unit/e2e-shared-modules.test.ts).
+ */
+const E2E = 'test/e2e';
+
 export default defineConfig({
   test: {
     globalSetup: ['test/setup/isolated-state.ts'],
@@ -51,9 +59,10 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: IN_PROCESS_TIERS.map((dir) => `${dir}/**`),
+          exclude: [...IN_PROCESS_TIERS, E2E].map((dir) => `${dir}/**`),
         },
       },
+      { extends: true, test: { name: 'e2e', include: [`${E2E}/**/*.test.ts`], isolate: false } },
       {
         extends: true,
         test: {
