@@ -95,10 +95,11 @@ function agentConfig(eventLoop: Record<string, unknown>, cli: string[]): string 
 
 /**
  * A shell line printing the stream-json result line the fake agent's `result` step prints: `text`
- * (expanded by the shell inside double quotes; `\\n` for a newline) and its cost.
+ * (the inside of a JSON string once the shell has read it in double quotes, so `\\n` in the
+ * shell's text is a newline in the result) and its cost, if any.
  */
-export const shellResult = (text: string, costUsd: number): string =>
-  `printf '{"type":"result","result":"%s","total_cost_usd":${costUsd}}\\n' "${text}"`;
+export const shellResult = (text: string, costUsd?: number): string =>
+  `printf '{"type":"result","result":"%s"${costUsd === undefined ? '' : `,"total_cost_usd":${costUsd}`}}\\n' "${text}"`;
 
 /**
  * Two iterations: the first asks `Ship it on Friday?` (`ralph emit human.interact`) and the loop
