@@ -2,6 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { IN_PROCESS_TIERS, LongestFirst } from './test/setup/longest-first.ts';
+import { sharedModuleLeaks } from './test/setup/shared-modules.ts';
+
+const ROOT = import.meta.dirname;
 
 /**
  * The supervision and crash suite (agent groups killed, marked leftovers swept, kill -9 and
@@ -39,10 +42,20 @@ const mocksModules = IN_PROCESS_TIERS.flatMap((dir) => filesMatching(dir, /\bvi\
 /**
  * The built CLI's tier: its files drive `ralph` as a process and import only test helpers and a
  * few pure modules, so they share one module graph per worker too (a fresh one per file cost ~0.5 s
- * of CPU each, ~100 files). Mocks, env or timer changes there would leak into the next file: the
- * architecture test keeps them out (test/unit/e2e-shared-modules.test.ts).
+ * of CPU each, ~100 files). Mocks, env or timer changes there would leak into the next file:
+ * test/unit/e2e-shared-modules.test.ts keeps them out.
  */
 const E2E = 'test/e2e';
+
+/**
+ * test/integration shares one too (it drives the engine as a library would, several runs in one
+ * process), except its files that mock a module or change the clock, env or directory
+ * (test/setup/shared-modules.ts): they run isolated.
+ */
+const INTEGRATION = 'test/integration';
+const integrationLeaks = [
+  ...new Set(sharedModuleLeaks(ROOT, INTEGRATION).map((leak) => leak.slice(0, leak.indexOf(': ')))),
+];
 
 export default defineConfig({
   test: {
@@ -59,7 +72,17 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: [...IN_PROCESS_TIERS, E2E].map((dir) => `${dir}/**`),
+          exclude: [...IN_PROCESS_TIERS, E2E, INTEGRATION].map((dir) => `${dir}/**`),
+        },
+      },
+      { extends: true, test: { name: 'integration-isolated', include: integrationLeaks } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: [`${INTEGRATION}/**/*.test.ts`],
+          exclude: integrationLeaks,
+          isolate: false,
         },
       },
       { extends: true, test: { name: 'e2e', include: [`${E2E}/**/*.test.ts`], isolate: false } },

@@ -1,37 +1,19 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeWorkspace, ROOT } from '../helpers/workspace.ts';
+import { sharedModuleLeaks } from '../setup/shared-modules.ts';
 
 /**
- * test/e2e runs without isolation (vitest.config.ts: one module graph per worker, as the in-process
- * tiers): a file there that replaces a module, fakes the clock or changes the process's environment
- * or working directory would change it for every e2e file after it in that worker.
+ * test/e2e runs without isolation (vitest.config.ts: one module graph per worker): a file there that
+ * replaced a module, faked the clock or changed the process's environment or working directory
+ * would change them for every e2e file after it in that worker. (test/integration shares one too,
+ * and vitest.config.ts runs its files that do so isolated.)
  */
-const LEAKS: [RegExp, string][] = [
-  [/\bvi\.(?:do)?mock\(/, 'replaces a module (vi.mock)'],
-  [/\bvi\.(?:useFakeTimers|setSystemTime)\(/, 'fakes the clock'],
-  [/\bvi\.stub(?:Env|Global)\(/, 'stubs the environment or a global'],
-  [/\bprocess\.env(?:\.\w+|\[[^\]]+\])\s*=[^=]|\bdelete\s+process\.env\b/, 'changes process.env'],
-  [/\bprocess\.chdir\(/, 'changes the working directory'],
-];
-
-/** `file: what` for each such change in the .ts files under `root`/test/e2e. */
-function sharedModuleLeaks(root: string): string[] {
-  const dir = join(root, 'test', 'e2e');
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.ts'))
-    .flatMap((name) => {
-      const text = readFileSync(join(dir, name), 'utf8');
-      const file = `test/e2e/${name.split('\\').join('/')}`;
-      return LEAKS.filter(([pattern]) => pattern.test(text)).map(([, what]) => `${file}: ${what}`);
-    });
-}
-
 describe('the e2e files share their workers’ modules', () => {
   it('no e2e file replaces a module, fakes the clock or changes the environment or working directory', () => {
     expect(
-      sharedModuleLeaks(ROOT),
+      sharedModuleLeaks(ROOT, 'test/e2e'),
       'the e2e project runs with isolate: false; start a process with its own env instead, or move the file to test/integration',
     ).toEqual([]);
   });
@@ -47,7 +29,7 @@ describe('the e2e files share their workers’ modules', () => {
     plant('e.test.ts', "process.env['HOME'] = '/tmp';\n");
     plant('f.test.ts', 'process.chdir(dir);\n');
     plant('g.test.ts', "const env = { ...process.env, HOME: dir };\nif (process.env.CI === '1') run(env);\n");
-    expect(sharedModuleLeaks(root).sort()).toEqual([
+    expect(sharedModuleLeaks(root, 'test/e2e').sort()).toEqual([
       'test/e2e/a.test.ts: replaces a module (vi.mock)',
       'test/e2e/b.test.ts: fakes the clock',
       'test/e2e/c.test.ts: stubs the environment or a global',
