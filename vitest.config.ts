@@ -40,22 +40,15 @@ function filesMatching(dir: string, pattern: RegExp): string[] {
 const mocksModules = IN_PROCESS_TIERS.flatMap((dir) => filesMatching(dir, /\bvi\.(do)?mock\(/));
 
 /**
- * The built CLI's tier: its files drive `ralph` as a process and import only test helpers and a
- * few pure modules, so they share one module graph per worker too (a fresh one per file cost ~0.5 s
- * of CPU each, ~100 files). Mocks, env or timer changes there would leak into the next file:
- * test/unit/e2e-shared-modules.test.ts keeps them out.
+ * The tiers that start processes (test/e2e, test/integration, test/fuzz) share one module graph per
+ * worker too, one pool of workers whichever tier the next file is from: a fresh graph per file cost
+ * ~0.5 s of CPU each, ~150 files. Their files that mock a module or change the clock, env or
+ * directory (test/setup/shared-modules.ts) would leak into the next file: they run isolated (test/e2e
+ * may have none: test/unit/e2e-shared-modules.test.ts).
  */
-const E2E = 'test/e2e';
-
-/**
- * test/integration shares one too (it drives the engine as a library would, several runs in one
- * process), except its files that mock a module or change the clock, env or directory
- * (test/setup/shared-modules.ts): they run isolated.
- */
-const INTEGRATION = 'test/integration';
-const integrationLeaks = [
-  ...new Set(sharedModuleLeaks(ROOT, INTEGRATION).map((leak) => leak.slice(0, leak.indexOf(': ')))),
-];
+const leaksModules = [
+  ...new Set(sharedModuleLeaks(ROOT, 'test').map((leak) => leak.slice(0, leak.indexOf(': ')))),
+].filter((file) => file.endsWith('.test.ts') && !IN_PROCESS_TIERS.some((dir) => file.startsWith(`${dir}/`)));
 
 export default defineConfig({
   test: {
@@ -72,20 +65,11 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: [...IN_PROCESS_TIERS, E2E, INTEGRATION].map((dir) => `${dir}/**`),
-        },
-      },
-      { extends: true, test: { name: 'integration-isolated', include: integrationLeaks } },
-      {
-        extends: true,
-        test: {
-          name: 'integration',
-          include: [`${INTEGRATION}/**/*.test.ts`],
-          exclude: integrationLeaks,
+          exclude: [...IN_PROCESS_TIERS.map((dir) => `${dir}/**`), ...leaksModules],
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'e2e', include: [`${E2E}/**/*.test.ts`], isolate: false } },
+      { extends: true, test: { name: 'isolated', include: leaksModules } },
       {
         extends: true,
         test: {
