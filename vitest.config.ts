@@ -2,6 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { IN_PROCESS_TIERS, LongestFirst } from './test/setup/longest-first.ts';
+import { sharedModuleLeaks } from './test/setup/shared-modules.ts';
+
+const ROOT = import.meta.dirname;
 
 /**
  * The supervision and crash suite (agent groups killed, marked leftovers swept, kill -9 and
@@ -36,6 +39,17 @@ function filesMatching(dir: string, pattern: RegExp): string[] {
  */
 const mocksModules = IN_PROCESS_TIERS.flatMap((dir) => filesMatching(dir, /\bvi\.(do)?mock\(/));
 
+/**
+ * The tiers that start processes (test/e2e, test/integration, test/fuzz) share one module graph per
+ * worker too, one pool of workers whichever tier the next file is from: a fresh graph per file cost
+ * ~0.5 s of CPU each, ~150 files. Their files that mock a module or change the clock, env or
+ * directory (test/setup/shared-modules.ts) would leak into the next file: they run isolated (test/e2e
+ * may have none: test/unit/e2e-shared-modules.test.ts).
+ */
+const leaksModules = [
+  ...new Set(sharedModuleLeaks(ROOT, 'test').map((leak) => leak.slice(0, leak.indexOf(': ')))),
+].filter((file) => file.endsWith('.test.ts') && !IN_PROCESS_TIERS.some((dir) => file.startsWith(`${dir}/`)));
+
 export default defineConfig({
   test: {
     globalSetup: ['test/setup/isolated-state.ts'],
@@ -51,9 +65,11 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          exclude: IN_PROCESS_TIERS.map((dir) => `${dir}/**`),
+          exclude: [...IN_PROCESS_TIERS.map((dir) => `${dir}/**`), ...leaksModules],
+          isolate: false,
         },
       },
+      { extends: true, test: { name: 'isolated', include: leaksModules } },
       {
         extends: true,
         test: {

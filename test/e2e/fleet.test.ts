@@ -8,16 +8,19 @@ import { killLeftovers } from '../helpers/marked-processes.ts';
 import { hasRedisServer, startRedis, type TestRedis } from '../helpers/redis-server.ts';
 import { elapse, waitForValue } from '../helpers/wait.ts';
 import {
-  fakeConfig,
   makeWorkspace,
   pidAlive,
   type RalphProcess,
   runRalph,
+  shellAgentConfig,
+  shellResult,
   startRalph,
 } from '../helpers/workspace.ts';
 
 // Workers are separate `ralph fleet worker` processes with separate workdirs: separate machines
-// as far as the fleet can tell. Everything is on 127.0.0.1.
+// as far as the fleet can tell. Everything is on 127.0.0.1. The agent is a shell script speaking
+// stream-json (`custom`): the fleet is the subject, not the scripted agent, whose node start per
+// iteration was much of each test's time.
 
 interface Fleet {
   redis: TestRedis;
@@ -44,16 +47,19 @@ afterEach(async () => {
   await f.redis.stop();
 });
 
-/** A bare remote holding ralph.yml, PROMPT.md and the fake agent's script. */
-async function startFleet(script: string[], eventLoop: Record<string, unknown> = {}): Promise<Fleet> {
+/** The agent's stream-json result line, costing $0.01. */
+const result = (text: string) => shellResult(text, 0.01);
+
+/** A bare remote holding ralph.yml, PROMPT.md and the agent (agent.sh, the lines of `script`). */
+async function startFleet(script: string[]): Promise<Fleet> {
   const redis = await startRedis();
   const root = makeWorkspace();
   const probe = join(root, 'probe');
   mkdirSync(probe);
   const src = makeGitWorkspace({
     'PROMPT.md': 'work\n',
-    'ralph.yml': fakeConfig({ max_iterations: 10, kill_grace_seconds: 0.5, ...eventLoop }),
-    'fake-agent.yml': ['turns:', ...script].join('\n'),
+    'ralph.yml': shellAgentConfig({ max_iterations: 10, kill_grace_seconds: 0.5 }),
+    'agent.sh': `${script.join('\n')}\n`,
   });
   const remote = join(root, 'remote.git');
   git(root, 'clone', '-q', '--bare', src, remote);
@@ -144,22 +150,20 @@ async function expectExactlyOnce(f: Fleet, id: string, iterations: number) {
   expect(work).toBe(expected.map((n) => `iteration ${n}\n`).join(''));
 }
 
+/** Records the iteration's start (`<iteration> <workspace>`) in the probe's `started`. */
+const STARTED = 'echo "$RALPH_ITERATION $RALPH_WORKSPACE_ROOT" >> "$FLEET_PROBE/started"';
+
 /** Iterations 1-4 (4 completes); each records its start, appends to work.txt, costs $0.01. */
-function fourIterations(slow: string[] = ['      - sleep: 1']): string[] {
-  const body = [
-    '      - run: "echo {{iteration}} $RALPH_WORKSPACE_ROOT >> {{env.FLEET_PROBE}}/started"',
-    '      - append: { path: work.txt, content: "iteration {{iteration}}\\n" }',
-  ];
+function fourIterations(slow: string[] = ['sleep 1']): string[] {
   return [
-    '  - when: { max_iteration: 3 }',
-    '    do:',
-    ...body,
+    STARTED,
+    'echo "iteration $RALPH_ITERATION" >> work.txt',
+    'if [ "$RALPH_ITERATION" -le 3 ]; then',
     ...slow,
-    '      - result: { text: "did {{iteration}}", cost_usd: 0.01 }',
-    '  - when: { iteration: 4 }',
-    '    do:',
-    ...body,
-    '      - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.01 }',
+    `  ${result('did $RALPH_ITERATION')}`,
+    'else',
+    `  ${result('done\\\\nLOOP_COMPLETE')}`,
+    'fi',
   ];
 }
 
@@ -167,7 +171,7 @@ const d = hasRedisServer ? describe : describe.skip;
 if (!hasRedisServer)
   it.skip('fleet tests need redis-server (apt-get install redis-server; .ci/run installs it)', () => {});
 
-d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
+d('ralph fleet (BullMQ + Redis, a shell agent, local bare remote)', () => {
   it('kill -9 of a worker mid-iteration: another worker resumes, every iteration recorded exactly once', async () => {
     const f = await startFleet(fourIterations());
     startWorker(f, 'wA');
@@ -199,8 +203,8 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     // Every attempt then sleeps 1 s: the new owner's agent is running when the zombie wakes up,
     // and a zombie that swept the run's marked processes would kill it (one machine, one run id).
     const slow = [
-      '      - run: "if [ {{iteration}} = 2 ] && mkdir {{env.FLEET_PROBE}}/slow 2>/dev/null; then sleep 8; fi"',
-      '      - sleep: 1',
+      'if [ "$RALPH_ITERATION" = 2 ] && mkdir "$FLEET_PROBE/slow" 2>/dev/null; then sleep 8; fi',
+      'sleep 1',
     ];
     const f = await startFleet(fourIterations(slow));
     startWorker(f, 'wA');
@@ -233,9 +237,7 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
     // reached its worker while that iteration runs, however slow the machine: the hand-over happens
     // at that iteration's end, never one later.
     const f = await startFleet(
-      fourIterations([
-        '      - run: "while [ ! -e {{env.FLEET_PROBE}}/go-{{iteration}} ]; do sleep 0.05; done"',
-      ]),
+      fourIterations(['while [ ! -e "$FLEET_PROBE/go-$RALPH_ITERATION" ]; do sleep 0.05; done']),
     );
     writeFileSync(join(f.probe, 'go-3'), '');
     const go = (n: number) => writeFileSync(join(f.probe, `go-${n}`), '');
@@ -273,18 +275,17 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
 
   it('a binary file under .ralph/ (all 256 byte values) travels through the checkpoint byte-identical', async () => {
     const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
-    const write = String.raw`node -e 'const fs=require(\"fs\"),d=process.env.RALPH_WORKSPACE_ROOT+\"/.ralph/tdd\";fs.mkdirSync(d,{recursive:true});fs.writeFileSync(d+\"/blob.bin\",Buffer.from(Array.from({length:256},(_,i)=>i)))'`;
+    const write = `node -e 'const fs=require("fs"),d=process.env.RALPH_WORKSPACE_ROOT+"/.ralph/tdd";fs.mkdirSync(d,{recursive:true});fs.writeFileSync(d+"/blob.bin",Buffer.from(Array.from({length:256},(_,i)=>i)))'`;
     const f = await startFleet([
-      '  - when: { iteration: 1 }',
-      '    do:',
-      '      - run: "echo {{iteration}} $RALPH_WORKSPACE_ROOT >> {{env.FLEET_PROBE}}/started"',
-      `      - run: "${write}"`,
-      '      - run: "while [ ! -e {{env.FLEET_PROBE}}/go-1 ]; do sleep 0.05; done"',
-      '      - result: { text: "wrote it", cost_usd: 0.01 }',
-      '  - when: { iteration: 2 }',
-      '    do:',
-      '      - run: "cp $RALPH_WORKSPACE_ROOT/.ralph/tdd/blob.bin {{env.FLEET_PROBE}}/restored.bin"',
-      '      - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.01 }',
+      'if [ "$RALPH_ITERATION" = 1 ]; then',
+      STARTED,
+      write,
+      'while [ ! -e "$FLEET_PROBE/go-1" ]; do sleep 0.05; done',
+      result('wrote it'),
+      'else',
+      'cp "$RALPH_WORKSPACE_ROOT/.ralph/tdd/blob.bin" "$FLEET_PROBE/restored.bin"',
+      result('done\\\\nLOOP_COMPLETE'),
+      'fi',
     ]);
     // wA writes the file in iteration 1 and hands the run over; wB restores it from the checkpoint.
     const first = startWorker(f, 'wA', 120_000);
@@ -305,11 +306,10 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
 
   it('fleet-wide concurrency: with a global limit of 1, two runs never overlap even on a worker of concurrency 2', async () => {
     const f = await startFleet([
-      '  - do:',
-      '      - run: "echo start $RALPH_RUN_ID >> {{env.FLEET_PROBE}}/order"',
-      '      - sleep: 1',
-      '      - run: "echo end $RALPH_RUN_ID >> {{env.FLEET_PROBE}}/order"',
-      '      - result: { text: "done\\nLOOP_COMPLETE", cost_usd: 0.01 }',
+      'echo "start $RALPH_RUN_ID" >> "$FLEET_PROBE/order"',
+      'sleep 1',
+      'echo "end $RALPH_RUN_ID" >> "$FLEET_PROBE/order"',
+      result('done\\\\nLOOP_COMPLETE'),
     ]);
     startWorker(f, 'wA', 2000, ['--concurrency', '2', '--global-concurrency', '1']);
     const first = await submit(f);
@@ -322,11 +322,8 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
   }, 60_000);
 
   it('cancel kills the agent group and the run is never retried', async () => {
-    const f = await startFleet([
-      '  - do:',
-      '      - run: "echo $PPID > {{env.FLEET_PROBE}}/agent.pid; echo {{iteration}} $RALPH_WORKSPACE_ROOT >> {{env.FLEET_PROBE}}/started"',
-      '      - hang: true',
-    ]);
+    // The agent's own pid ($$: exec keeps it), then it hangs forever.
+    const f = await startFleet(['echo $$ > "$FLEET_PROBE/agent.pid"', STARTED, 'exec sleep 100000']);
     // A lock no loaded machine lets expire: the run must not move before the cancel reaches it.
     startWorker(f, 'wA', 60_000);
     const id = await submit(f);
@@ -366,7 +363,7 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
   }, 60_000);
 
   it('the fleet-wide cost cap stops scheduling iterations; status shows worker, iteration, cost, stop reason', async () => {
-    const f = await startFleet(['  - do:', '      - result: { text: "did {{iteration}}", cost_usd: 0.01 }']);
+    const f = await startFleet([result('did $RALPH_ITERATION')]);
     startWorker(f, 'wA', 2000, ['--fleet-max-cost', '0.025']);
     const first = await submit(f);
     const stopped = await finalRun(f, first, 'stopped');
@@ -396,7 +393,7 @@ d('ralph fleet (BullMQ + Redis, fake agent, local bare remote)', () => {
   }, 60_000);
   it('a checkpoint that leaves out a file past 8 MB says so: the worker, the run record and `ralph fleet status`', async () => {
     // ~10.3 MB of agent output: the run log is over what a checkpoint carries per file.
-    const f = await startFleet(['  - do:', '      - run: "seq 1 1500000"', '      - print: LOOP_COMPLETE']);
+    const f = await startFleet(['seq 1 1500000', 'echo LOOP_COMPLETE']);
     const w = startWorker(f, 'wA');
     const id = await submit(f);
     const done = await finalRun(f, id);

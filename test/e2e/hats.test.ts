@@ -7,6 +7,8 @@ import {
   readRecords,
   readState,
   runRalph,
+  shellAgentConfig,
+  shellResult,
   startRalph,
   waitFor,
 } from '../helpers/workspace.ts';
@@ -18,6 +20,18 @@ function hatsConfig(hats: string, eventLoop: Record<string, unknown> = {}, extra
     .join('\n');
   return `event_loop:\n${loop}\ncli:\n  backend: fake\n  fake_script: fake-agent.yml\nhats:\n${hats}\n${extra}`;
 }
+
+/**
+ * The same hats with a shell agent (agent.sh, `shellAgentConfig`): where routing is the subject, not
+ * the scripted agent, whose node start per iteration was much of these runs. The agent picks its
+ * branch by RALPH_HAT, RALPH_ITERATION or the prompt ($p), as the fake agent's `when` did.
+ */
+function shellHatsConfig(hats: string, eventLoop: Record<string, unknown> = {}): string {
+  return `${shellAgentConfig({ max_iterations: 12, ...eventLoop })}hats:\n${hats}\n`;
+}
+
+/** agent.sh: reads the prompt into $p, then runs `lines`. */
+const agentSh = (...lines: string[]) => `p=$(cat)\n${lines.join('\n')}\n`;
 
 async function events(dir: string, ...args: string[]): Promise<Record<string, any>[]> {
   return JSON.parse((await runRalph(['events', '--format', 'json', ...args], dir)).stdout);
@@ -42,16 +56,14 @@ describe('hat routing and events', () => {
   it('routes by event, shows payloads in the prompt, and completes on the last event', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'Build things.\n',
-      'ralph.yml': hatsConfig(PLANNER_BUILDER),
-      'fake-agent.yml': [
-        'turns:',
-        '  - when: { hat: planner, prompt: "build.done" }',
-        '    do: [{ run: "ralph emit LOOP_COMPLETE" }]',
-        '  - when: { hat: planner }',
-        '    do: [{ run: "ralph emit build.task \\"add a README\\"" }]',
-        '  - when: { hat: builder, prompt: "- build.task: add a README" }',
-        '    do: [{ write: { path: README.md, content: "# hi\\n" } }, { run: "ralph emit build.done README.md" }]',
-      ].join('\n'),
+      'ralph.yml': shellHatsConfig(PLANNER_BUILDER),
+      'agent.sh': agentSh(
+        'case "$RALPH_HAT:$p" in',
+        '  planner:*build.done*) ralph emit LOOP_COMPLETE ;;',
+        '  planner:*) ralph emit build.task "add a README" ;;',
+        "  builder:*'- build.task: add a README'*) printf '# hi\\n' > README.md; ralph emit build.done README.md ;;",
+        'esac',
+      ),
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(0);
@@ -75,14 +87,13 @@ describe('hat routing and events', () => {
   it('accepts <event topic> tags in the final text', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'Build things.\n',
-      'ralph.yml': hatsConfig(PLANNER_BUILDER, { max_iterations: 3 }),
-      'fake-agent.yml': [
-        'turns:',
-        '  - when: { hat: planner }',
-        '    do: [{ result: { text: "Planned.\\n<event topic=\\"build.task\\">write docs</event>" } }]',
-        '  - when: { hat: builder }',
-        '    do: [{ result: { text: "<event topic=\\"build.done\\">docs</event>" } }]',
-      ].join('\n'),
+      'ralph.yml': shellHatsConfig(PLANNER_BUILDER, { max_iterations: 3 }),
+      'agent.sh': agentSh(
+        'case "$RALPH_HAT" in',
+        `  planner) ${shellResult('Planned.\\\\n<event topic=\\\\\\"build.task\\\\\\">write docs</event>')} ;;`,
+        `  builder) ${shellResult('<event topic=\\\\\\"build.done\\\\\\">docs</event>')} ;;`,
+        'esac',
+      ),
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(2);
@@ -96,15 +107,19 @@ describe('hat routing and events', () => {
   it('injects default_publishes when a hat publishes nothing', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'x\n',
-      'ralph.yml': hatsConfig(
+      'ralph.yml': shellHatsConfig(
         PLANNER_BUILDER.replace(
           '    publishes: [build.done]',
           '    publishes: [build.done]\n    default_publishes: build.done',
         ),
         { max_iterations: 3 },
       ),
-      'fake-agent.yml':
-        'turns:\n  - when: { hat: planner }\n    do: [{ run: "ralph emit build.task t" }]\n  - when: { hat: builder }\n    do: [{ print: "built, forgot to emit" }]\n',
+      'agent.sh': agentSh(
+        'case "$RALPH_HAT" in',
+        '  planner) ralph emit build.task t ;;',
+        "  builder) echo 'built, forgot to emit' ;;",
+        'esac',
+      ),
     });
     await runRalph(['run'], dir);
     expect(readRecords(dir).map((x) => x.hat)).toEqual(['planner', 'builder', 'planner']);
@@ -117,8 +132,8 @@ describe('hat routing and events', () => {
   it('recovers a silent agent with task.resume at most 3 times, then stops with exit 1 and says why', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'x\n',
-      'ralph.yml': hatsConfig(PLANNER_BUILDER),
-      'fake-agent.yml': 'turns:\n  - do: [{ print: "I did some work but never publish" }]\n',
+      'ralph.yml': shellHatsConfig(PLANNER_BUILDER),
+      'agent.sh': agentSh("echo 'I did some work but never publish'"),
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(1);
@@ -137,8 +152,8 @@ describe('hat routing and events', () => {
   it('stops a stale loop: the same events 3 times in a row (exit 1)', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'x\n',
-      'ralph.yml': hatsConfig(PLANNER_BUILDER),
-      'fake-agent.yml': 'turns:\n  - do: [{ run: "ralph emit task.resume same" }]\n',
+      'ralph.yml': shellHatsConfig(PLANNER_BUILDER),
+      'agent.sh': agentSh('ralph emit task.resume same'),
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(1);
@@ -149,15 +164,14 @@ describe('hat routing and events', () => {
   it('reports malformed event lines without crashing, and stops after 3 in a row', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'x\n',
-      'ralph.yml': hatsConfig(PLANNER_BUILDER),
-      'fake-agent.yml': [
-        'turns:',
-        '  - when: { iteration: 1 }',
-        '    do: [{ run: "echo \'{oops\' >> \\"$RALPH_EVENTS_FILE\\"; ralph emit build.task a" }]',
-        '  - when: { iteration: 2 }',
-        '    do: [{ run: "ralph emit build.done" }]',
-        '  - do: [{ run: "printf \'nope\\\\n[]\\\\n{\\"payload\\":1}\\\\n\' >> \\"$RALPH_EVENTS_FILE\\"" }]',
-      ].join('\n'),
+      'ralph.yml': shellHatsConfig(PLANNER_BUILDER),
+      'agent.sh': agentSh(
+        'case "$RALPH_ITERATION" in',
+        `  1) echo '{oops' >> "$RALPH_EVENTS_FILE"; ralph emit build.task a ;;`,
+        '  2) ralph emit build.done ;;',
+        `  *) printf 'nope\\n[]\\n{"payload":1}\\n' >> "$RALPH_EVENTS_FILE" ;;`,
+        'esac',
+      ),
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(1);
@@ -172,7 +186,7 @@ describe('hat routing and events', () => {
   it('does not route stale events published alongside completion in persistent mode', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'x\n',
-      'ralph.yml': hatsConfig(
+      'ralph.yml': shellHatsConfig(
         [
           '  scanner:',
           '    description: scans',
@@ -188,8 +202,12 @@ describe('hat routing and events', () => {
         { starting_event: 'board.scan', persistent: true, max_iterations: 3, cooldown_delay_seconds: 0.1 },
       ),
       // The scanner publishes a dispatch and then LOOP_COMPLETE in the same turn: the dispatch is stale.
-      'fake-agent.yml':
-        'turns:\n  - when: { hat: scanner }\n    do: [{ run: "ralph emit work.propose item-9.txt; ralph emit LOOP_COMPLETE" }]\n  - do: [{ run: "ralph emit board.rescan" }]\n',
+      'agent.sh': agentSh(
+        'case "$RALPH_HAT" in',
+        '  scanner) ralph emit work.propose item-9.txt; ralph emit LOOP_COMPLETE ;;',
+        '  *) ralph emit board.rescan ;;',
+        'esac',
+      ),
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(2);
@@ -200,18 +218,15 @@ describe('hat routing and events', () => {
   it('blocks completion on required_events and open tasks, telling the agent why', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'x\n',
-      'ralph.yml': hatsConfig(PLANNER_BUILDER, { required_events: ['build.done'] }),
-      'fake-agent.yml': [
-        'turns:',
-        '  - when: { iteration: 1 }',
-        '    do: [{ run: "ralph tools task add \\"write tests\\" > task-id.txt; ralph emit LOOP_COMPLETE" }]',
-        '  - when: { hat: planner, prompt: "Completion rejected" }',
-        '    do: [{ run: "ralph emit build.task go" }]',
-        '  - when: { hat: builder }',
-        '    do: [{ run: "ralph tools task close $(cat task-id.txt); ralph emit build.done" }]',
-        '  - when: { hat: planner }',
-        '    do: [{ run: "ralph emit LOOP_COMPLETE" }]',
-      ].join('\n'),
+      'ralph.yml': shellHatsConfig(PLANNER_BUILDER, { required_events: ['build.done'] }),
+      'agent.sh': agentSh(
+        'case "$RALPH_ITERATION:$RALPH_HAT:$p" in',
+        '  1:*) ralph tools task add "write tests" > task-id.txt; ralph emit LOOP_COMPLETE ;;',
+        '  *:planner:*Completion\\ rejected*) ralph emit build.task go ;;',
+        '  *:builder:*) ralph tools task close $(cat task-id.txt); ralph emit build.done ;;',
+        '  *:planner:*) ralph emit LOOP_COMPLETE ;;',
+        'esac',
+      ),
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(0);
@@ -226,15 +241,19 @@ describe('hat routing and events', () => {
   it('publishes <hat>.exhausted and stops routing to a hat past max_activations', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'x\n',
-      'ralph.yml': hatsConfig(
+      'ralph.yml': shellHatsConfig(
         PLANNER_BUILDER.replace(
           '    instructions: Build the task.',
           '    instructions: Build the task.\n    max_activations: 1',
         ),
         { max_iterations: 5 },
       ),
-      'fake-agent.yml':
-        'turns:\n  - when: { hat: planner }\n    do: [{ run: "ralph emit build.task t{{iteration}}" }]\n  - do: [{ run: "ralph emit build.done" }]\n',
+      'agent.sh': agentSh(
+        'case "$RALPH_HAT" in',
+        '  planner) ralph emit build.task "t$RALPH_ITERATION" ;;',
+        '  *) ralph emit build.done ;;',
+        'esac',
+      ),
     });
     await runRalph(['run'], dir);
     expect(readRecords(dir).filter((x) => x.hat === 'builder')).toHaveLength(1);

@@ -3,14 +3,24 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentStub, ranLog, stubBin } from '../helpers/agent-stubs.ts';
 import { git, makeGitWorkspace, subjects } from '../helpers/git-workspace.ts';
-import { fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
+import {
+  fakeConfig,
+  makeWorkspace,
+  readRecords,
+  readState,
+  runRalph,
+  shellAgentConfig,
+} from '../helpers/workspace.ts';
+
+// Where the loop's checks are the subject and the agent only prints, writes or emits, it is a shell
+// script (agent.sh, shellAgentConfig): no node start per iteration.
 
 describe('no-progress stop (event_loop.max_idle_iterations)', () => {
   it('stops with no_progress (exit 1) after N iterations that moved nothing, naming what was checked', async () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
-      'ralph.yml': fakeConfig({ max_iterations: 20, max_idle_iterations: 3 }),
-      'fake-agent.yml': 'turns:\n  - do: [{ print: "thinking about it" }]\n',
+      'ralph.yml': shellAgentConfig({ max_iterations: 20, max_idle_iterations: 3 }),
+      'agent.sh': "echo 'thinking about it'\n",
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(1);
@@ -29,14 +39,14 @@ describe('no-progress stop (event_loop.max_idle_iterations)', () => {
   it('an agent that changes files, moves tasks or publishes events goes on', async () => {
     const dir = makeGitWorkspace({
       'PROMPT.md': 'work\n',
-      'ralph.yml': fakeConfig({ max_iterations: 6, max_idle_iterations: 2 }),
-      'fake-agent.yml': [
-        'turns:',
-        '  - when: { iteration: [1, 4] }',
-        '    do: [{ append: { path: notes.md, content: "x\\n" } }]',
-        '  - when: { iteration: [2, 5] }',
-        '    do: [{ run: "ralph emit step.done" }]',
-        '  - do: [{ run: "ralph tools task add \'a task {{iteration}}\' >/dev/null" }]',
+      'ralph.yml': shellAgentConfig({ max_iterations: 6, max_idle_iterations: 2 }),
+      'agent.sh': [
+        'case "$RALPH_ITERATION" in',
+        '  1|4) echo x >> notes.md ;;',
+        '  2|5) ralph emit step.done ;;',
+        '  *) ralph tools task add "a task $RALPH_ITERATION" >/dev/null ;;',
+        'esac',
+        '',
       ].join('\n'),
     });
     const r = await runRalph(['run'], dir);
@@ -56,15 +66,8 @@ describe('completion.require_work', () => {
   it('refuses completion from a run that changed nothing (default with git.commit), then accepts real work', async () => {
     const dir = makeGitWorkspace({
       'PROMPT.md': 'work\n',
-      'ralph.yml': `${fakeConfig({ max_iterations: 4 })}git:\n  commit: true\n`,
-      'fake-agent.yml': [
-        'turns:',
-        '  - when: { iteration: 1 }',
-        '    do: [{ print: LOOP_COMPLETE }]',
-        '  - do:',
-        '      - write: { path: done.txt, content: "done\\n" }',
-        '      - print: LOOP_COMPLETE',
-      ].join('\n'),
+      'ralph.yml': `${shellAgentConfig({ max_iterations: 4 })}git:\n  commit: true\n`,
+      'agent.sh': 'if [ "$RALPH_ITERATION" != 1 ]; then echo done > done.txt; fi\necho LOOP_COMPLETE\n',
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(0);
@@ -167,9 +170,8 @@ describe('protected gates (gates.protect)', () => {
     const dir = makeWorkspace({
       'PROMPT.md': 'work\n',
       '.github/workflows/ci.yml': 'on: push\n',
-      'ralph.yml': fakeConfig({ max_iterations: 9, max_consecutive_failures: 2 }),
-      'fake-agent.yml':
-        'turns:\n  - do:\n      - append: { path: .github/workflows/ci.yml, content: "# {{iteration}}\\n" }\n',
+      'ralph.yml': shellAgentConfig({ max_iterations: 9, max_consecutive_failures: 2 }),
+      'agent.sh': 'echo "# $RALPH_ITERATION" >> .github/workflows/ci.yml\n',
     });
     const r = await runRalph(['run'], dir);
     expect(r.code).toBe(1);

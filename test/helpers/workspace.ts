@@ -69,11 +69,37 @@ export const seed000 = (name: string): string =>
 
 /** ralph.yml for the fake backend with `fake-agent.yml`, plus extra event_loop settings. */
 export function fakeConfig(eventLoop: Record<string, unknown> = {}): string {
+  return agentConfig(eventLoop, ['  backend: fake', '  fake_script: fake-agent.yml']);
+}
+
+/**
+ * ralph.yml for a shell agent, `sh agent.sh` (`custom`, the prompt on stdin), read as stream-json
+ * like the fake agent's output: far cheaper than the fake agent's node start, for tests whose
+ * subject is not the scripted agent. `shellResult` prints its result line.
+ */
+export function shellAgentConfig(eventLoop: Record<string, unknown> = {}): string {
+  return agentConfig(eventLoop, [
+    '  backend: custom',
+    '  command: sh',
+    '  args: [agent.sh]',
+    '  output_format: stream-json',
+  ]);
+}
+
+function agentConfig(eventLoop: Record<string, unknown>, cli: string[]): string {
   const lines = ['event_loop:', '  prompt_file: PROMPT.md'];
   for (const [k, v] of Object.entries(eventLoop)) lines.push(`  ${k}: ${JSON.stringify(v)}`);
-  lines.push('cli:', '  backend: fake', '  fake_script: fake-agent.yml');
+  lines.push('cli:', ...cli);
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * A shell line printing the stream-json result line the fake agent's `result` step prints: `text`
+ * (the inside of a JSON string once the shell has read it in double quotes, so `\\n` in the
+ * shell's text is a newline in the result) and its cost, if any.
+ */
+export const shellResult = (text: string, costUsd?: number): string =>
+  `printf '{"type":"result","result":"%s"${costUsd === undefined ? '' : `,"total_cost_usd":${costUsd}`}}\\n' "${text}"`;
 
 /**
  * Two iterations: the first asks `Ship it on Friday?` (`ralph emit human.interact`) and the loop

@@ -144,11 +144,36 @@ function viewsSince(from: number) {
 const costOf = (calls: number, usage: { input: number; output: number }) =>
   (calls * (usage.input * PRICE.input + usage.output * PRICE.output)) / 1_000_000;
 
+/**
+ * A proxy that records and refuses every request: opencode honours the proxy variables, so any
+ * fetch of models.dev, npm or an update check would show up in `attempts`.
+ */
+async function startTrapProxy(): Promise<{ url: string; attempts: string[]; close: () => Promise<void> }> {
+  const attempts: string[] = [];
+  const trap: Server = createServer((req, res) => {
+    attempts.push(`${req.method} ${req.url}`);
+    res.writeHead(502).end();
+  });
+  trap.on('connect', (req, socket) => {
+    attempts.push(`CONNECT ${req.url}`);
+    socket.on('error', () => {});
+    socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
+  const close = async () => {
+    trap.closeAllConnections();
+    await new Promise((resolve) => trap.close(resolve));
+  };
+  return { url: `http://127.0.0.1:${(trap.address() as AddressInfo).port}`, attempts, close };
+}
+
 describe('real opencode driven by ralph', () => {
   // Once as is, once inside `sandbox: on` (issue 34): opencode starts, reaches the server on
-  // loopback and keeps its sessions in its data dir, the part of the home it sees.
+  // loopback and keeps its sessions in its data dir, the part of the home it sees. The run
+  // without the sandbox is also the check that opencode connects to nothing but the model server
+  // (writing a file, bash, two iterations: one opencode run less than a test of its own).
   it.each([
-    ['', false],
+    ['; it connects to nothing but the model server', false],
     [' (sandbox: on)', true],
   ])(
     'a solo loop: opencode writes a file and runs bash over two iterations, then completes with the promise%s',
@@ -186,39 +211,52 @@ describe('real opencode driven by ralph', () => {
       mkdirSync(join(dir, '.ralph', 'agent'), { recursive: true });
       // opencode prefers $PWD over its working directory: a stale one must not move it.
       const elsewhere = makeWorkspace();
-      const env = opencodeEnv(undefined, { PWD: elsewhere });
-      const r = await runRalph(['run'], dir, env);
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(readRecords(dir).map((x) => x.sandbox?.mode)).toEqual(
-        sandbox ? ['on', 'on'] : [undefined, undefined],
-      );
-      // Its sessions are in its data dir, kept on disk (not in the sandbox's throwaway home).
-      const data = readdirSync(join(env.XDG_DATA_HOME as string, 'opencode'), { recursive: true }).map(
-        String,
-      );
-      expect(
-        data.some((f) => /^storage\/session\//.test(f) || /opencode\.db$/.test(f)),
-        data.join(' '),
-      ).toBe(true);
-      expect(readFileSync(join(dir, 'progress.txt'), 'utf8')).toBe('one\ntwo\n');
-      expect(existsSync(join(elsewhere, 'progress.txt'))).toBe(false);
-      expect(readState(dir).stop_reason).toBe('completed');
-      const records = readRecords(dir);
-      expect(records).toHaveLength(2);
-      expect(records.every((x) => x.backend === 'opencode')).toBe(true);
-      // Iteration 1: three model calls (write, bash, answer); iteration 2: two (bash, answer).
-      expect(records.map((x) => x.tokens.total)).toEqual([3 * 820, 2 * 930]);
-      expect(records[0]!.tokens).toMatchObject({ input: 2400, output: 60 });
-      // The cost opencode reported, not an estimate.
-      expect(records[0]!.cost_usd).toBeCloseTo(costOf(3, first), 10);
-      expect(records[1]!.cost_usd).toBeCloseTo(costOf(2, second), 10);
-      expect(records.some((x) => x.cost_estimated === true)).toBe(false);
-      expect(readState(dir).cost_usd).toBeCloseTo(costOf(3, first) + costOf(2, second), 10);
-      const views = viewsSince(from);
-      // No session-title call: Ralph sets the title.
-      expect(views.some((v) => v.title)).toBe(false);
-      expect(views.map((v) => v.path)).toEqual(Array(5).fill('/v1/chat/completions'));
-      expect(views.map((v) => v.toolRounds)).toEqual([0, 1, 2, 0, 1]);
+      const trap = sandbox ? undefined : await startTrapProxy();
+      try {
+        const env = opencodeEnv(trap?.url, { PWD: elsewhere });
+        const r = await runRalph(['run'], dir, env);
+        expect(r.code, r.stdout + r.stderr).toBe(0);
+        if (trap) {
+          await elapse(
+            1000,
+            "opencode's background work (the config-directory install) may outlive the run by a moment",
+          );
+          // Connects to nothing but the model server.
+          expect(trap.attempts).toEqual([]);
+        }
+        expect(readRecords(dir).map((x) => x.sandbox?.mode)).toEqual(
+          sandbox ? ['on', 'on'] : [undefined, undefined],
+        );
+        // Its sessions are in its data dir, kept on disk (not in the sandbox's throwaway home).
+        const data = readdirSync(join(env.XDG_DATA_HOME as string, 'opencode'), { recursive: true }).map(
+          String,
+        );
+        expect(
+          data.some((f) => /^storage\/session\//.test(f) || /opencode\.db$/.test(f)),
+          data.join(' '),
+        ).toBe(true);
+        expect(readFileSync(join(dir, 'progress.txt'), 'utf8')).toBe('one\ntwo\n');
+        expect(existsSync(join(elsewhere, 'progress.txt'))).toBe(false);
+        expect(readState(dir).stop_reason).toBe('completed');
+        const records = readRecords(dir);
+        expect(records).toHaveLength(2);
+        expect(records.every((x) => x.backend === 'opencode')).toBe(true);
+        // Iteration 1: three model calls (write, bash, answer); iteration 2: two (bash, answer).
+        expect(records.map((x) => x.tokens.total)).toEqual([3 * 820, 2 * 930]);
+        expect(records[0]!.tokens).toMatchObject({ input: 2400, output: 60 });
+        // The cost opencode reported, not an estimate.
+        expect(records[0]!.cost_usd).toBeCloseTo(costOf(3, first), 10);
+        expect(records[1]!.cost_usd).toBeCloseTo(costOf(2, second), 10);
+        expect(records.some((x) => x.cost_estimated === true)).toBe(false);
+        expect(readState(dir).cost_usd).toBeCloseTo(costOf(3, first) + costOf(2, second), 10);
+        const views = viewsSince(from);
+        // No session-title call: Ralph sets the title.
+        expect(views.some((v) => v.title)).toBe(false);
+        expect(views.map((v) => v.path)).toEqual(Array(5).fill('/v1/chat/completions'));
+        expect(views.map((v) => v.toolRounds)).toEqual([0, 1, 2, 0, 1]);
+      } finally {
+        await trap?.close();
+      }
     },
     180_000,
   );
@@ -323,44 +361,5 @@ describe('real opencode driven by ralph', () => {
     expect(r.code, r.stdout + r.stderr).not.toBe(0);
     expect(readState(dir).stop_reason).toBe('auth_error');
     expect(readState(dir).stop_message).toContain('APIError (HTTP 401): Incorrect API key provided.');
-  }, 120_000);
-
-  it('connects to nothing but the model server', async () => {
-    // A proxy that records and refuses every request: opencode honours the proxy variables, so
-    // any fetch of models.dev, npm or an update check would show up here.
-    const attempts: string[] = [];
-    const trap: Server = createServer((req, res) => {
-      attempts.push(`${req.method} ${req.url}`);
-      res.writeHead(502).end();
-    });
-    trap.on('connect', (req, socket) => {
-      attempts.push(`CONNECT ${req.url}`);
-      socket.on('error', () => {});
-      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
-    });
-    await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
-    try {
-      server.setScript({
-        rules: [
-          {
-            match: 'Say done',
-            reply: { tools: [{ kind: 'shell', command: 'true' }], text: 'Done.\nLOOP_COMPLETE' },
-          },
-        ],
-      });
-      const dir = makeWorkspace({ 'PROMPT.md': 'Say done.\n' });
-      writeFileSync(join(dir, 'ralph.yml'), ralphYml('', 'max_iterations: 2'));
-      const proxy = `http://127.0.0.1:${(trap.address() as AddressInfo).port}`;
-      const r = await runRalph(['run'], dir, opencodeEnv(proxy));
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      await elapse(
-        1000,
-        "opencode's background work (the config-directory install) may outlive the run by a moment",
-      );
-      expect(attempts).toEqual([]);
-    } finally {
-      trap.closeAllConnections();
-      await new Promise((resolve) => trap.close(resolve));
-    }
   }, 120_000);
 });

@@ -53,6 +53,7 @@ const TOP_LEVEL_TESTS = [
   'architecture.test.ts',
   'docs-jargon.test.ts',
   'docs-links.test.ts',
+  'e2e-shared-modules.test.ts',
   'error-codes.test.ts',
   'exit-codes-page.test.ts',
   'file-system-error.test.ts',
