@@ -148,6 +148,35 @@ describe('ralph run start-up', () => {
     expect(tell.length).toBeLessThanOrEqual(11);
   });
 
+  it("loads none of Node's ES loader or source-map modules before its first agent", async () => {
+    const dir = makeWorkspace({
+      'ralph.yml':
+        'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: /bin/true\n  prompt_mode: stdin\n',
+    });
+    // Node's built-in modules loaded when the first child process starts (the agent: no git here).
+    const list = join(dir, 'builtins.txt');
+    writeFileSync(
+      join(dir, 'spawn-hook.cjs'),
+      `const { ChildProcess } = require('node:child_process');\nconst { writeFileSync } = require('node:fs');\nconst spawn = ChildProcess.prototype.spawn;\nChildProcess.prototype.spawn = function (...args) {\n  ChildProcess.prototype.spawn = spawn;\n  writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n'));\n  return spawn.apply(this, args);\n};\n`,
+    );
+    const run = () =>
+      startProcess(process.execPath, ['--require', join(dir, 'spawn-hook.cjs'), RALPH, ...RUN_ONCE], dir)
+        .done;
+    await run(); // fills the config and code caches
+    rmSync(list, { force: true });
+    const r = await run();
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    const builtins = readFileSync(list, 'utf8').split('\n');
+    expect(builtins).toContain('NativeModule vm'); // the code cache's compiler: the list is the run's
+    // The code cache takes CommonJS's loader class from its own `module`, not from `node:module`.
+    expect(
+      builtins.filter((m) =>
+        /^NativeModule (module|internal\/modules\/esm\/loader|internal\/source_map\/source_map)$/.test(m),
+      ),
+    ).toEqual([]);
+  });
+
   it('asks git once whether the workspace is a repository and where its files are', async () => {
     const { log, result: r } = await runWithGitLog(['run', '-q', '--max-iterations', '1']);
     expect(r.stderr).toBe('');
