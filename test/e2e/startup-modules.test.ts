@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -175,6 +175,16 @@ describe('ralph run start-up', () => {
         /^NativeModule (module|internal\/modules\/esm\/loader|internal\/source_map\/source_map)$/.test(m),
       ),
     ).toEqual([]);
+  });
+
+  it('bundles the CLI as ASCII, so that Node reads each file into a one-byte string', () => {
+    const bundle = readdirSync(join(ROOT, 'dist')).filter((name) => /^ralph-cli.*\.cjs$/.test(name));
+    expect(bundle.length).toBeGreaterThan(5);
+    // A single `—` in a message made the whole file a two-byte string: slower to read, hash and scan.
+    const nonAscii = bundle.filter((name) =>
+      readFileSync(join(ROOT, 'dist', name)).some((byte) => byte > 0x7f),
+    );
+    expect(nonAscii).toEqual([]);
   });
 
   it('asks git once whether the workspace is a repository and where its files are', async () => {
