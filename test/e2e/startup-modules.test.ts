@@ -1,4 +1,12 @@
-import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -175,6 +183,28 @@ describe('ralph run start-up', () => {
         /^NativeModule (module|internal\/modules\/esm\/loader|internal\/source_map\/source_map)$/.test(m),
       ),
     ).toEqual([]);
+  });
+
+  it("validates a fresh workspace's config without zod's JIT (no new Function)", async () => {
+    const dir = makeWorkspace({
+      'ralph.yml':
+        'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: /bin/true\n  prompt_mode: stdin\n',
+    });
+    // Counts the code made from strings (zod's JIT makes a function per object schema at its first parse).
+    const count = join(dir, 'functions.txt');
+    writeFileSync(
+      join(dir, 'function-hook.cjs'),
+      `const { appendFileSync } = require('node:fs');\nglobalThis.Function = new Proxy(Function, {\n  construct(target, args) {\n    appendFileSync(${JSON.stringify(count)}, 'new Function\\n');\n    return Reflect.construct(target, args);\n  },\n});\n`,
+    );
+    const r = await startProcess(
+      process.execPath,
+      ['--require', join(dir, 'function-hook.cjs'), RALPH, ...RUN_ONCE],
+      dir,
+      { XDG_CACHE_HOME: join(dir, 'cache') }, // a config-cache miss: the schema loads and validates
+    ).done;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    expect(existsSync(count) ? readFileSync(count, 'utf8') : '').toBe('');
   });
 
   it('bundles the CLI as ASCII, so that Node reads each file into a one-byte string', () => {
