@@ -79,6 +79,10 @@ const cli = {
     // Stack traces name the bundle's lines; the map leads from them to the tsc output beside it.
     sourcemap: true,
     sourcemapExcludeSources: true,
+    // ASCII source: Node reads a file with no other character into a one-byte string, about 4x
+    // faster than the two-byte one a single `—` in a message makes of the whole file, and half the
+    // memory; hashing it for the code cache and V8's scan of it are quicker too.
+    charset: 'ascii',
     // JSDoc is a third of the bytes V8 would scan at every start; the code stays as written.
     comments: { legal: true, annotation: false, jsdoc: false },
     // The lazy imports (config loading on a cache miss, each command's module) would otherwise

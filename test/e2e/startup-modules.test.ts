@@ -1,4 +1,12 @@
-import { appendFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -149,6 +157,67 @@ describe('ralph run start-up', () => {
       .flatMap((url) => [...readFileSync(new URL(url), 'utf8').matchAll(/^\/\/ node_modules\/zod\/\S+$/gm)]);
     expect(zod).toEqual([]);
     expect(tell.length).toBeLessThanOrEqual(11);
+  });
+
+  it("loads none of Node's ES loader or source-map modules before its first agent", async () => {
+    const dir = makeWorkspace({
+      'ralph.yml':
+        'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: /bin/true\n  prompt_mode: stdin\n',
+    });
+    // Node's built-in modules loaded when the first child process starts (the agent: no git here).
+    const list = join(dir, 'builtins.txt');
+    writeFileSync(
+      join(dir, 'spawn-hook.cjs'),
+      `const { ChildProcess } = require('node:child_process');\nconst { writeFileSync } = require('node:fs');\nconst spawn = ChildProcess.prototype.spawn;\nChildProcess.prototype.spawn = function (...args) {\n  ChildProcess.prototype.spawn = spawn;\n  writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n'));\n  return spawn.apply(this, args);\n};\n`,
+    );
+    const run = () =>
+      startProcess(process.execPath, ['--require', join(dir, 'spawn-hook.cjs'), RALPH, ...RUN_ONCE], dir)
+        .done;
+    await run(); // fills the config and code caches
+    rmSync(list, { force: true });
+    const r = await run();
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    const builtins = readFileSync(list, 'utf8').split('\n');
+    expect(builtins).toContain('NativeModule vm'); // the code cache's compiler: the list is the run's
+    // The code cache takes CommonJS's loader class from its own `module`, not from `node:module`.
+    expect(
+      builtins.filter((m) =>
+        /^NativeModule (module|internal\/modules\/esm\/loader|internal\/source_map\/source_map)$/.test(m),
+      ),
+    ).toEqual([]);
+  });
+
+  it("validates a fresh workspace's config without zod's JIT (no new Function)", async () => {
+    const dir = makeWorkspace({
+      'ralph.yml':
+        'event_loop:\n  prompt: "no-op"\n  cooldown_delay_seconds: 0\ncli:\n  backend: custom\n  command: /bin/true\n  prompt_mode: stdin\n',
+    });
+    // Counts the code made from strings (zod's JIT makes a function per object schema at its first parse).
+    const count = join(dir, 'functions.txt');
+    writeFileSync(
+      join(dir, 'function-hook.cjs'),
+      `const { appendFileSync } = require('node:fs');\nglobalThis.Function = new Proxy(Function, {\n  construct(target, args) {\n    appendFileSync(${JSON.stringify(count)}, 'new Function\\n');\n    return Reflect.construct(target, args);\n  },\n});\n`,
+    );
+    const r = await startProcess(
+      process.execPath,
+      ['--require', join(dir, 'function-hook.cjs'), RALPH, ...RUN_ONCE],
+      dir,
+      { XDG_CACHE_HOME: join(dir, 'cache') }, // a config-cache miss: the schema loads and validates
+    ).done;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    expect(existsSync(count) ? readFileSync(count, 'utf8') : '').toBe('');
+  });
+
+  it('bundles the CLI as ASCII, so that Node reads each file into a one-byte string', () => {
+    const bundle = readdirSync(join(ROOT, 'dist')).filter((name) => /^ralph-cli.*\.cjs$/.test(name));
+    expect(bundle.length).toBeGreaterThan(5);
+    // A single `—` in a message made the whole file a two-byte string: slower to read, hash and scan.
+    const nonAscii = bundle.filter((name) =>
+      readFileSync(join(ROOT, 'dist', name)).some((byte) => byte > 0x7f),
+    );
+    expect(nonAscii).toEqual([]);
   });
 
   it('asks git once whether the workspace is a repository and where its files are', async () => {

@@ -87,7 +87,10 @@ export function installCodeCache(entryFile: string, env: NodeJS.ProcessEnv = pro
   const dir = dirname(entryFile);
   const cacheDir = userCacheDir(env, 'code');
   const runtime = runtimeOf();
-  const Module = process.getBuiltinModule('node:module') as unknown as ModuleInternals;
+  // CommonJS's loader class, from this bundle file's own `module`: `node:module` would also load
+  // Node's ES loader and source-map support (four built-in modules) before the first agent.
+  if (typeof module === 'undefined') return;
+  const Module = module.constructor as unknown as ModuleInternals;
   const vm = process.getBuiltinModule('node:vm');
   const pending: Pending[] = [];
   const compile = Module.prototype._compile;
