@@ -66,7 +66,9 @@ export function bwrapArgs(
   opts: BwrapOptions = {},
 ): WrappedCommand {
   const exists = opts.exists ?? (() => true);
-  const args = ['--die-with-parent', '--unshare-pid'];
+  // Run as root, bwrap makes no user namespace and the agent would keep root's capabilities: enough
+  // to remount a read-only bind read-write (`mount -o remount,bind,rw`). None are kept.
+  const args = ['--die-with-parent', '--unshare-pid', '--cap-drop', 'ALL'];
   if (policy.network === 'off') args.push('--unshare-net');
   args.push(...tempEnvArgs(policy, opts.env ?? {}));
   for (const rule of mountOrder(policy.rules)) args.push(...mountArgs(rule, exists));

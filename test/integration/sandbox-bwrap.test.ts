@@ -119,6 +119,7 @@ echo DONE`,
       `${targets.map((t) => `(echo x >> ${t}) || echo "REFUSED ${t}"`).join('\n')}
 git config core.hooksPath /tmp/evil || echo "REFUSED git config"
 mv .ralph .ralph-old || echo "REFUSED mv .ralph"
+(mount -o remount,bind,rw test/a.test.ts && echo x >> test/a.test.ts) || echo "REFUSED remount"
 rm -f .ralph/state.json || echo "REFUSED rm state"
 cat "$HOME/.ssh/id_rsa" || echo "REFUSED id_rsa"
 ls "$HOME/.aws" || echo "REFUSED .aws"
@@ -128,7 +129,8 @@ true`,
       expect(ran.out).toContain(`REFUSED ${t}`);
       expect(ran.out).toContain(`cannot create ${t}: Read-only file system`);
     }
-    for (const r of ['git config', 'mv .ralph', 'rm state', 'id_rsa', '.aws'])
+    // Run as root (a container, CI), the agent keeps no capability to remount a read-only bind.
+    for (const r of ['git config', 'mv .ralph', 'rm state', 'id_rsa', '.aws', 'remount'])
       expect(ran.out).toContain(`REFUSED ${r}`);
     // git writes config.lock beside it and renames it over: a mount point cannot be replaced.
     expect(ran.out).toContain('could not write config file .git/config: Device or resource busy');

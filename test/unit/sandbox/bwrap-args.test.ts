@@ -54,10 +54,10 @@ describe('bwrapArgs', () => {
     expect(bwrapArgs(policy, cmd).args).not.toContain('--setenv');
   });
 
-  it('starts with the process flags, ends with the directory and the command, keeps --new-session out', () => {
+  it('starts with the process flags (every capability dropped), ends with the directory and the command, keeps --new-session out', () => {
     const { command, args } = bwrapArgs(policy, cmd);
     expect(command).toBe('bwrap');
-    expect(args.slice(0, 2)).toEqual(['--die-with-parent', '--unshare-pid']);
+    expect(args.slice(0, 4)).toEqual(['--die-with-parent', '--unshare-pid', '--cap-drop', 'ALL']);
     expect(args).not.toContain('--new-session');
     expect(args).not.toContain('--unshare-net');
     expect(args.slice(-6)).toEqual(['--chdir', WS, '--', 'claude', '-p', 'hi there']);
@@ -65,7 +65,7 @@ describe('bwrapArgs', () => {
 
   it('mounts the system read-only with fresh /dev and /proc first, then /tmp and home as empty tmpfs', () => {
     const { args } = bwrapArgs(policy, cmd, { bwrap: '/usr/bin/bwrap', cwd: `${WS}/sub` });
-    expect(args.slice(2, 11)).toEqual([
+    expect(args.slice(4, 13)).toEqual([
       '--ro-bind',
       '/',
       '/',
