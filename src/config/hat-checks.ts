@@ -81,8 +81,21 @@ function startingHatIssues(config: RalphConfig): HatIssue[] {
 }
 
 /**
- * Checks the hats of a schema-valid config (pure): ambiguous triggers across hats, hats without
- * triggers, `default_publishes` outside `publishes`, and a `starting_event` no hat triggers on.
+ * What a config's hats allow but never do (pure): a hat without triggers. ralph-orchestrator loads
+ * such a config (its `ralph.pi.yml` has one), so Ralph says it rather than refusing it.
+ */
+export function hatConfigWarnings(config: RalphConfig): HatIssue[] {
+  return Object.entries(config.hats)
+    .filter(([, hat]) => hat.triggers.length === 0)
+    .map(([id]) => ({
+      path: ['hats', id, 'triggers'],
+      message: `hat "${id}" has no triggers, so no event can activate it and it never runs; list the topics it handles`,
+    }));
+}
+
+/**
+ * Checks the hats of a schema-valid config (pure): ambiguous triggers across hats,
+ * `default_publishes` outside `publishes`, and a `starting_event` no hat triggers on.
  */
 export function hatConfigIssues(config: RalphConfig): HatIssue[] {
   const issues: HatIssue[] = [];
@@ -95,12 +108,6 @@ export function hatConfigIssues(config: RalphConfig): HatIssue[] {
         path: ['hats', id, 'import'],
         message: `import is read from a config file: write hats.${id}.import in ralph.yml (or the -H file), not with --set`,
       });
-    if (hat.triggers.length === 0) {
-      issues.push({
-        path: ['hats', id, 'triggers'],
-        message: `hat "${id}" has no triggers, so no event can activate it; list the topics it handles`,
-      });
-    }
     hat.triggers.forEach((trigger, t) => {
       for (const [otherId, other] of hats.slice(0, h)) {
         const message = other.triggers

@@ -5,7 +5,7 @@ import { ConfigError, type ConfigIssue, RalphError, whyUnreadable } from '../err
 import { trace, tracing } from '../process/debug-trace.ts';
 import { issuesFromZod, locate, locatedIssue, type SourceDoc } from './config-issues.ts';
 import { type ConfigLayer, hasPath, mergeLayer, topmostWith } from './config-layers.ts';
-import { hatConfigIssues } from './hat-checks.ts';
+import { hatConfigIssues, hatConfigWarnings } from './hat-checks.ts';
 import { humanConfigIssues } from './human-checks.ts';
 import { adaptOrchestratorLayer, type KeyNote } from './orchestrator/adapt-layer.ts';
 import { type HatImport, importedDoc, resolveHatImports } from './orchestrator/hat-imports.ts';
@@ -151,7 +151,12 @@ export function loadConfig(options: {
     file: project?.file,
     layers,
     overrides,
-    warnings: layers.flatMap((l) => l.warnings),
+    warnings: [
+      ...layers.flatMap((l) => l.warnings),
+      ...hatConfigWarnings(result.data).map(({ path, message }) =>
+        locatedIssue(path, message, docFor, overrides),
+      ),
+    ],
     notes: [...layers.flatMap((l) => l.notes), ...replacedByHatsSource(layers)],
     hatsSource: layers.find((l) => l.kind === 'hats')?.label,
   };

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { registerHatsCommand } from '../../../src/cli/config/commands.ts';
 import type { CliIO } from '../../../src/cli/io.ts';
-import { hatConfigIssues } from '../../../src/config/hat-checks.ts';
+import { hatConfigIssues, hatConfigWarnings } from '../../../src/config/hat-checks.ts';
 import { loadConfig } from '../../../src/config/load-config.ts';
 import { configSchema, type RalphConfigInput } from '../../../src/config/schema.ts';
 import { patternsOverlap, triggerSpecificity } from '../../../src/config/topic-match.ts';
@@ -85,8 +85,10 @@ describe('hatConfigIssues', () => {
     ).toEqual([]);
   });
 
-  it('a hat without triggers', () => {
-    expect(issues({ hats: { idle: { name: 'Idle' } } })).toEqual([
+  it('a hat without triggers is a warning, not an error (ralph-orchestrator loads it)', () => {
+    const config = configSchema.parse({ hats: { idle: { name: 'Idle' } } });
+    expect(issues({ hats: { idle: { name: 'Idle' } } })).toEqual([]);
+    expect(hatConfigWarnings(config)).toEqual([
       { path: ['hats', 'idle', 'triggers'], message: expect.stringContaining('no triggers') },
     ]);
   });
