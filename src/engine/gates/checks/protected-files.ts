@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { isNegated, literalPattern, type PathMatcher, pathMatcher } from '../../../config/path-patterns.ts';
 import type { RalphConfig } from '../../../config/schema.ts';
+import { isWithinOrEqual } from '../../../sandbox/sandbox-paths.ts';
 import { writeFileAtomicSync } from '../../../state/io/atomic-write.ts';
 import { hashFile } from '../../../state/io/stat-cache.ts';
 import { walkFiles, walkRoots } from './bounded-walk.ts';
@@ -21,7 +22,8 @@ const MAX_COPY_BYTES = 4 * 1024 * 1024;
 
 /**
  * The globs a run protects: the built-in ones — the defaults plus the files named in the test (full
- * and affected) and validate commands (e.g. `sh scripts/check.sh` protects scripts/check.sh) — and
+ * and affected) and validate commands (e.g. `sh scripts/check.sh` protects scripts/check.sh) and in
+ * the commands of enabled lifecycle hooks (a `block` hook checks the work as a gate does) — and
  * `gates.protect` on top. The built-ins come last: a `!pattern` of the user's cannot take them back
  * (the last pattern that matches decides), so an explicit list never unprotects the validate hook.
  */
@@ -42,7 +44,29 @@ export function protectedGlobs(config: RalphConfig, workspace: string): string[]
         existsSync(join(workspace, t)) &&
         statSync(join(workspace, t)).isFile(),
     );
-  return [...new Set([...(config.gates.protect ?? []), ...DEFAULT_PROTECTED, ...named.map(literalPattern)])];
+  const files = [...named, ...hookCommandFiles(config, workspace)];
+  return [...new Set([...(config.gates.protect ?? []), ...DEFAULT_PROTECTED, ...files.map(literalPattern)])];
+}
+
+/** The workspace files an enabled hook's argv names (`./scripts/hooks/check.sh`, `sh check.sh`), from its `cwd`. */
+export function hookCommandFiles(config: RalphConfig, workspace: string): string[] {
+  if (!config.hooks?.enabled) return [];
+  const hooks = Object.values(config.hooks.events ?? {}).flatMap((list) => list ?? []);
+  return hooks.flatMap((hook) =>
+    hook.command
+      .filter((word) => word !== '' && !word.startsWith('-'))
+      .map((word) => resolve(workspace, hook.cwd ?? '.', word))
+      .filter((file) => isWithinOrEqual(file, workspace) && isFile(file))
+      .map((file) => relative(workspace, file).split(sep).join('/')),
+  );
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**
