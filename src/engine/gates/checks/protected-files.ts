@@ -48,6 +48,17 @@ export function protectedGlobs(config: RalphConfig, workspace: string): string[]
   return [...new Set([...(config.gates.protect ?? []), ...DEFAULT_PROTECTED, ...files.map(literalPattern)])];
 }
 
+/**
+ * The config files of the run that lie in the workspace (ralph.yml, a `-H` hats file, hat imports),
+ * as literal globs: an agent that edits them would loosen the gates of the run `--resume` reloads.
+ */
+export function configFileGlobs(workspace: string, configFiles: readonly string[]): string[] {
+  const files = [...configFiles, join(workspace, 'ralph.yml'), join(workspace, 'ralph.yaml')]
+    .map((f) => resolve(workspace, f))
+    .filter((f) => isWithinOrEqual(f, workspace) && isFile(f));
+  return [...new Set(files.map((f) => literalPattern(relative(workspace, f).split(sep).join('/'))))];
+}
+
 /** The workspace files an enabled hook's argv names (`./scripts/hooks/check.sh`, `sh check.sh`), from its `cwd`. */
 export function hookCommandFiles(config: RalphConfig, workspace: string): string[] {
   if (!config.hooks?.enabled) return [];
