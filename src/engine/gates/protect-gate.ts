@@ -22,6 +22,7 @@ import {
   entryMode,
   keepCopies,
   protectedGlobs,
+  realDirsTo,
   snapshot,
   tamperedPaths,
   unmatchedPatterns,
@@ -149,8 +150,9 @@ export async function withProtectedContent<T>(
     const copy =
       entry && entryMode(entry) !== '120000' ? join(ctx.paths.protectedStore, contentHash(entry)) : undefined;
     const agent = agentVersion(join(ws, rel));
-    // A directory where the file was cannot be swapped: its gate runs as it is, refused all the same.
-    if ((entry && !(copy && existsSync(copy))) || !agent) continue;
+    // A directory where the file was, or a directory on its path removed or made a link, cannot be
+    // swapped (Ralph writes through no link of the agent's): its gate runs as it is, refused all the same.
+    if ((entry && !(copy && existsSync(copy))) || !agent || !realDirsTo(ws, rel)) continue;
     swaps.push({ agent, copy, mode: entry && entryMode(entry) });
   }
   if (swaps.length === 0) return fn();

@@ -134,14 +134,26 @@ export const contentHash = (entry: string): string => entry.split(':')[0] as str
 /** The entry's git mode; undefined for a baseline entry saved before modes were kept. */
 export const entryMode = (entry: string): string | undefined => entry.split(':')[1];
 
-/** The protected files now (path → `fileEntry`). */
+/**
+ * The protected files now (path → `fileEntry`). One reached through a directory made a link is
+ * marked: git sees it deleted (the link committed instead), so it must not compare equal.
+ */
 export function snapshot(workspace: string, globs: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const rel of matchProtected(workspace, globs)) {
     const entry = fileEntry(join(workspace, rel));
-    if (entry) out[rel] = entry;
+    if (entry) out[rel] = realDirsTo(workspace, rel) ? entry : `${entry}:through-link`;
   }
   return out;
+}
+
+/** Whether every directory from the workspace down to `rel`'s parent is a directory, not a link. */
+export function realDirsTo(workspace: string, rel: string): boolean {
+  const parts = rel.split('/').slice(0, -1);
+  return parts.every(
+    (_, i) =>
+      lstatSync(join(workspace, ...parts.slice(0, i + 1)), { throwIfNoEntry: false })?.isDirectory() === true,
+  );
 }
 
 /** Whether `now` is the file `base` recorded; a content-only baseline (an older state.json) compares content. */
