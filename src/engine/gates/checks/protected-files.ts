@@ -22,8 +22,9 @@ const MAX_COPY_BYTES = 4 * 1024 * 1024;
 
 /**
  * The globs a run protects: the built-in ones — the defaults plus the files named in the test (full
- * and affected) and validate commands (e.g. `sh scripts/check.sh` protects scripts/check.sh) and in
- * the commands of enabled lifecycle hooks (a `block` hook checks the work as a gate does) — and
+ * and affected), validate and metric commands (e.g. `sh scripts/check.sh` protects scripts/check.sh),
+ * the review gate's prompt file, and the files named in the commands of enabled lifecycle hooks (a
+ * `block` hook checks the work as a gate does) — and
  * `gates.protect` on top. The built-ins come last: a `!pattern` of the user's cannot take them back
  * (the last pattern that matches decides), so an explicit list never unprotects the validate hook.
  */
@@ -32,6 +33,9 @@ export function protectedGlobs(config: RalphConfig, workspace: string): string[]
     config.gates.tests?.command,
     config.gates.tests?.affected,
     typeof config.gates.validate === 'string' ? config.gates.validate : undefined,
+    // The judges besides the gates: the metric loop's measure and the reviewer's prompt.
+    config.metric?.command,
+    config.gates.review?.prompt_file,
   ];
   const named = commands
     .flatMap((c) => (c ?? '').split(/\s+/))

@@ -129,6 +129,16 @@ describe('protectedGlobs', () => {
     expect(protectedGlobs(hooks(false), ws)).toEqual([...DEFAULT_PROTECTED]);
   });
 
+  it('protects the metric loop’s measure and the reviewer’s prompt file: the judges besides the gates', () => {
+    const ws = makeWorkspace({ 'bench.sh': 'echo "time: 5 ms"\n', 'review/PROMPT.md': 'judge\n' });
+    const judged = {
+      gates: { review: { prompt_file: 'review/PROMPT.md' } },
+      metric: { command: 'sh ./bench.sh' },
+    } as unknown as RalphConfig;
+    const selects = pathMatcher(protectedGlobs(judged, ws));
+    expect(['bench.sh', 'review/PROMPT.md'].map((f) => selects(f))).toEqual([true, true]);
+  });
+
   it('adds gates.protect to the defaults', () => {
     expect(protectedGlobs(config(['tests/**']), makeWorkspace())).toEqual(['tests/**', ...DEFAULT_PROTECTED]);
   });
