@@ -124,6 +124,24 @@ describe('-H <hats source>', () => {
     expect(prompt).toContain('review.start');
   });
 
+  it('hats validate --json: one object, snake_case, valid or the errors with file:line:col', async () => {
+    const dir = workspace();
+    const ok = await runCliInMemory(['hats', 'validate', '-H', 'hats/review.yml', '--json'], { cwd: dir });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      valid: true,
+      hats_source: 'hats/review.yml',
+      hats: ['reviewer'],
+    });
+    writeFileSync(join(dir, 'broken.yml'), 'hats:\n  a:\n    triggerz: [x]\n');
+    const bad = await runCliInMemory(['hats', 'validate', '-H', 'broken.yml', '--json'], { cwd: dir });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toBe('');
+    const report = JSON.parse(bad.stdout);
+    expect(report.valid).toBe(false);
+    expect(report.errors[0]).toMatchObject({ file: expect.stringContaining('broken.yml'), line: 3 });
+  });
+
   it('builtin:PRESET takes a preset’s hats without its other keys or warnings', async () => {
     const dir = workspace();
     const r = await runCliInMemory(['config', 'validate', '--schema-only', '-H', 'builtin:board'], {
