@@ -142,6 +142,21 @@ describe('-H <hats source>', () => {
     expect(report.errors[0]).toMatchObject({ file: expect.stringContaining('broken.yml'), line: 3 });
   });
 
+  it('run --dry-run --json: the config, the first prompt, the agent command and the sandbox as one object', async () => {
+    const dir = workspace();
+    const r = await runCliInMemory(['run', '--dry-run', '--json', '-H', 'hats/review.yml'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(Object.keys(report)).toEqual(['config_file', 'config', 'prompt', 'agent', 'sandbox']);
+    expect(Object.keys(report.config.hats)).toEqual(['reviewer']);
+    expect(report.prompt.text).toContain('Review the diff.');
+    expect(report.prompt.bytes).toBe(Buffer.byteLength(report.prompt.text));
+    expect(report.agent).toMatchObject({ cwd: dir, prompt_via: expect.stringMatching(/^(argument|stdin)$/) });
+    const bare = await runCliInMemory(['run', '--json'], { cwd: dir });
+    expect(bare.code).not.toBe(0);
+    expect(bare.stderr).toContain('--json goes with --dry-run or --estimate');
+  });
+
   it('builtin:PRESET takes a preset’s hats without its other keys or warnings', async () => {
     const dir = workspace();
     const r = await runCliInMemory(['config', 'validate', '--schema-only', '-H', 'builtin:board'], {

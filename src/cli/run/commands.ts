@@ -7,6 +7,7 @@ import {
   COUNT,
   configOption,
   hatsOption,
+  jsonOption,
   numberOption,
   POSITIVE,
   presetOption,
@@ -84,6 +85,7 @@ export function registerRunCommands(
       '--estimate',
       'print the estimate of this run (iterations, tokens, cost, time, which limit would stop it) and start nothing',
     )
+    .addOption(jsonOption('with --dry-run or --estimate: one JSON object (snake_case keys)'))
     .argument('[agent-args...]', 'extra arguments for the agent, after --')
     .action(async (operands, opts) => {
       // Anything before `--` that is not an option is a mistake (`ralph run fix the bug`), not agent input.

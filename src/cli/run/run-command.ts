@@ -1,14 +1,10 @@
 import type { Dashboard } from '../../dashboard/server.ts';
 import type { StartMode } from '../../engine/context/run-options.ts';
 import { refuseUnsupportedWithRepos } from '../../engine/readiness/repo-set.ts';
-import { planFirstIteration } from '../../engine/run/first-iteration.ts';
 import { runLoop } from '../../engine/run/loop.ts';
-import type { LoadedRun } from '../../engine/run/resolve-run.ts';
 import { earlierChecklistRun, refuseUnaskedChecklistRestart } from '../../engine/run/start-mode.ts';
 import { ExitCode, RalphError, UsageError } from '../../errors.ts';
-import { createRedactor } from '../../observe/redact.ts';
 import { createConsoleReporter, type Verbosity } from '../../observe/reporters/console-reporter.ts';
-import { shellCommand } from '../../process/shell-quote.ts';
 import { ralphPaths } from '../../state/paths.ts';
 import type { TuiHandle } from '../../tui/start-tui.ts';
 import { type CliIO, inCi } from '../io.ts';
@@ -27,6 +23,8 @@ export interface RunCommandFlags extends RunFlags {
   resume?: boolean | undefined;
   fresh?: boolean | undefined;
   dryRun?: boolean | undefined;
+  /** `--json` with `--dry-run` or `--estimate`: one JSON object. */
+  json?: boolean | undefined;
   /** `--estimate`: print the estimate (as `ralph estimate`) and start nothing. */
   estimate?: boolean | undefined;
 }
@@ -34,45 +32,6 @@ export interface RunCommandFlags extends RunFlags {
 function startMode(flags: RunCommandFlags): StartMode {
   if (flags.resume && flags.fresh) throw new UsageError('pass either --resume or --fresh, not both');
   return flags.resume ? 'resume' : flags.fresh ? 'fresh' : 'auto';
-}
-
-/**
- * `ralph run --dry-run`: the resolved config (secrets masked), the first prompt and the agent
- * command, from the loop's own plan of its first iteration (planIteration), so the prompt is byte
- * for byte the same.
- */
-async function dryRun(resolved: LoadedRun, mode: StartMode, extraArgs: string[], io: CliIO): Promise<number> {
-  const { loadSkills } = await import('../../skills/skill-registry.ts');
-  const { prompt, invocation: inv } = planFirstIteration({
-    workspace: io.cwd,
-    config: resolved.config,
-    prompt: resolved.prompt,
-    backend: resolved.backend,
-    mode,
-    extraArgs,
-    env: io.env,
-    skills: await loadSkills(resolved.config.skills, io.cwd),
-  });
-  const { stringify } = await import('yaml');
-  const { shownConfig } = await import('../config/shown-config.ts');
-  const shown = shownConfig(resolved.loaded, io.env, resolved.config);
-  io.out(`# resolved config (${resolved.configFile ?? 'defaults'})\n${stringify(shown)}\n`);
-  io.out(`# first prompt (${resolved.promptSource}, ${Buffer.byteLength(prompt)} bytes)\n${prompt}\n`);
-  // A key in cli.args is masked above: the command line built from it gets the logs' redaction.
-  const command = createRedactor(io.env)(shellCommand(inv.command, inv.args));
-  io.out(
-    `# agent command (cwd ${io.cwd}; prompt ${inv.stdin === null ? 'as an argument' : 'on stdin'})\n${command}\n`,
-  );
-  const { describeRunSandbox } = await import('../../engine/readiness/sandbox-input.ts');
-  const sandbox = await describeRunSandbox({
-    workspace: io.cwd,
-    config: resolved.config,
-    env: io.env,
-    command: inv.command,
-    configFiles: resolved.configFiles,
-  });
-  io.out(`# sandbox\n${sandbox.join('\n')}\n`);
-  return ExitCode.ok;
 }
 
 /** `ralph run`: resolve everything, then run the loop with a console reporter and Ctrl-C handling. */
@@ -100,15 +59,20 @@ export async function runCommand(
   // --worktree: the loop runs in its own checkout on branch ralph/NAME, with its own .ralph/.
   const io = flags.worktree === undefined ? outerIo : await inWorktree(flags.worktree, outerIo);
   const mode = startMode(flags);
-  if (flags.dryRun && !flags.estimate)
-    return dryRun(await resolveRunFlags(io.cwd, flags, io.env, { cache: false }), mode, extraArgs, io);
+  if (flags.json && !flags.dryRun && !flags.estimate)
+    throw new UsageError('--json goes with --dry-run or --estimate: a run prints its progress as text');
+  if (flags.dryRun && !flags.estimate) {
+    const { dryRun } = await import('./dry-run.ts');
+    const resolved = await resolveRunFlags(io.cwd, flags, io.env, { cache: false });
+    return dryRun(resolved, { mode, extraArgs, json: flags.json === true }, io);
+  }
   // A run that starts its loop reads and refreshes the config cache; an estimate writes nothing.
   const resolved = await resolveRunFlags(io.cwd, flags, io.env, { cache: !flags.estimate });
   const { config, backend } = resolved;
 
   if (flags.estimate) {
     const { printEstimate } = await import('../inspect/estimate-command.ts');
-    return printEstimate(resolved, false, io);
+    return printEstimate(resolved, flags.json === true, io);
   }
 
   const workers = flags.parallel ?? config.parallel;
