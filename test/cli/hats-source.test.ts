@@ -124,6 +124,41 @@ describe('-H <hats source>', () => {
     expect(prompt).toContain('review.start');
   });
 
+  it('hats validate --json: one object, snake_case, valid or the errors with file:line:col', async () => {
+    const dir = workspace();
+    const ok = await runCliInMemory(['hats', 'validate', '-H', 'hats/review.yml', '--json'], { cwd: dir });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      valid: true,
+      hats_source: 'hats/review.yml',
+      hats: ['reviewer'],
+    });
+    writeFileSync(join(dir, 'broken.yml'), 'hats:\n  a:\n    triggerz: [x]\n');
+    const bad = await runCliInMemory(['hats', 'validate', '-H', 'broken.yml', '--json'], { cwd: dir });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toBe('');
+    const report = JSON.parse(bad.stdout);
+    expect(report.valid).toBe(false);
+    expect(report.errors[0]).toMatchObject({ file: expect.stringContaining('broken.yml'), line: 3 });
+  });
+
+  it('run --dry-run --json: the config, the first prompt, the agent command and the sandbox as one object', async () => {
+    const dir = workspace();
+    const r = await runCliInMemory(['run', '--dry-run', '--json', '-H', 'hats/review.yml'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(Object.keys(report)).toEqual(
+      expect.arrayContaining(['config_file', 'config', 'prompt', 'agent', 'sandbox']),
+    );
+    expect(Object.keys(report.config.hats)).toEqual(['reviewer']);
+    expect(report.prompt.text).toContain('Review the diff.');
+    expect(report.prompt.bytes).toBe(Buffer.byteLength(report.prompt.text));
+    expect(report.agent).toMatchObject({ cwd: dir, prompt_via: expect.stringMatching(/^(argument|stdin)$/) });
+    const bare = await runCliInMemory(['run', '--json'], { cwd: dir });
+    expect(bare.code).not.toBe(0);
+    expect(bare.stderr).toContain('--json');
+  });
+
   it('builtin:PRESET takes a preset’s hats without its other keys or warnings', async () => {
     const dir = workspace();
     const r = await runCliInMemory(['config', 'validate', '--schema-only', '-H', 'builtin:board'], {

@@ -50,6 +50,23 @@ describe('ralph tools task', () => {
     expect(shown).toMatch(/description:\s+lenient/);
   });
 
+  it('--format quiet prints the ids alone, one a line, as ralph-orchestrator’s scripts read them', async () => {
+    const dir = makeWorkspace();
+    const q = ['--format', 'quiet'];
+    const a = await tools(dir, ['task', 'ensure', 'Run baseline', '--key', 'ar:baseline', '-d', 'x', ...q]);
+    expect(a).toMatch(/^task-[0-9a-f]{8}\n$/);
+    const b = await tools(dir, ['task', 'add', 'Second', ...q]);
+    const [idA, idB] = [a.trim(), b.trim()];
+    expect(await tools(dir, ['task', 'list', ...q])).toBe(`${idA}\n${idB}\n`);
+    expect(await tools(dir, ['task', 'ready', ...q])).toBe(`${idA}\n${idB}\n`);
+    expect(await tools(dir, ['task', 'start', idA, ...q])).toBe(`${idA}\n`);
+    expect(await tools(dir, ['task', 'show', idA, ...q])).toBe(`${idA}\n`);
+    expect(await tools(dir, ['task', 'close', idA, ...q])).toBe(`${idA}\n`);
+    const m = (await tools(dir, ['memory', 'add', 'use mix test', ...q])).trim();
+    expect(await tools(dir, ['memory', 'list', ...q])).toBe(`${m}\n`);
+    expect(await tools(dir, ['memory', 'search', 'mix', ...q])).toBe(`${m}\n`);
+  });
+
   it('ensure is idempotent by key; fail records a reason; reopen clears it', async () => {
     const dir = makeWorkspace();
     const first = (await tools(dir, ['task', 'ensure', 'build', 'Build it'])).trim();

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runtimeIgnoreLines } from '../../src/state/runtime-ignore.ts';
 import { git, initGitRepo } from '../helpers/git-workspace.ts';
 import { killLeftovers, markedProcesses } from '../helpers/marked-processes.ts';
-import { fakeConfig, makeWorkspace, readRecords, runRalph } from '../helpers/workspace.ts';
+import { fakeConfig, makeWorkspace, readRecords, readState, runRalph } from '../helpers/workspace.ts';
 
 // Issue 32: protected files are protected as git sees them — content, executable bit and file
 // type — and the crash-recovery record of a gate's swap (.ralph/protected/swap.json), which the
@@ -82,6 +82,31 @@ describe('protected files: mode and type count, not only content', () => {
     expect(commits(dir)).toBe(1);
     expect(markedProcesses(dir)).toEqual([]);
   });
+
+  it.each([
+    ['moved away', 'mv tests moved'],
+    [
+      'replaced by a link to a directory outside the workspace',
+      'mv tests ../outside && ln -s ../outside tests',
+    ],
+  ])(
+    'a protected script whose directory is %s is gate_tampered, not an error stop, and Ralph writes nothing there',
+    async (_, move) => {
+      const dir = project(
+        'gates:\n  tests:\n    command: "sh tests/check.sh"\n',
+        ['  - do:', `      - run: "${move}"`, '      - print: LOOP_COMPLETE'],
+        { 'tests/check.sh': 'test -f never-exists\n' },
+        [],
+      );
+      const r = await runRalph(['run'], dir);
+      expect(r.stderr).not.toContain('cannot write');
+      const [record] = readRecords(dir);
+      expect(record).toMatchObject({ verdict: 'gate_tampered', commit: null, tampered: ['tests/check.sh'] });
+      expect(readState(dir).stop_reason).not.toBe('error');
+      expect(existsSync(join(dir, '..', 'outside', 'check.sh'))).toBe(move.includes('outside'));
+      expect(markedProcesses(dir)).toEqual([]);
+    },
+  );
 
   it('a protected script replaced by a directory is gate_tampered, not a crash', async () => {
     const dir = project(

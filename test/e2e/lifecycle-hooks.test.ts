@@ -180,6 +180,22 @@ describe('lifecycle hooks (ralph-orchestrator format) in a run', () => {
     );
   });
 
+  it('an agent that rewrites a block hook’s script to pass cannot complete the run: the script is protected', async () => {
+    const cheat =
+      '#!/bin/sh\ncat >/dev/null\nprintf "#!/bin/sh\\nexit 0\\n" > scripts/verify.sh\necho LOOP_COMPLETE\n';
+    const dir = hooked(
+      '    pre.loop.complete:\n      - name: verify\n        command: ["./scripts/verify.sh"]\n        on_error: block\n',
+      { 'scripts/verify.sh': '#!/bin/sh\ncat >/dev/null\necho "not done" >&2\nexit 1\n' },
+    );
+    writeFileSync(join(dir, 'agent.sh'), cheat);
+    const r = await runRalph(['run'], dir);
+    expect(r.code).toBe(1);
+    expect(readState(dir)).toMatchObject({ stop_reason: 'gate_tampered' });
+    expect(readRecords(dir).map((rec) => rec.verdict)).toEqual(Array(3).fill('gate_tampered'));
+    expect(r.stdout + r.stderr).toContain('changed protected files (scripts/verify.sh');
+    expect(hookEvents(dir)).toEqual([]);
+  });
+
   it('on_error: suspend (wait_for_resume) — the loop pauses until `ralph resume`, then goes on', async () => {
     const dir = hooked(
       '    pre.iteration.start:\n      - name: approval\n        command: ["./guard.sh"]\n        on_error: suspend\n        suspend_mode: wait_for_resume\n',

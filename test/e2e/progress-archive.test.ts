@@ -115,7 +115,7 @@ describe('progress.archive_after_days moves old PROGRESS.md entries to progress/
     });
     const r = await runRalph(['run', '--no-tui'], dir);
     expect(read(archive(dir, old))).toContain('old task');
-    expect(r.stderr, r.stdout).toContain('no progress in 1 iterations in a row'); // a failed run says why on stderr
+    expect(r.stderr, r.stdout).toContain('no progress in 1 iteration: no file changed'); // a failed run says why on stderr
     expect(r.code).toBe(1);
     // Iteration 1 wrote the entry, iteration 2 was idle (what Ralph moved before it does not count).
     expect(r.stdout).not.toContain('iteration 3');

@@ -1,7 +1,7 @@
 import { type Command, Option } from '@commander-js/extra-typings';
 import { ExitCode } from '../../errors.ts';
 import type { CliIO, SetCode } from '../io.ts';
-import { formatOption, json, jsonFormatOption } from './tool-options.ts';
+import { formatOption, ids, json, jsonFormatOption } from './tool-options.ts';
 
 /** The renderers, loaded when a command prints a table. */
 const render = () => import('./tool-render.ts');
@@ -45,6 +45,7 @@ export function registerTaskImport(task: Command, io: CliIO, setCode: SetCode): 
         loopId: io.env.RALPH_RUN_ID || undefined,
       });
       if (opts.format === 'json') io.out(json(result));
+      else if (opts.format === 'quiet') io.out(ids(result.added));
       else {
         io.out(`${describeImport(result)}\n`);
         if (result.added.length > 0) io.out((await render()).renderTasks(result.added, 'table', ''));

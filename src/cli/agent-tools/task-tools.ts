@@ -49,7 +49,7 @@ export function registerTaskTools(tools: Command, io: CliIO, setCode: SetCode): 
     (text === undefined ? text : createRedactor(io.env)(text)) as T;
   const done = (task: Task, format: Format, text: string) => {
     if (format === 'json') io.out(json(task));
-    else io.out(`${text}\n`);
+    else io.out(`${format === 'quiet' ? task.id : text}\n`);
     setCode(ExitCode.ok);
   };
   type Store = Awaited<ReturnType<typeof taskStore>>;

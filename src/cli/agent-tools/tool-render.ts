@@ -2,7 +2,7 @@ import type { Skill } from '../../skills/skill-registry.ts';
 import type { MemoryEntry } from '../../state/memories/memory.ts';
 import type { Task } from '../../state/tasks/task.ts';
 import { clip, columns, padColumns } from '../../tui/text-fit.ts';
-import { type Format, json } from './tool-options.ts';
+import { type Format, ids, json } from './tool-options.ts';
 
 // How `ralph tools …` prints tasks and memories for people (loaded by the commands that print,
 // so `ralph emit` and the run's start never load the text-width code).
@@ -22,6 +22,7 @@ const truncate = (text: string, max: number) => clip(text.replace(/\s*\n\s*/g, '
 
 export function renderTasks(tasks: Task[], format: Format, empty: string): string {
   if (format === 'json') return json(tasks);
+  if (format === 'quiet') return ids(tasks);
   if (tasks.length === 0) return `${empty}\n`;
   return table(
     ['ID', 'STATUS', 'PRI', 'TITLE', 'BLOCKED BY'],
@@ -31,6 +32,7 @@ export function renderTasks(tasks: Task[], format: Format, empty: string): strin
 
 export function renderTask(task: Task, format: Format): string {
   if (format === 'json') return json(task);
+  if (format === 'quiet') return ids([task]);
   const rows: [string, string | undefined][] = [
     ['id', task.id],
     ['title', task.title],
@@ -59,6 +61,7 @@ export function renderTask(task: Task, format: Format): string {
 
 export function renderMemories(entries: MemoryEntry[], format: Format, empty: string): string {
   if (format === 'json') return json(entries);
+  if (format === 'quiet') return ids(entries);
   if (entries.length === 0) return `${empty}\n`;
   return table(
     ['ID', 'TYPE', 'TAGS', 'CREATED', 'CONTENT'],

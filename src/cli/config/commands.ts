@@ -95,6 +95,7 @@ export function registerHatsCommand(program: Command, io: CliIO, setCode: SetCod
     .addOption(configOption())
     .addOption(hatsOption())
     .addOption(setOption())
+    .addOption(jsonOption('one JSON object: valid, file, hats_source, hats (or errors with file, line, col)'))
     .action(async (opts) => setCode((await import('./hats-command.ts')).hatsValidateCommand(opts, io)));
   hats
     .command('graph')

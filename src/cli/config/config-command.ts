@@ -87,7 +87,7 @@ export async function configValidateCommand(
 }
 
 /** A located issue for `--json`: where (file, line, col), the key, what is wrong. */
-function issueJson(issue: ConfigIssue): {
+export function issueJson(issue: ConfigIssue): {
   file: string;
   line: number;
   col: number;

@@ -1,9 +1,10 @@
 import { relative } from 'node:path';
 import { parseSetOverride } from '../../config/overrides.ts';
 import { resolveRunConfig } from '../../engine/run/resolve-run.ts';
-import { ExitCode } from '../../errors.ts';
+import { ConfigError, ExitCode } from '../../errors.ts';
 import { renderHatGraph } from '../../routing/hat-graph.ts';
 import type { CliIO } from '../io.ts';
+import { issueJson } from './config-command.ts';
 
 interface HatsFlags {
   config?: string | undefined;
@@ -27,10 +28,23 @@ function load(flags: HatsFlags, io: CliIO) {
   return { ...loaded, label: loaded.hatsSource ? `${label} + hats ${loaded.hatsSource}` : label };
 }
 
-/** `ralph hats validate`: a one-line OK, or the ConfigError propagates to the CLI's error report. */
-export function hatsValidateCommand(flags: HatsFlags, io: CliIO): number {
-  const { config, label } = load(flags, io);
+/** `ralph hats validate`: a one-line OK, or the ConfigError propagates to the CLI's error report (`--json`: one object either way). */
+export function hatsValidateCommand(flags: HatsFlags & { json?: boolean | undefined }, io: CliIO): number {
+  let loaded: ReturnType<typeof load>;
+  try {
+    loaded = load(flags, io);
+  } catch (error) {
+    if (!flags.json || !(error instanceof ConfigError)) throw error;
+    io.out(`${JSON.stringify({ valid: false, errors: error.issues.map(issueJson) }, null, 2)}\n`);
+    return error.exitCode;
+  }
+  const { config, label } = loaded;
   const n = Object.keys(config.hats).length;
+  if (flags.json) {
+    const report = { valid: true, file: loaded.file ?? null, hats_source: loaded.hatsSource ?? null };
+    io.out(`${JSON.stringify({ ...report, hats: Object.keys(config.hats) }, null, 2)}\n`);
+    return ExitCode.ok;
+  }
   io.out(`${label}: ${n} ${n === 1 ? 'hat' : 'hats'} valid${n === 0 ? ' (solo mode)' : ''}\n`);
   return ExitCode.ok;
 }

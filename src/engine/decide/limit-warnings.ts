@@ -21,10 +21,10 @@ export function limitWarnings(
   warned: Readonly<Record<string, number>>,
 ): LimitWarning[] {
   const used: [LimitWarning['limit'], number, number | undefined, (n: number) => string][] = [
-    ['iterations', c.iterations, l.maxIterations, (n) => `${n} iterations`],
+    ['iterations', c.iterations, l.maxIterations, (n) => `${n} ${n === 1 ? 'iteration' : 'iterations'}`],
     ['runtime', c.elapsedMs, l.maxRuntimeMs, (n) => `${formatDuration(n)} of runtime`],
     ['cost', c.costUsd, l.maxCostUsd, (n) => `$${n.toFixed(2)}`],
-    ['tokens', c.tokens, l.maxTokens, (n) => `${n} tokens`],
+    ['tokens', c.tokens, l.maxTokens, (n) => `${n} ${n === 1 ? 'token' : 'tokens'}`],
   ];
   const out: LimitWarning[] = [];
   for (const [limit, value, max, show] of used) {

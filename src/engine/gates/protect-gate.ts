@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { approvalPoints } from '../../config/human-checks.ts';
+import { RalphError } from '../../errors.ts';
 import {
   putBack,
   recordSwap,
@@ -9,16 +10,19 @@ import {
   swapJournalFile,
 } from '../../state/crash-repair.ts';
 import { removeFile, replaceFile } from '../../state/io/file-writes.ts';
+import { readRecords } from '../../state/records-file.ts';
 import { listFiles } from '../commit/workspace-git.ts';
 import type { RunContext } from '../context/run-context.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { type ApprovalEntry, approvalEntry } from '../steering/approval-points.ts';
 import { askHuman } from '../steering/human-wait.ts';
 import {
+  configFileGlobs,
   contentHash,
   entryMode,
   keepCopies,
   protectedGlobs,
+  realDirsTo,
   snapshot,
   tamperedPaths,
   unmatchedPatterns,
@@ -38,8 +42,10 @@ export function protectAtStart(ctx: RunContext): void {
       level: 'warn',
       message: `gates.protect: '${pattern}' matches no file — nothing is protected by it (patterns are globs from the workspace root: \`**/\` for any depth)`,
     });
-  if (!ctx.state.protected) {
-    const globs = protectedGlobs(ctx.config, ws);
+  const configGlobs = configFileGlobs(ws, ctx.options.configFiles ?? []);
+  if (ctx.state.protected) rebaseConfigFiles(ctx, configGlobs);
+  else {
+    const globs = [...protectedGlobs(ctx.config, ws), ...configGlobs];
     const hashes = snapshot(ws, globs);
     keepCopies(ws, ctx.paths.protectedStore, hashes);
     ctx.state.protected = { globs, hashes };
@@ -52,6 +58,32 @@ export function protectAtStart(ctx: RunContext): void {
       type: 'notice',
       level: 'warn',
       message: `put back the agent's version of ${swapped.length} protected file(s) a gate was running without when Ralph was killed (${swapped.map((f) => relative(ws, f)).join(', ')}); the protected ones count as changed by the next iteration`,
+    });
+}
+
+/**
+ * On --resume the config files are protected as the user starts the run with them (the user may have
+ * edited them meanwhile): a change is said, and refused when the run's last iteration was refused for it.
+ */
+function rebaseConfigFiles(ctx: RunContext, configGlobs: readonly string[]): void {
+  const p = ctx.state.protected;
+  if (!p) return;
+  const now = snapshot(ctx.options.workspace, configGlobs);
+  const changed = Object.keys(now).filter((rel) => p.hashes[rel] !== undefined && p.hashes[rel] !== now[rel]);
+  const lastRefused = readRecords(ctx.recordsFile).records.at(-1)?.tampered ?? [];
+  const agents = changed.filter((rel) => lastRefused.includes(rel));
+  if (agents.length > 0)
+    throw new RalphError(
+      'git_state',
+      `${listFiles(agents)} changed since run ${ctx.state.run_id} started and its last iteration was not accepted for changing it: the agent did. Restore it (\`git diff ${agents.join(' ')}\`, \`git checkout -- ${agents.join(' ')}\`), then \`ralph run --resume\`; if you want that change, start a run that trusts it: \`ralph run --fresh\``,
+    );
+  p.globs = [...new Set([...p.globs, ...configGlobs])];
+  p.hashes = { ...p.hashes, ...now };
+  if (changed.length > 0)
+    ctx.emit({
+      type: 'notice',
+      level: 'warn',
+      message: `${listFiles(changed)} changed since this run started; the run goes on with it as it is now (\`git diff ${changed.join(' ')}\` shows how; if you did not change it, the agent did: restore it and run \`ralph run --resume\` again)`,
     });
 }
 
@@ -118,8 +150,9 @@ export async function withProtectedContent<T>(
     const copy =
       entry && entryMode(entry) !== '120000' ? join(ctx.paths.protectedStore, contentHash(entry)) : undefined;
     const agent = agentVersion(join(ws, rel));
-    // A directory where the file was cannot be swapped: its gate runs as it is, refused all the same.
-    if ((entry && !(copy && existsSync(copy))) || !agent) continue;
+    // A directory where the file was, or a directory on its path removed or made a link, cannot be
+    // swapped (Ralph writes through no link of the agent's): its gate runs as it is, refused all the same.
+    if ((entry && !(copy && existsSync(copy))) || !agent || !realDirsTo(ws, rel)) continue;
     swaps.push({ agent, copy, mode: entry && entryMode(entry) });
   }
   if (swaps.length === 0) return fn();

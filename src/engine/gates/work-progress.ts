@@ -165,7 +165,7 @@ export function noProgressStop(ctx: RunContext, p: IterationProgress, idle: bool
   if (idle || !noProgressReached(state.no_progress_streak, max)) return undefined;
   return stop(
     'no_progress',
-    `no progress in ${state.no_progress_streak} iterations in a row: no file changed, no commit, no task or checklist item moved, no event published (event_loop.max_idle_iterations: ${max}); check the prompt and the log, then \`ralph run --resume\``,
+    `no progress in ${state.no_progress_streak === 1 ? '1 iteration' : `${state.no_progress_streak} iterations in a row`}: no file changed, no commit, no task or checklist item moved, no event published (event_loop.max_idle_iterations: ${max}); check the prompt and the log, then \`ralph run --resume\``,
   );
 }
 

@@ -190,6 +190,13 @@ describe('limitWarnings', () => {
     expect(limitWarnings(counters({ iterations: 7 }), limits, { iterations: 50 })).toEqual([]);
   });
 
+  it('one iteration is said in the singular', () => {
+    const two = { ...limits, maxIterations: 2 };
+    expect(limitWarnings(counters({ iterations: 1 }), two, {})[0]?.message).toBe(
+      '50 % of the iterations limit used (1 iteration of 2 iterations)',
+    );
+  });
+
   it('property: never repeats a threshold, never warns below 50 % or at the limit', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 10 }), { maxLength: 30 }), (steps) => {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { isNegated, literalPattern, type PathMatcher, pathMatcher } from '../../../config/path-patterns.ts';
 import type { RalphConfig } from '../../../config/schema.ts';
+import { isWithinOrEqual } from '../../../sandbox/sandbox-paths.ts';
 import { writeFileAtomicSync } from '../../../state/io/atomic-write.ts';
 import { hashFile } from '../../../state/io/stat-cache.ts';
 import { walkFiles, walkRoots } from './bounded-walk.ts';
@@ -21,7 +22,9 @@ const MAX_COPY_BYTES = 4 * 1024 * 1024;
 
 /**
  * The globs a run protects: the built-in ones — the defaults plus the files named in the test (full
- * and affected) and validate commands (e.g. `sh scripts/check.sh` protects scripts/check.sh) — and
+ * and affected), validate and metric commands (e.g. `sh scripts/check.sh` protects scripts/check.sh),
+ * the review gate's prompt file, and the files named in the commands of enabled lifecycle hooks (a
+ * `block` hook checks the work as a gate does) — and
  * `gates.protect` on top. The built-ins come last: a `!pattern` of the user's cannot take them back
  * (the last pattern that matches decides), so an explicit list never unprotects the validate hook.
  */
@@ -30,6 +33,9 @@ export function protectedGlobs(config: RalphConfig, workspace: string): string[]
     config.gates.tests?.command,
     config.gates.tests?.affected,
     typeof config.gates.validate === 'string' ? config.gates.validate : undefined,
+    // The judges besides the gates: the metric loop's measure and the reviewer's prompt.
+    config.metric?.command,
+    config.gates.review?.prompt_file,
   ];
   const named = commands
     .flatMap((c) => (c ?? '').split(/\s+/))
@@ -42,7 +48,40 @@ export function protectedGlobs(config: RalphConfig, workspace: string): string[]
         existsSync(join(workspace, t)) &&
         statSync(join(workspace, t)).isFile(),
     );
-  return [...new Set([...(config.gates.protect ?? []), ...DEFAULT_PROTECTED, ...named.map(literalPattern)])];
+  const files = [...named, ...hookCommandFiles(config, workspace)];
+  return [...new Set([...(config.gates.protect ?? []), ...DEFAULT_PROTECTED, ...files.map(literalPattern)])];
+}
+
+/**
+ * The config files of the run that lie in the workspace (ralph.yml, a `-H` hats file, hat imports),
+ * as literal globs: an agent that edits them would loosen the gates of the run `--resume` reloads.
+ */
+export function configFileGlobs(workspace: string, configFiles: readonly string[]): string[] {
+  const files = [...configFiles, join(workspace, 'ralph.yml'), join(workspace, 'ralph.yaml')]
+    .map((f) => resolve(workspace, f))
+    .filter((f) => isWithinOrEqual(f, workspace) && isFile(f));
+  return [...new Set(files.map((f) => literalPattern(relative(workspace, f).split(sep).join('/'))))];
+}
+
+/** The workspace files an enabled hook's argv names (`./scripts/hooks/check.sh`, `sh check.sh`), from its `cwd`. */
+export function hookCommandFiles(config: RalphConfig, workspace: string): string[] {
+  if (!config.hooks?.enabled) return [];
+  const hooks = Object.values(config.hooks.events ?? {}).flatMap((list) => list ?? []);
+  return hooks.flatMap((hook) =>
+    hook.command
+      .filter((word) => word !== '' && !word.startsWith('-'))
+      .map((word) => resolve(workspace, hook.cwd ?? '.', word))
+      .filter((file) => isWithinOrEqual(file, workspace) && isFile(file))
+      .map((file) => relative(workspace, file).split(sep).join('/')),
+  );
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -99,14 +138,26 @@ export const contentHash = (entry: string): string => entry.split(':')[0] as str
 /** The entry's git mode; undefined for a baseline entry saved before modes were kept. */
 export const entryMode = (entry: string): string | undefined => entry.split(':')[1];
 
-/** The protected files now (path → `fileEntry`). */
+/**
+ * The protected files now (path → `fileEntry`). One reached through a directory made a link is
+ * marked: git sees it deleted (the link committed instead), so it must not compare equal.
+ */
 export function snapshot(workspace: string, globs: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const rel of matchProtected(workspace, globs)) {
     const entry = fileEntry(join(workspace, rel));
-    if (entry) out[rel] = entry;
+    if (entry) out[rel] = realDirsTo(workspace, rel) ? entry : `${entry}:through-link`;
   }
   return out;
+}
+
+/** Whether every directory from the workspace down to `rel`'s parent is a directory, not a link. */
+export function realDirsTo(workspace: string, rel: string): boolean {
+  const parts = rel.split('/').slice(0, -1);
+  return parts.every(
+    (_, i) =>
+      lstatSync(join(workspace, ...parts.slice(0, i + 1)), { throwIfNoEntry: false })?.isDirectory() === true,
+  );
 }
 
 /** Whether `now` is the file `base` recorded; a content-only baseline (an older state.json) compares content. */

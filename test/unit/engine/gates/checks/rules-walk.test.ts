@@ -103,6 +103,42 @@ describe('protectedGlobs', () => {
     );
   });
 
+  it('protects the workspace files named in enabled hooks’ commands, from each hook’s cwd', () => {
+    const ws = makeWorkspace({
+      'scripts/check.sh': 'exit 1\n',
+      'hooks/guard.sh': 'exit 1\n',
+      'README.md': 'x\n',
+    });
+    const hooks = (enabled: boolean) =>
+      ({
+        gates: {},
+        hooks: {
+          enabled,
+          events: {
+            'pre.loop.complete': [{ name: 'check', command: ['./scripts/check.sh', '--strict'] }],
+            'pre.loop.start': [
+              { name: 'guard', command: ['sh', 'guard.sh'], cwd: 'hooks' },
+              { name: 'outside', command: ['cat', '../../etc/passwd', 'missing.sh'] },
+            ],
+          },
+        },
+      }) as unknown as RalphConfig;
+    const selects = pathMatcher(protectedGlobs(hooks(true), ws));
+    expect(['scripts/check.sh', 'hooks/guard.sh'].map((f) => selects(f))).toEqual([true, true]);
+    expect(selects('README.md')).toBe(false);
+    expect(protectedGlobs(hooks(false), ws)).toEqual([...DEFAULT_PROTECTED]);
+  });
+
+  it('protects the metric loop’s measure and the reviewer’s prompt file: the judges besides the gates', () => {
+    const ws = makeWorkspace({ 'bench.sh': 'echo "time: 5 ms"\n', 'review/PROMPT.md': 'judge\n' });
+    const judged = {
+      gates: { review: { prompt_file: 'review/PROMPT.md' } },
+      metric: { command: 'sh ./bench.sh' },
+    } as unknown as RalphConfig;
+    const selects = pathMatcher(protectedGlobs(judged, ws));
+    expect(['bench.sh', 'review/PROMPT.md'].map((f) => selects(f))).toEqual([true, true]);
+  });
+
   it('adds gates.protect to the defaults', () => {
     expect(protectedGlobs(config(['tests/**']), makeWorkspace())).toEqual(['tests/**', ...DEFAULT_PROTECTED]);
   });
