@@ -14,6 +14,7 @@ const scanned: string[] = [];
 vi.mock('../../src/engine/context/run-redactor.ts', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/engine/context/run-redactor.ts')>();
   return {
+    ...actual,
     runRedactor: (...args: Parameters<typeof actual.runRedactor>) => {
       const redact = actual.runRedactor(...args);
       return (text: string) => {
