@@ -47,7 +47,7 @@ export function protectAtStart(ctx: RunContext): void {
   else {
     const globs = [...protectedGlobs(ctx.config, ws), ...configGlobs];
     const hashes = snapshot(ws, globs);
-    keepCopies(ws, ctx.paths.protectedStore, hashes);
+    keepCopies(ws, ctx.paths.protectedStore, hashes, holdsSecret(ctx));
     ctx.state.protected = { globs, hashes };
     // Saved before the put-back: a crash after it must not leave a run whose baseline is the agent's.
     if (existsSync(swapJournalFile(ctx.paths))) ctx.persist();
@@ -109,7 +109,7 @@ export async function checkProtected(
   const r = outcome.record;
   approvals.push(approvalEntry('protected', r));
   if (outcome.kind !== 'answered' || r.answer !== 'approve') return tampered;
-  keepCopies(ws, ctx.paths.protectedStore, now);
+  keepCopies(ws, ctx.paths.protectedStore, now, holdsSecret(ctx));
   p.hashes = now;
   return [];
 }
@@ -198,3 +198,6 @@ export function tamperedStop(ctx: RunContext, tampered: string[]): Stop | undefi
     `${ctx.state.consecutive_failures} iterations in a row changed protected files (${tampered.join(', ')}; gates.protect); the changes are in the work tree, uncommitted — review them, then \`ralph run --resume\``,
   );
 }
+
+/** Whether a text holds what the run redacts (a secret of the config or the environment, a key shape). */
+const holdsSecret = (ctx: RunContext) => (text: string) => ctx.redact(text) !== text;

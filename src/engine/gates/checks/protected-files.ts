@@ -174,7 +174,12 @@ export function tamperedPaths(baseline: Record<string, string>, now: Record<stri
 }
 
 /** Keeps a copy of each protected file's content (under `store`, by its sha256), so gates can run from it. */
-export function keepCopies(workspace: string, store: string, baseline: Record<string, string>): void {
+export function keepCopies(
+  workspace: string,
+  store: string,
+  baseline: Record<string, string>,
+  holdsSecret: (text: string) => boolean = () => false,
+): void {
   for (const [rel, entry] of Object.entries(baseline)) {
     // A symlink is protected by its target's name only: there is no content of its own to run from.
     if (entryMode(entry) === '120000') continue;
@@ -182,6 +187,10 @@ export function keepCopies(workspace: string, store: string, baseline: Record<st
     if (existsSync(copy)) continue;
     const abs = join(workspace, rel);
     if (statSync(abs).size > MAX_COPY_BYTES) continue;
-    writeFileAtomicSync(copy, readFileSync(abs));
+    const content = readFileSync(abs);
+    // A file holding a secret (a ralph.yml with a token) is protected by its hash only: Ralph writes
+    // no secret into .ralph/, and a gate never runs from the config anyway.
+    if (holdsSecret(content.toString('utf8'))) continue;
+    writeFileAtomicSync(copy, content);
   }
 }
