@@ -149,17 +149,20 @@ export async function waitForWork(ctx: RunContext): Promise<Stop | undefined> {
 }
 
 /**
- * Waits out a rate or usage limit (bounded by the runtime limit), announcing a countdown every
- * minute; `ralph stop` and Ctrl-C end the wait. The parked iteration then runs again.
+ * The one countdown of a parked run (a rate or usage limit between iterations, a spent GitHub quota
+ * mid-iteration): a `loop.parked` event each minute until `parked.until`, bounded by the runtime
+ * limit; `afterSleep` runs after each sleep (the between-iterations wait saves the state there, the
+ * mid-iteration one may not). A stop or Ctrl-C ends the wait with its Stop.
  */
-export async function waitWhileParked(ctx: RunContext): Promise<Stop | undefined> {
+export async function parkCountdown(
+  ctx: RunContext,
+  parked: { until: number; message: string },
+  afterSleep: () => void = () => {},
+): Promise<Stop | undefined> {
   const { state } = ctx;
-  const parked = state.parked;
-  if (!parked) return undefined;
-  let first = true;
-  for (;;) {
+  for (let first = true; ; first = false) {
     const remainingMs = parked.until - ctx.now();
-    if (remainingMs <= 0) break;
+    if (remainingMs <= 0) return undefined;
     ctx.emit({
       type: 'loop.parked',
       iteration: state.current?.number ?? state.iterations + 1,
@@ -168,14 +171,26 @@ export async function waitWhileParked(ctx: RunContext): Promise<Stop | undefined
       message: parked.message,
       first,
     });
-    first = false;
-    const chunk = Math.min(remainingMs, 60_000, runtimeLeftMs(ctx));
-    await sleepUnlessStopped(ctx, chunk);
-    noteElapsed(state, ctx.elapsed());
-    ctx.persist();
+    await sleepUnlessStopped(ctx, Math.min(remainingMs, 60_000, runtimeLeftMs(ctx)));
+    afterSleep();
     const stopNow = boundaryStop(ctx);
     if (stopNow) return stopNow;
   }
+}
+
+/**
+ * Waits out a rate or usage limit (bounded by the runtime limit), announcing a countdown every
+ * minute; `ralph stop` and Ctrl-C end the wait. The parked iteration then runs again.
+ */
+export async function waitWhileParked(ctx: RunContext): Promise<Stop | undefined> {
+  const { state } = ctx;
+  const parked = state.parked;
+  if (!parked) return undefined;
+  const stopNow = await parkCountdown(ctx, parked, () => {
+    noteElapsed(state, ctx.elapsed());
+    ctx.persist();
+  });
+  if (stopNow) return stopNow;
   parkUntil(state, null);
   ctx.persist();
   return undefined;

@@ -6,7 +6,7 @@ import { noteElapsed } from '../context/spend-and-limits.ts';
 import { type Stop, stop } from '../decide/limits.ts';
 import { quotaWait } from '../decide/quota-wait.ts';
 import { endMergeWait } from '../workflow-steps/milestone-prs.ts';
-import { boundaryStop, sleepUnlessStopped } from './between-iterations.ts';
+import { boundaryStop, parkCountdown, sleepUnlessStopped } from './between-iterations.ts';
 
 /**
  * forge.wait_for_merge: no agent call while a milestone's pull request waits for its merge. Status
@@ -115,22 +115,9 @@ export function forgeQuotaWaiter(ctx: RunContext): (resetMs: number, message: st
     const parked = { until: plan.until, message: `GitHub API quota used up: ${message}`, transient: false };
     ctx.persistPark(parked);
     try {
-      for (let first = true; ; first = false) {
-        const remainingMs = parked.until - ctx.now();
-        if (remainingMs <= 0) return true;
-        const { state } = ctx;
-        ctx.emit({
-          type: 'loop.parked',
-          iteration: state.current?.number ?? state.iterations + 1,
-          until: parked.until,
-          remainingMs,
-          message: parked.message,
-          first,
-        });
-        await sleepUnlessStopped(ctx, Math.min(remainingMs, 60_000));
-        const end = boundaryStop(ctx);
-        if (end) throw new StopWhileParked(end);
-      }
+      const end = await parkCountdown(ctx, parked);
+      if (end) throw new StopWhileParked(end);
+      return true;
     } finally {
       ctx.persistPark(null);
     }
