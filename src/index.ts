@@ -248,7 +248,7 @@ export { runGit, runGitRaw } from './git/run-git.ts';
 // follower, the durable append, the events file, the loop lock's holder, the package, the platform
 // check, executable lookup, shell quoting, the closest-key suggestion and two defaults.
 export { createRedactor, redactDeep } from './observe/redact.ts';
-export { maskSecrets, secretPaths } from './observe/config-secrets.ts';
+export { maskSecrets, secretPaths, secretValues } from './observe/config-secrets.ts';
 export {
   followFile,
   followJsonl,

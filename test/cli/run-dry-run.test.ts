@@ -67,6 +67,24 @@ describe('ralph run --dry-run with secrets in the config', () => {
       '*** (from project ralph.yml:4)',
     ]);
   });
+
+  it('a cli.env value repeated in cli.args or a gate command is masked there too (config show, explain, dry run)', async () => {
+    const dir = makeWorkspace({
+      'PROMPT.md': PROMPT,
+      'agent.sh': '#!/bin/sh\ncat\n',
+      'ralph.yml': `cli:\n  backend: custom\n  command: ./agent.sh\n  args: [--token=svc-9f8e7d6c]\n  env:\n    SERVICE: svc-9f8e7d6c\ngates:\n  tests:\n    command: SERVICE=svc-9f8e7d6c true\n`,
+    });
+    for (const args of [
+      ['config', 'show'],
+      ['config', 'explain', '--json'],
+      ['run', '--dry-run'],
+      ['run', '--dry-run', '--json'],
+    ]) {
+      const r = await runCliInMemory(args, { cwd: dir });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout, args.join(' ')).not.toContain('svc-9f8e7d6c');
+    }
+  });
 });
 
 describe('ralph run --dry-run over a damaged state.json', () => {

@@ -143,6 +143,7 @@ const RUNTIME_EXPORTS = {
     'redactDeep',
     'maskSecrets',
     'secretPaths',
+    'secretValues',
     'followFile',
     'followJsonl',
     'MAX_JSON_DEPTH',

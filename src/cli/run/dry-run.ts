@@ -7,7 +7,6 @@ import {
 import { planFirstIteration } from '../../engine/run/first-iteration.ts';
 import type { LoadedRun } from '../../engine/run/resolve-run.ts';
 import { ExitCode } from '../../errors.ts';
-import { createRedactor } from '../../observe/redact.ts';
 import { shellCommand } from '../../process/shell-quote.ts';
 import type { CliIO } from '../io.ts';
 
@@ -68,10 +67,11 @@ export async function dryRun(
     env: io.env,
     skills: await loadSkills(resolved.config.skills, io.cwd),
   });
-  const { shownConfig } = await import('../config/shown-config.ts');
+  const { shownConfig, shownRedactor } = await import('../config/shown-config.ts');
   const shown = shownConfig(resolved.loaded, io.env, resolved.config) as Record<string, unknown>;
   // A key in cli.args is masked in the config: the command line built from it gets the logs' redaction.
-  const redact = createRedactor(io.env);
+  // The run's redaction: a config secret (a cli.env value) repeated in cli.args is blotted out too.
+  const redact = shownRedactor(io.env, resolved.config);
   const command = redact(shellCommand(inv.command, inv.args));
   const promptVia = inv.stdin === null ? 'argument' : 'stdin';
   const query = {
